@@ -1,0 +1,27 @@
+// CUDA device discovery in plain C++: the app and the tests include this without the CUDA runtime,
+// and it answers "no device" in builds without CUDA.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ds {
+
+struct CudaDeviceInfo {
+  int index;
+  std::string name;
+  int sm_count;
+  int cc_major, cc_minor;
+  std::size_t memory_bytes;
+};
+
+// True when the kernels library was built with CUDA.
+bool built_with_cuda();
+// Number of usable CUDA devices; 0 without CUDA, without a driver, or without a device.
+int cuda_device_count();
+// One entry per usable device.
+std::vector<CudaDeviceInfo> cuda_devices();
+// Why there is no device ("built without CUDA", the runtime's error string, ...); empty if any.
+std::string cuda_unavailable_reason();
+
+}  // namespace ds

@@ -1,0 +1,44 @@
+// CUDA device discovery through the runtime API.
+#include "cuda_check.h"
+#include "device.h"
+
+namespace ds {
+
+bool built_with_cuda() { return true; }
+
+static cudaError_t device_count_status(int* n) {
+  *n = 0;
+  cudaError_t err = cudaGetDeviceCount(n);
+  if (err != cudaSuccess) {
+    *n = 0;
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+  }
+  return err;
+}
+
+int cuda_device_count() {
+  int n;
+  device_count_status(&n);
+  return n;
+}
+
+std::string cuda_unavailable_reason() {
+  int n;
+  cudaError_t err = device_count_status(&n);
+  if (err != cudaSuccess) return std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+  if (n == 0) return "no CUDA device";
+  return "";
+}
+
+std::vector<CudaDeviceInfo> cuda_devices() {
+  std::vector<CudaDeviceInfo> out;
+  int n = cuda_device_count();
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p;
+    DEEPSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+    out.push_back({i, p.name, p.multiProcessorCount, p.major, p.minor, p.totalGlobalMem});
+  }
+  return out;
+}
+
+}  // namespace ds
