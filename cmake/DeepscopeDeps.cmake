@@ -13,9 +13,12 @@ add_library(deepscope_mpfr INTERFACE)
 target_include_directories(deepscope_mpfr SYSTEM INTERFACE ${MPFR_INCLUDE_DIR} ${GMP_INCLUDE_DIR})
 target_link_libraries(deepscope_mpfr INTERFACE ${MPFR_LIBRARY} ${GMP_LIBRARY})
 
+# Debian's libstb ships the stb implementations compiled, so no source file defines them.
 find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)
+find_library(STB_LIBRARY stb REQUIRED)
 add_library(deepscope_stb INTERFACE)
 target_include_directories(deepscope_stb SYSTEM INTERFACE ${STB_INCLUDE_DIR})
+target_link_libraries(deepscope_stb INTERFACE ${STB_LIBRARY})
 
 find_path(QD_INCLUDE_DIR qd/dd_real.h)
 find_library(QD_LIBRARY qd)
