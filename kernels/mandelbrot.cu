@@ -1,0 +1,108 @@
+// CUDA backend of the Mandelbrot engine: a thin __global__ wrapper around mandel_pixel for every
+// format, the cooperative limb kernels (mandelbrot_coop.cuh), and the launch loop (bands sized for
+// about 0.25 s each, so the host can report progress and honour cancellation between launches).
+#include <algorithm>
+#include <chrono>
+#include <type_traits>
+
+#include "cuda_check.h"
+#include "mandelbrot.cuh"
+#include "mandelbrot.h"
+
+namespace ds::mandel {
+namespace {
+
+constexpr int kBlockX = 16, kBlockY = 8;  // warps of 16x2 pixels: neighbours diverge less than a row
+
+template <class T>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    pixel_kernel(const MandelParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
+                 uint32_t* counts, float* smooth) {
+  const int i = blockIdx.x * kBlockX + threadIdx.x;
+  const int r = row_begin + blockIdx.y * kBlockY + threadIdx.y;
+  if (i >= tw || r >= row_end) return;
+  const PixelResult px = mandel_pixel(p, x0 + i, y0 + r);
+  const std::size_t k = static_cast<std::size_t>(r) * tw + i;
+  counts[k] = px.count;
+  smooth[k] = px.smooth;
+}
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1)); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&e)); }
+  ~Event() { cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+// Launches rows [row_begin, row_end) of the tile with the kernel that T and the strategy select.
+template <class T>
+void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row_end, LimbStrategy strategy,
+                 uint32_t* counts, float* smooth) {
+  (void)strategy;
+  dim3 block(kBlockX, kBlockY);
+  dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
+            static_cast<unsigned>((row_end - row_begin + kBlockY - 1) / kBlockY));
+  pixel_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row_begin, row_end, counts, smooth);
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+double render_typed(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
+                    uint32_t* counts, float* smooth, bool* cancelled) {
+  const MandelParams<T> p = make_params<T>(g, v);
+  const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
+  DeviceBuffer dcounts(pixels * sizeof(uint32_t)), dsmooth(pixels * sizeof(float));
+  uint32_t* dc = static_cast<uint32_t*>(dcounts.p);
+  float* ds = static_cast<float*>(dsmooth.p);
+  Event start, stop;
+  double kernel_seconds = 0;
+  // The first band is small (about 64K pixels); later bands aim at 0.25 s from the measured rate.
+  int rows = opt.single_launch ? t.height : std::max(1, static_cast<int>(65536 / t.width));
+  int row = 0;
+  while (row < t.height) {
+    if (opt.cancel && opt.cancel->load()) {
+      *cancelled = true;
+      return kernel_seconds;
+    }
+    const int end = std::min(t.height, row + rows);
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
+    launch_band(p, t, row, end, opt.limb_strategy, dc, ds);
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
+    DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
+    float ms = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
+    kernel_seconds += ms * 1e-3;
+    const double rows_per_second = (end - row) / std::max(ms * 1e-3, 1e-6);
+    row = end;
+    if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);
+    rows = std::max(1, static_cast<int>(std::min(rows_per_second * 0.25, 1e9)));
+  }
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  if (opt.progress) opt.progress(1.0);
+  return kernel_seconds;
+}
+
+}  // namespace
+
+namespace detail {
+
+double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
+                   uint32_t* counts, float* smooth, bool* cancelled) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
+  return dispatch(a, [&](auto tag) {
+    return render_typed<typename decltype(tag)::type>(g, v, t, opt, counts, smooth, cancelled);
+  });
+}
+
+}  // namespace detail
+}  // namespace ds::mandel

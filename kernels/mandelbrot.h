@@ -1,0 +1,97 @@
+// The Mandelbrot deep-zoom engine's host API (plain C++, no CUDA types): render a view, or a tile
+// of it, in any number format on the CPU (all cores) or on CUDA, with cancellation and progress.
+// The GUI and `deepscope render` are both front ends over render().
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "arith/format.h"
+#include "view.h"
+
+namespace ds::mandel {
+
+enum class Backend { kAuto, kCpu, kCuda };
+// How a limb format maps onto CUDA threads: one thread per pixel, or the big-limb paper's
+// cooperative layout (N threads per pixel sharing the numbers in shared memory, blocks of
+// 32 pixels x N). Both give identical counts; other formats ignore it.
+enum class LimbStrategy { kThreadPerPixel, kCooperative };
+
+const char* backend_name(Backend b);
+// Words of a limb format (4 for limb4, ...), 0 for every other format.
+int limb_words(Arith a);
+const char* limb_strategy_name(LimbStrategy s);
+
+// No usable CUDA device for Backend::kCuda, or the view does not fit the machine's memory.
+struct BackendError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RenderOptions {
+  std::optional<Arith> arith;  // empty: the cheapest format that resolves the view (`auto`)
+  Backend backend = Backend::kAuto;
+  LimbStrategy limb_strategy = LimbStrategy::kThreadPerPixel;
+  int guard_bits = kGuardBits;               // `auto`: the margin a chosen format must have
+  int forced_guard_bits = kForcedGuardBits;  // a forced format is refused below this margin
+  // false: render with a forced format even where it cannot resolve the pixels (benchmarks,
+  // demonstrations of precision loss). `auto` always checks.
+  bool check_resolution = true;
+  // Polled between rows (CPU) and between launches (CUDA); a set flag stops the render soon,
+  // and the result comes back with cancelled = true and incomplete arrays.
+  const std::atomic<bool>* cancel = nullptr;
+  // Fraction done in [0, 1], from the thread that calls render() (CUDA) or a worker (CPU).
+  std::function<void(double)> progress;
+  unsigned cpu_threads = 0;  // 0: every core
+  int cuda_device = 0;
+  // CUDA: the whole tile in one launch (benchmarks). Default: launches of about 0.25 s each, so
+  // progress and cancellation stay responsive.
+  bool single_launch = false;
+};
+
+struct RenderResult {
+  int width = 0, height = 0;        // the tile's size
+  std::vector<uint32_t> counts;     // row-major, row 0 at the top; max_iter where no escape
+  std::vector<float> smooth;        // smooth counts (max_iter where no escape)
+  Arith arith = Arith::kF64;        // the format used
+  Backend backend = Backend::kCpu;  // the backend used (never kAuto)
+  LimbStrategy limb_strategy = LimbStrategy::kThreadPerPixel;  // the strategy used
+  bool cancelled = false;
+  double seconds = 0;         // wall time of the render (without validation)
+  double kernel_seconds = 0;  // CUDA: time inside the kernels; CPU: same as seconds
+  uint64_t iterations = 0;    // z -> z^2 + c steps performed: the sum of (count - 1)
+  std::string note;           // e.g. why kAuto fell back to the CPU
+};
+
+// The format render() would use: opt.arith when set (checked against the view unless
+// opt.check_resolution is false), else choose_arith. Throws ViewError.
+Arith select_arith(const Geometry& g, const RenderOptions& opt);
+// The backend render() would use. kCuda without a usable device throws BackendError; kAuto
+// falls back to the CPU and says why in *note.
+Backend select_backend(Backend requested, std::string* note);
+
+// Bytes the engine allocates for a tile (host: counts + smooth; device: the same on the GPU).
+struct MemoryEstimate {
+  uint64_t host_bytes = 0;
+  uint64_t device_bytes = 0;
+};
+MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend);
+// Physical memory of this machine (sysconf), and of CUDA device `index` (0 without CUDA).
+uint64_t host_memory_bytes();
+uint64_t device_memory_bytes(int index);
+
+// Renders `tile` of the view (the whole image by default). Throws ViewError for a bad view or
+// format, BackendError for a missing device or too little memory (checked before allocating).
+RenderResult render(const View& v, const RenderOptions& opt = {}, const Tile& tile = {});
+
+namespace detail {
+// The CUDA backend (mandelbrot.cu); only in builds with CUDA. Fills counts/smooth for the tile
+// (row-major, tile width), returns the kernel time, sets *cancelled when stopped early.
+double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
+                   uint32_t* counts, float* smooth, bool* cancelled);
+}  // namespace detail
+
+}  // namespace ds::mandel

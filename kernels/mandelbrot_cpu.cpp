@@ -1,0 +1,175 @@
+// render(): validation, format and backend choice, memory check, and the CPU backend, which runs
+// mandel_pixel for every format on all cores.
+#include <unistd.h>
+
+#include <chrono>
+
+#include "cpu_parallel.h"
+#include "device.h"
+#include "mandelbrot.cuh"
+#include "mandelbrot.h"
+
+namespace ds::mandel {
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::kAuto:
+      return "auto";
+    case Backend::kCpu:
+      return "cpu";
+    case Backend::kCuda:
+      return "cuda";
+  }
+  return "?";
+}
+
+const char* limb_strategy_name(LimbStrategy s) { return s == LimbStrategy::kCooperative ? "coop" : "thread"; }
+
+int limb_words(Arith a) {
+  switch (a) {
+    case Arith::kLimb4:
+      return 4;
+    case Arith::kLimb6:
+      return 6;
+    case Arith::kLimb8:
+      return 8;
+    case Arith::kLimb12:
+      return 12;
+    case Arith::kLimb16:
+      return 16;
+    case Arith::kLimb24:
+      return 24;
+    case Arith::kLimb32:
+      return 32;
+    default:
+      return 0;
+  }
+}
+
+Arith select_arith(const Geometry& g, const RenderOptions& opt) {
+  if (!opt.arith) return choose_arith(g, opt.guard_bits);
+  if (opt.check_resolution) require_resolves(*opt.arith, g, opt.forced_guard_bits, opt.guard_bits);
+  return *opt.arith;
+}
+
+Backend select_backend(Backend requested, std::string* note) {
+  if (requested == Backend::kCpu) return Backend::kCpu;
+  bool have = built_with_cuda() && cuda_device_count() > 0;
+  if (requested == Backend::kCuda) {
+    if (!have)
+      throw BackendError("--backend cuda: no usable CUDA device (" + cuda_unavailable_reason() + ")");
+    return Backend::kCuda;
+  }
+  if (have) return Backend::kCuda;
+  if (note) *note = "no usable CUDA device (" + cuda_unavailable_reason() + "): rendering on the CPU";
+  return Backend::kCpu;
+}
+
+MemoryEstimate estimate_memory(const Tile& t, Backend backend) {
+  const uint64_t pixels = static_cast<uint64_t>(t.width) * static_cast<uint64_t>(t.height);
+  MemoryEstimate m;
+  m.host_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
+  if (backend == Backend::kCuda) m.device_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
+  return m;
+}
+
+uint64_t host_memory_bytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || size <= 0) return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
+}
+
+uint64_t device_memory_bytes(int index) {
+  for (const auto& d : cuda_devices())
+    if (d.index == index) return d.memory_bytes;
+  return 0;
+}
+
+namespace {
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+template <class T>
+void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt, uint32_t* counts,
+                float* smooth) {
+  const MandelParams<T> p = make_params<T>(g, v);
+  const std::atomic<bool>* cancel = opt.cancel;
+  ParallelOptions po;
+  po.cancel = cancel;
+  po.progress = opt.progress;
+  po.threads = opt.cpu_threads;
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  parallel_for(
+      static_cast<std::size_t>(t.height), 1,
+      [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+          for (std::size_t c = 0; c < tw; ++c) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) return;
+            PixelResult px = mandel_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
+            counts[r * tw + c] = px.count;
+            smooth[r * tw + c] = px.smooth;
+          }
+        }
+      },
+      po);
+}
+
+}  // namespace
+
+RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
+  const Geometry g = geometry(v);
+  const Tile t = clip_tile(v, tile);
+  RenderResult res;
+  res.arith = select_arith(g, opt);
+  res.backend = select_backend(opt.backend, &res.note);
+  const bool limb = limb_words(res.arith) > 0;
+  res.limb_strategy =
+      res.backend == Backend::kCuda && limb ? opt.limb_strategy : LimbStrategy::kThreadPerPixel;
+
+  const MemoryEstimate need = estimate_memory(t, res.backend);
+  const uint64_t have = host_memory_bytes();
+  if (have && need.host_bytes > have)
+    throw BackendError("the " + std::to_string(t.width) + "x" + std::to_string(t.height) + " tile needs " +
+                       gib(need.host_bytes) + " of memory; this machine has " + gib(have));
+  if (res.backend == Backend::kCuda) {
+    const uint64_t dev = device_memory_bytes(opt.cuda_device);
+    if (dev && need.device_bytes > dev)
+      throw BackendError("the " + std::to_string(t.width) + "x" + std::to_string(t.height) + " tile needs " +
+                         gib(need.device_bytes) + " of GPU memory; device " +
+                         std::to_string(opt.cuda_device) + " has " + gib(dev));
+  }
+
+  const std::size_t pixels = static_cast<std::size_t>(t.width) * static_cast<std::size_t>(t.height);
+  res.width = t.width;
+  res.height = t.height;
+  res.counts.assign(pixels, 0);
+  res.smooth.assign(pixels, 0.0f);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  if (res.backend == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    RenderOptions o = opt;
+    o.limb_strategy = res.limb_strategy;
+    res.kernel_seconds =
+        detail::render_cuda(res.arith, g, v, t, o, res.counts.data(), res.smooth.data(), &res.cancelled);
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    dispatch(res.arith, [&](auto tag) {
+      render_cpu<typename decltype(tag)::type>(g, v, t, opt, res.counts.data(), res.smooth.data());
+    });
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (res.backend == Backend::kCpu) res.kernel_seconds = res.seconds;
+  if (opt.cancel && opt.cancel->load()) res.cancelled = true;
+  if (!res.cancelled)
+    for (uint32_t c : res.counts) res.iterations += c - 1;
+  return res;
+}
+
+}  // namespace ds::mandel

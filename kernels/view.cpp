@@ -1,0 +1,205 @@
+// View validation, exact pixel geometry (MPFR) and the precision rule behind `auto`.
+#include "view.h"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "arith/decimal.h"
+
+namespace ds::mandel {
+namespace {
+
+struct Mpfr {
+  mpfr_t v;
+  explicit Mpfr(mpfr_prec_t p) { mpfr_init2(v, p); }
+  ~Mpfr() { mpfr_clear(v); }
+  Mpfr(const Mpfr&) = delete;
+  Mpfr& operator=(const Mpfr&) = delete;
+};
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// Validates a decimal field and parses it into `out` (rounded to nearest at out's precision).
+void parse_field(const char* field, const std::string& text, mpfr_t out) {
+  try {
+    decimal::validate(text);
+  } catch (const ArithError& e) {
+    throw ViewError(std::string(field) + ": " + e.what());
+  }
+  std::string t = trim(text);
+  char* end = nullptr;
+  mpfr_strtofr(out, t.c_str(), &end, 10, MPFR_RNDN);
+}
+
+// "0.<digits>e<exp>" with `digits` significant digits of x (x != 0).
+std::string decimal_string(mpfr_t x, int digits) {
+  mpfr_exp_t e10 = 0;
+  char* raw = mpfr_get_str(nullptr, &e10, 10, static_cast<size_t>(digits), x, MPFR_RNDN);
+  std::string d = raw;
+  mpfr_free_str(raw);
+  std::string sign;
+  if (!d.empty() && d[0] == '-') {
+    sign = "-";
+    d.erase(0, 1);
+  }
+  return sign + "0." + d + "e" + std::to_string(static_cast<long>(e10));
+}
+
+}  // namespace
+
+std::string format_pow2(double log2_value) {
+  if (std::isnan(log2_value)) return "nan";
+  if (std::isinf(log2_value)) return log2_value > 0 ? "inf" : "0";
+  double l10 = log2_value * 0.30102999566398120;
+  double e = std::floor(l10);
+  double m = std::pow(10.0, l10 - e);
+  if (m >= 9.995) {  // "10.0e13" -> "1.0e14"
+    m /= 10;
+    e += 1;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2fe%+d", m, static_cast<int>(e));
+  return buf;
+}
+
+Geometry geometry(const View& v) {
+  if (v.width < 1 || v.height < 1)
+    throw ViewError("image size must be at least 1x1, got " + std::to_string(v.width) + "x" +
+                    std::to_string(v.height));
+  if (v.max_iter < 1) throw ViewError("the iteration limit must be at least 1");
+  Geometry g;
+  g.height = v.height;
+  g.re = trim(v.re);
+  g.im = trim(v.im);
+  const mpfr_prec_t p = kGeometryBits;
+  Mpfr re(p), im(p), zoom(p), half(p), t(p), ext(64);
+  parse_field("centre re", v.re, re.v);
+  parse_field("centre im", v.im, im.v);
+  parse_field("zoom", v.zoom, zoom.v);
+  if (mpfr_sgn(zoom.v) <= 0) throw ViewError("zoom must be positive, got \"" + trim(v.zoom) + "\"");
+  g.re_d = mpfr_get_d(re.v, MPFR_RNDN);
+  g.im_d = mpfr_get_d(im.v, MPFR_RNDN);
+
+  Mpfr l(64);
+  mpfr_log2(l.v, zoom.v, MPFR_RNDN);
+  g.log2_zoom = mpfr_get_d(l.v, MPFR_RNDN);
+
+  mpfr_mul_ui(t.v, zoom.v, static_cast<unsigned long>(v.height), MPFR_RNDN);
+  mpfr_ui_div(half.v, 2, t.v, MPFR_RNDN);  // s/2 = 2/(zoom*height)
+  g.half_step = decimal_string(half.v, decimal::digits_for_bits(kGeometryBits));
+  g.half_step_d = mpfr_get_d(half.v, MPFR_RNDN);
+  mpfr_log2(l.v, half.v, MPFR_RNDN);
+  g.log2_step = mpfr_get_d(l.v, MPFR_RNDN) + 1.0;
+
+  // Half extents: vertical 2/zoom, horizontal width/height times that.
+  mpfr_ui_div(ext.v, 2, zoom.v, MPFR_RNDU);
+  double ev = mpfr_get_d(ext.v, MPFR_RNDU);
+  double eh = ev * (static_cast<double>(v.width) / v.height);
+  g.max_coord = std::max(std::fabs(g.re_d) + eh, std::fabs(g.im_d) + ev);
+  if (!(g.max_coord <= kMaxCoordinate))
+    throw ViewError("the view reaches |c| = " + format_pow2(std::log2(g.max_coord)) +
+                    "; views must stay within |Re c|, |Im c| <= 1e12 (the set lies within |c| <= 2): "
+                    "raise the zoom or move the centre");
+  return g;
+}
+
+Tile clip_tile(const View& v, const Tile& t) {
+  Tile r = t;
+  if (r.width == 0) r.width = v.width - r.x0;
+  if (r.height == 0) r.height = v.height - r.y0;
+  if (r.x0 < 0 || r.y0 < 0 || r.width < 1 || r.height < 1 || r.x0 + r.width > v.width ||
+      r.y0 + r.height > v.height)
+    throw ViewError("tile " + std::to_string(t.width) + "x" + std::to_string(t.height) + "+" +
+                    std::to_string(t.x0) + "+" + std::to_string(t.y0) + " is empty or leaves the " +
+                    std::to_string(v.width) + "x" + std::to_string(v.height) + " image");
+  return r;
+}
+
+double log2_zoom_limit(Arith a, const Geometry& g, int guard_bits) {
+  const FormatTraits t = arith_traits(a);
+  const double ninf = -std::numeric_limits<double>::infinity();
+  // zoom <= 4 / (height * r * 2^g), with r the resolution needed at the view's coordinates.
+  const double base = 2.0 - std::log2(static_cast<double>(g.height)) - guard_bits;
+  if (t.fixed) {
+    if (t.max_abs < kFixedRangeNeeded || g.max_coord > t.max_abs / 2) return ninf;
+    return base - std::log2(t.eps);
+  }
+  if (g.max_coord > std::sqrt(t.max_abs) / 64) return ninf;
+  double scale = std::max(2.0, g.max_coord);
+  double by_eps = base - std::log2(t.eps) - std::log2(scale);
+  double by_min = base - std::log2(t.min_abs);  // differences near pixel size must stay normal
+  return std::min(by_eps, by_min);
+}
+
+bool resolves(Arith a, const Geometry& g, int guard_bits, std::string* why) {
+  double lim = log2_zoom_limit(a, g, guard_bits);
+  if (g.log2_zoom <= lim) return true;
+  if (why) {
+    const FormatTraits t = arith_traits(a);
+    if (std::isinf(lim)) {
+      *why = std::string(t.name) + " cannot hold this view: " +
+             (t.fixed ? "its range |x| < " + format_pow2(std::log2(t.max_abs)) +
+                            " is too small for the coordinates or the iteration (needs 64 and 2|c|)"
+                      : std::string("the coordinates are beyond its range"));
+    } else {
+      *why = std::string(t.name) + " resolves pixels only up to zoom " + format_pow2(lim) + " at height " +
+             std::to_string(g.height) + " (" + (t.fixed ? "resolution " : "unit roundoff ") +
+             format_pow2(std::log2(t.eps)) + ", " + std::to_string(guard_bits) +
+             " guard bits); this view's zoom is " + format_pow2(g.log2_zoom);
+    }
+  }
+  return false;
+}
+
+Arith choose_arith(const Geometry& g, int guard_bits) {
+  bool found = false;
+  Arith best = Arith::kF64;
+  double best_cost = 0;
+  Arith deepest = Arith::kF64;
+  double deepest_lim = -std::numeric_limits<double>::infinity();
+  for (Arith a : all_ariths()) {
+    double lim = log2_zoom_limit(a, g, guard_bits);
+    if (lim > deepest_lim) {
+      deepest_lim = lim;
+      deepest = a;
+    }
+    if (g.log2_zoom > lim) continue;
+    double cost = arith_traits(a).rel_cost;
+    if (!found || cost < best_cost) {
+      found = true;
+      best = a;
+      best_cost = cost;
+    }
+  }
+  if (!found)
+    throw ViewError("no format resolves zoom " + format_pow2(g.log2_zoom) + " at height " +
+                    std::to_string(g.height) + ": the most precise, " + arith_name(deepest) +
+                    ", reaches zoom " + format_pow2(deepest_lim) + " (" + std::to_string(guard_bits) +
+                    " guard bits)");
+  return best;
+}
+
+void require_resolves(Arith a, const Geometry& g, int guard_bits, int auto_guard_bits) {
+  std::string why;
+  if (resolves(a, g, guard_bits, &why)) return;
+  std::string alt;
+  try {
+    alt = std::string("; ") + arith_name(choose_arith(g, auto_guard_bits)) +
+          " would work (--arith auto picks the cheapest format that does)";
+  } catch (const ViewError& e) {
+    alt = std::string("; ") + e.what();  // no format reaches this zoom
+  }
+  throw ViewError(why + alt);
+}
+
+}  // namespace ds::mandel

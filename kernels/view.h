@@ -1,0 +1,87 @@
+// A Mandelbrot view as the user states it (centre and zoom as decimal strings, image size,
+// iteration limit), its exact pixel geometry, and the automatic choice of number format.
+// Plain C++, host only (MPFR in view.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "arith/format.h"
+
+namespace ds::mandel {
+
+// A view that cannot be rendered as asked (malformed field, zoom <= 0, no format resolves it).
+// An ArithError, so the program maps it to exit code 2 like other bad input.
+struct ViewError : ArithError {
+  using ArithError::ArithError;
+};
+
+// Guard bits of the precision rule (docs/mandelbrot.md, "Precision"): a format resolves a view
+// when its resolution at the view's coordinates is at most 2^-g of the pixel spacing.
+// `auto` uses kGuardBits: measured against a 2000-bit reference, escape counts then agree on
+// >= 99.9% of pixels at dense boundary views (mismatches roughly halve per 2 extra bits).
+// A format forced by the user is refused only below kForcedGuardBits, where it cannot tell
+// neighbouring pixels apart at all.
+constexpr int kGuardBits = 20;
+constexpr int kForcedGuardBits = 4;
+// Fixed-point formats must hold |x| < 64: the iteration squares |z| <= 6 (docs/mandelbrot.md).
+constexpr double kFixedRangeNeeded = 64.0;
+// Views reaching beyond |Re c|, |Im c| = 1e12 are refused (the whole set lies within |c| <= 2).
+constexpr double kMaxCoordinate = 1e12;
+
+// Kalles Fraktaler / Fraktaler-3 convention: the image's vertical extent is 4/zoom, pixels are
+// square, pixel (i, j) with j = 0 at the top has centre
+//   re + (i + 0.5 - width/2) * s,  im - (j + 0.5 - height/2) * s,  s = 4 / (zoom * height).
+struct View {
+  std::string re = "-0.5";
+  std::string im = "0";
+  std::string zoom = "1";
+  int width = 1280;
+  int height = 720;
+  uint32_t max_iter = 1000;
+};
+
+// A sub-rectangle of the image in pixels; width/height 0 mean "to the image's edge".
+struct Tile {
+  int x0 = 0, y0 = 0, width = 0, height = 0;
+};
+
+// The view's geometry, derived exactly on the host. half_step is s/2 = 2/(zoom*height) rounded
+// to kGeometryBits bits (more than any format holds) and printed with enough digits that every
+// format's from_string rounds it as it would round the exact value (up to that tiny rounding).
+struct Geometry {
+  std::string re, im;         // the centre, as given (validated)
+  std::string half_step;      // s/2 as a decimal string
+  double re_d = 0, im_d = 0;  // nearest doubles of the centre
+  double half_step_d = 0;     // nearest double of s/2 (0 where it underflows)
+  double log2_zoom = 0;
+  double log2_step = 0;  // log2(s)
+  double max_coord = 0;  // bound on max(|Re c|, |Im c|) over the image's pixels
+  int height = 0;
+};
+constexpr int kGeometryBits = 1152;
+
+// Validates the view (malformed numbers, zoom <= 0, sizes < 1, max_iter < 1, coordinates
+// beyond kMaxCoordinate) and computes its geometry. Throws ViewError naming the offending field.
+Geometry geometry(const View& v);
+
+// Resolves `t` against the image: fills zero width/height, throws ViewError when the tile
+// leaves the image or is empty.
+Tile clip_tile(const View& v, const Tile& t);
+
+// log2 of the largest zoom at which `a` resolves pixels of the view's height around the view's
+// coordinates; -infinity when the format cannot hold the coordinates or the iteration at all.
+double log2_zoom_limit(Arith a, const Geometry& g, int guard_bits = kGuardBits);
+// True when `a` resolves the view; otherwise `why` (if given) says what is missing.
+bool resolves(Arith a, const Geometry& g, int guard_bits = kGuardBits, std::string* why = nullptr);
+// The cheapest format (by traits().rel_cost) that resolves the view. Throws ViewError naming
+// the most precise format's zoom limit when none does.
+Arith choose_arith(const Geometry& g, int guard_bits = kGuardBits);
+// Throws ViewError when `a` does not resolve the view with `guard_bits`, naming its zoom limit
+// and the format choose_arith(g, auto_guard_bits) would take.
+void require_resolves(Arith a, const Geometry& g, int guard_bits = kForcedGuardBits,
+                      int auto_guard_bits = kGuardBits);
+
+// Short decimal rendering of 2^log2_value ("1.23e+14"), for zoom limits beyond double range too.
+std::string format_pow2(double log2_value);
+
+}  // namespace ds::mandel
