@@ -1,0 +1,30 @@
+// Image and array files in memory: PNG (stb_image_write) with tEXt chunks inserted, tEXt lookup in
+// PNGs, and NumPy .npy arrays. Callers write the bytes with write_file_atomically.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ds::app {
+
+// PNG of interleaved 8-bit RGB (3 bytes per pixel, rows top to bottom) with one tEXt chunk per
+// (keyword, text) pair placed right after IHDR. Keywords: 1-79 printable Latin-1 characters;
+// texts: no NUL. Throws IoError when encoding fails or a keyword/text is invalid.
+std::string encode_png(const std::vector<uint8_t>& rgb, int width, int height,
+                       const std::vector<std::pair<std::string, std::string>>& text = {});
+
+// True when `data` starts with the PNG signature.
+bool is_png(const std::string& data);
+// Finds the tEXt chunk with `keyword`; returns false if there is none. Throws IoError when the
+// chunk structure is malformed (truncated, bad length, CRC mismatch).
+bool png_find_text(const std::string& png, const std::string& keyword, std::string* text);
+
+// NumPy .npy (format version 1.0), C order, shape (rows, cols), little-endian '<u4' / '<f4'.
+std::string encode_npy(const std::vector<uint32_t>& data, int rows, int cols);
+std::string encode_npy(const std::vector<float>& data, int rows, int cols);
+
+// CRC-32 (ISO 3309, as PNG uses it) of `n` bytes.
+uint32_t crc32(const unsigned char* p, std::size_t n, uint32_t crc = 0);
+
+}  // namespace ds::app
