@@ -48,9 +48,7 @@ struct Fx128 {
   // rel_cost: SASS instructions of one operator* on sm_90 (58: 3 per kept product for 13 products,
   // plus the two's-complement correction), each counted as one issue slot like the single DMUL of
   // an f64 multiply. An estimate until `deepscope bench arith` measures it (docs/arith/fixed.md).
-  static constexpr FormatTraits traits() {
-    return {"fx128", 96, 0x1p-96, true, 0x1p31, 0x1p-96, 58.0};
-  }
+  static constexpr FormatTraits traits() { return {"fx128", 96, 0x1p-96, true, 0x1p31, 0x1p-96, 58.0}; }
 
   // Host only. Rounds half to even onto the 2^-96 grid; throws ArithError for malformed strings
   // and for values outside [-2^31, 2^31) after rounding.
@@ -205,8 +203,18 @@ DEEPSCOPE_HD Fx128 mul_i32(Fx128 a, int32_t k) {
 // the caller's overflow); k >= 128 gives 0.
 DEEPSCOPE_HD Fx128 shl(Fx128 a, int k) {
   uint32_t x0 = a.w[0], x1 = a.w[1], x2 = a.w[2], x3 = a.w[3];
-  if (k & 64) { x0 = x2; x1 = x3; x2 = 0; x3 = 0; }
-  if (k & 32) { x0 = x1; x1 = x2; x2 = x3; x3 = 0; }
+  if (k & 64) {
+    x0 = x2;
+    x1 = x3;
+    x2 = 0;
+    x3 = 0;
+  }
+  if (k & 32) {
+    x0 = x1;
+    x1 = x2;
+    x2 = x3;
+    x3 = 0;
+  }
   const int s = k & 31;  // funnel shifts; (hi:lo) >> (32 - s) keeps the shift count in 1..32
   Fx128 r;
   r.w[0] = static_cast<uint32_t>(((static_cast<uint64_t>(x0) << 32) | x1) >> (32 - s));
@@ -221,8 +229,18 @@ DEEPSCOPE_HD Fx128 shl(Fx128 a, int k) {
 DEEPSCOPE_HD Fx128 shr(Fx128 a, int k) {
   const uint32_t f = fx128_detail::sign_mask(a);
   uint32_t x0 = a.w[0], x1 = a.w[1], x2 = a.w[2], x3 = a.w[3];
-  if (k & 64) { x3 = x1; x2 = x0; x1 = f; x0 = f; }
-  if (k & 32) { x3 = x2; x2 = x1; x1 = x0; x0 = f; }
+  if (k & 64) {
+    x3 = x1;
+    x2 = x0;
+    x1 = f;
+    x0 = f;
+  }
+  if (k & 32) {
+    x3 = x2;
+    x2 = x1;
+    x1 = x0;
+    x0 = f;
+  }
   const int s = k & 31;
   Fx128 r;
   r.w[3] = static_cast<uint32_t>(((static_cast<uint64_t>(x2) << 32) | x3) >> s);
@@ -233,9 +251,7 @@ DEEPSCOPE_HD Fx128 shr(Fx128 a, int k) {
   return r;
 }
 // a * 2^k: shl for k >= 0 (exact barring overflow), shr for k < 0 (error in (-1, 0] eps).
-DEEPSCOPE_HD Fx128 mul_pow2(Fx128 a, int k) {
-  return k >= 0 ? shl(a, k) : shr(a, k < -128 ? 128 : -k);
-}
+DEEPSCOPE_HD Fx128 mul_pow2(Fx128 a, int k) { return k >= 0 ? shl(a, k) : shr(a, k < -128 ? 128 : -k); }
 
 // ---- Truncated multiply (fp128 paper, "fp128 multiplication", mulfpu/sqrfpu) ----
 // With words x_i, y_j (i, j = 0..3, word i weighing 2^(-32 i)), the product x_i*y_j is a 64-bit

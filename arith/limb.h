@@ -62,8 +62,14 @@ namespace limb_detail {
 // "limb" followed by N in decimal, as a constexpr string.
 template <int N>
 struct Name {
-  static constexpr char value[8] = {'l', 'i', 'm', 'b', static_cast<char>(N >= 10 ? '0' + N / 10 : '0' + N),
-                                    static_cast<char>(N >= 10 ? '0' + N % 10 : 0), 0, 0};
+  static constexpr char value[8] = {'l',
+                                    'i',
+                                    'm',
+                                    'b',
+                                    static_cast<char>(N >= 10 ? '0' + N / 10 : '0' + N),
+                                    static_cast<char>(N >= 10 ? '0' + N % 10 : 0),
+                                    0,
+                                    0};
 };
 
 constexpr double pow2_neg(int k) {
@@ -257,7 +263,9 @@ DEEPSCOPE_HD Limb<N> operator-(const Limb<N>& a) {
   return r;
 }
 template <int N>
-DEEPSCOPE_HD Limb<N> neg(const Limb<N>& a) { return -a; }
+DEEPSCOPE_HD Limb<N> neg(const Limb<N>& a) {
+  return -a;
+}
 template <int N>
 DEEPSCOPE_HD Limb<N> abs(const Limb<N>& a) {
   Limb<N> r = a;
@@ -472,25 +480,43 @@ DEEPSCOPE_HD Limb<N> sqr(const Limb<N>& a) {
 // Mixed operations: the double is first rounded onto the grid by Limb(d) (nearest, ties to even,
 // error <= eps/2), then the operation above applies; a * d is within (2N-3) eps + |a| eps/2.
 template <int N>
-DEEPSCOPE_HD Limb<N> operator+(const Limb<N>& a, double b) { return a + Limb<N>(b); }
+DEEPSCOPE_HD Limb<N> operator+(const Limb<N>& a, double b) {
+  return a + Limb<N>(b);
+}
 template <int N>
-DEEPSCOPE_HD Limb<N> operator-(const Limb<N>& a, double b) { return a - Limb<N>(b); }
+DEEPSCOPE_HD Limb<N> operator-(const Limb<N>& a, double b) {
+  return a - Limb<N>(b);
+}
 template <int N>
-DEEPSCOPE_HD Limb<N> operator*(const Limb<N>& a, double b) { return a * Limb<N>(b); }
+DEEPSCOPE_HD Limb<N> operator*(const Limb<N>& a, double b) {
+  return a * Limb<N>(b);
+}
 
 // ---- Comparisons (exact; -0 == +0) ----
 template <int N>
-DEEPSCOPE_HD bool operator<(const Limb<N>& a, const Limb<N>& b) { return limb_detail::compare(a, b) < 0; }
+DEEPSCOPE_HD bool operator<(const Limb<N>& a, const Limb<N>& b) {
+  return limb_detail::compare(a, b) < 0;
+}
 template <int N>
-DEEPSCOPE_HD bool operator>(const Limb<N>& a, const Limb<N>& b) { return limb_detail::compare(a, b) > 0; }
+DEEPSCOPE_HD bool operator>(const Limb<N>& a, const Limb<N>& b) {
+  return limb_detail::compare(a, b) > 0;
+}
 template <int N>
-DEEPSCOPE_HD bool operator<=(const Limb<N>& a, const Limb<N>& b) { return limb_detail::compare(a, b) <= 0; }
+DEEPSCOPE_HD bool operator<=(const Limb<N>& a, const Limb<N>& b) {
+  return limb_detail::compare(a, b) <= 0;
+}
 template <int N>
-DEEPSCOPE_HD bool operator>=(const Limb<N>& a, const Limb<N>& b) { return limb_detail::compare(a, b) >= 0; }
+DEEPSCOPE_HD bool operator>=(const Limb<N>& a, const Limb<N>& b) {
+  return limb_detail::compare(a, b) >= 0;
+}
 template <int N>
-DEEPSCOPE_HD bool operator==(const Limb<N>& a, const Limb<N>& b) { return limb_detail::compare(a, b) == 0; }
+DEEPSCOPE_HD bool operator==(const Limb<N>& a, const Limb<N>& b) {
+  return limb_detail::compare(a, b) == 0;
+}
 template <int N>
-DEEPSCOPE_HD bool operator!=(const Limb<N>& a, const Limb<N>& b) { return limb_detail::compare(a, b) != 0; }
+DEEPSCOPE_HD bool operator!=(const Limb<N>& a, const Limb<N>& b) {
+  return limb_detail::compare(a, b) != 0;
+}
 
 // Correctly rounded: the nearest double, ties to even (eps >= 2^-992, so every value of the
 // format is a normal double or 0). Zero gives +0.0.

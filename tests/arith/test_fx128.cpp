@@ -64,8 +64,10 @@ Fx128 random_fx(std::mt19937_64& rng, int int_bits) {
   const int len = static_cast<int>(rng() % static_cast<uint64_t>(Fx128::kFracBits + int_bits + 1));
   for (int k = 0; k < 4; ++k) {  // keep bits 0..len-1 of the 128-bit magnitude (word 3 = bits 0..31)
     const int lo_bit = 32 * (3 - k);
-    if (len <= lo_bit) m[k] = 0;
-    else if (len < lo_bit + 32) m[k] &= (1u << (len - lo_bit)) - 1u;
+    if (len <= lo_bit)
+      m[k] = 0;
+    else if (len < lo_bit + 32)
+      m[k] &= (1u << (len - lo_bit)) - 1u;
   }
   Fx128 r = words(m[0], m[1], m[2], m[3]);
   return (rng() & 1) ? -r : r;
@@ -174,10 +176,21 @@ TEST(Fx128, MulWorstCaseTruncation) {
   const Fx128 worst_a = words(0, 1, 0xFFFEFFFFu, ~0u), worst_b = words(0, 1, 0xFFFF0001u, ~0u);
   // For the square: 2 lo(m1 m3) = 2 (2^32 - 1), lo(m2^2) = 2^32 - 2^17 + 1, 2 m2 m3 ~ 2^65.
   const Fx128 worst_sq = words(0, 1, 0xFFFF0001u, ~0u);
-  const Fx128 cases[] = {worst_a, worst_b, worst_sq, -worst_a, -worst_b, words(0, ~0u, ~0u, ~0u),
-                         words(1, ~0u, ~0u, ~0u), words(0x7FFF, ~0u, ~0u, ~0u),
-                         words(~0u, ~0u, ~0u, ~0u), words(~0u, 0, 0, 1), words(0xFFFF8000u, 0, 0, 1),
-                         words(0, 0, 0, 1), words(0, 0, 1, 0), words(1, 0, 0, 0), words(0, 0, 0, 0)};
+  const Fx128 cases[] = {worst_a,
+                         worst_b,
+                         worst_sq,
+                         -worst_a,
+                         -worst_b,
+                         words(0, ~0u, ~0u, ~0u),
+                         words(1, ~0u, ~0u, ~0u),
+                         words(0x7FFF, ~0u, ~0u, ~0u),
+                         words(~0u, ~0u, ~0u, ~0u),
+                         words(~0u, 0, 0, 1),
+                         words(0xFFFF8000u, 0, 0, 1),
+                         words(0, 0, 0, 1),
+                         words(0, 0, 1, 0),
+                         words(1, 0, 0, 0),
+                         words(0, 0, 0, 0)};
   for (const Fx128& a : cases) {
     for (const Fx128& b : cases) {
       set_fx(va, a);
@@ -263,10 +276,17 @@ TEST(Fx128, Comparisons) {
     const Fx128 a = random_fx(rng, 31);
     Fx128 b = random_fx(rng, 31);
     switch (rng() % 4) {  // equal values and neighbours, not only random pairs
-      case 0: b = a; break;
-      case 1: b = a + words(0, 0, 0, 1); break;
-      case 2: b = words(a.w[0], b.w[1], b.w[2], b.w[3]); break;
-      default: break;
+      case 0:
+        b = a;
+        break;
+      case 1:
+        b = a + words(0, 0, 0, 1);
+        break;
+      case 2:
+        b = words(a.w[0], b.w[1], b.w[2], b.w[3]);
+        break;
+      default:
+        break;
     }
     set_fx(va, a);
     set_fx(vb, b);
@@ -310,7 +330,7 @@ TEST(Fx128, FromDoubleRoundsToNearestEven) {
   Mp vd(kPrec), got(kPrec);
   for (int n = 0; n < kSamples; ++n) {
     const double mant = static_cast<double>(rng() >> 11);  // 53 random bits
-    const int ex = -22 - static_cast<int>(rng() % 200);  // |d| < 2^31, down to ~2^-221
+    const int ex = -22 - static_cast<int>(rng() % 200);    // |d| < 2^31, down to ~2^-221
     double d = std::ldexp(mant, ex);
     if (!(d < 0x1p31)) d = 0x1p31 - 0x1p-22;
     if (rng() & 1) d = -d;

@@ -86,8 +86,10 @@ struct LimbTest : ::testing::Test {
     const int len = static_cast<int>(rng() % static_cast<uint64_t>(kFrac + int_bits + 1));
     for (int k = 0; k < kN; ++k) {  // keep bits 0..len-1 of the magnitude (word N-1 = bits 0..31)
       const int lo_bit = 32 * (kN - 1 - k);
-      if (len <= lo_bit) r.w[k] = 0;
-      else if (len < lo_bit + 32) r.w[k] &= (1u << (len - lo_bit)) - 1u;
+      if (len <= lo_bit)
+        r.w[k] = 0;
+      else if (len < lo_bit + 32)
+        r.w[k] &= (1u << (len - lo_bit)) - 1u;
     }
     r.neg = rng() & 1;
     bool any = false;
@@ -127,13 +129,13 @@ using LimbTypes = ::testing::Types<ds::Limb<4>, ds::Limb<6>, ds::Limb<8>, ds::Li
                                    ds::Limb<24>, ds::Limb<32>>;
 TYPED_TEST_SUITE(LimbTest, LimbTypes);
 
-#define LIMB_ALIASES                                   \
-  using T = TypeParam;                                 \
-  using F = LimbTest<T>;                               \
-  constexpr int N = F::kN;                             \
-  constexpr mpfr_prec_t P = F::kPrec;                  \
-  const std::string name = T::traits().name;           \
-  (void)N;                                             \
+#define LIMB_ALIASES                         \
+  using T = TypeParam;                       \
+  using F = LimbTest<T>;                     \
+  constexpr int N = F::kN;                   \
+  constexpr mpfr_prec_t P = F::kPrec;        \
+  const std::string name = T::traits().name; \
+  (void)N;                                   \
   (void)P
 
 TYPED_TEST(LimbTest, TraitsAndLayout) {
@@ -259,8 +261,9 @@ TYPED_TEST(LimbTest, MulWorstCaseTruncation) {
     worst_lo.w[k] = 0xFFFEFFFFu;
     worst_hi.w[k] = 0xFFFF0001u;
   }
-  const T cases[] = {ones, ones_hi, worst_lo, worst_hi, -worst_lo, F::integer(1), F::eps(), F::zero(),
-                     F::integer(0xFFFF, true)};
+  const T cases[] = {ones,     ones_hi,   worst_lo,
+                     worst_hi, -worst_lo, F::integer(1),
+                     F::eps(), F::zero(), F::integer(0xFFFF, true)};
   for (const T& a : cases) {
     for (const T& b : cases) {
       this->set(va, a);
@@ -354,11 +357,20 @@ TYPED_TEST(LimbTest, Comparisons) {
     const T a = F::random(rng, 31);
     T b = F::random(rng, 31);
     switch (rng() % 5) {
-      case 0: b = a; break;
-      case 1: b = a + F::eps(); break;
-      case 2: b.w[0] = a.w[0], b.neg = a.neg, b = F::canonical(b) ? b : F::zero(); break;
-      case 3: b = -a; break;
-      default: break;
+      case 0:
+        b = a;
+        break;
+      case 1:
+        b = a + F::eps();
+        break;
+      case 2:
+        b.w[0] = a.w[0], b.neg = a.neg, b = F::canonical(b) ? b : F::zero();
+        break;
+      case 3:
+        b = -a;
+        break;
+      default:
+        break;
     }
     this->set(va, a);
     this->set(vb, b);
@@ -424,7 +436,7 @@ TYPED_TEST(LimbTest, FromDoubleRoundsToNearestEven) {
     }
   }
   const double e = T::traits().eps;
-  EXPECT_TRUE(F::same(T(e / 2), F::zero()));  // tie to even: 0
+  EXPECT_TRUE(F::same(T(e / 2), F::zero()));   // tie to even: 0
   EXPECT_TRUE(F::same(T(-e / 2), F::zero()));  // and the canonical +0
   EXPECT_TRUE(F::same(T(1.5 * e), F::eps() + F::eps()));
   EXPECT_TRUE(F::same(T(-0.0), F::zero()));
@@ -448,14 +460,14 @@ TYPED_TEST(LimbTest, CarriesBorrowsSignsAndZero) {
   const T e = F::eps(), one = F::integer(1), zero = F::zero();
   T below_one = zero;
   for (int k = 1; k < N; ++k) below_one.w[k] = ~0u;
-  EXPECT_TRUE(F::same(below_one + e, one));                 // carry through every word
-  EXPECT_TRUE(F::same(one - e, below_one));                 // borrow through every word
+  EXPECT_TRUE(F::same(below_one + e, one));  // carry through every word
+  EXPECT_TRUE(F::same(one - e, below_one));  // borrow through every word
   EXPECT_TRUE(F::same(-below_one - e, -one));
-  EXPECT_TRUE(F::same(e - one, -below_one));                // sign change with a full borrow
+  EXPECT_TRUE(F::same(e - one, -below_one));  // sign change with a full borrow
   EXPECT_TRUE(F::same(-e + one, below_one));
   EXPECT_TRUE(F::same(zero - e, -e));
   for (const T& a : {one, below_one, -one, -below_one, T(12345.5), T(-1e-20)}) {
-    EXPECT_TRUE(F::same(a - a, zero)) << F::show(a - a);    // +0, never -0
+    EXPECT_TRUE(F::same(a - a, zero)) << F::show(a - a);  // +0, never -0
     EXPECT_TRUE(F::same(a + (-a), zero));
     EXPECT_TRUE(F::same((-a) + a, zero));
     EXPECT_TRUE(F::same(a - (a + e), -e));
@@ -504,7 +516,7 @@ TYPED_TEST(LimbTest, PaperShortcutOnlyOnRequest) {
   T below_one = F::zero();
   for (int k = 1; k < N; ++k) below_one.w[k] = ~0u;
   EXPECT_FALSE(F::same(add_paper_shortcut(below_one, e), one));  // the carry stops after a word
-  const T x = one + e, y = -(one + e + e);                         // leading two words tie
+  const T x = one + e, y = -(one + e + e);                       // leading two words tie
   EXPECT_TRUE(F::same(x + y, -e));
   EXPECT_FALSE(F::same(add_paper_shortcut(x, y), -e));
 }
