@@ -20,6 +20,7 @@ struct Native {
   DEEPSCOPE_HD explicit Native(double d) : v(static_cast<F>(d)) {}
 
   static constexpr int kDigits = std::numeric_limits<F>::digits;
+  static constexpr bool kHasDivSqrt = true;
   static constexpr FormatTraits traits() {
     return {kDigits == 24 ? "f32" : "f64",
             kDigits,

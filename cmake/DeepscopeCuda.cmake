@@ -25,7 +25,7 @@ if(NOT DEEPSCOPE_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     # No contraction, IEEE division and square root, no flush to zero: bit-identical to the host.
-    set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --fmad=false -prec-div=true -prec-sqrt=true -ftz=false -Xcompiler=-ffp-contract=off")
+    set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --fmad=false --expt-relaxed-constexpr -prec-div=true -prec-sqrt=true -ftz=false -Xcompiler=-ffp-contract=off")
     set(DEEPSCOPE_HAVE_CUDA ON)
   elseif(DEEPSCOPE_CUDA STREQUAL "ON")
     message(FATAL_ERROR "DEEPSCOPE_CUDA=ON but no CUDA compiler was found")

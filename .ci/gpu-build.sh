@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# On the GPU machine: unpacks the carried .debs (.ci/gpu-deps.sh) into a private prefix, then
+# configures and builds the headless program and the tests there (no GUI). Usage:
+#   .ci/gpu-build.sh [BUILD_DIR]       (default build-gpu)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu}
+prefix=/tmp/deepscope-deps
+mkdir -p "$prefix"
+for f in .deps/*.deb; do dpkg-deb -x "$f" "$prefix"; done
+# The -dev packages' unversioned .so links point at the runtime libraries unpacked beside them.
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDEEPSCOPE_GUI=OFF \
+  -DCMAKE_PREFIX_PATH="$prefix/usr" -DCMAKE_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu" \
+  -DCMAKE_INCLUDE_PATH="$prefix/usr/include"
+cmake --build "$build" -j "$(nproc)"
+echo "export LD_LIBRARY_PATH=$LD_LIBRARY_PATH" > "$build/env.sh"

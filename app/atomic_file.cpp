@@ -1,0 +1,61 @@
+// Atomic file output through a temporary file and rename(2).
+#include "atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace ds {
+
+static std::string dir_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+void check_writable(const std::string& path) {
+  if (path.empty()) throw IoError("empty output path");
+  std::string dir = dir_of(path);
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw IoError("cannot write \"" + path + "\": directory \"" + dir + "\": " + std::strerror(errno));
+  if (access(path.c_str(), F_OK) == 0 && access(path.c_str(), W_OK) != 0)
+    throw IoError("cannot write \"" + path + "\": " + std::strerror(errno));
+}
+
+void write_file_atomically(const std::string& path, const std::string& data) {
+  check_writable(path);
+  std::string tmp = path + ".tmp-XXXXXX";
+  int fd = mkstemp(&tmp[0]);
+  if (fd < 0) throw IoError("cannot create a temporary file for \"" + path + "\": " + std::strerror(errno));
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw IoError("cannot write \"" + path + "\": " + std::strerror(e));
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw IoError("cannot finish \"" + path + "\": " + std::strerror(e));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw IoError("cannot rename the temporary file onto \"" + path + "\": " + std::strerror(e));
+  }
+}
+
+}  // namespace ds

@@ -1,0 +1,21 @@
+// Whole-or-nothing file output: data goes to a temporary file beside the target, which is renamed
+// over it only after every byte was written and flushed.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace ds {
+
+struct IoError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `data` to `path` atomically. Throws IoError (naming the path and the OS error) on any
+// failure, leaving no partial file and no temporary behind.
+void write_file_atomically(const std::string& path, const std::string& data);
+
+// Throws IoError if `path` could not be created by write_file_atomically (missing or unwritable
+// directory), before any expensive work starts.
+void check_writable(const std::string& path);
+
+}  // namespace ds

@@ -1,0 +1,10 @@
+// Benchmarks behind `deepscope bench`; each prints a markdown table and can write it to --out.
+#pragma once
+#include "commands.h"
+
+namespace ds::app {
+
+int bench_arith(const ArgList& args);
+int bench_mandelbrot(const ArgList& args);
+
+}  // namespace ds::app

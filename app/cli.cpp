@@ -1,0 +1,96 @@
+// Command-line parsing for every subcommand.
+#include "cli.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace ds::cli {
+
+Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
+           const std::set<std::string>& flags) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      std::string name = a.substr(2), value;
+      bool inline_value = false;
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        inline_value = true;
+      }
+      if (valued.count(name)) {
+        if (!inline_value) {
+          if (i + 1 >= argv.size()) throw UsageError("option --" + name + " needs a value");
+          value = argv[++i];
+        }
+        values_[name] = value;
+      } else if (flags.count(name)) {
+        if (inline_value) throw UsageError("option --" + name + " takes no value");
+        values_[name] = "";
+      } else {
+        throw UsageError("unknown option --" + name);
+      }
+    } else if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.') {
+      throw UsageError("unknown option " + a);
+    } else {
+      positional_.push_back(a);
+    }
+  }
+}
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
+std::string Args::require(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw UsageError("missing required option --" + name);
+  return it->second;
+}
+
+int64_t Args::get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
+  if (!has(name)) return fallback;
+  int64_t v = parse_int("--" + name, get(name, ""));
+  if (v < min || v > max)
+    throw UsageError("--" + name + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                     ", got " + std::to_string(v));
+  return v;
+}
+
+double Args::get_double(const std::string& name, double fallback) const {
+  return has(name) ? parse_double("--" + name, get(name, "")) : fallback;
+}
+
+int64_t parse_int(const std::string& option, const std::string& s) {
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
+    throw UsageError(option + " expects an integer, got \"" + s + "\"");
+  return v;
+}
+
+double parse_double(const std::string& option, const std::string& s) {
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
+    throw UsageError(option + " expects a finite number, got \"" + s + "\"");
+  return v;
+}
+
+void parse_size(const std::string& s, int max_side, int* w, int* h) {
+  size_t x = s.find('x');
+  if (x == std::string::npos) throw UsageError("size must be WxH (e.g. 1024x768), got \"" + s + "\"");
+  int64_t ww = parse_int("size width", s.substr(0, x));
+  int64_t hh = parse_int("size height", s.substr(x + 1));
+  if (ww < 1 || hh < 1 || ww > max_side || hh > max_side)
+    throw UsageError("size " + s + " is outside 1x1 .. " + std::to_string(max_side) + "x" + std::to_string(max_side));
+  *w = static_cast<int>(ww);
+  *h = static_cast<int>(hh);
+}
+
+}  // namespace ds::cli

@@ -1,0 +1,42 @@
+// A small command-line parser shared by every subcommand: "--name value", "--name=value" and
+// "--flag". Unknown or malformed options raise UsageError, which main turns into exit code 2.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ds::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Args {
+ public:
+  // `valued` names the options that take a value, `flags` those that do not (names without "--").
+  Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
+       const std::set<std::string>& flags);
+
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+  std::string get(const std::string& name, const std::string& fallback) const;
+  std::string require(const std::string& name) const;
+  int64_t get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
+  double get_double(const std::string& name, double fallback) const;
+  bool flag(const std::string& name) const { return has(name); }
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+// Parses "WxH" (e.g. "1920x1080"); both in [1, max_side]. Throws UsageError.
+void parse_size(const std::string& s, int max_side, int* w, int* h);
+// Strict whole-string integer/double parsing; throws UsageError naming the option.
+int64_t parse_int(const std::string& option, const std::string& s);
+double parse_double(const std::string& option, const std::string& s);
+
+}  // namespace ds::cli

@@ -1,0 +1,16 @@
+// `deepscope bench WHAT`: throughput benchmarks, one per kernel family.
+#include "bench.h"
+#include "cli.h"
+#include "commands.h"
+
+namespace ds::app {
+
+int cmd_bench(const ArgList& args) {
+  if (args.empty()) throw cli::UsageError("bench needs a target: arith or mandelbrot");
+  ArgList rest(args.begin() + 1, args.end());
+  if (args[0] == "arith") return bench_arith(rest);
+  if (args[0] == "mandelbrot") return bench_mandelbrot(rest);
+  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot)");
+}
+
+}  // namespace ds::app

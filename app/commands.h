@@ -1,0 +1,20 @@
+// Entry points of the subcommands. Each takes the arguments after its name, returns the exit code,
+// and throws cli::UsageError (exit 2) for bad input; main prints the messages.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ds::app {
+
+using ArgList = std::vector<std::string>;
+
+int cmd_info(const ArgList& args);
+int cmd_render(const ArgList& args);
+int cmd_bench(const ArgList& args);
+// Opens the window; in builds without the GUI, explains and returns 2.
+int cmd_gui(const ArgList& args);
+
+// One-line usage of every subcommand, printed by --help and on usage errors.
+const char* usage_text();
+
+}  // namespace ds::app

@@ -1,0 +1,44 @@
+// Worker-thread jobs with cancel and progress for the window's panels.
+#include "jobs.h"
+
+namespace ds::gui {
+
+BackgroundJob::~BackgroundJob() { cancel(); }
+
+void BackgroundJob::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void BackgroundJob::cancel() {
+  if (control_) control_->cancel = true;
+  join();
+}
+
+void BackgroundJob::start(std::function<void(JobControl&)> work) {
+  cancel();
+  control_ = std::make_unique<JobControl>();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    error_.clear();
+  }
+  running_ = true;
+  JobControl* control = control_.get();
+  thread_ = std::thread([this, control, work = std::move(work)] {
+    try {
+      work(*control);
+    } catch (const std::exception& e) {
+      if (!control->cancel) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        error_ = e.what();
+      }
+    }
+    running_ = false;
+  });
+}
+
+std::string BackgroundJob::error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
+}  // namespace ds::gui

@@ -1,0 +1,45 @@
+// Background work for the window: one job at a time per owner, on a worker thread, with progress
+// and cancel. Starting a new job cancels and replaces the running one, so the UI never blocks.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace ds::gui {
+
+// What a running job sees: a cancel flag to poll and a progress value to set.
+struct JobControl {
+  std::atomic<bool> cancel{false};
+  std::atomic<double> progress{0.0};
+};
+
+class BackgroundJob {
+ public:
+  BackgroundJob() = default;
+  ~BackgroundJob();
+  BackgroundJob(const BackgroundJob&) = delete;
+  BackgroundJob& operator=(const BackgroundJob&) = delete;
+
+  // Cancels and joins any running job, then runs `work` on a new thread. Exceptions thrown by
+  // `work` end the job and are reported by error().
+  void start(std::function<void(JobControl&)> work);
+  // Asks the running job to stop and waits for it.
+  void cancel();
+  bool running() const { return running_.load(); }
+  double progress() const { return control_ ? control_->progress.load() : 0.0; }
+  // The last job's error message, empty if it succeeded or was cancelled.
+  std::string error() const;
+
+ private:
+  void join();
+  std::thread thread_;
+  std::unique_ptr<JobControl> control_;
+  std::atomic<bool> running_{false};
+  mutable std::mutex mutex_;
+  std::string error_;
+};
+
+}  // namespace ds::gui

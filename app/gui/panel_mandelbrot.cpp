@@ -1,0 +1,425 @@
+// The Mandelbrot workspace: controls on the left, the image on the right. Rendering runs on a
+// worker (coarse pass first, then full resolution in bands) through the same engine call as
+// `deepscope render`; the previous image, scaled, stands in while the view changes.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "jobs.h"
+#include "kernels/mandelbrot.h"
+#include "kernels/navigate.h"
+#include "kernels/palette.h"
+#include "panels.h"
+#include "render/gl_texture.h"
+
+namespace ds::gui {
+namespace {
+
+using mandel::View;
+
+// What the worker hands to the frame loop.
+struct Frame {
+  std::vector<uint8_t> rgba;
+  int width = 0, height = 0;
+  uint64_t generation = 0;
+  bool final = false;
+  double seconds = 0;
+  uint64_t iterations = 0;
+  std::string arith, backend;
+};
+
+class MandelbrotPanel final : public Panel {
+ public:
+  MandelbrotPanel() {
+    std::strncpy(re_buf_, view_.re.c_str(), sizeof re_buf_ - 1);
+    std::strncpy(im_buf_, view_.im.c_str(), sizeof im_buf_ - 1);
+    std::strncpy(zoom_buf_, view_.zoom.c_str(), sizeof zoom_buf_ - 1);
+    view_.max_iter = 1000;
+  }
+
+  const char* title() const override { return "Mandelbrot"; }
+  bool busy() const override { return job_.running() || !shown_final_; }
+
+  void draw() override {
+    ImGui::BeginChild("controls", ImVec2(310 * ImGui::GetIO().FontGlobalScale, 0), true);
+    draw_controls();
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("image", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_image();
+    ImGui::EndChild();
+    if (show_help_) draw_help();
+  }
+
+ private:
+  void set_view(const View& v, bool record = true) {
+    if (record) {
+      history_.resize(history_pos_ + 1);
+      history_.push_back(v);
+      history_pos_ = history_.size() - 1;
+    }
+    view_ = v;
+    std::snprintf(re_buf_, sizeof re_buf_, "%s", v.re.c_str());
+    std::snprintf(im_buf_, sizeof im_buf_, "%s", v.im.c_str());
+    std::snprintf(zoom_buf_, sizeof zoom_buf_, "%s", v.zoom.c_str());
+    dirty_ = true;
+  }
+
+  void draw_controls() {
+    ImGui::TextUnformatted("Location");
+    bool edited = false;
+    edited |= ImGui::InputText("re", re_buf_, sizeof re_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
+    edited |= ImGui::InputText("im", im_buf_, sizeof im_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
+    edited |= ImGui::InputText("zoom", zoom_buf_, sizeof zoom_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Go") || edited) {
+      View v = view_;
+      v.re = re_buf_;
+      v.im = im_buf_;
+      v.zoom = zoom_buf_;
+      try {
+        mandel::geometry(v);  // validate before accepting
+        set_view(v);
+        message_.clear();
+      } catch (const std::exception& e) {
+        message_ = e.what();
+      }
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Copy")) {
+      std::string loc = "re = " + view_.re + "\nim = " + view_.im + "\nzoom = " + view_.zoom + "\n";
+      ImGui::SetClipboardText(loc.c_str());
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Home")) go_home();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(history_pos_ == 0);
+    if (ImGui::Button("Undo")) undo();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(history_pos_ + 1 >= history_.size());
+    if (ImGui::Button("Redo")) redo();
+    ImGui::EndDisabled();
+
+    ImGui::Separator();
+    int iter = static_cast<int>(view_.max_iter);
+    if (ImGui::InputInt("iterations", &iter, 100, 1000, ImGuiInputTextFlags_EnterReturnsTrue) ||
+        ImGui::IsItemDeactivatedAfterEdit()) {
+      view_.max_iter = static_cast<uint32_t>(std::max(1, std::min(iter, 100000000)));
+      dirty_ = true;
+    }
+    ImGui::SliderFloat("click zoom", &click_factor_, 1.5f, 16.0f, "x%.1f", ImGuiSliderFlags_Logarithmic);
+
+    // Format selector: every format with its bits and whether it resolves this zoom.
+    mandel::Geometry g;
+    bool geometry_ok = true;
+    try {
+      g = mandel::geometry(view_);
+    } catch (const std::exception&) {
+      geometry_ok = false;
+    }
+    std::string current = arith_index_ == 0 ? "auto" : arith_name(all_ariths()[arith_index_ - 1]);
+    if (ImGui::BeginCombo("arithmetic", current.c_str())) {
+      if (ImGui::Selectable("auto (cheapest that resolves)", arith_index_ == 0)) {
+        arith_index_ = 0;
+        dirty_ = true;
+      }
+      for (size_t k = 0; k < all_ariths().size(); ++k) {
+        Arith a = all_ariths()[k];
+        bool ok = geometry_ok && mandel::resolves(a, g);
+        char label[96];
+        std::snprintf(label, sizeof label, "%-9s %5d bits  %s", arith_name(a), arith_traits(a).bits,
+                      ok ? "resolves" : "too shallow");
+        if (!ok) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.6f, 0.6f, 1.0f));
+        if (ImGui::Selectable(label, arith_index_ == static_cast<int>(k) + 1)) {
+          arith_index_ = static_cast<int>(k) + 1;
+          dirty_ = true;
+        }
+        if (!ok) ImGui::PopStyleColor();
+      }
+      ImGui::EndCombo();
+    }
+
+    const auto& names = mandel::palette_names();
+    if (ImGui::BeginCombo("palette", names[palette_index_].c_str())) {
+      for (size_t k = 0; k < names.size(); ++k)
+        if (ImGui::Selectable(names[k].c_str(), palette_index_ == static_cast<int>(k))) {
+          palette_index_ = static_cast<int>(k);
+          dirty_ = true;
+        }
+      ImGui::EndCombo();
+    }
+    if (ImGui::SliderFloat("density", &density_, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) dirty_ = true;
+    if (ImGui::SliderFloat("offset", &offset_, 0.0f, 1.0f)) dirty_ = true;
+
+    ImGui::Separator();
+    if (job_.running()) {
+      ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0), "rendering");
+    } else {
+      ImGui::ProgressBar(1.0f, ImVec2(-1, 0), "done");
+    }
+    ImGui::Text("format: %s  backend: %s", shown_arith_.c_str(), shown_backend_.c_str());
+    if (shown_seconds_ > 0)
+      ImGui::Text("render: %.3f s, %.3g iterations/s", shown_seconds_, shown_iterations_ / shown_seconds_);
+    std::string err = job_.error();
+    if (!err.empty()) message_ = err;
+    if (!message_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message_.c_str());
+    ImGui::TextDisabled("F1: shortcuts and mouse");
+    if (ImGui::IsKeyPressed(GLFW_KEY_F1)) show_help_ = !show_help_;  // ImGui 1.86 indexes keys by GLFW code
+  }
+
+  void draw_help() {
+    ImGui::SetNextWindowBgAlpha(0.9f);
+    ImGui::Begin("Shortcuts", &show_help_, ImGuiWindowFlags_AlwaysAutoResize);
+    ImGui::TextUnformatted(
+        "left click      zoom in at the point (by 'click zoom')\n"
+        "right click     zoom out\n"
+        "wheel           zoom at the cursor\n"
+        "drag (left)     pan\n"
+        "Ctrl+Z / Ctrl+Y undo / redo location\n"
+        "Home            whole set\n"
+        "F1              this help");
+    ImGui::End();
+  }
+
+  void go_home() {
+    View v = view_;
+    v.re = "-0.5";
+    v.im = "0";
+    v.zoom = "1";
+    set_view(v);
+  }
+
+  void undo() {
+    if (history_pos_ == 0) return;
+    --history_pos_;
+    set_view(history_[history_pos_], false);
+  }
+  void redo() {
+    if (history_pos_ + 1 >= history_.size()) return;
+    ++history_pos_;
+    set_view(history_[history_pos_], false);
+  }
+
+  // Keeps the shown texture's uv rectangle in step with navigation until the new image arrives.
+  void track_zoom(double fx, double fy, double factor) {
+    float px = uv0_.x + static_cast<float>(fx) * (uv1_.x - uv0_.x);
+    float py = uv0_.y + static_cast<float>(fy) * (uv1_.y - uv0_.y);
+    uv0_ = ImVec2(px + (uv0_.x - px) / static_cast<float>(factor), py + (uv0_.y - py) / static_cast<float>(factor));
+    uv1_ = ImVec2(px + (uv1_.x - px) / static_cast<float>(factor), py + (uv1_.y - py) / static_cast<float>(factor));
+  }
+
+  void draw_image() {
+    ImGuiIO& io = ImGui::GetIO();
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    int w = std::max(16, static_cast<int>(avail.x * io.DisplayFramebufferScale.x));
+    int h = std::max(16, static_cast<int>(avail.y * io.DisplayFramebufferScale.y));
+    if (w != view_.width || h != view_.height) {
+      view_.width = w;
+      view_.height = h;
+      if (history_.empty()) history_.push_back(view_);
+      for (auto& hv : history_) {
+        hv.width = w;
+        hv.height = h;
+      }
+      dirty_ = true;
+    }
+    poll_frame();
+    ImVec2 origin = ImGui::GetCursorScreenPos();
+    if (texture_.id()) {
+      ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_.id())), avail, uv0_, uv1_);
+    } else {
+      ImGui::Dummy(avail);
+    }
+    handle_mouse(origin, avail);
+    if (dirty_) start_render();
+  }
+
+  void handle_mouse(ImVec2 origin, ImVec2 size) {
+    ImGuiIO& io = ImGui::GetIO();
+    if (!ImGui::IsItemHovered()) return;
+    double fx = (io.MousePos.x - origin.x) / size.x, fy = (io.MousePos.y - origin.y) / size.y;
+    double x = fx * view_.width, y = fy * view_.height;
+    try {
+      if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Z))) undo();
+      if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Y))) redo();
+      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home))) go_home();
+      if (io.MouseWheel != 0) {
+        double f = std::pow(1.25, io.MouseWheel);
+        set_view(mandel::zoom_about(view_, x, y, f));
+        track_zoom(fx, fy, f);
+      }
+      if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 4.0f)) {
+        ImVec2 d = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 4.0f);
+        ImGui::ResetMouseDragDelta(ImGuiMouseButton_Left);
+        dragged_ = true;
+        double dx = d.x * io.DisplayFramebufferScale.x, dy = d.y * io.DisplayFramebufferScale.y;
+        set_view(mandel::pan_pixels(view_, dx, dy), false);
+        float du = static_cast<float>(dx / view_.width) * (uv1_.x - uv0_.x);
+        float dv = static_cast<float>(dy / view_.height) * (uv1_.y - uv0_.y);
+        uv0_ = ImVec2(uv0_.x - du, uv0_.y - dv);
+        uv1_ = ImVec2(uv1_.x - du, uv1_.y - dv);
+      }
+      if (ImGui::IsMouseReleased(ImGuiMouseButton_Left)) {
+        if (dragged_) {
+          set_view(view_);  // one history entry per drag
+        } else {
+          set_view(mandel::zoom_about(view_, x, y, click_factor_));
+          track_zoom(fx, fy, click_factor_);
+        }
+        dragged_ = false;
+      }
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+        set_view(mandel::zoom_about(view_, x, y, 1.0 / click_factor_));
+        track_zoom(fx, fy, 1.0 / click_factor_);
+      }
+    } catch (const std::exception& e) {
+      message_ = e.what();
+    }
+  }
+
+  void start_render() {
+    dirty_ = false;
+    shown_final_ = false;
+    View v = view_;
+    mandel::RenderOptions opt;
+    if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
+    mandel::Colouring col;
+    col.palette = mandel::palette_by_name(mandel::palette_names()[palette_index_]);
+    col.density = density_;
+    col.offset = offset_;
+    col.max_iter = v.max_iter;
+    uint64_t gen = ++generation_;
+    message_.clear();
+    job_.start([this, v, opt, col, gen](JobControl& ctl) mutable {
+      opt.cancel = &ctl.cancel;
+      // Coarse pass at a quarter of the resolution: the same view, pixels 4x larger.
+      View coarse = v;
+      coarse.width = std::max(1, v.width / 4);
+      coarse.height = std::max(1, v.height / 4);
+      opt.progress = [&ctl](double p) { ctl.progress = 0.1 * p; };
+      mandel::RenderResult r = mandel::render(coarse, opt);
+      if (r.cancelled || ctl.cancel) return;
+      publish(r, col, gen, false);
+      // Full resolution in bands, each published as it completes.
+      Frame full;
+      full.width = v.width;
+      full.height = v.height;
+      full.rgba.assign(static_cast<size_t>(v.width) * v.height * 4, 0);
+      upscale_into(r, col, full);
+      const int band = std::max(16, v.height / 16);
+      double seconds = 0;
+      uint64_t iterations = 0;
+      for (int y0 = 0; y0 < v.height; y0 += band) {
+        mandel::Tile t{0, y0, v.width, std::min(band, v.height - y0)};
+        opt.progress = [&ctl, y0, &v, band](double p) { ctl.progress = 0.1 + 0.9 * (y0 + p * band) / v.height; };
+        mandel::RenderResult b = mandel::render(v, opt, t);
+        if (b.cancelled || ctl.cancel) return;
+        seconds += b.seconds;
+        iterations += b.iterations;
+        std::vector<uint8_t> rgb = mandel::colour_image(b.counts, b.smooth, col);
+        for (size_t k = 0; k < static_cast<size_t>(t.width) * t.height; ++k) {
+          uint8_t* d = &full.rgba[(static_cast<size_t>(y0) * v.width) * 4 + k * 4];
+          d[0] = rgb[k * 3];
+          d[1] = rgb[k * 3 + 1];
+          d[2] = rgb[k * 3 + 2];
+          d[3] = 255;
+        }
+        full.final = y0 + band >= v.height;
+        full.seconds = seconds;
+        full.iterations = iterations;
+        full.arith = arith_name(b.arith);
+        full.backend = mandel::backend_name(b.backend);
+        full.generation = gen;
+        std::lock_guard<std::mutex> lock(mutex_);
+        pending_ = full;
+        has_pending_ = true;
+      }
+    });
+  }
+
+  // The coarse result, colourised and replicated into the full-size frame.
+  static void upscale_into(const mandel::RenderResult& r, const mandel::Colouring& col, Frame& full) {
+    std::vector<uint8_t> rgb = mandel::colour_image(r.counts, r.smooth, col);
+    for (int y = 0; y < full.height; ++y)
+      for (int x = 0; x < full.width; ++x) {
+        int sx = std::min(r.width - 1, x * r.width / full.width), sy = std::min(r.height - 1, y * r.height / full.height);
+        const uint8_t* s = &rgb[(static_cast<size_t>(sy) * r.width + sx) * 3];
+        uint8_t* d = &full.rgba[(static_cast<size_t>(y) * full.width + x) * 4];
+        d[0] = s[0];
+        d[1] = s[1];
+        d[2] = s[2];
+        d[3] = 255;
+      }
+  }
+
+  void publish(const mandel::RenderResult& r, const mandel::Colouring& col, uint64_t gen, bool final) {
+    Frame f;
+    f.width = r.width;
+    f.height = r.height;
+    std::vector<uint8_t> rgb = mandel::colour_image(r.counts, r.smooth, col);
+    f.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
+    for (size_t k = 0; k < static_cast<size_t>(r.width) * r.height; ++k) {
+      f.rgba[k * 4] = rgb[k * 3];
+      f.rgba[k * 4 + 1] = rgb[k * 3 + 1];
+      f.rgba[k * 4 + 2] = rgb[k * 3 + 2];
+      f.rgba[k * 4 + 3] = 255;
+    }
+    f.generation = gen;
+    f.final = final;
+    f.seconds = r.seconds;
+    f.iterations = r.iterations;
+    f.arith = arith_name(r.arith);
+    f.backend = mandel::backend_name(r.backend);
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_ = std::move(f);
+    has_pending_ = true;
+  }
+
+  void poll_frame() {
+    Frame f;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!has_pending_) return;
+      f = std::move(pending_);
+      has_pending_ = false;
+    }
+    if (f.generation != generation_) return;  // a stale image from a cancelled view
+    texture_.upload_rgba(f.rgba.data(), f.width, f.height);
+    uv0_ = ImVec2(0, 0);
+    uv1_ = ImVec2(1, 1);
+    shown_arith_ = f.arith;
+    shown_backend_ = f.backend;
+    shown_seconds_ = f.seconds;
+    shown_iterations_ = static_cast<double>(f.iterations);
+    shown_final_ = f.final;
+  }
+
+  View view_;
+  std::vector<View> history_;
+  size_t history_pos_ = 0;
+  char re_buf_[4096] = {}, im_buf_[4096] = {}, zoom_buf_[256] = {};
+  float click_factor_ = 4.0f, density_ = 1.0f, offset_ = 0.0f;
+  int arith_index_ = 0, palette_index_ = 0;
+  bool dirty_ = true, dragged_ = false, show_help_ = false, shown_final_ = false;
+  std::string message_, shown_arith_ = "-", shown_backend_ = "-";
+  double shown_seconds_ = 0, shown_iterations_ = 0;
+  render::Texture2D texture_;
+  ImVec2 uv0_{0, 0}, uv1_{1, 1};
+  BackgroundJob job_;
+  std::mutex mutex_;
+  Frame pending_;
+  bool has_pending_ = false;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Panel> make_mandelbrot_panel() { return std::make_unique<MandelbrotPanel>(); }
+
+}  // namespace ds::gui

@@ -1,0 +1,179 @@
+// The explorer window: GLFW + GLAD + Dear ImGui, one tab per workspace, and the scripted
+// --frames/--screenshot mode that the GUI test uses.
+#include <glad/gl.h>
+// glad first: GLFW must not include the system GL header.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "atomic_file.h"
+#include "cli.h"
+#include "commands.h"
+#include "panels.h"
+#include "render/gl_texture.h"
+
+namespace ds::app {
+namespace {
+
+void glfw_error(int code, const char* what) { std::cerr << "GLFW error " << code << ": " << what << "\n"; }
+
+bool display_present() {
+  const char* d = std::getenv("DISPLAY");
+  const char* w = std::getenv("WAYLAND_DISPLAY");
+  return (d && *d) || (w && *w);
+}
+
+int no_display() {
+  std::cerr << "deepscope: no display found (DISPLAY/WAYLAND_DISPLAY unset or unusable), so the window cannot open.\n"
+               "Run headless instead:  deepscope render --out view.png   (deepscope --help lists every command)\n";
+  return 2;
+}
+
+void write_png_rgba(const std::string& path, int w, int h, const std::vector<uint8_t>& rgba) {
+  std::string png;
+  stbi_write_png_to_func(
+      [](void* ctx, void* data, int size) { static_cast<std::string*>(ctx)->append(static_cast<char*>(data), size); },
+      &png, w, h, 4, rgba.data(), w * 4);
+  if (png.empty()) throw IoError("PNG encoding failed for " + path);
+  write_file_atomically(path, png);
+}
+
+}  // namespace
+
+int cmd_gui(const ArgList& args) {
+  cli::Args a(args, {"frames", "screenshot", "size"}, {});
+  if (!a.positional().empty()) throw cli::UsageError("unexpected argument \"" + a.positional()[0] + "\"");
+  const int64_t frames = a.get_int("frames", 0, 1, 1000000);
+  const std::string shot = a.get("screenshot", "");
+  int win_w = 1280, win_h = 800;
+  if (a.has("size")) cli::parse_size(a.get("size", ""), 16384, &win_w, &win_h);
+  if (!shot.empty()) check_writable(shot);
+  if (!display_present()) return no_display();
+
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) return no_display();
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+#ifndef NDEBUG
+  glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, GLFW_TRUE);
+#endif
+  GLFWwindow* window = glfwCreateWindow(win_w, win_h, "deepscope", nullptr, nullptr);
+  if (!window) {
+    glfwTerminate();
+    std::cerr << "deepscope: could not create an OpenGL 3.3 core window on this display.\n";
+    return no_display();
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+  if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress))) {
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    throw std::runtime_error("could not load OpenGL 3.3 functions");
+  }
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // layout is fixed; nothing to persist
+  float xscale = 1.0f, yscale = 1.0f;
+  glfwGetWindowContentScale(window, &xscale, &yscale);
+  ImGui::StyleColorsDark();
+  if (xscale > 1.0f) {
+    ImGui::GetStyle().ScaleAllSizes(xscale);
+    io.FontGlobalScale = xscale;
+  }
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  int result = 0;
+  {
+    std::vector<std::unique_ptr<gui::Panel>> panels;
+    panels.push_back(gui::make_mandelbrot_panel());
+    panels.push_back(gui::make_henon_panel());
+    panels.push_back(gui::make_tmd_panel());
+    panels.push_back(gui::make_drift_panel());
+
+    int64_t frame = 0;
+    const auto started = std::chrono::steady_clock::now();
+    while (!glfwWindowShouldClose(window)) {
+      glfwPollEvents();
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+
+      const ImGuiViewport* vp = ImGui::GetMainViewport();
+      ImGui::SetNextWindowPos(vp->WorkPos);
+      ImGui::SetNextWindowSize(vp->WorkSize);
+      ImGui::Begin("deepscope", nullptr,
+                   ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                       ImGuiWindowFlags_NoBringToFrontOnFocus);
+      if (ImGui::BeginTabBar("workspaces")) {
+        for (auto& p : panels) {
+          if (ImGui::BeginTabItem(p->title())) {
+            p->draw();
+            ImGui::EndTabItem();
+          }
+        }
+        ImGui::EndTabBar();
+      }
+      ImGui::End();
+
+      ImGui::Render();
+      int fb_w, fb_h;
+      glfwGetFramebufferSize(window, &fb_w, &fb_h);
+      glViewport(0, 0, fb_w, fb_h);
+      glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      render::check_gl("frame");
+
+      ++frame;
+      if (frames > 0 && frame >= frames) {
+        bool busy = false;
+        for (auto& p : panels) busy = busy || p->busy();
+        double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (busy && waited < 120.0) {
+          // Scripted runs wait for the first image, so the screenshot shows what a user would see.
+          glfwSwapBuffers(window);
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          continue;
+        }
+        if (!shot.empty()) {
+          std::vector<uint8_t> rgba(static_cast<size_t>(fb_w) * fb_h * 4);
+          render::read_framebuffer_rgba(fb_w, fb_h, rgba.data());
+          try {
+            write_png_rgba(shot, fb_w, fb_h, rgba);
+            std::cerr << "screenshot written: " << shot << " (" << fb_w << "x" << fb_h << ")\n";
+          } catch (const IoError& e) {
+            std::cerr << "deepscope: " << e.what() << "\n";
+            result = 2;
+          }
+        }
+        glfwSwapBuffers(window);
+        break;
+      }
+      glfwSwapBuffers(window);
+    }
+  }
+
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return result;
+}
+
+}  // namespace ds::app

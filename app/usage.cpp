@@ -1,0 +1,31 @@
+// The help text of every subcommand.
+#include "commands.h"
+
+namespace ds::app {
+
+const char* usage_text() {
+  return R"(usage: deepscope [COMMAND] [OPTIONS]
+
+With no command, opens the explorer window (needs a display).
+
+Commands:
+  deepscope [--frames N] [--screenshot FILE.png] [--size WxH]
+        open the window; --frames/--screenshot render N frames, save the window, and quit
+  deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
+                   [--arith NAME|auto] [--backend auto|cpu|cuda] [--palette P]
+                   [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
+                   [--frames N --zoom-to Z2] --out FILE.png
+        render a Mandelbrot view headless to a PNG with the location embedded
+  deepscope info [--arith]
+        build options, CUDA devices, GL renderer; --arith lists the number formats and traits
+  deepscope bench arith [--out FILE.md] [--quick]
+  deepscope bench mandelbrot [--out FILE.md] [--quick]
+        throughput benchmarks on the CPU and (when present) the GPU
+  deepscope --help | --version
+
+Exit codes: 0 success, 1 failure while running, 2 bad input (usage, malformed numbers, unwritable
+output). Ctrl-C stops batch work cleanly. Documentation: docs/ in the source tree.
+)";
+}
+
+}  // namespace ds::app

@@ -1,0 +1,61 @@
+// Runs the real deepscope window under Xvfb for a few frames, saves a screenshot, and checks that
+// the ImGui chrome and the fractal both drew (non-uniform pixels in each region).
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+namespace {
+
+int run(const std::string& cmd) {
+  int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+struct Image {
+  int w = 0, h = 0;
+  unsigned char* px = nullptr;
+  ~Image() { stbi_image_free(px); }
+  // Number of distinct RGB colours in the rectangle [x0, x1) x [y0, y1).
+  size_t colours(int x0, int y0, int x1, int y1) const {
+    std::set<unsigned> seen;
+    for (int y = y0; y < y1; ++y)
+      for (int x = x0; x < x1; ++x) {
+        const unsigned char* p = px + (static_cast<size_t>(y) * w + x) * 4;
+        seen.insert(p[0] << 16 | p[1] << 8 | p[2]);
+      }
+    return seen.size();
+  }
+};
+
+TEST(Window, DrawsChromeAndFractalUnderXvfb) {
+  ASSERT_EQ(run("command -v xvfb-run > /dev/null"), 0) << "xvfb-run is missing: ./setup.sh test installs it";
+  const std::string shot = std::string(DEEPSCOPE_TEST_TMP) + "/window_shot.png";
+  std::remove(shot.c_str());
+  const std::string cmd = std::string("xvfb-run -a -s '-screen 0 1280x1024x24' ") + DEEPSCOPE_EXE +
+                          " --frames 10 --size 960x640 --screenshot " + shot;
+  ASSERT_EQ(run(cmd), 0) << cmd;
+  Image img;
+  int comp = 0;
+  img.px = stbi_load(shot.c_str(), &img.w, &img.h, &comp, 4);
+  ASSERT_NE(img.px, nullptr) << "screenshot not written: " << shot;
+  EXPECT_EQ(img.w, 960);
+  EXPECT_EQ(img.h, 640);
+  // The tab bar along the top: background, tabs and their labels.
+  EXPECT_GE(img.colours(0, 0, img.w, 30), 3u) << "ImGui chrome did not draw";
+  // The controls column on the left: widgets and text.
+  EXPECT_GE(img.colours(0, 40, 250, img.h), 5u) << "control panel did not draw";
+  // The fractal on the right: a coloured escape-time image has many colours.
+  EXPECT_GE(img.colours(img.w / 2, img.h / 4, img.w - 20, img.h * 3 / 4), 50u) << "fractal did not draw";
+}
+
+TEST(Window, WithoutDisplayExplainsAndFails) {
+  const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + DEEPSCOPE_EXE + " > /dev/null 2>&1";
+  EXPECT_EQ(run(cmd), 2);
+}
+
+}  // namespace
