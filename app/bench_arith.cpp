@@ -69,13 +69,14 @@ std::pair<double, double> host_lanes(int64_t steps, V one, Step step, double ops
 template <class Q>
 std::map<ArithOp, double> bench_qd(double target) {
   std::map<ArithOp, double> r;
-  Q one(1.0), half(0.5), a(1.4), b(0.3);
+  volatile double v1 = 1.0, vhalf = 0.5, va = 1.4, vb = 0.3, v0 = 0.0;  // opaque to the optimiser
+  Q one(v1), half(vhalf), a(va), b(vb), zero(v0);
   r[ArithOp::kAdd] = calibrated([&](int64_t n) {
     return host_lanes(n, one, [&](Q& x, Q&) { x = x + half; x = x - half; }, 2.0); }, target, 1 << 12);
   r[ArithOp::kMul] = calibrated([&](int64_t n) { return host_lanes(n, one, [](Q& x, Q& y) { x = x * y; }, 1.0); }, target, 1 << 12);
   r[ArithOp::kSqr] = calibrated([&](int64_t n) { return host_lanes(n, one, [](Q& x, Q&) { x = sqr(x); }, 1.0); }, target, 1 << 12);
   r[ArithOp::kHenon] = calibrated([&](int64_t n) {
-    return host_lanes(n, Q(0.0), [&](Q& x, Q& y) { Q nx = (one + y) - a * sqr(x); y = b * x; x = nx; }, 1.0); }, target, 1 << 12);
+    return host_lanes(n, zero, [&](Q& x, Q& y) { Q nx = (one + y) - a * sqr(x); y = b * x; x = nx; }, 1.0); }, target, 1 << 12);
   return r;
 }
 #endif
@@ -137,7 +138,9 @@ std::map<std::string, std::pair<double, double>> read_fp_counts(const std::strin
 }  // namespace
 
 int bench_arith(const ArgList& args) {
-  cli::Args a(args, {"out", "fp-counts", "formats"}, {"quick", "cpu-only", "gpu-only"});
+  cli::Args a(args, {"out", "fp-counts", "formats", "steps", "chains"}, {"quick", "cpu-only", "gpu-only"});
+  // --steps: one run of that many steps per measurement, no calibration (for Nsight Compute counts).
+  const int64_t fixed_steps = a.get_int("steps", 0, 1, int64_t(1) << 40);
   const bool quick = a.flag("quick");
   const double target = quick ? 0.02 : 0.15;
   std::string out_path = a.get("out", "");
@@ -203,7 +206,7 @@ int bench_arith(const ArgList& args) {
   if (do_gpu) {
     std::fprintf(stderr, "GPU chains...\n");
     const CudaDeviceInfo& d = devs[0];
-    int64_t chains = static_cast<int64_t>(d.sm_count) * 2048 * 2;
+    int64_t chains = a.get_int("chains", static_cast<int64_t>(d.sm_count) * 2048 * 2, 1, int64_t(1) << 30);
     md << "## GPU: " << d.name << " (" << d.sm_count << " SMs), " << chains << " chains, one per thread\n\n"
        << "FP64/FP32 per op: FP instructions per operation counted by Nsight Compute (dadd+dmul+dfma, "
           "fadd+fmul+ffma per thread); share = rate x count / ceiling (1.67e13 DFMA/s, 3.06e13 FFMA/s).\n\n"
@@ -211,9 +214,10 @@ int bench_arith(const ArgList& args) {
        << "|---|---|---|---|---|---|---|\n";
     for (Arith f : formats) {
       for (ArithOp op : kOps) {
-        double r = calibrated([&](int64_t n) {
+        auto run = [&](int64_t n) {
           Throughput t = arith_throughput_cuda(f, op, chains, n);
-          return std::pair<double, double>(t.seconds, t.ops_per_second); }, target, 64);
+          return std::pair<double, double>(t.seconds, t.ops_per_second); };
+        double r = fixed_steps ? run(fixed_steps).second : calibrated(run, target, 64);
         md << "| " << arith_name(f) << " | " << arith_op_name(op) << " | " << fmt_rate(r);
         auto it = counts.find(std::string(arith_name(f)) + "/" + arith_op_name(op));
         if (it != counts.end()) {

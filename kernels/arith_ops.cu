@@ -15,10 +15,10 @@ __global__ void elementwise_kernel(ArithOp op, const T* x, const T* y, T* out, s
 }
 
 template <class T, ArithOp Op>
-__global__ void chain_kernel(int64_t steps, double* sink) {
+__global__ void chain_kernel(int64_t steps, kernels::ChainSeed seed, double* sink) {
   int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   T x, y;
-  kernels::chain_start<T, Op>(x, y, k);
+  kernels::chain_start<T, Op>(x, y, k, seed);
   for (int64_t s = 0; s < steps; ++s) kernels::chain_step<T, Op>(x, y);
   sink[k] = to_double(x);
 }
@@ -46,14 +46,15 @@ Throughput gpu_chains(int64_t chains, int64_t steps) {
   int64_t blocks = (chains + block - 1) / block;
   DeviceBuffer sink(static_cast<std::size_t>(blocks * block) * sizeof(double));
   // Warm-up launch: module load and clocks stay out of the timing.
-  chain_kernel<T, Op><<<static_cast<unsigned>(blocks), block>>>(steps / 16 + 1, static_cast<double*>(sink.p));
+  chain_kernel<T, Op><<<static_cast<unsigned>(blocks), block>>>(steps / 16 + 1, kernels::chain_seed<Op>(),
+                                                                  static_cast<double*>(sink.p));
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   cudaEvent_t start, stop;
   DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&start));
   DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&stop));
   DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start));
-  chain_kernel<T, Op><<<static_cast<unsigned>(blocks), block>>>(steps, static_cast<double*>(sink.p));
+  chain_kernel<T, Op><<<static_cast<unsigned>(blocks), block>>>(steps, kernels::chain_seed<Op>(), static_cast<double*>(sink.p));
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop));
   DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop));

@@ -41,17 +41,25 @@ DEEPSCOPE_HD void chain_step(T& x, T& y) {
   }
 }
 
-// Chain start values: x = y = 1 keeps mul/sqr at 1 (every instruction still executes), add/sub
-// return to x, and the Hénon orbit from (0, 0) stays on the attractor (inside every range).
+// Chain start values, passed in at run time so that no compiler can fold a chain away:
+// x = y = 1 keeps mul/sqr at 1 (every instruction still executes), add/sub return to x, and the
+// Hénon orbit from (0.001 k mod 7, 0) stays on the attractor (inside every range).
+struct ChainSeed {
+  double x, y;
+};
+template <ArithOp Op>
+inline ChainSeed chain_seed() {
+  if constexpr (Op == ArithOp::kHenon) return {1e-3, 0.0};
+  return {1.0, Op == ArithOp::kAdd ? 0.5 : 1.0};
+}
 template <class T, ArithOp Op>
-DEEPSCOPE_HD void chain_start(T& x, T& y, int64_t k) {
+DEEPSCOPE_HD void chain_start(T& x, T& y, int64_t k, ChainSeed seed) {
   if constexpr (Op == ArithOp::kHenon) {
-    x = T(1e-3 * static_cast<double>(k % 7));
-    y = T(0.0);
+    x = T(seed.x * static_cast<double>(k % 7));
   } else {
-    x = T(1.0);
-    y = T(Op == ArithOp::kAdd ? 0.5 : 1.0);
+    x = T(seed.x);
   }
+  y = T(seed.y);
 }
 
 }  // namespace ds::kernels

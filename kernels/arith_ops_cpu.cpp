@@ -44,11 +44,14 @@ namespace {
 template <class T, ArithOp Op>
 Throughput cpu_chains(int64_t chains, int64_t steps) {
   constexpr int kLanes = 8;  // independent chains interleaved, so latency does not hide throughput
+  // Through a volatile, so the optimiser cannot see the start values.
+  volatile double seed_x = kernels::chain_seed<Op>().x, seed_y = kernels::chain_seed<Op>().y;
+  const kernels::ChainSeed seed{seed_x, seed_y};
   double checksum = 0;
   auto t0 = std::chrono::steady_clock::now();
   for (int64_t c = 0; c < chains; c += kLanes) {
     T x[kLanes], y[kLanes];
-    for (int l = 0; l < kLanes; ++l) kernels::chain_start<T, Op>(x[l], y[l], c + l);
+    for (int l = 0; l < kLanes; ++l) kernels::chain_start<T, Op>(x[l], y[l], c + l, seed);
     for (int64_t s = 0; s < steps; ++s) {
       DEEPSCOPE_UNROLL
       for (int l = 0; l < kLanes; ++l) kernels::chain_step<T, Op>(x[l], y[l]);
