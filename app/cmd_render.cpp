@@ -18,6 +18,7 @@
 #include "kernels/mandelbrot.h"
 #include "kernels/palette.h"
 #include "location.h"
+#include "view_png.h"
 
 namespace ds::app {
 namespace {
@@ -253,19 +254,7 @@ int cmd_render(const ArgList& args) {
                 << (f > 0 ? " (earlier frames are complete)" : "") << "\n";
       return 130;
     }
-    Location loc;
-    loc.re = v.re;
-    loc.im = v.im;
-    loc.zoom = v.zoom;
-    loc.iterations = v.max_iter;
-    loc.width = v.width;
-    loc.height = v.height;
-    loc.palette = job.palette_name;
-    loc.density = job.density;
-    loc.offset = job.offset;
-    loc.format_used = arith_name(r.arith);
-    const std::vector<uint8_t> rgb = mandel::colour_image(r.counts, r.smooth, job.colouring);
-    const std::string png = encode_png(rgb, r.width, r.height, {{kPngLocationKey, format_location(loc)}});
+    const std::string png = mandelbrot_png(v, r, job.palette_name, job.colouring);
     const Names& n = names[static_cast<size_t>(f)];
     if (!n.counts.empty()) write_file_atomically(n.counts, encode_npy(r.counts, r.height, r.width));
     if (!n.smooth.empty()) write_file_atomically(n.smooth, encode_npy(r.smooth, r.height, r.width));

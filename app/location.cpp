@@ -139,6 +139,13 @@ std::string format_location(const Location& loc) {
   return o.str();
 }
 
+std::string format_kfr(const Location& loc) {
+  std::ostringstream o;
+  o << "Re: " << loc.re << "\r\nIm: " << loc.im << "\r\nZoom: " << loc.zoom << "\r\n";
+  if (loc.iterations) o << "Iterations: " << *loc.iterations << "\r\n";
+  return o.str();
+}
+
 Location read_location_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw IoError("cannot read location \"" + path + "\": " + std::strerror(errno));

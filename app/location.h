@@ -26,6 +26,8 @@ constexpr const char* kPngLocationKey = "deepscope-location";
 Location parse_location(const std::string& text, const std::string& source);
 // Our format, ready to write to a file or a PNG text chunk.
 std::string format_location(const Location& loc);
+// Kalles Fraktaler .kfr text (Re, Im, Zoom, Iterations), as KF reads it.
+std::string format_kfr(const Location& loc);
 // Reads a location from a file: a PNG (by its signature) or text. Throws IoError.
 Location read_location_file(const std::string& path);
 

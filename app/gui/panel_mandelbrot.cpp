@@ -11,12 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "jobs.h"
 #include "kernels/mandelbrot.h"
 #include "kernels/navigate.h"
 #include "kernels/palette.h"
 #include "panels.h"
 #include "render/gl_texture.h"
+#include "view_png.h"
 
 namespace ds::gui {
 namespace {
@@ -44,6 +46,17 @@ class MandelbrotPanel final : public Panel {
   }
 
   const char* title() const override { return "Mandelbrot"; }
+
+  // A dropped location file (ours, .kfr) or a PNG this program wrote.
+  bool open_file(const std::string& path) override {
+    try {
+      apply_location(app::read_location_file(path));
+      file_status_ = "opened " + path;
+    } catch (const std::exception& e) {
+      file_status_ = std::string("cannot open: ") + e.what();
+    }
+    return true;
+  }
   bool busy() const override { return job_.running() || !shown_final_; }
 
   void draw() override {
@@ -169,8 +182,120 @@ class MandelbrotPanel final : public Panel {
     std::string err = job_.error();
     if (!err.empty()) message_ = err;
     if (!message_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message_.c_str());
+    draw_files();
     ImGui::TextDisabled("F1: shortcuts and mouse");
     if (ImGui::IsKeyPressed(GLFW_KEY_F1)) show_help_ = !show_help_;  // ImGui 1.86 indexes keys by GLFW code
+  }
+
+  void apply_location(const app::Location& loc) {
+    View v = view_;
+    v.re = loc.re;
+    v.im = loc.im;
+    v.zoom = loc.zoom;
+    if (loc.iterations) v.max_iter = *loc.iterations;
+    mandel::geometry(v);  // throws for a location no format can show
+    if (loc.palette) {
+      const auto& names = mandel::palette_names();
+      for (size_t k = 0; k < names.size(); ++k)
+        if (names[k] == *loc.palette) palette_index_ = static_cast<int>(k);
+    }
+    if (loc.density) density_ = static_cast<float>(*loc.density);
+    if (loc.offset) offset_ = static_cast<float>(*loc.offset);
+    set_view(v);
+  }
+
+  mandel::Colouring colouring(uint32_t max_iter) const {
+    mandel::Colouring col;
+    col.palette = mandel::palette_by_name(mandel::palette_names()[palette_index_]);
+    col.density = density_;
+    col.offset = offset_;
+    col.max_iter = max_iter;
+    return col;
+  }
+
+  // Screenshots (re-rendered at the chosen size, location embedded) and location files.
+  void draw_files() {
+    ImGui::Separator();
+    ImGui::TextUnformatted("Screenshot (F12)");
+    ImGui::InputText("png path", shot_path_, sizeof shot_path_);
+    ImGui::Checkbox("custom size", &shot_custom_);
+    if (shot_custom_) {
+      ImGui::InputInt("width", &shot_w_, 64, 512);
+      ImGui::InputInt("height", &shot_h_, 64, 512);
+      shot_w_ = std::max(1, std::min(shot_w_, 32768));
+      shot_h_ = std::max(1, std::min(shot_h_, 32768));
+    }
+    ImGui::BeginDisabled(shot_job_.running());
+    if (ImGui::Button("Save PNG") || ImGui::IsKeyPressed(GLFW_KEY_F12)) save_screenshot();
+    ImGui::EndDisabled();
+    if (shot_job_.running()) {
+      ImGui::SameLine();
+      ImGui::ProgressBar(static_cast<float>(shot_job_.progress()), ImVec2(-1, 0));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::string err = shot_job_.error();
+      if (!err.empty() && !shot_job_.running()) shot_status_ = "screenshot failed: " + err;
+      if (!shot_status_.empty()) ImGui::TextWrapped("%s", shot_status_.c_str());
+    }
+    ImGui::Separator();
+    ImGui::TextUnformatted("Location file (or drop one on the window)");
+    ImGui::InputText("path", loc_path_, sizeof loc_path_);
+    if (ImGui::Button("Load")) open_file(loc_path_);
+    ImGui::SameLine();
+    if (ImGui::Button("Save")) save_location(false);
+    ImGui::SameLine();
+    if (ImGui::Button("Save .kfr")) save_location(true);
+    if (!file_status_.empty()) ImGui::TextWrapped("%s", file_status_.c_str());
+  }
+
+  void save_location(bool kfr) {
+    try {
+      const std::string name = palette_names_at(palette_index_);
+      app::Location loc = app::location_of(view_, name, colouring(view_.max_iter), shown_arith_);
+      write_file_atomically(loc_path_, kfr ? app::format_kfr(loc) : app::format_location(loc));
+      file_status_ = std::string("saved ") + loc_path_;
+    } catch (const std::exception& e) {
+      file_status_ = std::string("cannot save: ") + e.what();
+    }
+  }
+
+  static std::string palette_names_at(int k) { return mandel::palette_names()[static_cast<size_t>(k)]; }
+
+  void save_screenshot() {
+    View v = view_;
+    if (shot_custom_) {
+      v.width = shot_w_;
+      v.height = shot_h_;
+    }
+    const std::string path = shot_path_;
+    try {
+      check_writable(path);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      shot_status_ = std::string("screenshot failed: ") + e.what();
+      return;
+    }
+    mandel::RenderOptions opt;
+    if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
+    const mandel::Colouring col = colouring(v.max_iter);
+    const std::string palette = palette_names_at(palette_index_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      shot_status_ = "rendering " + path + " ...";
+    }
+    shot_job_.start([this, v, opt, col, palette, path](JobControl& ctl) mutable {
+      opt.cancel = &ctl.cancel;
+      opt.progress = [&ctl](double p) { ctl.progress = p; };
+      mandel::RenderResult r = mandel::render(v, opt);
+      if (r.cancelled) return;
+      write_file_atomically(path, app::mandelbrot_png(v, r, palette, col));
+      char msg[600];
+      std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s)", path.c_str(), v.width, v.height,
+                    arith_name(r.arith), r.seconds);
+      std::lock_guard<std::mutex> lock(mutex_);
+      shot_status_ = msg;
+    });
   }
 
   void draw_help() {
@@ -183,6 +308,8 @@ class MandelbrotPanel final : public Panel {
         "drag (left)     pan\n"
         "Ctrl+Z / Ctrl+Y undo / redo location\n"
         "Home            whole set\n"
+        "F12             save a screenshot (PNG with the location)\n"
+        "drop a file     open a location, .kfr or deepscope PNG\n"
         "F1              this help");
     ImGui::End();
   }
@@ -411,7 +538,11 @@ class MandelbrotPanel final : public Panel {
   double shown_seconds_ = 0, shown_iterations_ = 0;
   render::Texture2D texture_;
   ImVec2 uv0_{0, 0}, uv1_{1, 1};
-  BackgroundJob job_;
+  BackgroundJob job_, shot_job_;
+  char shot_path_[512] = "deepscope-shot.png", loc_path_[512] = "location.txt";
+  int shot_w_ = 3840, shot_h_ = 2160;
+  bool shot_custom_ = false;
+  std::string shot_status_, file_status_;
   std::mutex mutex_;
   Frame pending_;
   bool has_pending_ = false;

@@ -1,6 +1,7 @@
 // The window's workspaces: one panel per workspace, each drawing itself inside its tab.
 #pragma once
 #include <memory>
+#include <string>
 
 namespace ds::gui {
 
@@ -12,6 +13,8 @@ class Panel {
   virtual void draw() = 0;
   // True while background work that changes what the panel shows is still running.
   virtual bool busy() const { return false; }
+  // A file dropped on the window; returns true when this panel took it.
+  virtual bool open_file(const std::string&) { return false; }
 };
 
 std::unique_ptr<Panel> make_mandelbrot_panel();

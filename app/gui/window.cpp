@@ -17,6 +17,7 @@
 
 #include "atomic_file.h"
 #include "cli.h"
+#include "location.h"
 #include "commands.h"
 #include "panels.h"
 #include "render/gl_texture.h"
@@ -25,6 +26,12 @@ namespace ds::app {
 namespace {
 
 void glfw_error(int code, const char* what) { std::cerr << "GLFW error " << code << ": " << what << "\n"; }
+
+// Paths dropped on the window since the last frame (GLFW calls back from glfwPollEvents).
+std::vector<std::string> g_dropped;
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  for (int k = 0; k < count; ++k) g_dropped.emplace_back(paths[k]);
+}
 
 bool display_present() {
   const char* d = std::getenv("DISPLAY");
@@ -50,13 +57,15 @@ void write_png_rgba(const std::string& path, int w, int h, const std::vector<uin
 }  // namespace
 
 int cmd_gui(const ArgList& args) {
-  cli::Args a(args, {"frames", "screenshot", "size"}, {});
+  cli::Args a(args, {"frames", "screenshot", "size", "location"}, {});
   if (!a.positional().empty()) throw cli::UsageError("unexpected argument \"" + a.positional()[0] + "\"");
   const int64_t frames = a.get_int("frames", 0, 1, 1000000);
   const std::string shot = a.get("screenshot", "");
   int win_w = 1280, win_h = 800;
   if (a.has("size")) cli::parse_size(a.get("size", ""), 16384, &win_w, &win_h);
   if (!shot.empty()) check_writable(shot);
+  const std::string location = a.get("location", "");
+  if (!location.empty()) read_location_file(location);  // a bad file is bad input: exit 2 before any window
   if (!display_present()) return no_display();
 
   glfwSetErrorCallback(glfw_error);
@@ -77,6 +86,7 @@ int cmd_gui(const ArgList& args) {
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);
+  glfwSetDropCallback(window, on_drop);
   if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress))) {
     glfwDestroyWindow(window);
     glfwTerminate();
@@ -104,11 +114,16 @@ int cmd_gui(const ArgList& args) {
     panels.push_back(gui::make_henon_panel());
     panels.push_back(gui::make_tmd_panel());
     panels.push_back(gui::make_drift_panel());
+    if (!location.empty()) panels[0]->open_file(location);
 
     int64_t frame = 0;
     const auto started = std::chrono::steady_clock::now();
     while (!glfwWindowShouldClose(window)) {
       glfwPollEvents();
+      for (const std::string& path : g_dropped)
+        for (auto& p : panels)
+          if (p->open_file(path)) break;
+      g_dropped.clear();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();

@@ -59,3 +59,35 @@ TEST(Window, WithoutDisplayExplainsAndFails) {
 }
 
 }  // namespace
+
+namespace {
+
+// The window opens a Kalles Fraktaler location deeper than f64 resolves and draws it (auto picks
+// a wider format); a malformed location file is refused with exit code 2 before any window opens.
+TEST(Window, OpensADeepKfrLocation) {
+  const std::string dir = DEEPSCOPE_TEST_TMP;
+  const std::string kfr = dir + "/deep.kfr", shot = dir + "/deep_shot.png", bad = dir + "/bad.kfr";
+  {
+    FILE* f = std::fopen(kfr.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("Re: -1.759817130804847813610825010561798238243999999999999999999800\r\n"
+               "Im: -0.012593310799749865383746631843264858450340000000000000000000\r\n"
+               "Zoom: 1e14\r\nIterations: 4036\r\n", f);
+    std::fclose(f);
+    f = std::fopen(bad.c_str(), "w");
+    std::fputs("Re: 1.2.3\r\nIm: 0\r\nZoom: 1\r\n", f);
+    std::fclose(f);
+  }
+  std::remove(shot.c_str());
+  const std::string cmd = std::string("xvfb-run -a -s '-screen 0 1280x1024x24' ") + DEEPSCOPE_EXE +
+                          " --location " + kfr + " --frames 5 --size 640x400 --screenshot " + shot;
+  ASSERT_EQ(run(cmd), 0) << cmd;
+  Image img;
+  int comp = 0;
+  img.px = stbi_load(shot.c_str(), &img.w, &img.h, &comp, 4);
+  ASSERT_NE(img.px, nullptr);
+  EXPECT_GE(img.colours(img.w / 2, 40, img.w - 10, img.h - 10), 50u) << "the deep view did not draw";
+  EXPECT_EQ(run(std::string(DEEPSCOPE_EXE) + " --location " + bad + " > /dev/null 2>&1"), 2);
+}
+
+}  // namespace
