@@ -32,6 +32,10 @@ cmake --build build -j "$jobs"
 
 if [ "$mode" = test ]; then
   echo "== running the test suite"
+  ./build/app/deepscope info | grep -E "^CUDA" | sed 's/^/== /'
+  if ! ./build/app/deepscope info | grep -q "^CUDA device"; then
+    echo "== no CUDA device here: the GPU test sections report themselves as skipped"
+  fi
   cd build
   exec ctest --output-on-failure -j "$jobs" --timeout 1800
 fi

@@ -1,6 +1,10 @@
 # Script mode (cmake -P): writes version.h from version.h.in with the current git commit.
 # configure_file leaves the file untouched when nothing changed, so no needless rebuilds.
+# Without a .git (a copied tree, as on the GPU machine) the commit comes from the environment.
 set(DEEPSCOPE_GIT_COMMIT "unknown")
+if(DEFINED ENV{DEEPSCOPE_GIT_COMMIT})
+  set(DEEPSCOPE_GIT_COMMIT "$ENV{DEEPSCOPE_GIT_COMMIT}")
+endif()
 find_package(Git QUIET)
 if(GIT_FOUND AND EXISTS ${GIT_DIR}/.git)
   execute_process(COMMAND ${GIT_EXECUTABLE} -C ${GIT_DIR} describe --always --dirty --abbrev=12
