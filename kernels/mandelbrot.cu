@@ -1,5 +1,5 @@
-// CUDA backend of the Mandelbrot engine: a thin __global__ wrapper around mandel_pixel for every
-// format, the cooperative limb kernels (mandelbrot_coop.cuh), and the launch loop (bands sized for
+// CUDA backend of the Mandelbrot engine: thin __global__ wrappers around mandel_pixel (every
+// format) and coop_pixel (limb formats, mandelbrot_coop.cuh), and the launch loop (bands sized for
 // about 0.25 s each, so the host can report progress and honour cancellation between launches).
 #include <algorithm>
 #include <chrono>
@@ -8,6 +8,7 @@
 #include "cuda_check.h"
 #include "mandelbrot.cuh"
 #include "mandelbrot.h"
+#include "mandelbrot_coop.cuh"
 
 namespace ds::mandel {
 namespace {
@@ -26,6 +27,34 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   counts[k] = px.count;
   smooth[k] = px.smooth;
 }
+
+// The big-limb paper's layout: blocks of 32 pixels x S threads (S >= N words), one pixel per
+// segment of S consecutive threads.
+template <int N>
+__global__ void __launch_bounds__(coop::Shape<N>::kThreads)
+    coop_kernel(const MandelParams<Limb<N>> p, int x0, int y0, int tw, int row_begin, uint32_t* counts,
+                float* smooth) {
+  constexpr int S = coop::Shape<N>::S;
+  __shared__ uint32_t sh[coop::Shape<N>::kPixelsPerBlock][2 * S];
+  const int pix = static_cast<int>(threadIdx.x) / S;
+  const int i = blockIdx.x * coop::Shape<N>::kPixelsPerBlock + pix;
+  const int r = row_begin + static_cast<int>(blockIdx.y);
+  const PixelResult px = coop::coop_pixel<N>(coop::DeviceWarp{}, p, x0 + i, y0 + r, i < tw, sh[pix]);
+  if (static_cast<int>(threadIdx.x) % S == 0 && i < tw) {
+    const std::size_t k = static_cast<std::size_t>(r) * tw + i;
+    counts[k] = px.count;
+    smooth[k] = px.smooth;
+  }
+}
+
+template <class T>
+struct LimbWords {
+  static constexpr int value = 0;
+};
+template <int N>
+struct LimbWords<Limb<N>> {
+  static constexpr int value = N;
+};
 
 struct DeviceBuffer {
   void* p = nullptr;
@@ -47,6 +76,18 @@ struct Event {
 template <class T>
 void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row_end, LimbStrategy strategy,
                  uint32_t* counts, float* smooth) {
+  constexpr int kWords = LimbWords<T>::value;
+  if constexpr (kWords > 0) {
+    if (strategy == LimbStrategy::kCooperative) {
+      constexpr int kPixels = coop::Shape<kWords>::kPixelsPerBlock;
+      dim3 grid(static_cast<unsigned>((t.width + kPixels - 1) / kPixels),
+                static_cast<unsigned>(row_end - row_begin));
+      coop_kernel<kWords>
+          <<<grid, coop::Shape<kWords>::kThreads>>>(p, t.x0, t.y0, t.width, row_begin, counts, smooth);
+      DEEPSCOPE_CUDA_CHECK_LAUNCH();
+      return;
+    }
+  }
   (void)strategy;
   dim3 block(kBlockX, kBlockY);
   dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
