@@ -192,9 +192,6 @@ int cmd_render(const ArgList& args) {
 
   // Memory: the engine's arrays, RGB, the PNG and .npy buffers (each about a copy of the pixels).
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);
-  if (pixels * 3 > 0x7fffffffu)
-    throw cli::UsageError("size " + std::to_string(v.width) + "x" + std::to_string(v.height) +
-                          " is beyond the PNG encoder's limit of 2 GiB of pixels");
   const uint64_t host_need =
       pixels * (8 + 3 + 8 + (job.counts.empty() ? 0 : 4) + (job.smooth.empty() ? 0 : 4));
   const uint64_t host_have = mandel::host_memory_bytes();
@@ -203,6 +200,9 @@ int cmd_render(const ArgList& args) {
                           " render needs about " + gib(host_need) + " of memory; this machine has " +
                           gib(host_have));
 
+  if (pixels * 3 > 0x7fffffffu)
+    throw cli::UsageError("size " + std::to_string(v.width) + "x" + std::to_string(v.height) +
+                          " is beyond the PNG encoder's limit of 2 GiB of pixels");
   std::string note;
   const Backend backend = mandel::select_backend(job.opt.backend, &note);
   if (backend == Backend::kCuda) {

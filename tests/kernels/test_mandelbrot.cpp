@@ -209,7 +209,9 @@ TEST(MandelbrotView, AutoTakesTheCheapestResolvingFormat) {
     const Arith a = choose_arith(g);
     EXPECT_TRUE(resolves(a, g)) << zoom;
     for (Arith b : all_ariths())
-      if (resolves(b, g)) EXPECT_GE(arith_traits(b).rel_cost, arith_traits(a).rel_cost) << zoom;
+      if (resolves(b, g)) {
+        EXPECT_GE(arith_traits(b).rel_cost, arith_traits(a).rel_cost) << zoom;
+      }
   }
   v.zoom = "1e400";
   try {
