@@ -17,6 +17,13 @@ Commands:
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded
+  deepscope henon orbit --a A --b B [--x0 X --y0 Y] [--transient N] [--points N] [--arith NAME]
+                        [--backend cpu|cuda] [--bound R] --out FILE.csv
+  deepscope henon period --a A --b B [--x0 X --y0 Y] [--transient N] [--pmax P] [--tol T] [--arith NAME]
+  deepscope henon scan --a-min A --a-step DA --na N [--b-min B --b-step DB --nb M] [--init K]
+                       [--box XLO,XHI,YLO,YHI] [--transient N] [--pmax P] [--tol T] [--arith NAME]
+                       [--backend auto|cpu|cuda] [--chunk C] [--chunk-file F] [--json F] [--estimate] --csv FILE
+        Hénon map orbits (CSV), period detection with eigenvalues, and resumable grid sink scans
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick]

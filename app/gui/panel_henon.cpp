@@ -1,20 +1,307 @@
-// The Hénon workspace's tab. Its engine is not built yet (issue 6); the tab says so plainly
-// rather than showing controls that would do nothing.
+// The Hénon workspace's tab: a, b, x0, y0 as sliders and exact text, the orbit as a pan/zoom point
+// cloud with axes, and the period / eigenvalue / sink readout, recomputed on a background job
+// (cancelled and restarted whenever an input changes) through kernels/henon.h.
 #include <imgui.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "jobs.h"
+#include "kernels/henon.h"
 #include "panels.h"
 
 namespace ds::gui {
 namespace {
 
+struct Outcome {
+  henon::OrbitResult orbit;
+  henon::PeriodResult period;
+  std::string arith;
+  uint64_t generation = 0;
+};
+
 class HenonPanel final : public Panel {
  public:
-  const char* title() const override { return "Hénon"; }
-  void draw() override {
-    ImGui::TextWrapped("%s", "Hénon map h(x, y) = (1 + y - a x^2, b x): live orbit plots with sliders for a, b and the start point, period detection with the Jacobian eigenvalues of the cycle, and GPU sink searches over parameter grids.");
-    ImGui::Spacing();
-    ImGui::TextDisabled("%s", "Not available in this build: the Hénon engine has not landed yet.");
+  HenonPanel() {
+    set_text(a_buf_, "1.4");
+    set_text(b_buf_, "0.3");
+    set_text(x0_buf_, "0");
+    set_text(y0_buf_, "0");
+    set_text(tol_buf_, "1e-10");
+    dirty_ = true;
   }
+  ~HenonPanel() override { job_.cancel(); }
+
+  const char* title() const override { return "Hénon"; }
+  bool busy() const override { return job_.running() || dirty_; }
+
+  void draw() override {
+    take_outcome();
+    ImGui::BeginChild("henon_controls", ImVec2(380, 0), true);
+    draw_controls();
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("henon_plot", ImVec2(0, 0), true,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_plot();
+    ImGui::EndChild();
+    if (dirty_) start();
+  }
+
+ private:
+  static void set_text(char* buf, const std::string& s) { std::snprintf(buf, kBuf, "%s", s.c_str()); }
+
+  // A slider bound to an exact text field: dragging writes the slider's value as text, editing the
+  // text (Enter) moves the slider to the text's nearest float.
+  bool slider_with_text(const char* label, char* buf, float lo, float hi) {
+    bool changed = false;
+    float v = static_cast<float>(std::strtod(buf, nullptr));
+    ImGui::PushID(label);
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::SliderFloat("##slider", &v, lo, hi, "%.6f")) {
+      char tmp[64];
+      std::snprintf(tmp, sizeof tmp, "%.9g", static_cast<double>(v));
+      set_text(buf, tmp);
+      changed = true;
+    }
+    ImGui::SetNextItemWidth(-40);
+    changed |= ImGui::InputText("##text", buf, kBuf, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    ImGui::TextUnformatted(label);
+    ImGui::PopID();
+    return changed;
+  }
+
+  void draw_controls() {
+    ImGui::TextWrapped("h(x, y) = (1 + y - a x^2, b x)");
+    bool changed = false;
+    changed |= slider_with_text("a", a_buf_, 0.0f, 2.0f);
+    changed |= slider_with_text("b", b_buf_, -1.0f, 1.0f);
+    changed |= slider_with_text("x0", x0_buf_, -2.0f, 2.0f);
+    changed |= slider_with_text("y0", y0_buf_, -2.0f, 2.0f);
+    const ImS64 nt_min = 0, nt_max = henon::kMaxTransient, pts_min = 1, pts_max = 1000000;
+    ImGui::SetNextItemWidth(160);
+    changed |= ImGui::DragScalar("transient N_t", ImGuiDataType_S64, &n_transient_, 1000.0f, &nt_min, &nt_max,
+                                 "%lld");
+    ImGui::SetNextItemWidth(160);
+    changed |= ImGui::DragScalar("points", ImGuiDataType_S64, &n_points_, 100.0f, &pts_min, &pts_max, "%lld");
+    ImGui::SetNextItemWidth(160);
+    changed |= ImGui::DragInt("p_max", &p_max_, 10.0f, 1, 100000);
+    ImGui::SetNextItemWidth(160);
+    changed |= ImGui::InputText("tolerance", tol_buf_, kBuf, ImGuiInputTextFlags_EnterReturnsTrue);
+    const std::vector<Arith>& ariths = all_ariths();
+    ImGui::SetNextItemWidth(160);
+    if (ImGui::BeginCombo("arithmetic", arith_name(ariths[arith_index_]))) {
+      for (std::size_t i = 0; i < ariths.size(); ++i) {
+        if (ImGui::Selectable(arith_name(ariths[i]), i == arith_index_)) {
+          arith_index_ = i;
+          changed = true;
+        }
+      }
+      ImGui::EndCombo();
+    }
+    if (ImGui::Button("fit view")) fit_ = true;
+    if (changed) dirty_ = true;
+
+    ImGui::Separator();
+    if (job_.running()) ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0), "computing");
+    const std::string err = job_.error();
+    if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shown_.generation == 0) return;
+    const henon::OrbitResult& o = shown_.orbit;
+    const henon::PeriodResult& p = shown_.period;
+    ImGui::Text("%s: %zu points", shown_.arith.c_str(), o.xs.size());
+    if (o.escaped)
+      ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1), "escapes at step %lld",
+                         static_cast<long long>(o.escape_step));
+    if (p.escaped) {
+      ImGui::TextUnformatted("period: the orbit escapes");
+    } else if (p.period == 0) {
+      ImGui::Text("period: none within p_max = %d", p_max_);
+    } else {
+      ImGui::Text("period: %d", p.period);
+      if (p.is_sink)
+        ImGui::TextColored(ImVec4(0.3f, 1, 0.3f, 1), "SINK (both |l| < 1)");
+      else
+        ImGui::TextColored(ImVec4(1, 0.5f, 0.3f, 1), "not a sink");
+      ImGui::TextWrapped("trace %s, det %s", p.trace.text.c_str(), p.det.text.c_str());
+      if (p.complex) {
+        ImGui::TextWrapped("l = %s +- %s i", p.l1_re.text.c_str(), p.l1_im.text.c_str());
+        ImGui::TextWrapped("|l| = %s", p.l1_abs.text.c_str());
+      } else {
+        ImGui::TextWrapped("l1 = %s", p.l1_re.text.c_str());
+        ImGui::TextWrapped("l2 = %s", p.l2_re.text.c_str());
+      }
+      if (!p.note.empty()) ImGui::TextWrapped("note: %s", p.note.c_str());
+      ImGui::TextUnformatted("cycle:");
+      const std::size_t show = std::min<std::size_t>(p.cycle.size(), 16);
+      for (std::size_t i = 0; i < show; ++i)
+        ImGui::TextWrapped("(%s, %s)", p.cycle[i].first.c_str(), p.cycle[i].second.c_str());
+      if (show < p.cycle.size()) ImGui::Text("... %zu more", p.cycle.size() - show);
+    }
+  }
+
+  void start() {
+    dirty_ = false;
+    henon::MapInput m;
+    m.arith = all_ariths()[arith_index_];
+    m.a = a_buf_;
+    m.b = b_buf_;
+    m.x0 = x0_buf_;
+    m.y0 = y0_buf_;
+    henon::OrbitParams op;
+    op.map = m;
+    op.n_transient = n_transient_;
+    op.n_points = n_points_;
+    henon::PeriodParams pp;
+    pp.map = m;
+    pp.n_transient = n_transient_;
+    pp.p_max = p_max_;
+    pp.tol = tol_buf_;
+    const uint64_t gen = ++generation_;
+    job_.start([this, op, pp, gen](JobControl& ctl) mutable {
+      op.cancel = &ctl.cancel;
+      pp.cancel = &ctl.cancel;
+      op.progress = [&ctl](double f) { ctl.progress = 0.5 * f; };
+      pp.progress = [&ctl](double f) { ctl.progress = 0.5 + 0.5 * f; };
+      Outcome out;
+      out.orbit = henon::orbit(op);
+      if (out.orbit.cancelled || ctl.cancel) return;
+      out.period = henon::detect_period(pp);
+      if (out.period.cancelled || ctl.cancel) return;
+      out.arith = arith_name(op.map.arith);
+      out.generation = gen;
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_ = std::move(out);
+      has_pending_ = true;
+    });
+  }
+
+  void take_outcome() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!has_pending_) return;
+    has_pending_ = false;
+    const bool first = shown_.generation == 0;
+    shown_ = std::move(pending_);
+    if (first) fit_ = true;
+  }
+
+  void fit_view() {
+    double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+    for (std::size_t i = 0; i < shown_.orbit.xs.size(); ++i) {
+      x0 = std::min(x0, shown_.orbit.xs[i]);
+      x1 = std::max(x1, shown_.orbit.xs[i]);
+      y0 = std::min(y0, shown_.orbit.ys[i]);
+      y1 = std::max(y1, shown_.orbit.ys[i]);
+    }
+    if (x0 > x1) return;
+    cx_ = 0.5 * (x0 + x1);
+    cy_ = 0.5 * (y0 + y1);
+    scale_ = 1.15 * std::max({x1 - x0, (y1 - y0) * 1.5, 1e-12});  // world units across the width
+  }
+
+  // A "nice" tick step (1, 2 or 5 times a power of ten) for about `count` ticks over `span`.
+  static double tick_step(double span, int count) {
+    const double raw = span / count, p = std::pow(10.0, std::floor(std::log10(raw)));
+    const double f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+  }
+
+  void draw_plot() {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImVec2 size = ImGui::GetContentRegionAvail();
+    size.x = std::max(size.x, 50.0f);
+    size.y = std::max(size.y, 50.0f);
+    ImGui::InvisibleButton("canvas", size, ImGuiButtonFlags_MouseButtonLeft);
+    const bool hovered = ImGui::IsItemHovered();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fit_) {
+      fit_view();
+      fit_ = false;
+    }
+    const double ppu = size.x / scale_;  // pixels per world unit
+    ImGuiIO& io = ImGui::GetIO();
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+      cx_ -= io.MouseDelta.x / ppu;
+      cy_ += io.MouseDelta.y / ppu;
+    }
+    if (hovered && io.MouseWheel != 0) {
+      // Zoom about the point under the cursor.
+      const double mx = cx_ + (io.MousePos.x - origin.x - size.x / 2) / ppu;
+      const double my = cy_ - (io.MousePos.y - origin.y - size.y / 2) / ppu;
+      const double f = std::pow(0.8, io.MouseWheel);
+      scale_ = std::clamp(scale_ * f, 1e-14, 1e6);
+      cx_ = mx + (cx_ - mx) * f;
+      cy_ = my + (cy_ - my) * f;
+    }
+    const double k = size.x / scale_;
+    auto sx = [&](double x) { return static_cast<float>(origin.x + size.x / 2 + (x - cx_) * k); };
+    auto sy = [&](double y) { return static_cast<float>(origin.y + size.y / 2 - (y - cy_) * k); };
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 end(origin.x + size.x, origin.y + size.y);
+    dl->PushClipRect(origin, end, true);
+    dl->AddRectFilled(origin, end, IM_COL32(12, 14, 20, 255));
+    // Axes with ticks and labels.
+    const double wx0 = cx_ - size.x / 2 / k, wx1 = cx_ + size.x / 2 / k;
+    const double wy0 = cy_ - size.y / 2 / k, wy1 = cy_ + size.y / 2 / k;
+    const double step = tick_step(wx1 - wx0, 8);
+    const float ax = std::clamp(sy(0.0), origin.y, end.y - 14),
+                ay = std::clamp(sx(0.0), origin.x + 2, end.x - 2);
+    dl->AddLine(ImVec2(origin.x, ax), ImVec2(end.x, ax), IM_COL32(120, 120, 130, 255));
+    dl->AddLine(ImVec2(ay, origin.y), ImVec2(ay, end.y), IM_COL32(120, 120, 130, 255));
+    char label[32];
+    for (double t = std::ceil(wx0 / step) * step; t <= wx1; t += step) {
+      const float px = sx(t);
+      dl->AddLine(ImVec2(px, ax - 4), ImVec2(px, ax + 4), IM_COL32(160, 160, 170, 255));
+      std::snprintf(label, sizeof label, "%.6g", std::fabs(t) < step * 1e-6 ? 0.0 : t);
+      dl->AddText(ImVec2(px + 2, ax + 2), IM_COL32(160, 160, 170, 255), label);
+    }
+    for (double t = std::ceil(wy0 / step) * step; t <= wy1; t += step) {
+      const float py = sy(t);
+      dl->AddLine(ImVec2(ay - 4, py), ImVec2(ay + 4, py), IM_COL32(160, 160, 170, 255));
+      std::snprintf(label, sizeof label, "%.6g", std::fabs(t) < step * 1e-6 ? 0.0 : t);
+      dl->AddText(ImVec2(ay + 6, py - 7), IM_COL32(160, 160, 170, 255), label);
+    }
+    // The orbit as a point cloud; the cycle's points (when found) larger on top.
+    const std::vector<double>& xs = shown_.orbit.xs;
+    const std::vector<double>& ys = shown_.orbit.ys;
+    const ImU32 col = IM_COL32(120, 200, 255, 200);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const float px = sx(xs[i]), py = sy(ys[i]);
+      if (px < origin.x || px > end.x || py < origin.y || py > end.y) continue;
+      dl->AddRectFilled(ImVec2(px, py), ImVec2(px + 1.5f, py + 1.5f), col);
+    }
+    if (shown_.period.period > 0 && shown_.period.cycle.size() <= 1000) {
+      for (const auto& pt : shown_.period.cycle)
+        dl->AddCircle(
+            ImVec2(sx(std::strtod(pt.first.c_str(), nullptr)), sy(std::strtod(pt.second.c_str(), nullptr))),
+            5, shown_.period.is_sink ? IM_COL32(80, 255, 80, 255) : IM_COL32(255, 140, 60, 255));
+    }
+    std::snprintf(label, sizeof label, "width %.3g", wx1 - wx0);
+    dl->AddText(ImVec2(origin.x + 6, origin.y + 4), IM_COL32(200, 200, 200, 255), label);
+    dl->PopClipRect();
+  }
+
+  static constexpr int kBuf = 512;
+  char a_buf_[kBuf], b_buf_[kBuf], x0_buf_[kBuf], y0_buf_[kBuf], tol_buf_[kBuf];
+  ImS64 n_transient_ = 1000;
+  ImS64 n_points_ = 20000;
+  int p_max_ = 1000;
+  std::size_t arith_index_ = 1;  // f64
+  bool dirty_ = false, fit_ = false;
+  double cx_ = 0, cy_ = 0, scale_ = 3;
+
+  BackgroundJob job_;
+  std::mutex mutex_;  // guards pending_, has_pending_ and shown_ (the job writes pending_)
+  Outcome pending_, shown_;
+  bool has_pending_ = false;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace

@@ -1,0 +1,220 @@
+// CUDA wrappers of the Hénon workspace: one thread per (parameter, start point) for scans, one
+// thread for an orbit, both over the per-item functions of henon.cuh. The transient runs in
+// launches of bounded work so the host can honour cancellation between them.
+#include <algorithm>
+#include <vector>
+
+#include "cuda_check.h"
+#include "henon.cuh"
+#include "henon.h"
+
+namespace ds::henon {
+namespace {
+
+constexpr int kBlock = 128;
+
+template <class T>
+__global__ void init_kernel(const double* init, int64_t n_init, int64_t items, T bound, T* xs, T* ys,
+                            int32_t* alive) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= items) return;
+  const int64_t j = i % n_init;
+  const T x(init[2 * j]), y(init[2 * j + 1]);
+  xs[i] = x;
+  ys[i] = y;
+  alive[i] = outside(x, y, bound) ? 0 : 1;
+}
+
+template <class T>
+__global__ void advance_kernel(const T* as, const T* bs, int64_t n_init, int64_t items, T bound, T tol,
+                               int64_t steps, T* xs, T* ys, int32_t* alive, int64_t* taken) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= items || !alive[i]) return;
+  const int64_t pl = i / n_init;
+  const MapParams<T> p{as[pl], bs[pl], bound, tol};
+  T x = xs[i], y = ys[i];
+  const int64_t n = advance(p, x, y, steps);
+  xs[i] = x;
+  ys[i] = y;
+  if (n < steps) alive[i] = 0;
+  if (taken) taken[i] += n;
+}
+
+template <class T>
+__global__ void finish_kernel(const T* as, const T* bs, int64_t n_init, int64_t items, T bound, T tol,
+                              int32_t p_max, const T* xs, const T* ys, const int32_t* alive,
+                              detail::ItemOut* out) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= items) return;
+  detail::ItemOut r{-1, 0, 0.0, 0.0};
+  if (alive[i]) {
+    const int64_t pl = i / n_init;
+    const MapParams<T> p{as[pl], bs[pl], bound, tol};
+    r = finish_item(p, p_max, xs[i], ys[i]);
+  }
+  out[i] = r;
+}
+
+// Plots n points of one orbit from state (x, y); stops at the first point outside the box.
+template <class T>
+__global__ void points_kernel(T a, T b, T bound, T* state, int64_t n, double* xs, double* ys, int64_t* n_out,
+                              int32_t* escaped) {
+  T x = state[0], y = state[1];
+  int64_t i = 0;
+  for (; i < n; ++i) {
+    step(a, b, x, y);
+    if (outside(x, y, bound)) {
+      *escaped = 1;
+      break;
+    }
+    xs[i] = to_double(x);
+    ys[i] = to_double(y);
+  }
+  *n_out = i;
+  state[0] = x;
+  state[1] = y;
+}
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1)); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  template <class U>
+  U* as() const {
+    return static_cast<U*>(p);
+  }
+};
+
+bool stop(const std::atomic<bool>* c) { return c && c->load(std::memory_order_relaxed); }
+
+unsigned blocks_for(int64_t items) { return static_cast<unsigned>((items + kBlock - 1) / kBlock); }
+
+// Steps per launch: about 1e11 format-weighted steps per launch, a fraction of a second on an H100.
+template <class T>
+int64_t launch_steps(int64_t items) {
+  const double cost = std::max(1.0, T::traits().rel_cost);
+  const double s = 1e11 / (static_cast<double>(items) * cost);
+  return std::max<int64_t>(1, static_cast<int64_t>(std::min(s, 1e12)));
+}
+
+template <class T>
+bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, int64_t n_init, T bound, T tol,
+                int64_t n_transient, int32_t p_max, const std::atomic<bool>* cancel, detail::ItemOut* out) {
+  const int64_t items = n_params * n_init;
+  DeviceBuffer da(n_params * sizeof(T)), db(n_params * sizeof(T)), di(2 * n_init * sizeof(double));
+  DeviceBuffer dx(items * sizeof(T)), dy(items * sizeof(T)), dalive(items * sizeof(int32_t));
+  DeviceBuffer dout(items * sizeof(detail::ItemOut));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(da.p, a, n_params * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(db.p, b, n_params * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(di.p, init, 2 * n_init * sizeof(double), cudaMemcpyHostToDevice));
+  const unsigned blocks = blocks_for(items);
+  init_kernel<T><<<blocks, kBlock>>>(di.as<double>(), n_init, items, bound, dx.as<T>(), dy.as<T>(),
+                                     dalive.as<int32_t>());
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  const int64_t per = launch_steps<T>(items);
+  for (int64_t done = 0; done < n_transient;) {
+    const int64_t s = std::min(per, n_transient - done);
+    advance_kernel<T><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), n_init, items, bound, tol, s, dx.as<T>(),
+                                          dy.as<T>(), dalive.as<int32_t>(), nullptr);
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    done += s;
+    if (stop(cancel)) return false;
+  }
+  finish_kernel<T><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), n_init, items, bound, tol, p_max, dx.as<T>(),
+                                       dy.as<T>(), dalive.as<int32_t>(), dout.as<detail::ItemOut>());
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(out, dout.p, items * sizeof(detail::ItemOut), cudaMemcpyDeviceToHost));
+  return !stop(cancel);
+}
+
+template <class T>
+bool orbit_one(T a, T b, T bound, T* state, int64_t n_transient, int64_t n_points,
+               const std::atomic<bool>* cancel, double* xs, double* ys, int64_t* n_out,
+               int64_t* escape_step) {
+  *n_out = 0;
+  *escape_step = -1;
+  DeviceBuffer da(sizeof(T)), db(sizeof(T)), dx(sizeof(T)), dy(sizeof(T)), dalive(sizeof(int32_t)),
+      dtaken(sizeof(int64_t));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(da.p, &a, sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(db.p, &b, sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dx.p, &state[0], sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dy.p, &state[1], sizeof(T), cudaMemcpyHostToDevice));
+  const int32_t one = 1;
+  const int64_t zero = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dalive.p, &one, sizeof one, cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dtaken.p, &zero, sizeof zero, cudaMemcpyHostToDevice));
+  const int64_t per = std::max<int64_t>(1, static_cast<int64_t>(2e7 / std::max(1.0, T::traits().rel_cost)));
+  bool ok = true;
+  for (int64_t done = 0; done < n_transient;) {
+    const int64_t s = std::min(per, n_transient - done);
+    advance_kernel<T><<<1, 1>>>(da.as<T>(), db.as<T>(), 1, 1, bound, bound, s, dx.as<T>(), dy.as<T>(),
+                                dalive.as<int32_t>(), dtaken.as<int64_t>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    done += s;
+    if (stop(cancel)) {
+      ok = false;
+      break;
+    }
+  }
+  int32_t alive = 0;
+  int64_t taken = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&alive, dalive.p, sizeof alive, cudaMemcpyDeviceToHost));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&taken, dtaken.p, sizeof taken, cudaMemcpyDeviceToHost));
+  if (!alive) *escape_step = taken;
+  if (ok && alive && n_points > 0) {
+    DeviceBuffer dstate(2 * sizeof(T)), dxs(n_points * sizeof(double)), dys(n_points * sizeof(double)),
+        dn(sizeof(int64_t)), desc(sizeof(int32_t));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dstate.as<T>(), dx.p, sizeof(T), cudaMemcpyDeviceToDevice));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dstate.as<T>() + 1, dy.p, sizeof(T), cudaMemcpyDeviceToDevice));
+    const int32_t zero32 = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(desc.p, &zero32, sizeof zero32, cudaMemcpyHostToDevice));
+    points_kernel<T><<<1, 1>>>(a, b, bound, dstate.as<T>(), n_points, dxs.as<double>(), dys.as<double>(),
+                               dn.as<int64_t>(), desc.as<int32_t>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    int64_t n = 0;
+    int32_t esc = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&n, dn.p, sizeof n, cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&esc, desc.p, sizeof esc, cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(xs, dxs.p, n * sizeof(double), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(ys, dys.p, n * sizeof(double), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(state, dstate.p, 2 * sizeof(T), cudaMemcpyDeviceToHost));
+    *n_out = n;
+    if (esc) *escape_step = n_transient + n + 1;
+  } else {
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&state[0], dx.p, sizeof(T), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&state[1], dy.p, sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  return ok;
+}
+
+}  // namespace
+
+namespace detail {
+
+bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,
+                     int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
+                     const std::atomic<bool>* cancel, ItemOut* out) {
+  return dispatch(arith, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return scan_chunk<T>(static_cast<const T*>(a), static_cast<const T*>(b), n_params, init, n_init,
+                         *static_cast<const T*>(bound), *static_cast<const T*>(tol), n_transient, p_max,
+                         cancel, out);
+  });
+}
+
+bool orbit_cuda(Arith arith, const void* a, const void* b, const void* bound, void* state,
+                int64_t n_transient, int64_t n_points, const std::atomic<bool>* cancel, double* xs,
+                double* ys, int64_t* n_out, int64_t* escape_step) {
+  return dispatch(arith, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return orbit_one<T>(*static_cast<const T*>(a), *static_cast<const T*>(b), *static_cast<const T*>(bound),
+                        static_cast<T*>(state), n_transient, n_points, cancel, xs, ys, n_out, escape_step);
+  });
+}
+
+}  // namespace detail
+}  // namespace ds::henon

@@ -1,0 +1,107 @@
+// `deepscope henon`: outputs of orbit/period/scan, and bad input refused with the exceptions that
+// main maps to exit code 2 (cli::UsageError, ArithError).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "arith/error.h"
+#include "atomic_file.h"
+#include "cli.h"
+#include "commands.h"
+
+namespace {
+
+using ds::app::ArgList;
+using ds::app::cmd_henon;
+
+std::string tmpdir() {
+  char tmpl[] = "/tmp/deepscope-henon-cli-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The exit code main would return for these arguments.
+int exit_code(const ArgList& args) {
+  try {
+    return cmd_henon(args);
+  } catch (const ds::cli::UsageError&) {
+    return 2;
+  } catch (const ds::ArithError&) {
+    return 2;
+  } catch (const ds::IoError&) {
+    return 2;
+  } catch (const std::exception&) {
+    return 1;
+  }
+}
+
+TEST(HenonCli, OrbitWritesCsv) {
+  const std::string out = tmpdir() + "/orbit.csv";
+  ASSERT_EQ(cmd_henon({"orbit", "--a", "1.4", "--b", "0.3", "--points", "100", "--transient", "1e3",
+                       "--arith", "dd", "--out", out, "--quiet"}),
+            0);
+  const std::string csv = slurp(out);
+  EXPECT_EQ(csv.rfind("x,y\n", 0), 0u);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 101);
+}
+
+TEST(HenonCli, PeriodAndScanRun) {
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(cmd_henon({"period", "--a", "0.2", "--b", "0.3", "--transient", "2000", "--pmax", "10"}), 0);
+  const std::string text = testing::internal::GetCapturedStdout();
+  EXPECT_NE(text.find("period: 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("sink: yes"), std::string::npos) << text;
+
+  const std::string dir = tmpdir();
+  EXPECT_EQ(cmd_henon({"scan", "--a-min",     "0.2", "--a-step", "0.5",          "--na",   "3",    "--init",
+                       "4",    "--transient", "500", "--pmax",   "16",           "--tol",  "1e-9", "--chunk",
+                       "1",    "--backend",   "cpu", "--csv",    dir + "/s.csv", "--quiet"}),
+            0);
+  const std::string csv = slurp(dir + "/s.csv"), json = slurp(dir + "/s.json");
+  EXPECT_EQ(csv.rfind("a_index,b_index,a,b,period,count,sink,x,y\n", 0), 0u);
+  EXPECT_NE(json.find("\"results\""), std::string::npos);
+  // Running again resumes every chunk from the chunk file and writes the same files.
+  EXPECT_EQ(cmd_henon({"scan", "--a-min",     "0.2", "--a-step", "0.5",          "--na",   "3",    "--init",
+                       "4",    "--transient", "500", "--pmax",   "16",           "--tol",  "1e-9", "--chunk",
+                       "1",    "--backend",   "cpu", "--csv",    dir + "/s.csv", "--quiet"}),
+            0);
+  EXPECT_EQ(slurp(dir + "/s.csv"), csv);
+  EXPECT_EQ(slurp(dir + "/s.json"), json);
+}
+
+TEST(HenonCli, BadInputExitsTwo) {
+  const std::string out = tmpdir() + "/o.csv";
+  for (const char* bad : {"nan", "inf", "-inf", "x", "1..2", ""}) {
+    EXPECT_EQ(exit_code({"orbit", "--a", bad, "--out", out}), 2) << bad;
+    EXPECT_EQ(exit_code({"orbit", "--b", bad, "--out", out}), 2) << bad;
+    EXPECT_EQ(exit_code({"orbit", "--x0", bad, "--out", out}), 2) << bad;
+    EXPECT_EQ(exit_code({"period", "--y0", bad}), 2) << bad;
+    EXPECT_EQ(exit_code({"scan", "--a-min", bad, "--csv", out}), 2) << bad;
+  }
+  EXPECT_EQ(exit_code({}), 2);
+  EXPECT_EQ(exit_code({"spin"}), 2);
+  EXPECT_EQ(exit_code({"orbit"}), 2);  // no --out
+  EXPECT_EQ(exit_code({"orbit", "--points", "1e12", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbit", "--transient", "-5", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbit", "--transient", "1.5", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbit", "--arith", "f128", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbit", "--arith", "fx128", "--a", "1e12", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"period", "--pmax", "0"}), 2);
+  EXPECT_EQ(exit_code({"period", "--tol", "-1"}), 2);
+  EXPECT_EQ(exit_code({"scan", "--na", "100000000", "--nb", "100000000", "--csv", out}), 2);
+  EXPECT_EQ(exit_code({"scan", "--box", "1,2,3", "--csv", out}), 2);
+  EXPECT_EQ(exit_code({"scan", "--init", "0", "--csv", out}), 2);
+  EXPECT_EQ(exit_code({"orbit", "--out", "/nonexistent-dir/x.csv"}), 2);
+}
+
+}  // namespace
