@@ -10,7 +10,8 @@ int cmd_bench(const ArgList& args) {
   ArgList rest(args.begin() + 1, args.end());
   if (args[0] == "arith") return bench_arith(rest);
   if (args[0] == "mandelbrot") return bench_mandelbrot(rest);
-  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot)");
+  if (args[0] == "henon") return bench_henon(rest);
+  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon)");
 }
 
 }  // namespace ds::app

@@ -4,15 +4,21 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "atomic_file.h"
+#include "bench.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
+#include "kernels/device.h"
 #include "kernels/henon.h"
 #include "kernels/mandelbrot.h"
+#include "version.h"
 
 namespace ds::app {
 namespace {
@@ -236,6 +242,69 @@ int henon_scan(const ArgList& argv) {
 }
 
 }  // namespace
+
+// `deepscope bench henon`: the paper's Table 1 metric, orbits per second at 1e6 iterations per orbit,
+// for every format: the scan's transient loop timed at --steps steps per orbit (default 1e6 on the
+// GPU, 1e5 on the CPU), reported as steps/s / 1e6.
+int bench_henon(const ArgList& argv) {
+  cli::Args args(argv, {"out", "formats", "steps", "orbits"}, {"quick", "cpu-only", "gpu-only"});
+  const bool quick = args.flag("quick");
+  const std::string out_path = args.get("out", "");
+  if (!out_path.empty()) check_writable(out_path);
+  std::vector<Arith> formats = all_ariths();
+  if (args.has("formats")) {
+    formats.clear();
+    std::stringstream ss(args.get("formats", ""));
+    std::string name;
+    while (std::getline(ss, name, ',')) formats.push_back(parse_arith(name));
+  }
+  const auto devs = cuda_devices();
+  const bool do_cpu = !args.flag("gpu-only"), do_gpu = !args.flag("cpu-only") && !devs.empty();
+  std::ostringstream md;
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  md << "# deepscope bench henon\n\n- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
+     << "\n- command: `deepscope bench henon";
+  for (const auto& a : argv) md << " " << a;
+  md << "`\n- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
+     << "\n\nOrbits/s at 1e6 iterations per orbit (paper, Table 1) = map steps/s / 1e6, timed on the scan's "
+        "transient loop (escape test every step) at (a, b) = (1.4, 0.3).\n\n";
+  auto run = [&](const char* title, henon::Backend be, int64_t orbits, int64_t steps) {
+    md << "## " << title << ": " << orbits << " orbits x " << steps << " steps\n\n"
+       << "| format | seconds | steps/s | orbits/s at 1e6 iterations |\n|---|---|---|---|\n";
+    for (Arith f : formats) {
+      const double cost = std::max(1.0, arith_traits(f).rel_cost);
+      const int64_t n =
+          std::max<int64_t>(1000, static_cast<int64_t>(static_cast<double>(steps) / (quick ? cost : 1.0)));
+      const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n);
+      char line[160];
+      std::snprintf(line, sizeof line, "| %s | %.3f | %.4g | %.4g |\n", arith_name(f), r.seconds,
+                    r.steps_per_second, r.steps_per_second / 1e6);
+      md << line;
+      std::fprintf(stderr, "  %s %s done\n", title, arith_name(f));
+    }
+    md << "\n";
+  };
+  if (do_cpu) {
+    const int64_t orbits =
+        get_count(args, "orbits", 8 * std::max(1u, std::thread::hardware_concurrency()), 1, 100'000'000);
+    run("CPU (all cores)", henon::Backend::kCpu, orbits,
+        get_count(args, "steps", quick ? 10000 : 100000, 1, henon::kMaxTransient));
+  }
+  if (do_gpu) {
+    const int64_t orbits =
+        get_count(args, "orbits", static_cast<int64_t>(devs[0].sm_count) * 1024, 1, 100'000'000);
+    run("GPU", henon::Backend::kCuda, orbits,
+        get_count(args, "steps", quick ? 10000 : 1000000, 1, henon::kMaxTransient));
+  } else if (!args.flag("cpu-only")) {
+    md << "## GPU\n\nnot run: " << cuda_unavailable_reason() << "\n";
+  }
+  const std::string text = md.str();
+  std::fputs(text.c_str(), stdout);
+  if (!out_path.empty()) write_file_atomically(out_path, text);
+  return 0;
+}
 
 int cmd_henon(const ArgList& args) {
   if (args.empty()) throw cli::UsageError("henon needs a command: orbit, period or scan");

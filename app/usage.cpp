@@ -28,6 +28,7 @@ Commands:
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick]
   deepscope bench mandelbrot [--out FILE.md] [--quick]
+  deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU
   deepscope --help | --version
 

@@ -153,6 +153,16 @@ ScanResult scan(const ScanParams& p);
 std::string scan_csv(const ScanResult& r);
 std::string scan_json(const ScanParams& p, const ScanResult& r);
 
+// Throughput of the scan's transient loop (escape test included): n_orbits orbits of n_steps
+// steps at (a, b) = (1.4, 0.3) from start points within 1e-3 of the origin (none escapes, so
+// every orbit runs every step), on all cores or on CUDA (one thread
+// per orbit; the time includes the launches and copies of one chunk).
+struct OrbitRate {
+  double seconds = 0;
+  double steps_per_second = 0;
+};
+OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps);
+
 // The start points of a scan (x, y interleaved), as described at ScanParams.
 std::vector<double> init_points(const ScanParams& p);
 

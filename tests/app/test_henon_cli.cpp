@@ -10,6 +10,7 @@
 
 #include "arith/error.h"
 #include "atomic_file.h"
+#include "bench.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -102,6 +103,16 @@ TEST(HenonCli, BadInputExitsTwo) {
   EXPECT_EQ(exit_code({"scan", "--box", "1,2,3", "--csv", out}), 2);
   EXPECT_EQ(exit_code({"scan", "--init", "0", "--csv", out}), 2);
   EXPECT_EQ(exit_code({"orbit", "--out", "/nonexistent-dir/x.csv"}), 2);
+}
+
+TEST(HenonCli, BenchRunsOnTheCpu) {
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(ds::app::bench_henon(
+                {"--quick", "--cpu-only", "--formats", "f64,dd,limb4", "--steps", "2000", "--orbits", "4"}),
+            0);
+  const std::string md = testing::internal::GetCapturedStdout();
+  EXPECT_NE(md.find("| f64x2 |"), std::string::npos) << md;
+  EXPECT_EQ(exit_code({"orbit", "--arith", "nope", "--out", "/tmp/x.csv"}), 2);
 }
 
 }  // namespace
