@@ -101,10 +101,10 @@ struct FpCount {
 };
 
 std::map<std::string, FpCount> builtin_counts() {
-  return {{"*/f64/thread", {6, 0, "PTX"}},
-          {"*/f32/thread", {0, 6, "PTX"}},
-          {"*/composite/thread", {3, 48, "PTX"}},
-          {"*/ff/thread", {3, 107, "PTX"}}};
+  return {{"*/f64/*", {6, 0, "PTX"}},
+          {"*/f32/*", {0, 6, "PTX"}},
+          {"*/composite/*", {3, 48, "PTX"}},
+          {"*/ff/*", {3, 107, "PTX"}}};
 }
 
 void read_fp_counts(const std::string& path, std::map<std::string, FpCount>* m) {
@@ -186,13 +186,20 @@ int bench_mandelbrot(const ArgList& args) {
       struct Run {
         Backend backend;
         LimbStrategy strategy;
+        mandel::GpuSchedule schedule;
+        const char* name;  // refill, tiles, coop (GPU); threads (CPU)
       };
       std::vector<Run> runs;
       if (gpu) {
-        runs.push_back({Backend::kCuda, LimbStrategy::kThreadPerPixel});
-        if (mandel::limb_words(f) > 0) runs.push_back({Backend::kCuda, LimbStrategy::kCooperative});
+        runs.push_back(
+            {Backend::kCuda, LimbStrategy::kThreadPerPixel, mandel::GpuSchedule::kRefill, "refill"});
+        runs.push_back({Backend::kCuda, LimbStrategy::kThreadPerPixel, mandel::GpuSchedule::kTiles, "tiles"});
+        if (mandel::limb_words(f) > 0)
+          runs.push_back({Backend::kCuda, LimbStrategy::kCooperative, mandel::GpuSchedule::kRefill, "coop"});
       }
-      if (cpu) runs.push_back({Backend::kCpu, LimbStrategy::kThreadPerPixel});
+      if (cpu)
+        runs.push_back(
+            {Backend::kCpu, LimbStrategy::kThreadPerPixel, mandel::GpuSchedule::kRefill, "threads"});
       for (const Run& run : runs) {
         mandel::View v;
         v.re = bv.re;
@@ -207,13 +214,14 @@ int bench_mandelbrot(const ArgList& args) {
         o.check_resolution = false;  // a throughput benchmark: every format runs every view
         o.backend = run.backend;
         o.limb_strategy = run.strategy;
+        o.gpu_schedule = run.schedule;
         o.single_launch = true;
         if (on_gpu && repeat > 1) mandel::render(v, o);  // warm-up: module load, clocks
         Row r;
         r.view = bv.name;
         r.format = arith_name(f);
         r.backend = mandel::backend_name(run.backend);
-        r.strategy = mandel::limb_strategy_name(run.strategy);
+        r.strategy = run.name;
         r.w = v.width;
         r.h = v.height;
         r.max_iter = v.max_iter;
@@ -225,7 +233,7 @@ int bench_mandelbrot(const ArgList& args) {
         }
         const double it_per_s = static_cast<double>(r.iterations) / r.seconds;
         auto c = counts.find(r.view + "/" + r.format + "/" + r.strategy);
-        if (c == counts.end()) c = counts.find("*/" + r.format + "/" + r.strategy);
+        if (c == counts.end()) c = counts.find("*/" + r.format + "/*");
         if (c != counts.end() && on_gpu) {
           r.fp = fmt("%.1f", c->second.fp64) + " + " + fmt("%.1f", c->second.fp32) + " (" + c->second.source +
                  ")";

@@ -28,6 +28,19 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   smooth[k] = px.smooth;
 }
 
+constexpr int kRefillThreads = 128;
+
+// Thread per pixel with refill (refill_pixels): a grid that just fills the GPU, each thread taking
+// the next pixel from `counter` whenever its pixel finishes.
+template <class T>
+__global__ void __launch_bounds__(kRefillThreads)
+    refill_kernel(const MandelParams<T> p, int x0, int y0, int tw, int row_begin, int rows, uint32_t* counts,
+                  float* smooth, unsigned long long* counter) {
+  DeviceWarp w;
+  w.counter = counter;
+  refill_pixels(w, p, x0, y0, tw, row_begin, rows, counts, smooth);
+}
+
 // The big-limb paper's layout: blocks of 32 pixels x S threads (S >= N words), one pixel per
 // segment of S consecutive threads.
 template <int N>
@@ -39,7 +52,7 @@ __global__ void __launch_bounds__(coop::Shape<N>::kThreads)
   const int pix = static_cast<int>(threadIdx.x) / S;
   const int i = blockIdx.x * coop::Shape<N>::kPixelsPerBlock + pix;
   const int r = row_begin + static_cast<int>(blockIdx.y);
-  const PixelResult px = coop::coop_pixel<N>(coop::DeviceWarp{}, p, x0 + i, y0 + r, i < tw, sh[pix]);
+  const PixelResult px = coop::coop_pixel<N>(DeviceWarp{}, p, x0 + i, y0 + r, i < tw, sh[pix]);
   if (static_cast<int>(threadIdx.x) % S == 0 && i < tw) {
     const std::size_t k = static_cast<std::size_t>(r) * tw + i;
     counts[k] = px.count;
@@ -72,13 +85,13 @@ struct Event {
   Event& operator=(const Event&) = delete;
 };
 
-// Launches rows [row_begin, row_end) of the tile with the kernel that T and the strategy select.
+// Launches rows [row_begin, row_end) of the tile with the kernel that T and the options select.
 template <class T>
-void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row_end, LimbStrategy strategy,
-                 uint32_t* counts, float* smooth) {
+void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row_end,
+                 const RenderOptions& opt, uint32_t* counts, float* smooth, unsigned long long* counter) {
   constexpr int kWords = LimbWords<T>::value;
   if constexpr (kWords > 0) {
-    if (strategy == LimbStrategy::kCooperative) {
+    if (opt.limb_strategy == LimbStrategy::kCooperative) {
       constexpr int kPixels = coop::Shape<kWords>::kPixelsPerBlock;
       dim3 grid(static_cast<unsigned>((t.width + kPixels - 1) / kPixels),
                 static_cast<unsigned>(row_end - row_begin));
@@ -88,7 +101,22 @@ void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row
       return;
     }
   }
-  (void)strategy;
+  if (opt.gpu_schedule == GpuSchedule::kRefill) {
+    int per_sm = 0, device = 0, sms = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaGetDevice(&device));
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    DEEPSCOPE_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refill_kernel<T>, kRefillThreads, 0));
+    const long long pixels = static_cast<long long>(t.width) * (row_end - row_begin);
+    const long long needed = (pixels + kRefillThreads - 1) / kRefillThreads;
+    const long long blocks =
+        std::max(1LL, std::min(needed, static_cast<long long>(std::max(per_sm, 1)) * sms));
+    DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long)));
+    refill_kernel<T><<<static_cast<unsigned>(blocks), kRefillThreads>>>(
+        p, t.x0, t.y0, t.width, row_begin, row_end - row_begin, counts, smooth, counter);
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    return;
+  }
   dim3 block(kBlockX, kBlockY);
   dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
             static_cast<unsigned>((row_end - row_begin + kBlockY - 1) / kBlockY));
@@ -102,6 +130,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
   const MandelParams<T> p = make_params<T>(g, v);
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   DeviceBuffer dcounts(pixels * sizeof(uint32_t)), dsmooth(pixels * sizeof(float));
+  DeviceBuffer dcounter(sizeof(unsigned long long));
   uint32_t* dc = static_cast<uint32_t*>(dcounts.p);
   float* ds = static_cast<float*>(dsmooth.p);
   Event start, stop;
@@ -116,7 +145,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     }
     const int end = std::min(t.height, row + rows);
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
-    launch_band(p, t, row, end, opt.limb_strategy, dc, ds);
+    launch_band(p, t, row, end, opt, dc, ds, static_cast<unsigned long long*>(dcounter.p));
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
     DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
     float ms = 0;

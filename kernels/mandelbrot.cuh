@@ -8,6 +8,7 @@
 // and returns m + 1 - log2(log2 |z_m|) (radius-2 normalisation, so smooth ~ count + fraction).
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "arith/eft.h"
@@ -76,24 +77,212 @@ DEEPSCOPE_HD float smooth_tail(uint32_t n, double zr, double zi, double cr, doub
   return static_cast<float>(mu > 0.0 ? mu : 0.0);
 }
 
+// A pixel's iteration in progress: mandel_pixel in three steps, so that a GPU thread can stop
+// after a slice of iterations and take another pixel (refill_pixels) with the same math.
+template <class T>
+struct PixelState {
+  T x, y, cr, ci;
+  double cr_d, ci_d;
+  uint32_t n;
+  bool escaped;
+};
+
+// Starts pixel (i, j) of the image (j = 0 at the top). Returns true when the pixel is finished
+// at once (|c| > 2, or max_iter = 1), with its result in *done.
+template <class T>
+DEEPSCOPE_HD bool pixel_begin(const MandelParams<T>& p, int i, int j, PixelState<T>& s, PixelResult* done) {
+  const double kr = pixel_offset(i, p.width);
+  const double ki = pixel_offset(j, p.height);
+  s.cr_d = p.re_d + kr * p.half_step_d;
+  s.ci_d = p.im_d - ki * p.half_step_d;
+  // |c| > 2 escapes at n = 1; testing it in binary64 keeps every iterated |c| <= 2, so fixed-point
+  // formats never square more than |z| <= 6.
+  if (s.cr_d * s.cr_d + s.ci_d * s.ci_d > 4.0) {
+    *done = {1u, smooth_tail(1u, s.cr_d, s.ci_d, s.cr_d, s.ci_d)};
+    return true;
+  }
+  s.cr = p.re + p.half_step * kr;
+  s.ci = p.im - p.half_step * ki;
+  s.x = s.cr;
+  s.y = s.ci;
+  s.n = 1;
+  s.escaped = false;
+  if (s.n >= p.max_iter) {
+    *done = {p.max_iter, static_cast<float>(p.max_iter)};
+    return true;
+  }
+  return false;
+}
+
+// Up to `budget` more iterations; true when the pixel is finished (escaped, or n = max_iter).
+template <class T>
+DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint32_t budget) {
+  const uint32_t end = p.max_iter - s.n > budget ? s.n + budget : p.max_iter;
+  T x = s.x, y = s.y;
+  uint32_t n = s.n;
+  bool escaped = false;
+  for (; n < end; ++n)
+    if (escape_or_step(x, y, s.cr, s.ci)) {
+      escaped = true;
+      break;
+    }
+  s.x = x;
+  s.y = y;
+  s.n = n;
+  s.escaped = escaped;
+  return escaped || n >= p.max_iter;
+}
+
+// The result of a finished pixel.
+template <class T>
+DEEPSCOPE_HD PixelResult pixel_end(const MandelParams<T>& p, const PixelState<T>& s) {
+  if (!s.escaped) return {p.max_iter, static_cast<float>(p.max_iter)};
+  return {s.n, smooth_tail(s.n, to_double(s.x), to_double(s.y), s.cr_d, s.ci_d)};
+}
+
 // The count and smooth count of pixel (i, j) of the image (j = 0 at the top).
 template <class T>
 DEEPSCOPE_HD PixelResult mandel_pixel(const MandelParams<T>& p, int i, int j) {
-  const double kr = pixel_offset(i, p.width);
-  const double ki = pixel_offset(j, p.height);
-  const double cr_d = p.re_d + kr * p.half_step_d;
-  const double ci_d = p.im_d - ki * p.half_step_d;
-  // |c| > 2 escapes at n = 1; testing it in binary64 keeps every iterated |c| <= 2, so fixed-point
-  // formats never square more than |z| <= 6.
-  if (cr_d * cr_d + ci_d * ci_d > 4.0) return {1u, smooth_tail(1u, cr_d, ci_d, cr_d, ci_d)};
-  const T cr = p.re + p.half_step * kr;
-  const T ci = p.im - p.half_step * ki;
-  T x = cr, y = ci;
-  uint32_t n = 1;
-  for (; n < p.max_iter; ++n)
-    if (escape_or_step(x, y, cr, ci)) break;
-  if (n >= p.max_iter) return {p.max_iter, static_cast<float>(p.max_iter)};
-  return {n, smooth_tail(n, to_double(x), to_double(y), cr_d, ci_d)};
+  PixelState<T> s;
+  PixelResult r;
+  if (pixel_begin(p, i, j, s, &r)) return r;
+  pixel_run(p, s, p.max_iter);
+  return pixel_end(p, s);
+}
+
+// Warp primitives of the GPU over the full warp, as the refill schedule and the cooperative limb
+// kernels use them; the tests run the same code on the host with an emulated warp (a policy with
+// the same members).
+struct DeviceWarp {
+  unsigned long long* counter = nullptr;  // refill_pixels' pixel counter
+  DEEPSCOPE_HD unsigned lane() const {
+#if DEEPSCOPE_DEVICE_CODE
+    return threadIdx.x & 31u;
+#else
+    return 0;
+#endif
+  }
+  DEEPSCOPE_HD uint32_t ballot(bool p) const {
+#if DEEPSCOPE_DEVICE_CODE
+    return __ballot_sync(0xffffffffu, p);
+#else
+    return p;
+#endif
+  }
+  DEEPSCOPE_HD uint32_t shfl(uint32_t v, int src) const {
+#if DEEPSCOPE_DEVICE_CODE
+    return __shfl_sync(0xffffffffu, v, src);
+#else
+    return v + 0 * src;
+#endif
+  }
+  DEEPSCOPE_HD bool all(bool p) const {
+#if DEEPSCOPE_DEVICE_CODE
+    return __all_sync(0xffffffffu, p);
+#else
+    return p;
+#endif
+  }
+  DEEPSCOPE_HD bool any(bool p) const {
+#if DEEPSCOPE_DEVICE_CODE
+    return __any_sync(0xffffffffu, p);
+#else
+    return p;
+#endif
+  }
+  DEEPSCOPE_HD void sync() const {
+#if DEEPSCOPE_DEVICE_CODE
+    __syncwarp();
+#endif
+  }
+  // Takes n consecutive indices from the counter; returns the first.
+  DEEPSCOPE_HD unsigned long long claim(unsigned n) const {
+#if DEEPSCOPE_DEVICE_CODE
+    return atomicAdd(counter, static_cast<unsigned long long>(n));
+#else
+    return n + 0 * (counter != nullptr);
+#endif
+  }
+};
+
+DEEPSCOPE_HD int popcount32(uint32_t x) {
+#if DEEPSCOPE_DEVICE_CODE
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+
+DEEPSCOPE_HD int lowest_set_bit(uint32_t x) {  // x != 0
+#if DEEPSCOPE_DEVICE_CODE
+  return __ffs(x) - 1;
+#else
+  return __builtin_ffs(static_cast<int>(x)) - 1;
+#endif
+}
+
+// Iterations a thread runs before it may swap a finished pixel for a new one.
+template <class T>
+struct RefillBudget {
+  static constexpr uint32_t value = 4;
+};
+template <class F>
+struct RefillBudget<Native<F>> {
+  static constexpr uint32_t value = 16;
+};
+
+// Thread per pixel with refill ("persistent threads"): every lane of a warp takes pixels from a
+// shared counter (row-major over rows [row_begin, row_begin + rows) of the tile, one atomic per
+// warp and round) and, when its pixel finishes, the next one, so a warp never idles for its
+// slowest pixel. Results are mandel_pixel's: the same begin/run/end on each pixel.
+template <class T, class W>
+DEEPSCOPE_HD void refill_pixels(const W& w, const MandelParams<T>& p, int x0, int y0, int tw, int row_begin,
+                                int rows, uint32_t* counts, float* smooth) {
+  const unsigned long long total =
+      static_cast<unsigned long long>(tw) * static_cast<unsigned long long>(rows);
+  const unsigned lane = w.lane();
+  PixelState<T> s{};  // set by pixel_begin before use; initialised for the compiler's sake
+  unsigned long long idx = 0;
+  bool active = false;  // holds an unfinished pixel
+  bool need = true;     // wants a pixel (false once the band is used up)
+  for (;;) {
+    const uint32_t mask = w.ballot(need);
+    if (mask == 0 && !w.any(active)) break;
+    if (mask != 0) {
+      const int leader = lowest_set_bit(mask);
+      unsigned long long base = 0;
+      if (static_cast<int>(lane) == leader) base = w.claim(static_cast<unsigned>(popcount32(mask)));
+      base = (static_cast<unsigned long long>(w.shfl(static_cast<uint32_t>(base >> 32), leader)) << 32) |
+             w.shfl(static_cast<uint32_t>(base), leader);
+      if (need) {
+        idx = base + static_cast<unsigned>(popcount32(mask & ((1u << lane) - 1u)));
+        need = false;
+        if (idx < total) {
+          const int i = static_cast<int>(idx % static_cast<unsigned long long>(tw));
+          const int r = row_begin + static_cast<int>(idx / static_cast<unsigned long long>(tw));
+          PixelResult done;
+          if (pixel_begin(p, x0 + i, y0 + r, s, &done)) {
+            const std::size_t k = static_cast<std::size_t>(r) * tw + i;
+            counts[k] = done.count;
+            smooth[k] = done.smooth;
+            need = true;
+          } else {
+            active = true;
+          }
+        }
+      }
+    }
+    if (active && pixel_run(p, s, RefillBudget<T>::value)) {
+      const PixelResult res = pixel_end(p, s);
+      const std::size_t k =
+          static_cast<std::size_t>(row_begin + idx / static_cast<unsigned long long>(tw)) * tw +
+          static_cast<std::size_t>(idx % static_cast<unsigned long long>(tw));
+      counts[k] = res.count;
+      smooth[k] = res.smooth;
+      active = false;
+      need = true;
+    }
+  }
 }
 
 // Host: the parameters of a validated view in T (centre and s/2 rounded by T::from_string).

@@ -21,6 +21,11 @@ enum class Backend { kAuto, kCpu, kCuda };
 // 32 pixels x N). Both give identical counts; other formats ignore it.
 enum class LimbStrategy { kThreadPerPixel, kCooperative };
 
+// How thread-per-pixel kernels assign pixels: kRefill, persistent threads that take the next
+// pixel when theirs finishes (no warp waits for its slowest pixel); kTiles, one thread per pixel
+// in 16x2-pixel warps. Identical results; the benchmark compares them.
+enum class GpuSchedule { kRefill, kTiles };
+
 const char* backend_name(Backend b);
 // Words of a limb format (4 for limb4, ...), 0 for every other format.
 int limb_words(Arith a);
@@ -35,6 +40,7 @@ struct RenderOptions {
   std::optional<Arith> arith;  // empty: the cheapest format that resolves the view (`auto`)
   Backend backend = Backend::kAuto;
   LimbStrategy limb_strategy = LimbStrategy::kThreadPerPixel;
+  GpuSchedule gpu_schedule = GpuSchedule::kRefill;
   int guard_bits = kGuardBits;               // `auto`: the margin a chosen format must have
   int forced_guard_bits = kForcedGuardBits;  // a forced format is refused below this margin
   // false: render with a forced format even where it cannot resolve the pixels (benchmarks,

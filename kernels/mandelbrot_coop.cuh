@@ -8,8 +8,8 @@
 //   - multiplication keeps exactly the partial products Limb<N>'s operator* and sqr keep
 //     (columns 0..N-1 in full, the high halves of column N), summed per column by thread k;
 //   - to_double is the correctly rounded value, as limb_detail::magnitude_to_double.
-// The warp primitives come from a policy W (DeviceWarp on the GPU; the tests run the same code on
-// the host with an emulated warp), so the host can check this code against Limb<N> exactly.
+// The warp primitives come from a policy W (DeviceWarp, mandelbrot.cuh, on the GPU; the tests run
+// the same code on the host with an emulated warp), so the host checks it against Limb<N> exactly.
 #pragma once
 #include <cstdint>
 
@@ -26,50 +26,6 @@ struct Shape {
   static constexpr int kThreads = kPixelsPerBlock * S;
 };
 
-// Warp primitives of the GPU, over the full warp (every lane always takes part).
-struct DeviceWarp {
-  DEEPSCOPE_HD unsigned lane() const {
-#if DEEPSCOPE_DEVICE_CODE
-    return threadIdx.x & 31u;
-#else
-    return 0;
-#endif
-  }
-  DEEPSCOPE_HD uint32_t ballot(bool p) const {
-#if DEEPSCOPE_DEVICE_CODE
-    return __ballot_sync(0xffffffffu, p);
-#else
-    return p;
-#endif
-  }
-  DEEPSCOPE_HD uint32_t shfl(uint32_t v, int src) const {
-#if DEEPSCOPE_DEVICE_CODE
-    return __shfl_sync(0xffffffffu, v, src);
-#else
-    return v + 0 * src;
-#endif
-  }
-  DEEPSCOPE_HD bool all(bool p) const {
-#if DEEPSCOPE_DEVICE_CODE
-    return __all_sync(0xffffffffu, p);
-#else
-    return p;
-#endif
-  }
-  DEEPSCOPE_HD bool any(bool p) const {
-#if DEEPSCOPE_DEVICE_CODE
-    return __any_sync(0xffffffffu, p);
-#else
-    return p;
-#endif
-  }
-  DEEPSCOPE_HD void sync() const {
-#if DEEPSCOPE_DEVICE_CODE
-    __syncwarp();
-#endif
-  }
-};
-
 DEEPSCOPE_HD uint32_t bit_reverse(uint32_t x) {
 #if DEEPSCOPE_DEVICE_CODE
   return __brev(x);
@@ -77,14 +33,6 @@ DEEPSCOPE_HD uint32_t bit_reverse(uint32_t x) {
   uint32_t r = 0;
   for (int b = 0; b < 32; ++b) r |= ((x >> b) & 1u) << (31 - b);
   return r;
-#endif
-}
-
-DEEPSCOPE_HD int lowest_set_bit(uint32_t x) {  // x != 0
-#if DEEPSCOPE_DEVICE_CODE
-  return __ffs(x) - 1;
-#else
-  return __builtin_ffs(static_cast<int>(x)) - 1;
 #endif
 }
 

@@ -402,18 +402,25 @@ TEST(MandelbrotCuda, EveryFormatMatchesTheCpu) {
     o.backend = Backend::kCpu;
     const RenderResult cpu = render(v, o);
     o.backend = Backend::kCuda;
-    std::vector<LimbStrategy> strategies = {LimbStrategy::kThreadPerPixel};
-    if (limb_words(a) > 0) strategies.push_back(LimbStrategy::kCooperative);
-    for (LimbStrategy s : strategies) {
-      o.limb_strategy = s;
+    struct Variant {
+      LimbStrategy strategy;
+      GpuSchedule schedule;
+      const char* name;
+    };
+    std::vector<Variant> variants = {{LimbStrategy::kThreadPerPixel, GpuSchedule::kRefill, "refill"},
+                                     {LimbStrategy::kThreadPerPixel, GpuSchedule::kTiles, "tiles"}};
+    if (limb_words(a) > 0) variants.push_back({LimbStrategy::kCooperative, GpuSchedule::kRefill, "coop"});
+    for (const Variant& var : variants) {
+      o.limb_strategy = var.strategy;
+      o.gpu_schedule = var.schedule;
       const RenderResult gpu = render(v, o);
       EXPECT_EQ(gpu.backend, Backend::kCuda);
-      EXPECT_EQ(gpu.limb_strategy, s);
-      EXPECT_EQ(mismatches(gpu.counts, cpu.counts), 0) << arith_name(a) << " " << limb_strategy_name(s);
+      EXPECT_EQ(gpu.limb_strategy, var.strategy);
+      EXPECT_EQ(mismatches(gpu.counts, cpu.counts), 0) << arith_name(a) << " " << var.name;
       float worst = 0;
       for (size_t k = 0; k < cpu.smooth.size(); ++k)
         worst = std::max(worst, std::fabs(gpu.smooth[k] - cpu.smooth[k]));
-      EXPECT_LT(worst, 1e-3f) << arith_name(a) << " smooth";  // log2 may differ in the last ulp
+      EXPECT_LT(worst, 1e-3f) << arith_name(a) << " " << var.name << " smooth";  // log2: last-ulp differences
     }
   }
 }
@@ -447,6 +454,9 @@ TEST(MandelbrotCuda, TilesAndBandsMatchTheWholeImage) {
   o.single_launch = true;
   const RenderResult whole = render(v, o);
   EXPECT_EQ(banded.counts, whole.counts);
+  o.gpu_schedule = GpuSchedule::kTiles;
+  EXPECT_EQ(render(v, o).counts, whole.counts);
+  o.gpu_schedule = GpuSchedule::kRefill;
   const RenderResult tile = render(v, o, Tile{10, 20, 100, 50});
   for (int r = 0; r < 50; ++r)
     for (int c = 0; c < 100; ++c)

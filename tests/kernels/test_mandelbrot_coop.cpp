@@ -1,6 +1,7 @@
-// The cooperative limb strategy (mandelbrot_coop.cuh) on the host: a 32-lane warp emulated with
-// user-space fibers runs the same code the GPU runs, and every result must equal Limb<N>'s
-// operators and mandel_pixel<Limb<N>> bit for bit. (The device section of test_mandelbrot.cpp
+// The warp-level GPU code on the host: a 32-lane warp emulated with user-space fibers runs the
+// cooperative limb strategy (mandelbrot_coop.cuh) and the refill schedule (refill_pixels) exactly
+// as the GPU runs them; every result must equal Limb<N>'s operators and mandel_pixel bit for bit,
+// and all lanes must meet at every collective. (The device section of test_mandelbrot.cpp
 // compares the real kernels.)
 #include <gtest/gtest.h>
 #include <ucontext.h>
@@ -95,6 +96,7 @@ class FiberWarp {
   uint32_t slot_[32] = {};
   uint64_t tag_[32] = {};
   bool desync = false;
+  unsigned long long counter = 0;  // refill_pixels' pixel counter
 
  private:
   static constexpr size_t kStack = 1 << 18;
@@ -152,6 +154,11 @@ struct HostWarp {
   }
   bool all(bool p) const { return ballot(p) == 0xffffffffu || w->desync; }  // desync: let loops end
   bool any(bool p) const { return ballot(p) != 0; }
+  unsigned long long claim(unsigned n) const {
+    const unsigned long long base = w->counter;
+    w->counter += n;
+    return base;
+  }
   void sync() const {
     collective(0u, 3, [] { return 0; });
   }
@@ -326,6 +333,60 @@ TYPED_TEST(CoopTyped, PixelsEqualThreadPerPixel) {
   whole.zoom = "0.8";
   whole.max_iter = 24;
   check_pixels<N>(whole, 8 * P);
+}
+
+// refill_pixels on an emulated warp against mandel_pixel: lanes finish at different times and
+// take new pixels; every pixel of the band must be written once, with mandel_pixel's result.
+template <class T>
+void check_refill(const View& v, int row_begin, int rows) {
+  const MandelParams<T> params = make_params<T>(geometry(v), v);
+  const size_t n = static_cast<size_t>(v.width) * v.height;
+  std::vector<uint32_t> counts(n, 0xdeadbeefu);
+  std::vector<float> smooth(n, -1.0f);
+  auto fw = std::make_unique<FiberWarp>();
+  FiberWarp* f = fw.get();
+  f->run([&](unsigned lane) {
+    refill_pixels(HostWarp{f, lane}, params, 0, 0, v.width, row_begin, rows, counts.data(), smooth.data());
+  });
+  ASSERT_FALSE(f->desync) << "lanes of the warp reached different collectives";
+  for (int j = 0; j < v.height; ++j)
+    for (int i = 0; i < v.width; ++i) {
+      const size_t k = static_cast<size_t>(j) * v.width + i;
+      if (j < row_begin || j >= row_begin + rows) {
+        EXPECT_EQ(counts[k], 0xdeadbeefu) << "pixel outside the band written: " << i << "," << j;
+        continue;
+      }
+      const PixelResult want = mandel_pixel(params, i, j);
+      ASSERT_EQ(counts[k], want.count) << i << "," << j;
+      ASSERT_EQ(smooth[k], want.smooth) << i << "," << j;
+    }
+}
+
+TEST(Refill, EveryPixelOnceWithMandelPixelsResult) {
+  View v;
+  v.re = "-0.7453";
+  v.im = "0.1127";
+  v.zoom = "100";
+  v.width = 23;  // odd sizes: the last warp claims past the end of the band
+  v.height = 9;
+  v.max_iter = 300;
+  check_refill<F64>(v, 2, 6);
+  check_refill<F32>(v, 0, 9);
+  View kf;
+  kf.re = "-1.759817130804847813610825010561798238243999999999999999999800";
+  kf.im = "-0.012593310799749865383746631843264858450340000000000000000000";
+  kf.zoom = "1e14";
+  kf.width = 11;
+  kf.height = 7;
+  kf.max_iter = 600;
+  check_refill<Limb<4>>(kf, 1, 5);
+  check_refill<Expansion<2>>(kf, 0, 7);
+  View whole;
+  whole.width = 40;
+  whole.height = 20;
+  whole.zoom = "0.8";
+  whole.max_iter = 1;  // every pixel finishes in pixel_begin
+  check_refill<F64>(whole, 0, 20);
 }
 
 }  // namespace
