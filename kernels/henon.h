@@ -104,7 +104,7 @@ struct ScanParams {
   int32_t p_max = 5000;
   std::string tol = "1e-10";
   double bound = 1e3;
-  int64_t chunk_params = 0;  // parameters per chunk; 0: about 65536 items per chunk
+  int64_t chunk_params = 0;  // parameters per chunk; 0: about 2^18 orbits (fills an H100)
   Backend backend = Backend::kCpu;
   // Resume file: finished chunks are appended as they complete; chunks already there (for the
   // same scan) are loaded and skipped. Empty: no file.
