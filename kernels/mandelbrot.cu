@@ -143,7 +143,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
       *cancelled = true;
       return kernel_seconds;
     }
-    const int end = std::min(t.height, row + rows);
+    const int end = std::min({t.height, row + rows, row + 65535});  // grid.y limit of the coop kernel
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
     launch_band(p, t, row, end, opt, dc, ds, static_cast<unsigned long long*>(dcounter.p));
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));

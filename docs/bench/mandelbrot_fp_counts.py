@@ -6,7 +6,7 @@ Run on the GPU machine (one launch per benchmark row, in the order of iters.csv)
   ncu --csv --metrics smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,\
 smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,\
 smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum \
-      -k regex:"pixel_kernel|coop_kernel" deepscope bench mandelbrot --gpu-only --single-run \
+      -k regex:"pixel_kernel|coop_kernel|refill_kernel" deepscope bench mandelbrot --gpu-only --single-run \
       --iterations-csv iters.csv > ncu.csv
   python3 docs/bench/mandelbrot_fp_counts.py ncu.csv iters.csv > docs/bench/mandelbrot_fp_counts.csv
 The counts are thread-level instructions executed (inactive lanes excluded) over the whole launch,
@@ -25,7 +25,7 @@ def main(ncu_path, iters_path):
     for r in rows[1:]:
         rec = launches.setdefault(r[idx["ID"]], {"name": r[idx["Kernel Name"]]})
         rec[r[idx["Metric Name"]]] = float(r[idx["Metric Value"]].replace(",", ""))
-    launches = [v for v in launches.values() if re.search(r"(pixel|coop)_kernel", v["name"])]
+    launches = [v for v in launches.values() if re.search(r"(pixel|coop|refill)_kernel", v["name"])]
     bench = list(csv.DictReader(open(iters_path)))
     if len(bench) != len(launches):
         sys.exit("%d benchmark rows but %d kernel launches: run the bench with --single-run" %
