@@ -19,9 +19,14 @@ using namespace ds;
 using namespace ds::mandel;
 
 // Switches stacks: saves the callee-saved registers and the stack pointer into *from, resumes the
-// context whose stack pointer is `to`. x86-64 only; other hosts use ucontext (slower: it makes
-// a system call per switch).
-#if defined(__x86_64__)
+// context whose stack pointer is `to`. x86-64 only; other hosts, and AddressSanitizer builds
+// (which must see stack switches), use ucontext (slower: a system call per switch).
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define DEEPSCOPE_FIBER_ASM 1
+#else
+#define DEEPSCOPE_FIBER_ASM 0
+#endif
+#if DEEPSCOPE_FIBER_ASM
 extern "C" void ds_test_switch(void** from, void* to);
 asm(R"(
 .text
@@ -57,7 +62,7 @@ class FiberWarp {
     for (unsigned l = 0; l < 32; ++l) {
       stacks_[l].reset(new char[kStack]);
       done_[l] = false;
-#if defined(__x86_64__)
+#if DEEPSCOPE_FIBER_ASM
       // The new stack "returns" into trampoline() with the alignment of a fresh call.
       uintptr_t top = (reinterpret_cast<uintptr_t>(stacks_[l].get()) + kStack) & ~uintptr_t{15};
       void** frame = reinterpret_cast<void**>(top - 16);
@@ -77,7 +82,7 @@ class FiberWarp {
       for (unsigned l = 0; l < 32; ++l) {
         if (done_[l]) continue;
         current_ = l;
-#if defined(__x86_64__)
+#if DEEPSCOPE_FIBER_ASM
         ds_test_switch(&main_sp_, sp_[l]);
 #else
         swapcontext(&main_, &fiber_[l]);
@@ -87,7 +92,7 @@ class FiberWarp {
     }
   }
   void barrier() {
-#if defined(__x86_64__)
+#if DEEPSCOPE_FIBER_ASM
     ds_test_switch(&sp_[current_], main_sp_);
 #else
     swapcontext(&fiber_[current_], &main_);
@@ -106,13 +111,13 @@ class FiberWarp {
     const unsigned lane = self->current_;
     self->body_(lane);
     self->done_[lane] = true;
-#if defined(__x86_64__)
+#if DEEPSCOPE_FIBER_ASM
     void* dead;
     ds_test_switch(&dead, self->main_sp_);  // never resumed
 #endif
   }
   std::function<void(unsigned)> body_;
-#if defined(__x86_64__)
+#if DEEPSCOPE_FIBER_ASM
   void* main_sp_ = nullptr;
   void* sp_[32] = {};
 #else
