@@ -114,6 +114,10 @@ TYPED_TEST(NativeTest, CorrectlyRoundedAgainstMpfr) {
     check(x - y, mpfr_sub);
     check(x * y, mpfr_mul);
     check(x / y, mpfr_div);
+    check(sqr(x), [](mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr, mpfr_rnd_t m) { return mpfr_sqr(r, a, m); });
+    T ax = abs(x);
+    mpfr_set_d(a, to_double(ax), MPFR_RNDN);
+    check(sqrt(ax), [](mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr, mpfr_rnd_t m) { return mpfr_sqrt(r, a, m); });
   }
   std::cout << T::traits().name << ": max error " << worst << " u\n";
 }
