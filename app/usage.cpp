@@ -15,7 +15,8 @@ Commands:
   deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
                    [--arith NAME|auto] [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
-                   [--frames N --zoom-to Z2] --out FILE.png
+                   [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
+                   [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded
   deepscope henon orbit --a A --b B [--x0 X --y0 Y] [--transient N] [--points N] [--arith NAME]
                         [--backend cpu|cuda] [--bound R] --out FILE.csv
@@ -26,8 +27,10 @@ Commands:
         Hénon map orbits (CSV), period detection with eigenvalues, and resumable grid sink scans
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
-  deepscope bench arith [--out FILE.md] [--quick]
-  deepscope bench mandelbrot [--out FILE.md] [--quick]
+  deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
+                        [--fp-counts FILE.csv] [--steps N --chains N]
+  deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
+                             [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU
   deepscope --help | --version
