@@ -4,6 +4,7 @@
 
 #include "arith_ops.cuh"
 #include "cuda_check.h"
+#include "cuda_memory.cuh"
 
 namespace ds {
 namespace {
@@ -23,14 +24,6 @@ __global__ void chain_kernel(int64_t steps, kernels::ChainSeed seed, double* sin
   sink[k] = to_double(x);
 }
 
-// Device buffer that frees itself.
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1)); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
 
 void require_device() {
   int n = 0;
@@ -50,18 +43,14 @@ Throughput gpu_chains(int64_t chains, int64_t steps) {
                                                                   static_cast<double*>(sink.p));
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
-  cudaEvent_t start, stop;
-  DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&start));
-  DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&stop));
-  DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start));
+  CudaEvent start, stop;
+  DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
   chain_kernel<T, Op><<<static_cast<unsigned>(blocks), block>>>(steps, kernels::chain_seed<Op>(), static_cast<double*>(sink.p));
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
-  DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop));
-  DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop));
+  DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
+  DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
   float ms = 0;
-  DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  DEEPSCOPE_CUDA_CHECK(cudaEventDestroy(start));
-  DEEPSCOPE_CUDA_CHECK(cudaEventDestroy(stop));
+  DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
   std::vector<double> host(static_cast<std::size_t>(blocks * block));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host.data(), sink.p, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
   double checksum = 0;

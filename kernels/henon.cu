@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_memory.cuh"
 #include "henon.cuh"
 #include "henon.h"
 
@@ -75,17 +76,6 @@ __global__ void points_kernel(T a, T b, T bound, T* state, int64_t n, double* xs
   state[1] = y;
 }
 
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1)); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  template <class U>
-  U* as() const {
-    return static_cast<U*>(p);
-  }
-};
 
 bool stop(const std::atomic<bool>* c) { return c && c->load(std::memory_order_relaxed); }
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cuda_check.h"
+#include "cuda_memory.cuh"
 #include "mandelbrot.cuh"
 #include "mandelbrot.h"
 #include "mandelbrot_coop.cuh"
@@ -69,21 +70,7 @@ struct LimbWords<Limb<N>> {
   static constexpr int value = N;
 };
 
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1)); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
 
-struct Event {
-  cudaEvent_t e = nullptr;
-  Event() { DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&e)); }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
 
 // Launches rows [row_begin, row_end) of the tile with the kernel that T and the options select.
 template <class T>
@@ -133,7 +120,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
   DeviceBuffer dcounter(sizeof(unsigned long long));
   uint32_t* dc = static_cast<uint32_t*>(dcounts.p);
   float* ds = static_cast<float*>(dsmooth.p);
-  Event start, stop;
+  CudaEvent start, stop;
   double kernel_seconds = 0;
   // The first band is small (about 64K pixels); later bands aim at 0.25 s from the measured rate.
   int rows = opt.single_launch ? t.height : std::max(1, static_cast<int>(65536 / t.width));

@@ -134,9 +134,11 @@ int cmd_gui(const ArgList& args) {
       ImGui::Begin("deepscope", nullptr,
                    ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                        ImGuiWindowFlags_NoBringToFrontOnFocus);
+      gui::Panel* shown = nullptr;  // the panel whose tab is open this frame
       if (ImGui::BeginTabBar("workspaces")) {
         for (auto& p : panels) {
           if (ImGui::BeginTabItem(p->title())) {
+            shown = p.get();
             p->draw();
             ImGui::EndTabItem();
           }
@@ -156,14 +158,19 @@ int cmd_gui(const ArgList& args) {
 
       ++frame;
       if (frames > 0 && frame >= frames) {
-        bool busy = false;
-        for (auto& p : panels) busy = busy || p->busy();
+        // Only the open tab matters: hidden panels do no work until they are shown.
+        const bool busy = shown && shown->busy();
         double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         if (busy && waited < 120.0) {
           // Scripted runs wait for the first image, so the screenshot shows what a user would see.
           glfwSwapBuffers(window);
           std::this_thread::sleep_for(std::chrono::milliseconds(10));
           continue;
+        }
+        if (busy) {
+          std::cerr << "deepscope: the " << shown->title()
+                    << " view was still rendering after 120 s; the frame is saved as it is\n";
+          result = 1;
         }
         if (!shot.empty()) {
           std::vector<uint8_t> rgba(static_cast<size_t>(fb_w) * fb_h * 4);
