@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
-#include "kernels/mandelbrot.h"
+#include "kernels/backend.h"
 #include "version.h"
 
 namespace ds::app {
@@ -195,12 +195,12 @@ int henon_scan(const ArgList& argv) {
             << "\n"
             << "estimate: host memory " << mib(e.host_bytes) << ", device memory " << mib(e.device_bytes)
             << ", at most " << e.steps << " map steps, roughly " << e.seconds << " s\n";
-  const uint64_t host = mandel::host_memory_bytes();
+  const uint64_t host = host_memory_bytes();
   if (host && e.host_bytes > host)
     throw cli::UsageError("the scan needs " + mib(e.host_bytes) + " of memory; this machine has " +
                           mib(host));
   if (be == Backend::kCuda) {
-    const uint64_t dev = mandel::device_memory_bytes(0);
+    const uint64_t dev = device_memory_bytes(0);
     if (dev && e.device_bytes > dev)
       throw cli::UsageError("a chunk needs " + mib(e.device_bytes) + " of GPU memory; the device has " +
                             mib(dev) + " (use a smaller --chunk)");

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "arith/format.h"
+#include "backend.h"
 
 namespace ds::henon {
 
-enum class Backend { kAuto, kCpu, kCuda };
-const char* backend_name(Backend b);
-// Resolves kAuto (CUDA when a device is usable); kCuda without a device throws std::runtime_error.
-Backend select_backend(Backend requested);
+using ds::Backend;
+using ds::backend_name;
+using ds::select_backend;
 
 // Limits the host enforces on every input (bad values throw ArithError or std::invalid_argument).
 constexpr int64_t kMaxTransient = 10'000'000'000'000LL;  // 1e13 steps

@@ -17,29 +17,9 @@
 #include "device.h"
 #include "henon.cuh"
 #include "henon.h"
-#include "mandelbrot.h"
+#include "backend.h"
 
 namespace ds::henon {
-
-const char* backend_name(Backend b) {
-  switch (b) {
-    case Backend::kAuto:
-      return "auto";
-    case Backend::kCpu:
-      return "cpu";
-    case Backend::kCuda:
-      return "cuda";
-  }
-  return "?";
-}
-
-Backend select_backend(Backend requested) {
-  if (requested == Backend::kCpu) return Backend::kCpu;
-  const bool have = cuda_device_count() > 0;
-  if (requested == Backend::kCuda && !have)
-    throw std::runtime_error("backend cuda: no usable CUDA device (" + cuda_unavailable_reason() + ")");
-  return have ? Backend::kCuda : Backend::kCpu;
-}
 
 namespace {
 
@@ -640,12 +620,12 @@ ScanEstimate estimate_scan(const ScanParams& p, Backend be) {
 ScanResult scan(const ScanParams& p) {
   const Backend be = select_backend(p.backend);
   const ScanEstimate e = estimate_scan(p, be);
-  const uint64_t host = mandel::host_memory_bytes();
+  const uint64_t host = host_memory_bytes();
   if (host && e.host_bytes > host)
     throw std::runtime_error("the scan needs about " + std::to_string(e.host_bytes >> 20) +
                              " MiB of memory; this machine has " + std::to_string(host >> 20) + " MiB");
   if (be == Backend::kCuda) {
-    const uint64_t dev = mandel::device_memory_bytes(0);
+    const uint64_t dev = device_memory_bytes(0);
     if (dev && e.device_bytes > dev)
       throw std::runtime_error("the scan's chunks need about " + std::to_string(e.device_bytes >> 20) +
                                " MiB of GPU memory; the device has " + std::to_string(dev >> 20) +

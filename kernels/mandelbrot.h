@@ -11,11 +11,17 @@
 #include <vector>
 
 #include "arith/format.h"
+#include "backend.h"
 #include "view.h"
 
 namespace ds::mandel {
 
-enum class Backend { kAuto, kCpu, kCuda };
+using ds::Backend;
+using ds::BackendError;
+using ds::backend_name;
+using ds::device_memory_bytes;
+using ds::host_memory_bytes;
+using ds::select_backend;
 // How a limb format maps onto CUDA threads: one thread per pixel, or the big-limb paper's
 // cooperative layout (N threads per pixel sharing the numbers in shared memory, blocks of
 // 32 pixels x N). Both give identical counts; other formats ignore it.
@@ -26,15 +32,9 @@ enum class LimbStrategy { kThreadPerPixel, kCooperative };
 // in 16x2-pixel warps. Identical results; the benchmark compares them.
 enum class GpuSchedule { kRefill, kTiles };
 
-const char* backend_name(Backend b);
 // Words of a limb format (4 for limb4, ...), 0 for every other format.
 int limb_words(Arith a);
 const char* limb_strategy_name(LimbStrategy s);
-
-// No usable CUDA device for Backend::kCuda, or the view does not fit the machine's memory.
-struct BackendError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct RenderOptions {
   std::optional<Arith> arith;  // empty: the cheapest format that resolves the view (`auto`)
@@ -75,9 +75,6 @@ struct RenderResult {
 // The format render() would use: opt.arith when set (checked against the view unless
 // opt.check_resolution is false), else choose_arith. Throws ViewError.
 Arith select_arith(const Geometry& g, const RenderOptions& opt);
-// The backend render() would use. kCuda without a usable device throws BackendError; kAuto
-// falls back to the CPU and says why in *note.
-Backend select_backend(Backend requested, std::string* note);
 
 // Bytes the engine allocates for a tile (host: counts + smooth; device: the same on the GPU).
 struct MemoryEstimate {
@@ -85,9 +82,6 @@ struct MemoryEstimate {
   uint64_t device_bytes = 0;
 };
 MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend);
-// Physical memory of this machine (sysconf), and of CUDA device `index` (0 without CUDA).
-uint64_t host_memory_bytes();
-uint64_t device_memory_bytes(int index);
 
 // Renders `tile` of the view (the whole image by default). Throws ViewError for a bad view or
 // format, BackendError for a missing device or too little memory (checked before allocating).

@@ -11,18 +11,6 @@
 
 namespace ds::mandel {
 
-const char* backend_name(Backend b) {
-  switch (b) {
-    case Backend::kAuto:
-      return "auto";
-    case Backend::kCpu:
-      return "cpu";
-    case Backend::kCuda:
-      return "cuda";
-  }
-  return "?";
-}
-
 const char* limb_strategy_name(LimbStrategy s) { return s == LimbStrategy::kCooperative ? "coop" : "thread"; }
 
 int limb_words(Arith a) {
@@ -52,37 +40,12 @@ Arith select_arith(const Geometry& g, const RenderOptions& opt) {
   return *opt.arith;
 }
 
-Backend select_backend(Backend requested, std::string* note) {
-  if (requested == Backend::kCpu) return Backend::kCpu;
-  bool have = built_with_cuda() && cuda_device_count() > 0;
-  if (requested == Backend::kCuda) {
-    if (!have)
-      throw BackendError("--backend cuda: no usable CUDA device (" + cuda_unavailable_reason() + ")");
-    return Backend::kCuda;
-  }
-  if (have) return Backend::kCuda;
-  if (note) *note = "no usable CUDA device (" + cuda_unavailable_reason() + "): rendering on the CPU";
-  return Backend::kCpu;
-}
-
 MemoryEstimate estimate_memory(const Tile& t, Backend backend) {
   const uint64_t pixels = static_cast<uint64_t>(t.width) * static_cast<uint64_t>(t.height);
   MemoryEstimate m;
   m.host_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
   if (backend == Backend::kCuda) m.device_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
   return m;
-}
-
-uint64_t host_memory_bytes() {
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || size <= 0) return 0;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
-}
-
-uint64_t device_memory_bytes(int index) {
-  for (const auto& d : cuda_devices())
-    if (d.index == index) return d.memory_bytes;
-  return 0;
 }
 
 namespace {
