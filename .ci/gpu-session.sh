@@ -33,7 +33,7 @@ for f in .ci/gpu/*.sh; do
   if [ -n "${only:-}" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
   for phase in tests bench; do
     if [ "$what" = "$phase" ] || [ "$what" = both ]; then
-      echo "== $name $phase ($(( $(date +%s) - t0 )) s)"; what=$phase . "$f"
+      echo "== $name $phase ($(( $(date +%s) - t0 )) s)"; asked=$what; what=$phase; . "$f"; what=$asked
     fi
   done
 done
