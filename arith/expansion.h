@@ -1,5 +1,6 @@
 // Expansion<N> (f64x2 ... f64x8): a real number as the unevaluated sum of N binary64 terms, most
-// significant first. + and * follow the Hénon-sinks paper (Algorithms 4 and 5); / and sqrt use Newton.
+// significant first. + and * follow the Hénon-sinks paper (Algorithms 4 and 5) for N >= 3; f64x2 uses
+// the double-word algorithms of expansion_dw.h (bounds stated there); / and sqrt use Newton.
 //
 // Invariant (every input the contracts below assume): the terms are ulp-nonoverlapping,
 // |t[i+1]| <= ulp(t[i]), and a zero term is followed by zeros only; so |t[i]| <= (2u)^i |t[0]| with
@@ -7,7 +8,7 @@
 // constructor) satisfies the stronger |t[i+1]| <= (1 + 2^-38) u |t[i]| as well (barring underflow).
 //
 // Unit: eps = traits().eps = u^N = 2^(-53N). Bounds, for results with |result| >= traits().min_abs
-// and no overflow, valid for N <= 8 (derivation: docs/arith/expansion.md):
+// and no overflow, valid for 3 <= N <= 8 (derivation: docs/arith/expansion.md; N = 2: expansion_dw.h):
 //   a + b, a - b, a + d, a - d:  |err| <= (1 + 2^-30) eps |exact| + 2^-32 eps (|a| + |b|)
 //       (the second term is the rounded sum of Algorithm 4's last error terms; it matters only when
 //        the operands cancel by more than ~30 bits: then the bound is absolute, not relative)
@@ -22,8 +23,7 @@
 // rounded sum (its error is the dropped term), then the check |t[i+1]| <= 2^-53 |t[i]|. Rare
 // cancellation patterns fail the check and go to settle(), a slower, provably terminating loop
 // (VecSum until each term dominates its remainder by half an ulp). Nothing is lost before the last
-// term is dropped, so the truncation error is <= (1 + 2^-38) u |t[N-1]|. For N = 2 the bottom-up
-// 2Sums of add, add double, sqr and mul double are Fast2Sums, proven exact there (bit-identical).
+// term is dropped, so the truncation error is <= (1 + 2^-38) u |t[N-1]|.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -180,19 +180,13 @@ DEEPSCOPE_HD void settle(double (&x)[M]) {
 // Renormalises x[0..N] (any doubles; in practice the output of Algorithm 4 or 5) into N terms with
 // |out[i+1]| <= (1 + 2^-38) u |out[i]| and <= ulp(out[i]). Error-free except for dropping the last
 // term, |dropped| <= (1 + 2^-38) u |out[N-1]|.
-// kFast: the bottom-up pass uses Fast2Sum. Only for inputs where every such Fast2Sum is proven
-// exact (N = 2 after add, add double, sqr and mul double: docs/arith/expansion.md), where the
-// result is bit-identical to the 2Sum version (tests check this).
-template <int N, bool kFast = false>
+template <int N>
 DEEPSCOPE_HD void renormalize(double (&x)[N + 1], double (&out)[N]) {
   constexpr int M = N + 1;
   double s = x[M - 1];
   DEEPSCOPE_UNROLL
   for (int i = M - 2; i >= 0; --i) {
-    if constexpr (kFast)
-      eft::fast_two_sum(x[i], s, s, x[i + 1]);
-    else
-      eft::two_sum(x[i], s, s, x[i + 1]);
+    eft::two_sum(x[i], s, s, x[i + 1]);
   }
   x[0] = s;
   if constexpr (N >= 2) {
@@ -219,10 +213,10 @@ DEEPSCOPE_HD void renormalize(double (&x)[N + 1], double (&out)[N]) {
   for (int i = 0; i < N; ++i) out[i] = x[i];
 }
 
-template <int N, bool kFast = false>
+template <int N>
 DEEPSCOPE_HD Expansion<N> renormalized(double (&x)[N + 1]) {
   Expansion<N> r;
-  renormalize<N, kFast>(x, r.t);
+  renormalize<N>(x, r.t);
   return r;
 }
 
@@ -286,7 +280,7 @@ DEEPSCOPE_HD void add_orders(const double* a, const double* b, double (&r)[N + 1
 
 // r_0..r_{N-1} come from 2Sums of same-order terms and VecSums of the pending errors (error-free);
 // r_N is the rounded sum of the last N errors. Then renormalise.
-template <bool kFast, int N>
+template <int N>
 DEEPSCOPE_HD Expansion<N> add(const Expansion<N>& a, const Expansion<N>& b) {
   double r[N + 1], e[N];
   eft::two_sum(a.t[0], b.t[0], r[0], e[0]);
@@ -295,29 +289,29 @@ DEEPSCOPE_HD Expansion<N> add(const Expansion<N>& a, const Expansion<N>& b) {
   DEEPSCOPE_UNROLL
   for (int i = 1; i < N; ++i) last += e[i];
   r[N] = last;
-  return renormalized<N, (kFast && N == 2)>(r);
+  return renormalized<N>(r);
 }
 
 // Algorithm 4 with b = (d, 0, ..., 0), omitting the operations on zeros (they are exact no-ops):
 // one pending error walks down the terms.
-template <bool kFast, int N>
+template <int N>
 DEEPSCOPE_HD Expansion<N> add_double(const Expansion<N>& a, double d) {
   double r[N + 1], c;
   eft::two_sum(a.t[0], d, r[0], c);
   DEEPSCOPE_UNROLL
   for (int n = 1; n < N; ++n) eft::two_sum(c, a.t[n], r[n], c);
   r[N] = c;
-  return renormalized<N, (kFast && N == 2)>(r);
+  return renormalized<N>(r);
 }
 }  // namespace expansion_detail
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator+(const Expansion<N>& a, const Expansion<N>& b) {
-  return expansion_detail::add<true>(a, b);
+  return expansion_detail::add(a, b);
 }
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator+(const Expansion<N>& a, double d) {
-  return expansion_detail::add_double<true>(a, d);
+  return expansion_detail::add_double(a, d);
 }
 
 template <int N>
@@ -420,8 +414,8 @@ DEEPSCOPE_HD void sqr_orders(const double* a, double (&r)[N + 1], double (&e)[E]
 // Algorithm 5 for a * a with the symmetric products merged: a_i a_{n-i} + a_{n-i} a_i is formed
 // once as two_prod(a_i, 2 a_{n-i}) (doubling is exact), so order n has n/2 + 1 products and the
 // pending error list stays about half as long. Same bound as *, not bit-identical to a * a.
-template <bool kFast, int N>
-DEEPSCOPE_HD Expansion<N> sqr(const Expansion<N>& a) {
+template <int N>
+DEEPSCOPE_HD Expansion<N> square(const Expansion<N>& a) {
   constexpr int kPending = sqr_errors(N);
   double r[N + 1], e[kPending];
   eft::two_prod(a.t[0], a.t[0], r[0], e[0]);
@@ -432,13 +426,13 @@ DEEPSCOPE_HD Expansion<N> sqr(const Expansion<N>& a) {
   DEEPSCOPE_UNROLL
   for (int j = 0; j < kPending; ++j) last += e[j];
   r[N] = last;
-  return renormalized<N, (kFast && N == 2)>(r);
+  return renormalized<N>(r);
 }
 }  // namespace expansion_detail
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> sqr(const Expansion<N>& a) {
-  return expansion_detail::sqr<true>(a);
+  return expansion_detail::square(a);
 }
 
 namespace expansion_detail {
@@ -457,7 +451,7 @@ DEEPSCOPE_HD void mul_double_orders(const double* a, double d, double (&r)[N + 1
 
 // Algorithm 5 with b = (d, 0, ..., 0), omitting the exact no-ops on zeros: order n has the one
 // product a_n d, and the pending list grows by one error per order.
-template <bool kFast, int N>
+template <int N>
 DEEPSCOPE_HD Expansion<N> mul_double(const Expansion<N>& a, double d) {
   double r[N + 1], e[N];
   eft::two_prod(a.t[0], d, r[0], e[0]);
@@ -466,13 +460,13 @@ DEEPSCOPE_HD Expansion<N> mul_double(const Expansion<N>& a, double d) {
   DEEPSCOPE_UNROLL
   for (int j = 1; j < N; ++j) last += e[j];
   r[N] = last;
-  return renormalized<N, (kFast && N == 2)>(r);
+  return renormalized<N>(r);
 }
 }  // namespace expansion_detail
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator*(const Expansion<N>& a, double d) {
-  return expansion_detail::mul_double<true>(a, d);
+  return expansion_detail::mul_double(a, d);
 }
 
 // Exact x * 2^k, barring overflow and underflow.
@@ -653,3 +647,5 @@ std::string to_string(const Expansion<N>& a, int sig_digits = 0) {
 }
 
 }  // namespace ds
+
+#include "expansion_dw.h"  // f64x2: the double-word algorithms
