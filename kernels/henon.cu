@@ -37,7 +37,7 @@ __global__ void advance_kernel(const T* as, const T* bs, int64_t n_init, int64_t
   const int64_t n = advance(p, x, y, steps);
   xs[i] = x;
   ys[i] = y;
-  if (n < steps) alive[i] = 0;
+  if (outside(x, y, p.bound)) alive[i] = 0;
   if (taken) taken[i] += n;
 }
 

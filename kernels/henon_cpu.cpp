@@ -120,9 +120,8 @@ OrbitResult orbit_t(const OrbitParams& op) {
         break;
       }
       const int64_t n = std::min<int64_t>(kSlice, op.n_transient - done);
-      const int64_t taken = advance(p, x, y, n);
-      done += taken;
-      if (taken < n) {
+      done += advance(p, x, y, n);
+      if (outside(x, y, p.bound)) {
         r.escaped = true;
         r.escape_step = done;
         break;
@@ -170,9 +169,8 @@ PeriodResult period_t(const PeriodParams& pp) {
       return r;
     }
     const int64_t n = std::min<int64_t>(kSlice, pp.n_transient - done);
-    const int64_t taken = advance(p, x, y, n);
-    done += taken;
-    if (taken < n) {
+    done += advance(p, x, y, n);
+    if (outside(x, y, p.bound)) {
       r.escaped = true;
       return r;
     }
@@ -477,9 +475,8 @@ bool run_chunk_cpu(const std::vector<T>& as, const std::vector<T>& bs, const std
               return;
             }
             const int64_t n = std::min<int64_t>(kSlice, sp.n_transient - done);
-            const int64_t taken = advance(p, x, y, n);
-            done += taken;
-            alive = taken == n;
+            done += advance(p, x, y, n);
+            alive = !outside(x, y, p.bound);
           }
           if (alive) r = finish_item(p, sp.p_max, x, y);
           out[i] = r;

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -172,6 +174,43 @@ TEST(Henon, EscapingOrbitsAreReportedNotNaN) {
     EXPECT_TRUE(r0.escaped);
     EXPECT_EQ(r0.escape_step, 0);
   }
+}
+
+// The blocked escape pre-test (floating formats) stops at exactly the step that testing every step
+// finds, with the same final state: start points scattered in and out of the basin, low and high
+// bounds (orbits that leave the box and come back), |b| below and above 0.99, every block offset.
+template <class T>
+void check_blocked_escape(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  const double bs[] = {0.3, -0.3, 1.2, -1.5};
+  const double bounds[] = {1.0, 1.5, 1e3};
+  int escaped = 0;
+  for (int i = 0; i < 600; ++i) {
+    const double b = bs[i % 4], bound = bounds[(i / 4) % 3];
+    const MapParams<T> p{T(1.4), T(b), T(bound), T(1e-10)};
+    const T x0(u(rng) * 0.8), y0(u(rng) * 0.3);
+    if (outside(x0, y0, p.bound)) continue;
+    const int64_t n = 1 + static_cast<int64_t>(rng() % 200);
+    T xa = x0, ya = y0, xb = x0, yb = y0;
+    const int64_t ka = advance(p, xa, ya, n), kb = advance_exact(p, xb, yb, n);
+    ASSERT_EQ(ka, kb) << T::traits().name << " start " << to_double(x0) << ", " << to_double(y0) << " b " << b
+                      << " bound " << bound << " n " << n;
+    ASSERT_EQ(std::memcmp(&xa, &xb, sizeof xa), 0);
+    ASSERT_EQ(std::memcmp(&ya, &yb, sizeof ya), 0);
+    ASSERT_EQ(outside(xa, ya, p.bound), outside(xb, yb, p.bound));
+    escaped += outside(xa, ya, p.bound);
+  }
+  EXPECT_GT(escaped, 50) << "the sample must contain escaping orbits";
+}
+
+TEST(Henon, BlockedEscapeTestEqualsTestingEveryStep) {
+  auto rng = ds::test::seeded_rng("henon blocked escape");
+  check_blocked_escape<F64>(rng);
+  check_blocked_escape<F32>(rng);
+  check_blocked_escape<Expansion<2>>(rng);
+  check_blocked_escape<Expansion<3>>(rng);
+  check_blocked_escape<Composite>(rng);
+  check_blocked_escape<FloatFloat>(rng);
 }
 
 TEST(Henon, BadInputIsRefused) {
