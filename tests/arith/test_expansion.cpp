@@ -163,7 +163,7 @@ struct Bounds {
 };
 template <int N>
 constexpr Bounds bounds() {
-  if constexpr (N == 2) return {3 + 13 * 0x1p-53, 2, 0, 4, 4, 2, 8, 8};
+  if constexpr (N == 2) return {3 + 13 * 0x1p-53, 2, 0, 4, 4 + 10 * 0x1p-53, 2, 8, 8};
   return {1 + 0x1p-30, 1 + 0x1p-30, 0x1p-32, 1 + 0x1p-14, 1 + 0x1p-14, 1 + 0x1p-14, 3, 3};
 }
 
