@@ -64,6 +64,16 @@ double Args::get_double(const std::string& name, double fallback) const {
   return has(name) ? parse_double("--" + name, get(name, "")) : fallback;
 }
 
+int64_t Args::get_count(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const {
+  if (!has(name)) return fallback;
+  const std::string s = get(name, "");
+  const double v = parse_double("--" + name, s);
+  if (!(v == std::floor(v)) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
+    throw UsageError("--" + name + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], got \"" + s + "\"");
+  return static_cast<int64_t>(v);
+}
+
 int64_t parse_int(const std::string& option, const std::string& s) {
   errno = 0;
   char* end = nullptr;

@@ -25,6 +25,8 @@ class Args {
   std::string require(const std::string& name) const;
   int64_t get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
   double get_double(const std::string& name, double fallback) const;
+  // A count written as an integer or in scientific notation ("1e10"), exact and within [lo, hi].
+  int64_t get_count(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const;
   bool flag(const std::string& name) const { return has(name); }
   const std::vector<std::string>& positional() const { return positional_; }
 

@@ -32,17 +32,6 @@ Backend parse_backend(const std::string& s) {
   throw cli::UsageError("--backend must be auto, cpu or cuda, got \"" + s + "\"");
 }
 
-// A count written as an integer or in scientific notation ("1e10"), exact and within [lo, hi].
-int64_t get_count(const cli::Args& args, const std::string& name, int64_t fallback, int64_t lo, int64_t hi) {
-  if (!args.has(name)) return fallback;
-  const std::string s = args.get(name, "");
-  const double v = cli::parse_double("--" + name, s);
-  if (!(v == std::floor(v)) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
-    throw cli::UsageError("--" + name + " must be an integer in [" + std::to_string(lo) + ", " +
-                          std::to_string(hi) + "], got \"" + s + "\"");
-  return static_cast<int64_t>(v);
-}
-
 henon::MapInput map_input(const cli::Args& args) {
   henon::MapInput m;
   m.arith = parse_arith(args.get("arith", "f64"));
@@ -76,8 +65,8 @@ int henon_orbit(const ArgList& argv) {
   cli::Args args(argv, with(kMapOptions, {"points", "backend", "out"}), {"quiet"});
   henon::OrbitParams p;
   p.map = map_input(args);
-  p.n_transient = get_count(args, "transient", 0, 0, henon::kMaxTransient);
-  p.n_points = get_count(args, "points", 10000, 1, henon::kMaxPoints);
+  p.n_transient = args.get_count("transient", 0, 0, henon::kMaxTransient);
+  p.n_points = args.get_count("points", 10000, 1, henon::kMaxPoints);
   p.backend = parse_backend(args.get("backend", "cpu"));
   const std::string out = args.require("out");
   check_writable(out);
@@ -107,8 +96,8 @@ int henon_period(const ArgList& argv) {
   cli::Args args(argv, with(kMapOptions, {"pmax", "tol"}), {});
   henon::PeriodParams p;
   p.map = map_input(args);
-  p.n_transient = get_count(args, "transient", p.n_transient, 0, henon::kMaxTransient);
-  p.p_max = static_cast<int32_t>(get_count(args, "pmax", p.p_max, 1, henon::kMaxPeriod));
+  p.n_transient = args.get_count("transient", p.n_transient, 0, henon::kMaxTransient);
+  p.p_max = static_cast<int32_t>(args.get_count("pmax", p.p_max, 1, henon::kMaxPeriod));
   p.tol = args.get("tol", p.tol);
   install_cancel_handler();
   p.cancel = &cancel_flag();
@@ -166,17 +155,17 @@ int henon_scan(const ArgList& argv) {
   p.arith = parse_arith(args.get("arith", "f64"));
   p.a_min = args.get("a-min", p.a_min);
   p.a_step = args.get("a-step", p.a_step);
-  p.na = get_count(args, "na", 1, 1, 100'000'000);
+  p.na = args.get_count("na", 1, 1, 100'000'000);
   p.b_min = args.get("b-min", p.b_min);
   p.b_step = args.get("b-step", p.b_step);
-  p.nb = get_count(args, "nb", 1, 1, 100'000'000);
-  p.n_init = get_count(args, "init", p.n_init, 1, 1'000'000);
+  p.nb = args.get_count("nb", 1, 1, 100'000'000);
+  p.n_init = args.get_count("init", p.n_init, 1, 1'000'000);
   if (args.has("box")) parse_box(args.get("box", ""), p.init_box);
-  p.n_transient = get_count(args, "transient", p.n_transient, 0, henon::kMaxTransient);
-  p.p_max = static_cast<int32_t>(get_count(args, "pmax", p.p_max, 1, henon::kMaxPeriod));
+  p.n_transient = args.get_count("transient", p.n_transient, 0, henon::kMaxTransient);
+  p.p_max = static_cast<int32_t>(args.get_count("pmax", p.p_max, 1, henon::kMaxPeriod));
   p.tol = args.get("tol", p.tol);
   p.bound = args.get_double("bound", p.bound);
-  p.chunk_params = get_count(args, "chunk", 0, 0, 100'000'000);
+  p.chunk_params = args.get_count("chunk", 0, 0, 100'000'000);
   p.backend = parse_backend(args.get("backend", "auto"));
   const bool estimate_only = args.flag("estimate");
   const std::string csv = estimate_only ? args.get("csv", "") : args.require("csv");
@@ -242,69 +231,6 @@ int henon_scan(const ArgList& argv) {
 }
 
 }  // namespace
-
-// `deepscope bench henon`: the paper's Table 1 metric, orbits per second at 1e6 iterations per orbit,
-// for every format: the scan's transient loop timed at --steps steps per orbit (default 1e6 on the
-// GPU, 1e5 on the CPU), reported as steps/s / 1e6.
-int bench_henon(const ArgList& argv) {
-  cli::Args args(argv, {"out", "formats", "steps", "orbits"}, {"quick", "cpu-only", "gpu-only"});
-  const bool quick = args.flag("quick");
-  const std::string out_path = args.get("out", "");
-  if (!out_path.empty()) check_writable(out_path);
-  std::vector<Arith> formats = all_ariths();
-  if (args.has("formats")) {
-    formats.clear();
-    std::stringstream ss(args.get("formats", ""));
-    std::string name;
-    while (std::getline(ss, name, ',')) formats.push_back(parse_arith(name));
-  }
-  const auto devs = cuda_devices();
-  const bool do_cpu = !args.flag("gpu-only"), do_gpu = !args.flag("cpu-only") && !devs.empty();
-  std::ostringstream md;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  md << "# deepscope bench henon\n\n- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
-     << "\n- command: `deepscope bench henon";
-  for (const auto& a : argv) md << " " << a;
-  md << "`\n- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
-     << "\n\nOrbits/s at 1e6 iterations per orbit (paper, Table 1) = map steps/s / 1e6, timed on the scan's "
-        "transient loop (escape test every step) at (a, b) = (1.4, 0.3).\n\n";
-  auto run = [&](const char* title, henon::Backend be, int64_t orbits, int64_t steps) {
-    md << "## " << title << ": " << orbits << " orbits x " << steps << " steps\n\n"
-       << "| format | seconds | steps/s | orbits/s at 1e6 iterations |\n|---|---|---|---|\n";
-    for (Arith f : formats) {
-      const double cost = std::max(1.0, arith_traits(f).rel_cost);
-      const int64_t n =
-          std::max<int64_t>(1000, static_cast<int64_t>(static_cast<double>(steps) / (quick ? cost : 1.0)));
-      const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n);
-      char line[160];
-      std::snprintf(line, sizeof line, "| %s | %.3f | %.4g | %.4g |\n", arith_name(f), r.seconds,
-                    r.steps_per_second, r.steps_per_second / 1e6);
-      md << line;
-      std::fprintf(stderr, "  %s %s done\n", title, arith_name(f));
-    }
-    md << "\n";
-  };
-  if (do_cpu) {
-    const int64_t orbits =
-        get_count(args, "orbits", 8 * std::max(1u, std::thread::hardware_concurrency()), 1, 100'000'000);
-    run("CPU (all cores)", henon::Backend::kCpu, orbits,
-        get_count(args, "steps", quick ? 10000 : 100000, 1, henon::kMaxTransient));
-  }
-  if (do_gpu) {
-    const int64_t orbits =
-        get_count(args, "orbits", static_cast<int64_t>(devs[0].sm_count) * 1024, 1, 100'000'000);
-    run("GPU", henon::Backend::kCuda, orbits,
-        get_count(args, "steps", quick ? 10000 : 1000000, 1, henon::kMaxTransient));
-  } else if (!args.flag("cpu-only")) {
-    md << "## GPU\n\nnot run: " << cuda_unavailable_reason() << "\n";
-  }
-  const std::string text = md.str();
-  std::fputs(text.c_str(), stdout);
-  if (!out_path.empty()) write_file_atomically(out_path, text);
-  return 0;
-}
 
 int cmd_henon(const ArgList& args) {
   if (args.empty()) throw cli::UsageError("henon needs a command: orbit, period or scan");

@@ -84,6 +84,7 @@ struct Expansion {
   // Flops of one a * b (two_prod = 2, 2Sum = 6, compare = 1) including the renormalisation's
   // fast path: the traits' rel_cost until `deepscope bench arith` measures it.
   static constexpr int mul_flops() {
+    if (N == 2) return 9;  // DWTimesDW3 (expansion_dw.h)
     int two_prods = N * (N + 1) / 2, two_sums = 0;
     for (int n = 1; n < N; ++n) two_sums += n + n * n;
     int last = (N - 1) + (N - 1 + N * N);

@@ -23,6 +23,8 @@ using ds::select_backend;
 constexpr int64_t kMaxTransient = 10'000'000'000'000LL;  // 1e13 steps
 constexpr int64_t kMaxPoints = 100'000'000;
 constexpr int32_t kMaxPeriod = 1'000'000;
+constexpr int64_t kMaxScanSide = 100'000'000;      // na, nb
+constexpr int64_t kMaxScanParams = 1'000'000'000;  // na * nb
 
 // The map's inputs as exact decimal strings (parsed with T::from_string, so they mean the same in
 // every format up to the format's own rounding).
@@ -131,6 +133,7 @@ struct ParamResult {
 
 struct ScanResult {
   std::vector<ParamResult> params;  // na * nb, index ib * na + ia
+  int64_t na = 0, nb = 0;
   int64_t chunks = 0, chunks_loaded = 0, chunks_run = 0;
   bool cancelled = false;
   Backend backend = Backend::kCpu;
@@ -152,6 +155,9 @@ ScanResult scan(const ScanParams& p);
 // start points, 0 those without a period) and JSON. Both depend only on the results.
 std::string scan_csv(const ScanResult& r);
 std::string scan_json(const ScanParams& p, const ScanResult& r);
+// Reads scan_csv's text back (na, nb from the largest indices; parameters not in the file stay
+// not done). Throws std::invalid_argument naming the line for malformed input.
+ScanResult parse_scan_csv(const std::string& text);
 
 // Throughput of the scan's transient loop (escape test included): n_orbits orbits of n_steps
 // steps at (a, b) = (1.4, 0.3) from start points within 1e-3 of the origin (none escapes, so
@@ -173,6 +179,8 @@ struct ItemOut {
   int32_t period, sink;
   double x, y;
 };
+// %.17g: the CSV's, the JSON's and the chunk file's doubles.
+std::string format_double(double v);
 bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,
                      int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
                      const std::atomic<bool>* cancel, ItemOut* out);

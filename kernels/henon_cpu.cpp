@@ -260,13 +260,13 @@ int64_t resolve_chunk(const ScanParams& p) {
 }
 
 void validate_scan(const ScanParams& p) {
-  check_range("na", p.na, 1, 100'000'000);
-  check_range("nb", p.nb, 1, 100'000'000);
+  check_range("na", p.na, 1, kMaxScanSide);
+  check_range("nb", p.nb, 1, kMaxScanSide);
   check_range("n_init", p.n_init, 1, 1'000'000);
   check_range("transient iterations", p.n_transient, 0, kMaxTransient);
   check_range("p_max", p.p_max, 1, kMaxPeriod);
   check_range("chunk", p.chunk_params, 0, 100'000'000);
-  if (static_cast<double>(p.na) * static_cast<double>(p.nb) > 1e9)
+  if (static_cast<double>(p.na) * static_cast<double>(p.nb) > static_cast<double>(kMaxScanParams))
     throw std::invalid_argument("na * nb must be at most 1e9");
   for (double v : p.init_box)
     if (!std::isfinite(v) || std::fabs(v) > p.bound)
@@ -316,11 +316,6 @@ std::string fingerprint(const ScanParams& p) {
 
 const char* kChunkMagic = "deepscope-henon-scan v1 ";
 
-std::string fmt_double(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 std::string param_record(const ParamResult& r) {
   std::string s = "p " + std::to_string(r.ia) + " " + std::to_string(r.ib) + " " + r.a + " " + r.b + " " +
@@ -328,7 +323,7 @@ std::string param_record(const ParamResult& r) {
                   std::to_string(r.cycles.size());
   for (const CycleFound& c : r.cycles)
     s += " " + std::to_string(c.period) + " " + std::to_string(c.count) + " " + (c.sink ? "1" : "0") + " " +
-         fmt_double(c.x) + " " + fmt_double(c.y);
+         detail::format_double(c.x) + " " + detail::format_double(c.y);
   return s + "\n";
 }
 
@@ -509,6 +504,8 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
   ScanResult res;
   res.backend = be;
   res.chunks = chunks;
+  res.na = sp.na;
+  res.nb = sp.nb;
   std::vector<bool> have(static_cast<std::size_t>(chunks), false);
   std::vector<ParamResult> loaded;
   if (!sp.chunk_file.empty()) {
@@ -670,57 +667,6 @@ OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_s
     r.steps_per_second = static_cast<double>(n_orbits) * static_cast<double>(n_steps) / r.seconds;
     return r;
   });
-}
-
-std::string scan_csv(const ScanResult& r) {
-  std::string s = "a_index,b_index,a,b,period,count,sink,x,y\n";
-  for (const ParamResult& p : r.params) {
-    if (!p.done) continue;
-    const std::string head = std::to_string(p.ia) + "," + std::to_string(p.ib) + "," + p.a + "," + p.b + ",";
-    if (p.escaped) s += head + "-1," + std::to_string(p.escaped) + ",0,,\n";
-    if (p.aperiodic) s += head + "0," + std::to_string(p.aperiodic) + ",0,,\n";
-    for (const CycleFound& c : p.cycles)
-      s += head + std::to_string(c.period) + "," + std::to_string(c.count) + "," + (c.sink ? "1" : "0") +
-           "," + fmt_double(c.x) + "," + fmt_double(c.y) + "\n";
-  }
-  return s;
-}
-
-std::string scan_json(const ScanParams& p, const ScanResult& r) {
-  auto q = [](const std::string& v) { return "\"" + v + "\""; };
-  std::ostringstream s;
-  int64_t done = 0, with_sink = 0;
-  for (const ParamResult& x : r.params) {
-    done += x.done ? 1 : 0;
-    bool sink = false;
-    for (const CycleFound& c : x.cycles) sink = sink || c.sink;
-    with_sink += sink ? 1 : 0;
-  }
-  s << "{\n  \"arith\": " << q(arith_name(p.arith)) << ",\n  \"a_min\": " << q(p.a_min)
-    << ", \"a_step\": " << q(p.a_step) << ", \"na\": " << p.na << ",\n  \"b_min\": " << q(p.b_min)
-    << ", \"b_step\": " << q(p.b_step) << ", \"nb\": " << p.nb << ",\n  \"n_init\": " << p.n_init
-    << ", \"init_box\": [" << fmt_double(p.init_box[0]) << ", " << fmt_double(p.init_box[1]) << ", "
-    << fmt_double(p.init_box[2]) << ", " << fmt_double(p.init_box[3])
-    << "],\n  \"n_transient\": " << p.n_transient << ", \"p_max\": " << p.p_max << ", \"tol\": " << q(p.tol)
-    << ", \"bound\": " << fmt_double(p.bound) << ",\n  \"parameters_done\": " << done
-    << ", \"parameters_with_sink\": " << with_sink << ",\n  \"results\": [";
-  bool first = true;
-  for (const ParamResult& x : r.params) {
-    if (!x.done) continue;
-    s << (first ? "\n" : ",\n") << "    {\"a_index\": " << x.ia << ", \"b_index\": " << x.ib
-      << ", \"a\": " << q(x.a) << ", \"b\": " << q(x.b) << ", \"escaped\": " << x.escaped
-      << ", \"aperiodic\": " << x.aperiodic << ", \"cycles\": [";
-    for (std::size_t i = 0; i < x.cycles.size(); ++i) {
-      const CycleFound& c = x.cycles[i];
-      s << (i ? ", " : "") << "{\"period\": " << c.period << ", \"count\": " << c.count
-        << ", \"sink\": " << (c.sink ? "true" : "false") << ", \"x\": " << fmt_double(c.x)
-        << ", \"y\": " << fmt_double(c.y) << "}";
-    }
-    s << "]}";
-    first = false;
-  }
-  s << "\n  ]\n}\n";
-  return s.str();
 }
 
 }  // namespace ds::henon

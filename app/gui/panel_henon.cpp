@@ -1,6 +1,7 @@
 // The Hénon workspace's tab: a, b, x0, y0 as sliders and exact text, the orbit as a pan/zoom point
 // cloud with axes, and the period / eigenvalue / sink readout, recomputed on a background job
-// (cancelled and restarted whenever an input changes) through kernels/henon.h.
+// (cancelled and restarted whenever an input changes) through kernels/henon.h; beside it the sink
+// scan's parameter view (henon_scan_view.h), whose clicks open a parameter's orbit here.
 #include <imgui.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "henon_scan_view.h"
 #include "jobs.h"
 #include "kernels/henon.h"
 #include "panels.h"
@@ -38,17 +40,40 @@ class HenonPanel final : public Panel {
   ~HenonPanel() override { job_.cancel(); }
 
   const char* title() const override { return "Hénon"; }
-  bool busy() const override { return job_.running() || dirty_; }
+  bool busy() const override { return job_.running() || dirty_ || scan_.busy(); }
+
+  // A scan CSV dropped on the window opens in the scan view.
+  bool open_file(const std::string& path) override {
+    if (path.size() < 4 || path.compare(path.size() - 4, 4, ".csv") != 0) return false;
+    std::string err;
+    if (!scan_.open_csv(path, &err)) return false;
+    show_scan_ = true;
+    return true;
+  }
 
   void draw() override {
     take_outcome();
     ImGui::BeginChild("henon_controls", ImVec2(380, 0), true);
     draw_controls();
+    if (ImGui::CollapsingHeader("Sink scan", ImGuiTreeNodeFlags_DefaultOpen))
+      scan_.draw_controls(all_ariths()[arith_index_]);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("henon_plot", ImVec2(0, 0), true,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    draw_plot();
+    if (ImGui::BeginTabBar("henon_views")) {
+      if (ImGui::BeginTabItem("Orbit", nullptr, show_orbit_ ? ImGuiTabItemFlags_SetSelected : 0)) {
+        draw_plot();
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Scan", nullptr, show_scan_ ? ImGuiTabItemFlags_SetSelected : 0)) {
+        HenonScanView::Pick pick;
+        if (scan_.draw_view(&pick)) open_pick(pick);
+        ImGui::EndTabItem();
+      }
+      show_orbit_ = show_scan_ = false;
+      ImGui::EndTabBar();
+    }
     ImGui::EndChild();
     if (dirty_) start();
   }
@@ -145,6 +170,24 @@ class HenonPanel final : public Panel {
         ImGui::TextWrapped("(%s, %s)", p.cycle[i].first.c_str(), p.cycle[i].second.c_str());
       if (show < p.cycle.size()) ImGui::Text("... %zu more", p.cycle.size() - show);
     }
+  }
+
+  // A parameter clicked in the scan view: its exact a, b and, when it has one, a point of its
+  // cycle as the start point, so the orbit view shows the cycle after a short transient.
+  void open_pick(const HenonScanView::Pick& pick) {
+    set_text(a_buf_, pick.a);
+    set_text(b_buf_, pick.b);
+    if (pick.has_point) {
+      char tmp[64];
+      std::snprintf(tmp, sizeof tmp, "%.17g", pick.x);
+      set_text(x0_buf_, tmp);
+      std::snprintf(tmp, sizeof tmp, "%.17g", pick.y);
+      set_text(y0_buf_, tmp);
+      p_max_ = std::max(p_max_, pick.period);
+    }
+    dirty_ = true;
+    fit_ = true;
+    show_orbit_ = true;
   }
 
   void start() {
@@ -295,6 +338,8 @@ class HenonPanel final : public Panel {
   int p_max_ = 1000;
   std::size_t arith_index_ = 1;  // f64
   bool dirty_ = false, fit_ = false;
+  bool show_orbit_ = false, show_scan_ = false;  // select that view's tab on the next frame
+  HenonScanView scan_;
   double cx_ = 0, cy_ = 0, scale_ = 3;
 
   BackgroundJob job_;

@@ -10,40 +10,18 @@ smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,smsp__sass_thread_inst_execu
   python3 docs/bench/arith_fp_counts.py ncu.csv 1000 1024 > docs/bench/arith_fp_counts.csv
 Each (format, op) launches twice: a warm-up of steps/16+1 steps, then the measured run; the
 second is used. add counts two operations per step (the add and the sub)."""
-import csv
 import re
 import sys
-from collections import OrderedDict
+
+from ncu_counts import format_name, fp_sums, launches
 
 OPS = {"0": "add", "1": "sub", "2": "mul", "3": "sqr", "4": "div", "5": "sqrt", "6": "henon"}
 
 
-def format_name(t):
-    t = t.replace(" ", "")
-    if "Native<float>" in t: return "f32"
-    if "Native<double>" in t: return "f64"
-    if "Composite" in t: return "composite"
-    if "FloatFloat" in t: return "ff"
-    m = re.search(r"Expansion<(?:\(int\))?(\d+)>", t)
-    if m: return "f64x" + m.group(1)
-    if "Fx128" in t: return "fx128"
-    m = re.search(r"Limb<(?:\(int\))?(\d+)>", t)
-    if m: return "limb" + m.group(1)
-    raise ValueError(t)
-
-
 def main(path, steps, chains):
-    rows = [r for r in csv.reader(open(path)) if len(r) > 10]
-    head = rows[0]
-    idx = {k: head.index(k) for k in ("ID", "Kernel Name", "Metric Name", "Metric Value")}
-    launches = OrderedDict()
-    for r in rows[1:]:
-        key = r[idx["ID"]]
-        name = r[idx["Kernel Name"]]
-        launches.setdefault(key, {"name": name})[r[idx["Metric Name"]]] = float(r[idx["Metric Value"]].replace(",", ""))
     seen = {}
     out = []
-    for rec in launches.values():
+    for rec in launches(path):
         m = re.search(r"chain_kernel<(.*),\s*(?:\(ds::ArithOp\))?(\d)>", rec["name"])
         if not m:
             continue
@@ -52,8 +30,7 @@ def main(path, steps, chains):
         if seen[key] != 2:
             continue
         per = chains * steps * (2 if key[1] == "add" else 1)
-        d = sum(v for k, v in rec.items() if re.search(r"op_d(add|mul|fma)", k))
-        f = sum(v for k, v in rec.items() if re.search(r"op_f(add|mul|fma)", k))
+        d, f = fp_sums(rec)
         out.append("%s,%s,%.2f,%.2f" % (key[0], key[1], d / per, f / per))
     print("format,op,fp64_per_op,fp32_per_op")
     print("\n".join(out))

@@ -14,27 +14,20 @@ divided by the iterations done, so per-pixel setup and the smooth tail are inclu
 import csv
 import re
 import sys
-from collections import OrderedDict
+
+from ncu_counts import fp_sums, launches
 
 
 def main(ncu_path, iters_path):
-    rows = [r for r in csv.reader(open(ncu_path)) if len(r) > 10]
-    head = rows[0]
-    idx = {k: head.index(k) for k in ("ID", "Kernel Name", "Metric Name", "Metric Value")}
-    launches = OrderedDict()
-    for r in rows[1:]:
-        rec = launches.setdefault(r[idx["ID"]], {"name": r[idx["Kernel Name"]]})
-        rec[r[idx["Metric Name"]]] = float(r[idx["Metric Value"]].replace(",", ""))
-    launches = [v for v in launches.values() if re.search(r"(pixel|coop|refill)_kernel", v["name"])]
+    runs = [v for v in launches(ncu_path) if re.search(r"(pixel|coop|refill)_kernel", v["name"])]
     bench = list(csv.DictReader(open(iters_path)))
-    if len(bench) != len(launches):
+    if len(bench) != len(runs):
         sys.exit("%d benchmark rows but %d kernel launches: run the bench with --single-run" %
-                 (len(bench), len(launches)))
+                 (len(bench), len(runs)))
     print("view,format,strategy,fp64_per_iter,fp32_per_iter")
-    for row, rec in zip(bench, launches):
+    for row, rec in zip(bench, runs):
         it = float(row["iterations"])
-        d = sum(v for k, v in rec.items() if re.search(r"op_d(add|mul|fma)", k))
-        f = sum(v for k, v in rec.items() if re.search(r"op_f(add|mul|fma)", k))
+        d, f = fp_sums(rec)
         print("%s,%s,%s,%.2f,%.2f" % (row["view"], row["format"], row["strategy"], d / it, f / it))
 
 

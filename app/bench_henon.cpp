@@ -1,0 +1,158 @@
+// `deepscope bench henon`: the Hénon-sinks paper's Table 1 metric, orbits per second at 1e6
+// iterations per orbit, for every format: the scan's transient loop (kernels/henon.cuh advance)
+// timed at --steps steps per orbit (default 1e6 on the GPU, 1e5 on the CPU), as steps/s / 1e6.
+// With --fp-counts (docs/bench/henon_fp_counts.py over Nsight Compute) it adds the FP64
+// instructions per step and the share of the H100's FP64 ceiling they imply, and it sets the GPU
+// rows beside the paper's C2075 figures and CAMPARY's on the same H100 (issue #6).
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "arith/error.h"
+#include "atomic_file.h"
+#include "bench.h"
+#include "cli.h"
+#include "kernels/device.h"
+#include "kernels/henon.h"
+#include "version.h"
+
+namespace ds::app {
+namespace {
+
+constexpr double kFp64Ceiling = 1.67e13, kFp32Ceiling = 3.06e13;  // measured FMA/s, H100
+
+// The paper's Table 1 (Tesla C2075, Mprec) and CAMPARY's multi_prec<N> loop on the H100, orbits/s
+// at 1e6 iterations per orbit; for f64 the plain double loop's 5.07e12 iterations/s.
+const std::map<std::string, double> kPaperC2075 = {
+    {"f64", 102398}, {"f64x2", 7608}, {"f64x3", 5200}, {"f64x4", 1788},
+    {"f64x5", 758},  {"f64x6", 374},  {"f64x7", 205},  {"f64x8", 122}};
+const std::map<std::string, double> kReferenceH100 = {
+    {"f64", 5.07e6},  {"f64x2", 79213}, {"f64x3", 12035}, {"f64x4", 8808},
+    {"f64x5", 7133},  {"f64x6", 6082},  {"f64x7", 5015},  {"f64x8", 3488}};
+
+struct FpPerStep {
+  double fp64 = 0, fp32 = 0;
+};
+
+// "format,fp64_per_step,fp32_per_step" lines.
+std::map<std::string, FpPerStep> read_fp_counts(const std::string& path) {
+  std::map<std::string, FpPerStep> m;
+  std::ifstream in(path);
+  if (!in) throw IoError("cannot read --fp-counts file \"" + path + "\"");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("format,", 0) == 0) continue;
+    std::stringstream ss(line);
+    std::string f, d, s;
+    std::getline(ss, f, ',');
+    std::getline(ss, d, ',');
+    std::getline(ss, s, ',');
+    try {
+      m[f] = {std::stod(d), std::stod(s)};
+    } catch (const std::exception&) {
+      throw IoError("--fp-counts: malformed line \"" + line + "\" (want format,fp64_per_step,fp32_per_step)");
+    }
+  }
+  return m;
+}
+
+std::string num(double v, const char* fmt = "%.4g") {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+}  // namespace
+
+int bench_henon(const ArgList& argv) {
+  cli::Args args(argv, {"out", "formats", "steps", "orbits", "fp-counts"}, {"quick", "cpu-only", "gpu-only"});
+  const bool quick = args.flag("quick");
+  const std::string out_path = args.get("out", "");
+  if (!out_path.empty()) check_writable(out_path);
+  std::vector<Arith> formats = all_ariths();
+  if (args.has("formats")) {
+    formats.clear();
+    std::stringstream ss(args.get("formats", ""));
+    std::string name;
+    while (std::getline(ss, name, ',')) formats.push_back(parse_arith(name));
+  }
+  std::map<std::string, FpPerStep> counts;
+  if (args.has("fp-counts")) counts = read_fp_counts(args.get("fp-counts", ""));
+  const auto devs = cuda_devices();
+  const bool do_cpu = !args.flag("gpu-only"), do_gpu = !args.flag("cpu-only") && !devs.empty();
+  std::ostringstream md;
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  md << "# deepscope bench henon\n\n- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
+     << "\n- command: `deepscope bench henon";
+  for (const auto& a : argv) md << " " << a;
+  md << "`\n- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
+     << "\n\nOrbits/s at 1e6 iterations per orbit (paper, Table 1) = map steps/s / 1e6, timed on the scan's "
+        "transient loop (the exact escape test's result at every step) at (a, b) = (1.4, 0.3).\n\n";
+  auto run = [&](const char* title, Backend be, int64_t orbits, int64_t steps) {
+    const bool gpu = be == Backend::kCuda;
+    md << "## " << title << ": " << orbits << " orbits x " << steps << " steps\n\n"
+       << "| format | steps per orbit | seconds | steps/s | orbits/s at 1e6 iterations |";
+    if (gpu) md << " FP64 instr/step | FP share of ceiling | x paper (C2075) | x CAMPARY (H100) |";
+    md << "\n|---|---|---|---|---|" << (gpu ? "---|---|---|---|" : "") << "\n";
+    for (Arith f : formats) {
+      // Formats dearer than four f64 steps run proportionally fewer steps (a rate needs no more),
+      // so that the whole GPU table takes minutes; --quick shortens every row by its cost.
+      const double cost = std::max(1.0, arith_traits(f).rel_cost);
+      const double shorten = quick ? cost : std::max(1.0, cost / 4);
+      const int64_t n = std::max<int64_t>(std::min<int64_t>(steps, 1000),
+                                          static_cast<int64_t>(static_cast<double>(steps) / shorten));
+      const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n);
+      const std::string name = arith_name(f);
+      const double orbits_s = r.steps_per_second / 1e6;
+      md << "| " << name << " | " << n << " | " << num(r.seconds, "%.3f") << " | " << num(r.steps_per_second) << " | "
+         << num(orbits_s) << " |";
+      if (gpu) {
+        const auto c = counts.find(name);
+        if (c == counts.end()) {
+          md << " | |";
+        } else {
+          const double share =
+              r.steps_per_second * (c->second.fp64 / kFp64Ceiling + c->second.fp32 / kFp32Ceiling);
+          md << " " << num(c->second.fp64, "%.1f") << (c->second.fp32 > 0 ? " (+" + num(c->second.fp32, "%.1f") + " FP32)" : "")
+             << " | " << num(100 * share, "%.1f") << "% |";
+        }
+        const auto p = kPaperC2075.find(name), h = kReferenceH100.find(name);
+        md << " " << (p == kPaperC2075.end() ? "" : num(orbits_s / p->second, "%.1f")) << " | "
+           << (h == kReferenceH100.end() ? "" : num(orbits_s / h->second, "%.2f")) << " |";
+      }
+      md << "\n";
+      std::fprintf(stderr, "  %s %s done\n", title, name.c_str());
+    }
+    md << "\n";
+    if (gpu)
+      md << "FP share of ceiling = steps/s x (FP64 instr/step / " << kFp64Ceiling << " + FP32 instr/step / "
+         << kFp32Ceiling
+         << "), the H100's measured FMA rates; instructions per step counted by Nsight Compute over every launch "
+            "(docs/bench/henon_fp_counts.py), so the escape pre-test and the loop are included. x CAMPARY: "
+            "CAMPARY's multi_prec<N> Hénon loop (paper, Figure 6) on the same H100; for f64 the reference is a "
+            "plain double loop's 5.07e12 iterations/s.\n\n";
+  };
+  if (do_cpu) {
+    const int64_t orbits = args.get_count("orbits", 8 * std::max(1u, std::thread::hardware_concurrency()), 1,
+                                          100'000'000);
+    run("CPU (all cores)", Backend::kCpu, orbits, args.get_count("steps", quick ? 10000 : 100000, 1, henon::kMaxTransient));
+  }
+  if (do_gpu) {
+    const int64_t orbits = args.get_count("orbits", static_cast<int64_t>(devs[0].sm_count) * 4096, 1, 100'000'000);
+    run("GPU", Backend::kCuda, orbits, args.get_count("steps", quick ? 10000 : 1000000, 1, henon::kMaxTransient));
+  } else if (!args.flag("cpu-only")) {
+    md << "## GPU\n\nnot run: " << cuda_unavailable_reason() << "\n";
+  }
+  const std::string text = md.str();
+  std::fputs(text.c_str(), stdout);
+  if (!out_path.empty()) write_file_atomically(out_path, text);
+  return 0;
+}
+
+}  // namespace ds::app

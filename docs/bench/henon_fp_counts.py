@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Turns Nsight Compute's FP instruction counts of `deepscope bench henon` launches into
+format,fp64_per_step,fp32_per_step lines for `bench henon --fp-counts`.
+
+Run on the GPU machine (the scan's transient kernel, every launch of every format):
+  ncu --csv --metrics <dadd,dmul,dfma,fadd,fmul,ffma ..._pred_on.sum> -k regex:advance_kernel \
+      deepscope bench henon --gpu-only --steps S --orbits N > ncu.csv
+  python3 docs/bench/henon_fp_counts.py ncu.csv S N > henon_fp_counts.csv
+Each format runs a warm-up of min(S, 1000) steps and then S steps, all N orbits (none escapes),
+so the counts are divided by N (min(S, 1000) + S): the escape pre-test and the loop are included."""
+import re
+import sys
+
+from ncu_counts import format_name, fp_sums, launches
+
+
+def main(path, steps, orbits):
+    total = {}
+    for rec in launches(path):
+        m = re.search(r"advance_kernel<(.*?)>\(", rec["name"])
+        if not m:
+            continue
+        name = format_name(m.group(1))
+        d, f = fp_sums(rec)
+        old = total.setdefault(name, [0.0, 0.0])
+        old[0] += d
+        old[1] += f
+    per = float(orbits) * (min(steps, 1000) + steps)
+    print("format,fp64_per_step,fp32_per_step")
+    for name, (d, f) in total.items():
+        print("%s,%.2f,%.2f" % (name, d / per, f / per))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
