@@ -111,7 +111,7 @@ std::vector<uint8_t> plot_rgb(const PlotSpec& spec, const std::vector<PlotSeries
   } else {
     y0 -= 0.05 * yspan, y1 += 0.05 * yspan;
   }
-  const int left = 110, right = spec.width - 20, top = 50, bottom = spec.height - 60;
+  const int left = 110, right = spec.width - 20, top = 72, bottom = spec.height - 60;
   auto px = [&](double x) {
     return left + static_cast<int>(std::lround((x - x0) / (x1 - x0) * (right - left)));
   };
@@ -158,7 +158,8 @@ std::vector<uint8_t> plot_rgb(const PlotSpec& spec, const std::vector<PlotSeries
     }
   }
   // Title, labels, legend.
-  cv.text((spec.width - Canvas::text_width(spec.title, 3)) / 2, 10, spec.title, black, 3);
+  const int ts = Canvas::text_width(spec.title, 3) <= spec.width - 20 ? 3 : 2;
+  cv.text(std::max(4, (spec.width - Canvas::text_width(spec.title, ts)) / 2), 10, spec.title, black, ts);
   cv.text((left + right - Canvas::text_width(spec.x_label)) / 2, spec.height - 26, spec.x_label, black);
   cv.text(8, top - 22, spec.y_label, black);
   int lw = 0;
