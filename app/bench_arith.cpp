@@ -54,10 +54,7 @@ template <class V, class Step>
 std::pair<double, double> host_lanes(int64_t steps, V one, Step step, double ops_per_step) {
   constexpr int kLanes = 8;
   V x[kLanes], y[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    x[l] = one;
-    y[l] = one;
-  }
+  for (int l = 0; l < kLanes; ++l) { x[l] = one; y[l] = one; }
   auto t0 = std::chrono::steady_clock::now();
   for (int64_t s = 0; s < steps; ++s)
     for (int l = 0; l < kLanes; ++l) step(x[l], y[l]);
@@ -74,41 +71,12 @@ std::map<ArithOp, double> bench_qd(double target) {
   std::map<ArithOp, double> r;
   volatile double v1 = 1.0, vhalf = 0.5, va = 1.4, vb = 0.3, v0 = 0.0;  // opaque to the optimiser
   Q one(v1), half(vhalf), a(va), b(vb), zero(v0);
-  r[ArithOp::kAdd] = calibrated(
-      [&](int64_t n) {
-        return host_lanes(
-            n, one,
-            [&](Q& x, Q&) {
-              x = x + half;
-              x = x - half;
-            },
-            2.0);
-      },
-      target, 1 << 12);
-  r[ArithOp::kMul] = calibrated(
-      [&](int64_t n) {
-        return host_lanes(
-            n, one, [](Q& x, Q& y) { x = x * y; }, 1.0);
-      },
-      target, 1 << 12);
-  r[ArithOp::kSqr] = calibrated(
-      [&](int64_t n) {
-        return host_lanes(
-            n, one, [](Q& x, Q&) { x = sqr(x); }, 1.0);
-      },
-      target, 1 << 12);
-  r[ArithOp::kHenon] = calibrated(
-      [&](int64_t n) {
-        return host_lanes(
-            n, zero,
-            [&](Q& x, Q& y) {
-              Q nx = (one + y) - a * sqr(x);
-              y = b * x;
-              x = nx;
-            },
-            1.0);
-      },
-      target, 1 << 12);
+  r[ArithOp::kAdd] = calibrated([&](int64_t n) {
+    return host_lanes(n, one, [&](Q& x, Q&) { x = x + half; x = x - half; }, 2.0); }, target, 1 << 12);
+  r[ArithOp::kMul] = calibrated([&](int64_t n) { return host_lanes(n, one, [](Q& x, Q& y) { x = x * y; }, 1.0); }, target, 1 << 12);
+  r[ArithOp::kSqr] = calibrated([&](int64_t n) { return host_lanes(n, one, [](Q& x, Q&) { x = sqr(x); }, 1.0); }, target, 1 << 12);
+  r[ArithOp::kHenon] = calibrated([&](int64_t n) {
+    return host_lanes(n, zero, [&](Q& x, Q& y) { Q nx = (one + y) - a * sqr(x); y = b * x; x = nx; }, 1.0); }, target, 1 << 12);
   return r;
 }
 #endif
@@ -122,42 +90,22 @@ std::map<ArithOp, double> bench_mpfr(mpfr_prec_t prec, double target) {
   mpfr_set_d(a, 1.4, MPFR_RNDN);
   mpfr_set_d(b, 0.3, MPFR_RNDN);
   auto timed = [&](std::function<void()> step, double ops_per_step, std::function<void()> init) {
-    return calibrated(
-        [&](int64_t n) {
-          init();
-          auto t0 = std::chrono::steady_clock::now();
-          for (int64_t s = 0; s < n; ++s) step();
-          double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          return std::pair<double, double>(sec, n * ops_per_step / sec);
-        },
-        target, 1 << 14);
+    return calibrated([&](int64_t n) {
+      init();
+      auto t0 = std::chrono::steady_clock::now();
+      for (int64_t s = 0; s < n; ++s) step();
+      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return std::pair<double, double>(sec, n * ops_per_step / sec);
+    }, target, 1 << 14);
   };
-  auto ones = [&] {
-    mpfr_set_d(x, 1.0, MPFR_RNDN);
-    mpfr_set_d(y, 0.5, MPFR_RNDN);
-  };
-  r[ArithOp::kAdd] = timed(
-      [&] {
-        mpfr_add(x, x, y, MPFR_RNDN);
-        mpfr_sub(x, x, y, MPFR_RNDN);
-      },
-      2.0, ones);
+  auto ones = [&] { mpfr_set_d(x, 1.0, MPFR_RNDN); mpfr_set_d(y, 0.5, MPFR_RNDN); };
+  r[ArithOp::kAdd] = timed([&] { mpfr_add(x, x, y, MPFR_RNDN); mpfr_sub(x, x, y, MPFR_RNDN); }, 2.0, ones);
   r[ArithOp::kMul] = timed([&] { mpfr_mul(x, x, one, MPFR_RNDN); }, 1.0, ones);
   r[ArithOp::kSqr] = timed([&] { mpfr_sqr(x, x, MPFR_RNDN); }, 1.0, ones);
-  r[ArithOp::kHenon] = timed(
-      [&] {
-        mpfr_sqr(t, x, MPFR_RNDN);
-        mpfr_mul(t, t, a, MPFR_RNDN);
-        mpfr_sub(t, y, t, MPFR_RNDN);
-        mpfr_add(t, t, one, MPFR_RNDN);
-        mpfr_mul(y, x, b, MPFR_RNDN);
-        mpfr_swap(x, t);
-      },
-      1.0,
-      [&] {
-        mpfr_set_zero(x, 1);
-        mpfr_set_zero(y, 1);
-      });
+  r[ArithOp::kHenon] = timed([&] {
+    mpfr_sqr(t, x, MPFR_RNDN); mpfr_mul(t, t, a, MPFR_RNDN); mpfr_sub(t, y, t, MPFR_RNDN);
+    mpfr_add(t, t, one, MPFR_RNDN); mpfr_mul(y, x, b, MPFR_RNDN); mpfr_swap(x, t); }, 1.0,
+    [&] { mpfr_set_zero(x, 1); mpfr_set_zero(y, 1); });
   for (mpfr_ptr p : {x, y, t, one, a, b}) mpfr_clear(p);
   return r;
 }
@@ -217,8 +165,7 @@ int bench_arith(const ArgList& args) {
   for (const auto& s : args) md << " " << s;
   md << "`\n";
   auto devs = cuda_devices();
-  md << "- GPU: " << (devs.empty() ? std::string("none (") + cuda_unavailable_reason() + ")" : devs[0].name)
-     << "\n";
+  md << "- GPU: " << (devs.empty() ? std::string("none (") + cuda_unavailable_reason() + ")" : devs[0].name) << "\n";
   md << "- CPU: one thread, 8 interleaved independent chains per format (QD alike; MPFR one chain)\n\n";
   md << "Rates are operations per second (add counts the add and the sub of each step; henon counts one "
         "step (x, y) -> (1 + y - 1.4 x^2, 0.3 x)).\n\n";
@@ -229,21 +176,17 @@ int bench_arith(const ArgList& args) {
     for (Arith f : formats) {
       md << "| " << arith_name(f);
       for (ArithOp op : kOps) {
-        double r = calibrated(
-            [&](int64_t n) {
-              Throughput t = arith_throughput_cpu(f, op, 8, n);
-              return std::pair<double, double>(t.seconds, t.ops_per_second);
-            },
-            target, 1 << 10);
+        double r = calibrated([&](int64_t n) {
+          Throughput t = arith_throughput_cpu(f, op, 8, n);
+          return std::pair<double, double>(t.seconds, t.ops_per_second); }, target, 1 << 10);
         md << " | " << fmt_rate(r);
       }
       md << " |\n";
       std::fprintf(stderr, "  %s done\n", arith_name(f));
     }
 #ifdef DEEPSCOPE_HAVE_QD
-    for (auto [name, r] :
-         {std::pair<const char*, std::map<ArithOp, double>>{"QD dd_real", bench_qd<dd_real>(target)},
-          {"QD qd_real", bench_qd<qd_real>(target)}}) {
+    for (auto [name, r] : {std::pair<const char*, std::map<ArithOp, double>>{"QD dd_real", bench_qd<dd_real>(target)},
+                           {"QD qd_real", bench_qd<qd_real>(target)}}) {
       md << "| " << name;
       for (ArithOp op : kOps) md << " | " << fmt_rate(r[op]);
       md << " |\n";
@@ -273,15 +216,14 @@ int bench_arith(const ArgList& args) {
       for (ArithOp op : kOps) {
         auto run = [&](int64_t n) {
           Throughput t = arith_throughput_cuda(f, op, chains, n);
-          return std::pair<double, double>(t.seconds, t.ops_per_second);
-        };
+          return std::pair<double, double>(t.seconds, t.ops_per_second); };
         double r = fixed_steps ? run(fixed_steps).second : calibrated(run, target, 64);
         md << "| " << arith_name(f) << " | " << arith_op_name(op) << " | " << fmt_rate(r);
         auto it = counts.find(std::string(arith_name(f)) + "/" + arith_op_name(op));
         if (it != counts.end()) {
           md << " | " << fmt_rate(it->second.first) << " | " << fmt_rate(it->second.second) << " | "
-             << fmt_rate(r * it->second.first / kFp64Ceiling) << " | "
-             << fmt_rate(r * it->second.second / kFp32Ceiling) << " |\n";
+             << fmt_rate(r * it->second.first / kFp64Ceiling) << " | " << fmt_rate(r * it->second.second / kFp32Ceiling)
+             << " |\n";
         } else {
           md << " | - | - | - | - |\n";
         }

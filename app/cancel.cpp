@@ -1,9 +1,9 @@
 // SIGINT/SIGTERM -> cancel flag.
 #include "cancel.h"
 
-#include <unistd.h>
 #include <csignal>
 #include <cstdlib>
+#include <unistd.h>
 
 namespace ds::app {
 

@@ -88,8 +88,7 @@ void parse_size(const std::string& s, int max_side, int* w, int* h) {
   int64_t ww = parse_int("size width", s.substr(0, x));
   int64_t hh = parse_int("size height", s.substr(x + 1));
   if (ww < 1 || hh < 1 || ww > max_side || hh > max_side)
-    throw UsageError("size " + s + " is outside 1x1 .. " + std::to_string(max_side) + "x" +
-                     std::to_string(max_side));
+    throw UsageError("size " + s + " is outside 1x1 .. " + std::to_string(max_side) + "x" + std::to_string(max_side));
   *w = static_cast<int>(ww);
   *h = static_cast<int>(hh);
 }

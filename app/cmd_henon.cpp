@@ -15,9 +15,9 @@
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
-#include "kernels/backend.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
+#include "kernels/backend.h"
 #include "version.h"
 
 namespace ds::app {

@@ -20,8 +20,7 @@ static void print_formats() {
     std::printf("%-10s %5d %-8s %12.4g %12.4g %12.4g %9.2f\n", t.name, t.bits, t.fixed ? "fixed" : "floating",
                 t.eps, t.max_abs, t.min_abs, t.rel_cost);
   }
-  std::printf(
-      "aliases: dd = f64x2, qd = f64x4; eps is the unit roundoff (floating) or the resolution (fixed)\n");
+  std::printf("aliases: dd = f64x2, qd = f64x4; eps is the unit roundoff (floating) or the resolution (fixed)\n");
 }
 
 int cmd_info(const ArgList& args) {
