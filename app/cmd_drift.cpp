@@ -119,7 +119,7 @@ int drift_doundo(const ArgList& argv) {
 int drift_md(const ArgList& argv) {
   cli::Args args(argv,
                  {"cells", "atoms", "precision", "steps", "dt", "every", "temp", "density", "cutoff", "seed",
-                  "backend", "out"},
+                  "backend", "out", "equilibrate"},
                  {"unshifted", "quiet"});
   drift::MdParams p;
   if (args.has("cells") && args.has("atoms")) throw cli::UsageError("give --cells or --atoms, not both");
@@ -135,6 +135,7 @@ int drift_md(const ArgList& argv) {
   p.steps = get_count(args, "steps", 1000, -drift::kMaxSteps, 1000 * drift::kMaxSteps);
   p.sample_every = get_count(args, "every", std::max<int64_t>(1, p.steps / 200), -drift::kMaxSteps,
                              1000 * drift::kMaxSteps);
+  p.equilibration = get_count(args, "equilibrate", 0, -drift::kMaxSteps, 1000 * drift::kMaxSteps);
   p.dt = args.get_double("dt", p.dt);
   p.temperature = args.get_double("temp", p.temperature);
   p.density = args.get_double("density", p.density);

@@ -29,8 +29,8 @@ Commands:
   deepscope drift doundo [--iterations N] [--every K] [--arith LIST] [--trials 1,2,3] [--repeat R]
                          [--backend auto|cpu|cuda] --out-dir DIR
   deepscope drift md [--cells C | --atoms N] [--precision float,double,composite,ff,mixed] [--steps N]
-                     [--dt DT] [--every K] [--temp T] [--density D] [--cutoff RC] [--unshifted] [--seed S]
-                     [--backend auto|cpu|cuda] --out PREFIX
+                     [--dt DT] [--every K] [--equilibrate N] [--temp T] [--density D] [--cutoff RC]
+                     [--unshifted] [--seed S] [--backend auto|cpu|cuda] --out PREFIX
         MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots)
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits

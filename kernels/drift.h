@@ -114,6 +114,8 @@ struct MdParams {
   double dt = 0.005;
   int64_t steps = 1000;
   int64_t sample_every = 10;  // energies at step 0 and every this many steps
+  // Steps run (and not sampled) before step 0, so that the lattice melts before drift is measured.
+  int64_t equilibration = 0;
   uint64_t seed = 87287;
   Precision precision = Precision::kDouble;
   Backend backend = Backend::kCpu;

@@ -59,6 +59,24 @@ DEEPSCOPE_HD R pair_diff(const FloatFloat& a, const FloatFloat& b, int s, const 
   return ((a.hi - b.hi) + fs * box.hi) + ((a.lo - b.lo) + fs * box.lo);
 }
 
+// The same for s = 0 (no periodic image), without the box terms.
+template <class R>
+DEEPSCOPE_HD R pair_diff0(const F32& a, const F32& b) {
+  return static_cast<R>(a.v - b.v);
+}
+template <class R>
+DEEPSCOPE_HD R pair_diff0(const F64& a, const F64& b) {
+  return static_cast<R>(a.v - b.v);
+}
+template <class R>
+DEEPSCOPE_HD R pair_diff0(const Composite& a, const Composite& b) {
+  return (a.v - b.v) + (a.e - b.e);
+}
+template <class R>
+DEEPSCOPE_HD R pair_diff0(const FloatFloat& a, const FloatFloat& b) {
+  return (a.hi - b.hi) + (a.lo - b.lo);
+}
+
 // acc += one pair term computed in R, in the state's arithmetic.
 DEEPSCOPE_HD void add_pair(F32& acc, float y) { acc.v = acc.v + y; }
 DEEPSCOPE_HD void add_pair(F64& acc, float y) { acc.v = acc.v + static_cast<double>(y); }
@@ -111,7 +129,7 @@ DEEPSCOPE_HD int cell_of(const MdView<S, R>& m, int i) {
 // Minimum-image displacement of atoms i and j along axis k, in R.
 template <class S, class R>
 DEEPSCOPE_HD R min_image(const MdView<S, R>& m, int k, int i, int j) {
-  R d = pair_diff<R>(m.x[k][i], m.x[k][j], 0, m.box);
+  R d = pair_diff0<R>(m.x[k][i], m.x[k][j]);
   if (d > m.half_box)
     d = pair_diff<R>(m.x[k][i], m.x[k][j], -1, m.box);
   else if (d < -m.half_box)

@@ -106,6 +106,8 @@ void validate(const MdParams& p) {
   check(p.steps >= 1 && p.steps <= kMaxSteps, "steps must be in [1, 1e9], got " + std::to_string(p.steps));
   check(p.sample_every >= 1 && p.sample_every <= p.steps,
         "the sampling interval must be in [1, steps], got " + std::to_string(p.sample_every));
+  check(p.equilibration >= 0 && p.equilibration <= kMaxSteps,
+        "equilibration steps must be in [0, 1e9], got " + std::to_string(p.equilibration));
   check(std::isfinite(p.cutoff) && p.cutoff >= 1.0 && p.cutoff <= 5.0,
         "cutoff must be in [1, 5], got " + num(p.cutoff));
   check(box_length(p) >= 3.0 * p.cutoff,
@@ -163,11 +165,13 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     res.samples.push_back(s);
     if (on_sample) on_sample(s);
   };
+  if (p.equilibration > 0) eng->step(p.equilibration, true);
   MdSample s0;
   if (!sample(0, &s0)) {
     res.blew_up = true;
     res.blowup_step = 0;
-    res.message = "the initial energy is not finite";
+    res.message = p.equilibration > 0 ? "the energy is not finite after equilibration (reduce dt)"
+                                      : "the initial energy is not finite";
     return res;
   }
   take(s0);

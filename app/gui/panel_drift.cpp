@@ -105,6 +105,7 @@ class DriftPanel final : public Panel {
     ImGui::InputDouble("dt", &dt_, 0.001, 0.005, "%.4f");
     ImGui::InputInt("steps", &steps_, 1000, 10000);
     ImGui::InputInt("sample every", &every_, 10, 100);
+    ImGui::InputInt("equilibrate (steps)", &equil_, 1000, 10000);
     ImGui::InputDouble("temperature", &temp_, 0.1, 0.5, "%.3f");
     ImGui::Checkbox("shifted potential", &shift_);
     const char* backends[] = {"auto", "cpu", "cuda"};
@@ -136,6 +137,7 @@ class DriftPanel final : public Panel {
     p.dt = dt_;
     p.steps = steps_;
     p.sample_every = every_;
+    p.equilibration = equil_;
     p.temperature = temp_;
     p.shift = shift_;
     p.backend = backend_ == 0   ? drift::Backend::kAuto
@@ -320,7 +322,7 @@ class DriftPanel final : public Panel {
     double seconds[4] = {0, 0, 0, 0};
   };
 
-  int cells_ = 10, steps_ = 20000, every_ = 100, backend_ = 0, trial_ = 0;
+  int cells_ = 10, steps_ = 20000, every_ = 100, equil_ = 0, backend_ = 0, trial_ = 0;
   double dt_ = 0.005, temp_ = 3.0;
   bool shift_ = true, div_first_ = false;
   int64_t iterations_ = 1'000'000;
