@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -155,9 +156,33 @@ int drift_md(const ArgList& argv) {
   const bool quiet = args.flag("quiet");
   install_cancel_handler();
   p.cancel = &cancel_flag();
-  std::vector<MdRun> runs;
+  // Finished precisions are kept in PREFIX.resume as they complete; a rerun with the same
+  // parameters loads them instead of running them again.
+  const std::string resume_path = prefix + ".resume";
+  const std::string fingerprint = md_fingerprint(p);
+  std::vector<MdRun> stored;
+  {
+    std::ifstream in(resume_path, std::ios::binary);
+    if (in) {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      stored = md_runs_load(ss.str(), fingerprint);
+    }
+  }
+  std::vector<MdRun> runs, finished = stored;
   for (std::size_t k = 0; k < precs.size(); ++k) {
     p.precision = precs[k];
+    bool resumed = false;
+    for (const MdRun& s : stored)
+      if (s.precision == precs[k]) {
+        runs.push_back(s);
+        resumed = true;
+      }
+    if (resumed) {
+      if (!quiet)
+        std::fprintf(stderr, "%-10s resumed from %s\n", drift::precision_name(precs[k]), resume_path.c_str());
+      continue;
+    }
     if (!quiet) {
       auto last = std::make_shared<std::chrono::steady_clock::time_point>();
       p.progress = [&, k, last](double f) {
@@ -175,6 +200,10 @@ int drift_md(const ArgList& argv) {
     if (!quiet) std::fprintf(stderr, "\n");
     const bool stop = r.result.cancelled;
     if (r.result.blew_up) std::cerr << drift::precision_name(precs[k]) << ": " << r.result.message << "\n";
+    if (!stop) {
+      finished.push_back(r);
+      write_file_atomically(resume_path, md_runs_text(fingerprint, finished));
+    }
     runs.push_back(std::move(r));
     if (stop) break;
   }
@@ -186,7 +215,8 @@ int drift_md(const ArgList& argv) {
               << "_pe.png\n";
   }
   if (!runs.empty() && runs.back().result.cancelled) {
-    std::cerr << "interrupted: the samples taken so far are written\n";
+    std::cerr << "interrupted: the samples taken so far are written; finished precisions are kept in "
+              << resume_path << ": run the same command again to resume\n";
     return 130;
   }
   for (const MdRun& r : runs)

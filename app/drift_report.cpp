@@ -167,6 +167,89 @@ std::string md_pe_png(const std::vector<MdRun>& runs, const drift::MdParams& p) 
   return md_plot(runs, p, false);
 }
 
+std::string md_fingerprint(const drift::MdParams& p) {
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "deepscope drift md v1 cells=%d density=%.17g temp=%.17g cutoff=%.17g shift=%d dt=%.17g "
+                "steps=%lld every=%lld equilibrate=%lld seed=%llu backend=%s",
+                p.cells, p.density, p.temperature, p.cutoff, p.shift ? 1 : 0, p.dt,
+                static_cast<long long>(p.steps), static_cast<long long>(p.sample_every),
+                static_cast<long long>(p.equilibration), static_cast<unsigned long long>(p.seed),
+                backend_name(p.backend));
+  return b;
+}
+
+std::string md_runs_text(const std::string& fingerprint, const std::vector<MdRun>& finished) {
+  std::string s = fingerprint + "\n";
+  char b[400];
+  for (const MdRun& r : finished) {
+    const drift::MdResult& m = r.result;
+    std::snprintf(b, sizeof b, "run %s %lld %lld %d %lld %.17g %.17g %llu %.17g\n",
+                  drift::precision_name(r.precision), static_cast<long long>(m.atoms),
+                  static_cast<long long>(m.steps_done), m.blew_up ? 1 : 0,
+                  static_cast<long long>(m.blowup_step), m.seconds, m.steps_per_second,
+                  static_cast<unsigned long long>(m.state_hash), m.box);
+    s += b;
+    for (const drift::MdSample& q : m.samples) {
+      std::snprintf(b, sizeof b, "s %lld %.17g %.17g %.17g %.17g\n", static_cast<long long>(q.step), q.time,
+                    q.ke, q.pe, q.total);
+      s += b;
+    }
+    s += "end\n";
+  }
+  return s;
+}
+
+std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fingerprint) {
+  std::istringstream in(text);
+  std::string line;
+  std::vector<MdRun> runs;
+  if (!std::getline(in, line) || line != fingerprint) return runs;
+  MdRun cur;
+  bool open = false;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "run") {
+      std::string name;
+      long long atoms, done, bstep;
+      int blew;
+      unsigned long long hash;
+      cur = MdRun{};
+      ls >> name >> atoms >> done >> blew >> bstep >> cur.result.seconds >> cur.result.steps_per_second >>
+          hash >> cur.result.box;
+      if (!ls) return {};
+      try {
+        cur.precision = drift::parse_precision(name);
+      } catch (const std::exception&) {
+        return {};
+      }
+      cur.result.atoms = atoms;
+      cur.result.steps_done = done;
+      cur.result.blew_up = blew != 0;
+      cur.result.blowup_step = bstep;
+      cur.result.state_hash = hash;
+      if (cur.result.blew_up) cur.result.message = "blew up at step " + std::to_string(bstep) + " (resumed)";
+      open = true;
+    } else if (tag == "s" && open) {
+      drift::MdSample q;
+      long long st;
+      ls >> st >> q.time >> q.ke >> q.pe >> q.total;
+      if (!ls) return {};
+      q.step = st;
+      cur.result.samples.push_back(q);
+    } else if (tag == "end" && open) {
+      cur.result.fit = drift::fit_drift(cur.result.samples);
+      runs.push_back(std::move(cur));
+      open = false;
+    } else {
+      return {};  // damaged: start over rather than trust it
+    }
+  }
+  return runs;
+}
+
 std::string md_table_md(const std::vector<MdRun>& runs, const drift::MdParams& p) {
   std::ostringstream s;
   s << "LJ NVE, " << 4LL * p.cells * p.cells * p.cells << " atoms, density " << p.density << ", T0 "

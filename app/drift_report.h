@@ -42,6 +42,12 @@ std::string md_csv(const std::vector<MdRun>& runs);
 std::string md_drift_png(const std::vector<MdRun>& runs, const drift::MdParams& p);
 // Potential energy per atom, one line per precision.
 std::string md_pe_png(const std::vector<MdRun>& runs, const drift::MdParams& p);
+// Resume support for `deepscope drift md`: finished runs are stored as text under a fingerprint of
+// every parameter but the precision; loading returns only runs stored under the same fingerprint.
+std::string md_fingerprint(const drift::MdParams& p);
+std::string md_runs_text(const std::string& fingerprint, const std::vector<MdRun>& finished);
+std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fingerprint);
+
 // precision | steps/s | drift slope | residual | E(0) | E(end) | status
 std::string md_table_md(const std::vector<MdRun>& runs, const drift::MdParams& p);
 

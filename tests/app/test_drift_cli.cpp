@@ -82,6 +82,37 @@ TEST(DriftCli, MdWritesCsvAndPlots) {
   EXPECT_TRUE(ds::app::is_png(slurp(pre + "_pe.png")));
 }
 
+TEST(DriftCli, MdResumesFinishedPrecisions) {
+  const std::string pre = tmpdir() + "/res";
+  const ArgList first = {"md",          "--atoms", "500",       "--steps", "20",    "--every", "5",
+                         "--precision", "float",   "--backend", "cpu",     "--out", pre,       "--quiet"};
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(cmd_drift(first), 0);
+  testing::internal::GetCapturedStdout();
+  const std::string csv1 = slurp(pre + ".csv");
+  // Same parameters, one more precision: float is loaded, double is run.
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int rc = cmd_drift({"md", "--atoms", "500", "--steps", "20", "--every", "5", "--precision",
+                            "float,double", "--backend", "cpu", "--out", pre});
+  const std::string err = testing::internal::GetCapturedStderr();
+  testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0);
+  EXPECT_NE(err.find("float      resumed"), std::string::npos) << err;
+  EXPECT_EQ(err.find("double     resumed"), std::string::npos) << err;
+  const std::string csv2 = slurp(pre + ".csv");
+  EXPECT_EQ(lines(csv2), 1u + 2 * 5);
+  EXPECT_EQ(csv2.substr(0, csv1.size()), csv1);  // float's rows, to the digit
+  // Other parameters: nothing is reused.
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(cmd_drift({"md", "--atoms", "500", "--steps", "10", "--every", "5", "--precision", "float",
+                       "--backend", "cpu", "--out", pre}),
+            0);
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("resumed"), std::string::npos);
+  testing::internal::GetCapturedStdout();
+}
+
 TEST(DriftCli, BlowUpKeepsSamplesAndFails) {
   const std::string pre = tmpdir() + "/boom";
   testing::internal::CaptureStderr();
