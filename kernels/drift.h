@@ -117,6 +117,7 @@ struct MdParams {
   // Steps run (and not sampled) before step 0, so that the lattice melts before drift is measured.
   int64_t equilibration = 0;
   uint64_t seed = 87287;
+  int cell_capacity = 0;  // initial atoms per cell slot count; 0: 2 x the mean occupancy + 16
   Precision precision = Precision::kDouble;
   Backend backend = Backend::kCpu;
   const std::atomic<bool>* cancel = nullptr;  // polled between samples
@@ -185,6 +186,10 @@ class MdEngine {
   virtual uint64_t state_hash() = 0;
   // Cell-list overflow since the last check (the step's forces are then incomplete).
   virtual bool overflowed() = 0;
+  // Reallocates the cell list with `cap` slots per cell (forces are unchanged where nothing
+  // overflowed: each cell's atoms are in index order whatever the capacity).
+  virtual void set_cell_capacity(int cap) = 0;
+  virtual int cell_capacity() const = 0;
 };
 
 std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p);

@@ -78,7 +78,7 @@ class MdCuda final : public MdEngine {
         saved_(sizeof(S) * 9 * static_cast<std::size_t>(n_)),
         energy_(sizeof(S) * 2 * static_cast<std::size_t>(n_)),
         count_(sizeof(int) * static_cast<std::size_t>(cells_)),
-        atoms_(sizeof(int) * static_cast<std::size_t>(cells_) * s.cap),
+        atoms_(std::make_unique<DeviceBuffer>(sizeof(int) * static_cast<std::size_t>(cells_) * s.cap)),
         overflow_(sizeof(int)) {
     fill_view(s, &m_);
     S* base = state_.as<S>();
@@ -90,7 +90,7 @@ class MdCuda final : public MdEngine {
     m_.pe = energy_.as<S>();
     m_.ke = energy_.as<S>() + n_;
     m_.cell_count = count_.as<int>();
-    m_.cell_atoms = atoms_.as<int>();
+    m_.cell_atoms = atoms_->as<int>();
     std::vector<S> h(9 * static_cast<std::size_t>(n_), S(0.0));
     for (std::size_t q = 0; q < 3 * static_cast<std::size_t>(n_); ++q) {
       h[q] = S(s.x[q]);
@@ -143,6 +143,13 @@ class MdCuda final : public MdEngine {
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(h.data(), state_.p, sizeof(S) * h.size(), cudaMemcpyDeviceToHost));
     return fnv1a(kFnvOffset, h.data(), sizeof(S) * h.size());
   }
+  void set_cell_capacity(int cap) override {
+    atoms_.reset();
+    atoms_ = std::make_unique<DeviceBuffer>(sizeof(int) * static_cast<std::size_t>(cells_) * cap);
+    m_.cap = cap;
+    m_.cell_atoms = atoms_->as<int>();
+  }
+  int cell_capacity() const override { return m_.cap; }
   bool overflowed() override {
     int o = 0;
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&o, overflow_.p, sizeof(int), cudaMemcpyDeviceToHost));
@@ -156,12 +163,14 @@ class MdCuda final : public MdEngine {
     DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(count_.p, 0, sizeof(int) * cells_));
     bin_kernel<<<grid(n_), kBlock>>>(m_, overflow_.as<int>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    sort_cells_kernel<<<grid(cells_), kBlock>>>(count_.as<int>(), atoms_.as<int>(), cells_, m_.cap);
+    sort_cells_kernel<<<grid(cells_), kBlock>>>(count_.as<int>(), atoms_->as<int>(), cells_, m_.cap);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
   }
 
   int n_, cells_;
-  DeviceBuffer state_, saved_, energy_, count_, atoms_, overflow_;
+  DeviceBuffer state_, saved_, energy_, count_;
+  std::unique_ptr<DeviceBuffer> atoms_;
+  DeviceBuffer overflow_;
   MdView<S, R> m_{};
 };
 

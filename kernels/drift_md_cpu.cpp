@@ -89,6 +89,12 @@ class MdCpu final : public MdEngine {
     for (int k = 0; k < 3; ++k) h = fnv1a(h, v_[k].data(), v_[k].size() * sizeof(S));
     return h;
   }
+  void set_cell_capacity(int cap) override {
+    m_.cap = cap;
+    atoms_.assign(count_.size() * static_cast<std::size_t>(cap), 0);
+    m_.cell_atoms = atoms_.data();
+  }
+  int cell_capacity() const override { return m_.cap; }
   bool overflowed() override {
     const bool o = overflow_;
     overflow_ = false;

@@ -20,6 +20,12 @@ void check(bool ok, const std::string& msg) {
   if (!ok) throw std::invalid_argument(msg);
 }
 
+std::string fmt_g(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
 std::string num(double v) {
   char b[40];
   std::snprintf(b, sizeof b, "%g", v);
@@ -41,7 +47,8 @@ detail::MdSetup make_setup(const MdParams& p) {
   s.ecut = p.shift ? 4.0 * (std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) : 0.0;
   s.ncell = static_cast<int>(std::floor(s.box / p.cutoff));
   const double side = s.box / s.ncell;
-  s.cap = static_cast<int>(std::ceil(2.0 * p.density * side * side * side)) + 16;
+  s.cap = p.cell_capacity > 0 ? p.cell_capacity
+                              : static_cast<int>(std::ceil(2.0 * p.density * side * side * side)) + 16;
   const std::size_t n = static_cast<std::size_t>(s.n);
   s.x.resize(3 * n);
   s.v.resize(3 * n);
@@ -106,6 +113,7 @@ void validate(const MdParams& p) {
   check(p.steps >= 1 && p.steps <= kMaxSteps, "steps must be in [1, 1e9], got " + std::to_string(p.steps));
   check(p.sample_every >= 1 && p.sample_every <= p.steps,
         "the sampling interval must be in [1, steps], got " + std::to_string(p.sample_every));
+  check(p.cell_capacity >= 0 && p.cell_capacity <= 4096, "cell capacity must be in [0, 4096]");
   check(p.equilibration >= 0 && p.equilibration <= kMaxSteps,
         "equilibration steps must be in [0, 1e9], got " + std::to_string(p.equilibration));
   check(std::isfinite(p.cutoff) && p.cutoff >= 1.0 && p.cutoff <= 5.0,
@@ -144,12 +152,21 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
   validate(p);
   MdResult res;
   res.backend = select_backend(p.backend);
-  const detail::MdSetup setup = make_setup(p);
+  detail::MdSetup setup = make_setup(p);
   res.atoms = setup.n;
   res.box = setup.box;
-  std::unique_ptr<detail::MdEngine> eng = res.backend == Backend::kCuda
-                                              ? detail::make_md_cuda(setup, p.precision)
-                                              : detail::make_md_cpu(setup, p.precision);
+  // Cell capacity: grown (doubling) whenever a cell overflows, up to max_cap; beyond it only a
+  // system that is blowing up crowds atoms so.
+  const int max_cap = static_cast<int>(std::min<int64_t>(setup.n, std::max(4 * setup.cap, 256)));
+  auto make = [&] {
+    return res.backend == Backend::kCuda ? detail::make_md_cuda(setup, p.precision)
+                                         : detail::make_md_cpu(setup, p.precision);
+  };
+  std::unique_ptr<detail::MdEngine> eng = make();
+  while (eng->overflowed() && setup.cap < max_cap) {  // the initial forces need every atom
+    setup.cap = std::min(max_cap, 2 * setup.cap);
+    eng = make();
+  }
   const double inv_n = 1.0 / static_cast<double>(setup.n);
   auto sample = [&](int64_t step, MdSample* out) {
     double ke, pe;
@@ -161,11 +178,23 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     out->total = out->ke + out->pe;
     return std::isfinite(out->total);
   };
+  // NVE conserves energy: a total that moved by more than 100 (1 + |E(0)|) per atom (or is not a
+  // number) means the integrator has failed, whether or not the numbers have overflowed yet.
+  double e0 = 0, e_tol = INFINITY;
+  auto sane = [&](const MdSample& s) { return std::isfinite(s.total) && std::fabs(s.total - e0) <= e_tol; };
   auto take = [&](const MdSample& s) {
     res.samples.push_back(s);
     if (on_sample) on_sample(s);
   };
-  if (p.equilibration > 0) eng->step(p.equilibration, true);
+  if (p.equilibration > 0) {
+    eng->save();
+    eng->step(p.equilibration, true);
+    while (eng->overflowed() && eng->cell_capacity() < max_cap) {
+      eng->restore();
+      eng->set_cell_capacity(std::min(max_cap, 2 * eng->cell_capacity()));
+      eng->step(p.equilibration, true);
+    }
+  }
   MdSample s0;
   if (!sample(0, &s0)) {
     res.blew_up = true;
@@ -175,6 +204,8 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     return res;
   }
   take(s0);
+  e0 = s0.total;
+  e_tol = 100.0 * (1.0 + std::fabs(e0));
   eng->save();
   const auto t0 = std::chrono::steady_clock::now();
   int64_t done = 0;
@@ -186,29 +217,40 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     const int64_t k = std::min(p.sample_every, p.steps - done);
     eng->step(k, true);
     MdSample s;
-    const bool finite = sample(done + k, &s);
-    const bool crowded = eng->overflowed();
+    bool finite = sample(done + k, &s) && sane(s);
+    bool crowded = eng->overflowed();
+    // A cell holding more atoms than its capacity drops some from the force sums: grow the cell
+    // list (up to max_cap) and redo the interval from the last sample; the trajectory is then the
+    // same as with a large enough list from the start. Beyond max_cap the system is blowing up.
+    while (finite && crowded && eng->cell_capacity() < max_cap) {
+      eng->restore();
+      eng->set_cell_capacity(std::min(max_cap, 2 * eng->cell_capacity()));
+      eng->step(k, true);
+      finite = sample(done + k, &s) && sane(s);
+      crowded = eng->overflowed();
+    }
     if (!finite || crowded) {
       // Replay from the last good sample one step at a time (the run is deterministic) to find the
       // first bad step.
       eng->restore();
       int64_t bad = done + k;
-      bool bad_crowded = crowded;
+      bool bad_crowded = crowded && finite;
       for (int64_t q = done + 1; q <= done + k; ++q) {
         eng->step(1, true);
         MdSample r;
-        const bool fin = sample(q, &r);
+        const bool fin = sample(q, &r) && sane(r);
         const bool over = eng->overflowed();
         if (!fin || over) {
           bad = q;
-          bad_crowded = over;
+          bad_crowded = over && fin;
           break;
         }
       }
       res.blew_up = true;
       res.blowup_step = bad;
-      res.message = (bad_crowded ? "atoms crowded beyond the cell list's capacity at step "
-                                 : "the energy became non-finite at step ") +
+      res.message = (bad_crowded ? "atoms crowded beyond " + std::to_string(max_cap) + " per cell at step "
+                                 : std::string("the energy became non-finite or left E(0) +- ") +
+                                       fmt_g(e_tol) + " per atom at step ") +
                     std::to_string(bad) + " (the system blew up: reduce dt); samples up to step " +
                     std::to_string(done) + " are kept";
       break;

@@ -98,6 +98,18 @@ TEST(DriftMd, SameSeedSameTrajectoryToTheBit) {
   }
 }
 
+// A cell list too small for the lattice (2 slots per cell) overflows at once; the run grows it and
+// redoes the interval, so the trajectory is the one a large enough list gives.
+TEST(DriftMd, CellListGrowsWithoutChangingTheTrajectory) {
+  MdParams p = small(Precision::kComposite, 20);
+  const MdResult a = run_md(p);
+  p.cell_capacity = 2;
+  const MdResult b = run_md(p);
+  ASSERT_FALSE(b.blew_up) << b.message;
+  EXPECT_EQ(a.state_hash, b.state_hash);
+  EXPECT_EQ(a.samples.back().total, b.samples.back().total);
+}
+
 TEST(DriftMd, EveryPrecisionRunsAndStaysNearDouble) {
   const MdResult d = run_md(small(Precision::kDouble, 40));
   for (Precision pr : all_precisions()) {
