@@ -100,6 +100,7 @@ class DriftPanel final : public Panel {
 
  private:
   void draw_controls() {
+    ImGui::PushItemWidth(150);
     ImGui::TextWrapped("Lennard-Jones fcc lattice, reduced units; %d atoms.", 4 * cells_ * cells_ * cells_);
     ImGui::InputInt("fcc cells per side", &cells_);
     ImGui::InputDouble("dt", &dt_, 0.001, 0.005, "%.4f");
@@ -122,6 +123,7 @@ class DriftPanel final : public Panel {
     ImGui::SameLine();
     if (ImGui::Button("stop"))
       for (auto& j : jobs_) j.cancel();
+    ImGui::PopItemWidth();
     if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
     for (int k = 0; k < kModes; ++k) {
       const std::string e = jobs_[k].error();
