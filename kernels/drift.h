@@ -190,6 +190,9 @@ class MdEngine {
   // overflowed: each cell's atoms are in index order whatever the capacity).
   virtual void set_cell_capacity(int cap) = 0;
   virtual int cell_capacity() const = 0;
+  // A two-word position's low word left the pair screening's margin since the last check
+  // (drift_md.cuh: kMaxLowWord); the forces may then miss pairs.
+  virtual bool screen_fault() = 0;
 };
 
 std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p);

@@ -16,9 +16,9 @@ namespace {
 constexpr int kBlock = 128;
 
 template <class S, class R>
-__global__ void kick_drift_kernel(MdView<S, R> m) {
+__global__ void kick_drift_kernel(MdView<S, R> m, int* fault) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < m.n) kick_drift_atom(m, i);
+  if (i < m.n && kick_drift_atom(m, i)) *fault = 1;
 }
 
 template <class S, class R>
@@ -79,7 +79,8 @@ class MdCuda final : public MdEngine {
         energy_(sizeof(S) * 2 * static_cast<std::size_t>(n_)),
         count_(sizeof(int) * static_cast<std::size_t>(cells_)),
         atoms_(std::make_unique<DeviceBuffer>(sizeof(int) * static_cast<std::size_t>(cells_) * s.cap)),
-        overflow_(sizeof(int)) {
+        overflow_(sizeof(int)),
+        fault_(sizeof(int)) {
     fill_view(s, &m_);
     S* base = state_.as<S>();
     for (int k = 0; k < 3; ++k) {
@@ -98,6 +99,7 @@ class MdCuda final : public MdEngine {
     }
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(base, h.data(), sizeof(S) * h.size(), cudaMemcpyHostToDevice));
     DEEPSCOPE_CUDA_CHECK(cudaMemset(overflow_.p, 0, sizeof(int)));
+    DEEPSCOPE_CUDA_CHECK(cudaMemset(fault_.p, 0, sizeof(int)));
     build_cells();
     force_kernel<S, R, true><<<grid(n_), kBlock>>>(m_);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
@@ -109,7 +111,7 @@ class MdCuda final : public MdEngine {
   void step(int64_t n, bool energy) override {
     for (int64_t s = 0; s < n; ++s) {
       const bool e = energy && s + 1 == n;
-      kick_drift_kernel<<<grid(n_), kBlock>>>(m_);
+      kick_drift_kernel<<<grid(n_), kBlock>>>(m_, fault_.as<int>());
       DEEPSCOPE_CUDA_CHECK_LAUNCH();
       build_cells();
       if (e) {
@@ -150,6 +152,12 @@ class MdCuda final : public MdEngine {
     m_.cell_atoms = atoms_->as<int>();
   }
   int cell_capacity() const override { return m_.cap; }
+  bool screen_fault() override {
+    int f = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&f, fault_.p, sizeof(int), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemset(fault_.p, 0, sizeof(int)));
+    return f != 0;
+  }
   bool overflowed() override {
     int o = 0;
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&o, overflow_.p, sizeof(int), cudaMemcpyDeviceToHost));
@@ -170,7 +178,7 @@ class MdCuda final : public MdEngine {
   int n_, cells_;
   DeviceBuffer state_, saved_, energy_, count_;
   std::unique_ptr<DeviceBuffer> atoms_;
-  DeviceBuffer overflow_;
+  DeviceBuffer overflow_, fault_;
   MdView<S, R> m_{};
 };
 

@@ -92,6 +92,31 @@ DEEPSCOPE_HD void add_pair(Composite& acc, float y) {
 // DWPlusFP (JMP Algorithm 4), as FloatFloat + float.
 DEEPSCOPE_HD void add_pair(FloatFloat& acc, float y) { acc = ff_detail::plus_fp(acc, y); }
 
+// The high and low words of the two-word states, for the pair screening in force_atom.
+template <class S>
+struct TwoWord {
+  static constexpr bool kIs = false;
+};
+template <>
+struct TwoWord<Composite> {
+  static constexpr bool kIs = true;
+  DEEPSCOPE_HD static float hi(const Composite& x) { return x.v; }
+  DEEPSCOPE_HD static float lo(const Composite& x) { return x.e; }
+};
+template <>
+struct TwoWord<FloatFloat> {
+  static constexpr bool kIs = true;
+  DEEPSCOPE_HD static float hi(const FloatFloat& x) { return x.hi; }
+  DEEPSCOPE_HD static float lo(const FloatFloat& x) { return x.lo; }
+};
+// Screening: a pair whose high-word distance is at least rc + kScreenMargin is skipped before the
+// exact displacement is formed. While every position's low word stays within kMaxLowWord (checked
+// at each drift; ff keeps |lo| <= 2^-24 |hi| anyway), the high-word displacement errs by at most
+// 2 kMaxLowWord per axis, sqrt(3) * 0.1 = 0.17 < kScreenMargin in distance, so no pair within the
+// cutoff is ever skipped and the forces are exactly those without screening.
+constexpr float kScreenMargin = 0.25f;
+constexpr float kMaxLowWord = 0.05f;
+
 // The arrays and constants of one system, in device or host memory. Coordinates are stored as
 // three arrays (x, y, z) of n atoms each.
 template <class S, class R>
@@ -106,7 +131,8 @@ struct MdView {
   int n, ncell, cap;
   S box, dt, half_dt;
   R half_box, rc2, ecut;
-  double cell_scale;  // ncell / box
+  double cell_scale;                   // ncell / box
+  float box_hi, half_box_hi, screen2;  // two-word states: high word of box, (rc + margin)^2
 };
 
 // The cell coordinate of a position along one axis, clamped (a position outside the box or not a
@@ -147,6 +173,9 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
   const int cy = cell_coord(m.x[1][i], m.cell_scale, nc);
   const int cz = cell_coord(m.x[2][i], m.cell_scale, nc);
   S f0(0.0), f1(0.0), f2(0.0), pe(0.0);
+  float h[3] = {0.0f, 0.0f, 0.0f};
+  if constexpr (TwoWord<S>::kIs)
+    for (int k = 0; k < 3; ++k) h[k] = TwoWord<S>::hi(m.x[k][i]);
   for (int dz = -1; dz <= 1; ++dz) {
     const int z = (cz + dz + nc) % nc;
     for (int dy = -1; dy <= 1; ++dy) {
@@ -159,6 +188,18 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
         for (int q = 0; q < cnt; ++q) {
           const int j = atoms[q];
           if (j == i) continue;
+          if constexpr (TwoWord<S>::kIs) {
+            float q2 = 0.0f;
+            for (int k = 0; k < 3; ++k) {
+              float q = h[k] - TwoWord<S>::hi(m.x[k][j]);
+              if (q > m.half_box_hi)
+                q -= m.box_hi;
+              else if (q < -m.half_box_hi)
+                q += m.box_hi;
+              q2 += q * q;
+            }
+            if (!(q2 < m.screen2)) continue;
+          }
           const R d0 = min_image(m, 0, i, j), d1 = min_image(m, 1, i, j), d2 = min_image(m, 2, i, j);
           const R r2 = d0 * d0 + d1 * d1 + d2 * d2;
           if (!(r2 < m.rc2)) continue;
@@ -180,8 +221,10 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
 }
 
 // First half of velocity Verlet (m = 1): v += dt/2 f, x += dt v, x wrapped once into [0, box).
+// Returns true when a two-word position's low word left kMaxLowWord (the screening's premise).
 template <class S, class R>
-DEEPSCOPE_HD void kick_drift_atom(const MdView<S, R>& m, int i) {
+DEEPSCOPE_HD bool kick_drift_atom(const MdView<S, R>& m, int i) {
+  bool fault = false;
   for (int k = 0; k < 3; ++k) {
     const S v = m.v[k][i] + m.half_dt * m.f[k][i];
     S x = m.x[k][i] + m.dt * v;
@@ -191,7 +234,10 @@ DEEPSCOPE_HD void kick_drift_atom(const MdView<S, R>& m, int i) {
       x = x + m.box;
     m.v[k][i] = v;
     m.x[k][i] = x;
+    if constexpr (TwoWord<S>::kIs)
+      fault = fault || !(TwoWord<S>::lo(x) <= kMaxLowWord && TwoWord<S>::lo(x) >= -kMaxLowWord);
   }
+  return fault;
 }
 
 // Second half: v += dt/2 f with the new forces; with E, the kinetic energy v^2 / 2.

@@ -29,6 +29,12 @@ void fill_view(const MdSetup& s, MdView<S, R>* m) {
   m->rc2 = static_cast<R>(s.cutoff * s.cutoff);
   m->ecut = static_cast<R>(s.ecut);
   m->cell_scale = static_cast<double>(s.ncell) / s.box;
+  if constexpr (TwoWord<S>::kIs) {
+    m->box_hi = TwoWord<S>::hi(m->box);
+    m->half_box_hi = 0.5f * m->box_hi;
+    const float r = static_cast<float>(s.cutoff) + kScreenMargin;
+    m->screen2 = r * r;
+  }
 }
 
 // The total of n per-atom values, added in index order in S (the thesis's global sum in the

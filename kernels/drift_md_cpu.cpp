@@ -1,6 +1,7 @@
 // The Lennard-Jones engine on the CPU: the per-atom functions of drift_md.cuh on all cores, and a
 // sequential cell-list build (atoms enter their cell in index order, as the CUDA engine's sort
 // leaves them).
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -48,7 +49,11 @@ class MdCpu final : public MdEngine {
   void step(int64_t n, bool energy) override {
     for (int64_t s = 0; s < n; ++s) {
       const bool e = energy && s + 1 == n;
-      for_atoms([&](int i) { kick_drift_atom(m_, i); });
+      std::atomic<bool> fault{false};
+      for_atoms([&](int i) {
+        if (kick_drift_atom(m_, i)) fault = true;
+      });
+      if (fault) screen_fault_ = true;
       build_cells();
       if (e) {
         for_atoms([&](int i) {
@@ -95,6 +100,11 @@ class MdCpu final : public MdEngine {
     m_.cell_atoms = atoms_.data();
   }
   int cell_capacity() const override { return m_.cap; }
+  bool screen_fault() override {
+    const bool f = screen_fault_;
+    screen_fault_ = false;
+    return f;
+  }
   bool overflowed() override {
     const bool o = overflow_;
     overflow_ = false;
@@ -126,7 +136,7 @@ class MdCpu final : public MdEngine {
   std::vector<S> x_[3], v_[3], f_[3], sx_[3], sv_[3], sf_[3], pe_, ke_;
   std::vector<int> count_, atoms_;
   MdView<S, R> m_{};
-  bool overflow_ = false;
+  bool overflow_ = false, screen_fault_ = false;
 };
 
 }  // namespace

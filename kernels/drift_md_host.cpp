@@ -229,6 +229,15 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
       finite = sample(done + k, &s) && sane(s);
       crowded = eng->overflowed();
     }
+    if (eng->screen_fault()) {
+      res.blew_up = true;
+      res.blowup_step = done + k;
+      res.message =
+          "a composite position's error word exceeded 0.05 (the pair screening's margin) between steps " +
+          std::to_string(done) + " and " + std::to_string(done + k) +
+          "; the run stops here (samples up to step " + std::to_string(done) + " are kept)";
+      break;
+    }
     if (!finite || crowded) {
       // Replay from the last good sample one step at a time (the run is deterministic) to find the
       // first bad step.
