@@ -137,6 +137,18 @@ TEST(DriftMd, BlowUpIsStoppedAtItsStep) {
   for (const MdSample& s : r.samples) EXPECT_TRUE(std::isfinite(s.total));
 }
 
+TEST(DriftMd, FitRecoversALine) {
+  std::vector<MdSample> s(50);
+  for (int i = 0; i < 50; ++i) {
+    s[i].time = 0.5 * i;
+    s[i].total = -2.0 + 3e-4 * s[i].time + ((i % 2) ? 1e-6 : -1e-6);
+  }
+  const DriftFit f = fit_drift(s);
+  EXPECT_NEAR(f.slope, 3e-4, 1e-8);
+  EXPECT_NEAR(f.intercept, -2.0, 1e-6);
+  EXPECT_NEAR(f.rms, 1e-6, 1e-8);
+}
+
 TEST(DriftMd, BadInputIsRefused) {
   auto bad = [](auto edit) {
     MdParams p = small(Precision::kDouble, 10);
