@@ -124,7 +124,8 @@ std::vector<uint8_t> plot_rgb(const PlotSpec& spec, const std::vector<PlotSeries
     cv.rect(x, top, x + 1, bottom, grey);
     cv.rect(x, bottom, x + 1, bottom + 6, black);
     const std::string l = label(t);
-    cv.text(x - Canvas::text_width(l) / 2, bottom + 10, l, dark);
+    const int w = Canvas::text_width(l);
+    cv.text(std::min(x - w / 2, spec.width - w - 2), bottom + 10, l, dark);
   }
   for (double t : nice_ticks(y0, y1, 7)) {
     const int y = py(t);
