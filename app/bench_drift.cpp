@@ -67,8 +67,10 @@ void speed_section(std::ostringstream& md, const char* title, drift::Backend be,
       md << "| " << r.atoms << " | " << drift::precision_name(pr) << " | " << r.steps_done << " | "
          << fmt("%.3f", r.seconds) << " | " << fmt("%.4g", r.steps_per_second) << " | " << fmt("%.2f", ratio)
          << " | " << fmt("%.3g", r.steps_per_second * candidates_per_step(sz.first)) << " | "
-         << fmt("%.2g", r.steps_per_second * candidates_per_step(sz.first) * 8.0 /
-                            (pr == drift::Precision::kDouble ? kFp64Ceiling : kFp32Ceiling))
+         << (be == drift::Backend::kCuda
+                 ? fmt("%.2g", r.steps_per_second * candidates_per_step(sz.first) * 8.0 /
+                                   (pr == drift::Precision::kDouble ? kFp64Ceiling : kFp32Ceiling))
+                 : std::string("(GPU only)"))
          << " |\n";
       std::fprintf(stderr, "  %s %lld atoms %s: %.4g steps/s\n", title, static_cast<long long>(r.atoms),
                    drift::precision_name(pr), r.steps_per_second);
