@@ -144,8 +144,9 @@ struct MdResult {
   std::vector<MdSample> samples;
   bool cancelled = false;
   bool blew_up = false;
-  int64_t blowup_step =
-      -1;  // first step whose energy is not finite (found by replaying from the last good sample)
+  // First bad step, found by replaying from the last good sample (during equilibration: minus the
+  // end of the interval where it happened).
+  int64_t blowup_step = -1;
   std::string message;
   int64_t steps_done = 0;
   double seconds = 0;  // stepping time (setup excluded)

@@ -186,21 +186,43 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     res.samples.push_back(s);
     if (on_sample) on_sample(s);
   };
+  // Equilibration, in intervals so that it can be cancelled and a blow-up is caught (against the
+  // energy of the lattice).
   if (p.equilibration > 0) {
+    MdSample q;
+    sample(0, &q);
+    e0 = q.total;
+    e_tol = 100.0 * (1.0 + std::fabs(e0));
+  }
+  for (int64_t done_eq = 0; done_eq < p.equilibration;) {
+    if (p.cancel && p.cancel->load()) {
+      res.cancelled = true;
+      return res;
+    }
+    const int64_t k = std::min(std::max<int64_t>(p.sample_every, 100), p.equilibration - done_eq);
     eng->save();
-    eng->step(p.equilibration, true);
+    eng->step(k, true);
     while (eng->overflowed() && eng->cell_capacity() < max_cap) {
       eng->restore();
       eng->set_cell_capacity(std::min(max_cap, 2 * eng->cell_capacity()));
-      eng->step(p.equilibration, true);
+      eng->step(k, true);
     }
+    MdSample q;
+    if (!sample(done_eq + k, &q) || !sane(q)) {
+      res.blew_up = true;
+      res.blowup_step = -(done_eq + k);
+      res.message = "the energy became non-finite or left E(0) +- " + fmt_g(e_tol) +
+                    " per atom during equilibration, between its steps " + std::to_string(done_eq) + " and " +
+                    std::to_string(done_eq + k) + " (reduce dt)";
+      return res;
+    }
+    done_eq += k;
   }
   MdSample s0;
   if (!sample(0, &s0)) {
     res.blew_up = true;
     res.blowup_step = 0;
-    res.message = p.equilibration > 0 ? "the energy is not finite after equilibration (reduce dt)"
-                                      : "the initial energy is not finite";
+    res.message = "the initial energy is not finite";
     return res;
   }
   take(s0);
