@@ -25,6 +25,13 @@ Commands:
                        [--box XLO,XHI,YLO,YHI] [--transient N] [--pmax P] [--tol T] [--arith NAME]
                        [--backend auto|cpu|cuda] [--chunk C] [--chunk-file F] [--json F] [--estimate] --csv FILE
         Hénon map orbits (CSV), period detection with eigenvalues, and resumable grid sink scans
+  deepscope drift sum [--n N] [--seed S] [--threads 1,10,100,1000] [--backend auto|cpu|cuda] [--out FILE.csv]
+  deepscope drift doundo [--iterations N] [--every K] [--arith LIST] [--trials 1,2,3] [--repeat R]
+                         [--backend auto|cpu|cuda] --out-dir DIR
+  deepscope drift md [--cells C | --atoms N] [--precision float,double,composite,ff,mixed] [--steps N]
+                     [--dt DT] [--every K] [--equilibrate N] [--temp T] [--density D] [--cutoff RC]
+                     [--unshifted] [--seed S] [--backend auto|cpu|cuda] --out PREFIX
+        MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots)
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
@@ -32,6 +39,7 @@ Commands:
   deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
+  deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU
   deepscope --help | --version
 
