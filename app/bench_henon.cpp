@@ -101,10 +101,11 @@ int bench_henon(const ArgList& argv) {
     if (gpu) md << " FP64 instr/step | FP share of ceiling | x paper (C2075) | x CAMPARY (H100) |";
     md << "\n|---|---|---|---|---|" << (gpu ? "---|---|---|---|" : "") << "\n";
     for (Arith f : formats) {
-      // Formats dearer than four f64 steps run proportionally fewer steps (a rate needs no more),
-      // so that the whole GPU table takes minutes; --quick shortens every row by its cost.
+      // By default formats dearer than four f64 steps run proportionally fewer steps (a rate needs
+      // no more), so that the whole GPU table takes minutes; an explicit --steps runs every row at
+      // that count (the instruction counts need it); --quick shortens every row by its cost.
       const double cost = std::max(1.0, arith_traits(f).rel_cost);
-      const double shorten = quick ? cost : std::max(1.0, cost / 4);
+      const double shorten = quick ? cost : args.has("steps") ? 1.0 : std::max(1.0, cost / 4);
       const int64_t n = std::max<int64_t>(std::min<int64_t>(steps, 1000),
                                           static_cast<int64_t>(static_cast<double>(steps) / shorten));
       const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n);
