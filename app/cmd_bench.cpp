@@ -11,7 +11,8 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "arith") return bench_arith(rest);
   if (args[0] == "mandelbrot") return bench_mandelbrot(rest);
   if (args[0] == "henon") return bench_henon(rest);
-  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon)");
+  if (args[0] == "perturb") return bench_perturb(rest);
+  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, perturb)");
 }
 
 }  // namespace ds::app

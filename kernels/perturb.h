@@ -56,6 +56,12 @@ void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint
 // fills res (counts, smooth, perturb, iterations, times, cancelled).
 void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, RenderResult* res);
 
+// A Misiurewicz point c (z_{preperiod+period}(c) = z_preperiod(c), z_0 = 0) refined from the seed
+// by Newton's method in MPFR at `bits` bits, printed in fixed notation with `digits` decimals:
+// deep locations for tests and benchmarks. Throws ViewError on bad arguments.
+void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, int preperiod, int period,
+                       int bits, int digits, std::string* re, std::string* im);
+
 // The delta type a view gets under DeltaFormat::kAuto.
 DeltaFormat auto_delta(const Geometry& g);
 

@@ -116,7 +116,9 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
     last = g_cache;
   }
   *reused = false;
-  if (last && last->bits >= bits && (last->escaped || last->max_iter >= v.max_iter)) {
+  // The cached reference may have up to 32 bits fewer than a fresh one (a few zoom steps deeper):
+  // it still carries 32 bits below the pixel spacing.
+  if (last && last->bits >= bits - 32 && (last->escaped || last->max_iter >= v.max_iter)) {
     // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
     // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).
     const double log2_half_diag =

@@ -21,73 +21,18 @@ namespace {
 using namespace ds;
 using namespace ds::mandel;
 
+const char* kSeedRe =
+    "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159";
+const char* kSeedIm =
+    "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796";
+
 // Smooth counts of two correct renders differ only through the rounding of z at escape.
 constexpr double kSmoothTol = 1e-3;
 
 // The Misiurewicz point of preperiod 11 and period 3 near -0.4844 + 0.6419i (the seed is
-// test_mandelbrot's 1e60 centre), refined by Newton's method on z_14(c) - z_11(c) at `bits` bits
-// and printed with `digits` digits.
+// test_mandelbrot's 1e60 centre), refined by MPFR Newton to `bits` bits, `digits` digits.
 void misiurewicz(int bits, int digits, std::string* re, std::string* im) {
-  mpfr_t cr, ci, zr, zi, dr, di, ar, ai, br, bi, t, u, fr, fi, gr, gi, den;
-  mpfr_inits2(bits, cr, ci, zr, zi, dr, di, ar, ai, br, bi, t, u, fr, fi, gr, gi, den,
-              static_cast<mpfr_ptr>(nullptr));
-  mpfr_set_str(cr, "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
-               10, MPFR_RNDN);
-  mpfr_set_str(ci, "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796",
-               10, MPFR_RNDN);
-  for (int step = 0; step < 12; ++step) {
-    mpfr_set_zero(zr, 1);
-    mpfr_set_zero(zi, 1);
-    mpfr_set_zero(dr, 1);
-    mpfr_set_zero(di, 1);
-    for (int n = 1; n <= 14; ++n) {
-      // d <- 2 z d + 1, z <- z^2 + c
-      mpfr_mul(t, zr, dr, MPFR_RNDN);
-      mpfr_mul(u, zi, di, MPFR_RNDN);
-      mpfr_sub(t, t, u, MPFR_RNDN);
-      mpfr_mul(u, zr, di, MPFR_RNDN);
-      mpfr_fma(u, zi, dr, u, MPFR_RNDN);
-      mpfr_mul_2ui(dr, t, 1, MPFR_RNDN);
-      mpfr_add_ui(dr, dr, 1, MPFR_RNDN);
-      mpfr_mul_2ui(di, u, 1, MPFR_RNDN);
-      mpfr_sqr(t, zr, MPFR_RNDN);
-      mpfr_sqr(u, zi, MPFR_RNDN);
-      mpfr_sub(t, t, u, MPFR_RNDN);
-      mpfr_mul(u, zr, zi, MPFR_RNDN);
-      mpfr_mul_2ui(u, u, 1, MPFR_RNDN);
-      mpfr_add(zr, t, cr, MPFR_RNDN);
-      mpfr_add(zi, u, ci, MPFR_RNDN);
-      if (n == 11) {
-        mpfr_set(ar, zr, MPFR_RNDN);
-        mpfr_set(ai, zi, MPFR_RNDN);
-        mpfr_set(br, dr, MPFR_RNDN);
-        mpfr_set(bi, di, MPFR_RNDN);
-      }
-    }
-    mpfr_sub(fr, zr, ar, MPFR_RNDN);  // f = z14 - z11, g = f'
-    mpfr_sub(fi, zi, ai, MPFR_RNDN);
-    mpfr_sub(gr, dr, br, MPFR_RNDN);
-    mpfr_sub(gi, di, bi, MPFR_RNDN);
-    mpfr_sqr(den, gr, MPFR_RNDN);  // c -= f / g = f conj(g) / |g|^2
-    mpfr_fma(den, gi, gi, den, MPFR_RNDN);
-    mpfr_mul(t, fr, gr, MPFR_RNDN);
-    mpfr_fma(t, fi, gi, t, MPFR_RNDN);
-    mpfr_mul(u, fi, gr, MPFR_RNDN);
-    mpfr_mul(ar, fr, gi, MPFR_RNDN);
-    mpfr_sub(u, u, ar, MPFR_RNDN);
-    mpfr_div(t, t, den, MPFR_RNDN);
-    mpfr_div(u, u, den, MPFR_RNDN);
-    mpfr_sub(cr, cr, t, MPFR_RNDN);
-    mpfr_sub(ci, ci, u, MPFR_RNDN);
-  }
-  char* s = nullptr;
-  mpfr_asprintf(&s, "%.*Rf", digits, cr);
-  *re = s;
-  mpfr_free_str(s);
-  mpfr_asprintf(&s, "%.*Rf", digits, ci);
-  *im = s;
-  mpfr_free_str(s);
-  mpfr_clears(cr, ci, zr, zi, dr, di, ar, ai, br, bi, t, u, fr, fi, gr, gi, den, static_cast<mpfr_ptr>(nullptr));
+  perturb::misiurewicz_point(kSeedRe, kSeedIm, 11, 3, bits, digits, re, im);
 }
 
 View make_view(const std::string& re, const std::string& im, const char* zoom, uint32_t iter, int w, int h) {
@@ -233,6 +178,12 @@ void mpfr_render(const View& v, mpfr_prec_t prec, std::vector<uint32_t>* counts,
       }
     mpfr_clears(re, im, hs, cr, ci, x, y, x2, y2, t, static_cast<mpfr_ptr>(nullptr));
   });
+}
+
+TEST(Perturb, AgreesWithDirectLimbAtKf1e14) {
+  expect_agrees_with_direct(make_view("-1.759817130804847813610825010561798238243999999999999999999800",
+                                      "-0.012593310799749865383746631843264858450340000000000000000000", "1e14",
+                                      4036, 64, 64));
 }
 
 TEST(Perturb, AgreesWithDirectLimbAt1e30) {
