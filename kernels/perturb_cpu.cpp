@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 
 #include "cpu_parallel.h"
 #include "perturb.cuh"
@@ -36,9 +37,46 @@ FloatExp from_fe<FloatExp>(FloatExp x) {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+// The reference in the delta type and its BLA table, kept for the next render of the same
+// reference (the window renders a view as a coarse pass and bands: one table serves them all).
 template <class T>
-void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, const Reference& ref,
+struct Prepared {
+  std::shared_ptr<const Reference> ref;
+  bool with_bla = false;
+  std::vector<T> zr, zi;
+  BlaTable<T> bla;
+};
+
+template <class T>
+std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax, bool with_bla) {
+  static std::mutex mu;
+  static std::shared_ptr<const Prepared<T>> last;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    // A table built for a larger dcmax is valid (its radii are smaller); up to 4x larger is kept.
+    if (last && last->ref == ref && last->with_bla == with_bla &&
+        (!with_bla || (last->bla.dcmax >= dcmax && last->bla.dcmax <= dcmax * 4.0)))
+      return last;
+  }
+  auto p = std::make_shared<Prepared<T>>();
+  p->ref = ref;
+  p->with_bla = with_bla;
+  p->zr.resize(ref->length());
+  p->zi.resize(ref->length());
+  for (uint32_t k = 0; k < ref->length(); ++k) {
+    p->zr[k] = from_fe<T>(ref->zr[k]);
+    p->zi[k] = from_fe<T>(ref->zi[k]);
+  }
+  if (with_bla) p->bla = build_bla<T>(*ref, dcmax);
+  std::lock_guard<std::mutex> lock(mu);
+  last = p;
+  return p;
+}
+
+template <class T>
+void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, const std::shared_ptr<const Reference>& ref_ptr,
                   double progress_base, RenderResult* res) {
+  const Reference& ref = *ref_ptr;
   FloatExp off_re, off_im;
   centre_offset(ref, g, &off_re, &off_im);
   const FloatExp hs = FloatExp::from_string(g.half_step);
@@ -47,16 +85,12 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const FloatExp dcmax = (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
 
   const auto tb = Clock::now();
-  BlaTable<T> bla;
-  if (opt.bla) bla = build_bla<T>(ref, dcmax);
+  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla);
   res->perturb.bla_seconds = since(tb);
+  const BlaTable<T>& bla = prep->bla;
   res->perturb.bla_levels = bla.levels;
-
-  std::vector<T> zr(ref.length()), zi(ref.length());
-  for (uint32_t k = 0; k < ref.length(); ++k) {
-    zr[k] = from_fe<T>(ref.zr[k]);
-    zi[k] = from_fe<T>(ref.zi[k]);
-  }
+  const std::vector<T>& zr = prep->zr;
+  const std::vector<T>& zi = prep->zi;
   PerturbParams<T> p{};
   p.zr = zr.data();
   p.zi = zi.data();
@@ -168,9 +202,9 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->perturb.reference_escaped = ref->escaped;
   const double base = reused ? 0.0 : 0.3;
   if (delta == DeltaFormat::kF64)
-    render_typed<double>(v, g, t, opt, *ref, base, res);
+    render_typed<double>(v, g, t, opt, ref, base, res);
   else
-    render_typed<FloatExp>(v, g, t, opt, *ref, base, res);
+    render_typed<FloatExp>(v, g, t, opt, ref, base, res);
   res->seconds = since(t0);
 }
 
