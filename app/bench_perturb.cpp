@@ -35,8 +35,8 @@ struct KfTime {
   const char* depth;
   double seconds;
 };
-const KfTime kKf[] = {{14, "1e14", 7.56},       {50, "1e50", 29.45},     {113.7, "5e113", 10.62},
-                      {227.7, "5e227", 268.2},  {533.6, "4e533", 22.38}, {1086, "1e1086", 274.5}};
+const KfTime kKf[] = {{14, "1e14", 7.56},      {50, "1e50", 29.45},     {113.7, "5e113", 10.62},
+                      {227.7, "5e227", 268.2}, {533.6, "4e533", 22.38}, {1086, "1e1086", 274.5}};
 
 const KfTime& nearest_kf(double log10_zoom) {
   const KfTime* best = &kKf[0];
@@ -64,8 +64,10 @@ std::string cpu_name() {
 void spiral_centre(double log10_zoom, std::string* re, std::string* im) {
   const int digits = static_cast<int>(log10_zoom) + 40;
   mandel::perturb::misiurewicz_point(
-      "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
-      "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796",
+      "-0."
+      "4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
+      "0."
+      "6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796",
       11, 3, static_cast<int>(digits * 3.33) + 64, digits, re, im);
 }
 
@@ -89,19 +91,20 @@ struct Row {
 
 int bench_perturb(const ArgList& args) {
   cli::Args a(args, {"out", "size", "depths"}, {"quick", "cpu-only", "gpu-only"});
-  if (!a.positional().empty()) throw cli::UsageError("bench perturb: unexpected \"" + a.positional()[0] + "\"");
+  if (!a.positional().empty())
+    throw cli::UsageError("bench perturb: unexpected \"" + a.positional()[0] + "\"");
   const bool quick = a.flag("quick");
   const std::string out = a.get("out", "");
   if (!out.empty()) check_writable(out);
   const bool gpu = !a.flag("cpu-only") && cuda_device_count() > 0;
-  if (a.flag("gpu-only") && !gpu) throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
+  if (a.flag("gpu-only") && !gpu)
+    throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
   const int size = static_cast<int>(a.get_int("size", gpu ? 1024 : (quick ? 128 : 256), 16, 8192));
 
   // Depths: 1e14 is KF's own benchmark location; the others zoom into the spiral. Iteration
   // limits sit above the deepest escape count of each view (no pixel is interior there).
-  std::vector<Depth> depths = {{"1e14", 4036},     {"1e50", 4000},      {"1e100", 6000},
-                               {"1e300", 10000},   {"1e1000", 20000},   {"1e3000", 50000},
-                               {"1e10000", 150000}};
+  std::vector<Depth> depths = {{"1e14", 4036},    {"1e50", 4000},    {"1e100", 6000},    {"1e300", 10000},
+                               {"1e1000", 20000}, {"1e3000", 50000}, {"1e10000", 150000}};
   if (quick) depths = {{"1e14", 4036}, {"1e100", 6000}, {"1e1000", 20000}};
   if (a.has("depths")) {
     std::vector<Depth> only;
@@ -163,11 +166,13 @@ int bench_perturb(const ArgList& args) {
       z.zoom = "2" + d.zoom.substr(1);
       const mandel::RenderResult s = mandel::render(z, o);
       row.step_seconds = s.perturb.reference_reused ? s.seconds : -s.seconds;
-      std::fprintf(stderr, "%-7s %-16s %-4s %4d^2 %8.3f s (reference %.3f s, %u points%s, kernel %.3f s) step %.3f s, %.3g iter, "
+      std::fprintf(stderr,
+                   "%-7s %-16s %-4s %4d^2 %8.3f s (reference %.3f s, %u points%s, kernel %.3f s) step %.3f "
+                   "s, %.3g iter, "
                    "%.1f%% by BLA\n",
-                   d.zoom.c_str(), row.label.c_str(), row.backend.c_str(), size, row.seconds, row.reference, row.ref_len,
-                   r.perturb.reference_escaped ? " escaped" : "", row.kernel,
-                   s.seconds, static_cast<double>(row.iterations),
+                   d.zoom.c_str(), row.label.c_str(), row.backend.c_str(), size, row.seconds, row.reference,
+                   row.ref_len, r.perturb.reference_escaped ? " escaped" : "", row.kernel, s.seconds,
+                   static_cast<double>(row.iterations),
                    row.iterations ? 100.0 * row.skipped / row.iterations : 0.0);
       rows.push_back(row);
     }
@@ -201,10 +206,11 @@ int bench_perturb(const ArgList& args) {
      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
     const KfTime& kf = nearest_kf(log10_zoom(r.zoom));
-    md << "| " << r.location << " | " << r.zoom << " | " << r.label << " | " << r.backend << " | " << r.size << "^2 | "
-       << r.max_iter << " | " << r.min_count << "-" << r.max_count << " | " << fmt("%.3f", r.seconds) << " | "
-       << fmt("%.3f", r.kernel) << " | " << fmt("%.3f", r.reference) << " | " << r.ref_len << " / " << r.bits
-       << " | " << fmt("%.3f", r.bla) << " | " << fmt("%.4g", static_cast<double>(r.iterations)) << " | "
+    md << "| " << r.location << " | " << r.zoom << " | " << r.label << " | " << r.backend << " | " << r.size
+       << "^2 | " << r.max_iter << " | " << r.min_count << "-" << r.max_count << " | "
+       << fmt("%.3f", r.seconds) << " | " << fmt("%.3f", r.kernel) << " | " << fmt("%.3f", r.reference)
+       << " | " << r.ref_len << " / " << r.bits << " | " << fmt("%.3f", r.bla) << " | "
+       << fmt("%.4g", static_cast<double>(r.iterations)) << " | "
        << fmt("%.1f%%", r.iterations ? 100.0 * r.skipped / r.iterations : 0.0) << " | " << r.glitches << " | "
        << fmt("%.3f", r.step_seconds) << " | " << kf.depth << " | " << fmt("%.2f", kf.seconds) << " | "
        << (r.size == 1024 ? fmt("%.1fx", kf.seconds / r.seconds) : std::string("- (not 1024^2)")) << " |\n";

@@ -29,6 +29,7 @@ using mandel::LimbStrategy;
 struct Job {
   mandel::View view;
   std::optional<Arith> arith;  // empty: auto
+
   mandel::Method method = mandel::Method::kAuto;  // kPerturb for --arith perturb
   mandel::RenderOptions opt;
   mandel::Colouring colouring;

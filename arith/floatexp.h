@@ -126,7 +126,9 @@ DEEPSCOPE_HD FloatExp floatexp_from_product(double m, int32_t e) {
   return r;
 }
 
-DEEPSCOPE_HD FloatExp operator*(FloatExp a, FloatExp b) { return floatexp_from_product(a.m * b.m, a.e + b.e); }
+DEEPSCOPE_HD FloatExp operator*(FloatExp a, FloatExp b) {
+  return floatexp_from_product(a.m * b.m, a.e + b.e);
+}
 DEEPSCOPE_HD FloatExp sqr(FloatExp a) { return floatexp_from_product(a.m * a.m, a.e + a.e); }
 DEEPSCOPE_HD FloatExp operator*(FloatExp a, double d) { return a * FloatExp(d); }
 

@@ -45,12 +45,12 @@ enum class DeltaFormat { kAuto, kF64, kFloatExp };
 // What a perturbation render did (RenderResult::perturb).
 struct PerturbInfo {
   DeltaFormat delta = DeltaFormat::kAuto;  // the delta type used (kF64 or kFloatExp)
-  double reference_seconds = 0;  // computing the reference orbit (0 when reused)
-  double bla_seconds = 0;        // building the BLA table
-  bool reference_reused = false;  // the cached reference of an earlier render served this one
-  int reference_bits = 0;         // MPFR precision of the reference orbit
-  uint32_t reference_length = 0;  // stored points Z_0 .. Z_{length-1}
-  bool reference_escaped = false;  // the reference escaped before max_iter
+  double reference_seconds = 0;            // computing the reference orbit (0 when reused)
+  double bla_seconds = 0;                  // delta-type reference and BLA table (0 when cached)
+  bool reference_reused = false;           // the cached reference of an earlier render served this one
+  int reference_bits = 0;                  // MPFR precision of the reference orbit
+  uint32_t reference_length = 0;           // stored points Z_0 .. Z_{length-1}
+  bool reference_escaped = false;          // the reference escaped before max_iter
   int bla_levels = 0;
   uint64_t bla_skipped = 0;    // iterations skipped by BLA steps (part of RenderResult::iterations)
   uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)
@@ -98,6 +98,7 @@ struct RenderResult {
   double kernel_seconds = 0;  // CUDA: time inside the kernels; CPU: same as seconds
   uint64_t iterations = 0;    // z -> z^2 + c steps performed: the sum of (count - 1)
   std::string note;           // e.g. why kAuto fell back to the CPU
+
   Method method = Method::kDirect;  // the method used (never kAuto); arith is meaningful for kDirect
   PerturbInfo perturb;              // method == kPerturb
 };

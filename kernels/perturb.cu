@@ -16,8 +16,8 @@ constexpr int kBlockX = 16, kBlockY = 8;
 
 template <class T>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
-    perturb_kernel(const PerturbParams<T> p, int x0, int y0, int tw, int row_begin, int row_end, uint32_t* counts,
-                   float* smooth, unsigned long long* stats) {
+    perturb_kernel(const PerturbParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
+                   uint32_t* counts, float* smooth, unsigned long long* stats) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   const int r = row_begin + blockIdx.y * kBlockY + threadIdx.y;
   if (i >= tw || r >= row_end) return;
@@ -88,8 +88,8 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, const Tile
   return kernel_seconds;
 }
 
-template double render_cuda<double>(const PerturbParams<double>&, std::size_t, const Tile&, const RenderOptions&,
-                                    uint32_t*, float*, uint64_t*, uint64_t*, bool*);
+template double render_cuda<double>(const PerturbParams<double>&, std::size_t, const Tile&,
+                                    const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
 template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, const Tile&,
                                       const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
 

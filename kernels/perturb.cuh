@@ -37,22 +37,22 @@ constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
 
 template <class T>
 struct PerturbParams {
-  const T* zr;                  // reference Z_0 .. Z_{ref_len-1}
+  const T* zr;  // reference Z_0 .. Z_{ref_len-1}
   const T* zi;
   uint32_t ref_len;
-  const BlaEntry<T>* bla;       // levels' entries, level l at bla + level_offset[l]
+  const BlaEntry<T>* bla;  // levels' entries, level l at bla + level_offset[l]
   uint32_t level_offset[kMaxBlaLevels + 1];
-  int bla_levels;               // 0: no BLA
-  T off_re, off_im;             // view centre - reference centre
-  T half_step;                  // s/2
-  double ref_re_d, ref_im_d;    // nearest doubles of C: c in binary64 for the smooth tail
-  int width, height;            // the whole image
+  int bla_levels;             // 0: no BLA
+  T off_re, off_im;           // view centre - reference centre
+  T half_step;                // s/2
+  double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
+  int width, height;          // the whole image
   uint32_t max_iter;
-  bool check_underflow;         // T = double
+  bool check_underflow;  // T = double
 };
 
 struct PerturbPixel {
-  uint32_t count;    // 0: flagged, re-evaluate
+  uint32_t count;  // 0: flagged, re-evaluate
   float smooth;
   uint32_t skipped;  // iterations done by BLA steps
   uint32_t rebases;

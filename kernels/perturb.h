@@ -41,7 +41,8 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
 // bits and iterations and its centre lies within the view's reach (|C - centre| at most twice the
 // image's half-diagonal, so every pixel's delta keeps its precision), else a new one at the view's
 // centre. *reused tells which. nullptr when cancelled.
-std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v, const std::atomic<bool>* cancel,
+std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
+                                               const std::atomic<bool>* cancel,
                                                const std::function<void(double)>& progress, bool* reused);
 void clear_reference_cache();
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "perturb.h"
 #include "perturb.cuh"
+#include "perturb.h"
 
 namespace ds::mandel::perturb {
 namespace {
@@ -82,7 +82,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
     bool finite = true;
     if constexpr (sizeof(T) == sizeof(double))
       finite = std::isfinite(as_double(e.ar)) && std::isfinite(as_double(e.ai)) &&
-                        std::isfinite(as_double(e.br)) && std::isfinite(as_double(e.bi));
+               std::isfinite(as_double(e.br)) && std::isfinite(as_double(e.bi));
     e.r = finite ? from_fe<T>(f.r) : from_fe<T>(FloatExp(0.0));
   }
   return t;

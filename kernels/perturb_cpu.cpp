@@ -48,7 +48,8 @@ struct Prepared {
 };
 
 template <class T>
-std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax, bool with_bla) {
+std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
+                                            bool with_bla) {
   static std::mutex mu;
   static std::shared_ptr<const Prepared<T>> last;
   {
@@ -74,14 +75,15 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
 }
 
 template <class T>
-void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, const std::shared_ptr<const Reference>& ref_ptr,
-                  double progress_base, RenderResult* res) {
+void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                  const std::shared_ptr<const Reference>& ref_ptr, double progress_base, RenderResult* res) {
   const Reference& ref = *ref_ptr;
   FloatExp off_re, off_im;
   centre_offset(ref, g, &off_re, &off_im);
   const FloatExp hs = FloatExp::from_string(g.half_step);
   // |dc| <= |offset| + s/2 * |(w, h)|, rounded up generously (x 1.01).
-  const double diag = std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
+  const double diag =
+      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
   const FloatExp dcmax = (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
 
   const auto tb = Clock::now();
@@ -118,8 +120,9 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
 #if DEEPSCOPE_WITH_CUDA
     RenderOptions o = opt;
     o.progress = progress;
-    res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), t, o, counts, smooth,
-                                                 &res->perturb.bla_skipped, &res->perturb.rebases, &res->cancelled);
+    res->kernel_seconds =
+        detail::render_cuda<T>(p, bla.entries.size(), t, o, counts, smooth, &res->perturb.bla_skipped,
+                               &res->perturb.rebases, &res->cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
@@ -137,7 +140,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
           for (std::size_t r = r0; r < r1; ++r)
             for (std::size_t c = 0; c < tw; ++c) {
               if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
-              const PerturbPixel px = perturb_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
+              const PerturbPixel px =
+                  perturb_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
               counts[r * tw + c] = px.count;
               smooth[r * tw + c] = px.smooth;
               sk += px.skipped;

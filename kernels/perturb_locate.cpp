@@ -69,7 +69,8 @@ void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, i
   mpfr_asprintf(&s, "%.*Rf", digits, ci);
   *im = s;
   mpfr_free_str(s);
-  mpfr_clears(cr, ci, zr, zi, dr, di, ar, ai, br, bi, t, u, fr, fi, gr, gi, den, static_cast<mpfr_ptr>(nullptr));
+  mpfr_clears(cr, ci, zr, zi, dr, di, ar, ai, br, bi, t, u, fr, fi, gr, gi, den,
+              static_cast<mpfr_ptr>(nullptr));
 }
 
 }  // namespace ds::mandel::perturb

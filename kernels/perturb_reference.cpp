@@ -49,7 +49,9 @@ double log2_offset(const Reference& ref, const Geometry& g, int bits) {
 
 int reference_bits(const Geometry& g) { return std::max(64, static_cast<int>(std::ceil(-g.log2_step)) + 64); }
 
-DeltaFormat auto_delta(const Geometry& g) { return g.log2_step > -900 ? DeltaFormat::kF64 : DeltaFormat::kFloatExp; }
+DeltaFormat auto_delta(const Geometry& g) {
+  return g.log2_step > -900 ? DeltaFormat::kF64 : DeltaFormat::kFloatExp;
+}
 
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint32_t max_iter, const std::atomic<bool>* cancel,
@@ -107,7 +109,8 @@ void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatE
   *im = to_fe(d.v);
 }
 
-std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v, const std::atomic<bool>* cancel,
+std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
+                                               const std::atomic<bool>* cancel,
                                                const std::function<void(double)>& progress, bool* reused) {
   const int bits = reference_bits(g);
   std::shared_ptr<const Reference> last;
@@ -122,7 +125,8 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
     // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
     // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).
     const double log2_half_diag =
-        g.log2_step - 1 + 0.5 * std::log2(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
+        g.log2_step - 1 +
+        0.5 * std::log2(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
     const double reach = log2_half_diag + (last->escaped && last->length() <= v.max_iter ? 1.0 : 6.0);
     if (log2_offset(*last, g, bits) <= reach) {
       *reused = true;

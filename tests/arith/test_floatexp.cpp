@@ -90,8 +90,10 @@ void mp_div(mpfr_ptr z, mpfr_srcptr x, mpfr_srcptr y) { mpfr_div(z, x, y, MPFR_R
 void add_and_sub(FloatExp a, FloatExp b) {
   const int64_t gap = std::llabs(static_cast<int64_t>(a.e) - b.e);
   const bool exact = gap <= 60 || a.m == 0 || b.m == 0;
-  check("add", a, b, [](FloatExp p, FloatExp q) { return p + q; }, mp_add, exact);
-  check("sub", a, b, [](FloatExp p, FloatExp q) { return p - q; }, mp_sub, exact);
+  check(
+      "add", a, b, [](FloatExp p, FloatExp q) { return p + q; }, mp_add, exact);
+  check(
+      "sub", a, b, [](FloatExp p, FloatExp q) { return p - q; }, mp_sub, exact);
 }
 
 TEST(FloatExp, TraitsAndLayout) {
@@ -111,16 +113,20 @@ TEST(FloatExp, RandomOpsAgainstMpfr) {
     if (i % 2) b.e = a.e + gap(rng);  // close exponents: the interesting additions
     add_and_sub(a, b);
     if (std::abs(a.e) < (1 << 28) && std::abs(b.e) < (1 << 28)) {
-      check("mul", a, b, [](FloatExp p, FloatExp q) { return p * q; }, mp_mul);
-      check("div", a, b, [](FloatExp p, FloatExp q) { return p / q; }, mp_div);
+      check(
+          "mul", a, b, [](FloatExp p, FloatExp q) { return p * q; }, mp_mul);
+      check(
+          "div", a, b, [](FloatExp p, FloatExp q) { return p / q; }, mp_div);
     }
-    check("sqr", a, a, [](FloatExp p, FloatExp) { return sqr(p); }, mp_mul);
+    check(
+        "sqr", a, a, [](FloatExp p, FloatExp) { return sqr(p); }, mp_mul);
     const FloatExp aa = abs(a);
     check(
         "sqrt", aa, aa, [](FloatExp p, FloatExp) { return sqrt(p); },
         [](mpfr_ptr z, mpfr_srcptr x, mpfr_srcptr) { mpfr_sqrt(z, x, MPFR_RNDN); });
     const double d = std::ldexp(std::uniform_real_distribution<double>(-2, 2)(rng), gap(rng) * 14);
-    check("mul double", a, FloatExp(d), [d](FloatExp p, FloatExp) { return p * d; }, mp_mul);
+    check(
+        "mul double", a, FloatExp(d), [d](FloatExp p, FloatExp) { return p * d; }, mp_mul);
   }
 }
 
@@ -144,16 +150,20 @@ TEST(FloatExp, Cancellation) {
       add_and_sub(fe(1.0, 100), fe(s * 1.5, 100 - g));
       add_and_sub(fe(-1.0, -100), fe(s * 1.999, -100 - g));
     }
-  check("tie", fe(1.0, 0), fe(1.0, -53), [](FloatExp p, FloatExp q) { return p + q; }, mp_add);
+  check(
+      "tie", fe(1.0, 0), fe(1.0, -53), [](FloatExp p, FloatExp q) { return p + q; }, mp_add);
 }
 
 TEST(FloatExp, ExtremeExponentsAndZeros) {
   const int big = (1 << 30) - 2;
   const FloatExp hi = fe(1.75, big / 2), lo = fe(-1.25, -big / 2);
-  check("mul extreme", hi, lo, [](FloatExp p, FloatExp q) { return p * q; }, mp_mul);
+  check(
+      "mul extreme", hi, lo, [](FloatExp p, FloatExp q) { return p * q; }, mp_mul);
   const FloatExp hq = fe(1.75, big / 4), lq = fe(-1.25, -big / 4);  // squares within MPFR's range
-  check("sqr huge", hq, hq, [](FloatExp p, FloatExp) { return sqr(p); }, mp_mul);
-  check("sqr tiny", lq, lq, [](FloatExp p, FloatExp) { return sqr(p); }, mp_mul);
+  check(
+      "sqr huge", hq, hq, [](FloatExp p, FloatExp) { return sqr(p); }, mp_mul);
+  check(
+      "sqr tiny", lq, lq, [](FloatExp p, FloatExp) { return sqr(p); }, mp_mul);
   add_and_sub(hi, lo);
   const FloatExp zero(0.0);
   EXPECT_EQ(zero.m, 0.0);
@@ -207,8 +217,8 @@ TEST(FloatExp, StringRoundTrips) {
     ASSERT_EQ(FloatExp::from_string(to_string(a, 17)), a) << to_string(a, 17);
   }
   // Far beyond double: parsing rounds to nearest like MPFR.
-  for (const char* s : {"1e-1000", "-3.14159265358979323846264338327950288e-300000", "7e123456", "0",
-                        "-0.0", "2.5e-323"}) {
+  for (const char* s :
+       {"1e-1000", "-3.14159265358979323846264338327950288e-300000", "7e123456", "0", "-0.0", "2.5e-323"}) {
     Mp x(53);
     mpfr_set_str(x, s, 10, MPFR_RNDN);
     EXPECT_EQ(FloatExp::from_string(s), from_mpfr(x)) << s;

@@ -79,8 +79,8 @@ struct Agreement {
   double count_share = 0;  // share of pixels with equal counts
   double max_smooth = 0;   // largest smooth difference where counts agree
 };
-Agreement compare(const std::vector<uint32_t>& ca, const std::vector<float>& sa, const std::vector<uint32_t>& cb,
-                  const std::vector<float>& sb) {
+Agreement compare(const std::vector<uint32_t>& ca, const std::vector<float>& sa,
+                  const std::vector<uint32_t>& cb, const std::vector<float>& sb) {
   EXPECT_EQ(ca.size(), cb.size());
   Agreement a;
   size_t same = 0;
@@ -105,8 +105,8 @@ void expect_agrees_with_direct(const View& v) {
       const Agreement a = compare(p.counts, p.smooth, direct.counts, direct.smooth);
       std::cout << "zoom " << v.zoom << " " << format_label(p) << (bla ? " bla" : " no-bla") << " vs "
                 << arith_name(direct.arith) << ": counts equal on " << 100 * a.count_share
-                << "%, max smooth diff " << a.max_smooth << ", BLA skipped " << p.perturb.bla_skipped << " of "
-                << p.iterations << " iterations, rebases " << p.perturb.rebases << ", flagged "
+                << "%, max smooth diff " << a.max_smooth << ", BLA skipped " << p.perturb.bla_skipped
+                << " of " << p.iterations << " iterations, rebases " << p.perturb.rebases << ", flagged "
                 << p.perturb.glitch_pixels << "\n";
       EXPECT_GE(a.count_share, 0.999);
       EXPECT_LE(a.max_smooth, kSmoothTol);
@@ -182,16 +182,18 @@ void mpfr_render(const View& v, mpfr_prec_t prec, std::vector<uint32_t>* counts,
 
 TEST(Perturb, AgreesWithDirectLimbAtKf1e14) {
   expect_agrees_with_direct(make_view("-1.759817130804847813610825010561798238243999999999999999999800",
-                                      "-0.012593310799749865383746631843264858450340000000000000000000", "1e14",
-                                      4036, 64, 64));
+                                      "-0.012593310799749865383746631843264858450340000000000000000000",
+                                      "1e14", 4036, 64, 64));
 }
 
 TEST(Perturb, AgreesWithDirectLimbAt1e30) {
-  expect_agrees_with_direct(make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e30", 3000, 64, 64));
+  expect_agrees_with_direct(
+      make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e30", 3000, 64, 64));
 }
 
 TEST(Perturb, AgreesWithDirectLimbAt1e60) {
-  expect_agrees_with_direct(make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "3e60", 3000, 64, 64));
+  expect_agrees_with_direct(
+      make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "3e60", 3000, 64, 64));
 }
 
 TEST(Perturb, AgreesWithMpfrAt1e300) {
@@ -230,12 +232,16 @@ TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
 TEST(Perturb, MethodSelection) {
   RenderOptions o;
   EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kDirect);
-  EXPECT_EQ(select_method(geometry(make_view(deep_re().substr(0, 60), deep_im().substr(0, 60), "1e14", 500, 64, 64)), o),
-            Method::kPerturb);
+  EXPECT_EQ(
+      select_method(
+          geometry(make_view(deep_re().substr(0, 60), deep_im().substr(0, 60), "1e14", 500, 64, 64)), o),
+      Method::kPerturb);
   // Beyond every direct format's limit auto still renders.
-  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e1000", 500, 64, 64)), o), Method::kPerturb);
+  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e1000", 500, 64, 64)), o),
+            Method::kPerturb);
   o.arith = Arith::kLimb8;
-  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e30", 500, 64, 64)), o), Method::kDirect);
+  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e30", 500, 64, 64)), o),
+            Method::kDirect);
   o.arith.reset();
   o.method = Method::kPerturb;
   EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kPerturb);
