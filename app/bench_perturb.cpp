@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "kernels/device.h"
 #include "kernels/perturb.h"
+#include "location.h"
 #include "version.h"
 
 namespace ds::app {
@@ -27,6 +28,7 @@ using mandel::Backend;
 struct Depth {
   std::string zoom;
   uint32_t iter;
+  std::string file;  // a location in --locations DIR (minibrots), else the spiral at `zoom`
 };
 
 // KF 2.12.11 "fast" settings, 1024^2, CPU (the anchor table).
@@ -77,6 +79,14 @@ double log10_zoom(const std::string& z) {
   return std::log10(std::stod(z.substr(0, e))) + (e == std::string::npos ? 0.0 : std::stod(z.substr(e + 1)));
 }
 
+// 2 x a zoom written "MeN" (M a decimal), as "(2M)eN".
+std::string times_two(const std::string& z) {
+  const size_t e = z.find_first_of("eE");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", 2 * std::stod(z.substr(0, e)));
+  return buf + (e == std::string::npos ? std::string() : z.substr(e));
+}
+
 struct Row {
   std::string location, zoom, label, backend;
   int size = 0;
@@ -90,7 +100,7 @@ struct Row {
 }  // namespace
 
 int bench_perturb(const ArgList& args) {
-  cli::Args a(args, {"out", "size", "depths"}, {"quick", "cpu-only", "gpu-only"});
+  cli::Args a(args, {"out", "size", "depths", "locations"}, {"quick", "cpu-only", "gpu-only"});
   if (!a.positional().empty())
     throw cli::UsageError("bench perturb: unexpected \"" + a.positional()[0] + "\"");
   const bool quick = a.flag("quick");
@@ -101,11 +111,22 @@ int bench_perturb(const ArgList& args) {
     throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
   const int size = static_cast<int>(a.get_int("size", gpu ? 1024 : (quick ? 128 : 256), 16, 8192));
 
-  // Depths: 1e14 is KF's own benchmark location; the others zoom into the spiral. Iteration
-  // limits sit above the deepest escape count of each view (no pixel is interior there).
-  std::vector<Depth> depths = {{"1e14", 4036},    {"1e50", 4000},    {"1e100", 6000},    {"1e300", 10000},
-                               {"1e1000", 20000}, {"1e3000", 50000}, {"1e10000", 150000}};
-  if (quick) depths = {{"1e14", 4036}, {"1e100", 6000}, {"1e1000", 20000}};
+  // 1e14 is KF's own benchmark location; the minibrots (assets/locations/minibrot-*.loc, 50
+  // periods of iterations, interior pixels included) are the KF-like workloads; the spiral views
+  // reach deepest, with iteration limits above their deepest escape count.
+  const std::string locations = a.get("locations", "assets/locations");
+  std::vector<Depth> depths = {{"1e14", 4036, ""},
+                               {"minibrot-1e50", 0, "minibrot-1e50.loc"},
+                               {"minibrot-1e100", 0, "minibrot-1e100.loc"},
+                               {"minibrot-1e300", 0, "minibrot-1e300.loc"},
+                               {"minibrot-1e1000", 0, "minibrot-1e1000.loc"},
+                               {"1e50", 4000, ""},
+                               {"1e100", 6000, ""},
+                               {"1e300", 10000, ""},
+                               {"1e1000", 20000, ""},
+                               {"1e3000", 50000, ""},
+                               {"1e10000", 150000, ""}};
+  if (quick) depths = {{"1e14", 4036, ""}, {"1e100", 6000, ""}, {"1e1000", 20000, ""}};
   if (a.has("depths")) {
     std::vector<Depth> only;
     std::stringstream ss(a.get("depths", ""));
@@ -125,7 +146,14 @@ int bench_perturb(const ArgList& args) {
   for (const Depth& d : depths) {
     mandel::View v;
     std::string location;
-    if (d.zoom == "1e14") {
+    if (!d.file.empty()) {
+      const Location loc = read_location_file(locations + "/" + d.file);
+      v.re = loc.re;
+      v.im = loc.im;
+      v.zoom = loc.zoom;
+      v.max_iter = loc.iterations.value_or(10000);
+      location = d.file.substr(0, d.file.size() - 4);
+    } else if (d.zoom == "1e14") {
       v.re = "-1.759817130804847813610825010561798238243999999999999999999800";
       v.im = "-0.012593310799749865383746631843264858450340000000000000000000";
       location = "kf-1e14";
@@ -133,8 +161,10 @@ int bench_perturb(const ArgList& args) {
       spiral_centre(log10_zoom(d.zoom), &v.re, &v.im);
       location = "misiurewicz spiral";
     }
-    v.zoom = d.zoom;
-    v.max_iter = d.iter;
+    if (d.file.empty()) {
+      v.zoom = d.zoom;
+      v.max_iter = d.iter;
+    }
     v.width = v.height = size;
     for (Backend b : backends) {
       mandel::RenderOptions o;
@@ -144,7 +174,7 @@ int bench_perturb(const ArgList& args) {
       const mandel::RenderResult r = mandel::render(v, o);  // cold: reference computed
       Row row;
       row.location = location;
-      row.zoom = d.zoom;
+      row.zoom = v.zoom;
       row.label = mandel::format_label(r);
       row.backend = mandel::backend_name(r.backend);
       row.size = size;
@@ -163,14 +193,14 @@ int bench_perturb(const ArgList& args) {
       row.ref_len = r.perturb.reference_length;
       // A x2 zoom step about the centre, as the window does: the reference is reused.
       mandel::View z = v;
-      z.zoom = "2" + d.zoom.substr(1);
+      z.zoom = times_two(v.zoom);
       const mandel::RenderResult s = mandel::render(z, o);
       row.step_seconds = s.perturb.reference_reused ? s.seconds : -s.seconds;
       std::fprintf(stderr,
-                   "%-7s %-16s %-4s %4d^2 %8.3f s (reference %.3f s, %u points%s, kernel %.3f s) step %.3f "
+                   "%-10s %-16s %-4s %4d^2 %8.3f s (reference %.3f s, %u points%s, kernel %.3f s) step %.3f "
                    "s, %.3g iter, "
                    "%.1f%% by BLA\n",
-                   d.zoom.c_str(), row.label.c_str(), row.backend.c_str(), size, row.seconds, row.reference,
+                   v.zoom.c_str(), row.label.c_str(), row.backend.c_str(), size, row.seconds, row.reference,
                    row.ref_len, r.perturb.reference_escaped ? " escaped" : "", row.kernel, s.seconds,
                    static_cast<double>(row.iterations),
                    row.iterations ? 100.0 * row.skipped / row.iterations : 0.0);

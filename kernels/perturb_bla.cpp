@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu_parallel.h"
 #include "perturb.cuh"
 #include "perturb.h"
 
@@ -14,17 +15,6 @@ namespace {
 FloatExp hypot_fe(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
 FloatExp max0(FloatExp x) { return x.m > 0 ? x : FloatExp(0.0); }
 
-template <class T>
-T from_fe(FloatExp x);
-template <>
-double from_fe<double>(FloatExp x) {
-  return to_double(x);
-}
-template <>
-FloatExp from_fe<FloatExp>(FloatExp x) {
-  return x;
-}
-
 }  // namespace
 
 template <class T>
@@ -33,29 +23,35 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
   t.dcmax = dcmax;
   const uint32_t len = ref.length();
   if (len < 3) return t;
-  // Level 0: steps m -> m + 1 for m = 1 .. len - 2.
-  struct Fe {
-    FloatExp ar, ai, br, bi, r;
-  };
-  std::vector<Fe> cur(len - 2);
-  const FloatExp eps(kBlaEpsilon);
-  for (uint32_t k = 0; k + 2 < len; ++k) {
-    const FloatExp zr = ref.zr[k + 1], zi = ref.zi[k + 1];
-    cur[k] = {mul_pow2(zr, 1), mul_pow2(zi, 1), FloatExp(1.0), FloatExp(0.0), eps * hypot_fe(zr, zi)};
+  // Level sizes: level 0 has the steps m -> m + 1 for m = 1 .. len - 2, level l + 1 half of level l.
+  std::size_t total = 0;
+  int levels = 0;
+  for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2, ++levels) {
+    t.level_offset[levels] = static_cast<uint32_t>(total);
+    total += n;
   }
-  std::vector<Fe> all;
-  all.reserve(2 * cur.size());
-  t.level_offset[0] = 0;
-  int level = 0;
-  while (!cur.empty() && level < kMaxBlaLevels) {
-    all.insert(all.end(), cur.begin(), cur.end());
-    t.level_offset[level + 1] = static_cast<uint32_t>(all.size());
-    ++level;
-    std::vector<Fe> next(cur.size() / 2);
-    for (size_t k = 0; k < next.size(); ++k) {
-      const Fe& x = cur[2 * k];
-      const Fe& y = cur[2 * k + 1];
-      Fe z;
+  t.levels = levels;
+  for (int l = levels; l <= kMaxBlaLevels; ++l) t.level_offset[l] = static_cast<uint32_t>(total);
+  // One allocation, every level in place (large tables cost more in page faults than in merges).
+  std::vector<BlaEntry<FloatExp>> all(total);
+  const FloatExp eps(kBlaEpsilon);
+  // Each level's entries are independent: built on all cores in chunks.
+  auto on_all_cores = [](std::size_t n, auto&& body) {
+    parallel_for(n, 4096, [&](std::size_t a, std::size_t b) {
+      for (std::size_t k = a; k < b; ++k) body(k);
+    });
+  };
+  on_all_cores(len - 2, [&](std::size_t k) {
+    const FloatExp zr = ref.zr[k + 1], zi = ref.zi[k + 1];
+    all[k] = {mul_pow2(zr, 1), mul_pow2(zi, 1), FloatExp(1.0), FloatExp(0.0), eps * hypot_fe(zr, zi)};
+  });
+  for (int l = 1; l < levels; ++l) {
+    const BlaEntry<FloatExp>* cur = all.data() + t.level_offset[l - 1];
+    BlaEntry<FloatExp>* next = all.data() + t.level_offset[l];
+    on_all_cores(t.level_offset[l + 1] - t.level_offset[l], [&](std::size_t k) {
+      const BlaEntry<FloatExp>& x = cur[2 * k];
+      const BlaEntry<FloatExp>& y = cur[2 * k + 1];
+      BlaEntry<FloatExp> z;
       z.ar = y.ar * x.ar - y.ai * x.ai;
       z.ai = y.ar * x.ai + y.ai * x.ar;
       z.br = (y.ar * x.br - y.ai * x.bi) + y.br;
@@ -65,25 +61,24 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
       if (ax.m != 0) ry = max0((y.r - hypot_fe(x.br, x.bi) * dcmax) / ax);
       z.r = std::min(x.r, ry);
       next[k] = z;
-    }
-    cur.swap(next);
+    });
   }
-  t.levels = level;
-  for (int l = level + 1; l <= kMaxBlaLevels; ++l) t.level_offset[l] = t.level_offset[level];
-  t.entries.resize(all.size());
-  for (size_t k = 0; k < all.size(); ++k) {
-    const Fe& f = all[k];
-    BlaEntry<T>& e = t.entries[k];
-    e.ar = from_fe<T>(f.ar);
-    e.ai = from_fe<T>(f.ai);
-    e.br = from_fe<T>(f.br);
-    e.bi = from_fe<T>(f.bi);
-    // In double, an entry whose coefficients leave the range is never used (radius 0).
-    bool finite = true;
-    if constexpr (sizeof(T) == sizeof(double))
-      finite = std::isfinite(as_double(e.ar)) && std::isfinite(as_double(e.ai)) &&
-               std::isfinite(as_double(e.br)) && std::isfinite(as_double(e.bi));
-    e.r = finite ? from_fe<T>(f.r) : from_fe<T>(FloatExp(0.0));
+  if constexpr (sizeof(T) != sizeof(double)) {
+    t.entries = std::move(all);
+  } else {
+    t.entries.resize(all.size());
+    on_all_cores(all.size(), [&](std::size_t k) {
+      const BlaEntry<FloatExp>& f = all[k];
+      BlaEntry<T>& e = t.entries[k];
+      e.ar = to_double(f.ar);
+      e.ai = to_double(f.ai);
+      e.br = to_double(f.br);
+      e.bi = to_double(f.bi);
+      // An entry whose coefficients leave double's range is never used (radius 0).
+      const bool finite =
+          std::isfinite(e.ar) && std::isfinite(e.ai) && std::isfinite(e.br) && std::isfinite(e.bi);
+      e.r = finite ? to_double(f.r) : 0.0;
+    });
   }
   return t;
 }
