@@ -2,6 +2,8 @@
 // once per render, a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
 // blocks), launched in bands of about 0.25 s so the host reports progress and honours cancel.
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "cuda_check.h"
@@ -29,28 +31,51 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   if (px.rebases) atomicAdd(&stats[1], static_cast<unsigned long long>(px.rebases));
 }
 
+// The reference and BLA table of the last render stay on the device: the window renders a view as
+// a coarse pass and bands, and zoom steps reuse the reference, so most calls upload nothing.
+struct DeviceTables {
+  uint64_t id = 0;  // Prepared's id; 0 = empty
+  int device = -1;
+  std::unique_ptr<DeviceBuffer> zr, zi, bla;
+};
+std::mutex g_tables_mu;  // also serialises perturbation renders on the GPU
+// Never destroyed: a cudaFree after the runtime unloads at exit would be an API error.
+DeviceTables& g_tables = *new DeviceTables;
+
 }  // namespace
 
 namespace detail {
 
 template <class T>
-double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, uint64_t* skipped, uint64_t* rebases, bool* cancelled) {
+double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t tables_id, const Tile& t,
+                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
+                   uint64_t* rebases, bool* cancelled) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
-  DeviceBuffer dzr(hp.ref_len * sizeof(T)), dzi(hp.ref_len * sizeof(T));
-  DeviceBuffer dbla(bla_count * sizeof(BlaEntry<T>));
   DeviceBuffer dcounts(pixels * sizeof(uint32_t)), dsmooth(pixels * sizeof(float));
   DeviceBuffer dstats(2 * sizeof(unsigned long long));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dzr.p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dzi.p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
-  if (bla_count)
-    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dbla.p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
+  std::lock_guard<std::mutex> lock(g_tables_mu);
+  if (g_tables.id != tables_id || g_tables.device != opt.cuda_device) {
+    g_tables = DeviceTables{};
+    auto zr = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+    auto zi = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+    auto bla = std::make_unique<DeviceBuffer>(bla_count * sizeof(BlaEntry<T>));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr->p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi->p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+    if (bla_count)
+      DEEPSCOPE_CUDA_CHECK(
+          cudaMemcpy(bla->p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
+    g_tables.zr = std::move(zr);
+    g_tables.zi = std::move(zi);
+    g_tables.bla = std::move(bla);
+    g_tables.device = opt.cuda_device;
+    g_tables.id = tables_id;
+  }
   DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 2 * sizeof(unsigned long long)));
   PerturbParams<T> p = hp;
-  p.zr = dzr.as<T>();
-  p.zi = dzi.as<T>();
-  p.bla = dbla.as<BlaEntry<T>>();
+  p.zr = g_tables.zr->as<T>();
+  p.zi = g_tables.zi->as<T>();
+  p.bla = g_tables.bla->as<BlaEntry<T>>();
 
   CudaEvent start, stop;
   double kernel_seconds = 0;
@@ -88,9 +113,9 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, const Tile
   return kernel_seconds;
 }
 
-template double render_cuda<double>(const PerturbParams<double>&, std::size_t, const Tile&,
+template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
                                     const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
-template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, const Tile&,
+template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, uint64_t, const Tile&,
                                       const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
 
 }  // namespace detail

@@ -14,10 +14,12 @@ namespace ds::mandel::perturb {
 namespace detail {
 #if DEEPSCOPE_WITH_CUDA
 // perturb.cu: runs perturb_pixel over the tile on the GPU (p's pointers are host arrays of
-// p.ref_len points and bla_count entries). Returns kernel seconds.
+// p.ref_len points and bla_count entries, uploaded unless tables_id names the tables already on the
+// device). Returns kernel seconds.
 template <class T>
-double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, uint64_t* skipped, uint64_t* rebases, bool* cancelled);
+double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
+                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
+                   uint64_t* rebases, bool* cancelled);
 #endif
 }  // namespace detail
 
@@ -42,6 +44,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 template <class T>
 struct Prepared {
   std::shared_ptr<const Reference> ref;
+  uint64_t id = 0;  // unique per table (the CUDA backend keeps the last one on the device)
   bool with_bla = false;
   std::vector<T> zr, zi;
   BlaTable<T> bla;
@@ -60,7 +63,9 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
       return last;
   }
   auto p = std::make_shared<Prepared<T>>();
+  static std::atomic<uint64_t> next_id{1};
   p->ref = ref;
+  p->id = next_id++;
   p->with_bla = with_bla;
   p->zr.resize(ref->length());
   p->zi.resize(ref->length());
@@ -121,8 +126,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     RenderOptions o = opt;
     o.progress = progress;
     res->kernel_seconds =
-        detail::render_cuda<T>(p, bla.entries.size(), t, o, counts, smooth, &res->perturb.bla_skipped,
-                               &res->perturb.rebases, &res->cancelled);
+        detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
+                               &res->perturb.bla_skipped, &res->perturb.rebases, &res->cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
