@@ -51,6 +51,7 @@ struct PerturbInfo {
   int reference_bits = 0;                  // MPFR precision of the reference orbit
   uint32_t reference_length = 0;           // stored points Z_0 .. Z_{length-1}
   bool reference_escaped = false;          // the reference escaped before max_iter
+  bool reference_periodic = false;         // the reference returned to 0 (a nucleus): stored one period
   int bla_levels = 0;
   uint64_t bla_skipped = 0;    // iterations skipped by BLA steps (part of RenderResult::iterations)
   uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)

@@ -16,12 +16,17 @@ namespace ds::mandel::perturb {
 
 // Z_0 = 0, Z_{n+1} = Z_n^2 + C for the reference point C, computed in MPFR and rounded to 53 bits
 // (floatexp, so tiny Z near a minibrot's nucleus keep their value). Stored: Z_0 .. Z_{length-1},
-// where Z_{length-1} is either Z_max_iter or the first Z with |Z|^2 > 4 (escaped = true).
+// where Z_{length-1} is Z_max_iter, or the first Z with |Z|^2 > 4 (escaped), or the first Z with
+// |Z| < 2^-64 (periodic).
 struct Reference {
   std::string re, im;  // C, decimal, as given
   int bits = 0;        // MPFR precision of the iteration
   uint32_t max_iter = 0;
   bool escaped = false;
+  // The orbit returned within 2^-64 of 0 at its last point (C lies at a minibrot's nucleus, to
+  // working precision): it is periodic there, and stopping it is exact, since pixels rebase at
+  // the last point (z = Z_last + dz becomes their new dz). Valid for any max_iter.
+  bool periodic = false;
   std::vector<FloatExp> zr, zi;
   double seconds = 0;
   uint32_t length() const { return static_cast<uint32_t>(zr.size()); }

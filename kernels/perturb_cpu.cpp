@@ -209,6 +209,7 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->perturb.reference_bits = ref->bits;
   res->perturb.reference_length = ref->length();
   res->perturb.reference_escaped = ref->escaped;
+  res->perturb.reference_periodic = ref->periodic;
   const double base = reused ? 0.0 : 0.3;
   if (delta == DeltaFormat::kF64)
     render_typed<double>(v, g, t, opt, ref, base, res);

@@ -85,6 +85,10 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
       ref->escaped = true;
       break;
     }
+    if (n >= 2 && std::max(std::fabs(dr), std::fabs(di)) < 5.421010862427522e-20) {  // 2^-64
+      ref->periodic = true;
+      break;
+    }
     if ((n & 4095) == 0) {
       if (cancel && cancel->load(std::memory_order_relaxed)) return nullptr;
       if (progress) progress(static_cast<double>(n) / max_iter);
@@ -121,7 +125,7 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   *reused = false;
   // The cached reference may have up to 32 bits fewer than a fresh one (a few zoom steps deeper):
   // it still carries 32 bits below the pixel spacing.
-  if (last && last->bits >= bits - 32 && (last->escaped || last->max_iter >= v.max_iter)) {
+  if (last && last->bits >= bits - 32 && (last->escaped || last->periodic || last->max_iter >= v.max_iter)) {
     // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
     // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).
     const double log2_half_diag =

@@ -186,6 +186,17 @@ TEST(Perturb, AgreesWithDirectLimbAtKf1e14) {
                                       "1e14", 4036, 64, 64));
 }
 
+// A view centred on the period-3 nucleus ("airplane"): the reference stops after one period and
+// every pixel rebases there; the image still matches direct rendering.
+TEST(Perturb, PeriodicReferenceAtANucleus) {
+  const View v = make_view("-1.754877666246692760049508896358528691894606617772793143989283970646081", "0",
+                           "1e20", 1000, 64, 64);
+  const RenderResult p = perturb_cpu(v);
+  EXPECT_TRUE(p.perturb.reference_periodic);
+  EXPECT_EQ(p.perturb.reference_length, 4u);  // Z_0 .. Z_3, Z_3 ~ 0
+  expect_agrees_with_direct(v);
+}
+
 TEST(Perturb, AgreesWithDirectLimbAt1e30) {
   expect_agrees_with_direct(
       make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e30", 3000, 64, 64));
