@@ -33,6 +33,7 @@ Commands:
   deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench perturb [--out FILE.md] [--quick] [--cpu-only|--gpu-only] [--size N] [--depths LIST]
+                          [--locations DIR]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU
   deepscope --help | --version
