@@ -35,12 +35,11 @@ void parse(mpfr_t out, const std::string& s) {
 std::mutex g_cache_mu;
 std::shared_ptr<const Reference> g_cache;
 
-// log2 |view centre - reference centre| (-inf when equal), in MPFR at `bits`.
-double log2_offset(const Reference& ref, const Geometry& g, int bits) {
+// log2 |view centre - reference centre| (-inf when equal), exact difference rounded once.
+double log2_offset(const Reference& ref, const Geometry& g) {
   FloatExp re, im;
   centre_offset(ref, g, &re, &im);
   const FloatExp r = sqrt(sqr(re) + sqr(im));
-  (void)bits;
   if (r.m == 0) return -INFINITY;
   return r.e + std::log2(r.m);
 }
@@ -132,7 +131,7 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
         g.log2_step - 1 +
         0.5 * std::log2(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
     const double reach = log2_half_diag + (last->escaped && last->length() <= v.max_iter ? 1.0 : 6.0);
-    if (log2_offset(*last, g, bits) <= reach) {
+    if (log2_offset(*last, g) <= reach) {
       *reused = true;
       return last;
     }
