@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -77,6 +78,24 @@ void spiral_centre(double log10_zoom, std::string* re, std::string* im) {
 double log10_zoom(const std::string& z) {
   const size_t e = z.find_first_of("eE");
   return std::log10(std::stod(z.substr(0, e))) + (e == std::string::npos ? 0.0 : std::stod(z.substr(e + 1)));
+}
+
+// Multiplies per second of 8 interleaved chains x <- x * y on one CPU thread (as bench arith
+// measures the formats): the relative cost of floatexp behind FloatExp::traits().rel_cost.
+double to_d(double x) { return x; }
+double to_d(FloatExp x) { return to_double(x); }
+template <class V>
+double mul_rate(V one, V y) {
+  const long steps = 20000000;
+  V x[8];
+  for (auto& v : x) v = one;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long s = 0; s < steps; ++s)
+    for (int l = 0; l < 8; ++l) x[l] = x[l] * y;
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  volatile double sink = 0;
+  for (auto& v : x) sink = sink + to_d(v);
+  return 8.0 * steps / sec;
 }
 
 // 2 x a zoom written "MeN" (M a decimal), as "(2M)eN".
@@ -245,6 +264,14 @@ int bench_perturb(const ArgList& args) {
        << fmt("%.3f", r.step_seconds) << " | " << kf.depth << " | " << fmt("%.2f", kf.seconds) << " | "
        << (r.size == 1024 ? fmt("%.1fx", kf.seconds / r.seconds) : std::string("- (not 1024^2)")) << " |\n";
   }
+  double f64_rate = 0, fe_rate = 0;
+  for (int k = 0; k < 3; ++k) {  // best of 3 each
+    f64_rate = std::max(f64_rate, mul_rate(1.0, 1.0000001));
+    fe_rate = std::max(fe_rate, mul_rate(FloatExp(1.0), FloatExp(1.0000001)));
+  }
+  md << "\nfloatexp multiply cost: " << fmt("%.2f", f64_rate / fe_rate) << " x f64 (" << fmt("%.3g", fe_rate)
+     << " against " << fmt("%.3g", f64_rate)
+     << " multiplies/s, 8 interleaved chains x <- x * y on one CPU thread, best of 3 each).\n";
   std::cout << md.str();
   if (!out.empty()) write_file_atomically(out, md.str());
   return 0;
