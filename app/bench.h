@@ -8,5 +8,6 @@ int bench_arith(const ArgList& args);
 int bench_mandelbrot(const ArgList& args);
 int bench_henon(const ArgList& args);
 int bench_drift(const ArgList& args);
+int bench_perturb(const ArgList& args);
 
 }  // namespace ds::app

@@ -12,7 +12,8 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "mandelbrot") return bench_mandelbrot(rest);
   if (args[0] == "henon") return bench_henon(rest);
   if (args[0] == "drift") return bench_drift(rest);
-  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, drift)");
+  if (args[0] == "perturb") return bench_perturb(rest);
+  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, drift, perturb)");
 }
 
 }  // namespace ds::app

@@ -29,6 +29,8 @@ using mandel::LimbStrategy;
 struct Job {
   mandel::View view;
   std::optional<Arith> arith;  // empty: auto
+
+  mandel::Method method = mandel::Method::kAuto;  // kPerturb for --arith perturb
   mandel::RenderOptions opt;
   mandel::Colouring colouring;
   std::string palette_name;
@@ -117,7 +119,7 @@ Job parse_job(const ArgList& args) {
   cli::Args a(args,
               {"re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
                "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device"},
-              {"quiet"});
+              {"quiet", "no-bla"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
   Job j;
@@ -142,7 +144,11 @@ Job parse_job(const ArgList& args) {
   j.view.max_iter = static_cast<uint32_t>(a.get_int("iter", j.view.max_iter, 1, 0xFFFFFFFELL));
   if (a.has("size")) cli::parse_size(a.get("size", ""), 1 << 20, &j.view.width, &j.view.height);
   const std::string arith = a.get("arith", "auto");
-  if (arith != "auto") j.arith = parse_arith(arith);
+  if (arith == "perturb")
+    j.method = mandel::Method::kPerturb;
+  else if (arith != "auto")
+    j.arith = parse_arith(arith);
+  j.opt.bla = !a.flag("no-bla");
   j.palette_name = a.get("palette", j.palette_name);
   j.density = a.get_double("density", j.density);
   j.offset = a.get_double("offset", j.offset);
@@ -182,12 +188,16 @@ int cmd_render(const ArgList& args) {
   const std::vector<std::string> zooms =
       frame_zooms(v.zoom, job.zoom_to.empty() ? v.zoom : job.zoom_to, job.frames);
   std::vector<Arith> formats;
+  std::vector<mandel::Method> methods;
   for (const std::string& z : zooms) {
     mandel::View fv = v;
     fv.zoom = z;
     mandel::RenderOptions o = job.opt;
     o.arith = job.arith;
-    formats.push_back(mandel::select_arith(mandel::geometry(fv), o));
+    o.method = job.method;
+    const mandel::Geometry g = mandel::geometry(fv);
+    methods.push_back(mandel::select_method(g, o));
+    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o) : Arith::kF64);
   }
 
   // Memory: the engine's arrays, RGB, the PNG and .npy buffers (each about a copy of the pixels).
@@ -235,6 +245,7 @@ int cmd_render(const ArgList& args) {
     v.zoom = zooms[static_cast<size_t>(f)];
     mandel::RenderOptions o = job.opt;
     o.arith = formats[static_cast<size_t>(f)];
+    o.method = methods[static_cast<size_t>(f)];
     o.check_resolution = false;  // checked above with the user's choice (auto or forced)
     o.cancel = &cancel_flag();
     const std::string label = job.frames > 1
@@ -262,10 +273,20 @@ int cmd_render(const ArgList& args) {
     if (!job.quiet) {
       char line[256];
       std::snprintf(line, sizeof line, "%dx%d, %s on %s%s, %.3f s, %.3g iterations", r.width, r.height,
-                    arith_name(r.arith), mandel::backend_name(r.backend),
+                    mandel::format_label(r).c_str(), mandel::backend_name(r.backend),
                     r.limb_strategy == LimbStrategy::kCooperative ? " (coop)" : "", r.seconds,
                     static_cast<double>(r.iterations));
       std::cerr << "deepscope render: wrote " << n.png << " (" << line << ")\n";
+      if (r.method == mandel::Method::kPerturb) {
+        const mandel::PerturbInfo& pi = r.perturb;
+        std::snprintf(line, sizeof line,
+                      "reference %u points at %d bits, %.3f s%s; BLA skipped %.3g iterations; %llu pixels "
+                      "re-evaluated directly",
+                      pi.reference_length, pi.reference_bits, pi.reference_seconds,
+                      pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
+                      static_cast<unsigned long long>(pi.glitch_pixels));
+        std::cerr << "deepscope render: " << line << "\n";
+      }
     }
   }
   return 0;

@@ -13,11 +13,12 @@ Commands:
         open the window (at a location file, .kfr or deepscope PNG); --frames/--screenshot
         render N frames, save the window, and quit
   deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
-                   [--arith NAME|auto] [--backend auto|cpu|cuda] [--palette P]
+                   [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--quiet] --out FILE.png
-        render a Mandelbrot view headless to a PNG with the location embedded
+        render a Mandelbrot view headless to a PNG with the location embedded; auto uses
+        perturbation (MPFR reference, BLA) beyond the hardware formats' zoom
   deepscope henon orbit --a A --b B [--x0 X --y0 Y] [--transient N] [--points N] [--arith NAME]
                         [--backend cpu|cuda] [--bound R] --out FILE.csv
   deepscope henon period --a A --b B [--x0 X --y0 Y] [--transient N] [--pmax P] [--tol T] [--arith NAME]
@@ -38,6 +39,8 @@ Commands:
                         [--fp-counts FILE.csv] [--steps N --chains N]
   deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
+  deepscope bench perturb [--out FILE.md] [--quick] [--cpu-only|--gpu-only] [--size N] [--depths LIST]
+                          [--locations DIR]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU

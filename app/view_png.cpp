@@ -24,7 +24,7 @@ Location location_of(const mandel::View& v, const std::string& palette_name, con
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r, const std::string& palette_name,
                            const mandel::Colouring& c) {
   const std::vector<uint8_t> rgb = mandel::colour_image(r.counts, r.smooth, c);
-  const Location loc = location_of(v, palette_name, c, arith_name(r.arith));
+  const Location loc = location_of(v, palette_name, c, mandel::format_label(r));
   return encode_png(rgb, r.width, r.height, {{kPngLocationKey, format_location(loc)}});
 }
 

@@ -342,6 +342,32 @@ std::string from_sign_magnitude(bool negative, const uint32_t* words, int nwords
   return format_scaled(v.v, frac_bits, sig_digits);
 }
 
+void to_wide_binary(const std::string& s, double* mantissa, long* exp2) {
+  Q q;
+  parse(s, q.v);
+  R r(53);
+  mpfr_set_q(r.v, q.v, MPFR_RNDN);  // MPFR's default exponent range holds 10^(+-1e6)
+  if (mpfr_zero_p(r.v)) {
+    *mantissa = 0;
+    *exp2 = 0;
+    return;
+  }
+  long e = 0;
+  double m = mpfr_get_d_2exp(&e, r.v, MPFR_RNDN);  // exact: |m| in [0.5, 1) with 53 bits
+  *mantissa = 2 * m;
+  *exp2 = e - 1;
+}
+
+std::string from_wide_binary(double mantissa, long exp2, int sig_digits) {
+  if (!std::isfinite(mantissa)) return std::isnan(mantissa) ? "nan" : (mantissa > 0 ? "inf" : "-inf");
+  if (mantissa == 0) return "0";
+  int e = 0;
+  double f = std::frexp(mantissa, &e);  // mantissa = f 2^e, f 2^53 an integer
+  Z m;
+  mpz_set_d(m.v, std::ldexp(f, 53));
+  return format_scaled(m.v, 53 - static_cast<long>(e) - exp2, sig_digits);
+}
+
 int digits_for_bits(int bits) { return static_cast<int>(std::ceil(bits * 0.30102999566398120)) + 1; }
 
 }  // namespace ds::decimal

@@ -37,6 +37,14 @@ std::string from_twos_complement(const uint32_t* words, int nwords, int frac_bit
 std::string from_sign_magnitude(bool negative, const uint32_t* words, int nwords, int frac_bits,
                                 int sig_digits);
 
+// Wide-exponent binary (floatexp): x rounded to nearest with a 53-bit significand, as
+// *mantissa * 2^*exp2 with *mantissa in [1, 2) (or 0 and *exp2 = 0 for x = 0). No overflow: the
+// syntax bounds |exponent| <= 1e6, far inside the exponent range.
+void to_wide_binary(const std::string& s, double* mantissa, long* exp2);
+// Decimal string of the exact value mantissa * 2^exp2 (mantissa a finite double); sig_digits as
+// from_expansion.
+std::string from_wide_binary(double mantissa, long exp2, int sig_digits);
+
 // Significant decimal digits that identify a value of `bits` binary digits: ceil(bits*log10 2)+1.
 int digits_for_bits(int bits);
 

@@ -32,6 +32,32 @@ enum class LimbStrategy { kThreadPerPixel, kCooperative };
 // in 16x2-pixel warps. Identical results; the benchmark compares them.
 enum class GpuSchedule { kRefill, kTiles };
 
+// How render() evaluates pixels. kDirect: z^2 + c in the chosen number format. kPerturb: deltas
+// against an MPFR reference orbit, with rebasing and bilinear approximation (kernels/perturb.h,
+// docs/perturbation.md). kAuto: direct where a hardware format (f32, f64) resolves the view,
+// perturbation everywhere else (also beyond every direct format's zoom limit); a forced
+// RenderOptions::arith means direct.
+enum class Method { kAuto, kDirect, kPerturb };
+// The type of perturbation deltas: kAuto takes f64 while the pixel spacing is above 2^-900 and
+// floatexp beyond (arith/floatexp.h); the others force one (tests, benchmarks).
+enum class DeltaFormat { kAuto, kF64, kFloatExp };
+
+// What a perturbation render did (RenderResult::perturb).
+struct PerturbInfo {
+  DeltaFormat delta = DeltaFormat::kAuto;  // the delta type used (kF64 or kFloatExp)
+  double reference_seconds = 0;            // computing the reference orbit (0 when reused)
+  double bla_seconds = 0;                  // delta-type reference and BLA table (0 when cached)
+  bool reference_reused = false;           // the cached reference of an earlier render served this one
+  int reference_bits = 0;                  // MPFR precision of the reference orbit
+  uint32_t reference_length = 0;           // stored points Z_0 .. Z_{length-1}
+  bool reference_escaped = false;          // the reference escaped before max_iter
+  bool reference_periodic = false;         // the reference returned to 0 (a nucleus): stored one period
+  int bla_levels = 0;
+  uint64_t bla_skipped = 0;    // iterations skipped by BLA steps (part of RenderResult::iterations)
+  uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)
+  uint64_t glitch_pixels = 0;  // pixels the checks flagged, re-evaluated directly in MPFR
+};
+
 // Words of a limb format (4 for limb4, ...), 0 for every other format.
 int limb_words(Arith a);
 const char* limb_strategy_name(LimbStrategy s);
@@ -56,6 +82,9 @@ struct RenderOptions {
   // CUDA: the whole tile in one launch (benchmarks). Default: launches of about 0.25 s each, so
   // progress and cancellation stay responsive.
   bool single_launch = false;
+  Method method = Method::kAuto;
+  DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
+  bool bla = true;                         // perturbation only: false iterates every step
 };
 
 struct RenderResult {
@@ -70,7 +99,15 @@ struct RenderResult {
   double kernel_seconds = 0;  // CUDA: time inside the kernels; CPU: same as seconds
   uint64_t iterations = 0;    // z -> z^2 + c steps performed: the sum of (count - 1)
   std::string note;           // e.g. why kAuto fell back to the CPU
+
+  Method method = Method::kDirect;  // the method used (never kAuto); arith is meaningful for kDirect
+  PerturbInfo perturb;              // method == kPerturb
 };
+
+// The method render() would use (never kAuto). Throws ViewError like select_arith.
+Method select_method(const Geometry& g, const RenderOptions& opt);
+// "f64x2", or "perturb/f64", "perturb/floatexp": what a result was computed with (UI, files).
+std::string format_label(const RenderResult& r);
 
 // The format render() would use: opt.arith when set (checked against the view unless
 // opt.check_resolution is false), else choose_arith. Throws ViewError.

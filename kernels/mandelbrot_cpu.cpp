@@ -8,6 +8,7 @@
 #include "device.h"
 #include "mandelbrot.cuh"
 #include "mandelbrot.h"
+#include "perturb.h"
 
 namespace ds::mandel {
 
@@ -38,6 +39,23 @@ Arith select_arith(const Geometry& g, const RenderOptions& opt) {
   if (!opt.arith) return choose_arith(g, opt.guard_bits);
   if (opt.check_resolution) require_resolves(*opt.arith, g, opt.forced_guard_bits, opt.guard_bits);
   return *opt.arith;
+}
+
+Method select_method(const Geometry& g, const RenderOptions& opt) {
+  if (opt.method == Method::kPerturb) return Method::kPerturb;
+  if (opt.method == Method::kDirect || opt.arith) return Method::kDirect;
+  // Auto: direct only where a hardware format resolves the view; every software format is slower
+  // than perturbation there (docs/perturbation.md, "When auto picks perturbation").
+  try {
+    if (arith_traits(choose_arith(g, opt.guard_bits)).rel_cost <= 1.0) return Method::kDirect;
+  } catch (const ViewError&) {
+  }
+  return Method::kPerturb;
+}
+
+std::string format_label(const RenderResult& r) {
+  if (r.method != Method::kPerturb) return arith_name(r.arith);
+  return r.perturb.delta == DeltaFormat::kFloatExp ? "perturb/floatexp" : "perturb/f64";
 }
 
 MemoryEstimate estimate_memory(const Tile& t, Backend backend) {
@@ -87,7 +105,8 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   const Geometry g = geometry(v);
   const Tile t = clip_tile(v, tile);
   RenderResult res;
-  res.arith = select_arith(g, opt);
+  res.method = select_method(g, opt);
+  if (res.method == Method::kDirect) res.arith = select_arith(g, opt);
   res.backend = select_backend(opt.backend, &res.note);
   const bool limb = limb_words(res.arith) > 0;
   res.limb_strategy =
@@ -113,7 +132,9 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   res.smooth.assign(pixels, 0.0f);
 
   const auto t0 = std::chrono::steady_clock::now();
-  if (res.backend == Backend::kCuda) {
+  if (res.method == Method::kPerturb) {
+    perturb::render(v, g, t, opt, &res);
+  } else if (res.backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
     RenderOptions o = opt;
     o.limb_strategy = res.limb_strategy;
@@ -128,7 +149,7 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
     });
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (res.backend == Backend::kCpu) res.kernel_seconds = res.seconds;
+  if (res.backend == Backend::kCpu && res.method == Method::kDirect) res.kernel_seconds = res.seconds;
   if (opt.cancel && opt.cancel->load()) res.cancelled = true;
   if (!res.cancelled)
     for (uint32_t c : res.counts) res.iterations += c - 1;

@@ -136,10 +136,16 @@ class MandelbrotPanel final : public Panel {
     } catch (const std::exception&) {
       geometry_ok = false;
     }
-    std::string current = arith_index_ == 0 ? "auto" : arith_name(all_ariths()[arith_index_ - 1]);
+    std::string current = arith_index_ == 0  ? "auto"
+                          : arith_index_ < 0 ? "perturb"
+                                             : arith_name(all_ariths()[arith_index_ - 1]);
     if (ImGui::BeginCombo("arithmetic", current.c_str())) {
       if (ImGui::Selectable("auto (cheapest that resolves)", arith_index_ == 0)) {
         arith_index_ = 0;
+        dirty_ = true;
+      }
+      if (ImGui::Selectable("perturb   MPFR reference + BLA, any depth", arith_index_ < 0)) {
+        arith_index_ = -1;
         dirty_ = true;
       }
       for (size_t k = 0; k < all_ariths().size(); ++k) {
@@ -278,6 +284,7 @@ class MandelbrotPanel final : public Panel {
     }
     mandel::RenderOptions opt;
     if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
+    if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
     const mandel::Colouring col = colouring(v.max_iter);
     const std::string palette = palette_names_at(palette_index_);
     {
@@ -292,7 +299,7 @@ class MandelbrotPanel final : public Panel {
       write_file_atomically(path, app::mandelbrot_png(v, r, palette, col));
       char msg[600];
       std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s)", path.c_str(), v.width, v.height,
-                    arith_name(r.arith), r.seconds);
+                    mandel::format_label(r).c_str(), r.seconds);
       std::lock_guard<std::mutex> lock(mutex_);
       shot_status_ = msg;
     });
@@ -416,6 +423,7 @@ class MandelbrotPanel final : public Panel {
     View v = view_;
     mandel::RenderOptions opt;
     if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
+    if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
     mandel::Colouring col;
     col.palette = mandel::palette_by_name(mandel::palette_names()[palette_index_]);
     col.density = density_;
@@ -460,7 +468,7 @@ class MandelbrotPanel final : public Panel {
         full.final = y0 + band >= v.height;
         full.seconds = seconds;
         full.iterations = iterations;
-        full.arith = arith_name(b.arith);
+        full.arith = shown_format(b);
         full.backend = mandel::backend_name(b.backend);
         full.generation = gen;
         std::lock_guard<std::mutex> lock(mutex_);
@@ -468,6 +476,18 @@ class MandelbrotPanel final : public Panel {
         has_pending_ = true;
       }
     });
+  }
+
+  // The format line: the format, or for perturbation its delta type, reference time and BLA share.
+  static std::string shown_format(const mandel::RenderResult& r) {
+    std::string s = mandel::format_label(r);
+    if (r.method != mandel::Method::kPerturb) return s;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " (reference %s%.2f s, %.0f%% by BLA%s)",
+                  r.perturb.reference_reused ? "reused, " : "", r.perturb.reference_seconds,
+                  r.iterations ? 100.0 * static_cast<double>(r.perturb.bla_skipped) / r.iterations : 0.0,
+                  r.perturb.glitch_pixels ? ", flagged pixels redone in MPFR" : "");
+    return s + buf;
   }
 
   // The coarse result, colourised and replicated into the full-size frame.
@@ -501,7 +521,7 @@ class MandelbrotPanel final : public Panel {
     f.final = final;
     f.seconds = r.seconds;
     f.iterations = r.iterations;
-    f.arith = arith_name(r.arith);
+    f.arith = shown_format(r);
     f.backend = mandel::backend_name(r.backend);
     std::lock_guard<std::mutex> lock(mutex_);
     pending_ = std::move(f);

@@ -1,0 +1,280 @@
+// `deepscope bench perturb`: perturbation renders at 1024^2 over a range of depths (Kalles
+// Fraktaler's 1e14 benchmark location, then a Misiurewicz spiral from 1e50 to 1e10000), with the
+// reference orbit's time, BLA-skipped iterations, the re-render after a x2 zoom step (reference
+// reused), and the ratio to Kalles Fraktaler 2.12.11's published CPU times (docs/perturbation.md).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "atomic_file.h"
+#include "bench.h"
+#include "cli.h"
+#include "kernels/device.h"
+#include "kernels/perturb.h"
+#include "location.h"
+#include "version.h"
+
+namespace ds::app {
+namespace {
+
+using mandel::Backend;
+
+struct Depth {
+  std::string zoom;
+  uint32_t iter;
+  std::string file;  // a location in --locations DIR (minibrots), else the spiral at `zoom`
+};
+
+// KF 2.12.11 "fast" settings, 1024^2, CPU (the anchor table).
+struct KfTime {
+  double log10_zoom;
+  const char* depth;
+  double seconds;
+};
+const KfTime kKf[] = {{14, "1e14", 7.56},      {50, "1e50", 29.45},     {113.7, "5e113", 10.62},
+                      {227.7, "5e227", 268.2}, {533.6, "4e533", 22.38}, {1086, "1e1086", 274.5}};
+
+const KfTime& nearest_kf(double log10_zoom) {
+  const KfTime* best = &kKf[0];
+  for (const KfTime& k : kKf)
+    if (std::fabs(k.log10_zoom - log10_zoom) < std::fabs(best->log10_zoom - log10_zoom)) best = &k;
+  return *best;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "CPU";
+}
+
+// The Misiurewicz point (preperiod 11, period 3) near -0.4844 + 0.6419i of docs/mandelbrot.md's
+// 1e60 location, to the digits a zoom of 10^log10_zoom needs.
+void spiral_centre(double log10_zoom, std::string* re, std::string* im) {
+  const int digits = static_cast<int>(log10_zoom) + 40;
+  mandel::perturb::misiurewicz_point(
+      "-0."
+      "4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
+      "0."
+      "6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796",
+      11, 3, static_cast<int>(digits * 3.33) + 64, digits, re, im);
+}
+
+// log10 of a zoom written "De+N" / "DeN" (the depth list's form), beyond double's range too.
+double log10_zoom(const std::string& z) {
+  const size_t e = z.find_first_of("eE");
+  return std::log10(std::stod(z.substr(0, e))) + (e == std::string::npos ? 0.0 : std::stod(z.substr(e + 1)));
+}
+
+// Multiplies per second of 8 interleaved chains x <- x * y on one CPU thread (as bench arith
+// measures the formats): the relative cost of floatexp behind FloatExp::traits().rel_cost.
+double to_d(double x) { return x; }
+double to_d(FloatExp x) { return to_double(x); }
+template <class V>
+double mul_rate(V one, V y) {
+  const long steps = 20000000;
+  V x[8];
+  for (auto& v : x) v = one;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long s = 0; s < steps; ++s)
+    for (int l = 0; l < 8; ++l) x[l] = x[l] * y;
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  volatile double sink = 0;
+  for (auto& v : x) sink = sink + to_d(v);
+  return 8.0 * steps / sec;
+}
+
+// 2 x a zoom written "MeN" (M a decimal), as "(2M)eN".
+std::string times_two(const std::string& z) {
+  const size_t e = z.find_first_of("eE");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", 2 * std::stod(z.substr(0, e)));
+  return buf + (e == std::string::npos ? std::string() : z.substr(e));
+}
+
+struct Row {
+  std::string location, zoom, label, backend;
+  int size = 0;
+  uint32_t max_iter = 0, min_count = 0, max_count = 0;
+  double seconds = 0, kernel = 0, reference = 0, bla = 0, step_seconds = 0;
+  uint64_t iterations = 0, skipped = 0, glitches = 0;
+  int bits = 0;
+  uint32_t ref_len = 0;
+};
+
+}  // namespace
+
+int bench_perturb(const ArgList& args) {
+  cli::Args a(args, {"out", "size", "depths", "locations"}, {"quick", "cpu-only", "gpu-only"});
+  if (!a.positional().empty())
+    throw cli::UsageError("bench perturb: unexpected \"" + a.positional()[0] + "\"");
+  const bool quick = a.flag("quick");
+  const std::string out = a.get("out", "");
+  if (!out.empty()) check_writable(out);
+  const bool gpu = !a.flag("cpu-only") && cuda_device_count() > 0;
+  if (a.flag("gpu-only") && !gpu)
+    throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
+  const int size = static_cast<int>(a.get_int("size", gpu ? 1024 : (quick ? 128 : 256), 16, 8192));
+
+  // 1e14 is KF's own benchmark location; the minibrots (assets/locations/minibrot-*.loc, 50
+  // periods of iterations, interior pixels included) are the KF-like workloads; the spiral views
+  // reach deepest, with iteration limits above their deepest escape count.
+  const std::string locations = a.get("locations", "assets/locations");
+  std::vector<Depth> depths = {{"1e14", 4036, ""},
+                               {"minibrot-1e50", 0, "minibrot-1e50.loc"},
+                               {"minibrot-1e100", 0, "minibrot-1e100.loc"},
+                               {"minibrot-1e300", 0, "minibrot-1e300.loc"},
+                               {"minibrot-1e1000", 0, "minibrot-1e1000.loc"},
+                               {"1e50", 4000, ""},
+                               {"1e100", 6000, ""},
+                               {"1e300", 10000, ""},
+                               {"1e1000", 20000, ""},
+                               {"1e3000", 50000, ""},
+                               {"1e10000", 150000, ""}};
+  if (quick) depths = {{"1e14", 4036, ""}, {"1e100", 6000, ""}, {"1e1000", 20000, ""}};
+  if (a.has("depths")) {
+    std::vector<Depth> only;
+    std::stringstream ss(a.get("depths", ""));
+    std::string d;
+    while (std::getline(ss, d, ',')) {
+      auto it = std::find_if(depths.begin(), depths.end(), [&](const Depth& x) { return x.zoom == d; });
+      if (it == depths.end()) throw cli::UsageError("bench perturb --depths: unknown depth \"" + d + "\"");
+      only.push_back(*it);
+    }
+    depths = only;
+  }
+
+  std::vector<Backend> backends;
+  if (gpu) backends.push_back(Backend::kCuda);
+  if (!a.flag("gpu-only") && !gpu) backends.push_back(Backend::kCpu);
+  std::vector<Row> rows;
+  for (const Depth& d : depths) {
+    mandel::View v;
+    std::string location;
+    if (!d.file.empty()) {
+      const Location loc = read_location_file(locations + "/" + d.file);
+      v.re = loc.re;
+      v.im = loc.im;
+      v.zoom = loc.zoom;
+      v.max_iter = loc.iterations.value_or(10000);
+      location = d.file.substr(0, d.file.size() - 4);
+    } else if (d.zoom == "1e14") {
+      v.re = "-1.759817130804847813610825010561798238243999999999999999999800";
+      v.im = "-0.012593310799749865383746631843264858450340000000000000000000";
+      location = "kf-1e14";
+    } else {
+      spiral_centre(log10_zoom(d.zoom), &v.re, &v.im);
+      location = "misiurewicz spiral";
+    }
+    if (d.file.empty()) {
+      v.zoom = d.zoom;
+      v.max_iter = d.iter;
+    }
+    v.width = v.height = size;
+    for (Backend b : backends) {
+      mandel::RenderOptions o;
+      o.backend = b;
+      o.method = mandel::Method::kPerturb;
+      mandel::perturb::clear_reference_cache();
+      const mandel::RenderResult r = mandel::render(v, o);  // cold: reference computed
+      Row row;
+      row.location = location;
+      row.zoom = v.zoom;
+      row.label = mandel::format_label(r);
+      row.backend = mandel::backend_name(r.backend);
+      row.size = size;
+      row.max_iter = v.max_iter;
+      const auto mm = std::minmax_element(r.counts.begin(), r.counts.end());
+      row.min_count = *mm.first;
+      row.max_count = *mm.second;
+      row.seconds = r.seconds;
+      row.kernel = r.kernel_seconds;
+      row.reference = r.perturb.reference_seconds;
+      row.bla = r.perturb.bla_seconds;
+      row.iterations = r.iterations;
+      row.skipped = r.perturb.bla_skipped;
+      row.glitches = r.perturb.glitch_pixels;
+      row.bits = r.perturb.reference_bits;
+      row.ref_len = r.perturb.reference_length;
+      // A x2 zoom step about the centre, as the window does: the reference is reused.
+      mandel::View z = v;
+      z.zoom = times_two(v.zoom);
+      const mandel::RenderResult s = mandel::render(z, o);
+      row.step_seconds = s.perturb.reference_reused ? s.seconds : -s.seconds;
+      std::fprintf(stderr,
+                   "%-10s %-16s %-4s %4d^2 %8.3f s (reference %.3f s, %u points%s, kernel %.3f s) step %.3f "
+                   "s, %.3g iter, "
+                   "%.1f%% by BLA\n",
+                   v.zoom.c_str(), row.label.c_str(), row.backend.c_str(), size, row.seconds, row.reference,
+                   row.ref_len, r.perturb.reference_escaped ? " escaped" : "", row.kernel, s.seconds,
+                   static_cast<double>(row.iterations),
+                   row.iterations ? 100.0 * row.skipped / row.iterations : 0.0);
+      rows.push_back(row);
+    }
+  }
+
+  char date[64];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::string device = cpu_name() + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " threads)";
+  if (gpu) {
+    const auto dv = cuda_devices();
+    device = dv[0].name + ", " + std::to_string(dv[0].sm_count) + " SMs; reference orbit on " + device;
+  }
+  std::string command = "deepscope bench perturb";
+  for (const auto& s : args) command += " " + s;
+  std::ostringstream md;
+  md << "# deepscope bench perturb\n\n"
+     << "- date: " << date << "\n- device: " << device << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
+     << "\n- command: `" << command << "`\n\n"
+     << "Each view is rendered cold (reference cache cleared): *total* is the whole render() call "
+        "(MPFR reference orbit on the CPU, BLA table, upload, kernel, MPFR re-evaluation of flagged "
+        "pixels); *kernel* the pixel iteration alone. *step* re-renders after a x2 zoom about the centre "
+        "with the cached reference (negative: the reference could not be reused). Iterations are "
+        "z -> z^2 + c steps (the sum of count - 1); *by BLA* the share of them done by BLA steps. "
+        "KF is Kalles Fraktaler 2.12.11's published 1024^2 CPU time at the nearest listed depth; "
+        "only 1e14 is the same location and iteration limit, the other KF locations are not public "
+        "in this repository, so those ratios compare depth, not identical work.\n\n"
+     << "| location | zoom | engine | backend | size | max iter | counts | total (s) | kernel (s) | "
+        "reference (s) | ref. points / bits | BLA table (s) | iterations | by BLA | flagged px | "
+        "step (s) | KF depth | KF (s) | KF / total |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const Row& r : rows) {
+    const KfTime& kf = nearest_kf(log10_zoom(r.zoom));
+    md << "| " << r.location << " | " << r.zoom << " | " << r.label << " | " << r.backend << " | " << r.size
+       << "^2 | " << r.max_iter << " | " << r.min_count << "-" << r.max_count << " | "
+       << fmt("%.3f", r.seconds) << " | " << fmt("%.3f", r.kernel) << " | " << fmt("%.3f", r.reference)
+       << " | " << r.ref_len << " / " << r.bits << " | " << fmt("%.3f", r.bla) << " | "
+       << fmt("%.4g", static_cast<double>(r.iterations)) << " | "
+       << fmt("%.1f%%", r.iterations ? 100.0 * r.skipped / r.iterations : 0.0) << " | " << r.glitches << " | "
+       << fmt("%.3f", r.step_seconds) << " | " << kf.depth << " | " << fmt("%.2f", kf.seconds) << " | "
+       << (r.size == 1024 ? fmt("%.1fx", kf.seconds / r.seconds) : std::string("- (not 1024^2)")) << " |\n";
+  }
+  double f64_rate = 0, fe_rate = 0;
+  for (int k = 0; k < 3; ++k) {  // best of 3 each
+    f64_rate = std::max(f64_rate, mul_rate(1.0, 1.0000001));
+    fe_rate = std::max(fe_rate, mul_rate(FloatExp(1.0), FloatExp(1.0000001)));
+  }
+  md << "\nfloatexp multiply cost: " << fmt("%.2f", f64_rate / fe_rate) << " x f64 (" << fmt("%.3g", fe_rate)
+     << " against " << fmt("%.3g", f64_rate)
+     << " multiplies/s, 8 interleaved chains x <- x * y on one CPU thread, best of 3 each).\n";
+  std::cout << md.str();
+  if (!out.empty()) write_file_atomically(out, md.str());
+  return 0;
+}
+
+}  // namespace ds::app

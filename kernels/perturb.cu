@@ -1,0 +1,122 @@
+// CUDA backend of the perturbation engine: the reference orbit and BLA table copied to the device
+// once per render, a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
+// blocks), launched in bands of about 0.25 s so the host reports progress and honours cancel.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cuda_check.h"
+#include "cuda_memory.cuh"
+#include "perturb.cuh"
+#include "perturb.h"
+
+namespace ds::mandel::perturb {
+namespace {
+
+constexpr int kBlockX = 16, kBlockY = 8;
+
+template <class T>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    perturb_kernel(const PerturbParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
+                   uint32_t* counts, float* smooth, unsigned long long* stats) {
+  const int i = blockIdx.x * kBlockX + threadIdx.x;
+  const int r = row_begin + blockIdx.y * kBlockY + threadIdx.y;
+  if (i >= tw || r >= row_end) return;
+  const PerturbPixel px = perturb_pixel(p, x0 + i, y0 + r);
+  const std::size_t k = static_cast<std::size_t>(r) * tw + i;
+  counts[k] = px.count;
+  smooth[k] = px.smooth;
+  if (px.skipped) atomicAdd(&stats[0], static_cast<unsigned long long>(px.skipped));
+  if (px.rebases) atomicAdd(&stats[1], static_cast<unsigned long long>(px.rebases));
+}
+
+// The reference and BLA table of the last render stay on the device: the window renders a view as
+// a coarse pass and bands, and zoom steps reuse the reference, so most calls upload nothing.
+struct DeviceTables {
+  uint64_t id = 0;  // Prepared's id; 0 = empty
+  int device = -1;
+  std::unique_ptr<DeviceBuffer> zr, zi, bla;
+};
+std::mutex g_tables_mu;  // also serialises perturbation renders on the GPU
+// Never destroyed: a cudaFree after the runtime unloads at exit would be an API error.
+DeviceTables& g_tables = *new DeviceTables;
+
+}  // namespace
+
+namespace detail {
+
+template <class T>
+double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t tables_id, const Tile& t,
+                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
+                   uint64_t* rebases, bool* cancelled) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
+  const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
+  DeviceBuffer dcounts(pixels * sizeof(uint32_t)), dsmooth(pixels * sizeof(float));
+  DeviceBuffer dstats(2 * sizeof(unsigned long long));
+  std::lock_guard<std::mutex> lock(g_tables_mu);
+  if (g_tables.id != tables_id || g_tables.device != opt.cuda_device) {
+    g_tables = DeviceTables{};
+    auto zr = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+    auto zi = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+    auto bla = std::make_unique<DeviceBuffer>(bla_count * sizeof(BlaEntry<T>));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr->p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi->p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+    if (bla_count)
+      DEEPSCOPE_CUDA_CHECK(
+          cudaMemcpy(bla->p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
+    g_tables.zr = std::move(zr);
+    g_tables.zi = std::move(zi);
+    g_tables.bla = std::move(bla);
+    g_tables.device = opt.cuda_device;
+    g_tables.id = tables_id;
+  }
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 2 * sizeof(unsigned long long)));
+  PerturbParams<T> p = hp;
+  p.zr = g_tables.zr->as<T>();
+  p.zi = g_tables.zi->as<T>();
+  p.bla = g_tables.bla->as<BlaEntry<T>>();
+
+  CudaEvent start, stop;
+  double kernel_seconds = 0;
+  int rows = opt.single_launch ? t.height : std::max(1, static_cast<int>(65536 / t.width));
+  int row = 0;
+  while (row < t.height) {
+    if (opt.cancel && opt.cancel->load()) {
+      *cancelled = true;
+      return kernel_seconds;
+    }
+    const int end = std::min(t.height, row + rows);
+    dim3 block(kBlockX, kBlockY);
+    dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
+              static_cast<unsigned>((end - row + kBlockY - 1) / kBlockY));
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
+    perturb_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dcounts.as<uint32_t>(),
+                                       dsmooth.as<float>(), dstats.as<unsigned long long>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
+    DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
+    float ms = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
+    kernel_seconds += ms * 1e-3;
+    const double rows_per_second = (end - row) / std::max(ms * 1e-3, 1e-6);
+    row = end;
+    if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);
+    rows = std::max(1, static_cast<int>(std::min(rows_per_second * 0.25, 1e9)));
+  }
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dcounts.p, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  unsigned long long st[2] = {0, 0};
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(st, dstats.p, sizeof st, cudaMemcpyDeviceToHost));
+  *skipped = st[0];
+  *rebases = st[1];
+  return kernel_seconds;
+}
+
+template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
+                                    const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
+template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, uint64_t, const Tile&,
+                                      const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
+
+}  // namespace detail
+}  // namespace ds::mandel::perturb

@@ -1,0 +1,156 @@
+// Perturbation for one pixel, templated on the delta type T (double or FloatExp): the one
+// function that the CPU backend and the CUDA kernel both run (host + device).
+//
+// With Z_m the reference orbit and dc = c - C, the pixel's orbit is z_n = Z_m + dz with
+//   dz <- (2 Z_m + dz) dz + dc,  m <- m + 1            (exact algebra of z <- z^2 + c)
+// Rebasing (Zhuoran): when |z| < |dz|, or m reaches the reference's last point, dz <- z and
+// m <- 0 (Z_0 = 0), so dz never has to carry a value larger than the orbit itself.
+// BLA: where |dz| < R of a table entry covering 2^l steps from m, dz <- A dz + B dc in one step
+// (perturb_bla.h). Counts and smooth counts follow mandelbrot.cuh's contract exactly: the first
+// n >= 1 with |z_n|^2 > 4, or max_iter.
+// Glitch checks (docs/perturbation.md): with T = double, a delta whose magnitude falls below
+// 2^-1000 (dc included) would lose bits to underflow; such a pixel is flagged (count 0) and
+// re-evaluated directly on the host. floatexp has no such limit.
+#pragma once
+#include <cstdint>
+
+#include "arith/floatexp.h"
+#include "arith/hd.h"
+#include "mandelbrot.cuh"
+#include "perturb_bla.h"
+
+namespace ds::mandel::perturb {
+
+DEEPSCOPE_HD double as_double(double x) { return x; }
+DEEPSCOPE_HD double as_double(FloatExp x) { return to_double(x); }
+DEEPSCOPE_HD double absval(double x) { return x < 0 ? -x : x; }
+DEEPSCOPE_HD FloatExp absval(FloatExp x) { return abs(x); }
+DEEPSCOPE_HD double twice(double x) { return x + x; }
+DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
+// A bound on |x + iy| >= its true value (the L1 norm): no squares, so no underflow in double.
+template <class T>
+DEEPSCOPE_HD T l1(T x, T y) {
+  return absval(x) + absval(y);
+}
+// Below this magnitude a double delta is flagged as a glitch (T = double only).
+constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
+
+template <class T>
+struct PerturbParams {
+  const T* zr;  // reference Z_0 .. Z_{ref_len-1}
+  const T* zi;
+  uint32_t ref_len;
+  const BlaEntry<T>* bla;  // levels' entries, level l at bla + level_offset[l]
+  uint32_t level_offset[kMaxBlaLevels + 1];
+  int bla_levels;             // 0: no BLA
+  T off_re, off_im;           // view centre - reference centre
+  T half_step;                // s/2
+  double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
+  int width, height;          // the whole image
+  uint32_t max_iter;
+  bool check_underflow;  // T = double
+};
+
+struct PerturbPixel {
+  uint32_t count;  // 0: flagged, re-evaluate
+  float smooth;
+  uint32_t skipped;  // iterations done by BLA steps
+  uint32_t rebases;
+};
+
+template <class T>
+DEEPSCOPE_HD bool below_floor(T x, T y) {
+  if constexpr (sizeof(T) == sizeof(double)) {
+    const double a = as_double(l1(x, y));
+    return a != 0.0 && a < kDoubleDeltaFloor;
+  } else {
+    return false;
+  }
+}
+
+// Count trailing zeros of a non-zero 32-bit value.
+DEEPSCOPE_HD int ctz32(uint32_t x) {
+#if DEEPSCOPE_DEVICE_CODE
+  return __ffs(static_cast<int>(x)) - 1;
+#else
+  return __builtin_ctz(x);
+#endif
+}
+
+// Pixel (i, j) of the image (j = 0 at the top).
+template <class T>
+DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
+  PerturbPixel out{0u, 0.0f, 0u, 0u};
+  const double kr = pixel_offset(i, p.width);
+  const double ki = pixel_offset(j, p.height);
+  const T dcr = p.off_re + p.half_step * kr;
+  const T dci = p.off_im - p.half_step * ki;
+  const double cr_d = p.ref_re_d + as_double(dcr);
+  const double ci_d = p.ref_im_d + as_double(dci);
+  if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
+    out.count = 1;
+    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d);
+    return out;
+  }
+  if (p.check_underflow && below_floor(dcr, dci)) return out;
+  T dzr = dcr, dzi = dci;  // z_1 = c = Z_1 + dc
+  uint32_t m = 1, n = 1;
+  const uint32_t last = p.ref_len - 1;
+  for (;;) {
+    if (n >= p.max_iter) {
+      out.count = p.max_iter;
+      out.smooth = static_cast<float>(p.max_iter);
+      return out;
+    }
+    const T zr = p.zr[m] + dzr;
+    const T zi = p.zi[m] + dzi;
+    const double zr_d = as_double(zr), zi_d = as_double(zi);
+    if (zr_d * zr_d + zi_d * zi_d > 4.0) {
+      out.count = n;
+      out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d);
+      return out;
+    }
+    if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
+      dzr = zr;
+      dzi = zi;
+      m = 0;
+      ++out.rebases;
+    }
+    if (m > 0 && p.bla_levels > 1) {
+      const uint32_t k = m - 1;
+      int l = k == 0 ? p.bla_levels - 1 : ctz32(k);
+      if (l > p.bla_levels - 1) l = p.bla_levels - 1;
+      const T mag = l1(dzr, dzi);
+      bool stepped = false;
+      for (; l >= 1; --l) {
+        const uint32_t idx = p.level_offset[l] + (k >> l);
+        if (idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
+        const uint32_t len = 1u << l;
+        if (p.max_iter - n < len) continue;
+        const BlaEntry<T>& e = p.bla[idx];
+        if (!(mag < e.r)) continue;
+        const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
+        const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
+        dzr = nr;
+        dzi = ni;
+        m += len;
+        n += len;
+        out.skipped += len;
+        stepped = true;
+        break;
+      }
+      if (stepped) continue;
+    }
+    const T tr = twice(p.zr[m]) + dzr;
+    const T ti = twice(p.zi[m]) + dzi;
+    const T nr = (tr * dzr - ti * dzi) + dcr;
+    const T ni = (tr * dzi + ti * dzr) + dci;
+    dzr = nr;
+    dzi = ni;
+    ++m;
+    ++n;
+    if (p.check_underflow && below_floor(dzr, dzi)) return out;
+  }
+}
+
+}  // namespace ds::mandel::perturb

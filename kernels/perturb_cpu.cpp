@@ -1,0 +1,221 @@
+// perturb::render: reference orbit (cached), BLA table, the per-pixel perturbation on the CPU
+// (all cores) or CUDA, and the direct MPFR re-evaluation of every flagged pixel.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+#include "cpu_parallel.h"
+#include "perturb.cuh"
+#include "perturb.h"
+
+namespace ds::mandel::perturb {
+
+namespace detail {
+#if DEEPSCOPE_WITH_CUDA
+// perturb.cu: runs perturb_pixel over the tile on the GPU (p's pointers are host arrays of
+// p.ref_len points and bla_count entries, uploaded unless tables_id names the tables already on the
+// device). Returns kernel seconds.
+template <class T>
+double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
+                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
+                   uint64_t* rebases, bool* cancelled);
+#endif
+}  // namespace detail
+
+namespace {
+
+template <class T>
+T from_fe(FloatExp x);
+template <>
+double from_fe<double>(FloatExp x) {
+  return to_double(x);
+}
+template <>
+FloatExp from_fe<FloatExp>(FloatExp x) {
+  return x;
+}
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The reference in the delta type and its BLA table, kept for the next render of the same
+// reference (the window renders a view as a coarse pass and bands: one table serves them all).
+template <class T>
+struct Prepared {
+  std::shared_ptr<const Reference> ref;
+  uint64_t id = 0;  // unique per table (the CUDA backend keeps the last one on the device)
+  bool with_bla = false;
+  std::vector<T> zr, zi;
+  BlaTable<T> bla;
+};
+
+template <class T>
+std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
+                                            bool with_bla) {
+  static std::mutex mu;
+  static std::shared_ptr<const Prepared<T>> last;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    // A table built for a larger dcmax is valid (its radii are smaller); up to 4x larger is kept.
+    if (last && last->ref == ref && last->with_bla == with_bla &&
+        (!with_bla || (last->bla.dcmax >= dcmax && last->bla.dcmax <= dcmax * 4.0)))
+      return last;
+  }
+  auto p = std::make_shared<Prepared<T>>();
+  static std::atomic<uint64_t> next_id{1};
+  p->ref = ref;
+  p->id = next_id++;
+  p->with_bla = with_bla;
+  p->zr.resize(ref->length());
+  p->zi.resize(ref->length());
+  for (uint32_t k = 0; k < ref->length(); ++k) {
+    p->zr[k] = from_fe<T>(ref->zr[k]);
+    p->zi[k] = from_fe<T>(ref->zi[k]);
+  }
+  if (with_bla) p->bla = build_bla<T>(*ref, dcmax);
+  std::lock_guard<std::mutex> lock(mu);
+  last = p;
+  return p;
+}
+
+template <class T>
+void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                  const std::shared_ptr<const Reference>& ref_ptr, double progress_base, RenderResult* res) {
+  const Reference& ref = *ref_ptr;
+  FloatExp off_re, off_im;
+  centre_offset(ref, g, &off_re, &off_im);
+  const FloatExp hs = FloatExp::from_string(g.half_step);
+  // |dc| <= |offset| + s/2 * |(w, h)|, rounded up generously (x 1.01).
+  const double diag =
+      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
+  const FloatExp dcmax = (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
+
+  const auto tb = Clock::now();
+  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla);
+  res->perturb.bla_seconds = since(tb);
+  const BlaTable<T>& bla = prep->bla;
+  res->perturb.bla_levels = bla.levels;
+  const std::vector<T>& zr = prep->zr;
+  const std::vector<T>& zi = prep->zi;
+  PerturbParams<T> p{};
+  p.zr = zr.data();
+  p.zi = zi.data();
+  p.ref_len = ref.length();
+  p.bla = bla.entries.data();
+  for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
+  p.bla_levels = bla.levels;
+  p.off_re = from_fe<T>(off_re);
+  p.off_im = from_fe<T>(off_im);
+  p.half_step = from_fe<T>(hs);
+  p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
+  p.ref_im_d = to_double(ref.zi.size() > 1 ? ref.zi[1] : FloatExp(0.0));
+  p.width = v.width;
+  p.height = v.height;
+  p.max_iter = v.max_iter;
+  p.check_underflow = sizeof(T) == sizeof(double);
+
+  std::function<void(double)> progress;
+  if (opt.progress)
+    progress = [&](double x) { opt.progress(progress_base + (1.0 - progress_base) * 0.97 * x); };
+  uint32_t* counts = res->counts.data();
+  float* smooth = res->smooth.data();
+  const auto t0 = Clock::now();
+  if (res->backend == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    RenderOptions o = opt;
+    o.progress = progress;
+    res->kernel_seconds =
+        detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
+                               &res->perturb.bla_skipped, &res->perturb.rebases, &res->cancelled);
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    std::atomic<uint64_t> skipped{0}, rebases{0};
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.progress = progress;
+    po.threads = opt.cpu_threads;
+    const std::size_t tw = static_cast<std::size_t>(t.width);
+    parallel_for(
+        static_cast<std::size_t>(t.height), 1,
+        [&](std::size_t r0, std::size_t r1) {
+          uint64_t sk = 0, rb = 0;
+          for (std::size_t r = r0; r < r1; ++r)
+            for (std::size_t c = 0; c < tw; ++c) {
+              if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+              const PerturbPixel px =
+                  perturb_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
+              counts[r * tw + c] = px.count;
+              smooth[r * tw + c] = px.smooth;
+              sk += px.skipped;
+              rb += px.rebases;
+            }
+          skipped += sk;
+          rebases += rb;
+        },
+        po);
+    res->perturb.bla_skipped = skipped.load();
+    res->perturb.rebases = rebases.load();
+    res->kernel_seconds = since(t0);
+  }
+  if (opt.cancel && opt.cancel->load()) res->cancelled = true;
+  if (res->cancelled) return;
+
+  // Flagged pixels (count 0): direct MPFR evaluation, so no unverified value is shown.
+  std::vector<std::size_t> flagged;
+  for (std::size_t k = 0; k < res->counts.size(); ++k)
+    if (res->counts[k] == 0) flagged.push_back(k);
+  res->perturb.glitch_pixels = flagged.size();
+  if (!flagged.empty()) {
+    const int bits = reference_bits(g) + 64;
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.threads = opt.cpu_threads;
+    parallel_for(
+        flagged.size(), 1,
+        [&](std::size_t a, std::size_t b) {
+          for (std::size_t q = a; q < b; ++q) {
+            const std::size_t k = flagged[q];
+            const int i = t.x0 + static_cast<int>(k % static_cast<std::size_t>(t.width));
+            const int j = t.y0 + static_cast<int>(k / static_cast<std::size_t>(t.width));
+            direct_pixel(g, v, i, j, bits, &counts[k], &smooth[k]);
+          }
+        },
+        po);
+    if (opt.cancel && opt.cancel->load()) res->cancelled = true;
+  }
+  if (opt.progress && !res->cancelled) opt.progress(1.0);
+}
+
+}  // namespace
+
+void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, RenderResult* res) {
+  const DeltaFormat delta = opt.delta == DeltaFormat::kAuto ? auto_delta(g) : opt.delta;
+  res->perturb.delta = delta;
+  const auto t0 = Clock::now();
+  bool reused = false;
+  std::function<void(double)> ref_progress;
+  if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
+  std::shared_ptr<const Reference> ref = reference_for(g, v, opt.cancel, ref_progress, &reused);
+  if (!ref) {
+    res->cancelled = true;
+    res->seconds = since(t0);
+    return;
+  }
+  res->perturb.reference_seconds = reused ? 0.0 : ref->seconds;
+  res->perturb.reference_reused = reused;
+  res->perturb.reference_bits = ref->bits;
+  res->perturb.reference_length = ref->length();
+  res->perturb.reference_escaped = ref->escaped;
+  res->perturb.reference_periodic = ref->periodic;
+  const double base = reused ? 0.0 : 0.3;
+  if (delta == DeltaFormat::kF64)
+    render_typed<double>(v, g, t, opt, ref, base, res);
+  else
+    render_typed<FloatExp>(v, g, t, opt, ref, base, res);
+  res->seconds = since(t0);
+}
+
+}  // namespace ds::mandel::perturb

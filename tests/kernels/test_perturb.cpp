@@ -1,0 +1,321 @@
+// Perturbation engine (kernels/perturb.h): agreement with direct limb rendering at 1e30 and 1e60
+// (escape counts on >= 99.9% of pixels, smooth counts within kSmoothTol), with an independent
+// MPFR per-pixel oracle at 1e300 (floatexp deltas) and beyond f64's range (flagged pixels
+// re-evaluated), BLA on and off, reference reuse, method selection, cancel and progress, and
+// (device section) CUDA against the CPU.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <iostream>
+#include <mutex>
+
+#include "kernels/cpu_parallel.h"
+#include "kernels/perturb.h"
+#include "oracle.h"
+
+namespace {
+
+using namespace ds;
+using namespace ds::mandel;
+
+const char* kSeedRe =
+    "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159";
+const char* kSeedIm =
+    "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796";
+
+// Smooth counts of two correct renders differ only through the rounding of z at escape.
+constexpr double kSmoothTol = 1e-3;
+
+// The Misiurewicz point of preperiod 11 and period 3 near -0.4844 + 0.6419i (the seed is
+// test_mandelbrot's 1e60 centre), refined by MPFR Newton to `bits` bits, `digits` digits.
+void misiurewicz(int bits, int digits, std::string* re, std::string* im) {
+  perturb::misiurewicz_point(kSeedRe, kSeedIm, 11, 3, bits, digits, re, im);
+}
+
+View make_view(const std::string& re, const std::string& im, const char* zoom, uint32_t iter, int w, int h) {
+  View v;
+  v.re = re;
+  v.im = im;
+  v.zoom = zoom;
+  v.max_iter = iter;
+  v.width = w;
+  v.height = h;
+  return v;
+}
+
+const std::string& deep_re() {
+  static std::string re, im;
+  if (re.empty()) misiurewicz(4400, 1200, &re, &im);
+  return re;
+}
+const std::string& deep_im() {
+  static std::string re, im;
+  if (re.empty()) misiurewicz(4400, 1200, &re, &im);
+  return im;
+}
+
+RenderResult perturb_cpu(const View& v, DeltaFormat d = DeltaFormat::kAuto, bool bla = true) {
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.delta = d;
+  o.bla = bla;
+  return render(v, o);
+}
+
+// The cheapest limb format that resolves the view with auto's guard bits.
+Arith limb_for(const View& v) {
+  const Geometry g = geometry(v);
+  for (Arith a : {Arith::kLimb4, Arith::kLimb6, Arith::kLimb8, Arith::kLimb12, Arith::kLimb16})
+    if (resolves(a, g)) return a;
+  ADD_FAILURE() << "no limb format resolves the view";
+  return Arith::kLimb16;
+}
+
+struct Agreement {
+  double count_share = 0;  // share of pixels with equal counts
+  double max_smooth = 0;   // largest smooth difference where counts agree
+};
+Agreement compare(const std::vector<uint32_t>& ca, const std::vector<float>& sa,
+                  const std::vector<uint32_t>& cb, const std::vector<float>& sb) {
+  EXPECT_EQ(ca.size(), cb.size());
+  Agreement a;
+  size_t same = 0;
+  for (size_t k = 0; k < ca.size() && k < cb.size(); ++k) {
+    if (ca[k] != cb[k]) continue;
+    ++same;
+    a.max_smooth = std::max(a.max_smooth, std::fabs(static_cast<double>(sa[k]) - sb[k]));
+  }
+  a.count_share = ca.empty() ? 1.0 : static_cast<double>(same) / ca.size();
+  return a;
+}
+
+void expect_agrees_with_direct(const View& v) {
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.arith = limb_for(v);
+  const RenderResult direct = render(v, o);
+  for (DeltaFormat d : {DeltaFormat::kAuto, DeltaFormat::kFloatExp}) {
+    for (bool bla : {true, false}) {
+      const RenderResult p = perturb_cpu(v, d, bla);
+      ASSERT_EQ(p.method, Method::kPerturb);
+      const Agreement a = compare(p.counts, p.smooth, direct.counts, direct.smooth);
+      std::cout << "zoom " << v.zoom << " " << format_label(p) << (bla ? " bla" : " no-bla") << " vs "
+                << arith_name(direct.arith) << ": counts equal on " << 100 * a.count_share
+                << "%, max smooth diff " << a.max_smooth << ", BLA skipped " << p.perturb.bla_skipped
+                << " of " << p.iterations << " iterations, rebases " << p.perturb.rebases << ", flagged "
+                << p.perturb.glitch_pixels << "\n";
+      EXPECT_GE(a.count_share, 0.999);
+      EXPECT_LE(a.max_smooth, kSmoothTol);
+      if (!bla) {
+        EXPECT_EQ(p.perturb.bla_skipped, 0u);
+      }
+    }
+  }
+}
+
+// Independent oracle: every pixel iterated in MPFR at `prec` bits (c exact from the decimal
+// centre and s/2 = 2/(zoom height); z_1 = c; first n >= 1 with |z_n|^2 > 4, or max_iter), with the
+// engine's smooth formula evaluated in binary64 from z at escape.
+void mpfr_render(const View& v, mpfr_prec_t prec, std::vector<uint32_t>* counts, std::vector<float>* smooth) {
+  counts->assign(static_cast<size_t>(v.width) * v.height, 0);
+  smooth->assign(counts->size(), 0.0f);
+  ds::parallel_for(static_cast<size_t>(v.height), 1, [&](size_t r0, size_t r1) {
+    mpfr_t re, im, hs, cr, ci, x, y, x2, y2, t;
+    mpfr_inits2(prec, re, im, hs, cr, ci, x, y, x2, y2, t, static_cast<mpfr_ptr>(nullptr));
+    mpfr_set_str(re, v.re.c_str(), 10, MPFR_RNDN);
+    mpfr_set_str(im, v.im.c_str(), 10, MPFR_RNDN);
+    mpfr_set_str(hs, v.zoom.c_str(), 10, MPFR_RNDN);
+    mpfr_mul_ui(hs, hs, static_cast<unsigned long>(v.height), MPFR_RNDN);
+    mpfr_ui_div(hs, 2, hs, MPFR_RNDN);
+    for (size_t r = r0; r < r1; ++r)
+      for (int i = 0; i < v.width; ++i) {
+        mpfr_mul_si(t, hs, 2 * i + 1 - v.width, MPFR_RNDN);
+        mpfr_add(cr, re, t, MPFR_RNDN);
+        mpfr_mul_si(t, hs, 2 * static_cast<long>(r) + 1 - v.height, MPFR_RNDN);
+        mpfr_sub(ci, im, t, MPFR_RNDN);
+        mpfr_set(x, cr, MPFR_RNDN);
+        mpfr_set(y, ci, MPFR_RNDN);
+        uint32_t n = 1;
+        double xd = 0, yd = 0;
+        bool escaped = false;
+        for (; n < v.max_iter; ++n) {
+          xd = mpfr_get_d(x, MPFR_RNDN);
+          yd = mpfr_get_d(y, MPFR_RNDN);
+          if (xd * xd + yd * yd > 4.0) {
+            escaped = true;
+            break;
+          }
+          mpfr_sqr(x2, x, MPFR_RNDN);
+          mpfr_sqr(y2, y, MPFR_RNDN);
+          mpfr_mul(t, x, y, MPFR_RNDN);
+          mpfr_sub(x, x2, y2, MPFR_RNDN);
+          mpfr_add(x, x, cr, MPFR_RNDN);
+          mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
+          mpfr_add(y, t, ci, MPFR_RNDN);
+        }
+        const size_t k = r * v.width + i;
+        (*counts)[k] = escaped ? n : v.max_iter;
+        float s = static_cast<float>(v.max_iter);
+        if (escaped) {
+          // binary64 tail to |z| > 2^8, then m + 1 - log2(log2 |z|)
+          const double crd = mpfr_get_d(cr, MPFR_RNDN), cid = mpfr_get_d(ci, MPFR_RNDN);
+          double m = n, r2 = xd * xd + yd * yd;
+          for (int q = 0; q < 64 && r2 <= 65536.0; ++q) {
+            const double nx = xd * xd - yd * yd + crd;
+            yd = 2.0 * xd * yd + cid;
+            xd = nx;
+            r2 = xd * xd + yd * yd;
+            m += 1.0;
+          }
+          const double mu = m + 1.0 - std::log2(0.5 * std::log2(r2));
+          s = static_cast<float>(mu > 0 ? mu : 0);
+        }
+        (*smooth)[k] = s;
+      }
+    mpfr_clears(re, im, hs, cr, ci, x, y, x2, y2, t, static_cast<mpfr_ptr>(nullptr));
+  });
+}
+
+TEST(Perturb, AgreesWithDirectLimbAtKf1e14) {
+  expect_agrees_with_direct(make_view("-1.759817130804847813610825010561798238243999999999999999999800",
+                                      "-0.012593310799749865383746631843264858450340000000000000000000",
+                                      "1e14", 4036, 64, 64));
+}
+
+// A view centred on the period-3 nucleus ("airplane"): the reference stops after one period and
+// every pixel rebases there; the image still matches direct rendering.
+TEST(Perturb, PeriodicReferenceAtANucleus) {
+  const View v = make_view("-1.754877666246692760049508896358528691894606617772793143989283970646081", "0",
+                           "1e20", 1000, 64, 64);
+  const RenderResult p = perturb_cpu(v);
+  EXPECT_TRUE(p.perturb.reference_periodic);
+  EXPECT_EQ(p.perturb.reference_length, 4u);  // Z_0 .. Z_3, Z_3 ~ 0
+  expect_agrees_with_direct(v);
+}
+
+TEST(Perturb, AgreesWithDirectLimbAt1e30) {
+  expect_agrees_with_direct(
+      make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e30", 3000, 64, 64));
+}
+
+TEST(Perturb, AgreesWithDirectLimbAt1e60) {
+  expect_agrees_with_direct(
+      make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "3e60", 3000, 64, 64));
+}
+
+TEST(Perturb, AgreesWithMpfrAt1e300) {
+  const View v = make_view(deep_re().substr(0, 400), deep_im().substr(0, 400), "2e300", 6000, 16, 16);
+  std::vector<uint32_t> oc;
+  std::vector<float> os;
+  mpfr_render(v, 1200, &oc, &os);
+  const RenderResult p = perturb_cpu(v);
+  EXPECT_EQ(p.perturb.delta, DeltaFormat::kFloatExp);
+  const Agreement a = compare(p.counts, p.smooth, oc, os);
+  const auto mm = std::minmax_element(oc.begin(), oc.end());
+  std::cout << "1e300: counts " << *mm.first << ".." << *mm.second << ", equal on " << 100 * a.count_share
+            << "%, max smooth diff " << a.max_smooth << ", BLA skipped " << p.perturb.bla_skipped << " of "
+            << p.iterations << "\n";
+  EXPECT_GE(a.count_share, 0.999);
+  EXPECT_LE(a.max_smooth, kSmoothTol);
+  EXPECT_GT(p.perturb.bla_skipped, 0u);
+  EXPECT_GT(*mm.second, *mm.first);  // the view is not flat
+}
+
+// f64 deltas forced where they underflow: every pixel is flagged and re-evaluated in MPFR, so
+// the image still equals the oracle.
+TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
+  const View v = make_view(deep_re().substr(0, 420), deep_im().substr(0, 420), "1e320", 6000, 8, 8);
+  std::vector<uint32_t> oc;
+  std::vector<float> os;
+  mpfr_render(v, 1300, &oc, &os);
+  const RenderResult p = perturb_cpu(v, DeltaFormat::kF64);
+  EXPECT_EQ(p.perturb.glitch_pixels, 64u);
+  const Agreement a = compare(p.counts, p.smooth, oc, os);
+  EXPECT_EQ(a.count_share, 1.0);
+  EXPECT_LE(a.max_smooth, kSmoothTol);
+  for (uint32_t c : p.counts) EXPECT_GT(c, 0u);
+}
+
+TEST(Perturb, MethodSelection) {
+  RenderOptions o;
+  EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kDirect);
+  EXPECT_EQ(
+      select_method(
+          geometry(make_view(deep_re().substr(0, 60), deep_im().substr(0, 60), "1e14", 500, 64, 64)), o),
+      Method::kPerturb);
+  // Beyond every direct format's limit auto still renders.
+  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e1000", 500, 64, 64)), o),
+            Method::kPerturb);
+  o.arith = Arith::kLimb8;
+  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e30", 500, 64, 64)), o),
+            Method::kDirect);
+  o.arith.reset();
+  o.method = Method::kPerturb;
+  EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kPerturb);
+}
+
+TEST(Perturb, ReferenceIsReusedWhilePanning) {
+  perturb::clear_reference_cache();
+  const View a = make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e50", 3000, 48, 48);
+  const RenderResult ra = perturb_cpu(a);
+  EXPECT_FALSE(ra.perturb.reference_reused);
+  EXPECT_GT(ra.perturb.reference_seconds, 0.0);
+  View b = a;  // pan by about 10 pixels to the right
+  b.re = a.re.substr(0, 60) + "7" + a.re.substr(61);
+  const RenderResult rb = perturb_cpu(b);
+  perturb::clear_reference_cache();
+  const RenderResult fresh = perturb_cpu(b);
+  EXPECT_TRUE(rb.perturb.reference_reused);
+  EXPECT_FALSE(fresh.perturb.reference_reused);
+  EXPECT_GE(compare(rb.counts, rb.smooth, fresh.counts, fresh.smooth).count_share, 0.999);
+}
+
+TEST(Perturb, CancelAndProgress) {
+  perturb::clear_reference_cache();
+  const View v = make_view(deep_re(), deep_im(), "1e1000", 20000, 32, 32);
+  std::atomic<bool> cancel{true};
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.cancel = &cancel;
+  EXPECT_TRUE(render(v, o).cancelled);
+  cancel = false;
+  std::mutex mu;
+  double last = -1;
+  bool monotone = true;
+  o.progress = [&](double x) {
+    std::lock_guard<std::mutex> lock(mu);
+    monotone = monotone && x >= last;
+    last = x;
+  };
+  const RenderResult r = render(v, o);
+  EXPECT_FALSE(r.cancelled);
+  EXPECT_EQ(last, 1.0);
+  EXPECT_TRUE(monotone);
+  EXPECT_EQ(r.perturb.delta, DeltaFormat::kFloatExp);
+  EXPECT_GT(r.perturb.bla_skipped, r.iterations / 2);  // deep spirals: BLA does most of the work
+  for (uint32_t c : r.counts) EXPECT_GT(c, 1000u);
+}
+
+TEST(PerturbDevice, CudaMatchesCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  for (const char* zoom : {"1e60", "1e300", "1e1000"}) {
+    const View v = make_view(deep_re(), deep_im(), zoom, 20000, 96, 64);
+    RenderOptions o;
+    o.method = Method::kPerturb;
+    o.backend = Backend::kCpu;
+    const RenderResult c = render(v, o);
+    o.backend = Backend::kCuda;
+    const RenderResult g = render(v, o);
+    ASSERT_EQ(g.backend, Backend::kCuda);
+    EXPECT_EQ(g.counts, c.counts) << zoom;
+    EXPECT_EQ(g.perturb.bla_skipped, c.perturb.bla_skipped) << zoom;
+    EXPECT_LE(compare(g.counts, g.smooth, c.counts, c.smooth).max_smooth, 1e-4) << zoom;
+  }
+}
+
+}  // namespace
