@@ -1,5 +1,6 @@
 // perturb::render: reference orbit (cached), BLA table, the per-pixel perturbation on the CPU
 // (all cores) or CUDA, and the direct MPFR re-evaluation of every flagged pixel.
+#include <atomic>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -41,6 +42,10 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 // The reference in the delta type and its BLA table, kept for the next render of the same
 // reference (the window renders a view as a coarse pass and bands: one table serves them all).
+// Ids of prepared tables, one sequence for every delta type: the device cache is keyed by the id
+// alone, so a double table and a floatexp table must never share one.
+std::atomic<uint64_t> g_next_table_id{1};
+
 template <class T>
 struct Prepared {
   std::shared_ptr<const Reference> ref;
@@ -63,9 +68,8 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
       return last;
   }
   auto p = std::make_shared<Prepared<T>>();
-  static std::atomic<uint64_t> next_id{1};
   p->ref = ref;
-  p->id = next_id++;
+  p->id = g_next_table_id++;
   p->with_bla = with_bla;
   p->zr.resize(ref->length());
   p->zi.resize(ref->length());
