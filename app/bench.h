@@ -7,5 +7,6 @@ namespace ds::app {
 int bench_arith(const ArgList& args);
 int bench_mandelbrot(const ArgList& args);
 int bench_henon(const ArgList& args);
+int bench_tmd(const ArgList& args);
 
 }  // namespace ds::app

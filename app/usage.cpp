@@ -25,6 +25,10 @@ Commands:
                        [--box XLO,XHI,YLO,YHI] [--transient N] [--pmax P] [--tol T] [--arith NAME]
                        [--backend auto|cpu|cuda] [--chunk C] [--chunk-file F] [--json F] [--estimate] --csv FILE
         Hénon map orbits (CSV), period detection with eigenvalues, and resumable grid sink scans
+  deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
+                           [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
+                           [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet] --out FILE.csv
+        hard-to-round cases of binary32 arguments (f(x) within 2^-K ulp of a breakpoint), MPFR-checked
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
@@ -32,6 +36,7 @@ Commands:
   deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
+  deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU
   deepscope --help | --version
 

@@ -1,0 +1,161 @@
+// `deepscope tmd exhaustive`: the TMD workspace in batch mode, over kernels/tmd.h. Input errors
+// exit 2 before any work (an output that would flood memory or disk is refused from an estimate);
+// the search is resumable from its chunk file and writes its CSV/JSON whole or not at all.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "atomic_file.h"
+#include "cancel.h"
+#include "cli.h"
+#include "commands.h"
+#include "kernels/backend.h"
+#include "kernels/tmd.h"
+
+namespace ds::app {
+namespace {
+
+Backend parse_tmd_backend(const std::string& s) {
+  if (s == "auto") return Backend::kAuto;
+  if (s == "cpu") return Backend::kCpu;
+  if (s == "cuda") return Backend::kCuda;
+  throw cli::UsageError("--backend must be auto, cpu or cuda, got \"" + s + "\"");
+}
+
+uint32_t parse_bits(const std::string& s) {
+  if (s.size() < 3 || s.size() > 10 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+    throw cli::UsageError("range bounds are binary32 bit patterns in hex (0x3f800000), got \"" + s + "\"");
+  uint32_t v = 0;
+  for (std::size_t i = 2; i < s.size(); ++i) {
+    const char c = s[i];
+    int d;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      throw cli::UsageError("range bounds are binary32 bit patterns in hex (0x3f800000), got \"" + s + "\"");
+    v = v * 16 + static_cast<uint32_t>(d);
+  }
+  return v;
+}
+
+// "0xLO:0xHI" (inclusive) or "all".
+void parse_range(const std::string& s, uint32_t* lo, uint32_t* hi) {
+  if (s == "all") {
+    *lo = 0;
+    *hi = 0xffffffffu;
+    return;
+  }
+  const std::size_t c = s.find(':');
+  if (c == std::string::npos)
+    throw cli::UsageError("--range expects 0xLO:0xHI (inclusive bit patterns) or all");
+  *lo = parse_bits(s.substr(0, c));
+  *hi = parse_bits(s.substr(c + 1));
+  if (*lo > *hi)
+    throw cli::UsageError("--range " + s +
+                          " is empty or reversed (the first bound must not exceed the second)");
+}
+
+template <class F>
+auto as_usage(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+}
+
+std::string hardest_table(const std::vector<tmd::Case>& cases, std::size_t n) {
+  std::ostringstream o;
+  char buf[96];
+  for (const tmd::Case& c : tmd::hardest(cases, n)) {
+    std::snprintf(buf, sizeof buf, "  0x%08x  run %3d%s  -log2(dist/ulp) %8.3f  f(x) = ", c.x, c.run,
+                  c.run_capped ? "+" : " ", c.log2_dist);
+    o << buf << c.fx << "\n";
+  }
+  return o.str();
+}
+
+int tmd_exhaustive(const ArgList& argv) {
+  cli::Args args(argv,
+                 {"func", "mode", "k", "precision", "range", "out", "json", "chunk-file", "chunk",
+                  "max-cases", "backend", "hardest"},
+                 {"quiet", "estimate"});
+  tmd::ExhaustiveParams p;
+  p.func = as_usage([&] { return tmd::parse_func(args.get("func", "exp2")); });
+  p.mode = as_usage([&] { return tmd::parse_mode(args.get("mode", "nearest")); });
+  p.k = static_cast<int>(args.get_int("k", 20, tmd::kMinK, tmd::kMaxK));
+  p.precision = static_cast<int>(args.get_int("precision", 24, tmd::kMinPrecision, tmd::kMaxPrecision));
+  parse_range(args.require("range"), &p.lo, &p.hi);
+  p.chunk_inputs = args.get_int("chunk", 0, 0, int64_t{1} << 30);
+  p.max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
+  p.backend = parse_tmd_backend(args.get("backend", "auto"));
+  const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
+  const bool estimate_only = args.flag("estimate"), quiet = args.flag("quiet");
+  const std::string out = estimate_only ? args.get("out", "") : args.require("out");
+  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+  const std::string json =
+      args.get("json", out.empty() ? "" : (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  p.chunk_file = args.get("chunk-file", out.empty() ? "" : out + ".chunks");
+
+  const Backend be = select_backend(p.backend);
+  const tmd::ExhaustiveEstimate e = as_usage([&] { return tmd::estimate_exhaustive(p); });
+  std::cerr << "tmd exhaustive: " << tmd::func_name(p.func) << ", " << tmd::mode_name(p.mode)
+            << ", p = " << p.precision << ", k = " << p.k << ", " << e.inputs << " bit patterns in "
+            << e.chunks << " chunks of " << e.chunk_inputs << " on " << backend_name(be)
+            << "\nestimate: about " << e.expected_cases << " cases (cap " << p.max_cases << ")\n";
+  if (e.expected_cases > static_cast<double>(p.max_cases))
+    throw cli::UsageError(
+        "about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
+        " cases expected, more than --max-cases " + std::to_string(p.max_cases) +
+        ": raise --k, narrow --range (arguments near 0 make most results hard to round in directed "
+        "modes) or raise --max-cases");
+  if (estimate_only) return 0;
+  check_writable(out);
+  if (!json.empty()) check_writable(json);
+  install_cancel_handler();
+  p.cancel = &cancel_flag();
+  p.backend = be;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!quiet)
+    p.progress = [&](double f) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, s);
+      std::fflush(stderr);
+    };
+  const tmd::ExhaustiveResult r = as_usage([&] { return tmd::exhaustive(p); });
+  if (!quiet) std::fprintf(stderr, "\n");
+  if (r.cancelled) {
+    std::cerr << "interrupted after " << r.chunks_loaded + r.chunks_run << " of " << r.chunks
+              << " chunks; finished chunks are kept in " << p.chunk_file
+              << ": run the same command again to resume\n";
+    return 130;
+  }
+  write_file_atomically(out, tmd::cases_csv(p, r));
+  if (!json.empty()) write_file_atomically(json, tmd::cases_json(p, r));
+  if (!quiet) {
+    std::cout << r.inputs << " bit patterns, " << r.evaluated << " arguments evaluated, " << r.candidates
+              << " candidates checked with MPFR (" << r.exact << " exact results), " << r.cases.size()
+              << " hard-to-round cases; " << r.chunks_run << " chunks computed, " << r.chunks_loaded
+              << " resumed, in " << r.seconds << " s (evaluation " << r.eval_seconds << " s, MPFR "
+              << r.mpfr_seconds << " s)\nwrote " << out << (json.empty() ? "" : " and " + json) << "\n";
+    if (n_hardest > 0 && !r.cases.empty())
+      std::cout << "hardest cases:\n" << hardest_table(r.cases, static_cast<std::size_t>(n_hardest));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_tmd(const ArgList& args) {
+  if (args.empty()) throw cli::UsageError("tmd needs a command: exhaustive");
+  ArgList rest(args.begin() + 1, args.end());
+  if (args[0] == "exhaustive") return tmd_exhaustive(rest);
+  throw cli::UsageError("unknown tmd command \"" + args[0] + "\" (exhaustive)");
+}
+
+}  // namespace ds::app
