@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <set>
 #include <vector>
 
+#include "kernels/tmd.h"
 #include "kernels/tmd_lefevre.cuh"
+#include "kernels/tmd_lefevre.h"
 #include "oracle.h"
 
 namespace {
@@ -68,6 +72,99 @@ TEST(TmdLowerBound, AgreesWithBruteForceOnRandomInputs) {
   std::printf("  successes: %d %d %d %d of 3000\n", success[0], success[1], success[2], success[3]);
   EXPECT_GT(success[0], 500);
   EXPECT_GT(success[2], 500);
+}
+
+uint32_t bits_of(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// At small precisions the exhaustive MPFR verdict over every argument is the oracle: both
+// searches must return exactly its set of hard-to-round cases.
+TEST(TmdLefevre, BothSearchesMatchTheExhaustiveMpfrOracle) {
+  using namespace ds::tmd;
+  struct Run {
+    Func f;
+    Mode m;
+    int p, k, log2_n;
+    float lo, hi;
+  };
+  const Run runs[] = {
+      {Func::kExp, Mode::kDirected, 16, 10, 4, 1.0f, 1.99f},
+      {Func::kExp, Mode::kNearest, 16, 10, 4, 1.0f, 1.99f},
+      {Func::kLog2, Mode::kDirected, 16, 10, 4, 1.0f, 1.99f},
+      {Func::kExp2, Mode::kNearest, 18, 11, 4, 0.5f, 0.99f},
+      {Func::kLog, Mode::kNearest, 20, 12, 5, 2.0f, 2.49f},
+      {Func::kExp, Mode::kDirected, 20, 12, 5, 4.0f, 4.49f},
+      {Func::kLog, Mode::kDirected, 24, 13, 6, 100.0f, 100.4f},
+      {Func::kExp2, Mode::kNearest, 24, 13, 6, 0.25f, 0.253f},
+      {Func::kLog2, Mode::kNearest, 22, 12, 5, 0.75f, 0.79f},
+      {Func::kExp, Mode::kNearest, 24, 13, 6, 0.0625f, 0.0627f},
+  };
+  for (const Run& r : runs) {
+    SCOPED_TRACE(std::string(func_name(r.f)) + " " + mode_name(r.m) + " p=" + std::to_string(r.p));
+    LefevreParams p;
+    p.func = r.f;
+    p.mode = r.m;
+    p.precision = r.p;
+    p.k = r.k;
+    p.lo = bits_of(r.lo);
+    p.hi = bits_of(r.hi);
+    p.log2_n = r.log2_n;
+    p.split = 4;
+    std::set<uint32_t> oracle;
+    for (uint32_t b = p.lo; b <= p.hi; ++b)
+      if (mpfr_verdict(r.f, r.m, r.p, r.k, b).within) oracle.insert(b);
+    EXPECT_GT(oracle.size(), 3u);
+    for (Search s : {Search::kLefevre, Search::kRegular}) {
+      SCOPED_TRACE(search_name(s));
+      p.search = s;
+      const LefevreResult res = lefevre_search(p);
+      std::set<uint32_t> got;
+      for (const Case& c : res.cases) got.insert(c.x);
+      EXPECT_EQ(got, oracle);
+      // The filter works: most intervals pass phase 1 and few arguments are scanned.
+      EXPECT_LT(res.phase3_args + res.direct_args, res.arguments / 4);
+      std::printf(
+          "  %s %s p=%d k=%d %s: %lld args, phase 1 %lld, phase 2 %lld, phase 3 %lld (%lld args), direct "
+          "%lld, "
+          "candidates %lld, cases %zu; iterations %u..%u mean %.1f, mean NMDM %.3f\n",
+          func_name(r.f), mode_name(r.m), r.p, r.k, search_name(s), (long long)res.arguments,
+          (long long)res.phase1, (long long)res.phase2, (long long)res.phase3, (long long)res.phase3_args,
+          (long long)res.direct_args, (long long)res.candidates, res.cases.size(), res.iters.min,
+          res.iters.max, res.iters.mean, res.iters.mean_nmdm);
+    }
+  }
+}
+
+TEST(TmdLefevre, NmdmOfAWarp) {
+  const uint32_t same[4] = {5, 5, 5, 5}, mixed[4] = {2, 4, 6, 8};
+  EXPECT_EQ(ds::tmd::nmdm(same, 4), 0.0);
+  EXPECT_DOUBLE_EQ(ds::tmd::nmdm(mixed, 4), 1.0 - 5.0 / 8.0);
+}
+
+TEST(TmdLefevre, BadInputIsRefused) {
+  using namespace ds::tmd;
+  LefevreParams p;
+  p.func = Func::kSin;
+  EXPECT_THROW(lefevre_search(p), std::invalid_argument);
+  p.func = Func::kExp;
+  p.lo = bits_of(1.0f);
+  p.hi = bits_of(2.5f);  // two binades
+  EXPECT_THROW(lefevre_search(p), std::invalid_argument);
+  p.hi = bits_of(0.9f);  // reversed
+  EXPECT_THROW(lefevre_search(p), std::invalid_argument);
+  p.lo = bits_of(-1.5f);
+  p.hi = bits_of(-1.0f);
+  EXPECT_THROW(lefevre_search(p), std::invalid_argument);
+  p.lo = bits_of(1.0f);
+  p.hi = bits_of(1.5f);
+  p.precision = 30;
+  EXPECT_THROW(lefevre_search(p), std::invalid_argument);
+  p.precision = 24;
+  p.split = 3;
+  EXPECT_THROW(lefevre_search(p), std::invalid_argument);
 }
 
 }  // namespace

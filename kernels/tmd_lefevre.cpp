@@ -1,0 +1,376 @@
+// The TMD workspace's Lefèvre and regular searches on the CPU: degree-2 Taylor coefficients per
+// interval from MPFR, phase 1 and 2 lower-bound tests (tmd_lefevre.cuh), phase 3 tabulated
+// differences, MPFR on every candidate, and the per-warp loop statistics (NMDM).
+#include "tmd_lefevre.h"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "cpu_parallel.h"
+#include "tmd_lefevre.cuh"
+
+namespace ds::tmd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using lb::Frac;
+using lb::kOne;
+
+struct Mp {
+  mpfr_t v;
+  explicit Mp(mpfr_prec_t p = 320) { mpfr_init2(v, p); }
+  ~Mp() { mpfr_clear(v); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+};
+
+// The Taylor data of one interval: Y(x) = |f(X0 + x h)| / ulp ~ y0 + y1 x + y2 x^2 (fractions mod
+// 1), |Y2| and the bound R on the degree-2 remainder, both in ulps.
+struct Interval {
+  int64_t first = 0;  // index of its first argument
+  int64_t n = 0;      // arguments
+  bool direct = false;
+  Frac y0, y1, y2;
+  double y2_abs = 0, rem = 0;
+};
+
+Frac to_frac(mpfr_srcptr y) {  // y mod 1 truncated to 96 bits
+  Mp t(std::max<mpfr_prec_t>(mpfr_get_prec(y), 200)), f(200);
+  mpfr_floor(t.v, y);
+  mpfr_sub(f.v, y, t.v, MPFR_RNDN);  // exact: in [0, 1)
+  mpfr_mul_2ui(f.v, f.v, 96, MPFR_RNDN);
+  mpz_t z;
+  mpz_init(z);
+  mpfr_get_z(z, f.v, MPFR_RNDZ);
+  Frac r;
+  r.neg = 0;
+  r.w[0] = 0;
+  for (int i = 3; i >= 1; --i) {
+    r.w[i] = static_cast<uint32_t>(mpz_get_ui(z) & 0xffffffffu);
+    mpz_tdiv_q_2exp(z, z, 32);
+  }
+  mpz_clear(z);
+  return r;
+}
+
+uint64_t fix63(const Frac& f) { return (static_cast<uint64_t>(f.w[1]) << 31) | (f.w[2] >> 1); }
+uint64_t fix63_up(double t) {  // ceil(t 2^63) for t in [0, 1)
+  return static_cast<uint64_t>(std::ceil(std::ldexp(t, 63))) + 1;
+}
+
+Frac frac_mul(const Frac& x, uint64_t k) {  // x k mod 1, k < 2^32
+  Frac r = mul_u32(x, static_cast<uint32_t>(k));
+  r.w[0] = 0;
+  r.neg = 0;
+  return r;
+}
+
+// f, f', f''/2 at X (derivatives into d1, d2h), and |f'''| at X.
+void derivatives(Func fn, mpfr_srcptr X, mpfr_ptr f0, mpfr_ptr d1, mpfr_ptr d2h, mpfr_ptr d3) {
+  Mp t, l;
+  switch (fn) {
+    case Func::kExp:
+      mpfr_exp(f0, X, MPFR_RNDN);
+      mpfr_set(d1, f0, MPFR_RNDN);
+      mpfr_div_2ui(d2h, f0, 1, MPFR_RNDN);
+      mpfr_set(d3, f0, MPFR_RNDN);
+      break;
+    case Func::kExp2:
+      mpfr_exp2(f0, X, MPFR_RNDN);
+      mpfr_const_log2(l.v, MPFR_RNDN);
+      mpfr_mul(d1, f0, l.v, MPFR_RNDN);
+      mpfr_mul(d2h, d1, l.v, MPFR_RNDN);
+      mpfr_mul(d3, d2h, l.v, MPFR_RNDN);
+      mpfr_div_2ui(d2h, d2h, 1, MPFR_RNDN);
+      break;
+    case Func::kLog:
+    case Func::kLog2:
+      if (fn == Func::kLog) {
+        mpfr_log(f0, X, MPFR_RNDN);
+        mpfr_set_ui(l.v, 1, MPFR_RNDN);
+      } else {
+        mpfr_log2(f0, X, MPFR_RNDN);
+        mpfr_const_log2(l.v, MPFR_RNDN);
+      }
+      mpfr_mul(t.v, X, l.v, MPFR_RNDN);  // x c: f' = 1/(x c), f''/2 = -1/(2 x^2 c), f''' = 2/(x^3 c)
+      mpfr_ui_div(d1, 1, t.v, MPFR_RNDN);
+      mpfr_div(d2h, d1, X, MPFR_RNDN);
+      mpfr_div(d3, d2h, X, MPFR_RNDN);
+      mpfr_mul_2ui(d3, d3, 1, MPFR_RNDN);
+      mpfr_div_2ui(d2h, d2h, 1, MPFR_RNDN);
+      mpfr_neg(d2h, d2h, MPFR_RNDN);
+      break;
+    default:
+      throw std::invalid_argument("the Lefèvre and regular searches take exp, exp2, log or log2");
+  }
+  mpfr_abs(d3, d3, MPFR_RNDN);
+}
+
+struct Setup {
+  int E = 0;              // argument binade [2^E, 2^(E+1))
+  int shift = 0;          // 24 - p
+  uint32_t exp_bits = 0;  // biased exponent field << 23
+  int64_t i0 = 0, count = 0;
+  uint32_t bits(int64_t i) const { return exp_bits | static_cast<uint32_t>(i << shift); }
+};
+
+void set_arg(mpfr_ptr X, const Setup& s, int64_t i) {
+  float x;
+  const uint32_t b = s.bits(i);
+  std::memcpy(&x, &b, sizeof x);
+  mpfr_set_flt(X, x, MPFR_RNDN);
+}
+
+Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, int64_t n) {
+  Interval iv;
+  iv.first = first;
+  iv.n = n;
+  Mp X(64), XL(64), f0, d1, d2h, d3, g0, g1, g2, g3;
+  set_arg(X.v, s, s.i0 + first);
+  set_arg(XL.v, s, s.i0 + first + n - 1);
+  derivatives(p.func, X.v, f0.v, d1.v, d2h.v, d3.v);
+  derivatives(p.func, XL.v, g0.v, g1.v, g2.v, g3.v);
+  if (mpfr_zero_p(f0.v) || mpfr_zero_p(g0.v) || mpfr_sgn(f0.v) != mpfr_sgn(g0.v) ||
+      mpfr_get_exp(f0.v) != mpfr_get_exp(g0.v)) {
+    iv.direct = true;
+    return iv;
+  }
+  const long F = static_cast<long>(mpfr_get_exp(f0.v)) - 1;  // |f| in [2^F, 2^(F+1)) on the interval
+  if (F < -126 || F > 127) {
+    iv.n = 0;  // results outside the normal binary32 range: no argument counts
+    return iv;
+  }
+  // Scale: Y = |f| 2^(p-1-F); per argument step h = 2^(E-p+1).
+  const long sc = p.precision - 1 - F, hx = s.E - p.precision + 1;
+  const int sign = mpfr_sgn(f0.v) < 0 ? -1 : 1;
+  Mp y;
+  mpfr_mul_2si(y.v, f0.v, sc, MPFR_RNDN);
+  if (sign < 0) mpfr_neg(y.v, y.v, MPFR_RNDN);
+  iv.y0 = to_frac(y.v);
+  mpfr_mul_2si(y.v, d1.v, sc + hx, MPFR_RNDN);
+  if (sign < 0) mpfr_neg(y.v, y.v, MPFR_RNDN);
+  iv.y1 = to_frac(y.v);
+  mpfr_mul_2si(y.v, d2h.v, sc + 2 * hx, MPFR_RNDN);
+  if (sign < 0) mpfr_neg(y.v, y.v, MPFR_RNDN);
+  iv.y2 = to_frac(y.v);
+  iv.y2_abs = std::fabs(mpfr_get_d(y.v, MPFR_RNDA)) * (1 + 0x1p-40);
+  // |f'''| is monotone for these functions: its larger end value bounds it.
+  const double m3 = std::max(mpfr_get_d(d3.v, MPFR_RNDU), mpfr_get_d(g3.v, MPFR_RNDU)) * (1 + 0x1p-30);
+  iv.rem = std::ldexp(m3 * std::pow(static_cast<double>(n), 3) / 6.0, static_cast<int>(sc + 3 * hx)) *
+           (1 + 0x1p-30);
+  return iv;
+}
+
+// The lower-bound test of Q(x) = c0 + c1 x (x < n) against the threshold e: true when no x comes
+// within e of a breakpoint.
+lb::Bound test_linear(const LefevreParams& p, const Frac& c0, const Frac& c1, double e, int64_t n) {
+  const uint64_t a = (kOne - fix63(c1)) & (kOne - 1);
+  uint64_t b = fix63(c0) + fix63_up(e) + (p.mode == Mode::kNearest ? (kOne >> 1) : 0);
+  b &= kOne - 1;
+  const uint64_t eps = 2 * fix63_up(e);
+  return p.search == Search::kLefevre
+             ? lb::lefevre_swap(a, b, eps, static_cast<uint64_t>(n), p.div_threshold)
+             : lb::regular_unrolled(a, b, eps, static_cast<uint64_t>(n), p.div_threshold);
+}
+
+Setup validate(const LefevreParams& p) {
+  if (p.func != Func::kExp && p.func != Func::kExp2 && p.func != Func::kLog && p.func != Func::kLog2)
+    throw std::invalid_argument(
+        std::string("the Lefèvre and regular searches take exp, exp2, log or log2, not ") +
+        func_name(p.func));
+  if (p.precision < kMinPrecision || p.precision > kMaxPrecision)
+    throw std::invalid_argument("unsupported precision " + std::to_string(p.precision) + " (8 to 24 bits)");
+  if (p.k < kMinK || p.k > kMaxK) throw std::invalid_argument("k must be in [1, 50]");
+  if (p.log2_n < 2 || p.log2_n > 20) throw std::invalid_argument("log2 N must be in [2, 20]");
+  if (p.split < 1 || (p.split & (p.split - 1)) != 0 || p.split > (1 << p.log2_n))
+    throw std::invalid_argument("the phase-2 split must be a power of 2 no larger than N");
+  if (p.div_threshold < 0 || p.div_threshold > 64)
+    throw std::invalid_argument("division threshold in [0, 64]");
+  if (p.lo > p.hi) throw std::invalid_argument("empty or reversed range");
+  const uint32_t e_lo = (p.lo >> 23) & 0xff, e_hi = (p.hi >> 23) & 0xff;
+  if ((p.lo >> 31) || (p.hi >> 31) || e_lo == 0 || e_lo == 0xff || e_lo != e_hi)
+    throw std::invalid_argument("the range must hold positive normal binary32 numbers of one binade");
+  Setup s;
+  s.E = static_cast<int>(e_lo) - 127;
+  s.shift = 24 - p.precision;
+  s.exp_bits = e_lo << 23;
+  const int64_t m_lo = p.lo & 0x7fffff, m_hi = p.hi & 0x7fffff;
+  s.i0 = (m_lo + (int64_t{1} << s.shift) - 1) >> s.shift;
+  const int64_t i1 = m_hi >> s.shift;
+  s.count = i1 - s.i0 + 1;
+  if (s.count <= 0) throw std::invalid_argument("the range holds no precision-p argument");
+  return s;
+}
+
+}  // namespace
+
+const char* search_name(Search s) { return s == Search::kLefevre ? "lefevre" : "regular"; }
+
+Search parse_search(const std::string& s) {
+  if (s == "lefevre") return Search::kLefevre;
+  if (s == "regular") return Search::kRegular;
+  throw std::invalid_argument("unknown search \"" + s + "\" (lefevre, regular)");
+}
+
+double nmdm(const uint32_t* it, int n) {
+  uint32_t mx = 0;
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    mx = std::max(mx, it[i]);
+    sum += it[i];
+  }
+  return mx == 0 ? 0.0 : 1.0 - (sum / n) / mx;
+}
+
+LefevreResult lefevre_search(const LefevreParams& p) {
+  const Setup s = validate(p);
+  LefevreResult res;
+  res.arguments = s.count;
+  const int64_t N = int64_t{1} << p.log2_n, n_int = (s.count + N - 1) / N;
+  const double eps = std::ldexp(1.0, -p.k), slack = 0x1p-60;
+  ParallelOptions opt;
+  opt.cancel = p.cancel;
+  // Polynomials.
+  auto t = Clock::now();
+  std::vector<Interval> ivs(static_cast<std::size_t>(n_int));
+  bool ok = parallel_for(
+      ivs.size(), 64,
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+          const int64_t first = static_cast<int64_t>(i) * N;
+          ivs[i] = make_interval(p, s, first, std::min(N, s.count - first));
+        }
+      },
+      opt);
+  res.seconds_poly = std::chrono::duration<double>(Clock::now() - t).count();
+  if (!ok) {
+    res.cancelled = true;
+    return res;
+  }
+  if (p.progress) p.progress(0.25);
+  // Phase 1 on every interval with one result binade.
+  t = Clock::now();
+  std::vector<uint32_t> iters(ivs.size(), 0);
+  std::vector<uint8_t> fail1(ivs.size(), 0);
+  parallel_for(ivs.size(), 256, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const Interval& iv = ivs[i];
+      if (iv.direct || iv.n == 0) continue;
+      const double r =
+          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(iv.n - 1), 2) + eps + slack * iv.n) *
+          (1 + 0x1p-40);
+      const lb::Bound bd = test_linear(p, iv.y0, iv.y1, r, iv.n);
+      iters[i] = bd.iters;
+      fail1[i] = bd.success ? 0 : 1;
+    }
+  });
+  std::vector<int64_t> p2;  // compaction: the failing intervals
+  std::vector<uint32_t> run_iters;
+  for (std::size_t i = 0; i < ivs.size(); ++i) {
+    if (ivs[i].direct) res.direct_args += ivs[i].n;
+    if (ivs[i].direct || ivs[i].n == 0) continue;
+    ++res.phase1;
+    run_iters.push_back(iters[i]);
+    if (fail1[i]) p2.push_back(static_cast<int64_t>(i));
+  }
+  res.seconds_phase1 = std::chrono::duration<double>(Clock::now() - t).count();
+  if (p.progress) p.progress(0.5);
+  // Phase 2: S sub-intervals of each failing interval.
+  t = Clock::now();
+  const int64_t L = N / p.split;
+  struct Sub {
+    int64_t iv, xs, n;
+    Frac c0, c1;
+  };
+  std::vector<Sub> subs;
+  for (int64_t i : p2)
+    for (int64_t xs = 0; xs < ivs[i].n; xs += L) {
+      const Interval& iv = ivs[i];
+      Sub sb{i, xs, std::min(L, iv.n - xs), {}, {}};
+      sb.c0 = lb::frac_add(lb::frac_add(iv.y0, frac_mul(iv.y1, xs)), frac_mul(frac_mul(iv.y2, xs), xs));
+      sb.c1 = lb::frac_add(iv.y1, frac_mul(iv.y2, 2 * xs));
+      subs.push_back(sb);
+    }
+  res.phase2 = static_cast<int64_t>(subs.size());
+  std::vector<uint8_t> fail2(subs.size(), 0);
+  parallel_for(subs.size(), 256, [&](std::size_t b, std::size_t e) {
+    for (std::size_t j = b; j < e; ++j) {
+      const Sub& sb = subs[j];
+      const Interval& iv = ivs[sb.iv];
+      const double r =
+          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(sb.n - 1), 2) + eps + slack * iv.n) *
+          (1 + 0x1p-40);
+      fail2[j] = test_linear(p, sb.c0, sb.c1, r, sb.n).success ? 0 : 1;
+    }
+  });
+  res.seconds_phase2 = std::chrono::duration<double>(Clock::now() - t).count();
+  if (p.progress) p.progress(0.75);
+  // Phase 3: tabulated differences on the failing sub-intervals.
+  t = Clock::now();
+  std::vector<int64_t> cand;
+  for (std::size_t j = 0; j < subs.size(); ++j) {
+    if (!fail2[j]) continue;
+    const Sub& sb = subs[j];
+    const Interval& iv = ivs[sb.iv];
+    ++res.phase3;
+    res.phase3_args += sb.n;
+    const double thr = (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40) + 0x1p-52;
+    Frac v = sb.c0, d1 = lb::frac_add(sb.c1, iv.y2), d2 = lb::frac_add(iv.y2, iv.y2);
+    for (int64_t x = 0; x < sb.n; ++x) {
+      if (lb::frac_dist(v, p.mode == Mode::kNearest) < thr) cand.push_back(iv.first + sb.xs + x);
+      v = lb::frac_add(v, d1);
+      d1 = lb::frac_add(d1, d2);
+    }
+  }
+  for (const Interval& iv : ivs)
+    if (iv.direct)
+      for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
+  res.seconds_phase3 = std::chrono::duration<double>(Clock::now() - t).count();
+  // MPFR on every candidate.
+  t = Clock::now();
+  res.candidates = static_cast<int64_t>(cand.size());
+  std::vector<Verdict> v(cand.size());
+  parallel_for(cand.size(), 64, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i)
+      v[i] = mpfr_verdict(p.func, p.mode, p.precision, p.k, s.bits(s.i0 + cand[i]));
+  });
+  for (std::size_t i = 0; i < cand.size(); ++i) {
+    if (!v[i].within) continue;
+    Case c;
+    c.x = s.bits(s.i0 + cand[i]);
+    c.run = v[i].run;
+    c.run_capped = v[i].run_capped;
+    c.log2_dist = v[i].log2_dist;
+    c.fx = v[i].fx;
+    res.cases.push_back(std::move(c));
+  }
+  std::sort(res.cases.begin(), res.cases.end(), [](const Case& a, const Case& b) { return a.x < b.x; });
+  res.seconds_mpfr = std::chrono::duration<double>(Clock::now() - t).count();
+  // Loop statistics per warp of 32 consecutive phase-1 intervals.
+  IterStats& st = res.iters;
+  st.nmdm_hist.assign(20, 0);
+  if (!run_iters.empty()) {
+    st.min = *std::min_element(run_iters.begin(), run_iters.end());
+    st.max = *std::max_element(run_iters.begin(), run_iters.end());
+    double sum = 0, nm = 0;
+    for (uint32_t x : run_iters) sum += x;
+    st.mean = sum / static_cast<double>(run_iters.size());
+    for (std::size_t w = 0; w < run_iters.size(); w += 32) {
+      const int n = static_cast<int>(std::min<std::size_t>(32, run_iters.size() - w));
+      const double m = nmdm(&run_iters[w], n);
+      nm += m;
+      ++st.warps;
+      st.nmdm_hist[std::min(19, static_cast<int>(m * 20))]++;
+    }
+    st.mean_nmdm = nm / static_cast<double>(st.warps);
+  }
+  if (p.progress) p.progress(1.0);
+  return res;
+}
+
+}  // namespace ds::tmd

@@ -1,0 +1,67 @@
+// The TMD workspace's Lefèvre and regular searches (Fortin, Gouicem, Graillat): the arguments of
+// one binade are cut into intervals of N = 2^n arguments; on each, f is a degree-2 Taylor
+// polynomial (MPFR), truncated to degree 1 for the continued-fraction lower-bound test (phase 1);
+// failing intervals are split into sub-intervals and tested again (phase 2); failing
+// sub-intervals are scanned by tabulated differences in 96-bit fractions (phase 3); every
+// candidate is decided by MPFR. Plain C++ (no CUDA types).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "tmd.h"
+
+namespace ds::tmd {
+
+enum class Search { kLefevre, kRegular };
+const char* search_name(Search s);
+Search parse_search(const std::string& s);  // "lefevre" or "regular"; throws std::invalid_argument
+
+struct LefevreParams {
+  Func func = Func::kExp;  // exp, exp2, log, log2 (monotone: one result binade per interval, or
+                           // the interval is checked argument by argument)
+  Mode mode = Mode::kDirected;
+  int precision = 24;                           // arguments and results, in [8, 24] (binary32 arguments)
+  int k = 16;                                   // hard-to-round: within 2^-k ulp of a breakpoint
+  uint32_t lo = 0x3f800000u, hi = 0x3fffffffu;  // positive normal binary32 bit patterns, one binade
+  int log2_n = 6;                               // arguments per phase-1 interval: 2^log2_n, in [2, 20]
+  int split = 8;                                // phase-2 sub-intervals per failing interval (2^j <= N)
+  Search search = Search::kRegular;
+  int div_threshold = 3;  // hybrid division: divide when the quotient is >= 2^this (0: always)
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(double)> progress;
+};
+
+struct IterStats {
+  uint32_t min = 0, max = 0;
+  double mean = 0;
+  int64_t warps = 0;               // groups of 32 consecutive phase-1 intervals
+  double mean_nmdm = 0;            // mean over warps of 1 - mean(iterations) / max(iterations)
+  std::vector<int64_t> nmdm_hist;  // 20 bins over [0, 1)
+};
+
+struct LefevreResult {
+  int64_t arguments = 0;
+  int64_t phase1 = 0;       // intervals tested in phase 1
+  int64_t phase2 = 0;       // sub-intervals tested in phase 2
+  int64_t phase3 = 0;       // sub-intervals scanned in phase 3
+  int64_t phase3_args = 0;  // arguments scanned in phase 3
+  int64_t direct_args = 0;  // arguments of intervals whose results span two binades (MPFR each)
+  int64_t candidates = 0;   // sent to MPFR
+  std::vector<Case> cases;  // sorted by argument
+  IterStats iters;
+  double seconds_poly = 0, seconds_phase1 = 0, seconds_phase2 = 0, seconds_phase3 = 0, seconds_mpfr = 0;
+  bool cancelled = false;
+};
+
+// Throws std::invalid_argument for an unsupported function or precision, a range that is empty,
+// reversed, not positive normal or spans two binades, and bad sizes.
+LefevreResult lefevre_search(const LefevreParams& p);
+
+// NMDM of one warp's iteration counts (equation 2): 1 - mean / max (0 when max is 0).
+double nmdm(const uint32_t* iters, int n);
+
+}  // namespace ds::tmd
