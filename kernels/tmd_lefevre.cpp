@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "cpu_parallel.h"
@@ -166,16 +167,28 @@ Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, in
   return iv;
 }
 
-// The lower-bound test of Q(x) = c0 + c1 x (x < n) against the threshold e: true when no x comes
-// within e of a breakpoint.
-lb::Bound test_linear(const LefevreParams& p, const Frac& c0, const Frac& c1, double e, int64_t n) {
-  const uint64_t a = (kOne - fix63(c1)) & (kOne - 1);
-  uint64_t b = fix63(c0) + fix63_up(e) + (p.mode == Mode::kNearest ? (kOne >> 1) : 0);
-  b &= kOne - 1;
-  const uint64_t eps = 2 * fix63_up(e);
-  return p.search == Search::kLefevre
-             ? lb::lefevre_swap(a, b, eps, static_cast<uint64_t>(n), p.div_threshold)
-             : lb::regular_unrolled(a, b, eps, static_cast<uint64_t>(n), p.div_threshold);
+// The lower-bound test of Q(x) = c0 + c1 x (x < n) against the threshold e: it succeeds when no x
+// comes within e of a breakpoint.
+lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double e, int64_t n) {
+  lb::LinearTest t;
+  t.a = (kOne - fix63(c1)) & (kOne - 1);
+  t.b = (fix63(c0) + fix63_up(e) + (p.mode == Mode::kNearest ? (kOne >> 1) : 0)) & (kOne - 1);
+  t.eps = 2 * fix63_up(e);
+  t.n = static_cast<uint64_t>(n);
+  return t;
+}
+
+void run_tests(const LefevreParams& p, Backend be, const std::vector<lb::LinearTest>& t,
+               std::vector<uint8_t>* ok, std::vector<uint32_t>* it) {
+  ok->assign(t.size(), 0);
+  it->assign(t.size(), 0);
+  if (t.empty()) return;
+  if (be == Backend::kCuda)
+    detail::run_tests_cuda(t.data(), static_cast<int64_t>(t.size()), p.search == Search::kLefevre,
+                           p.div_threshold, ok->data(), it->data());
+  else
+    detail::run_tests_cpu(t.data(), static_cast<int64_t>(t.size()), p.search == Search::kLefevre,
+                          p.div_threshold, ok->data(), it->data());
 }
 
 Setup validate(const LefevreParams& p) {
@@ -255,29 +268,27 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   if (p.progress) p.progress(0.25);
   // Phase 1 on every interval with one result binade.
   t = Clock::now();
-  std::vector<uint32_t> iters(ivs.size(), 0);
-  std::vector<uint8_t> fail1(ivs.size(), 0);
-  parallel_for(ivs.size(), 256, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      const Interval& iv = ivs[i];
-      if (iv.direct || iv.n == 0) continue;
-      const double r =
-          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(iv.n - 1), 2) + eps + slack * iv.n) *
-          (1 + 0x1p-40);
-      const lb::Bound bd = test_linear(p, iv.y0, iv.y1, r, iv.n);
-      iters[i] = bd.iters;
-      fail1[i] = bd.success ? 0 : 1;
-    }
-  });
-  std::vector<int64_t> p2;  // compaction: the failing intervals
-  std::vector<uint32_t> run_iters;
+  const Backend be = select_backend(p.backend);
+  std::vector<lb::LinearTest> tests;
+  std::vector<int64_t> tested;  // interval of each test
   for (std::size_t i = 0; i < ivs.size(); ++i) {
-    if (ivs[i].direct) res.direct_args += ivs[i].n;
-    if (ivs[i].direct || ivs[i].n == 0) continue;
-    ++res.phase1;
-    run_iters.push_back(iters[i]);
-    if (fail1[i]) p2.push_back(static_cast<int64_t>(i));
+    const Interval& iv = ivs[i];
+    if (iv.direct || iv.n == 0) continue;
+    const double r = (iv.rem + iv.y2_abs * std::pow(static_cast<double>(iv.n - 1), 2) + eps + slack * iv.n) *
+                     (1 + 0x1p-40);
+    tests.push_back(make_test(p, iv.y0, iv.y1, r, iv.n));
+    tested.push_back(static_cast<int64_t>(i));
   }
+  std::vector<uint8_t> ok1;
+  std::vector<uint32_t> iters;
+  run_tests(p, be, tests, &ok1, &iters);
+  std::vector<int64_t> p2;  // compaction: the failing intervals
+  const std::vector<uint32_t>& run_iters = iters;
+  for (const Interval& iv : ivs)
+    if (iv.direct) res.direct_args += iv.n;
+  res.phase1 = static_cast<int64_t>(tests.size());
+  for (std::size_t j = 0; j < tests.size(); ++j)
+    if (!ok1[j]) p2.push_back(tested[j]);
   res.seconds_phase1 = std::chrono::duration<double>(Clock::now() - t).count();
   if (p.progress) p.progress(0.5);
   // Phase 2: S sub-intervals of each failing interval.
@@ -297,36 +308,43 @@ LefevreResult lefevre_search(const LefevreParams& p) {
       subs.push_back(sb);
     }
   res.phase2 = static_cast<int64_t>(subs.size());
-  std::vector<uint8_t> fail2(subs.size(), 0);
-  parallel_for(subs.size(), 256, [&](std::size_t b, std::size_t e) {
-    for (std::size_t j = b; j < e; ++j) {
-      const Sub& sb = subs[j];
-      const Interval& iv = ivs[sb.iv];
-      const double r =
-          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(sb.n - 1), 2) + eps + slack * iv.n) *
-          (1 + 0x1p-40);
-      fail2[j] = test_linear(p, sb.c0, sb.c1, r, sb.n).success ? 0 : 1;
-    }
-  });
+  tests.clear();
+  for (const Sub& sb : subs) {
+    const Interval& iv = ivs[sb.iv];
+    const double r = (iv.rem + iv.y2_abs * std::pow(static_cast<double>(sb.n - 1), 2) + eps + slack * iv.n) *
+                     (1 + 0x1p-40);
+    tests.push_back(make_test(p, sb.c0, sb.c1, r, sb.n));
+  }
+  std::vector<uint8_t> ok2;
+  std::vector<uint32_t> iters2;
+  run_tests(p, be, tests, &ok2, &iters2);
   res.seconds_phase2 = std::chrono::duration<double>(Clock::now() - t).count();
   if (p.progress) p.progress(0.75);
   // Phase 3: tabulated differences on the failing sub-intervals.
   t = Clock::now();
-  std::vector<int64_t> cand;
+  std::vector<lb::Scan> scans;
   for (std::size_t j = 0; j < subs.size(); ++j) {
-    if (!fail2[j]) continue;
+    if (ok2[j]) continue;
     const Sub& sb = subs[j];
     const Interval& iv = ivs[sb.iv];
     ++res.phase3;
     res.phase3_args += sb.n;
-    const double thr = (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40) + 0x1p-52;
-    Frac v = sb.c0, d1 = lb::frac_add(sb.c1, iv.y2), d2 = lb::frac_add(iv.y2, iv.y2);
-    for (int64_t x = 0; x < sb.n; ++x) {
-      if (lb::frac_dist(v, p.mode == Mode::kNearest) < thr) cand.push_back(iv.first + sb.xs + x);
-      v = lb::frac_add(v, d1);
-      d1 = lb::frac_add(d1, d2);
-    }
+    lb::Scan sc;
+    sc.v = sb.c0;
+    sc.d1 = lb::frac_add(sb.c1, iv.y2);
+    sc.d2 = lb::frac_add(iv.y2, iv.y2);
+    sc.first = iv.first + sb.xs;
+    sc.n = sb.n;
+    sc.thr = (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40) + 0x1p-52;
+    scans.push_back(sc);
   }
+  std::vector<int64_t> cand;
+  if (!scans.empty())
+    cand = be == Backend::kCuda ? detail::run_scans_cuda(scans.data(), static_cast<int64_t>(scans.size()),
+                                                         p.mode == Mode::kNearest)
+                                : detail::run_scans_cpu(scans.data(), static_cast<int64_t>(scans.size()),
+                                                        p.mode == Mode::kNearest);
+  std::sort(cand.begin(), cand.end());
   for (const Interval& iv : ivs)
     if (iv.direct)
       for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
@@ -373,4 +391,32 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   return res;
 }
 
+namespace detail {
+
+void run_tests_cpu(const void* tests, int64_t count, bool lefevre, int kth, uint8_t* success,
+                   uint32_t* iters) {
+  const auto* t = static_cast<const lb::LinearTest*>(tests);
+  parallel_for(static_cast<std::size_t>(count), 1024, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const lb::Bound r = lb::run_test(t[i], lefevre, kth);
+      success[i] = r.success ? 1 : 0;
+      iters[i] = r.iters;
+    }
+  });
+}
+
+std::vector<int64_t> run_scans_cpu(const void* scans, int64_t count, bool nearest) {
+  const auto* s = static_cast<const lb::Scan*>(scans);
+  std::vector<int64_t> out;
+  std::mutex mu;
+  parallel_for(static_cast<std::size_t>(count), 16, [&](std::size_t b, std::size_t e) {
+    std::vector<int64_t> local;
+    for (std::size_t i = b; i < e; ++i) lb::run_scan(s[i], nearest, [&](int64_t x) { local.push_back(x); });
+    std::lock_guard<std::mutex> lock(mu);
+    out.insert(out.end(), local.begin(), local.end());
+  });
+  return out;
+}
+
+}  // namespace detail
 }  // namespace ds::tmd

@@ -191,4 +191,35 @@ DEEPSCOPE_HD double frac_dist(const Frac& v, bool nearest) {
   return t < 0.5 ? t : 1.0 - t;
 }
 
+// --- The per-item work of the three phases (one GPU thread or one CPU loop step each) ----------
+
+// One lower-bound test: min_{x < n} {b - a x} >= eps?
+struct LinearTest {
+  uint64_t a, b, eps, n;
+};
+
+DEEPSCOPE_HD Bound run_test(const LinearTest& t, bool lefevre_search, int kth) {
+  return lefevre_search ? lefevre_swap(t.a, t.b, t.eps, t.n, kth)
+                        : regular_unrolled(t.a, t.b, t.eps, t.n, kth);
+}
+
+// One phase-3 scan: P(first + x) for x < n by tabulated differences from v = P(first),
+// d1 = P(first + 1) - P(first), d2 = the constant second difference; arguments closer than thr
+// (ulps) to the breakpoint are candidates.
+struct Scan {
+  Frac v, d1, d2;
+  int64_t first, n;
+  double thr;
+};
+
+template <class Emit>
+DEEPSCOPE_HD void run_scan(const Scan& s, bool nearest, Emit&& emit) {
+  Frac v = s.v, d1 = s.d1;
+  for (int64_t x = 0; x < s.n; ++x) {
+    if (frac_dist(v, nearest) < s.thr) emit(s.first + x);
+    v = frac_add(v, d1);
+    d1 = frac_add(d1, s.d2);
+  }
+}
+
 }  // namespace ds::tmd::lb

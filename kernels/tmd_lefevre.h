@@ -30,7 +30,8 @@ struct LefevreParams {
   int log2_n = 6;                               // arguments per phase-1 interval: 2^log2_n, in [2, 20]
   int split = 8;                                // phase-2 sub-intervals per failing interval (2^j <= N)
   Search search = Search::kRegular;
-  int div_threshold = 3;  // hybrid division: divide when the quotient is >= 2^this (0: always)
+  Backend backend = Backend::kCpu;  // phases 1-3 on all cores or on CUDA (polynomials: CPU, MPFR)
+  int div_threshold = 3;            // hybrid division: divide when the quotient is >= 2^this (0: always)
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(double)> progress;
 };
@@ -63,5 +64,20 @@ LefevreResult lefevre_search(const LefevreParams& p);
 
 // NMDM of one warp's iteration counts (equation 2): 1 - mean / max (0 when max is 0).
 double nmdm(const uint32_t* iters, int n);
+
+// The search's outputs: CSV rows (as cases_csv) and JSON with the phase counts and loop statistics.
+std::string lefevre_json(const LefevreParams& p, const LefevreResult& r);
+
+namespace detail {
+// The phases' per-item loops on a backend: tests (records a, b, eps, n of
+// tmd_lefevre.cuh's LinearTest, count of them) -> success flags and iteration counts; scans ->
+// candidate argument indices (unsorted).
+void run_tests_cpu(const void* tests, int64_t count, bool lefevre, int kth, uint8_t* success,
+                   uint32_t* iters);
+void run_tests_cuda(const void* tests, int64_t count, bool lefevre, int kth, uint8_t* success,
+                    uint32_t* iters);
+std::vector<int64_t> run_scans_cpu(const void* scans, int64_t count, bool nearest);
+std::vector<int64_t> run_scans_cuda(const void* scans, int64_t count, bool nearest);
+}  // namespace detail
 
 }  // namespace ds::tmd

@@ -167,4 +167,32 @@ TEST(TmdLefevre, BadInputIsRefused) {
   EXPECT_THROW(lefevre_search(p), std::invalid_argument);
 }
 
+TEST(TmdDevice, LefevreAndRegularSearchesCpuEqualsCuda) {
+  DEEPSCOPE_REQUIRE_GPU();
+  using namespace ds::tmd;
+  for (Search s : {Search::kLefevre, Search::kRegular}) {
+    SCOPED_TRACE(search_name(s));
+    LefevreParams p;
+    p.func = Func::kExp;
+    p.mode = Mode::kNearest;
+    p.precision = 24;
+    p.k = 14;
+    p.lo = bits_of(1.0f);
+    p.hi = bits_of(1.25f);
+    p.log2_n = 6;
+    p.search = s;
+    const LefevreResult cpu = lefevre_search(p);
+    p.backend = ds::Backend::kCuda;
+    const LefevreResult gpu = lefevre_search(p);
+    EXPECT_EQ(cpu.phase1, gpu.phase1);
+    EXPECT_EQ(cpu.phase2, gpu.phase2);
+    EXPECT_EQ(cpu.phase3, gpu.phase3);
+    EXPECT_EQ(cpu.candidates, gpu.candidates);
+    EXPECT_EQ(cpu.iters.mean, gpu.iters.mean);
+    EXPECT_EQ(cpu.iters.nmdm_hist, gpu.iters.nmdm_hist);
+    ASSERT_EQ(cpu.cases.size(), gpu.cases.size());
+    for (std::size_t i = 0; i < cpu.cases.size(); ++i) EXPECT_EQ(cpu.cases[i].x, gpu.cases[i].x);
+  }
+}
+
 }  // namespace
