@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "kernels/backend.h"
 #include "kernels/tmd.h"
+#include "kernels/tmd_lefevre.h"
 
 namespace ds::app {
 namespace {
@@ -149,13 +150,94 @@ int tmd_exhaustive(const ArgList& argv) {
   return 0;
 }
 
+// `deepscope tmd lefevre|regular`: one binade (or part of it) at precision p <= 24.
+int tmd_lefevre(tmd::Search search, const ArgList& argv) {
+  cli::Args args(argv,
+                 {"func", "mode", "k", "precision", "range", "out", "json", "log2n", "split", "div-threshold",
+                  "backend", "max-cases", "hardest"},
+                 {"quiet"});
+  tmd::LefevreParams p;
+  p.search = search;
+  p.func = as_usage([&] { return tmd::parse_func(args.get("func", "exp")); });
+  p.mode = as_usage([&] { return tmd::parse_mode(args.get("mode", "directed")); });
+  p.k = static_cast<int>(args.get_int("k", 16, tmd::kMinK, tmd::kMaxK));
+  p.precision = static_cast<int>(args.get_int("precision", 24, tmd::kMinPrecision, tmd::kMaxPrecision));
+  parse_range(args.require("range"), &p.lo, &p.hi);
+  p.log2_n = static_cast<int>(args.get_int("log2n", 6, 2, 20));
+  p.split = static_cast<int>(args.get_int("split", 8, 1, 1 << 20));
+  p.div_threshold = static_cast<int>(args.get_int("div-threshold", 3, 0, 64));
+  p.backend = parse_tmd_backend(args.get("backend", "auto"));
+  const int64_t max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
+  const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
+  const bool quiet = args.flag("quiet");
+  const std::string out = args.require("out");
+  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+  const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  // The same output estimate as the exhaustive search (a stratified dd sample).
+  tmd::ExhaustiveParams ep;
+  ep.func = p.func;
+  ep.mode = p.mode;
+  ep.k = p.k;
+  ep.precision = p.precision;
+  ep.lo = p.lo;
+  ep.hi = p.hi;
+  ep.max_cases = max_cases;
+  const tmd::ExhaustiveEstimate e = as_usage([&] { return tmd::estimate_exhaustive(ep); });
+  if (e.expected_cases > static_cast<double>(max_cases))
+    throw cli::UsageError("about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
+                          " cases expected, more than --max-cases " + std::to_string(max_cases) +
+                          ": raise --k, narrow --range or raise --max-cases");
+  p.backend = select_backend(p.backend);
+  check_writable(out);
+  check_writable(json);
+  install_cancel_handler();
+  p.cancel = &cancel_flag();
+  const tmd::LefevreResult r = as_usage([&] { return tmd::lefevre_search(p); });
+  if (r.cancelled) {
+    std::cerr << "interrupted: nothing written\n";
+    return 130;
+  }
+  tmd::ExhaustiveResult er;
+  er.cases = r.cases;
+  write_file_atomically(out, tmd::cases_csv(ep, er));
+  write_file_atomically(json, tmd::lefevre_json(p, r));
+  if (!quiet) {
+    std::printf("%s search, %s, %s, p = %d, k = %d, N = 2^%d, split %d, on %s\n", tmd::search_name(search),
+                tmd::func_name(p.func), tmd::mode_name(p.mode), p.precision, p.k, p.log2_n, p.split,
+                backend_name(p.backend));
+    std::printf(
+        "arguments %lld; phase 1: %lld intervals; phase 2: %lld sub-intervals; phase 3: %lld sub-intervals "
+        "(%lld arguments); checked one by one (two result binades): %lld; MPFR candidates %lld; cases %zu\n",
+        (long long)r.arguments, (long long)r.phase1, (long long)r.phase2, (long long)r.phase3,
+        (long long)r.phase3_args, (long long)r.direct_args, (long long)r.candidates, r.cases.size());
+    std::printf("time: polynomials %.3f s, phase 1 %.3f s, phase 2 %.3f s, phase 3 %.3f s, MPFR %.3f s\n",
+                r.seconds_poly, r.seconds_phase1, r.seconds_phase2, r.seconds_phase3, r.seconds_mpfr);
+    std::printf(
+        "phase-1 loop iterations: min %u, max %u, mean %.2f; %lld warps of 32, mean NMDM %.2f%%\nNMDM "
+        "histogram:\n",
+        r.iters.min, r.iters.max, r.iters.mean, (long long)r.iters.warps, 100 * r.iters.mean_nmdm);
+    int64_t top = 1;
+    for (int64_t c : r.iters.nmdm_hist) top = std::max(top, c);
+    for (std::size_t b = 0; b < r.iters.nmdm_hist.size(); ++b)
+      std::printf("  [%3d%%, %3d%%) %8lld %s\n", static_cast<int>(b * 5), static_cast<int>(b * 5 + 5),
+                  (long long)r.iters.nmdm_hist[b],
+                  std::string(static_cast<std::size_t>(40 * r.iters.nmdm_hist[b] / top), '#').c_str());
+    std::printf("wrote %s and %s\n", out.c_str(), json.c_str());
+    if (n_hardest > 0 && !r.cases.empty())
+      std::cout << "hardest cases:\n" << hardest_table(r.cases, static_cast<std::size_t>(n_hardest));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_tmd(const ArgList& args) {
-  if (args.empty()) throw cli::UsageError("tmd needs a command: exhaustive");
+  if (args.empty()) throw cli::UsageError("tmd needs a command: exhaustive, lefevre or regular");
   ArgList rest(args.begin() + 1, args.end());
   if (args[0] == "exhaustive") return tmd_exhaustive(rest);
-  throw cli::UsageError("unknown tmd command \"" + args[0] + "\" (exhaustive)");
+  if (args[0] == "lefevre") return tmd_lefevre(tmd::Search::kLefevre, rest);
+  if (args[0] == "regular") return tmd_lefevre(tmd::Search::kRegular, rest);
+  throw cli::UsageError("unknown tmd command \"" + args[0] + "\" (exhaustive, lefevre, regular)");
 }
 
 }  // namespace ds::app

@@ -29,6 +29,10 @@ Commands:
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
                            [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet] --out FILE.csv
         hard-to-round cases of binary32 arguments (f(x) within 2^-K ulp of a breakpoint), MPFR-checked
+  deepscope tmd lefevre|regular --range 0xLO:0xHI [--func exp|exp2|log|log2] [--mode nearest|directed]
+                                [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
+                                [--backend auto|cpu|cuda] [--max-cases N] [--json F] [--quiet] --out FILE.csv
+        the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "tmd.h"
+#include "tmd_lefevre.h"
 
 namespace ds::tmd {
 namespace {
@@ -60,6 +61,39 @@ std::string cases_json(const ExhaustiveParams& p, const ExhaustiveResult& r) {
     << ",\n  \"chunks_loaded\": " << r.chunks_loaded << ",\n  \"seconds\": " << num(r.seconds)
     << ",\n  \"eval_seconds\": " << num(r.eval_seconds) << ",\n  \"mpfr_seconds\": " << num(r.mpfr_seconds)
     << ",\n  \"hardest\": [";
+  const std::vector<Case> h = hardest(r.cases, 10);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    o << (i ? ",\n    " : "\n    ");
+    case_json(o, h[i]);
+  }
+  o << "\n  ],\n  \"all\": [";
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    o << (i ? ",\n    " : "\n    ");
+    case_json(o, r.cases[i]);
+  }
+  o << "\n  ]\n}\n";
+  return o.str();
+}
+
+std::string lefevre_json(const LefevreParams& p, const LefevreResult& r) {
+  std::ostringstream o;
+  o << "{\n  \"search\": \"" << search_name(p.search) << "\",\n  \"function\": \"" << func_name(p.func)
+    << "\",\n  \"mode\": \"" << mode_name(p.mode) << "\",\n  \"precision\": " << p.precision
+    << ",\n  \"k\": " << p.k << ",\n  \"range\": [\"" << hex32(p.lo) << "\", \"" << hex32(p.hi)
+    << "\"],\n  \"log2_n\": " << p.log2_n << ",\n  \"split\": " << p.split
+    << ",\n  \"div_threshold\": " << p.div_threshold << ",\n  \"backend\": \"" << backend_name(p.backend)
+    << "\",\n  \"arguments\": " << r.arguments << ",\n  \"phase1_intervals\": " << r.phase1
+    << ",\n  \"phase2_subintervals\": " << r.phase2 << ",\n  \"phase3_subintervals\": " << r.phase3
+    << ",\n  \"phase3_arguments\": " << r.phase3_args << ",\n  \"direct_arguments\": " << r.direct_args
+    << ",\n  \"candidates\": " << r.candidates << ",\n  \"cases\": " << r.cases.size()
+    << ",\n  \"seconds\": {\"polynomials\": " << num(r.seconds_poly)
+    << ", \"phase1\": " << num(r.seconds_phase1) << ", \"phase2\": " << num(r.seconds_phase2)
+    << ", \"phase3\": " << num(r.seconds_phase3) << ", \"mpfr\": " << num(r.seconds_mpfr)
+    << "},\n  \"iterations\": {\"min\": " << r.iters.min << ", \"max\": " << r.iters.max
+    << ", \"mean\": " << num(r.iters.mean) << ", \"warps\": " << r.iters.warps
+    << ", \"mean_nmdm\": " << num(r.iters.mean_nmdm) << ", \"nmdm_histogram_5pct_bins\": [";
+  for (std::size_t i = 0; i < r.iters.nmdm_hist.size(); ++i) o << (i ? ", " : "") << r.iters.nmdm_hist[i];
+  o << "]},\n  \"hardest\": [";
   const std::vector<Case> h = hardest(r.cases, 10);
   for (std::size_t i = 0; i < h.size(); ++i) {
     o << (i ? ",\n    " : "\n    ");
