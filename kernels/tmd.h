@@ -46,6 +46,8 @@ struct ExhaustiveParams {
   const std::atomic<bool>* cancel = nullptr;  // polled between chunks and by the CPU workers
   std::function<void(double)> progress;       // fraction of bit patterns done (loaded included)
   std::function<void(int64_t chunk, int64_t chunks)> on_chunk;
+  // Live totals after each chunk (loaded chunks included): candidates checked, cases found.
+  std::function<void(int64_t candidates, int64_t cases)> on_counts;
 };
 
 // One hard-to-round case, decided by MPFR (f(x) at 256 bits).

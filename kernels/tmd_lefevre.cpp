@@ -289,7 +289,26 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   res.phase1 = static_cast<int64_t>(tests.size());
   for (std::size_t j = 0; j < tests.size(); ++j)
     if (!ok1[j]) p2.push_back(tested[j]);
+  // Loop statistics per warp of 32 consecutive phase-1 intervals.
+  IterStats& st = res.iters;
+  st.nmdm_hist.assign(20, 0);
+  if (!run_iters.empty()) {
+    st.min = *std::min_element(run_iters.begin(), run_iters.end());
+    st.max = *std::max_element(run_iters.begin(), run_iters.end());
+    double sum = 0, nm = 0;
+    for (uint32_t x : run_iters) sum += x;
+    st.mean = sum / static_cast<double>(run_iters.size());
+    for (std::size_t w = 0; w < run_iters.size(); w += 32) {
+      const int n = static_cast<int>(std::min<std::size_t>(32, run_iters.size() - w));
+      const double m = nmdm(&run_iters[w], n);
+      nm += m;
+      ++st.warps;
+      st.nmdm_hist[std::min(19, static_cast<int>(m * 20))]++;
+    }
+    st.mean_nmdm = nm / static_cast<double>(st.warps);
+  }
   res.seconds_phase1 = std::chrono::duration<double>(Clock::now() - t).count();
+  if (p.on_phase) p.on_phase(1, res);
   if (p.progress) p.progress(0.5);
   // Phase 2: S sub-intervals of each failing interval.
   t = Clock::now();
@@ -319,6 +338,7 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   std::vector<uint32_t> iters2;
   run_tests(p, be, tests, &ok2, &iters2);
   res.seconds_phase2 = std::chrono::duration<double>(Clock::now() - t).count();
+  if (p.on_phase) p.on_phase(2, res);
   if (p.progress) p.progress(0.75);
   // Phase 3: tabulated differences on the failing sub-intervals.
   t = Clock::now();
@@ -349,6 +369,7 @@ LefevreResult lefevre_search(const LefevreParams& p) {
     if (iv.direct)
       for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
   res.seconds_phase3 = std::chrono::duration<double>(Clock::now() - t).count();
+  if (p.on_phase) p.on_phase(3, res);
   // MPFR on every candidate.
   t = Clock::now();
   res.candidates = static_cast<int64_t>(cand.size());
@@ -369,24 +390,7 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   }
   std::sort(res.cases.begin(), res.cases.end(), [](const Case& a, const Case& b) { return a.x < b.x; });
   res.seconds_mpfr = std::chrono::duration<double>(Clock::now() - t).count();
-  // Loop statistics per warp of 32 consecutive phase-1 intervals.
-  IterStats& st = res.iters;
-  st.nmdm_hist.assign(20, 0);
-  if (!run_iters.empty()) {
-    st.min = *std::min_element(run_iters.begin(), run_iters.end());
-    st.max = *std::max_element(run_iters.begin(), run_iters.end());
-    double sum = 0, nm = 0;
-    for (uint32_t x : run_iters) sum += x;
-    st.mean = sum / static_cast<double>(run_iters.size());
-    for (std::size_t w = 0; w < run_iters.size(); w += 32) {
-      const int n = static_cast<int>(std::min<std::size_t>(32, run_iters.size() - w));
-      const double m = nmdm(&run_iters[w], n);
-      nm += m;
-      ++st.warps;
-      st.nmdm_hist[std::min(19, static_cast<int>(m * 20))]++;
-    }
-    st.mean_nmdm = nm / static_cast<double>(st.warps);
-  }
+  if (p.on_phase) p.on_phase(4, res);
   if (p.progress) p.progress(1.0);
   return res;
 }

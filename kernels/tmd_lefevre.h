@@ -20,6 +20,8 @@ enum class Search { kLefevre, kRegular };
 const char* search_name(Search s);
 Search parse_search(const std::string& s);  // "lefevre" or "regular"; throws std::invalid_argument
 
+struct LefevreResult;
+
 struct LefevreParams {
   Func func = Func::kExp;  // exp, exp2, log, log2 (monotone: one result binade per interval, or
                            // the interval is checked argument by argument)
@@ -34,6 +36,8 @@ struct LefevreParams {
   int div_threshold = 3;            // hybrid division: divide when the quotient is >= 2^this (0: always)
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(double)> progress;
+  // Called after each phase with the counts so far (phase 1, 2, 3, then 4 once MPFR is done).
+  std::function<void(int phase, const LefevreResult& so_far)> on_phase;
 };
 
 struct IterStats {

@@ -247,13 +247,15 @@ ExhaustiveResult exhaustive(const ExhaustiveParams& p) {
   std::vector<bool> have(static_cast<std::size_t>(res.chunks), false);
   std::vector<ChunkRecord> recs(static_cast<std::size_t>(res.chunks));
   if (!p.chunk_file.empty()) recs = load_chunks(p.chunk_file, fingerprint(p), res.chunks, &have);
-  int64_t done_inputs = 0, total_cases = 0;
+  int64_t done_inputs = 0, total_cases = 0, total_candidates = 0;
   for (int64_t c = 0; c < res.chunks; ++c)
     if (have[c]) {
       ++res.chunks_loaded;
       done_inputs += std::min(chunk, res.inputs - c * chunk);
       total_cases += static_cast<int64_t>(recs[c].cases.size());
+      total_candidates += recs[c].candidates;
     }
+  if (p.on_counts) p.on_counts(total_candidates, total_cases);
   if (p.progress) p.progress(static_cast<double>(done_inputs) / static_cast<double>(res.inputs));
   const auto t0 = Clock::now();
   for (int64_t c = 0; c < res.chunks; ++c) {
@@ -287,7 +289,9 @@ ExhaustiveResult exhaustive(const ExhaustiveParams& p) {
     ++res.chunks_run;
     done_inputs += n;
     if (p.progress) p.progress(static_cast<double>(done_inputs) / static_cast<double>(res.inputs));
+    total_candidates += static_cast<int64_t>(cand.size());
     if (p.on_chunk) p.on_chunk(c, res.chunks);
+    if (p.on_counts) p.on_counts(total_candidates, total_cases);
   }
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   for (int64_t c = 0; c < res.chunks; ++c) {
