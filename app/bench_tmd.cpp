@@ -1,6 +1,7 @@
 // `deepscope bench tmd`: throughput of the TMD exhaustive search (dd evaluation + 2^-k filter,
 // arguments per second) for every function on the CPU and the GPU, and optionally the headline run:
 // all 2^32 binary32 arguments of exp2 rounded to nearest, with its hardest cases.
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -13,12 +14,90 @@
 #include "cli.h"
 #include "kernels/device.h"
 #include "kernels/tmd.h"
+#include "kernels/tmd_lefevre.h"
 #include "version.h"
 
 namespace ds::app {
+namespace {
+
+// The paper's Tables 1, 2 and 5 (per phase) on exp over [1, 1 + 2^-scale): precision-54 arguments
+// and results, directed (its breakpoints are those of binary64 in every rounding mode), k = 32,
+// N = 2^15, 8 sub-intervals in phase 2, hybrid division threshold 3.
+void table1(std::ostringstream& md, int scale, Backend be) {
+  char x_hi[64];
+  std::snprintf(x_hi, sizeof x_hi, "%a", 1.0 + std::ldexp(1.0, -scale));
+  tmd::LefevreResult r[2];
+  for (int i = 0; i < 2; ++i) {
+    tmd::LefevreParams p;
+    p.search = i == 0 ? tmd::Search::kLefevre : tmd::Search::kRegular;
+    p.func = tmd::Func::kExp;
+    p.mode = tmd::Mode::kDirected;
+    p.precision = 54;
+    p.k = 32;
+    p.x_lo = "1";
+    p.x_hi = x_hi;
+    p.log2_n = 15;
+    p.split = 8;
+    p.div_threshold = 3;
+    p.backend = be;
+    p.cancel = &cancel_flag();
+    r[i] = tmd::lefevre_search(p);
+    if (r[i].cancelled) throw std::runtime_error("interrupted");
+    std::fprintf(stderr, "  table 1 %s done\n", tmd::search_name(p.search));
+  }
+  auto count_k = [](const tmd::LefevreResult& x, double k) {
+    int64_t n = 0;
+    for (const tmd::Case& c : x.cases) n += c.log2_dist > k ? 1 : 0;
+    return n;
+  };
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "\n## Paper Tables 1, 2, 5: exp on [1, 1 + 2^-%d) (%s)\n\n"
+      "Precision-54 arguments and results (2^%d arguments), directed breakpoints, k = 32, N = 2^15, 8 "
+      "sub-intervals, division threshold 3; polynomials from MPFR on the CPU.\n\n"
+      "| phase | Lefèvre arguments | Lefèvre s | regular arguments | regular s | paper Lefèvre | paper "
+      "regular |\n"
+      "|---|---|---|---|---|---|---|\n",
+      scale, backend_name(be), 53 - scale);
+  md << line;
+  const bool paper = scale == 13;
+  std::snprintf(line, sizeof line,
+                "| polynomials | | %.2f | | %.2f | | |\n| 1 | %lld | %.2f | %lld | %.2f | %s | %s |\n"
+                "| 2 | %lld | %.2f | %lld | %.2f | %s | %s |\n| 3 | %lld | %.2f | %lld | %.2f | %s | %s |\n"
+                "| MPFR | %lld candidates | %.2f | %lld candidates | %.2f | | |\n",
+                r[0].seconds_poly, r[1].seconds_poly, (long long)r[0].arguments, r[0].seconds_phase1,
+                (long long)r[1].arguments, r[1].seconds_phase1, paper ? "1.1e12" : "", paper ? "1.1e12" : "",
+                (long long)r[0].phase2_args, r[0].seconds_phase2, (long long)r[1].phase2_args,
+                r[1].seconds_phase2, paper ? "3.6e9" : "", paper ? "1.8e10" : "", (long long)r[0].phase3_args,
+                r[0].seconds_phase3, (long long)r[1].phase3_args, r[1].seconds_phase3, paper ? "8.9e6" : "",
+                paper ? "5.9e7" : "", (long long)r[0].candidates, r[0].seconds_mpfr,
+                (long long)r[1].candidates, r[1].seconds_mpfr);
+  md << line;
+  std::snprintf(
+      line, sizeof line,
+      "\nHR-cases (distance below 2^-k of a precision-54 ulp): k = 32: %lld / %lld, k = 33: %lld / %lld, "
+      "k = 34: %lld / %lld (Lefèvre / regular; the paper: 243).\n\n"
+      "| search | min iterations | max | mean | mean NMDM (warps of 32) | paper min/max/mean, NMDM |\n"
+      "|---|---|---|---|---|---|\n"
+      "| Lefèvre (Algorithm 3) | %u | %u | %.2f | %.2f %% | 5 / 328 / 24, 25.6 %% |\n"
+      "| regular (Algorithm 4) | %u | %u | %.2f | %.2f %% | 8 / 19 / 12, 0.1 %% |\n",
+      (long long)count_k(r[0], 32), (long long)count_k(r[1], 32), (long long)count_k(r[0], 33),
+      (long long)count_k(r[1], 33), (long long)count_k(r[0], 34), (long long)count_k(r[1], 34),
+      r[0].iters.min, r[0].iters.max, r[0].iters.mean, 100 * r[0].iters.mean_nmdm, r[1].iters.min,
+      r[1].iters.max, r[1].iters.mean, 100 * r[1].iters.mean_nmdm);
+  md << line;
+  md << "\nNMDM histograms (5 % bins, warps per bin): Lefèvre";
+  for (int64_t c : r[0].iters.nmdm_hist) md << " " << c;
+  md << "; regular";
+  for (int64_t c : r[1].iters.nmdm_hist) md << " " << c;
+  md << "\n";
+}
+
+}  // namespace
 
 int bench_tmd(const ArgList& argv) {
-  cli::Args args(argv, {"out", "full-exp2", "k"}, {"quick", "cpu-only", "gpu-only"});
+  cli::Args args(argv, {"out", "full-exp2", "k", "table1"}, {"quick", "cpu-only", "gpu-only"});
   const bool quick = args.flag("quick");
   const std::string out_path = args.get("out", "");
   if (!out_path.empty()) check_writable(out_path);
@@ -104,6 +183,11 @@ int bench_tmd(const ArgList& argv) {
                     c.fx.c_str());
       md << line;
     }
+  }
+  if (args.has("table1")) {
+    const int scale = static_cast<int>(args.get_int("table1", 13, 13, 40));
+    install_cancel_handler();
+    table1(md, scale, do_gpu ? Backend::kCuda : Backend::kCpu);
   }
   const std::string text = md.str();
   std::fputs(text.c_str(), stdout);

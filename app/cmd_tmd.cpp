@@ -2,6 +2,7 @@
 // exit 2 before any work (an output that would flood memory or disk is refused from an estimate);
 // the search is resumable from its chunk file and writes its CSV/JSON whole or not at all.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -153,16 +154,25 @@ int tmd_exhaustive(const ArgList& argv) {
 // `deepscope tmd lefevre|regular`: one binade (or part of it) at precision p <= 24.
 int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   cli::Args args(argv,
-                 {"func", "mode", "k", "precision", "range", "out", "json", "log2n", "split", "div-threshold",
-                  "backend", "max-cases", "hardest"},
+                 {"func", "mode", "k", "precision", "range", "x-lo", "x-hi", "out", "json", "log2n", "split",
+                  "div-threshold", "backend", "max-cases", "hardest"},
                  {"quiet"});
   tmd::LefevreParams p;
   p.search = search;
   p.func = as_usage([&] { return tmd::parse_func(args.get("func", "exp")); });
   p.mode = as_usage([&] { return tmd::parse_mode(args.get("mode", "directed")); });
   p.k = static_cast<int>(args.get_int("k", 16, tmd::kMinK, tmd::kMaxK));
-  p.precision = static_cast<int>(args.get_int("precision", 24, tmd::kMinPrecision, tmd::kMaxPrecision));
-  parse_range(args.require("range"), &p.lo, &p.hi);
+  const bool wide = args.has("x-lo") || args.has("x-hi");
+  p.precision = static_cast<int>(
+      args.get_int("precision", 24, tmd::kMinPrecision, wide ? tmd::kMaxWidePrecision : tmd::kMaxPrecision));
+  if (wide) {
+    if (args.has("range"))
+      throw cli::UsageError("give either --range (bit patterns) or --x-lo/--x-hi (reals)");
+    p.x_lo = args.require("x-lo");
+    p.x_hi = args.require("x-hi");
+  } else {
+    parse_range(args.require("range"), &p.lo, &p.hi);
+  }
   p.log2_n = static_cast<int>(args.get_int("log2n", 6, 2, 20));
   p.split = static_cast<int>(args.get_int("split", 8, 1, 1 << 20));
   p.div_threshold = static_cast<int>(args.get_int("div-threshold", 3, 0, 64));
@@ -182,7 +192,13 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   ep.lo = p.lo;
   ep.hi = p.hi;
   ep.max_cases = max_cases;
-  const tmd::ExhaustiveEstimate e = as_usage([&] { return tmd::estimate_exhaustive(ep); });
+  tmd::ExhaustiveEstimate e;
+  if (!wide) {
+    e = as_usage([&] { return tmd::estimate_exhaustive(ep); });
+  } else {  // a real range: 2^(1-k) per argument (the sample needs binary32 arguments)
+    const tmd::LefevreParams probe = p;
+    e.expected_cases = as_usage([&] { return tmd::lefevre_arguments(probe); }) * std::ldexp(1.0, 1 - p.k);
+  }
   if (e.expected_cases > static_cast<double>(max_cases))
     throw cli::UsageError("about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
                           " cases expected, more than --max-cases " + std::to_string(max_cases) +
@@ -206,10 +222,14 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
                 tmd::func_name(p.func), tmd::mode_name(p.mode), p.precision, p.k, p.log2_n, p.split,
                 backend_name(p.backend));
     std::printf(
-        "arguments %lld; phase 1: %lld intervals; phase 2: %lld sub-intervals; phase 3: %lld sub-intervals "
-        "(%lld arguments); checked one by one (two result binades): %lld; MPFR candidates %lld; cases %zu\n",
-        (long long)r.arguments, (long long)r.phase1, (long long)r.phase2, (long long)r.phase3,
-        (long long)r.phase3_args, (long long)r.direct_args, (long long)r.candidates, r.cases.size());
+        "arguments %lld; phase 1: %lld intervals; phase 2: %lld sub-intervals (%lld arguments); phase 3: "
+        "%lld "
+        "sub-intervals (%lld arguments); checked one by one (two result binades): %lld; MPFR candidates "
+        "%lld; cases "
+        "%zu\n",
+        (long long)r.arguments, (long long)r.phase1, (long long)r.phase2, (long long)r.phase2_args,
+        (long long)r.phase3, (long long)r.phase3_args, (long long)r.direct_args, (long long)r.candidates,
+        r.cases.size());
     std::printf("time: polynomials %.3f s, phase 1 %.3f s, phase 2 %.3f s, phase 3 %.3f s, MPFR %.3f s\n",
                 r.seconds_poly, r.seconds_phase1, r.seconds_phase2, r.seconds_phase3, r.seconds_mpfr);
     std::printf(

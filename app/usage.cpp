@@ -29,10 +29,11 @@ Commands:
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
                            [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet] --out FILE.csv
         hard-to-round cases of binary32 arguments (f(x) within 2^-K ulp of a breakpoint), MPFR-checked
-  deepscope tmd lefevre|regular --range 0xLO:0xHI [--func exp|exp2|log|log2] [--mode nearest|directed]
+  deepscope tmd lefevre|regular --range 0xLO:0xHI | --x-lo X --x-hi Y [--func exp|exp2|log|log2] [--mode nearest|directed]
                                 [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
                                 [--backend auto|cpu|cuda] [--max-cases N] [--json F] [--quiet] --out FILE.csv
-        the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram
+        the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
+        with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
@@ -40,7 +41,7 @@ Commands:
   deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
-  deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--cpu-only|--gpu-only]
+  deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU
   deepscope --help | --version
 

@@ -52,7 +52,9 @@ struct ExhaustiveParams {
 
 // One hard-to-round case, decided by MPFR (f(x) at 256 bits).
 struct Case {
-  uint32_t x = 0;           // argument, binary32 bit pattern
+  uint32_t x = 0;           // argument, binary32 bit pattern (searches at precision <= 24)
+  uint64_t index = 0;       // argument index in a Lefèvre/regular search (its sort key)
+  std::string x_text;       // argument in hexadecimal (%Ra) where it is not a binary32 number
   int32_t run = 0;          // identical bits after the rounding bit (bit p + 1 of the significand)
   bool run_capped = false;  // the run reaches the last of MPFR's 256 bits
   double log2_dist = 0;     // -log2(distance to the breakpoint in ulps); > k for every case
@@ -105,6 +107,9 @@ struct Verdict {
   std::string fx;
 };
 Verdict mpfr_verdict(Func f, Mode m, int precision, int k, uint32_t x);
+// The same for an argument given as an MPFR number (any precision; the result must lie in the
+// normal binary32 exponent range [2^-126, 2^128)).
+Verdict mpfr_verdict_value(Func f, Mode m, int precision, int k, const void* mpfr_x);
 
 // The dd evaluation's distance (ulps, signed) for tests and tools; status 0 ok, 1 skipped, 2 forced.
 struct DdDistance {

@@ -114,26 +114,26 @@ void derivatives(Func fn, mpfr_srcptr X, mpfr_ptr f0, mpfr_ptr d1, mpfr_ptr d2h,
 
 struct Setup {
   int E = 0;              // argument binade [2^E, 2^(E+1))
-  int shift = 0;          // 24 - p
-  uint32_t exp_bits = 0;  // biased exponent field << 23
-  int64_t i0 = 0, count = 0;
-  uint32_t bits(int64_t i) const { return exp_bits | static_cast<uint32_t>(i << shift); }
+  int p = 24;             // argument precision
+  bool bits_mode = true;  // arguments are binary32 numbers (p <= 24, range given as bit patterns)
+  uint32_t exp_bits = 0;  // bits mode: biased exponent field << 23
+  uint64_t i0 = 0, count = 0;
+  uint32_t bits(uint64_t i) const { return exp_bits | static_cast<uint32_t>(i << (24 - p)); }
 };
 
-void set_arg(mpfr_ptr X, const Setup& s, int64_t i) {
-  float x;
-  const uint32_t b = s.bits(i);
-  std::memcpy(&x, &b, sizeof x);
-  mpfr_set_flt(X, x, MPFR_RNDN);
+// X = 2^E (1 + i 2^(1-p)) exactly (X has precision >= 64).
+void set_arg(mpfr_ptr X, const Setup& s, uint64_t i) {
+  mpfr_set_uj(X, (uintmax_t{1} << (s.p - 1)) + i, MPFR_RNDN);
+  mpfr_mul_2si(X, X, s.E - s.p + 1, MPFR_RNDN);
 }
 
 Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, int64_t n) {
   Interval iv;
   iv.first = first;
   iv.n = n;
-  Mp X(64), XL(64), f0, d1, d2h, d3, g0, g1, g2, g3;
-  set_arg(X.v, s, s.i0 + first);
-  set_arg(XL.v, s, s.i0 + first + n - 1);
+  Mp X(72), XL(72), f0, d1, d2h, d3, g0, g1, g2, g3;
+  set_arg(X.v, s, s.i0 + static_cast<uint64_t>(first));
+  set_arg(XL.v, s, s.i0 + static_cast<uint64_t>(first + n - 1));
   derivatives(p.func, X.v, f0.v, d1.v, d2h.v, d3.v);
   derivatives(p.func, XL.v, g0.v, g1.v, g2.v, g3.v);
   if (mpfr_zero_p(f0.v) || mpfr_zero_p(g0.v) || mpfr_sgn(f0.v) != mpfr_sgn(g0.v) ||
@@ -147,7 +147,7 @@ Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, in
     return iv;
   }
   // Scale: Y = |f| 2^(p-1-F); per argument step h = 2^(E-p+1).
-  const long sc = p.precision - 1 - F, hx = s.E - p.precision + 1;
+  const long sc = p.precision - 1 - F, hx = s.E - s.p + 1;
   const int sign = mpfr_sgn(f0.v) < 0 ? -1 : 1;
   Mp y;
   mpfr_mul_2si(y.v, f0.v, sc, MPFR_RNDN);
@@ -196,231 +196,265 @@ Setup validate(const LefevreParams& p) {
     throw std::invalid_argument(
         std::string("the Lefèvre and regular searches take exp, exp2, log or log2, not ") +
         func_name(p.func));
-  if (p.precision < kMinPrecision || p.precision > kMaxPrecision)
-    throw std::invalid_argument("unsupported precision " + std::to_string(p.precision) + " (8 to 24 bits)");
+  const bool wide = !p.x_lo.empty() || !p.x_hi.empty();
+  const int pmax = wide ? kMaxWidePrecision : kMaxPrecision;
+  if (p.precision < kMinPrecision || p.precision > pmax)
+    throw std::invalid_argument("unsupported precision " + std::to_string(p.precision) + " (8 to " +
+                                std::to_string(pmax) + " bits" +
+                                (wide ? ")" : "; up to 64 with a real range)"));
   if (p.k < kMinK || p.k > kMaxK) throw std::invalid_argument("k must be in [1, 50]");
   if (p.log2_n < 2 || p.log2_n > 20) throw std::invalid_argument("log2 N must be in [2, 20]");
   if (p.split < 1 || (p.split & (p.split - 1)) != 0 || p.split > (1 << p.log2_n))
     throw std::invalid_argument("the phase-2 split must be a power of 2 no larger than N");
   if (p.div_threshold < 0 || p.div_threshold > 64)
     throw std::invalid_argument("division threshold in [0, 64]");
+  Setup s;
+  s.p = p.precision;
+  if (wide) {
+    Mp lo(4096), hi(4096), t(4096);
+    if (mpfr_set_str(lo.v, p.x_lo.c_str(), 0, MPFR_RNDN) != 0 ||
+        mpfr_set_str(hi.v, p.x_hi.c_str(), 0, MPFR_RNDN) != 0)
+      throw std::invalid_argument("the range bounds must be exact numbers (decimal or hex float), got \"" +
+                                  p.x_lo + "\" and \"" + p.x_hi + "\"");
+    if (!mpfr_number_p(lo.v) || !mpfr_number_p(hi.v) || mpfr_sgn(lo.v) <= 0 || mpfr_cmp(lo.v, hi.v) >= 0)
+      throw std::invalid_argument(
+          "empty or reversed range (positive bounds, lo < hi; arguments in [lo, hi))");
+    s.E = static_cast<int>(mpfr_get_exp(lo.v)) - 1;
+    mpfr_set_ui_2exp(t.v, 1, s.E + 1, MPFR_RNDN);
+    if (mpfr_cmp(hi.v, t.v) > 0)
+      throw std::invalid_argument("the range must lie in one binade [2^E, 2^(E+1))");
+    s.bits_mode = false;
+    // i = X 2^(p-1-E) - 2^(p-1) for X in [lo, hi).
+    auto index_ceil = [&](mpfr_srcptr x) {
+      mpfr_mul_2si(t.v, x, s.p - 1 - s.E, MPFR_RNDN);
+      mpfr_ceil(t.v, t.v);
+      return static_cast<uint64_t>(mpfr_get_uj(t.v, MPFR_RNDN)) - (uint64_t{1} << (s.p - 1));
+    };
+    s.i0 = index_ceil(lo.v);
+    const uint64_t i1 = index_ceil(hi.v);
+    if (i1 <= s.i0) throw std::invalid_argument("the range holds no precision-p argument");
+    s.count = i1 - s.i0;
+    if (s.E < -126 || s.E > 127)
+      throw std::invalid_argument("the range must lie in the binary32 exponent range");
+    return s;
+  }
   if (p.lo > p.hi) throw std::invalid_argument("empty or reversed range");
   const uint32_t e_lo = (p.lo >> 23) & 0xff, e_hi = (p.hi >> 23) & 0xff;
   if ((p.lo >> 31) || (p.hi >> 31) || e_lo == 0 || e_lo == 0xff || e_lo != e_hi)
     throw std::invalid_argument("the range must hold positive normal binary32 numbers of one binade");
-  Setup s;
   s.E = static_cast<int>(e_lo) - 127;
-  s.shift = 24 - p.precision;
   s.exp_bits = e_lo << 23;
-  const int64_t m_lo = p.lo & 0x7fffff, m_hi = p.hi & 0x7fffff;
-  s.i0 = (m_lo + (int64_t{1} << s.shift) - 1) >> s.shift;
-  const int64_t i1 = m_hi >> s.shift;
+  const int shift = 24 - p.precision;
+  const uint64_t m_lo = p.lo & 0x7fffff, m_hi = p.hi & 0x7fffff;
+  s.i0 = (m_lo + (uint64_t{1} << shift) - 1) >> shift;
+  const uint64_t i1 = m_hi >> shift;
+  if (i1 < s.i0) throw std::invalid_argument("the range holds no precision-p argument");
   s.count = i1 - s.i0 + 1;
-  if (s.count <= 0) throw std::invalid_argument("the range holds no precision-p argument");
   return s;
 }
 
+// Iteration statistics accumulated over blocks (each block a whole number of warps).
+struct IterAcc {
+  double sum = 0, nmdm_sum = 0;
+  int64_t count = 0;
+  void add(const std::vector<uint32_t>& it, IterStats* st) {
+    if (it.empty()) return;
+    const uint32_t mn = *std::min_element(it.begin(), it.end()), mx = *std::max_element(it.begin(), it.end());
+    st->min = count == 0 ? mn : std::min(st->min, mn);
+    st->max = std::max(st->max, mx);
+    for (uint32_t x : it) sum += x;
+    count += static_cast<int64_t>(it.size());
+    st->mean = sum / static_cast<double>(count);
+    for (std::size_t w = 0; w < it.size(); w += 32) {
+      const int n = static_cast<int>(std::min<std::size_t>(32, it.size() - w));
+      const double m = nmdm(&it[w], n);
+      nmdm_sum += m;
+      ++st->warps;
+      st->nmdm_hist[std::min(19, static_cast<int>(m * 20))]++;
+    }
+    st->mean_nmdm = nmdm_sum / static_cast<double>(st->warps);
+  }
+};
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
 }  // namespace
 
-const char* search_name(Search s) { return s == Search::kLefevre ? "lefevre" : "regular"; }
-
-Search parse_search(const std::string& s) {
-  if (s == "lefevre") return Search::kLefevre;
-  if (s == "regular") return Search::kRegular;
-  throw std::invalid_argument("unknown search \"" + s + "\" (lefevre, regular)");
-}
-
-double nmdm(const uint32_t* it, int n) {
-  uint32_t mx = 0;
-  double sum = 0;
-  for (int i = 0; i < n; ++i) {
-    mx = std::max(mx, it[i]);
-    sum += it[i];
-  }
-  return mx == 0 ? 0.0 : 1.0 - (sum / n) / mx;
-}
+double lefevre_arguments(const LefevreParams& p) { return static_cast<double>(validate(p).count); }
 
 LefevreResult lefevre_search(const LefevreParams& p) {
   const Setup s = validate(p);
   LefevreResult res;
-  res.arguments = s.count;
-  const int64_t N = int64_t{1} << p.log2_n, n_int = (s.count + N - 1) / N;
+  res.arguments = static_cast<int64_t>(s.count);
+  const int64_t N = int64_t{1} << p.log2_n;
+  const int64_t n_int =
+      static_cast<int64_t>((s.count + static_cast<uint64_t>(N) - 1) / static_cast<uint64_t>(N));
   const double eps = std::ldexp(1.0, -p.k), slack = 0x1p-60;
+  const Backend be = select_backend(p.backend);
+  const int64_t L = N / p.split;
+  const int64_t count = static_cast<int64_t>(s.count);
   ParallelOptions opt;
   opt.cancel = p.cancel;
-  // Polynomials.
-  auto t = Clock::now();
-  std::vector<Interval> ivs(static_cast<std::size_t>(n_int));
-  bool ok = parallel_for(
-      ivs.size(), 64,
-      [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) {
-          const int64_t first = static_cast<int64_t>(i) * N;
-          ivs[i] = make_interval(p, s, first, std::min(N, s.count - first));
-        }
-      },
-      opt);
-  res.seconds_poly = std::chrono::duration<double>(Clock::now() - t).count();
-  if (!ok) {
-    res.cancelled = true;
-    return res;
-  }
-  if (p.progress) p.progress(0.25);
-  // Phase 1 on every interval with one result binade.
-  t = Clock::now();
-  const Backend be = select_backend(p.backend);
-  std::vector<lb::LinearTest> tests;
-  std::vector<int64_t> tested;  // interval of each test
-  for (std::size_t i = 0; i < ivs.size(); ++i) {
-    const Interval& iv = ivs[i];
-    if (iv.direct || iv.n == 0) continue;
-    const double r = (iv.rem + iv.y2_abs * std::pow(static_cast<double>(iv.n - 1), 2) + eps + slack * iv.n) *
-                     (1 + 0x1p-40);
-    tests.push_back(make_test(p, iv.y0, iv.y1, r, iv.n));
-    tested.push_back(static_cast<int64_t>(i));
-  }
-  std::vector<uint8_t> ok1;
-  std::vector<uint32_t> iters;
-  run_tests(p, be, tests, &ok1, &iters);
-  std::vector<int64_t> p2;  // compaction: the failing intervals
-  const std::vector<uint32_t>& run_iters = iters;
-  for (const Interval& iv : ivs)
-    if (iv.direct) res.direct_args += iv.n;
-  res.phase1 = static_cast<int64_t>(tests.size());
-  for (std::size_t j = 0; j < tests.size(); ++j)
-    if (!ok1[j]) p2.push_back(tested[j]);
-  // Loop statistics per warp of 32 consecutive phase-1 intervals.
-  IterStats& st = res.iters;
-  st.nmdm_hist.assign(20, 0);
-  if (!run_iters.empty()) {
-    st.min = *std::min_element(run_iters.begin(), run_iters.end());
-    st.max = *std::max_element(run_iters.begin(), run_iters.end());
-    double sum = 0, nm = 0;
-    for (uint32_t x : run_iters) sum += x;
-    st.mean = sum / static_cast<double>(run_iters.size());
-    for (std::size_t w = 0; w < run_iters.size(); w += 32) {
-      const int n = static_cast<int>(std::min<std::size_t>(32, run_iters.size() - w));
-      const double m = nmdm(&run_iters[w], n);
-      nm += m;
-      ++st.warps;
-      st.nmdm_hist[std::min(19, static_cast<int>(m * 20))]++;
+  res.iters.nmdm_hist.assign(20, 0);
+  IterAcc acc;
+  std::vector<int64_t> cand;  // argument indices (relative to s.i0)
+  // Blocks of intervals (a multiple of 32: warps never straddle two blocks).
+  const int64_t block = int64_t{1} << 18;
+  for (int64_t b0 = 0; b0 < n_int; b0 += block) {
+    if (p.cancel && p.cancel->load()) {
+      res.cancelled = true;
+      break;
     }
-    st.mean_nmdm = nm / static_cast<double>(st.warps);
-  }
-  res.seconds_phase1 = std::chrono::duration<double>(Clock::now() - t).count();
-  if (p.on_phase) p.on_phase(1, res);
-  if (p.progress) p.progress(0.5);
-  // Phase 2: S sub-intervals of each failing interval.
-  t = Clock::now();
-  const int64_t L = N / p.split;
-  struct Sub {
-    int64_t iv, xs, n;
-    Frac c0, c1;
-  };
-  std::vector<Sub> subs;
-  for (int64_t i : p2)
-    for (int64_t xs = 0; xs < ivs[i].n; xs += L) {
+    const int64_t nb = std::min(block, n_int - b0);
+    // Polynomials.
+    auto t = Clock::now();
+    std::vector<Interval> ivs(static_cast<std::size_t>(nb));
+    const bool ok = parallel_for(
+        ivs.size(), 64,
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) {
+            const int64_t first = (b0 + static_cast<int64_t>(i)) * N;
+            ivs[i] = make_interval(p, s, first, std::min(N, count - first));
+          }
+        },
+        opt);
+    res.seconds_poly += since(t);
+    if (!ok) {
+      res.cancelled = true;
+      break;
+    }
+    // Phase 1 on every interval with one result binade.
+    t = Clock::now();
+    std::vector<lb::LinearTest> tests;
+    std::vector<int64_t> tested;  // interval of each test
+    for (std::size_t i = 0; i < ivs.size(); ++i) {
       const Interval& iv = ivs[i];
-      Sub sb{i, xs, std::min(L, iv.n - xs), {}, {}};
-      sb.c0 = lb::frac_add(lb::frac_add(iv.y0, frac_mul(iv.y1, xs)), frac_mul(frac_mul(iv.y2, xs), xs));
-      sb.c1 = lb::frac_add(iv.y1, frac_mul(iv.y2, 2 * xs));
-      subs.push_back(sb);
+      if (iv.direct) res.direct_args += iv.n;
+      if (iv.direct || iv.n == 0) continue;
+      const double r =
+          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(iv.n - 1), 2) + eps + slack * iv.n) *
+          (1 + 0x1p-40);
+      tests.push_back(make_test(p, iv.y0, iv.y1, r, iv.n));
+      tested.push_back(static_cast<int64_t>(i));
     }
-  res.phase2 = static_cast<int64_t>(subs.size());
-  tests.clear();
-  for (const Sub& sb : subs) {
-    const Interval& iv = ivs[sb.iv];
-    const double r = (iv.rem + iv.y2_abs * std::pow(static_cast<double>(sb.n - 1), 2) + eps + slack * iv.n) *
-                     (1 + 0x1p-40);
-    tests.push_back(make_test(p, sb.c0, sb.c1, r, sb.n));
+    std::vector<uint8_t> ok1;
+    std::vector<uint32_t> iters;
+    run_tests(p, be, tests, &ok1, &iters);
+    std::vector<int64_t> p2;  // compaction: the failing intervals
+    res.phase1 += static_cast<int64_t>(tests.size());
+    for (std::size_t j = 0; j < tests.size(); ++j)
+      if (!ok1[j]) {
+        p2.push_back(tested[j]);
+        res.phase2_args += ivs[tested[j]].n;
+      }
+    acc.add(iters, &res.iters);
+    res.seconds_phase1 += since(t);
+    if (p.on_phase) p.on_phase(1, res);
+    // Phase 2: S sub-intervals of each failing interval.
+    t = Clock::now();
+    struct Sub {
+      int64_t iv, xs, n;
+      Frac c0, c1;
+    };
+    std::vector<Sub> subs;
+    for (int64_t i : p2)
+      for (int64_t xs = 0; xs < ivs[i].n; xs += L) {
+        const Interval& iv = ivs[i];
+        Sub sb{i, xs, std::min(L, iv.n - xs), {}, {}};
+        sb.c0 = lb::frac_add(lb::frac_add(iv.y0, frac_mul(iv.y1, xs)), frac_mul(frac_mul(iv.y2, xs), xs));
+        sb.c1 = lb::frac_add(iv.y1, frac_mul(iv.y2, 2 * xs));
+        subs.push_back(sb);
+      }
+    res.phase2 += static_cast<int64_t>(subs.size());
+    tests.clear();
+    for (const Sub& sb : subs) {
+      const Interval& iv = ivs[sb.iv];
+      const double r =
+          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(sb.n - 1), 2) + eps + slack * iv.n) *
+          (1 + 0x1p-40);
+      tests.push_back(make_test(p, sb.c0, sb.c1, r, sb.n));
+    }
+    std::vector<uint8_t> ok2;
+    std::vector<uint32_t> iters2;
+    run_tests(p, be, tests, &ok2, &iters2);
+    res.seconds_phase2 += since(t);
+    if (p.on_phase) p.on_phase(2, res);
+    // Phase 3: tabulated differences on the failing sub-intervals.
+    t = Clock::now();
+    std::vector<lb::Scan> scans;
+    for (std::size_t j = 0; j < subs.size(); ++j) {
+      if (ok2[j]) continue;
+      const Sub& sb = subs[j];
+      const Interval& iv = ivs[sb.iv];
+      ++res.phase3;
+      res.phase3_args += sb.n;
+      lb::Scan sc;
+      sc.v = sb.c0;
+      sc.d1 = lb::frac_add(sb.c1, iv.y2);
+      sc.d2 = lb::frac_add(iv.y2, iv.y2);
+      sc.first = iv.first + sb.xs;
+      sc.n = sb.n;
+      sc.thr = (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40) + 0x1p-52;
+      scans.push_back(sc);
+    }
+    if (!scans.empty()) {
+      const std::vector<int64_t> c =
+          be == Backend::kCuda ? detail::run_scans_cuda(scans.data(), static_cast<int64_t>(scans.size()),
+                                                        p.mode == Mode::kNearest)
+                               : detail::run_scans_cpu(scans.data(), static_cast<int64_t>(scans.size()),
+                                                       p.mode == Mode::kNearest);
+      cand.insert(cand.end(), c.begin(), c.end());
+    }
+    for (const Interval& iv : ivs)
+      if (iv.direct)
+        for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
+    res.seconds_phase3 += since(t);
+    if (p.on_phase) p.on_phase(3, res);
+    if (p.progress) p.progress(static_cast<double>(b0 + nb) / static_cast<double>(n_int));
   }
-  std::vector<uint8_t> ok2;
-  std::vector<uint32_t> iters2;
-  run_tests(p, be, tests, &ok2, &iters2);
-  res.seconds_phase2 = std::chrono::duration<double>(Clock::now() - t).count();
-  if (p.on_phase) p.on_phase(2, res);
-  if (p.progress) p.progress(0.75);
-  // Phase 3: tabulated differences on the failing sub-intervals.
-  t = Clock::now();
-  std::vector<lb::Scan> scans;
-  for (std::size_t j = 0; j < subs.size(); ++j) {
-    if (ok2[j]) continue;
-    const Sub& sb = subs[j];
-    const Interval& iv = ivs[sb.iv];
-    ++res.phase3;
-    res.phase3_args += sb.n;
-    lb::Scan sc;
-    sc.v = sb.c0;
-    sc.d1 = lb::frac_add(sb.c1, iv.y2);
-    sc.d2 = lb::frac_add(iv.y2, iv.y2);
-    sc.first = iv.first + sb.xs;
-    sc.n = sb.n;
-    sc.thr = (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40) + 0x1p-52;
-    scans.push_back(sc);
-  }
-  std::vector<int64_t> cand;
-  if (!scans.empty())
-    cand = be == Backend::kCuda ? detail::run_scans_cuda(scans.data(), static_cast<int64_t>(scans.size()),
-                                                         p.mode == Mode::kNearest)
-                                : detail::run_scans_cpu(scans.data(), static_cast<int64_t>(scans.size()),
-                                                        p.mode == Mode::kNearest);
   std::sort(cand.begin(), cand.end());
-  for (const Interval& iv : ivs)
-    if (iv.direct)
-      for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
-  res.seconds_phase3 = std::chrono::duration<double>(Clock::now() - t).count();
-  if (p.on_phase) p.on_phase(3, res);
-  // MPFR on every candidate.
-  t = Clock::now();
+  auto t = Clock::now();
   res.candidates = static_cast<int64_t>(cand.size());
   std::vector<Verdict> v(cand.size());
   parallel_for(cand.size(), 64, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i)
-      v[i] = mpfr_verdict(p.func, p.mode, p.precision, p.k, s.bits(s.i0 + cand[i]));
+    Mp X(72);
+    for (std::size_t i = b; i < e; ++i) {
+      const uint64_t idx = s.i0 + static_cast<uint64_t>(cand[i]);
+      if (s.bits_mode) {
+        v[i] = mpfr_verdict(p.func, p.mode, p.precision, p.k, s.bits(idx));
+      } else {
+        set_arg(X.v, s, idx);
+        v[i] = mpfr_verdict_value(p.func, p.mode, p.precision, p.k, static_cast<const void*>(X.v));
+      }
+    }
   });
+  Mp X(72);
   for (std::size_t i = 0; i < cand.size(); ++i) {
     if (!v[i].within) continue;
     Case c;
-    c.x = s.bits(s.i0 + cand[i]);
+    c.index = s.i0 + static_cast<uint64_t>(cand[i]);
+    if (s.bits_mode) {
+      c.x = s.bits(c.index);
+    } else {
+      set_arg(X.v, s, c.index);
+      char* txt = nullptr;
+      if (mpfr_asprintf(&txt, "%Ra", X.v) >= 0 && txt) {
+        c.x_text = txt;
+        mpfr_free_str(txt);
+      }
+    }
     c.run = v[i].run;
     c.run_capped = v[i].run_capped;
     c.log2_dist = v[i].log2_dist;
     c.fx = v[i].fx;
     res.cases.push_back(std::move(c));
   }
-  std::sort(res.cases.begin(), res.cases.end(), [](const Case& a, const Case& b) { return a.x < b.x; });
-  res.seconds_mpfr = std::chrono::duration<double>(Clock::now() - t).count();
+  std::sort(res.cases.begin(), res.cases.end(),
+            [](const Case& a, const Case& b) { return a.index < b.index; });
+  res.seconds_mpfr = since(t);
   if (p.on_phase) p.on_phase(4, res);
   if (p.progress) p.progress(1.0);
   return res;
 }
 
-namespace detail {
-
-void run_tests_cpu(const void* tests, int64_t count, bool lefevre, int kth, uint8_t* success,
-                   uint32_t* iters) {
-  const auto* t = static_cast<const lb::LinearTest*>(tests);
-  parallel_for(static_cast<std::size_t>(count), 1024, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      const lb::Bound r = lb::run_test(t[i], lefevre, kth);
-      success[i] = r.success ? 1 : 0;
-      iters[i] = r.iters;
-    }
-  });
-}
-
-std::vector<int64_t> run_scans_cpu(const void* scans, int64_t count, bool nearest) {
-  const auto* s = static_cast<const lb::Scan*>(scans);
-  std::vector<int64_t> out;
-  std::mutex mu;
-  parallel_for(static_cast<std::size_t>(count), 16, [&](std::size_t b, std::size_t e) {
-    std::vector<int64_t> local;
-    for (std::size_t i = b; i < e; ++i) lb::run_scan(s[i], nearest, [&](int64_t x) { local.push_back(x); });
-    std::lock_guard<std::mutex> lock(mu);
-    out.insert(out.end(), local.begin(), local.end());
-  });
-  return out;
-}
-
-}  // namespace detail
 }  // namespace ds::tmd

@@ -22,6 +22,8 @@ Search parse_search(const std::string& s);  // "lefevre" or "regular"; throws st
 
 struct LefevreResult;
 
+constexpr int kMaxWidePrecision = 64;
+
 struct LefevreParams {
   Func func = Func::kExp;  // exp, exp2, log, log2 (monotone: one result binade per interval, or
                            // the interval is checked argument by argument)
@@ -29,6 +31,9 @@ struct LefevreParams {
   int precision = 24;                           // arguments and results, in [8, 24] (binary32 arguments)
   int k = 16;                                   // hard-to-round: within 2^-k ulp of a breakpoint
   uint32_t lo = 0x3f800000u, hi = 0x3fffffffu;  // positive normal binary32 bit patterns, one binade
+  // Or a real range [x_lo, x_hi) of one binade (decimal or hex-float text, parsed exactly): the
+  // arguments are then its precision-p numbers for any p in [8, 64] (e.g. the paper's p = 54).
+  std::string x_lo, x_hi;
   int log2_n = 6;                               // arguments per phase-1 interval: 2^log2_n, in [2, 20]
   int split = 8;                                // phase-2 sub-intervals per failing interval (2^j <= N)
   Search search = Search::kRegular;
@@ -52,6 +57,7 @@ struct LefevreResult {
   int64_t arguments = 0;
   int64_t phase1 = 0;       // intervals tested in phase 1
   int64_t phase2 = 0;       // sub-intervals tested in phase 2
+  int64_t phase2_args = 0;  // arguments of the intervals that failed phase 1
   int64_t phase3 = 0;       // sub-intervals scanned in phase 3
   int64_t phase3_args = 0;  // arguments scanned in phase 3
   int64_t direct_args = 0;  // arguments of intervals whose results span two binades (MPFR each)
@@ -65,6 +71,8 @@ struct LefevreResult {
 // Throws std::invalid_argument for an unsupported function or precision, a range that is empty,
 // reversed, not positive normal or spans two binades, and bad sizes.
 LefevreResult lefevre_search(const LefevreParams& p);
+// Validates p like lefevre_search and returns its number of arguments.
+double lefevre_arguments(const LefevreParams& p);
 
 // NMDM of one warp's iteration counts (equation 2): 1 - mean / max (0 when max is 0).
 double nmdm(const uint32_t* iters, int n);

@@ -42,15 +42,21 @@ int apply(Func f, mpfr_ptr y, mpfr_srcptr x) {
 }  // namespace
 
 Verdict mpfr_verdict(Func f, Mode m, int p, int k, uint32_t xb) {
-  Verdict v;
   const uint32_t ex = (xb >> 23) & 0xFFu;
-  if (ex == 0xFFu) return v;
-  if (p < 24 && (ex == 0u || (xb & ((1u << (24 - p)) - 1u)) != 0u)) return v;
+  if (ex == 0xFFu) return Verdict{};
+  if (p < 24 && (ex == 0u || (xb & ((1u << (24 - p)) - 1u)) != 0u)) return Verdict{};
   float x;
   std::memcpy(&x, &xb, sizeof x);
-  M X(24), Y(kPrec);
+  M X(24);
   mpfr_set_flt(X.v, x, MPFR_RNDN);
-  const int ternary = apply(f, Y.v, X.v);
+  return mpfr_verdict_value(f, m, p, k, static_cast<const void*>(X.v));
+}
+
+Verdict mpfr_verdict_value(Func f, Mode m, int p, int k, const void* mpfr_x) {
+  const mpfr_srcptr X = static_cast<mpfr_srcptr>(mpfr_x);
+  Verdict v;
+  M Y(kPrec);
+  const int ternary = apply(f, Y.v, X);
   if (!mpfr_number_p(Y.v) || mpfr_zero_p(Y.v)) return v;
   const long e = static_cast<long>(mpfr_get_exp(Y.v)) - 1;  // |f(x)| in [2^e, 2^(e+1))
   if (e < -126 || e > 127) return v;
@@ -62,7 +68,7 @@ Verdict mpfr_verdict(Func f, Mode m, int p, int k, uint32_t xb) {
     mpfr_free_str(s);
   }
   // Z = |f(x)| 2^(p-1-e) in [2^(p-1), 2^p): one unit is one ulp of the precision-p result.
-  M Z(kPrec), F(kPrec), D(kPrec), G(kPrec);
+  M Z(kPrec + 64), F(kPrec + 64), D(kPrec + 64), G(kPrec + 64);
   mpfr_abs(Z.v, Y.v, MPFR_RNDN);
   mpfr_mul_2si(Z.v, Z.v, p - 1 - e, MPFR_RNDN);
   mpfr_frac(F.v, Z.v, MPFR_RNDN);  // exact

@@ -32,8 +32,11 @@ std::string num(double v) {
   return b;
 }
 
+std::string x_id(const Case& k) { return k.x_text.empty() ? hex32(k.x) : k.x_text; }
+std::string x_value(const Case& k) { return k.x_text.empty() ? float_text(k.x) : k.x_text; }
+
 void case_json(std::ostringstream& o, const Case& k) {
-  o << "{\"x\": \"" << hex32(k.x) << "\", \"x_value\": \"" << float_text(k.x) << "\", \"run\": " << k.run
+  o << "{\"x\": \"" << x_id(k) << "\", \"x_value\": \"" << x_value(k) << "\", \"run\": " << k.run
     << ", \"run_capped\": " << (k.run_capped ? "true" : "false") << ", \"log2_dist\": " << num(k.log2_dist)
     << ", \"fx\": \"" << k.fx << "\"}";
 }
@@ -45,7 +48,7 @@ std::string cases_csv(const ExhaustiveParams& p, const ExhaustiveResult& r) {
   std::ostringstream o;
   o << "x,x_value,run,run_capped,log2_dist,fx\n";
   for (const Case& k : r.cases)
-    o << hex32(k.x) << "," << float_text(k.x) << "," << k.run << "," << (k.run_capped ? 1 : 0) << ","
+    o << x_id(k) << "," << x_value(k) << "," << k.run << "," << (k.run_capped ? 1 : 0) << ","
       << num(k.log2_dist) << "," << k.fx << "\n";
   return o.str();
 }
@@ -83,10 +86,10 @@ std::string lefevre_json(const LefevreParams& p, const LefevreResult& r) {
     << "\"],\n  \"log2_n\": " << p.log2_n << ",\n  \"split\": " << p.split
     << ",\n  \"div_threshold\": " << p.div_threshold << ",\n  \"backend\": \"" << backend_name(p.backend)
     << "\",\n  \"arguments\": " << r.arguments << ",\n  \"phase1_intervals\": " << r.phase1
-    << ",\n  \"phase2_subintervals\": " << r.phase2 << ",\n  \"phase3_subintervals\": " << r.phase3
-    << ",\n  \"phase3_arguments\": " << r.phase3_args << ",\n  \"direct_arguments\": " << r.direct_args
-    << ",\n  \"candidates\": " << r.candidates << ",\n  \"cases\": " << r.cases.size()
-    << ",\n  \"seconds\": {\"polynomials\": " << num(r.seconds_poly)
+    << ",\n  \"phase2_arguments\": " << r.phase2_args << ",\n  \"phase2_subintervals\": " << r.phase2
+    << ",\n  \"phase3_subintervals\": " << r.phase3 << ",\n  \"phase3_arguments\": " << r.phase3_args
+    << ",\n  \"direct_arguments\": " << r.direct_args << ",\n  \"candidates\": " << r.candidates
+    << ",\n  \"cases\": " << r.cases.size() << ",\n  \"seconds\": {\"polynomials\": " << num(r.seconds_poly)
     << ", \"phase1\": " << num(r.seconds_phase1) << ", \"phase2\": " << num(r.seconds_phase2)
     << ", \"phase3\": " << num(r.seconds_phase3) << ", \"mpfr\": " << num(r.seconds_mpfr)
     << "},\n  \"iterations\": {\"min\": " << r.iters.min << ", \"max\": " << r.iters.max

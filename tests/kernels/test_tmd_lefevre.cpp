@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include <mpfr.h>
+
 #include "kernels/tmd.h"
 #include "kernels/tmd_lefevre.cuh"
 #include "kernels/tmd_lefevre.h"
@@ -134,6 +136,59 @@ TEST(TmdLefevre, BothSearchesMatchTheExhaustiveMpfrOracle) {
           (long long)res.phase1, (long long)res.phase2, (long long)res.phase3, (long long)res.phase3_args,
           (long long)res.direct_args, (long long)res.candidates, res.cases.size(), res.iters.min,
           res.iters.max, res.iters.mean, res.iters.mean_nmdm);
+    }
+  }
+}
+
+// Beyond binary32: arguments of any precision up to 64 in a real range, against MPFR on each.
+TEST(TmdLefevre, WidePrecisionMatchesMpfrOnEveryArgument) {
+  using namespace ds::tmd;
+  struct Run {
+    Func f;
+    Mode m;
+    int p, k, log2_n;
+    const char *lo, *hi;
+  };
+  // 2^17, 2^15 and 2^16 arguments.
+  const Run runs[] = {{Func::kExp, Mode::kDirected, 40, 12, 8, "1", "0x1.000004p+0"},
+                      {Func::kLog2, Mode::kNearest, 54, 12, 8, "0x1.8p+0", "0x1.8000000004p+0"},
+                      {Func::kExp2, Mode::kNearest, 64, 12, 8, "0x1.4p-1", "0x1.4000000000020p-1"}};
+  for (const Run& r : runs) {
+    SCOPED_TRACE(std::string(func_name(r.f)) + " p=" + std::to_string(r.p));
+    LefevreParams p;
+    p.func = r.f;
+    p.mode = r.m;
+    p.precision = r.p;
+    p.k = r.k;
+    p.x_lo = r.lo;
+    p.x_hi = r.hi;
+    p.log2_n = r.log2_n;
+    ds::test::Mp lo(80), hi(80), x(80);
+    mpfr_set_str(lo, r.lo, 0, MPFR_RNDN);
+    mpfr_set_str(hi, r.hi, 0, MPFR_RNDN);
+    std::set<std::string> oracle;
+    mpfr_set(x, lo, MPFR_RNDN);
+    int64_t n = 0;
+    for (; mpfr_cmp(x, hi) < 0; ++n) {
+      if (mpfr_verdict_value(r.f, r.m, r.p, r.k, static_cast<const void*>(x.v)).within) {
+        char* t = nullptr;
+        mpfr_asprintf(&t, "%Ra", x.v);
+        oracle.insert(t);
+        mpfr_free_str(t);
+      }
+      ds::test::Mp step(80);  // the precision-p ulp of the binade
+      mpfr_set_ui_2exp(step, 1, mpfr_get_exp(lo) - r.p, MPFR_RNDN);
+      mpfr_add(x, x, step, MPFR_RNDN);
+    }
+    EXPECT_GT(oracle.size(), 3u);
+    for (Search s : {Search::kLefevre, Search::kRegular}) {
+      p.search = s;
+      const LefevreResult res = lefevre_search(p);
+      EXPECT_EQ(res.arguments, n);
+      std::set<std::string> got;
+      for (const Case& c : res.cases) got.insert(c.x_text);
+      EXPECT_EQ(got, oracle) << search_name(s);
+      EXPECT_LT(res.phase3_args + res.direct_args, res.arguments / 4);
     }
   }
 }
