@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -105,6 +106,45 @@ TEST(TmdCli, BadInputExitsTwoWithNothingWritten) {
   EXPECT_FALSE(exists(out + ".chunks"));
   EXPECT_EQ(exit_code({"exhaustive", "--range", "0x3f800000:0x3f8000ff", "--out", "/nonexistent-dir/x.csv"}),
             2);
+}
+
+TEST(TmdCli, LefevreAndRegularWriteTheSameCases) {
+  const std::string dir = tmpdir();
+  testing::internal::CaptureStdout();
+  for (const char* search : {"lefevre", "regular"}) {
+    const std::string out = dir + "/" + search + ".csv";
+    ASSERT_EQ(
+        exit_code({search, "--func", "log", "--mode", "directed", "--precision", "20", "--k", "12", "--range",
+                   "0x40000000:0x4007ffff", "--log2n", "5", "--backend", "cpu", "--out", out}),
+        0);
+  }
+  const std::string text = testing::internal::GetCapturedStdout();
+  EXPECT_NE(text.find("NMDM histogram"), std::string::npos) << text;
+  const std::string a = slurp(dir + "/lefevre.csv"), b = slurp(dir + "/regular.csv");
+  EXPECT_EQ(a, b);
+  EXPECT_GT(std::count(a.begin(), a.end(), '\n'), 2);
+  const std::string json = slurp(dir + "/regular.json");
+  EXPECT_NE(json.find("\"nmdm_histogram_5pct_bins\": ["), std::string::npos) << json;
+  // Real ranges at precision 54.
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(exit_code({"regular", "--func", "exp", "--precision", "54", "--k", "14", "--log2n", "8", "--x-lo",
+                       "1", "--x-hi", "0x1.0000000008p+0", "--out", dir + "/w.csv"}),
+            0);
+  testing::internal::GetCapturedStdout();
+  EXPECT_NE(slurp(dir + "/w.csv").find("0x1.0000000"), std::string::npos);
+  // Bad input.
+  const std::string bad = dir + "/bad.csv";
+  EXPECT_EQ(exit_code({"regular", "--func", "sin", "--range", "0x3f800000:0x3fffffff", "--out", bad}), 2);
+  EXPECT_EQ(exit_code({"regular", "--range", "0x3f800000:0x40400000", "--out", bad}), 2);  // two binades
+  EXPECT_EQ(exit_code({"lefevre", "--range", "0xbf800000:0xbfffffff", "--out", bad}), 2);  // negative
+  EXPECT_EQ(exit_code({"lefevre", "--precision", "54", "--range", "0x3f800000:0x3fffffff", "--out", bad}), 2);
+  EXPECT_EQ(exit_code({"lefevre", "--x-lo", "2", "--x-hi", "1", "--out", bad}), 2);
+  EXPECT_EQ(exit_code({"lefevre", "--x-lo", "1", "--x-hi", "3", "--out", bad}), 2);
+  EXPECT_EQ(exit_code({"lefevre", "--x-lo", "1", "--x-hi", "1+x", "--out", bad}), 2);
+  EXPECT_EQ(exit_code({"lefevre", "--split", "3", "--range", "0x3f800000:0x3fffffff", "--out", bad}), 2);
+  EXPECT_EQ(exit_code({"lefevre", "--k", "3", "--range", "0x3f800000:0x3fffffff", "--out", bad}),
+            2);  // flood
+  EXPECT_FALSE(exists(bad));
 }
 
 TEST(TmdCli, BenchRunsOnTheCpu) {
