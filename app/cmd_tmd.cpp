@@ -155,7 +155,7 @@ int tmd_exhaustive(const ArgList& argv) {
 int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   cli::Args args(argv,
                  {"func", "mode", "k", "precision", "range", "x-lo", "x-hi", "out", "json", "log2n", "split",
-                  "div-threshold", "backend", "max-cases", "hardest"},
+                  "div-threshold", "backend", "max-cases", "hardest", "chunk-file"},
                  {"quiet"});
   tmd::LefevreParams p;
   p.search = search;
@@ -183,6 +183,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   const std::string out = args.require("out");
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
   const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  p.chunk_file = args.get("chunk-file", out + ".chunks");
   // The same output estimate as the exhaustive search (a stratified dd sample).
   tmd::ExhaustiveParams ep;
   ep.func = p.func;
@@ -208,9 +209,19 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   check_writable(json);
   install_cancel_handler();
   p.cancel = &cancel_flag();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!quiet)
+    p.progress = [&](double f) {
+      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, sec);
+      std::fflush(stderr);
+    };
   const tmd::LefevreResult r = as_usage([&] { return tmd::lefevre_search(p); });
+  if (!quiet) std::fprintf(stderr, "\n");
   if (r.cancelled) {
-    std::cerr << "interrupted: nothing written\n";
+    std::cerr << "interrupted after " << r.blocks_loaded + r.blocks_run
+              << " blocks; finished blocks are kept in " << p.chunk_file
+              << ": run the same command again to resume\n";
     return 130;
   }
   tmd::ExhaustiveResult er;
@@ -230,6 +241,8 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
         (long long)r.arguments, (long long)r.phase1, (long long)r.phase2, (long long)r.phase2_args,
         (long long)r.phase3, (long long)r.phase3_args, (long long)r.direct_args, (long long)r.candidates,
         r.cases.size());
+    std::printf("blocks of 2^%d intervals: %lld computed, %lld resumed from %s\n", p.log2_block,
+                (long long)r.blocks_run, (long long)r.blocks_loaded, p.chunk_file.c_str());
     std::printf("time: polynomials %.3f s, phase 1 %.3f s, phase 2 %.3f s, phase 3 %.3f s, MPFR %.3f s\n",
                 r.seconds_poly, r.seconds_phase1, r.seconds_phase2, r.seconds_phase3, r.seconds_mpfr);
     std::printf(

@@ -9,10 +9,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 #include "cpu_parallel.h"
+#include "tmd_files.h"
 #include "tmd_lefevre.cuh"
 #include "tmd_lefevre_internal.h"
 
@@ -22,28 +25,137 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace lefevre_detail;
 
-// Iteration statistics accumulated over blocks (each block a whole number of warps).
-struct IterAcc {
-  double sum = 0, nmdm_sum = 0;
-  int64_t count = 0;
-  void add(const std::vector<uint32_t>& it, IterStats* st) {
+// One block of intervals, as stored in the resume file.
+struct Block {
+  int64_t phase1 = 0, phase2 = 0, phase2_args = 0, phase3 = 0, phase3_args = 0, direct = 0, candidates = 0;
+  int64_t iter_count = 0, warps = 0;
+  double iter_sum = 0, nmdm_sum = 0;
+  uint32_t iter_min = 0, iter_max = 0;
+  std::vector<int64_t> hist = std::vector<int64_t>(20, 0);
+  std::vector<Case> cases;
+
+  void add_iters(const std::vector<uint32_t>& it) {
     if (it.empty()) return;
-    const uint32_t mn = *std::min_element(it.begin(), it.end()), mx = *std::max_element(it.begin(), it.end());
-    st->min = count == 0 ? mn : std::min(st->min, mn);
-    st->max = std::max(st->max, mx);
-    for (uint32_t x : it) sum += x;
-    count += static_cast<int64_t>(it.size());
-    st->mean = sum / static_cast<double>(count);
+    iter_min = *std::min_element(it.begin(), it.end());
+    iter_max = *std::max_element(it.begin(), it.end());
+    for (uint32_t x : it) iter_sum += x;
+    iter_count = static_cast<int64_t>(it.size());
     for (std::size_t w = 0; w < it.size(); w += 32) {
       const int n = static_cast<int>(std::min<std::size_t>(32, it.size() - w));
       const double m = nmdm(&it[w], n);
       nmdm_sum += m;
-      ++st->warps;
-      st->nmdm_hist[std::min(19, static_cast<int>(m * 20))]++;
+      ++warps;
+      hist[std::min(19, static_cast<int>(m * 20))]++;
     }
-    st->mean_nmdm = nmdm_sum / static_cast<double>(st->warps);
   }
 };
+
+// Adds a block's counts to the result.
+void merge(const Block& b, LefevreResult* r, double* iter_sum, double* nmdm_sum, int64_t* iter_count) {
+  r->phase1 += b.phase1;
+  r->phase2 += b.phase2;
+  r->phase2_args += b.phase2_args;
+  r->phase3 += b.phase3;
+  r->phase3_args += b.phase3_args;
+  r->direct_args += b.direct;
+  r->candidates += b.candidates;
+  r->cases.insert(r->cases.end(), b.cases.begin(), b.cases.end());
+  IterStats& st = r->iters;
+  if (b.iter_count > 0) {
+    st.min = *iter_count == 0 ? b.iter_min : std::min(st.min, b.iter_min);
+    st.max = std::max(st.max, b.iter_max);
+    *iter_count += b.iter_count;
+    *iter_sum += b.iter_sum;
+    *nmdm_sum += b.nmdm_sum;
+    st.warps += b.warps;
+    st.mean = *iter_sum / static_cast<double>(*iter_count);
+    st.mean_nmdm = *nmdm_sum / static_cast<double>(st.warps);
+    for (std::size_t i = 0; i < 20; ++i) st.nmdm_hist[i] += b.hist[i];
+  }
+}
+
+constexpr const char* kBlockMagic = "deepscope-tmd-lefevre-blocks v1 ";
+
+std::string fingerprint(const LefevreParams& p) {
+  std::ostringstream o;
+  o << "search=" << search_name(p.search) << " func=" << func_name(p.func) << " mode=" << mode_name(p.mode)
+    << " p=" << p.precision << " k=" << p.k << " log2n=" << p.log2_n << " split=" << p.split
+    << " kth=" << p.div_threshold << " block=" << p.log2_block;
+  if (p.x_lo.empty() && p.x_hi.empty())
+    o << " lo=" << p.lo << " hi=" << p.hi;
+  else
+    o << " x_lo=" << p.x_lo << " x_hi=" << p.x_hi;
+  return o.str();
+}
+
+std::string block_text(int64_t id, const Block& b) {
+  std::ostringstream o;
+  o << "block " << id << " " << b.phase1 << " " << b.phase2 << " " << b.phase2_args << " " << b.phase3 << " "
+    << b.phase3_args << " " << b.direct << " " << b.candidates << " " << b.iter_count << " " << b.warps << " "
+    << b.iter_min << " " << b.iter_max;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " %.17g %.17g", b.iter_sum, b.nmdm_sum);
+  o << buf;
+  for (int64_t h : b.hist) o << " " << h;
+  o << " " << b.cases.size() << "\n";
+  for (const Case& c : b.cases) {
+    std::snprintf(buf, sizeof buf, "%.17g", c.log2_dist);
+    o << c.index << " " << c.x << " " << c.run << " " << (c.run_capped ? 1 : 0) << " " << buf << " "
+      << (c.x_text.empty() ? "-" : c.x_text) << " " << c.fx << "\n";
+  }
+  o << "end " << id << "\n";
+  return o.str();
+}
+
+// Loads the complete block records of `path` and rewrites it with exactly those.
+std::vector<bool> load_blocks(const std::string& path, const std::string& fp, int64_t blocks,
+                              std::vector<Block>* out) {
+  std::vector<bool> have(static_cast<std::size_t>(blocks), false);
+  out->assign(static_cast<std::size_t>(blocks), Block{});
+  const std::string header = std::string(kBlockMagic) + fp;
+  std::ifstream in(path);
+  if (!in) {
+    files::write_whole(path, header + "\n");
+    return have;
+  }
+  std::string line;
+  if (!std::getline(in, line) || line != header)
+    throw std::runtime_error("chunk file " + path + " belongs to a different search (its first line is \"" +
+                             line.substr(0, 200) + "\"); remove it or choose another chunk file");
+  std::string kept = header + "\n";
+  while (std::getline(in, line)) {
+    std::istringstream h(line);
+    std::string tag;
+    int64_t id = -1;
+    std::size_t ncases = 0;
+    Block b;
+    h >> tag >> id >> b.phase1 >> b.phase2 >> b.phase2_args >> b.phase3 >> b.phase3_args >> b.direct >>
+        b.candidates >> b.iter_count >> b.warps >> b.iter_min >> b.iter_max >> b.iter_sum >> b.nmdm_sum;
+    for (int64_t& x : b.hist) h >> x;
+    h >> ncases;
+    if (!h || tag != "block" || id < 0 || id >= blocks) break;
+    bool good = true;
+    for (std::size_t i = 0; good && i < ncases; ++i) {
+      Case c;
+      int capped = 0;
+      good = static_cast<bool>(std::getline(in, line));
+      std::istringstream cl(line);
+      good = good &&
+             static_cast<bool>(cl >> c.index >> c.x >> c.run >> capped >> c.log2_dist >> c.x_text >> c.fx);
+      c.run_capped = capped != 0;
+      if (c.x_text == "-") c.x_text.clear();
+      b.cases.push_back(c);
+    }
+    if (!good || !std::getline(in, line) || line != "end " + std::to_string(id)) break;
+    if (!have[id]) {
+      have[id] = true;
+      kept += block_text(id, b);
+      (*out)[id] = std::move(b);
+    }
+  }
+  files::write_whole(path, kept);
+  return have;
+}
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -65,16 +177,25 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   ParallelOptions opt;
   opt.cancel = p.cancel;
   res.iters.nmdm_hist.assign(20, 0);
-  IterAcc acc;
-  std::vector<int64_t> cand;  // argument indices (relative to s.i0)
+  double iter_sum = 0, nmdm_sum = 0;
+  int64_t iter_count = 0;
   // Blocks of intervals (a multiple of 32: warps never straddle two blocks).
-  const int64_t block = int64_t{1} << 18;
-  for (int64_t b0 = 0; b0 < n_int; b0 += block) {
+  const int64_t block = int64_t{1} << p.log2_block, n_blocks = (n_int + block - 1) / block;
+  std::vector<Block> loaded;
+  std::vector<bool> have(static_cast<std::size_t>(n_blocks), false);
+  if (!p.chunk_file.empty()) have = load_blocks(p.chunk_file, fingerprint(p), n_blocks, &loaded);
+  for (int64_t bi = 0; bi < n_blocks; ++bi) {
+    const int64_t b0 = bi * block, nb = std::min(block, n_int - b0);
+    if (have[bi]) {
+      merge(loaded[bi], &res, &iter_sum, &nmdm_sum, &iter_count);
+      ++res.blocks_loaded;
+      continue;
+    }
     if (p.cancel && p.cancel->load()) {
       res.cancelled = true;
       break;
     }
-    const int64_t nb = std::min(block, n_int - b0);
+    Block blk;
     // Polynomials.
     auto t = Clock::now();
     std::vector<Interval> ivs(static_cast<std::size_t>(nb));
@@ -98,7 +219,7 @@ LefevreResult lefevre_search(const LefevreParams& p) {
     std::vector<int64_t> tested;  // interval of each test
     for (std::size_t i = 0; i < ivs.size(); ++i) {
       const Interval& iv = ivs[i];
-      if (iv.direct) res.direct_args += iv.n;
+      if (iv.direct) blk.direct += iv.n;
       if (iv.direct || iv.n == 0) continue;
       const double r =
           (iv.rem + iv.y2_abs * std::pow(static_cast<double>(iv.n - 1), 2) + eps + slack * iv.n) *
@@ -110,15 +231,14 @@ LefevreResult lefevre_search(const LefevreParams& p) {
     std::vector<uint32_t> iters;
     run_tests(p, be, tests, &ok1, &iters);
     std::vector<int64_t> p2;  // compaction: the failing intervals
-    res.phase1 += static_cast<int64_t>(tests.size());
+    blk.phase1 = static_cast<int64_t>(tests.size());
     for (std::size_t j = 0; j < tests.size(); ++j)
       if (!ok1[j]) {
         p2.push_back(tested[j]);
-        res.phase2_args += ivs[tested[j]].n;
+        blk.phase2_args += ivs[tested[j]].n;
       }
-    acc.add(iters, &res.iters);
+    blk.add_iters(iters);
     res.seconds_phase1 += since(t);
-    if (p.on_phase) p.on_phase(1, res);
     // Phase 2: S sub-intervals of each failing interval.
     t = Clock::now();
     struct Sub {
@@ -134,7 +254,7 @@ LefevreResult lefevre_search(const LefevreParams& p) {
         sb.c1 = lb::frac_add(iv.y1, frac_mul(iv.y2, 2 * xs));
         subs.push_back(sb);
       }
-    res.phase2 += static_cast<int64_t>(subs.size());
+    blk.phase2 = static_cast<int64_t>(subs.size());
     tests.clear();
     for (const Sub& sb : subs) {
       const Interval& iv = ivs[sb.iv];
@@ -147,16 +267,16 @@ LefevreResult lefevre_search(const LefevreParams& p) {
     std::vector<uint32_t> iters2;
     run_tests(p, be, tests, &ok2, &iters2);
     res.seconds_phase2 += since(t);
-    if (p.on_phase) p.on_phase(2, res);
     // Phase 3: tabulated differences on the failing sub-intervals.
     t = Clock::now();
     std::vector<lb::Scan> scans;
+    std::vector<int64_t> cand;  // argument indices (relative to s.i0)
     for (std::size_t j = 0; j < subs.size(); ++j) {
       if (ok2[j]) continue;
       const Sub& sb = subs[j];
       const Interval& iv = ivs[sb.iv];
-      ++res.phase3;
-      res.phase3_args += sb.n;
+      ++blk.phase3;
+      blk.phase3_args += sb.n;
       lb::Scan sc;
       sc.v = sb.c0;
       sc.d1 = lb::frac_add(sb.c1, iv.y2);
@@ -178,49 +298,54 @@ LefevreResult lefevre_search(const LefevreParams& p) {
       if (iv.direct)
         for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
     res.seconds_phase3 += since(t);
+    // MPFR on the block's candidates.
+    std::sort(cand.begin(), cand.end());
+    t = Clock::now();
+    blk.candidates = static_cast<int64_t>(cand.size());
+    std::vector<Verdict> v(cand.size());
+    parallel_for(cand.size(), 64, [&](std::size_t b, std::size_t e) {
+      Mp X(72);
+      for (std::size_t i = b; i < e; ++i) {
+        const uint64_t idx = s.i0 + static_cast<uint64_t>(cand[i]);
+        if (s.bits_mode) {
+          v[i] = mpfr_verdict(p.func, p.mode, p.precision, p.k, s.bits(idx));
+        } else {
+          set_arg(X.v, s, idx);
+          v[i] = mpfr_verdict_value(p.func, p.mode, p.precision, p.k, static_cast<const void*>(X.v));
+        }
+      }
+    });
+    Mp X(72);
+    for (std::size_t i = 0; i < cand.size(); ++i) {
+      if (!v[i].within) continue;
+      Case c;
+      c.index = s.i0 + static_cast<uint64_t>(cand[i]);
+      if (s.bits_mode) {
+        c.x = s.bits(c.index);
+      } else {
+        set_arg(X.v, s, c.index);
+        char* txt = nullptr;
+        if (mpfr_asprintf(&txt, "%Ra", X.v) >= 0 && txt) {
+          c.x_text = txt;
+          mpfr_free_str(txt);
+        }
+      }
+      c.run = v[i].run;
+      c.run_capped = v[i].run_capped;
+      c.log2_dist = v[i].log2_dist;
+      c.fx = v[i].fx;
+      blk.cases.push_back(std::move(c));
+    }
+    res.seconds_mpfr += since(t);
+    if (!p.chunk_file.empty()) files::append_durable(p.chunk_file, block_text(bi, blk));
+    merge(blk, &res, &iter_sum, &nmdm_sum, &iter_count);
+    ++res.blocks_run;
     if (p.on_phase) p.on_phase(3, res);
     if (p.progress) p.progress(static_cast<double>(b0 + nb) / static_cast<double>(n_int));
   }
-  std::sort(cand.begin(), cand.end());
-  auto t = Clock::now();
-  res.candidates = static_cast<int64_t>(cand.size());
-  std::vector<Verdict> v(cand.size());
-  parallel_for(cand.size(), 64, [&](std::size_t b, std::size_t e) {
-    Mp X(72);
-    for (std::size_t i = b; i < e; ++i) {
-      const uint64_t idx = s.i0 + static_cast<uint64_t>(cand[i]);
-      if (s.bits_mode) {
-        v[i] = mpfr_verdict(p.func, p.mode, p.precision, p.k, s.bits(idx));
-      } else {
-        set_arg(X.v, s, idx);
-        v[i] = mpfr_verdict_value(p.func, p.mode, p.precision, p.k, static_cast<const void*>(X.v));
-      }
-    }
-  });
-  Mp X(72);
-  for (std::size_t i = 0; i < cand.size(); ++i) {
-    if (!v[i].within) continue;
-    Case c;
-    c.index = s.i0 + static_cast<uint64_t>(cand[i]);
-    if (s.bits_mode) {
-      c.x = s.bits(c.index);
-    } else {
-      set_arg(X.v, s, c.index);
-      char* txt = nullptr;
-      if (mpfr_asprintf(&txt, "%Ra", X.v) >= 0 && txt) {
-        c.x_text = txt;
-        mpfr_free_str(txt);
-      }
-    }
-    c.run = v[i].run;
-    c.run_capped = v[i].run_capped;
-    c.log2_dist = v[i].log2_dist;
-    c.fx = v[i].fx;
-    res.cases.push_back(std::move(c));
-  }
   std::sort(res.cases.begin(), res.cases.end(),
             [](const Case& a, const Case& b) { return a.index < b.index; });
-  res.seconds_mpfr = since(t);
+  res.blocks = n_blocks;
   if (p.on_phase) p.on_phase(4, res);
   if (p.progress) p.progress(1.0);
   return res;

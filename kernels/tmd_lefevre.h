@@ -39,7 +39,11 @@ struct LefevreParams {
   Search search = Search::kRegular;
   Backend backend = Backend::kCpu;  // phases 1-3 on all cores or on CUDA (polynomials: CPU, MPFR)
   int div_threshold = 3;            // hybrid division: divide when the quotient is >= 2^this (0: always)
-  const std::atomic<bool>* cancel = nullptr;
+  int log2_block = 18;  // intervals per block (the unit of work, memory and resume), in [5, 24]
+  // Resume file: finished blocks of 2^log2_block intervals are appended as they complete; blocks already
+  // there (for the same search) are loaded and skipped. Empty: no file.
+  std::string chunk_file;
+  const std::atomic<bool>* cancel = nullptr;  // polled between blocks and while making polynomials
   std::function<void(double)> progress;
   // Called after each phase with the counts so far (phase 1, 2, 3, then 4 once MPFR is done).
   std::function<void(int phase, const LefevreResult& so_far)> on_phase;
@@ -65,6 +69,7 @@ struct LefevreResult {
   std::vector<Case> cases;  // sorted by argument
   IterStats iters;
   double seconds_poly = 0, seconds_phase1 = 0, seconds_phase2 = 0, seconds_phase3 = 0, seconds_mpfr = 0;
+  int64_t blocks = 0, blocks_loaded = 0, blocks_run = 0;
   bool cancelled = false;
 };
 

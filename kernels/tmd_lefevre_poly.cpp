@@ -171,6 +171,7 @@ Setup validate(const LefevreParams& p) {
   if (p.log2_n < 2 || p.log2_n > 20) throw std::invalid_argument("log2 N must be in [2, 20]");
   if (p.split < 1 || (p.split & (p.split - 1)) != 0 || p.split > (1 << p.log2_n))
     throw std::invalid_argument("the phase-2 split must be a power of 2 no larger than N");
+  if (p.log2_block < 5 || p.log2_block > 24) throw std::invalid_argument("log2 block must be in [5, 24]");
   if (p.div_threshold < 0 || p.div_threshold > 64)
     throw std::invalid_argument("division threshold in [0, 64]");
   Setup s;

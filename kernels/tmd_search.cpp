@@ -14,6 +14,7 @@
 #include "cpu_parallel.h"
 #include "tmd.cuh"
 #include "tmd.h"
+#include "tmd_files.h"
 
 namespace ds::tmd {
 namespace {
@@ -74,27 +75,8 @@ std::string record_text(int64_t c, const ChunkRecord& r) {
   return o.str();
 }
 
-void write_whole(const std::string& path, const std::string& data) {
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0 &&
-                  fsync(fileno(f)) == 0;
-  std::fclose(f);
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  }
-}
-
-void append_durable(const std::string& path, const std::string& data) {
-  FILE* f = std::fopen(path.c_str(), "ab");
-  if (!f) throw std::runtime_error("cannot append to " + path + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0 &&
-                  fsync(fileno(f)) == 0;
-  std::fclose(f);
-  if (!ok) throw std::runtime_error("cannot append to " + path + ": " + std::strerror(errno));
-}
+using files::append_durable;
+using files::write_whole;
 
 // Loads the complete chunk records of `path` and rewrites it with exactly those (a record cut short
 // by a crash is dropped). A file of a different search is refused.

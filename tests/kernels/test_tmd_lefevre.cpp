@@ -2,7 +2,10 @@
 // brute force on random (a, b, N), and the searches against the exhaustive MPFR oracle.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -191,6 +194,54 @@ TEST(TmdLefevre, WidePrecisionMatchesMpfrOnEveryArgument) {
       EXPECT_LT(res.phase3_args + res.direct_args, res.arguments / 4);
     }
   }
+}
+
+TEST(TmdLefevre, ChunkFileResumesWithIdenticalResults) {
+  using namespace ds::tmd;
+  char dir[] = "/tmp/tmd_lefevre_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  LefevreParams p;
+  p.func = Func::kLog2;
+  p.mode = Mode::kNearest;
+  p.precision = 22;
+  p.k = 12;
+  p.lo = bits_of(3.0f);
+  p.hi = bits_of(3.9f);
+  p.log2_n = 5;
+  p.log2_block = 7;  // 128 intervals per block: 29 blocks
+  const LefevreResult whole = lefevre_search(p);
+  ASSERT_GT(whole.blocks, 20);
+  std::atomic<bool> stop{false};
+  p.chunk_file = std::string(dir) + "/b.chunks";
+  p.cancel = &stop;
+  int phases = 0;
+  p.on_phase = [&](int phase, const LefevreResult&) {
+    if (phase == 3 && ++phases == 5) stop = true;
+  };
+  const LefevreResult part = lefevre_search(p);
+  EXPECT_TRUE(part.cancelled);
+  EXPECT_EQ(part.blocks_run, 5);
+  stop = false;
+  p.on_phase = nullptr;
+  const LefevreResult rest = lefevre_search(p);
+  EXPECT_FALSE(rest.cancelled);
+  EXPECT_EQ(rest.blocks_loaded, 5);
+  EXPECT_EQ(rest.blocks_run, rest.blocks - 5);
+  EXPECT_EQ(lefevre_json(p, rest).substr(0, 200), lefevre_json(p, whole).substr(0, 200));
+  EXPECT_EQ(rest.phase2, whole.phase2);
+  EXPECT_EQ(rest.phase3_args, whole.phase3_args);
+  EXPECT_EQ(rest.iters.mean, whole.iters.mean);
+  EXPECT_EQ(rest.iters.nmdm_hist, whole.iters.nmdm_hist);
+  ASSERT_EQ(rest.cases.size(), whole.cases.size());
+  for (std::size_t i = 0; i < rest.cases.size(); ++i) {
+    EXPECT_EQ(rest.cases[i].x, whole.cases[i].x);
+    EXPECT_EQ(rest.cases[i].fx, whole.cases[i].fx);
+    EXPECT_EQ(rest.cases[i].log2_dist, whole.cases[i].log2_dist);
+  }
+  p.k = 13;
+  EXPECT_THROW(lefevre_search(p), std::runtime_error);
+  std::remove(p.chunk_file.c_str());
+  rmdir(dir);
 }
 
 TEST(TmdLefevre, NmdmOfAWarp) {
