@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -97,7 +99,31 @@ void table1(std::ostringstream& md, int scale, Backend be) {
 }  // namespace
 
 int bench_tmd(const ArgList& argv) {
-  cli::Args args(argv, {"out", "full-exp2", "k", "table1"}, {"quick", "cpu-only", "gpu-only"});
+  cli::Args args(argv, {"out", "full-exp2", "k", "table1", "fp-counts"},
+                 {"quick", "cpu-only", "gpu-only", "ncu-probe"});
+  if (args.flag("ncu-probe")) {  // one filter launch of 2^20 arguments per function, for Nsight Compute
+    for (tmd::Func f : tmd::all_funcs()) {
+      const uint32_t lo = (f == tmd::Func::kLog || f == tmd::Func::kLog2) ? 0x40400000u : 0x3f800000u;
+      tmd::eval_rate(f, tmd::Mode::kNearest, 24, 20, lo, 1 << 20, Backend::kCuda);
+    }
+    return 0;
+  }
+  // FP64/FP32 instructions per argument from Nsight Compute (docs/bench/tmd_fp_counts.py).
+  std::map<std::string, std::pair<double, double>> fp;
+  if (args.has("fp-counts")) {
+    const std::string path = args.get("fp-counts", "");
+    std::ifstream in(path);
+    if (!in) throw IoError("cannot read --fp-counts file \"" + path + "\"");
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::istringstream ls(line);
+      std::string f, d, s;
+      if (!std::getline(ls, f, ',') || !std::getline(ls, d, ',') || !std::getline(ls, s, ','))
+        throw IoError("--fp-counts: malformed line \"" + line + "\" (want func,fp64,fp32)");
+      fp[f] = {cli::parse_double("--fp-counts", d), cli::parse_double("--fp-counts", s)};
+    }
+  }
   const bool quick = args.flag("quick");
   const std::string out_path = args.get("out", "");
   if (!out_path.empty()) check_writable(out_path);
@@ -119,15 +145,19 @@ int bench_tmd(const ArgList& argv) {
      << "\n- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
      << "\n\nExhaustive search, evaluation and filter only (f(x) in double-double, distance to the nearest "
         "breakpoint, 2^-20 threshold, nearest; MPFR confirmation excluded): binary32 arguments per second "
-        "over "
-        "consecutive bit patterns starting at 1.0 (0x3f800000; log and log2 from 3.0).\n\n"
-     << "| function | CPU args | CPU s | CPU args/s | GPU args | GPU s | GPU args/s "
-        "|\n|---|---|---|---|---|---|---|\n";
+        "over consecutive bit patterns starting at 1.0 (0x3f800000; log and log2 from 3.0).\n\n"
+     << "The share of the H100's FP64 ceiling is GPU args/s x FP64 instructions per argument (Nsight "
+        "Compute, "
+        "DADD + DMUL + DFMA, an FMA counted once) / 1.67e13 (given with --fp-counts).\n\n"
+     << "| function | CPU args | CPU s | CPU args/s | GPU args | GPU s | GPU args/s | FP64 instr/arg | share "
+        "of "
+        "FP64 ceiling |\n|---|---|---|---|---|---|---|---|---|\n";
   const int64_t n_cpu = quick ? (1 << 16) : (1 << 20), n_gpu = quick ? (1 << 24) : (1 << 28);
   for (tmd::Func f : tmd::all_funcs()) {
     const uint32_t lo = (f == tmd::Func::kLog || f == tmd::Func::kLog2) ? 0x40400000u : 0x3f800000u;
     char line[256];
-    std::string cpu_cells = "| – | – | – ", gpu_cells = "| – | – | – ";
+    std::string cpu_cells = "| – | – | – ", gpu_cells = "| – | – | – ", fp_cells = "| – | – ";
+    double gpu_rate = 0;
     if (do_cpu) {
       const tmd::EvalRate r = tmd::eval_rate(f, tmd::Mode::kNearest, 24, 20, lo, n_cpu, Backend::kCpu);
       std::snprintf(line, sizeof line, "| %lld | %.3f | %.3g ", static_cast<long long>(n_cpu), r.seconds,
@@ -140,8 +170,18 @@ int bench_tmd(const ArgList& argv) {
       std::snprintf(line, sizeof line, "| %lld | %.3f | %.3g ", static_cast<long long>(n_gpu), r.seconds,
                     r.inputs_per_second);
       gpu_cells = line;
+      gpu_rate = r.inputs_per_second;
     }
-    md << "| " << tmd::func_name(f) << " " << cpu_cells << gpu_cells << "|\n";
+    const auto it = fp.find(tmd::func_name(f));
+    if (it != fp.end()) {
+      std::snprintf(
+          line, sizeof line, "| %.0f | %s ", it->second.first,
+          gpu_rate > 0
+              ? (std::to_string(100 * gpu_rate * it->second.first / 1.67e13).substr(0, 5) + " %").c_str()
+              : "–");
+      fp_cells = line;
+    }
+    md << "| " << tmd::func_name(f) << " " << cpu_cells << gpu_cells << fp_cells << "|\n";
     std::fprintf(stderr, "  %s done\n", tmd::func_name(f));
   }
   if (!do_gpu && !args.flag("cpu-only")) md << "\nGPU not run: " << cuda_unavailable_reason() << "\n";
