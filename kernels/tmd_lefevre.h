@@ -34,12 +34,12 @@ struct LefevreParams {
   // Or a real range [x_lo, x_hi) of one binade (decimal or hex-float text, parsed exactly): the
   // arguments are then its precision-p numbers for any p in [8, 64] (e.g. the paper's p = 54).
   std::string x_lo, x_hi;
-  int log2_n = 6;                               // arguments per phase-1 interval: 2^log2_n, in [2, 20]
-  int split = 8;                                // phase-2 sub-intervals per failing interval (2^j <= N)
+  int log2_n = 6;  // arguments per phase-1 interval: 2^log2_n, in [2, 20]
+  int split = 8;   // phase-2 sub-intervals per failing interval (2^j <= N)
   Search search = Search::kRegular;
   Backend backend = Backend::kCpu;  // phases 1-3 on all cores or on CUDA (polynomials: CPU, MPFR)
   int div_threshold = 3;            // hybrid division: divide when the quotient is >= 2^this (0: always)
-  int log2_block = 18;  // intervals per block (the unit of work, memory and resume), in [5, 24]
+  int log2_block = 18;              // intervals per block (the unit of work, memory and resume), in [5, 24]
   // Resume file: finished blocks of 2^log2_block intervals are appended as they complete; blocks already
   // there (for the same search) are loaded and skipped. Empty: no file.
   std::string chunk_file;
