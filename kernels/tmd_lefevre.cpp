@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -80,7 +81,8 @@ std::string fingerprint(const LefevreParams& p) {
   std::ostringstream o;
   o << "search=" << search_name(p.search) << " func=" << func_name(p.func) << " mode=" << mode_name(p.mode)
     << " p=" << p.precision << " k=" << p.k << " log2n=" << p.log2_n << " split=" << p.split
-    << " kth=" << p.div_threshold << " block=" << p.log2_block;
+    << " kth=" << p.div_threshold << " block=" << p.log2_block
+    << " poly=" << (p.hierarchical ? "hierarchical" + std::to_string(p.log2_packet) : std::string("taylor"));
   if (p.x_lo.empty() && p.x_hi.empty())
     o << " lo=" << p.lo << " hi=" << p.hi;
   else
@@ -157,6 +159,78 @@ std::vector<bool> load_blocks(const std::string& path, const std::string& fp, in
   return have;
 }
 
+// The block's intervals by the hierarchical method: packets of 2^log2_packet intervals from MPFR
+// (on all cores), expanded by tabulated differences on the backend; packets whose results span two
+// binades fall back to one MPFR polynomial per interval.
+bool hierarchical_intervals(const LefevreParams& p, const Setup& s, Backend be, int64_t b0, int64_t N,
+                            int64_t count, const ParallelOptions& opt, std::vector<Interval>* ivs) {
+  const int64_t nb = static_cast<int64_t>(ivs->size()), P = int64_t{1} << p.log2_packet;
+  const int64_t n_pk = (nb + P - 1) / P;
+  // A packet whose remainder bound is above 2^-(k+4) ulp is halved, down to single intervals,
+  // which then get their own MPFR polynomial (as do intervals whose results span two binades).
+  const double rem_max = std::ldexp(1.0, -p.k - 4);
+  std::vector<PacketData> packets_all;
+  std::vector<int64_t> offsets_all;
+  std::mutex mu;
+  std::function<void(int64_t, int64_t, std::vector<PacketData>*, std::vector<int64_t>*)> build =
+      [&](int64_t k0, int64_t n, std::vector<PacketData>* pk, std::vector<int64_t>* off) {
+        if (n > 1) {
+          PacketData d = make_packet(p, s, b0 + k0, n, N);
+          if (!d.direct && d.rem <= rem_max) {
+            pk->push_back(d);
+            off->push_back(k0);
+            return;
+          }
+          build(k0, n / 2, pk, off);
+          build(k0 + n / 2, n - n / 2, pk, off);
+          return;
+        }
+        const int64_t first = (b0 + k0) * N;
+        (*ivs)[k0] = make_interval(p, s, first, std::min(N, count - first));
+      };
+  const bool ok = parallel_for(
+      static_cast<std::size_t>(n_pk), 1,
+      [&](std::size_t b, std::size_t e) {
+        std::vector<PacketData> pk;
+        std::vector<int64_t> off;
+        for (std::size_t i = b; i < e; ++i) {
+          const int64_t k0 = static_cast<int64_t>(i) * P;
+          build(k0, std::min(P, nb - k0), &pk, &off);
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        packets_all.insert(packets_all.end(), pk.begin(), pk.end());
+        offsets_all.insert(offsets_all.end(), off.begin(), off.end());
+      },
+      opt);
+  if (!ok) return false;
+  std::vector<lb::Packet> packets;
+  for (const PacketData& d : packets_all) packets.push_back(d.packet);
+  std::vector<lb::Frac> coef(static_cast<std::size_t>(3 * nb));
+  if (!packets.empty()) {
+    if (be == Backend::kCuda)
+      detail::expand_packets_cuda(packets.data(), offsets_all.data(), static_cast<int64_t>(packets.size()),
+                                  coef.data(), nb);
+    else
+      detail::expand_packets_cpu(packets.data(), offsets_all.data(), static_cast<int64_t>(packets.size()),
+                                 coef.data());
+  }
+  for (std::size_t i = 0; i < packets_all.size(); ++i) {
+    const PacketData& d = packets_all[i];
+    for (int64_t k = offsets_all[i]; k < offsets_all[i] + d.packet.n; ++k) {
+      Interval& iv = (*ivs)[k];
+      iv.first = (b0 + k) * N;
+      iv.n = std::min(N, count - iv.first);
+      iv.direct = false;
+      iv.y0 = coef[3 * k];
+      iv.y1 = coef[3 * k + 1];
+      iv.y2 = coef[3 * k + 2];
+      iv.y2_abs = d.c2_abs;
+      iv.rem = d.rem;
+    }
+  }
+  return true;
+}
+
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
@@ -199,15 +273,20 @@ LefevreResult lefevre_search(const LefevreParams& p) {
     // Polynomials.
     auto t = Clock::now();
     std::vector<Interval> ivs(static_cast<std::size_t>(nb));
-    const bool ok = parallel_for(
-        ivs.size(), 64,
-        [&](std::size_t b, std::size_t e) {
-          for (std::size_t i = b; i < e; ++i) {
-            const int64_t first = (b0 + static_cast<int64_t>(i)) * N;
-            ivs[i] = make_interval(p, s, first, std::min(N, count - first));
-          }
-        },
-        opt);
+    bool ok;
+    if (!p.hierarchical) {
+      ok = parallel_for(
+          ivs.size(), 64,
+          [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+              const int64_t first = (b0 + static_cast<int64_t>(i)) * N;
+              ivs[i] = make_interval(p, s, first, std::min(N, count - first));
+            }
+          },
+          opt);
+    } else {
+      ok = hierarchical_intervals(p, s, be, b0, N, count, opt, &ivs);
+    }
     res.seconds_poly += since(t);
     if (!ok) {
       res.cancelled = true;

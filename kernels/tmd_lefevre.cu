@@ -35,6 +35,12 @@ __global__ void scan_kernel(const lb::Scan* s, int64_t n, bool nearest, int64_t*
   });
 }
 
+__global__ void expand_kernel(const lb::Packet* pk, const int64_t* offset, int64_t n, lb::Frac* out) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  lb::expand_packet(pk[i], out + 3 * offset[i]);
+}
+
 unsigned grid_for(int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
 
 }  // namespace
@@ -80,6 +86,23 @@ std::vector<int64_t> run_scans_cuda(const void* scans, int64_t count, bool neare
     }
     cap = static_cast<int64_t>(n);
   }
+}
+
+void expand_packets_cuda(const void* packets, const int64_t* offset, int64_t count, void* out,
+                         int64_t out_items) {
+  if (count <= 0) return;
+  DeviceBuffer d_pk(static_cast<std::size_t>(count) * sizeof(lb::Packet));
+  DeviceBuffer d_off(static_cast<std::size_t>(count) * sizeof(int64_t));
+  DeviceBuffer d_out(static_cast<std::size_t>(out_items) * 3 * sizeof(lb::Frac));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(d_pk.p, packets, static_cast<std::size_t>(count) * sizeof(lb::Packet),
+                                  cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(
+      cudaMemcpy(d_off.p, offset, static_cast<std::size_t>(count) * sizeof(int64_t), cudaMemcpyHostToDevice));
+  expand_kernel<<<grid_for(count), kBlock>>>(d_pk.as<lb::Packet>(), d_off.as<int64_t>(), count,
+                                             d_out.as<lb::Frac>());
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(out, d_out.p, static_cast<std::size_t>(out_items) * 3 * sizeof(lb::Frac),
+                                  cudaMemcpyDeviceToHost));
 }
 
 }  // namespace detail

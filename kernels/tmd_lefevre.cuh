@@ -222,4 +222,44 @@ DEEPSCOPE_HD void run_scan(const Scan& s, bool nearest, Emit&& emit) {
   }
 }
 
+// --- Hierarchical polynomials: a packet of consecutive intervals by tabulated differences ----------
+//
+// On a packet, Y(x) is one Taylor polynomial P of degree kPacketDegree; on its interval k,
+// P(k N + m) = c_0(k) + c_1(k) m + c_2(k) m^2 + ..., where c_j is a polynomial in k of degree
+// kPacketDegree - j. The host (MPFR) gives the forward differences of c_0, c_1, c_2 at k = 0 (mod 1,
+// 288 fraction bits); each step is one addition per difference in Limb<10>.
+
+constexpr int kPacketDegree = 6;
+using Wide = Limb<10>;
+
+DEEPSCOPE_HD Wide wide_add(const Wide& x, const Wide& y) {
+  Wide r = x + y;  // both non-negative: an exact magnitude sum
+  r.w[0] = 0;      // mod 1
+  return r;
+}
+
+struct Packet {
+  Wide d[3][kPacketDegree + 1];  // Delta^i c_j(0) mod 1 (zero beyond the degree of c_j)
+  int64_t n;                     // intervals
+};
+
+// Writes c_0(k), c_1(k), c_2(k) (truncated to 96 bits) to out[3 k + j] for k < n.
+DEEPSCOPE_HD void expand_packet(const Packet& pk, Frac* out) {
+  Wide d[3][kPacketDegree + 1];
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i <= kPacketDegree; ++i) d[j][i] = pk.d[j][i];
+  for (int64_t k = 0; k < pk.n; ++k) {
+    for (int j = 0; j < 3; ++j) {
+      Frac f;
+      f.neg = 0;
+      f.w[0] = 0;
+      f.w[1] = d[j][0].w[1];
+      f.w[2] = d[j][0].w[2];
+      f.w[3] = d[j][0].w[3];
+      out[3 * k + j] = f;
+      for (int i = 0; i < kPacketDegree; ++i) d[j][i] = wide_add(d[j][i], d[j][i + 1]);
+    }
+  }
+}
+
 }  // namespace ds::tmd::lb

@@ -39,7 +39,12 @@ struct LefevreParams {
   Search search = Search::kRegular;
   Backend backend = Backend::kCpu;  // phases 1-3 on all cores or on CUDA (polynomials: CPU, MPFR)
   int div_threshold = 3;            // hybrid division: divide when the quotient is >= 2^this (0: always)
-  int log2_block = 18;              // intervals per block (the unit of work, memory and resume), in [5, 24]
+  // Polynomials: the hierarchical method (one MPFR Taylor polynomial of degree 6 per packet of
+  // 2^log2_packet intervals, each interval's coefficients by tabulated differences in Limb<10>) or
+  // one MPFR Taylor polynomial per interval.
+  bool hierarchical = true;
+  int log2_packet = 10;
+  int log2_block = 18;  // intervals per block (the unit of work, memory and resume), in [5, 24]
   // Resume file: finished blocks of 2^log2_block intervals are appended as they complete; blocks already
   // there (for the same search) are loaded and skipped. Empty: no file.
   std::string chunk_file;
@@ -95,6 +100,11 @@ void run_tests_cuda(const void* tests, int64_t count, bool lefevre, int kth, uin
                     uint32_t* iters);
 std::vector<int64_t> run_scans_cpu(const void* scans, int64_t count, bool nearest);
 std::vector<int64_t> run_scans_cuda(const void* scans, int64_t count, bool nearest);
+// Hierarchical method: expands packets (tmd_lefevre.cuh's Packet) into 3 coefficients (Frac) per
+// interval; packet i writes out[3 (offset[i] + k) + j].
+void expand_packets_cpu(const void* packets, const int64_t* offset, int64_t count, void* out);
+void expand_packets_cuda(const void* packets, const int64_t* offset, int64_t count, void* out,
+                         int64_t out_items);
 }  // namespace detail
 
 }  // namespace ds::tmd

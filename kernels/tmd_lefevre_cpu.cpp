@@ -55,5 +55,13 @@ std::vector<int64_t> run_scans_cpu(const void* scans, int64_t count, bool neares
   return out;
 }
 
+void expand_packets_cpu(const void* packets, const int64_t* offset, int64_t count, void* out) {
+  const auto* pk = static_cast<const lb::Packet*>(packets);
+  auto* o = static_cast<lb::Frac*>(out);
+  parallel_for(static_cast<std::size_t>(count), 1, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) lb::expand_packet(pk[i], o + 3 * offset[i]);
+  });
+}
+
 }  // namespace detail
 }  // namespace ds::tmd

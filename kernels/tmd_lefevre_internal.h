@@ -41,6 +41,17 @@ struct Interval {
   double y2_abs = 0, rem = 0;
 };
 
+// A packet of consecutive intervals for the hierarchical method (tmd_lefevre_packet.cpp).
+struct PacketData {
+  lb::Packet packet;
+  int64_t first_interval = 0;
+  bool direct = false;  // results in two binades: fall back to per-interval polynomials
+  double rem = 0;       // bound on |Y - (c_0 + c_1 m + c_2 m^2)| on every interval, in ulps
+  double c2_abs = 0;    // bound on |c_2(k)|
+};
+PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_interval, int64_t n_intervals,
+                       int64_t N);
+
 Setup validate(const LefevreParams& p);
 void set_arg(mpfr_ptr X, const Setup& s, uint64_t i);
 Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, int64_t n);

@@ -136,10 +136,16 @@ Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, in
 // comes within e of a breakpoint.
 lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double e, int64_t n) {
   lb::LinearTest t;
+  t.n = static_cast<uint64_t>(n);
+  if (!(e < 0.25)) {  // a threshold this wide cannot pass (and would overflow the fixed point)
+    t.a = 0;
+    t.b = 0;
+    t.eps = kOne;  // every d < 2^63 fails
+    return t;
+  }
   t.a = (kOne - fix63(c1)) & (kOne - 1);
   t.b = (fix63(c0) + fix63_up(e) + (p.mode == Mode::kNearest ? (kOne >> 1) : 0)) & (kOne - 1);
   t.eps = 2 * fix63_up(e);
-  t.n = static_cast<uint64_t>(n);
   return t;
 }
 
@@ -172,6 +178,8 @@ Setup validate(const LefevreParams& p) {
   if (p.split < 1 || (p.split & (p.split - 1)) != 0 || p.split > (1 << p.log2_n))
     throw std::invalid_argument("the phase-2 split must be a power of 2 no larger than N");
   if (p.log2_block < 5 || p.log2_block > 24) throw std::invalid_argument("log2 block must be in [5, 24]");
+  if (p.log2_packet < 0 || p.log2_packet > p.log2_block)
+    throw std::invalid_argument("log2 packet must be in [0, log2 block]");
   if (p.div_threshold < 0 || p.div_threshold > 64)
     throw std::invalid_argument("division threshold in [0, 64]");
   Setup s;

@@ -22,4 +22,8 @@ std::vector<int64_t> run_scans_cuda(const void*, int64_t, bool) {
   throw std::runtime_error("this build has no CUDA support (DEEPSCOPE_CUDA=OFF or no nvcc)");
 }
 
+void expand_packets_cuda(const void*, const int64_t*, int64_t, void*, int64_t) {
+  throw std::runtime_error("this build has no CUDA support (DEEPSCOPE_CUDA=OFF or no nvcc)");
+}
+
 }  // namespace ds::tmd::detail

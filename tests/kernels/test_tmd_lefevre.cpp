@@ -122,8 +122,12 @@ TEST(TmdLefevre, BothSearchesMatchTheExhaustiveMpfrOracle) {
     for (uint32_t b = p.lo; b <= p.hi; ++b)
       if (mpfr_verdict(r.f, r.m, r.p, r.k, b).within) oracle.insert(b);
     EXPECT_GT(oracle.size(), 3u);
-    for (Search s : {Search::kLefevre, Search::kRegular}) {
-      SCOPED_TRACE(search_name(s));
+    // Both searches with the hierarchical polynomials, and the regular one with a Taylor
+    // polynomial per interval.
+    for (int v = 0; v < 3; ++v) {
+      const Search s = v == 0 ? Search::kLefevre : Search::kRegular;
+      p.hierarchical = v < 2;
+      SCOPED_TRACE(std::string(search_name(s)) + (p.hierarchical ? " hierarchical" : " taylor"));
       p.search = s;
       const LefevreResult res = lefevre_search(p);
       std::set<uint32_t> got;
@@ -209,6 +213,7 @@ TEST(TmdLefevre, ChunkFileResumesWithIdenticalResults) {
   p.hi = bits_of(3.9f);
   p.log2_n = 5;
   p.log2_block = 7;  // 128 intervals per block: 29 blocks
+  p.log2_packet = 5;
   const LefevreResult whole = lefevre_search(p);
   ASSERT_GT(whole.blocks, 20);
   std::atomic<bool> stop{false};
