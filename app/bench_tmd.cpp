@@ -57,7 +57,8 @@ void table1(std::ostringstream& md, int scale, Backend be) {
       line, sizeof line,
       "\n## Paper Tables 1, 2, 5: exp on [1, 1 + 2^-%d) (%s)\n\n"
       "Precision-54 arguments and results (2^%d arguments), directed breakpoints, k = 32, N = 2^15, 8 "
-      "sub-intervals, division threshold 3; polynomials from MPFR on the CPU.\n\n"
+      "sub-intervals, division threshold 3; polynomials by the hierarchical method (MPFR per packet of up to "
+      "2^10 intervals, tabulated differences on the backend).\n\n"
       "| phase | Lefèvre arguments | Lefèvre s | regular arguments | regular s | paper Lefèvre | paper "
       "regular |\n"
       "|---|---|---|---|---|---|---|\n",

@@ -155,7 +155,7 @@ int tmd_exhaustive(const ArgList& argv) {
 int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   cli::Args args(argv,
                  {"func", "mode", "k", "precision", "range", "x-lo", "x-hi", "out", "json", "log2n", "split",
-                  "div-threshold", "backend", "max-cases", "hardest", "chunk-file"},
+                  "div-threshold", "backend", "max-cases", "hardest", "chunk-file", "poly", "log2-packet"},
                  {"quiet"});
   tmd::LefevreParams p;
   p.search = search;
@@ -176,6 +176,11 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   p.log2_n = static_cast<int>(args.get_int("log2n", 6, 2, 20));
   p.split = static_cast<int>(args.get_int("split", 8, 1, 1 << 20));
   p.div_threshold = static_cast<int>(args.get_int("div-threshold", 3, 0, 64));
+  const std::string poly = args.get("poly", "hierarchical");
+  if (poly != "hierarchical" && poly != "taylor")
+    throw cli::UsageError("--poly must be hierarchical or taylor, got \"" + poly + "\"");
+  p.hierarchical = poly == "hierarchical";
+  p.log2_packet = static_cast<int>(args.get_int("log2-packet", 10, 0, 18));
   p.backend = parse_tmd_backend(args.get("backend", "auto"));
   const int64_t max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
   const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
@@ -229,8 +234,9 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   write_file_atomically(out, tmd::cases_csv(ep, er));
   write_file_atomically(json, tmd::lefevre_json(p, r));
   if (!quiet) {
-    std::printf("%s search, %s, %s, p = %d, k = %d, N = 2^%d, split %d, on %s\n", tmd::search_name(search),
-                tmd::func_name(p.func), tmd::mode_name(p.mode), p.precision, p.k, p.log2_n, p.split,
+    std::printf("%s search, %s, %s, p = %d, k = %d, N = 2^%d, split %d, polynomials %s, on %s\n",
+                tmd::search_name(search), tmd::func_name(p.func), tmd::mode_name(p.mode), p.precision, p.k,
+                p.log2_n, p.split, p.hierarchical ? "hierarchical" : "taylor per interval",
                 backend_name(p.backend));
     std::printf(
         "arguments %lld; phase 1: %lld intervals; phase 2: %lld sub-intervals (%lld arguments); phase 3: "

@@ -31,7 +31,8 @@ Commands:
         hard-to-round cases of binary32 arguments (f(x) within 2^-K ulp of a breakpoint), MPFR-checked
   deepscope tmd lefevre|regular --range 0xLO:0xHI | --x-lo X --x-hi Y [--func exp|exp2|log|log2] [--mode nearest|directed]
                                 [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
-                                [--backend auto|cpu|cuda] [--max-cases N] [--chunk-file F] [--json F] [--quiet]
+                                [--poly hierarchical|taylor] [--log2-packet P] [--backend auto|cpu|cuda]
+                                [--max-cases N] [--chunk-file F] [--json F] [--quiet]
                                 --out FILE.csv
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64

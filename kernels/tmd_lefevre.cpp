@@ -224,7 +224,8 @@ bool hierarchical_intervals(const LefevreParams& p, const Setup& s, Backend be, 
       iv.y0 = coef[3 * k];
       iv.y1 = coef[3 * k + 1];
       iv.y2 = coef[3 * k + 2];
-      iv.y2_abs = d.c2_abs;
+      iv.y2_lo = d.c2_lo;
+      iv.y2_hi = d.c2_hi;
       iv.rem = d.rem;
     }
   }
@@ -300,10 +301,8 @@ LefevreResult lefevre_search(const LefevreParams& p) {
       const Interval& iv = ivs[i];
       if (iv.direct) blk.direct += iv.n;
       if (iv.direct || iv.n == 0) continue;
-      const double r =
-          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(iv.n - 1), 2) + eps + slack * iv.n) *
-          (1 + 0x1p-40);
-      tests.push_back(make_test(p, iv.y0, iv.y1, r, iv.n));
+      tests.push_back(make_test(p, iv.y0, iv.y1, iv.y2_lo, iv.y2_hi,
+                                (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40), iv.n));
       tested.push_back(static_cast<int64_t>(i));
     }
     std::vector<uint8_t> ok1;
@@ -337,10 +336,8 @@ LefevreResult lefevre_search(const LefevreParams& p) {
     tests.clear();
     for (const Sub& sb : subs) {
       const Interval& iv = ivs[sb.iv];
-      const double r =
-          (iv.rem + iv.y2_abs * std::pow(static_cast<double>(sb.n - 1), 2) + eps + slack * iv.n) *
-          (1 + 0x1p-40);
-      tests.push_back(make_test(p, sb.c0, sb.c1, r, sb.n));
+      tests.push_back(make_test(p, sb.c0, sb.c1, iv.y2_lo, iv.y2_hi,
+                                (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40), sb.n));
     }
     std::vector<uint8_t> ok2;
     std::vector<uint32_t> iters2;

@@ -38,16 +38,17 @@ struct Interval {
   int64_t n = 0;      // arguments
   bool direct = false;
   Frac y0, y1, y2;
-  double y2_abs = 0, rem = 0;
+  double y2_lo = 0, y2_hi = 0;  // bounds on the true (signed) second-order coefficient
+  double rem = 0;
 };
 
 // A packet of consecutive intervals for the hierarchical method (tmd_lefevre_packet.cpp).
 struct PacketData {
   lb::Packet packet;
   int64_t first_interval = 0;
-  bool direct = false;  // results in two binades: fall back to per-interval polynomials
-  double rem = 0;       // bound on |Y - (c_0 + c_1 m + c_2 m^2)| on every interval, in ulps
-  double c2_abs = 0;    // bound on |c_2(k)|
+  bool direct = false;          // results in two binades: fall back to per-interval polynomials
+  double rem = 0;               // bound on |Y - (c_0 + c_1 m + c_2 m^2)| on every interval, in ulps
+  double c2_lo = 0, c2_hi = 0;  // bounds on c_2(k) over the packet
 };
 PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_interval, int64_t n_intervals,
                        int64_t N);
@@ -56,7 +57,10 @@ Setup validate(const LefevreParams& p);
 void set_arg(mpfr_ptr X, const Setup& s, uint64_t i);
 Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, int64_t n);
 Frac frac_mul(const Frac& x, uint64_t k);
-lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double e, int64_t n);
+// The lower-bound test of c0 + c1 x + q(x), x < n, where the dropped quadratic term q(x) = c2 x^2
+// has c2 in [c2_lo, c2_hi]: the test centres q's range and widens the threshold e by its half-width.
+lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double c2_lo, double c2_hi,
+                         double e, int64_t n);
 void run_tests(const LefevreParams& p, Backend be, const std::vector<lb::LinearTest>& t,
                std::vector<uint8_t>* ok, std::vector<uint32_t>* it);
 

@@ -152,7 +152,11 @@ PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_int
   double t3 = 0;
   for (int j = 3; j <= D; ++j) t3 += cj[j] * std::pow(static_cast<double>(N), j);
   pd.rem = (rb + t3) * (1 + 0x1p-20) + 0x1p-200;
-  pd.c2_abs = cj[2] * (1 + 0x1p-20);
+  // c_2(k) = t_2 + (terms of t_3 .. t_D), whose magnitude is at most C_2 - |t_2|.
+  const double t2 = mpfr_get_d(t[2].v, MPFR_RNDN),
+               dev = (cj[2] - tabs[2]) * (1 + 0x1p-20) + tabs[2] * 0x1p-40;
+  pd.c2_lo = t2 - dev;
+  pd.c2_hi = t2 + dev;
   return pd;
 }
 

@@ -124,7 +124,9 @@ Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, in
   mpfr_mul_2si(y.v, d2h.v, sc + 2 * hx, MPFR_RNDN);
   if (sign < 0) mpfr_neg(y.v, y.v, MPFR_RNDN);
   iv.y2 = to_frac(y.v);
-  iv.y2_abs = std::fabs(mpfr_get_d(y.v, MPFR_RNDA)) * (1 + 0x1p-40);
+  const double y2 = mpfr_get_d(y.v, MPFR_RNDN);  // relative error 2^-53, widened below
+  iv.y2_lo = y2 - std::fabs(y2) * 0x1p-40;
+  iv.y2_hi = y2 + std::fabs(y2) * 0x1p-40;
   // |f'''| is monotone for these functions: its larger end value bounds it.
   const double m3 = std::max(mpfr_get_d(d3.v, MPFR_RNDU), mpfr_get_d(g3.v, MPFR_RNDU)) * (1 + 0x1p-30);
   iv.rem = std::ldexp(m3 * std::pow(static_cast<double>(n), 3) / 6.0, static_cast<int>(sc + 3 * hx)) *
@@ -134,17 +136,25 @@ Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, in
 
 // The lower-bound test of Q(x) = c0 + c1 x (x < n) against the threshold e: it succeeds when no x
 // comes within e of a breakpoint.
-lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double e, int64_t n) {
+lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double c2_lo, double c2_hi,
+                         double e, int64_t n) {
   lb::LinearTest t;
   t.n = static_cast<uint64_t>(n);
-  if (!(e < 0.25)) {  // a threshold this wide cannot pass (and would overflow the fixed point)
+  // q(x) = c2 x^2 over x in [0, n-1] lies in [lo, hi]: test c0 + c1 x + mid within e + half.
+  const double x2 = std::pow(static_cast<double>(n - 1), 2);
+  const double lo = std::min(0.0, c2_lo * x2), hi = std::max(0.0, c2_hi * x2);
+  const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo) * (1 + 0x1p-40);
+  e = (e + half) * (1 + 0x1p-40) + 0x1p-62;       // + the rounding of mid to 63 bits
+  if (!(e < 0.25) || !(std::fabs(mid) < 0.25)) {  // cannot pass (and would overflow the fixed point)
     t.a = 0;
     t.b = 0;
     t.eps = kOne;  // every d < 2^63 fails
     return t;
   }
+  const uint64_t mid63 =
+      static_cast<uint64_t>(std::llround(std::ldexp(mid, 63)));  // two's complement mod 2^64
   t.a = (kOne - fix63(c1)) & (kOne - 1);
-  t.b = (fix63(c0) + fix63_up(e) + (p.mode == Mode::kNearest ? (kOne >> 1) : 0)) & (kOne - 1);
+  t.b = (fix63(c0) + mid63 + fix63_up(e) + (p.mode == Mode::kNearest ? (kOne >> 1) : 0)) & (kOne - 1);
   t.eps = 2 * fix63_up(e);
   return t;
 }

@@ -100,6 +100,7 @@ class TmdPanel final : public Panel {
       ImGui::SliderInt("phase-2 split (log2)", &split_log2_, 0, log2n_);
       ImGui::SetNextItemWidth(200);
       ImGui::SliderInt("division threshold", &kth_, 0, 64);
+      ImGui::Checkbox("hierarchical polynomials", &hierarchical_);
     }
     ImGui::SetNextItemWidth(200);
     ImGui::Combo("backend", &backend_, kBackend, 3);
@@ -225,6 +226,7 @@ class TmdPanel final : public Panel {
     p.log2_n = log2n_;
     p.split = 1 << std::min(split_log2_, log2n_);
     p.div_threshold = kth_;
+    p.hierarchical = hierarchical_;
     p.backend = be;
     job_.start([this, p](JobControl& ctl) mutable {
       p.cancel = &ctl.cancel;
@@ -262,6 +264,7 @@ class TmdPanel final : public Panel {
   std::shared_ptr<const Live> live_;
   int search_ = 2, func_ = 0, mode_ = 0, precision_ = 24, k_ = 16, log2n_ = 6, split_log2_ = 3, kth_ = 3,
       backend_ = 0;
+  bool hierarchical_ = true;
   char lo_[kBuf], hi_[kBuf];
   std::string input_error_;
 };
