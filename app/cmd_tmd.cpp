@@ -75,8 +75,13 @@ std::string hardest_table(const std::vector<tmd::Case>& cases, std::size_t n) {
   std::ostringstream o;
   char buf[96];
   for (const tmd::Case& c : tmd::hardest(cases, n)) {
-    std::snprintf(buf, sizeof buf, "  0x%08x  run %3d%s  -log2(dist/ulp) %8.3f  f(x) = ", c.x, c.run,
-                  c.run_capped ? "+" : " ", c.log2_dist);
+    if (c.x_text.empty())
+      std::snprintf(buf, sizeof buf, "0x%08x", c.x);
+    else
+      std::snprintf(buf, sizeof buf, "%s", c.x_text.c_str());
+    o << "  " << buf;
+    std::snprintf(buf, sizeof buf, "  run %3d%s  -log2(dist/ulp) %8.3f  f(x) = ", c.run, c.run_capped ? "+" : " ",
+                  c.log2_dist);
     o << buf << c.fx << "\n";
   }
   return o.str();
