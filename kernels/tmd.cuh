@@ -3,7 +3,8 @@
 // nearest rounding breakpoint in units of the ulp of a precision-p result.
 //
 // Error bound (docs/tmd.md): every dd operation used here has a relative error <= 16 u^2
-// (u = 2^-53; Joldes, Muller, Popescu, ACM TOMS 2017, and QD's three-quotient division). Each
+// (u = 2^-53; proved by Joldes, Muller, Popescu, ACM TOMS 2017 for add/mul; assumed, and checked by
+// measurement, for QD's three-quotient division). Each
 // evaluation is at most 200 such operations on well-conditioned quantities (alternating or positive
 // series with decreasing terms, reductions without cancellation beyond a factor 4), so
 // |computed - f(x)| <= 200 * 16 * 4 * u^2 |f(x)| < 2^-92.4 |f(x)|. The search uses the margin
