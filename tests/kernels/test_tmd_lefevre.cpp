@@ -188,8 +188,10 @@ TEST(TmdLefevre, WidePrecisionMatchesMpfrOnEveryArgument) {
       mpfr_add(x, x, step, MPFR_RNDN);
     }
     EXPECT_GT(oracle.size(), 3u);
-    for (Search s : {Search::kLefevre, Search::kRegular}) {
+    for (int v = 0; v < 3; ++v) {  // Lefèvre and regular (hierarchical), regular (Taylor per interval)
+      const Search s = v == 0 ? Search::kLefevre : Search::kRegular;
       p.search = s;
+      p.hierarchical = v < 2;
       const LefevreResult res = lefevre_search(p);
       EXPECT_EQ(res.arguments, n);
       std::set<std::string> got;
