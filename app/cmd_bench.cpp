@@ -12,7 +12,7 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "mandelbrot") return bench_mandelbrot(rest);
   if (args[0] == "henon") return bench_henon(rest);
   if (args[0] == "tmd") return bench_tmd(rest);
-  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon)");
+  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, tmd)");
 }
 
 }  // namespace ds::app
