@@ -61,18 +61,28 @@ TEST(TmdLowerBound, AgreesWithBruteForceOnRandomInputs) {
         ASSERT_GE(r[i].d, eps);
         // Lefèvre's d is the distance to an actual point; the regular search may under-estimate
         // it (paper, section 4.2: d - r when {b} lay in a q-interval), still a lower bound.
-        if (i < 2) ASSERT_TRUE(std::find(pm.begin(), pm.end(), r[i].d) != pm.end());
+        if (i < 2) {
+          ASSERT_TRUE(std::find(pm.begin(), pm.end(), r[i].d) != pm.end());
+        }
       }
       // Lefèvre's searches fail only on a real point within eps (placed points stay below 2n);
       // the regular one may have placed up to (last quotient) x n points, or lowered d.
-      if (!r[i].success && i < 2) ASSERT_LT(pm[M - 1], eps);
-      if (!r[i].success) ASSERT_LT(r[i].d, eps);
+      if (!r[i].success && i < 2) {
+        ASSERT_LT(pm[M - 1], eps);
+      }
+      if (!r[i].success) {
+        ASSERT_LT(r[i].d, eps);
+      }
     }
     // Algorithm 3 is Algorithm 1 reorganised, Algorithm 4 is Algorithm 2 unrolled.
     ASSERT_EQ(r[0].success, r[1].success);
-    if (r[0].success) ASSERT_EQ(r[0].d, r[1].d);
+    if (r[0].success) {
+      ASSERT_EQ(r[0].d, r[1].d);
+    }
     ASSERT_EQ(r[2].success, r[3].success);
-    if (r[2].success) ASSERT_EQ(r[2].d, r[3].d);
+    if (r[2].success) {
+      ASSERT_EQ(r[2].d, r[3].d);
+    }
   }
   std::printf("  successes: %d %d %d %d of 3000\n", success[0], success[1], success[2], success[3]);
   EXPECT_GT(success[0], 500);
