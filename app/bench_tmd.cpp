@@ -97,10 +97,45 @@ void table1(std::ostringstream& md, int scale, Backend be) {
   md << "\n";
 }
 
+// The paper's Figure 9: time of the lower-bound tests against the hybrid division threshold, for
+// both searches, on exp over [1, 1 + 2^-scale) (precision 54, N = 2^15).
+void division_sweep(std::ostringstream& md, int scale, Backend be) {
+  char x_hi[64];
+  std::snprintf(x_hi, sizeof x_hi, "%a", 1.0 + std::ldexp(1.0, -scale));
+  const int ks[] = {0, 1, 2, 3, 4, 6, 8, 16, 32, 64};
+  md << "\n## Paper Figure 9: phase 1 + 2 time against the division threshold (exp on [1, 1 + 2^-" << scale
+     << "), " << backend_name(be) << ")\n\n| threshold k | Lefèvre s | regular s |\n|---|---|---|\n";
+  for (int k : ks) {
+    double sec[2];
+    for (int i = 0; i < 2; ++i) {
+      tmd::LefevreParams p;
+      p.search = i == 0 ? tmd::Search::kLefevre : tmd::Search::kRegular;
+      p.func = tmd::Func::kExp;
+      p.mode = tmd::Mode::kDirected;
+      p.precision = 54;
+      p.k = 32;
+      p.x_lo = "1";
+      p.x_hi = x_hi;
+      p.log2_n = 15;
+      p.split = 8;
+      p.div_threshold = k;
+      p.backend = be;
+      p.cancel = &cancel_flag();
+      const tmd::LefevreResult r = tmd::lefevre_search(p);
+      if (r.cancelled) throw std::runtime_error("interrupted");
+      sec[i] = r.seconds_phase1 + r.seconds_phase2;
+    }
+    char line[128];
+    std::snprintf(line, sizeof line, "| %d | %.3f | %.3f |\n", k, sec[0], sec[1]);
+    md << line;
+  }
+  std::fprintf(stderr, "  division sweep done\n");
+}
+
 }  // namespace
 
 int bench_tmd(const ArgList& argv) {
-  cli::Args args(argv, {"out", "full-exp2", "k", "table1", "fp-counts"},
+  cli::Args args(argv, {"out", "full-exp2", "k", "table1", "fp-counts", "div-sweep"},
                  {"quick", "cpu-only", "gpu-only", "ncu-probe"});
   if (args.flag("ncu-probe")) {  // one filter launch of 2^20 arguments per function, for Nsight Compute
     for (tmd::Func f : tmd::all_funcs()) {
@@ -229,6 +264,11 @@ int bench_tmd(const ArgList& argv) {
     const int scale = static_cast<int>(args.get_int("table1", 13, 13, 40));
     install_cancel_handler();
     table1(md, scale, do_gpu ? Backend::kCuda : Backend::kCpu);
+  }
+  if (args.has("div-sweep")) {
+    install_cancel_handler();
+    division_sweep(md, static_cast<int>(args.get_int("div-sweep", 18, 13, 40)),
+                   do_gpu ? Backend::kCuda : Backend::kCpu);
   }
   const std::string text = md.str();
   std::fputs(text.c_str(), stdout);

@@ -7,7 +7,8 @@ if [ "$what" = bench ]; then
   # Throughput per function on CPU and GPU, the headline (all 2^32 binary32 arguments of exp2
   # rounded to nearest, k = 20; cases as CSV/JSON in $stage/tmd-exp2/), then the paper's Tables 1,
   # 2 and 5 on exp over [1, 1 + 2^-13) (2^40 precision-54 arguments, both searches; the MPFR
-  # polynomials take most of it, about 30 s per search on 16 cores by the 2-core measurement).
+  # polynomials take most of it: 18 s per search on 2 CPU cores), and the phase 1+2 time against
+  # the hybrid division threshold (Figure 9) on exp over [1, 1 + 2^-16).
   # FP64 instructions per argument from Nsight Compute (one 2^20-argument launch per function).
   ncu --csv --metrics $metrics -k regex:filter_kernel $exe bench tmd --ncu-probe > "$raw/ncu_tmd.csv" 2> "$raw/ncu_tmd.err"
   fpc=""
@@ -17,7 +18,7 @@ if [ "$what" = bench ]; then
     echo "tmd: no Nsight Compute counts ($(tail -n 2 "$raw/ncu_tmd.err"))"
   fi
   mkdir -p "$stage/tmd-exp2"
-  timeout 900 $exe bench tmd $fpc --out "$stage/tmd.md" --full-exp2 "$stage/tmd-exp2" --table1 13 > /dev/null 2> "$raw/bench_tmd.err"
+  timeout 900 $exe bench tmd $fpc --out "$stage/tmd.md" --full-exp2 "$stage/tmd-exp2" --table1 13 --div-sweep 16 > /dev/null 2> "$raw/bench_tmd.err"
   echo "bench tmd: rc=$?"; tail -n 5 "$raw/bench_tmd.err"
   grep -E "^- (time|CORE-MATH)|^HR-cases" "$stage/tmd.md"
 fi
