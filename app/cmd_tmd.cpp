@@ -80,8 +80,8 @@ std::string hardest_table(const std::vector<tmd::Case>& cases, std::size_t n) {
     else
       std::snprintf(buf, sizeof buf, "%s", c.x_text.c_str());
     o << "  " << buf;
-    std::snprintf(buf, sizeof buf, "  run %3d%s  -log2(dist/ulp) %8.3f  f(x) = ", c.run, c.run_capped ? "+" : " ",
-                  c.log2_dist);
+    std::snprintf(buf, sizeof buf, "  run %3d%s  -log2(dist/ulp) %8.3f  f(x) = ", c.run,
+                  c.run_capped ? "+" : " ", c.log2_dist);
     o << buf << c.fx << "\n";
   }
   return o.str();
@@ -188,6 +188,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   p.log2_packet = static_cast<int>(args.get_int("log2-packet", 10, 0, 18));
   p.backend = parse_tmd_backend(args.get("backend", "auto"));
   const int64_t max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
+  p.max_cases = max_cases;
   const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
   const bool quiet = args.flag("quiet");
   const std::string out = args.require("out");

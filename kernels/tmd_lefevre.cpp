@@ -375,6 +375,10 @@ LefevreResult lefevre_search(const LefevreParams& p) {
         for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
     res.seconds_phase3 += since(t);
     // MPFR on the block's candidates.
+    if (static_cast<int64_t>(cand.size()) > p.max_cases)
+      throw std::runtime_error("more than " + std::to_string(p.max_cases) +
+                               " candidates in one block: stopped (" + std::to_string(res.blocks_run) +
+                               " finished blocks kept); raise k or narrow the range");
     std::sort(cand.begin(), cand.end());
     t = Clock::now();
     blk.candidates = static_cast<int64_t>(cand.size());
@@ -415,6 +419,9 @@ LefevreResult lefevre_search(const LefevreParams& p) {
     res.seconds_mpfr += since(t);
     if (!p.chunk_file.empty()) files::append_durable(p.chunk_file, block_text(bi, blk));
     merge(blk, &res, &iter_sum, &nmdm_sum, &iter_count);
+    if (static_cast<int64_t>(res.cases.size()) > p.max_cases)
+      throw std::runtime_error("more than " + std::to_string(p.max_cases) +
+                               " cases: stopped (finished blocks are kept); raise k or the cap");
     ++res.blocks_run;
     if (p.on_phase) p.on_phase(3, res);
     if (p.progress) p.progress(static_cast<double>(b0 + nb) / static_cast<double>(n_int));

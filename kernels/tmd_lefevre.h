@@ -44,7 +44,10 @@ struct LefevreParams {
   // one MPFR Taylor polynomial per interval.
   bool hierarchical = true;
   int log2_packet = 10;
-  int log2_block = 18;  // intervals per block (the unit of work, memory and resume), in [5, 24]
+  int log2_block = 18;
+  int64_t max_cases =
+      kDefaultMaxCases;  // stop (std::runtime_error) beyond this many candidates or cases  // intervals per
+                         // block (the unit of work, memory and resume), in [5, 24]
   // Resume file: finished blocks of 2^log2_block intervals are appended as they complete; blocks already
   // there (for the same search) are loaded and skipped. Empty: no file.
   std::string chunk_file;

@@ -187,6 +187,8 @@ Setup validate(const LefevreParams& p) {
   if (p.log2_n < 2 || p.log2_n > 20) throw std::invalid_argument("log2 N must be in [2, 20]");
   if (p.split < 1 || (p.split & (p.split - 1)) != 0 || p.split > (1 << p.log2_n))
     throw std::invalid_argument("the phase-2 split must be a power of 2 no larger than N");
+  if (p.max_cases < 1 || p.max_cases > kMaxMaxCases)
+    throw std::invalid_argument("max cases must be in [1, 1e8]");
   if (p.log2_block < 5 || p.log2_block > 24) throw std::invalid_argument("log2 block must be in [5, 24]");
   if (p.log2_packet < 0 || p.log2_packet > p.log2_block)
     throw std::invalid_argument("log2 packet must be in [0, log2 block]");
