@@ -18,7 +18,7 @@ if [ "$what" = bench ]; then
     echo "tmd: no Nsight Compute counts ($(tail -n 2 "$raw/ncu_tmd.err"))"
   fi
   mkdir -p "$stage/tmd-exp2"
-  timeout 900 $exe bench tmd $fpc --out "$stage/tmd.md" --full-exp2 "$stage/tmd-exp2" --table1 13 --div-sweep 16 > /dev/null 2> "$raw/bench_tmd.err"
+  timeout 480 $exe bench tmd $fpc --out "$stage/tmd.md" --full-exp2 "$stage/tmd-exp2" --table1 13 --div-sweep 16 > /dev/null 2> "$raw/bench_tmd.err"
   echo "bench tmd: rc=$?"; tail -n 5 "$raw/bench_tmd.err"
   grep -E "^- (time|CORE-MATH)|^HR-cases" "$stage/tmd.md"
 fi
