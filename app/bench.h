@@ -9,5 +9,6 @@ int bench_mandelbrot(const ArgList& args);
 int bench_henon(const ArgList& args);
 int bench_drift(const ArgList& args);
 int bench_perturb(const ArgList& args);
+int bench_tmd(const ArgList& args);
 
 }  // namespace ds::app

@@ -13,7 +13,8 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "henon") return bench_henon(rest);
   if (args[0] == "drift") return bench_drift(rest);
   if (args[0] == "perturb") return bench_perturb(rest);
-  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, drift, perturb)");
+  if (args[0] == "tmd") return bench_tmd(rest);
+  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, drift, perturb, tmd)");
 }
 
 }  // namespace ds::app

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     if (sub == "bench") return app::cmd_bench(rest);
     if (sub == "henon") return app::cmd_henon(rest);
     if (sub == "drift") return app::cmd_drift(rest);
+    if (sub == "tmd") return app::cmd_tmd(rest);
     if (sub == "gui") return app::cmd_gui(rest);
     throw cli::UsageError("unknown subcommand \"" + sub + "\"");
   } catch (const cli::UsageError& e) {

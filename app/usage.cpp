@@ -33,6 +33,17 @@ Commands:
                      [--dt DT] [--every K] [--equilibrate N] [--temp T] [--density D] [--cutoff RC]
                      [--unshifted] [--seed S] [--backend auto|cpu|cuda] --out PREFIX
         MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots)
+  deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
+                           [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
+                           [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet] --out FILE.csv
+        hard-to-round cases of binary32 arguments (f(x) within 2^-K ulp of a breakpoint), MPFR-checked
+  deepscope tmd lefevre|regular --range 0xLO:0xHI | --x-lo X --x-hi Y [--func exp|exp2|log|log2] [--mode nearest|directed]
+                                [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
+                                [--poly hierarchical|taylor] [--log2-packet P] [--backend auto|cpu|cuda]
+                                [--max-cases N] [--chunk-file F] [--json F] [--quiet]
+                                --out FILE.csv
+        the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
+        with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
@@ -43,6 +54,8 @@ Commands:
                           [--locations DIR]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
+  deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
+                      [--ncu-probe] [--cpu-only|--gpu-only]
         throughput benchmarks on the CPU and (when present) the GPU
   deepscope --help | --version
 

@@ -1,0 +1,288 @@
+// `deepscope tmd exhaustive`: the TMD workspace in batch mode, over kernels/tmd.h. Input errors
+// exit 2 before any work (an output that would flood memory or disk is refused from an estimate);
+// the search is resumable from its chunk file and writes its CSV/JSON whole or not at all.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "atomic_file.h"
+#include "cancel.h"
+#include "cli.h"
+#include "commands.h"
+#include "kernels/backend.h"
+#include "kernels/tmd.h"
+#include "kernels/tmd_lefevre.h"
+
+namespace ds::app {
+namespace {
+
+Backend parse_tmd_backend(const std::string& s) {
+  if (s == "auto") return Backend::kAuto;
+  if (s == "cpu") return Backend::kCpu;
+  if (s == "cuda") return Backend::kCuda;
+  throw cli::UsageError("--backend must be auto, cpu or cuda, got \"" + s + "\"");
+}
+
+uint32_t parse_bits(const std::string& s) {
+  if (s.size() < 3 || s.size() > 10 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+    throw cli::UsageError("range bounds are binary32 bit patterns in hex (0x3f800000), got \"" + s + "\"");
+  uint32_t v = 0;
+  for (std::size_t i = 2; i < s.size(); ++i) {
+    const char c = s[i];
+    int d;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      throw cli::UsageError("range bounds are binary32 bit patterns in hex (0x3f800000), got \"" + s + "\"");
+    v = v * 16 + static_cast<uint32_t>(d);
+  }
+  return v;
+}
+
+// "0xLO:0xHI" (inclusive) or "all".
+void parse_range(const std::string& s, uint32_t* lo, uint32_t* hi) {
+  if (s == "all") {
+    *lo = 0;
+    *hi = 0xffffffffu;
+    return;
+  }
+  const std::size_t c = s.find(':');
+  if (c == std::string::npos)
+    throw cli::UsageError("--range expects 0xLO:0xHI (inclusive bit patterns) or all");
+  *lo = parse_bits(s.substr(0, c));
+  *hi = parse_bits(s.substr(c + 1));
+  if (*lo > *hi)
+    throw cli::UsageError("--range " + s +
+                          " is empty or reversed (the first bound must not exceed the second)");
+}
+
+template <class F>
+auto as_usage(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+}
+
+std::string hardest_table(const std::vector<tmd::Case>& cases, std::size_t n) {
+  std::ostringstream o;
+  char buf[96];
+  for (const tmd::Case& c : tmd::hardest(cases, n)) {
+    if (c.x_text.empty())
+      std::snprintf(buf, sizeof buf, "0x%08x", c.x);
+    else
+      std::snprintf(buf, sizeof buf, "%s", c.x_text.c_str());
+    o << "  " << buf;
+    std::snprintf(buf, sizeof buf, "  run %3d%s  -log2(dist/ulp) %8.3f  f(x) = ", c.run,
+                  c.run_capped ? "+" : " ", c.log2_dist);
+    o << buf << c.fx << "\n";
+  }
+  return o.str();
+}
+
+int tmd_exhaustive(const ArgList& argv) {
+  cli::Args args(argv,
+                 {"func", "mode", "k", "precision", "range", "out", "json", "chunk-file", "chunk",
+                  "max-cases", "backend", "hardest"},
+                 {"quiet", "estimate"});
+  tmd::ExhaustiveParams p;
+  p.func = as_usage([&] { return tmd::parse_func(args.get("func", "exp2")); });
+  p.mode = as_usage([&] { return tmd::parse_mode(args.get("mode", "nearest")); });
+  p.k = static_cast<int>(args.get_int("k", 20, tmd::kMinK, tmd::kMaxK));
+  p.precision = static_cast<int>(args.get_int("precision", 24, tmd::kMinPrecision, tmd::kMaxPrecision));
+  parse_range(args.require("range"), &p.lo, &p.hi);
+  p.chunk_inputs = args.get_int("chunk", 0, 0, int64_t{1} << 30);
+  p.max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
+  p.backend = parse_tmd_backend(args.get("backend", "auto"));
+  const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
+  const bool estimate_only = args.flag("estimate"), quiet = args.flag("quiet");
+  const std::string out = estimate_only ? args.get("out", "") : args.require("out");
+  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+  const std::string json =
+      args.get("json", out.empty() ? "" : (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  p.chunk_file = args.get("chunk-file", out.empty() ? "" : out + ".chunks");
+
+  const Backend be = select_backend(p.backend);
+  const tmd::ExhaustiveEstimate e = as_usage([&] { return tmd::estimate_exhaustive(p); });
+  std::cerr << "tmd exhaustive: " << tmd::func_name(p.func) << ", " << tmd::mode_name(p.mode)
+            << ", p = " << p.precision << ", k = " << p.k << ", " << e.inputs << " bit patterns in "
+            << e.chunks << " chunks of " << e.chunk_inputs << " on " << backend_name(be)
+            << "\nestimate: about " << e.expected_cases << " cases (cap " << p.max_cases << ")\n";
+  if (e.expected_cases > static_cast<double>(p.max_cases))
+    throw cli::UsageError(
+        "about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
+        " cases expected, more than --max-cases " + std::to_string(p.max_cases) +
+        ": raise --k, narrow --range (arguments near 0 make most results hard to round in directed "
+        "modes) or raise --max-cases");
+  if (estimate_only) return 0;
+  check_writable(out);
+  if (!json.empty()) check_writable(json);
+  install_cancel_handler();
+  p.cancel = &cancel_flag();
+  p.backend = be;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!quiet)
+    p.progress = [&](double f) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, s);
+      std::fflush(stderr);
+    };
+  const tmd::ExhaustiveResult r = as_usage([&] { return tmd::exhaustive(p); });
+  if (!quiet) std::fprintf(stderr, "\n");
+  if (r.cancelled) {
+    std::cerr << "interrupted after " << r.chunks_loaded + r.chunks_run << " of " << r.chunks
+              << " chunks; finished chunks are kept in " << p.chunk_file
+              << ": run the same command again to resume\n";
+    return 130;
+  }
+  write_file_atomically(out, tmd::cases_csv(p, r));
+  if (!json.empty()) write_file_atomically(json, tmd::cases_json(p, r));
+  if (!quiet) {
+    std::cout << r.inputs << " bit patterns, " << r.evaluated << " arguments evaluated, " << r.candidates
+              << " candidates checked with MPFR (" << r.exact << " exact results), " << r.cases.size()
+              << " hard-to-round cases; " << r.chunks_run << " chunks computed, " << r.chunks_loaded
+              << " resumed, in " << r.seconds << " s (evaluation " << r.eval_seconds << " s, MPFR "
+              << r.mpfr_seconds << " s)\nwrote " << out << (json.empty() ? "" : " and " + json) << "\n";
+    if (n_hardest > 0 && !r.cases.empty())
+      std::cout << "hardest cases:\n" << hardest_table(r.cases, static_cast<std::size_t>(n_hardest));
+  }
+  return 0;
+}
+
+// `deepscope tmd lefevre|regular`: one binade (or part of it) at precision p <= 24.
+int tmd_lefevre(tmd::Search search, const ArgList& argv) {
+  cli::Args args(argv,
+                 {"func", "mode", "k", "precision", "range", "x-lo", "x-hi", "out", "json", "log2n", "split",
+                  "div-threshold", "backend", "max-cases", "hardest", "chunk-file", "poly", "log2-packet"},
+                 {"quiet"});
+  tmd::LefevreParams p;
+  p.search = search;
+  p.func = as_usage([&] { return tmd::parse_func(args.get("func", "exp")); });
+  p.mode = as_usage([&] { return tmd::parse_mode(args.get("mode", "directed")); });
+  p.k = static_cast<int>(args.get_int("k", 16, tmd::kMinK, tmd::kMaxK));
+  const bool wide = args.has("x-lo") || args.has("x-hi");
+  p.precision = static_cast<int>(
+      args.get_int("precision", 24, tmd::kMinPrecision, wide ? tmd::kMaxWidePrecision : tmd::kMaxPrecision));
+  if (wide) {
+    if (args.has("range"))
+      throw cli::UsageError("give either --range (bit patterns) or --x-lo/--x-hi (reals)");
+    p.x_lo = args.require("x-lo");
+    p.x_hi = args.require("x-hi");
+  } else {
+    parse_range(args.require("range"), &p.lo, &p.hi);
+  }
+  p.log2_n = static_cast<int>(args.get_int("log2n", 6, 2, 20));
+  p.split = static_cast<int>(args.get_int("split", 8, 1, 1 << 20));
+  p.div_threshold = static_cast<int>(args.get_int("div-threshold", 3, 0, 64));
+  const std::string poly = args.get("poly", "hierarchical");
+  if (poly != "hierarchical" && poly != "taylor")
+    throw cli::UsageError("--poly must be hierarchical or taylor, got \"" + poly + "\"");
+  p.hierarchical = poly == "hierarchical";
+  p.log2_packet = static_cast<int>(args.get_int("log2-packet", 10, 0, 18));
+  p.backend = parse_tmd_backend(args.get("backend", "auto"));
+  const int64_t max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
+  p.max_cases = max_cases;
+  const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
+  const bool quiet = args.flag("quiet");
+  const std::string out = args.require("out");
+  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+  const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  p.chunk_file = args.get("chunk-file", out + ".chunks");
+  // The same output estimate as the exhaustive search (a stratified dd sample).
+  tmd::ExhaustiveParams ep;
+  ep.func = p.func;
+  ep.mode = p.mode;
+  ep.k = p.k;
+  ep.precision = p.precision;
+  ep.lo = p.lo;
+  ep.hi = p.hi;
+  ep.max_cases = max_cases;
+  tmd::ExhaustiveEstimate e;
+  if (!wide) {
+    e = as_usage([&] { return tmd::estimate_exhaustive(ep); });
+  } else {  // a real range: 2^(1-k) per argument (the sample needs binary32 arguments)
+    const tmd::LefevreParams probe = p;
+    e.expected_cases = as_usage([&] { return tmd::lefevre_arguments(probe); }) * std::ldexp(1.0, 1 - p.k);
+  }
+  if (e.expected_cases > static_cast<double>(max_cases))
+    throw cli::UsageError("about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
+                          " cases expected, more than --max-cases " + std::to_string(max_cases) +
+                          ": raise --k, narrow --range or raise --max-cases");
+  p.backend = select_backend(p.backend);
+  check_writable(out);
+  check_writable(json);
+  install_cancel_handler();
+  p.cancel = &cancel_flag();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!quiet)
+    p.progress = [&](double f) {
+      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, sec);
+      std::fflush(stderr);
+    };
+  const tmd::LefevreResult r = as_usage([&] { return tmd::lefevre_search(p); });
+  if (!quiet) std::fprintf(stderr, "\n");
+  if (r.cancelled) {
+    std::cerr << "interrupted after " << r.blocks_loaded + r.blocks_run
+              << " blocks; finished blocks are kept in " << p.chunk_file
+              << ": run the same command again to resume\n";
+    return 130;
+  }
+  tmd::ExhaustiveResult er;
+  er.cases = r.cases;
+  write_file_atomically(out, tmd::cases_csv(ep, er));
+  write_file_atomically(json, tmd::lefevre_json(p, r));
+  if (!quiet) {
+    std::printf("%s search, %s, %s, p = %d, k = %d, N = 2^%d, split %d, polynomials %s, on %s\n",
+                tmd::search_name(search), tmd::func_name(p.func), tmd::mode_name(p.mode), p.precision, p.k,
+                p.log2_n, p.split, p.hierarchical ? "hierarchical" : "taylor per interval",
+                backend_name(p.backend));
+    std::printf(
+        "arguments %lld; phase 1: %lld intervals; phase 2: %lld sub-intervals (%lld arguments); phase 3: "
+        "%lld "
+        "sub-intervals (%lld arguments); checked one by one (two result binades): %lld; MPFR candidates "
+        "%lld; cases "
+        "%zu\n",
+        (long long)r.arguments, (long long)r.phase1, (long long)r.phase2, (long long)r.phase2_args,
+        (long long)r.phase3, (long long)r.phase3_args, (long long)r.direct_args, (long long)r.candidates,
+        r.cases.size());
+    std::printf("blocks of 2^%d intervals: %lld computed, %lld resumed from %s\n", p.log2_block,
+                (long long)r.blocks_run, (long long)r.blocks_loaded, p.chunk_file.c_str());
+    std::printf("time: polynomials %.3f s, phase 1 %.3f s, phase 2 %.3f s, phase 3 %.3f s, MPFR %.3f s\n",
+                r.seconds_poly, r.seconds_phase1, r.seconds_phase2, r.seconds_phase3, r.seconds_mpfr);
+    std::printf(
+        "phase-1 loop iterations: min %u, max %u, mean %.2f; %lld warps of 32, mean NMDM %.2f%%\nNMDM "
+        "histogram:\n",
+        r.iters.min, r.iters.max, r.iters.mean, (long long)r.iters.warps, 100 * r.iters.mean_nmdm);
+    int64_t top = 1;
+    for (int64_t c : r.iters.nmdm_hist) top = std::max(top, c);
+    for (std::size_t b = 0; b < r.iters.nmdm_hist.size(); ++b)
+      std::printf("  [%3d%%, %3d%%) %8lld %s\n", static_cast<int>(b * 5), static_cast<int>(b * 5 + 5),
+                  (long long)r.iters.nmdm_hist[b],
+                  std::string(static_cast<std::size_t>(40 * r.iters.nmdm_hist[b] / top), '#').c_str());
+    std::printf("wrote %s and %s\n", out.c_str(), json.c_str());
+    if (n_hardest > 0 && !r.cases.empty())
+      std::cout << "hardest cases:\n" << hardest_table(r.cases, static_cast<std::size_t>(n_hardest));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_tmd(const ArgList& args) {
+  if (args.empty()) throw cli::UsageError("tmd needs a command: exhaustive, lefevre or regular");
+  ArgList rest(args.begin() + 1, args.end());
+  if (args[0] == "exhaustive") return tmd_exhaustive(rest);
+  if (args[0] == "lefevre") return tmd_lefevre(tmd::Search::kLefevre, rest);
+  if (args[0] == "regular") return tmd_lefevre(tmd::Search::kRegular, rest);
+  throw cli::UsageError("unknown tmd command \"" + args[0] + "\" (exhaustive, lefevre, regular)");
+}
+
+}  // namespace ds::app
