@@ -1,5 +1,8 @@
 // The TMD workspace's Lefèvre/regular search: the arguments of a range, the degree-2 Taylor data of
 // each interval from MPFR, and the lower-bound test records built from them.
+// mpfr.h declares the intmax_t functions (mpfr_set_uj, mpfr_get_uj) only after <cstdint>.
+#include <cstdint>
+#define MPFR_USE_INTMAX_T 1
 #include <mpfr.h>
 
 #include <algorithm>
