@@ -84,7 +84,7 @@ DEEPSCOPE_HD uint32_t exponent_bits(double d) {
 // by step with the exact test, so the result is the same as testing every step. When |b| < 0.99, |y'| = |b x| stays
 // inside whenever x was, and only x is looked at. Fixed-point formats wrap on overflow and test
 // every step exactly.
-constexpr int kEscapeBlock = 16;
+constexpr int kEscapeBlock = 8;
 
 template <class T>
 DEEPSCOPE_HD int64_t advance_exact(const MapParams<T>& p, T& x, T& y, int64_t n) {
