@@ -8,6 +8,9 @@ from collections import OrderedDict
 def launches(path):
     """The launches in order, each a dict with "name" and one entry per metric."""
     rows = [r for r in csv.reader(open(path)) if len(r) > 10]
+    # The program's own output may precede Nsight Compute's table: start at its header.
+    start = next(i for i, r in enumerate(rows) if "Kernel Name" in r and "Metric Value" in r)
+    rows = rows[start:]
     head = rows[0]
     idx = {k: head.index(k) for k in ("ID", "Kernel Name", "Metric Name", "Metric Value")}
     out = OrderedDict()
