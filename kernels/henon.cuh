@@ -61,16 +61,15 @@ DEEPSCOPE_HD double lead(const Native<F>& v) {
   return static_cast<double>(v.v);
 }
 
-// The exponent field of d, in place in its high word: NaN and inf have the largest. OR-ing these
-// over a block gives a value >= the largest of them (as unsigned integers), so comparing the OR
-// with the bound's field is a conservative escape pre-test, one integer LOP3 a step.
-DEEPSCOPE_HD uint32_t exponent_bits(double d) {
+// The high word of |d| as an integer: monotone in |d| (NaN and inf above every finite value), and
+// an integer operation, so the escape pre-test below stays off the FP64 pipe.
+DEEPSCOPE_HD uint32_t magnitude_key(double d) {
 #if DEEPSCOPE_DEVICE_CODE
-  return static_cast<uint32_t>(__double2hiint(d)) & 0x7ff00000u;
+  return static_cast<uint32_t>(__double2hiint(d)) & 0x7fffffffu;
 #else
   uint64_t bits;
   std::memcpy(&bits, &d, sizeof bits);
-  return static_cast<uint32_t>(bits >> 32) & 0x7ff00000u;
+  return static_cast<uint32_t>(bits >> 32) & 0x7fffffffu;
 #endif
 }
 
@@ -78,10 +77,9 @@ DEEPSCOPE_HD uint32_t exponent_bits(double d) {
 // number of steps taken. The orbit escaped exactly when the final (x, y) is outside the box (also
 // when that happened at step n). The host bounds |a| bound^2 + bound + 1 and
 // |b| bound below the format's range, so no step from inside the box can overflow or wrap.
-// Floating formats run blocks of kEscapeBlock steps with an integer pre-test (the OR of the
-// exponent fields seen); a block whose OR reaches the bound's exponent field (any |x| >= 2^E(bound),
-// or values whose exponents OR up to it, e.g. one in [1, 2) and one in [2, 4)) is run again step
-// by step with the exact test, so the result is the same as testing every step. When |b| < 0.99, |y'| = |b x| stays
+// Floating formats run blocks of kEscapeBlock steps with an integer pre-test (the largest
+// magnitude key seen); a block whose key reaches the bound's is run again step by step with the
+// exact test, so the result is the same as testing every step. When |b| < 0.99, |y'| = |b x| stays
 // inside whenever x was, and only x is looked at. Fixed-point formats wrap on overflow and test
 // every step exactly.
 constexpr int kEscapeBlock = 8;
@@ -97,19 +95,22 @@ DEEPSCOPE_HD int64_t advance_exact(const MapParams<T>& p, T& x, T& y, int64_t n)
 
 template <class T, bool kCheckY>
 DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n) {
-  // lead() is within 2^-40 of the value: a value above the bound may lead just below 2^E(bound).
-  const uint32_t limit = exponent_bits(lead(p.bound) * (1 - 0x1p-30));
+  const uint32_t limit = magnitude_key(lead(p.bound)) - 1;  // -1: lead() may sit just below
   int64_t i = 0;
   for (; i + kEscapeBlock <= n; i += kEscapeBlock) {
     const T sx = x, sy = y;
-    uint32_t bits = 0;
+    uint32_t key = 0;
     DEEPSCOPE_UNROLL
     for (int j = 0; j < kEscapeBlock; ++j) {
       step(p.a, p.b, x, y);
-      bits |= exponent_bits(lead(x));
-      if constexpr (kCheckY) bits |= exponent_bits(lead(y));
+      const uint32_t kx = magnitude_key(lead(x));
+      key = kx > key ? kx : key;
+      if constexpr (kCheckY) {
+        const uint32_t ky = magnitude_key(lead(y));
+        key = ky > key ? ky : key;
+      }
     }
-    if (bits >= limit) {
+    if (key >= limit) {
       x = sx;
       y = sy;
       const int64_t k = advance_exact(p, x, y, kEscapeBlock);
