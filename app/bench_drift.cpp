@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
 #include "drift_report.h"

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "arith/error.h"
-#include "atomic_file.h"
 #include "bench.h"
 #include "cli.h"
+#include "kernels/atomic_file.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
 #include "version.h"
@@ -27,12 +27,12 @@ constexpr double kFp64Ceiling = 1.67e13, kFp32Ceiling = 3.06e13;  // measured FM
 
 // The paper's Table 1 (Tesla C2075, Mprec) and CAMPARY's multi_prec<N> loop on the H100, orbits/s
 // at 1e6 iterations per orbit; for f64 the plain double loop's 5.07e12 iterations/s.
-const std::map<std::string, double> kPaperC2075 = {
-    {"f64", 102398}, {"f64x2", 7608}, {"f64x3", 5200}, {"f64x4", 1788},
-    {"f64x5", 758},  {"f64x6", 374},  {"f64x7", 205},  {"f64x8", 122}};
-const std::map<std::string, double> kReferenceH100 = {
-    {"f64", 5.07e6},  {"f64x2", 79213}, {"f64x3", 12035}, {"f64x4", 8808},
-    {"f64x5", 7133},  {"f64x6", 6082},  {"f64x7", 5015},  {"f64x8", 3488}};
+const std::map<std::string, double> kPaperC2075 = {{"f64", 102398}, {"f64x2", 7608}, {"f64x3", 5200},
+                                                   {"f64x4", 1788}, {"f64x5", 758},  {"f64x6", 374},
+                                                   {"f64x7", 205},  {"f64x8", 122}};
+const std::map<std::string, double> kReferenceH100 = {{"f64", 5.07e6}, {"f64x2", 79213}, {"f64x3", 12035},
+                                                      {"f64x4", 8808}, {"f64x5", 7133},  {"f64x6", 6082},
+                                                      {"f64x7", 5015}, {"f64x8", 3488}};
 
 struct FpPerStep {
   double fp64 = 0, fp32 = 0;
@@ -111,8 +111,8 @@ int bench_henon(const ArgList& argv) {
       const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n);
       const std::string name = arith_name(f);
       const double orbits_s = r.steps_per_second / 1e6;
-      md << "| " << name << " | " << n << " | " << num(r.seconds, "%.3f") << " | " << num(r.steps_per_second) << " | "
-         << num(orbits_s) << " |";
+      md << "| " << name << " | " << n << " | " << num(r.seconds, "%.3f") << " | " << num(r.steps_per_second)
+         << " | " << num(orbits_s) << " |";
       if (gpu) {
         const auto c = counts.find(name);
         if (c == counts.end()) {
@@ -120,8 +120,9 @@ int bench_henon(const ArgList& argv) {
         } else {
           const double share =
               r.steps_per_second * (c->second.fp64 / kFp64Ceiling + c->second.fp32 / kFp32Ceiling);
-          md << " " << num(c->second.fp64, "%.1f") << (c->second.fp32 > 0 ? " (+" + num(c->second.fp32, "%.1f") + " FP32)" : "")
-             << " | " << num(100 * share, "%.1f") << "% |";
+          md << " " << num(c->second.fp64, "%.1f")
+             << (c->second.fp32 > 0 ? " (+" + num(c->second.fp32, "%.1f") + " FP32)" : "") << " | "
+             << num(100 * share, "%.1f") << "% |";
         }
         const auto p = kPaperC2075.find(name), h = kReferenceH100.find(name);
         md << " " << (p == kPaperC2075.end() ? "" : num(orbits_s / p->second, "%.1f")) << " | "
@@ -134,19 +135,24 @@ int bench_henon(const ArgList& argv) {
     if (gpu)
       md << "FP share of ceiling = steps/s x (FP64 instr/step / " << kFp64Ceiling << " + FP32 instr/step / "
          << kFp32Ceiling
-         << "), the H100's measured FMA rates; instructions per step counted by Nsight Compute over every launch "
+         << "), the H100's measured FMA rates; instructions per step counted by Nsight Compute over every "
+            "launch "
             "(docs/bench/henon_fp_counts.py), so the escape pre-test and the loop are included. x CAMPARY: "
-            "CAMPARY's multi_prec<N> Hénon loop (paper, Figure 6) on the same H100; for f64 the reference is a "
+            "CAMPARY's multi_prec<N> Hénon loop (paper, Figure 6) on the same H100; for f64 the reference is "
+            "a "
             "plain double loop's 5.07e12 iterations/s.\n\n";
   };
   if (do_cpu) {
-    const int64_t orbits = args.get_count("orbits", 8 * std::max(1u, std::thread::hardware_concurrency()), 1,
-                                          100'000'000);
-    run("CPU (all cores)", Backend::kCpu, orbits, args.get_count("steps", quick ? 10000 : 100000, 1, henon::kMaxTransient));
+    const int64_t orbits =
+        args.get_count("orbits", 8 * std::max(1u, std::thread::hardware_concurrency()), 1, 100'000'000);
+    run("CPU (all cores)", Backend::kCpu, orbits,
+        args.get_count("steps", quick ? 10000 : 100000, 1, henon::kMaxTransient));
   }
   if (do_gpu) {
-    const int64_t orbits = args.get_count("orbits", static_cast<int64_t>(devs[0].sm_count) * 4096, 1, 100'000'000);
-    run("GPU", Backend::kCuda, orbits, args.get_count("steps", quick ? 10000 : 1000000, 1, henon::kMaxTransient));
+    const int64_t orbits =
+        args.get_count("orbits", static_cast<int64_t>(devs[0].sm_count) * 4096, 1, 100'000'000);
+    run("GPU", Backend::kCuda, orbits,
+        args.get_count("steps", quick ? 10000 : 1000000, 1, henon::kMaxTransient));
   } else if (!args.flag("cpu-only")) {
     md << "## GPU\n\nnot run: " << cuda_unavailable_reason() << "\n";
   }

@@ -14,7 +14,7 @@
 #include <map>
 #include <sstream>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
 #include "kernels/device.h"

@@ -13,7 +13,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
 #include "kernels/device.h"

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cancel.h"
 #include "cli.h"

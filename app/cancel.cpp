@@ -1,9 +1,11 @@
 // SIGINT/SIGTERM -> cancel flag.
 #include "cancel.h"
 
-#include <csignal>
-#include <cstdlib>
 #include <unistd.h>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 namespace ds::app {
 
@@ -25,5 +27,23 @@ void install_cancel_handler() {
 }
 
 std::atomic<bool>& cancel_flag() { return g_cancel; }
+
+std::function<void(double)> stderr_progress() {
+  const auto t0 = std::chrono::steady_clock::now();
+  return [t0](double f) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, s);
+    std::fflush(stderr);
+  };
+}
+
+int report_interrupted(int64_t done, int64_t total, const char* units, const std::string& file) {
+  std::fprintf(
+      stderr,
+      "interrupted after %lld%s%lld %s; finished %s are kept in %s: run the same command again to resume\n",
+      static_cast<long long>(done), total >= 0 ? " of " : "", static_cast<long long>(total >= 0 ? total : 0),
+      units, units, file.c_str());
+  return 130;
+}
 
 }  // namespace ds::app

@@ -2,6 +2,9 @@
 // stop cleanly and keep finished results; a second SIGINT terminates at once.
 #pragma once
 #include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
 
 namespace ds::app {
 
@@ -9,5 +12,11 @@ namespace ds::app {
 void install_cancel_handler();
 // The flag the handler sets; pass it to library calls that accept a cancel flag.
 std::atomic<bool>& cancel_flag();
+
+// A progress callback that rewrites one stderr line: percent done and seconds since the call.
+std::function<void(double)> stderr_progress();
+// After a cancelled resumable run: says how many units (chunks, blocks) are kept in `file` and how
+// to resume, and returns the exit code 130.
+int report_interrupted(int64_t done, int64_t total, const char* units, const std::string& file);
 
 }  // namespace ds::app

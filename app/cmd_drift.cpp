@@ -9,7 +9,7 @@
 #include <memory>
 #include <sstream>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"

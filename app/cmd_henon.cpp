@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cancel.h"
 #include "cli.h"
@@ -200,21 +200,10 @@ int henon_scan(const ArgList& argv) {
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;
-  const auto t0 = std::chrono::steady_clock::now();
-  if (!quiet)
-    p.progress = [&](double f) {
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, s);
-      std::fflush(stderr);
-    };
+  if (!quiet) p.progress = stderr_progress();
   const henon::ScanResult r = as_usage([&] { return henon::scan(p); });
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) {
-    std::cerr << "interrupted after " << r.chunks_loaded + r.chunks_run << " of " << r.chunks
-              << " chunks; finished chunks are kept in " << p.chunk_file
-              << ": run the same command again to resume\n";
-    return 130;
-  }
+  if (r.cancelled) return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
   write_file_atomically(csv, henon::scan_csv(r));
   if (!json.empty()) write_file_atomically(json, henon::scan_json(p, r));
   int64_t sinks = 0;

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <mutex>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"

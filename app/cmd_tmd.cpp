@@ -7,7 +7,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
@@ -127,21 +127,10 @@ int tmd_exhaustive(const ArgList& argv) {
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;
-  const auto t0 = std::chrono::steady_clock::now();
-  if (!quiet)
-    p.progress = [&](double f) {
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, s);
-      std::fflush(stderr);
-    };
+  if (!quiet) p.progress = stderr_progress();
   const tmd::ExhaustiveResult r = as_usage([&] { return tmd::exhaustive(p); });
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) {
-    std::cerr << "interrupted after " << r.chunks_loaded + r.chunks_run << " of " << r.chunks
-              << " chunks; finished chunks are kept in " << p.chunk_file
-              << ": run the same command again to resume\n";
-    return 130;
-  }
+  if (r.cancelled) return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
   write_file_atomically(out, tmd::cases_csv(p, r));
   if (!json.empty()) write_file_atomically(json, tmd::cases_json(p, r));
   if (!quiet) {
@@ -220,21 +209,10 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   check_writable(json);
   install_cancel_handler();
   p.cancel = &cancel_flag();
-  const auto t0 = std::chrono::steady_clock::now();
-  if (!quiet)
-    p.progress = [&](double f) {
-      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "\r%6.2f%%  %.0f s", 100 * f, sec);
-      std::fflush(stderr);
-    };
+  if (!quiet) p.progress = stderr_progress();
   const tmd::LefevreResult r = as_usage([&] { return tmd::lefevre_search(p); });
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) {
-    std::cerr << "interrupted after " << r.blocks_loaded + r.blocks_run
-              << " blocks; finished blocks are kept in " << p.chunk_file
-              << ": run the same command again to resume\n";
-    return 130;
-  }
+  if (r.cancelled) return report_interrupted(r.blocks_loaded + r.blocks_run, -1, "blocks", p.chunk_file);
   tmd::ExhaustiveResult er;
   er.cases = r.cases;
   write_file_atomically(out, tmd::cases_csv(ep, er));

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 
 namespace ds::app {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "arith/decimal.h"
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "image_io.h"
 
 namespace ds::app {

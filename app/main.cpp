@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "arith/error.h"
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "cli.h"
 #include "commands.h"
 #include "version.h"

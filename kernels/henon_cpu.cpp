@@ -16,6 +16,7 @@
 #include "cpu_parallel.h"
 #include "device.h"
 #include "henon.cuh"
+#include "atomic_file.h"
 #include "henon.h"
 #include "backend.h"
 
@@ -348,28 +349,6 @@ bool parse_record(const std::string& line, ParamResult* r) {
   return true;
 }
 
-void write_whole(const std::string& path, const std::string& data) {
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0 &&
-                  fsync(fileno(f)) == 0;
-  std::fclose(f);
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  }
-}
-
-void append_durable(const std::string& path, const std::string& data) {
-  FILE* f = std::fopen(path.c_str(), "ab");
-  if (!f) throw std::runtime_error("cannot append to " + path + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0 &&
-                  fsync(fileno(f)) == 0;
-  std::fclose(f);
-  if (!ok) throw std::runtime_error("cannot append to " + path + ": " + std::strerror(errno));
-}
-
 // Loads the complete chunk records of `path` into `res` (marking them done), and rewrites the file
 // with exactly those records, so that a record cut short by a crash is dropped before appending.
 // Returns the chunks loaded. A file of a different scan is refused.
@@ -379,7 +358,7 @@ std::vector<bool> load_chunks(const std::string& path, const std::string& fp, in
   std::ifstream in(path);
   std::string header = std::string(kChunkMagic) + fp;
   if (!in) {
-    write_whole(path, header + "\n");
+    write_file_atomically(path, header + "\n");
     return have;
   }
   std::string line;
@@ -414,7 +393,7 @@ std::vector<bool> load_chunks(const std::string& path, const std::string& fp, in
       }
     }
   }
-  write_whole(path, kept);
+  write_file_atomically(path, kept);
   return have;
 }
 

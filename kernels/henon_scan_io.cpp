@@ -44,9 +44,10 @@ std::string scan_json(const ScanParams& p, const ScanResult& r) {
   s << "{\n  \"arith\": " << q(arith_name(p.arith)) << ",\n  \"a_min\": " << q(p.a_min)
     << ", \"a_step\": " << q(p.a_step) << ", \"na\": " << p.na << ",\n  \"b_min\": " << q(p.b_min)
     << ", \"b_step\": " << q(p.b_step) << ", \"nb\": " << p.nb << ",\n  \"n_init\": " << p.n_init
-    << ", \"init_box\": [" << detail::format_double(p.init_box[0]) << ", " << detail::format_double(p.init_box[1]) << ", "
-    << detail::format_double(p.init_box[2]) << ", " << detail::format_double(p.init_box[3])
-    << "],\n  \"n_transient\": " << p.n_transient << ", \"p_max\": " << p.p_max << ", \"tol\": " << q(p.tol)
+    << ", \"init_box\": [" << detail::format_double(p.init_box[0]) << ", "
+    << detail::format_double(p.init_box[1]) << ", " << detail::format_double(p.init_box[2]) << ", "
+    << detail::format_double(p.init_box[3]) << "],\n  \"n_transient\": " << p.n_transient
+    << ", \"p_max\": " << p.p_max << ", \"tol\": " << q(p.tol)
     << ", \"bound\": " << detail::format_double(p.bound) << ",\n  \"parameters_done\": " << done
     << ", \"parameters_with_sink\": " << with_sink << ",\n  \"results\": [";
   bool first = true;
@@ -68,7 +69,6 @@ std::string scan_json(const ScanParams& p, const ScanResult& r) {
   return s.str();
 }
 
-
 namespace {
 
 // Splits one CSV line (no quoting: the scan's fields never contain commas).
@@ -86,7 +86,8 @@ std::vector<std::string> split_csv(const std::string& line) {
 int64_t to_int(const std::string& s, int line) {
   char* end = nullptr;
   const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0') throw std::invalid_argument("scan CSV line " + std::to_string(line) + ": bad integer \"" + s + "\"");
+  if (s.empty() || *end != '\0')
+    throw std::invalid_argument("scan CSV line " + std::to_string(line) + ": bad integer \"" + s + "\"");
   return v;
 }
 
@@ -96,7 +97,8 @@ ScanResult parse_scan_csv(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   if (!std::getline(in, line) || line.rfind("a_index,b_index,a,b,period,count,sink,x,y", 0) != 0)
-    throw std::invalid_argument("not a deepscope henon scan CSV (header a_index,b_index,a,b,period,count,sink,x,y)");
+    throw std::invalid_argument(
+        "not a deepscope henon scan CSV (header a_index,b_index,a,b,period,count,sink,x,y)");
   ScanResult r;
   int64_t na = 0, nb = 0;
   std::vector<ParamResult> rows;  // one per parameter, in file order (rows of one parameter are adjacent)
@@ -106,8 +108,10 @@ ScanResult parse_scan_csv(const std::string& text) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const std::vector<std::string> f = split_csv(line);
-    if (f.size() != 9) throw std::invalid_argument("scan CSV line " + std::to_string(n) + ": expected 9 fields");
-    const int64_t ia = to_int(f[0], n), ib = to_int(f[1], n), period = to_int(f[4], n), count = to_int(f[5], n);
+    if (f.size() != 9)
+      throw std::invalid_argument("scan CSV line " + std::to_string(n) + ": expected 9 fields");
+    const int64_t ia = to_int(f[0], n), ib = to_int(f[1], n), period = to_int(f[4], n),
+                  count = to_int(f[5], n);
     if (ia < 0 || ib < 0 || ia > kMaxScanSide || ib > kMaxScanSide || count < 0 || period < -1)
       throw std::invalid_argument("scan CSV line " + std::to_string(n) + ": value out of range");
     if (rows.empty() || rows.back().ia != ia || rows.back().ib != ib) {

@@ -16,7 +16,7 @@
 #include <stdexcept>
 
 #include "cpu_parallel.h"
-#include "tmd_files.h"
+#include "atomic_file.h"
 #include "tmd_lefevre.cuh"
 #include "tmd_lefevre_internal.h"
 
@@ -117,7 +117,7 @@ std::vector<bool> load_blocks(const std::string& path, const std::string& fp, in
   const std::string header = std::string(kBlockMagic) + fp;
   std::ifstream in(path);
   if (!in) {
-    files::write_whole(path, header + "\n");
+    write_file_atomically(path, header + "\n");
     return have;
   }
   std::string line;
@@ -155,7 +155,7 @@ std::vector<bool> load_blocks(const std::string& path, const std::string& fp, in
       (*out)[id] = std::move(b);
     }
   }
-  files::write_whole(path, kept);
+  write_file_atomically(path, kept);
   return have;
 }
 
@@ -417,7 +417,7 @@ LefevreResult lefevre_search(const LefevreParams& p) {
       blk.cases.push_back(std::move(c));
     }
     res.seconds_mpfr += since(t);
-    if (!p.chunk_file.empty()) files::append_durable(p.chunk_file, block_text(bi, blk));
+    if (!p.chunk_file.empty()) append_durable(p.chunk_file, block_text(bi, blk));
     merge(blk, &res, &iter_sum, &nmdm_sum, &iter_count);
     if (static_cast<int64_t>(res.cases.size()) > p.max_cases)
       throw std::runtime_error("more than " + std::to_string(p.max_cases) +

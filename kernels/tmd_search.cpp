@@ -14,7 +14,7 @@
 #include "cpu_parallel.h"
 #include "tmd.cuh"
 #include "tmd.h"
-#include "tmd_files.h"
+#include "atomic_file.h"
 
 namespace ds::tmd {
 namespace {
@@ -75,8 +75,6 @@ std::string record_text(int64_t c, const ChunkRecord& r) {
   return o.str();
 }
 
-using files::append_durable;
-using files::write_whole;
 
 // Loads the complete chunk records of `path` and rewrites it with exactly those (a record cut short
 // by a crash is dropped). A file of a different search is refused.
@@ -87,7 +85,7 @@ std::vector<ChunkRecord> load_chunks(const std::string& path, const std::string&
   const std::string header = std::string(kChunkMagic) + fp;
   std::ifstream in(path);
   if (!in) {
-    write_whole(path, header + "\n");
+    write_file_atomically(path, header + "\n");
     return recs;
   }
   std::string line;
@@ -125,7 +123,7 @@ std::vector<ChunkRecord> load_chunks(const std::string& path, const std::string&
       recs[c] = std::move(r);
     }
   }
-  write_whole(path, kept);
+  write_file_atomically(path, kept);
   return recs;
 }
 

@@ -38,7 +38,8 @@ void HenonScanView::draw_controls(Arith arith) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90);
   ImGui::InputText("b step", b_step_, kBuf);
-  const ImS64 one = 1, side_max = henon::kMaxScanSide, init_max = 1000000, nt_max = henon::kMaxTransient, zero = 0;
+  const ImS64 one = 1, side_max = henon::kMaxScanSide, init_max = 1000000, nt_max = henon::kMaxTransient,
+              zero = 0;
   ImGui::SetNextItemWidth(110);
   ImGui::DragScalar("na", ImGuiDataType_S64, &na_, 10.0f, &one, &side_max, "%lld");
   ImGui::SameLine();
@@ -149,16 +150,20 @@ void HenonScanView::set_result(henon::ScanResult r, const std::string& source) {
 
 uint32_t HenonScanView::colour(const Cell& c) {
   switch (c.kind) {
-    case Kind::kNotDone: return IM_COL32(25, 25, 30, 255);
-    case Kind::kEscaped: return IM_COL32(0, 0, 0, 255);
-    case Kind::kAperiodic: return IM_COL32(70, 70, 78, 255);
-    default: break;
+    case Kind::kNotDone:
+      return IM_COL32(25, 25, 30, 255);
+    case Kind::kEscaped:
+      return IM_COL32(0, 0, 0, 255);
+    case Kind::kAperiodic:
+      return IM_COL32(70, 70, 78, 255);
+    default:
+      break;
   }
   // Periods spread over the hue circle by the golden ratio; sinks bright, other cycles dim.
   const float h = std::fmod(static_cast<float>(c.period) * 0.6180339887f, 1.0f);
   float r, g, b;
-  ImGui::ColorConvertHSVtoRGB(h, c.kind == Kind::kSink ? 0.85f : 0.4f, c.kind == Kind::kSink ? 1.0f : 0.5f, r, g,
-                              b);
+  ImGui::ColorConvertHSVtoRGB(h, c.kind == Kind::kSink ? 0.85f : 0.4f, c.kind == Kind::kSink ? 1.0f : 0.5f, r,
+                              g, b);
   return IM_COL32(static_cast<int>(r * 255), static_cast<int>(g * 255), static_cast<int>(b * 255), 255);
 }
 
@@ -172,7 +177,8 @@ bool HenonScanView::draw_view(Pick* pick) {
   }
   if (cells_.empty()) {
     ImGui::TextWrapped(
-        "No scan yet: run one with the controls on the left, or open (or drop on the window) a CSV written by "
+        "No scan yet: run one with the controls on the left, or open (or drop on the window) a CSV written "
+        "by "
         "`deepscope henon scan --csv FILE`.");
     return false;
   }
@@ -224,7 +230,8 @@ bool HenonScanView::draw_view(Pick* pick) {
       for (int64_t i = std::max<int64_t>(i0, 0); i < std::min<int64_t>(i1, shown_.na); ++i) {
         const int64_t k = j * shown_.na + i;
         const Cell& c = cells_[static_cast<std::size_t>(k)];
-        if (*where < 0 || c.kind > best.kind || (c.kind == best.kind && c.period < best.period && c.period > 0)) {
+        if (*where < 0 || c.kind > best.kind ||
+            (c.kind == best.kind && c.period < best.period && c.period > 0)) {
           best = c;
           *where = k;
         }

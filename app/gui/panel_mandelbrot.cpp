@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "jobs.h"
 #include "kernels/mandelbrot.h"
 #include "kernels/navigate.h"

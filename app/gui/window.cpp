@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "cli.h"
 #include "location.h"
 #include "commands.h"

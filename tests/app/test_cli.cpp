@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "cli.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "image_io.h"
 #include "location.h"
 

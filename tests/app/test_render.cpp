@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "arith/error.h"
-#include "atomic_file.h"
+#include "kernels/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"

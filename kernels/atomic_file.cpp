@@ -58,4 +58,14 @@ void write_file_atomically(const std::string& path, const std::string& data) {
   }
 }
 
+void append_durable(const std::string& path, const std::string& data) {
+  FILE* f = std::fopen(path.c_str(), "ab");
+  if (!f) throw IoError("cannot append to \"" + path + "\": " + std::strerror(errno));
+  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size() && std::fflush(f) == 0 &&
+                  ::fsync(fileno(f)) == 0;
+  const int e = errno;
+  std::fclose(f);
+  if (!ok) throw IoError("cannot append to \"" + path + "\": " + std::strerror(e));
+}
+
 }  // namespace ds

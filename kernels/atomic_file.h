@@ -1,5 +1,6 @@
 // Whole-or-nothing file output: data goes to a temporary file beside the target, which is renamed
-// over it only after every byte was written and flushed.
+// over it only after every byte was written and flushed; and durable appends for resume files.
+// Shared by the kernel families' chunk files and the front ends' outputs.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,10 @@ struct IoError : std::runtime_error {
 // Writes `data` to `path` atomically. Throws IoError (naming the path and the OS error) on any
 // failure, leaving no partial file and no temporary behind.
 void write_file_atomically(const std::string& path, const std::string& data);
+
+// Appends `data` to `path` (created if missing) and fsyncs it, so that a resume file's finished
+// records survive a crash. Throws IoError.
+void append_durable(const std::string& path, const std::string& data);
 
 // Throws IoError if `path` could not be created by write_file_atomically (missing or unwritable
 // directory), before any expensive work starts.
