@@ -9,9 +9,10 @@ const char* usage_text() {
 With no command, opens the explorer window (needs a display).
 
 Commands:
-  deepscope [--location FILE] [--frames N] [--screenshot FILE.png] [--size WxH]
-        open the window (at a location file, .kfr or deepscope PNG); --frames/--screenshot
-        render N frames, save the window, and quit
+  deepscope [--location FILE] [--open FILE] [--frames N] [--screenshot FILE.png] [--size WxH]
+        open the window (at a location file, .kfr or deepscope PNG; --open also takes a Hénon scan
+        CSV, like a file dropped on the window); --frames/--screenshot render N frames, save the
+        window, and quit
   deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
                    [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]

@@ -8,6 +8,8 @@
 #include <imgui_impl_opengl3.h>
 #include <stb_image_write.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -57,7 +59,7 @@ void write_png_rgba(const std::string& path, int w, int h, const std::vector<uin
 }  // namespace
 
 int cmd_gui(const ArgList& args) {
-  cli::Args a(args, {"frames", "screenshot", "size", "location"}, {});
+  cli::Args a(args, {"frames", "screenshot", "size", "location", "open"}, {});
   if (!a.positional().empty()) throw cli::UsageError("unexpected argument \"" + a.positional()[0] + "\"");
   const int64_t frames = a.get_int("frames", 0, 1, 1000000);
   const std::string shot = a.get("screenshot", "");
@@ -66,6 +68,11 @@ int cmd_gui(const ArgList& args) {
   if (!shot.empty()) check_writable(shot);
   const std::string location = a.get("location", "");
   if (!location.empty()) read_location_file(location);  // a bad file is bad input: exit 2 before any window
+  // --open FILE: as if FILE were dropped on the window (a location, a deepscope PNG, a Hénon scan
+  // CSV); a file no workspace takes is bad input.
+  const std::string open = a.get("open", "");
+  if (!open.empty() && access(open.c_str(), R_OK) != 0)
+    throw cli::UsageError("--open: cannot read \"" + open + "\"");
   if (!display_present()) return no_display();
 
   glfwSetErrorCallback(glfw_error);
@@ -115,14 +122,30 @@ int cmd_gui(const ArgList& args) {
     panels.push_back(gui::make_tmd_panel());
     panels.push_back(gui::make_drift_panel());
     if (!location.empty()) panels[0]->open_file(location);
+    if (!open.empty()) g_dropped.push_back(open);
+    gui::Panel* select = nullptr;  // a panel that took a dropped file: its tab opens next frame
 
     int64_t frame = 0;
     const auto started = std::chrono::steady_clock::now();
     while (!glfwWindowShouldClose(window)) {
       glfwPollEvents();
-      for (const std::string& path : g_dropped)
+      for (const std::string& path : g_dropped) {
+        gui::Panel* taker = nullptr;
         for (auto& p : panels)
-          if (p->open_file(path)) break;
+          if (p->open_file(path)) {
+            taker = p.get();
+            break;
+          }
+        if (taker) {
+          select = taker;
+        } else {
+          std::cerr << "deepscope: no workspace opens \"" << path << "\" (locations, deepscope PNGs, Hénon scan CSVs)\n";
+          if (path == open) {
+            result = 2;
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
+          }
+        }
+      }
       g_dropped.clear();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
@@ -137,13 +160,14 @@ int cmd_gui(const ArgList& args) {
       gui::Panel* shown = nullptr;  // the panel whose tab is open this frame
       if (ImGui::BeginTabBar("workspaces")) {
         for (auto& p : panels) {
-          if (ImGui::BeginTabItem(p->title())) {
+          if (ImGui::BeginTabItem(p->title(), nullptr, p.get() == select ? ImGuiTabItemFlags_SetSelected : 0)) {
             shown = p.get();
             p->draw();
             ImGui::EndTabItem();
           }
         }
         ImGui::EndTabBar();
+        select = nullptr;
       }
       ImGui::End();
 
