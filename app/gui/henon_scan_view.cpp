@@ -65,10 +65,7 @@ void HenonScanView::draw_controls(Arith arith) {
   ImGui::SetNextItemWidth(-60);
   ImGui::InputText("##csv", path_, sizeof path_);
   ImGui::SameLine();
-  if (ImGui::Button("open")) {
-    std::string err;
-    if (!open_csv(path_, &err)) message_ = err;
-  }
+  if (ImGui::Button("open")) open_csv_reporting(path_);
   const std::string err = job_.error();
   if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
   if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
@@ -263,8 +260,10 @@ bool HenonScanView::draw_view(Pick* pick) {
   if (under >= 0) {
     const henon::ParamResult& p = shown_.params[static_cast<std::size_t>(under)];
     ImGui::BeginTooltip();
-    ImGui::Text("a = %s\nb = %s", p.a.c_str(), p.b.c_str());
-    if (!p.done) ImGui::TextUnformatted("not computed");
+    if (p.done)
+      ImGui::Text("a = %s\nb = %s", p.a.c_str(), p.b.c_str());
+    else
+      ImGui::Text("parameter %lld: not computed (or not in the file)", static_cast<long long>(under));
     if (p.escaped) ImGui::Text("%d start points escaped", p.escaped);
     if (p.aperiodic) ImGui::Text("%d without a period", p.aperiodic);
     for (const henon::CycleFound& c : p.cycles)

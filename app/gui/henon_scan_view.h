@@ -33,6 +33,11 @@ class HenonScanView {
   bool busy() const { return job_.running(); }
   // Opens a scan CSV (deepscope henon scan --csv); false with *error set when it cannot.
   bool open_csv(const std::string& path, std::string* error);
+  // The same, with a failure shown in the view's message line.
+  void open_csv_reporting(const std::string& path) {
+    std::string err;
+    if (!open_csv(path, &err)) message_ = err;
+  }
 
  private:
   // What one parameter shows: the most telling outcome among its start points.

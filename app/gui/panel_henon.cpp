@@ -42,11 +42,10 @@ class HenonPanel final : public Panel {
   const char* title() const override { return "Hénon"; }
   bool busy() const override { return job_.running() || dirty_ || scan_.busy(); }
 
-  // A scan CSV dropped on the window opens in the scan view.
+  // A .csv dropped on the window opens in the scan view (a malformed one is reported there).
   bool open_file(const std::string& path) override {
     if (path.size() < 4 || path.compare(path.size() - 4, 4, ".csv") != 0) return false;
-    std::string err;
-    if (!scan_.open_csv(path, &err)) return false;
+    scan_.open_csv_reporting(path);
     show_scan_ = true;
     return true;
   }

@@ -130,12 +130,11 @@ int cmd_gui(const ArgList& args) {
     while (!glfwWindowShouldClose(window)) {
       glfwPollEvents();
       for (const std::string& path : g_dropped) {
+        // The Mandelbrot panel takes any other file (and reports a malformed location in its
+        // UI), so it is asked last.
         gui::Panel* taker = nullptr;
-        for (auto& p : panels)
-          if (p->open_file(path)) {
-            taker = p.get();
-            break;
-          }
+        for (auto it = panels.rbegin(); it != panels.rend() && !taker; ++it)
+          if ((*it)->open_file(path)) taker = it->get();
         if (taker) {
           select = taker;
         } else {
