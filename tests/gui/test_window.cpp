@@ -4,6 +4,7 @@
 #include <stb_image.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -88,6 +89,47 @@ TEST(Window, OpensADeepKfrLocation) {
   ASSERT_NE(img.px, nullptr);
   EXPECT_GE(img.colours(img.w / 2, 40, img.w - 10, img.h - 10), 50u) << "the deep view did not draw";
   EXPECT_EQ(run(std::string(DEEPSCOPE_EXE) + " --location " + bad + " > /dev/null 2>&1"), 2);
+}
+
+}  // namespace
+
+namespace {
+
+// A Hénon scan CSV given with --open (as if dropped) opens the Hénon tab's scan view: the right side
+// shows the parameter strip (a few flat colours, among them the sinks' saturated ones) instead of
+// the Mandelbrot image (many colours); an unreadable --open path is bad input.
+TEST(Window, OpensAHenonScanCsvInTheScanView) {
+  const std::string dir = DEEPSCOPE_TEST_TMP;
+  const std::string csv = dir + "/scan.csv", shot = dir + "/scan_shot.png";
+  {
+    FILE* f = std::fopen(csv.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("a_index,b_index,a,b,period,count,sink,x,y\n", f);
+    for (int i = 0; i < 60; ++i) {
+      std::fprintf(f, "%d,0,1.%04d,0.3,0,%d,0,,\n", i, i, 64 - (i % 3 == 0 ? 8 : 0));
+      if (i % 3 == 0) std::fprintf(f, "%d,0,1.%04d,0.3,%d,8,1,0.5,0.1\n", i, i, 1 + i % 7);
+    }
+    std::fclose(f);
+  }
+  std::remove(shot.c_str());
+  const std::string cmd = std::string("xvfb-run -a -s '-screen 0 1280x1024x24' ") + DEEPSCOPE_EXE + " --open " + csv +
+                          " --frames 8 --size 960x640 --screenshot " + shot;
+  ASSERT_EQ(run(cmd), 0) << cmd;
+  Image img;
+  int comp = 0;
+  img.px = stbi_load(shot.c_str(), &img.w, &img.h, &comp, 4);
+  ASSERT_NE(img.px, nullptr);
+  const int x0 = img.w / 2, x1 = img.w - 20, y0 = img.h / 4, y1 = img.h * 3 / 4;
+  EXPECT_LE(img.colours(x0, y0, x1, y1), 20u) << "the right side is not the scan strip";
+  int saturated = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const unsigned char* p = img.px + (static_cast<size_t>(y) * img.w + x) * 4;
+      const int hi = std::max({p[0], p[1], p[2]}), lo = std::min({p[0], p[1], p[2]});
+      saturated += hi - lo > 120;
+    }
+  EXPECT_GT(saturated, 100) << "no sink drawn";
+  EXPECT_EQ(run(std::string(DEEPSCOPE_EXE) + " --open " + dir + "/missing.csv > /dev/null 2>&1"), 2);
 }
 
 }  // namespace
