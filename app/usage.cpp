@@ -9,7 +9,8 @@ const char* usage_text() {
 With no command, opens the explorer window (needs a display).
 
 Commands:
-  deepscope [--location FILE] [--open FILE] [--frames N] [--screenshot FILE.png] [--size WxH]
+  deepscope [--location FILE] [--open FILE] [--tab mandelbrot|henon|tmd|drift] [--frames N]
+            [--screenshot FILE.png] [--size WxH]
         open the window (at a location file, .kfr or deepscope PNG; --open also takes a Hénon scan
         CSV, like a file dropped on the window); --frames/--screenshot render N frames, save the
         window, and quit

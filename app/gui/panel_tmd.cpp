@@ -122,7 +122,13 @@ class TmdPanel final : public Panel {
       std::lock_guard<std::mutex> lock(mutex_);
       shown = live_;
     }
-    if (!shown) return;
+    if (!shown) {
+      ImGui::TextWrapped(
+          "Choose a search, function, rounding, precision, k and range, then Run. The phase counts, the NMDM "
+          "histogram of the Lefevre and regular searches and the table of hard-to-round cases (click a row to "
+          "copy it) appear here while it runs. `deepscope tmd ...` runs the same searches in batch.");
+      return;
+    }
     const Live& live = *shown;
     ImGui::TextWrapped("%s", live.status.c_str());
     if (!live.stats.empty()) ImGui::TextWrapped("%s", live.stats.c_str());

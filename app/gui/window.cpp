@@ -59,7 +59,14 @@ void write_png_rgba(const std::string& path, int w, int h, const std::vector<uin
 }  // namespace
 
 int cmd_gui(const ArgList& args) {
-  cli::Args a(args, {"frames", "screenshot", "size", "location", "open"}, {});
+  cli::Args a(args, {"frames", "screenshot", "size", "location", "open", "tab"}, {});
+  // --tab: the workspace shown first (its panel's index below).
+  const std::string tab = a.get("tab", "mandelbrot");
+  const char* kTabs[] = {"mandelbrot", "henon", "tmd", "drift"};
+  int first_tab = -1;
+  for (int i = 0; i < 4; ++i)
+    if (tab == kTabs[i]) first_tab = i;
+  if (first_tab < 0) throw cli::UsageError("--tab must be mandelbrot, henon, tmd or drift, got \"" + tab + "\"");
   if (!a.positional().empty()) throw cli::UsageError("unexpected argument \"" + a.positional()[0] + "\"");
   const int64_t frames = a.get_int("frames", 0, 1, 1000000);
   const std::string shot = a.get("screenshot", "");
@@ -123,7 +130,8 @@ int cmd_gui(const ArgList& args) {
     panels.push_back(gui::make_drift_panel());
     if (!location.empty()) panels[0]->open_file(location);
     if (!open.empty()) g_dropped.push_back(open);
-    gui::Panel* select = nullptr;  // a panel that took a dropped file: its tab opens next frame
+    // The tab to open next frame: --tab's at first, later a panel that took a dropped file.
+    gui::Panel* select = panels[static_cast<std::size_t>(first_tab)].get();
 
     int64_t frame = 0;
     const auto started = std::chrono::steady_clock::now();
