@@ -31,6 +31,7 @@
 #include <limits>
 #include <string>
 
+#include "bits.h"
 #include "decimal.h"
 #include "eft.h"
 #include "error.h"
@@ -103,24 +104,9 @@ struct Expansion {
 
 namespace expansion_detail {
 
-DEEPSCOPE_HD uint64_t bits_of(double x) {
-#if DEEPSCOPE_DEVICE_CODE
-  return static_cast<uint64_t>(__double_as_longlong(x));
-#else
-  uint64_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-#endif
-}
-DEEPSCOPE_HD double from_bits(uint64_t b) {
-#if DEEPSCOPE_DEVICE_CODE
-  return __longlong_as_double(static_cast<long long>(b));
-#else
-  double x;
-  std::memcpy(&x, &b, sizeof x);
-  return x;
-#endif
-}
+using bits::bits_of;
+using bits::from_bits;
+using bits::pow2;
 
 // ulp(x) = weight of the last mantissa bit (2^-1074 for subnormals); 0 for x == 0, so that the
 // only thing allowed to follow a zero term is zero.
@@ -131,8 +117,6 @@ DEEPSCOPE_HD double ulp_of(double x) {
   return from_bits(e == 0 ? 1 : uint64_t(1) << (e - 1));
 }
 
-// 2^k for -1022 <= k <= 1023, built exactly.
-DEEPSCOPE_HD double pow2(int k) { return from_bits(static_cast<uint64_t>(k + 1023) << 52); }
 
 // One bottom-up VecSum over x[lo..M-1] (2Sum, so error-free for any inputs): x[lo] receives the
 // rounded sum, x[i+1] the error of the step that added x[i]. lo is a runtime value; the terms

@@ -22,32 +22,15 @@
 
 #include "decimal.h"
 #include "error.h"
+#include "bits.h"
 #include "hd.h"
 #include "traits.h"
 
 namespace ds {
 
 namespace floatexp_detail {
-DEEPSCOPE_HD uint64_t bits_of(double d) {
-#if DEEPSCOPE_DEVICE_CODE
-  return static_cast<uint64_t>(__double_as_longlong(d));
-#else
-  uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-#endif
-}
-DEEPSCOPE_HD double from_bits(uint64_t u) {
-#if DEEPSCOPE_DEVICE_CODE
-  return __longlong_as_double(static_cast<long long>(u));
-#else
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-#endif
-}
-// 2^k for -1022 <= k <= 1023, exact.
-DEEPSCOPE_HD double pow2i(int k) { return from_bits(static_cast<uint64_t>(k + 1023) << 52); }
+using bits::bits_of;
+using bits::from_bits;
 constexpr uint64_t kExpMask = 0x7ffULL << 52;
 }  // namespace floatexp_detail
 
@@ -139,10 +122,10 @@ DEEPSCOPE_HD FloatExp operator+(FloatExp a, FloatExp b) {
   const int32_t d = a.e - b.e;
   if (d >= 0) {
     if (d > 60) return a;
-    return FloatExp::make(a.m + b.m * floatexp_detail::pow2i(-d), a.e);
+    return FloatExp::make(a.m + b.m * bits::pow2(-d), a.e);
   }
   if (d < -60) return b;
-  return FloatExp::make(a.m * floatexp_detail::pow2i(d) + b.m, b.e);
+  return FloatExp::make(a.m * bits::pow2(d) + b.m, b.e);
 }
 DEEPSCOPE_HD FloatExp operator-(FloatExp a) {
   a.m = -a.m;
