@@ -17,6 +17,10 @@ int cmd_tmd(const ArgList& args);
 // Opens the window; in builds without the GUI, explains and returns 2.
 int cmd_gui(const ArgList& args);
 
+// The whole command line (the arguments after the program name), as main runs it: dispatch, error
+// messages on stderr, and the exit code (2 bad input, 1 failure while running).
+int run(const ArgList& args);
+
 // One-line usage of every subcommand, printed by --help and on usage errors.
 const char* usage_text();
 

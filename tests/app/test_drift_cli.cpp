@@ -12,6 +12,7 @@
 #include "kernels/atomic_file.h"
 #include "cli.h"
 #include "commands.h"
+#include "test_files.h"
 #include "image_io.h"
 #include "plot_png.h"
 
@@ -20,30 +21,13 @@ namespace {
 using ds::app::ArgList;
 using ds::app::cmd_drift;
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/deepscope-drift-cli-XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string tmpdir() { return ds::test::make_tmpdir("drift-cli"); }
+using ds::test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-int exit_code(const ArgList& args) {
-  try {
-    return cmd_drift(args);
-  } catch (const ds::cli::UsageError&) {
-    return 2;
-  } catch (const ds::ArithError&) {
-    return 2;
-  } catch (const ds::IoError&) {
-    return 2;
-  } catch (const std::exception&) {
-    return 1;
-  }
+// The exit code the program returns for `deepscope drift ARGS`.
+int exit_code(ArgList args) {
+  args.insert(args.begin(), "drift");
+  return ds::app::run(args);
 }
 
 std::size_t lines(const std::string& s) {

@@ -13,37 +13,20 @@
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
+#include "test_files.h"
 
 namespace {
 
 using ds::app::ArgList;
 using ds::app::cmd_henon;
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/deepscope-henon-cli-XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string tmpdir() { return ds::test::make_tmpdir("henon-cli"); }
+using ds::test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The exit code main would return for these arguments.
-int exit_code(const ArgList& args) {
-  try {
-    return cmd_henon(args);
-  } catch (const ds::cli::UsageError&) {
-    return 2;
-  } catch (const ds::ArithError&) {
-    return 2;
-  } catch (const ds::IoError&) {
-    return 2;
-  } catch (const std::exception&) {
-    return 1;
-  }
+// The exit code the program returns for `deepscope henon ARGS`.
+int exit_code(ArgList args) {
+  args.insert(args.begin(), "henon");
+  return ds::app::run(args);
 }
 
 TEST(HenonCli, OrbitWritesCsv) {

@@ -13,23 +13,15 @@
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
+#include "test_files.h"
 
 namespace {
 
 using ds::app::ArgList;
 using ds::app::cmd_tmd;
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/deepscope-tmd-cli-XXXXXX";
-  return mkdtemp(tmpl);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string tmpdir() { return ds::test::make_tmpdir("tmd-cli"); }
+using ds::test::slurp;
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
