@@ -21,6 +21,9 @@ bool built_with_cuda();
 int cuda_device_count();
 // One entry per usable device.
 std::vector<CudaDeviceInfo> cuda_devices();
+// Makes CUDA device `index` current on the calling thread (every later CUDA call of the thread
+// uses it). Throws std::runtime_error without CUDA or for a device that does not exist.
+void set_current_device(int index);
 // Why there is no device ("built without CUDA", the runtime's error string, ...); empty if any.
 std::string cuda_unavailable_reason();
 

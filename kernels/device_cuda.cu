@@ -30,6 +30,8 @@ std::string cuda_unavailable_reason() {
   return "";
 }
 
+void set_current_device(int index) { DEEPSCOPE_CUDA_CHECK(cudaSetDevice(index)); }
+
 std::vector<CudaDeviceInfo> cuda_devices() {
   std::vector<CudaDeviceInfo> out;
   int n = cuda_device_count();

@@ -1,11 +1,16 @@
 // Device discovery for builds without CUDA: there is never a device.
 #include "device.h"
 
+#include <stdexcept>
+
 namespace ds {
 
 bool built_with_cuda() { return false; }
 int cuda_device_count() { return 0; }
 std::vector<CudaDeviceInfo> cuda_devices() { return {}; }
+void set_current_device(int index) {
+  throw std::runtime_error("CUDA device " + std::to_string(index) + " requested in a build without CUDA");
+}
 std::string cuda_unavailable_reason() { return "built without CUDA (DEEPSCOPE_CUDA=OFF or no nvcc)"; }
 
 }  // namespace ds
