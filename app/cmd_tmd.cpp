@@ -1,19 +1,22 @@
-// `deepscope tmd exhaustive`: the TMD workspace in batch mode, over kernels/tmd.h. Input errors
-// exit 2 before any work (an output that would flood memory or disk is refused from an estimate);
-// the search is resumable from its chunk file and writes its CSV/JSON whole or not at all.
+// `deepscope tmd exhaustive|lefevre|regular`: the TMD workspace in batch mode, over kernels/tmd.h and
+// tmd_lefevre.h. Input errors exit 2 before any work (an output that would flood memory or disk is
+// refused from an estimate); the search runs on every device given (--devices), or on one shard of
+// its chunks (--shard, which writes only its chunk file), is resumable from its chunk file and
+// writes its CSV/JSON whole or not at all. Under mpirun, only rank 0 prints and writes.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
-#include "kernels/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
+#include "kernels/atomic_file.h"
 #include "kernels/backend.h"
 #include "kernels/tmd.h"
 #include "kernels/tmd_lefevre.h"
+#include "kernels/work.h"
 
 namespace ds::app {
 namespace {
@@ -71,6 +74,54 @@ auto as_usage(F&& f) -> decltype(f()) {
   }
 }
 
+// --devices and --shard (exit 2 on bad values), the device list checked against the backend.
+work::Placement parse_placement(const cli::Args& args, Backend be) {
+  work::Placement pl;
+  pl.devices = args.get("devices", "");
+  if (args.has("shard")) {
+    const std::string s = args.get("shard", "");
+    try {
+      pl.shard = work::parse_shard(s);
+    } catch (const std::invalid_argument& e) {
+      throw cli::UsageError("--shard " + s + ": " + e.what() + " (expected i/n with 0 <= i < n)");
+    }
+  }
+  try {
+    work::workers(be, pl.devices);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError("--devices " + pl.devices + ": " + e.what());
+  }
+  return pl;
+}
+
+// The chunk file: --chunk-file, else OUT.chunks (a shard's own file when sharded).
+std::string chunk_file_for(const cli::Args& args, const std::string& out, const work::Shard& shard) {
+  const std::string def = out.empty() ? "" : out + ".chunks";
+  const std::string f = args.get("chunk-file", work::shard_chunk_file(def, shard));
+  if (!shard.whole() && f.empty())
+    throw cli::UsageError("--shard needs a chunk file (--out or --chunk-file)");
+  return f;
+}
+
+std::string per_worker_text(const std::vector<std::pair<std::string, int64_t>>& pw) {
+  std::string t;
+  for (const auto& w : pw) t += (t.empty() ? "" : ", ") + w.first + " " + std::to_string(w.second);
+  return t;
+}
+
+// A shard writes its chunk file only: says so and how to get the outputs.
+void report_shard(const work::Shard& s, int64_t owned, int64_t total, int64_t run, int64_t loaded,
+                  const char* units, const std::string& chunk_file, const std::string& out,
+                  const std::string& json) {
+  std::cout << "shard " << s.index << "/" << s.count << ": " << owned << " of the " << total << " " << units
+            << ", " << run << " computed and " << loaded << " resumed, in " << chunk_file
+            << "\nno CSV or JSON written: a shard holds part of the search. Join the chunk files of all "
+            << s.count << " shards with `deepscope merge`, into " << out
+            << ".chunks, then run this command again without --shard: it loads every chunk, computes none, "
+               "and writes "
+            << out << (json.empty() ? "" : " and " + json) << "\n";
+}
+
 std::string hardest_table(const std::vector<tmd::Case>& cases, std::size_t n) {
   std::ostringstream o;
   char buf[96];
@@ -90,7 +141,7 @@ std::string hardest_table(const std::vector<tmd::Case>& cases, std::size_t n) {
 int tmd_exhaustive(const ArgList& argv) {
   cli::Args args(argv,
                  {"func", "mode", "k", "precision", "range", "out", "json", "chunk-file", "chunk",
-                  "max-cases", "backend", "hardest"},
+                  "max-cases", "backend", "hardest", "devices", "shard"},
                  {"quiet", "estimate"});
   tmd::ExhaustiveParams p;
   p.func = as_usage([&] { return tmd::parse_func(args.get("func", "exp2")); });
@@ -107,14 +158,17 @@ int tmd_exhaustive(const ArgList& argv) {
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
   const std::string json =
       args.get("json", out.empty() ? "" : (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
-  p.chunk_file = args.get("chunk-file", out.empty() ? "" : out + ".chunks");
-
   const Backend be = select_backend(p.backend);
+  p.placement = parse_placement(args, be);
+  const bool sharded = !p.placement.shard.whole(), writer = work::is_writer();
+  p.chunk_file = chunk_file_for(args, out, p.placement.shard);
+
   const tmd::ExhaustiveEstimate e = as_usage([&] { return tmd::estimate_exhaustive(p); });
-  std::cerr << "tmd exhaustive: " << tmd::func_name(p.func) << ", " << tmd::mode_name(p.mode)
-            << ", p = " << p.precision << ", k = " << p.k << ", " << e.inputs << " bit patterns in "
-            << e.chunks << " chunks of " << e.chunk_inputs << " on " << backend_name(be)
-            << "\nestimate: about " << e.expected_cases << " cases (cap " << p.max_cases << ")\n";
+  if (writer)
+    std::cerr << "tmd exhaustive: " << tmd::func_name(p.func) << ", " << tmd::mode_name(p.mode)
+              << ", p = " << p.precision << ", k = " << p.k << ", " << e.inputs << " bit patterns in "
+              << e.chunks << " chunks of " << e.chunk_inputs << " on " << backend_name(be)
+              << "\nestimate: about " << e.expected_cases << " cases (cap " << p.max_cases << ")\n";
   if (e.expected_cases > static_cast<double>(p.max_cases))
     throw cli::UsageError(
         "about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
@@ -122,15 +176,25 @@ int tmd_exhaustive(const ArgList& argv) {
         ": raise --k, narrow --range (arguments near 0 make most results hard to round in directed "
         "modes) or raise --max-cases");
   if (estimate_only) return 0;
-  check_writable(out);
-  if (!json.empty()) check_writable(json);
+  if (writer && !sharded) {
+    check_writable(out);
+    if (!json.empty()) check_writable(json);
+  }
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;
-  if (!quiet) p.progress = stderr_progress();
+  if (!quiet && writer) p.progress = stderr_progress();
   const tmd::ExhaustiveResult r = as_usage([&] { return tmd::exhaustive(p); });
+  if (!writer) return r.cancelled ? 130 : 0;  // rank 0 reports and writes
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
+  if (r.cancelled)
+    return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks_owned, "chunks", p.chunk_file);
+  if (!r.complete()) throw std::runtime_error("tmd exhaustive: the search ended with chunks missing");
+  if (sharded) {
+    report_shard(p.placement.shard, r.chunks_owned, r.chunks, r.chunks_run, r.chunks_loaded, "chunks",
+                 p.chunk_file, out, json);
+    return 0;
+  }
   write_file_atomically(out, tmd::cases_csv(p, r));
   if (!json.empty()) write_file_atomically(json, tmd::cases_json(p, r));
   if (!quiet) {
@@ -138,7 +202,9 @@ int tmd_exhaustive(const ArgList& argv) {
               << " candidates checked with MPFR (" << r.exact << " exact results), " << r.cases.size()
               << " hard-to-round cases; " << r.chunks_run << " chunks computed, " << r.chunks_loaded
               << " resumed, in " << r.seconds << " s (evaluation " << r.eval_seconds << " s, MPFR "
-              << r.mpfr_seconds << " s)\nwrote " << out << (json.empty() ? "" : " and " + json) << "\n";
+              << r.mpfr_seconds
+              << " s summed over chunks)\nchunks computed per worker: " << per_worker_text(r.per_worker)
+              << "\nwrote " << out << (json.empty() ? "" : " and " + json) << "\n";
     if (n_hardest > 0 && !r.cases.empty())
       std::cout << "hardest cases:\n" << hardest_table(r.cases, static_cast<std::size_t>(n_hardest));
   }
@@ -148,8 +214,9 @@ int tmd_exhaustive(const ArgList& argv) {
 // `deepscope tmd lefevre|regular`: one binade (or part of it) at precision p <= 24.
 int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   cli::Args args(argv,
-                 {"func", "mode", "k", "precision", "range", "x-lo", "x-hi", "out", "json", "log2n", "split",
-                  "div-threshold", "backend", "max-cases", "hardest", "chunk-file", "poly", "log2-packet"},
+                 {"func",    "mode",       "k",     "precision",   "range",         "x-lo",    "x-hi",
+                  "out",     "json",       "log2n", "split",       "div-threshold", "backend", "max-cases",
+                  "hardest", "chunk-file", "poly",  "log2-packet", "devices",       "shard"},
                  {"quiet"});
   tmd::LefevreParams p;
   p.search = search;
@@ -183,7 +250,10 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   const std::string out = args.require("out");
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
   const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
-  p.chunk_file = args.get("chunk-file", out + ".chunks");
+  const Backend be = select_backend(p.backend);
+  p.placement = parse_placement(args, be);
+  const bool sharded = !p.placement.shard.whole(), writer = work::is_writer();
+  p.chunk_file = chunk_file_for(args, out, p.placement.shard);
   // The same output estimate as the exhaustive search (a stratified dd sample).
   tmd::ExhaustiveParams ep;
   ep.func = p.func;
@@ -204,15 +274,25 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
     throw cli::UsageError("about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
                           " cases expected, more than --max-cases " + std::to_string(max_cases) +
                           ": raise --k, narrow --range or raise --max-cases");
-  p.backend = select_backend(p.backend);
-  check_writable(out);
-  check_writable(json);
+  p.backend = be;
+  if (writer && !sharded) {
+    check_writable(out);
+    check_writable(json);
+  }
   install_cancel_handler();
   p.cancel = &cancel_flag();
-  if (!quiet) p.progress = stderr_progress();
+  if (!quiet && writer) p.progress = stderr_progress();
   const tmd::LefevreResult r = as_usage([&] { return tmd::lefevre_search(p); });
+  if (!writer) return r.cancelled ? 130 : 0;  // rank 0 reports and writes
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) return report_interrupted(r.blocks_loaded + r.blocks_run, -1, "blocks", p.chunk_file);
+  if (r.cancelled)
+    return report_interrupted(r.blocks_loaded + r.blocks_run, r.blocks_owned, "blocks", p.chunk_file);
+  if (!r.complete()) throw std::runtime_error("tmd lefevre: the search ended with blocks missing");
+  if (sharded) {
+    report_shard(p.placement.shard, r.blocks_owned, r.blocks, r.blocks_run, r.blocks_loaded, "blocks",
+                 p.chunk_file, out, json);
+    return 0;
+  }
   tmd::ExhaustiveResult er;
   er.cases = r.cases;
   write_file_atomically(out, tmd::cases_csv(ep, er));
@@ -231,10 +311,14 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
         (long long)r.arguments, (long long)r.phase1, (long long)r.phase2, (long long)r.phase2_args,
         (long long)r.phase3, (long long)r.phase3_args, (long long)r.direct_args, (long long)r.candidates,
         r.cases.size());
-    std::printf("blocks of 2^%d intervals: %lld computed, %lld resumed from %s\n", p.log2_block,
-                (long long)r.blocks_run, (long long)r.blocks_loaded, p.chunk_file.c_str());
-    std::printf("time: polynomials %.3f s, phase 1 %.3f s, phase 2 %.3f s, phase 3 %.3f s, MPFR %.3f s\n",
-                r.seconds_poly, r.seconds_phase1, r.seconds_phase2, r.seconds_phase3, r.seconds_mpfr);
+    std::printf("blocks of 2^%d intervals: %lld computed (per worker: %s), %lld resumed from %s\n",
+                p.log2_block, (long long)r.blocks_run, per_worker_text(r.per_worker).c_str(),
+                (long long)r.blocks_loaded, p.chunk_file.c_str());
+    std::printf(
+        "time: %.3f s; summed over blocks: polynomials %.3f s, phase 1 %.3f s, phase 2 %.3f s, phase 3 %.3f "
+        "s, "
+        "MPFR %.3f s\n",
+        r.seconds, r.seconds_poly, r.seconds_phase1, r.seconds_phase2, r.seconds_phase3, r.seconds_mpfr);
     std::printf(
         "phase-1 loop iterations: min %u, max %u, mean %.2f; %lld warps of 32, mean NMDM %.2f%%\nNMDM "
         "histogram:\n",

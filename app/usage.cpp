@@ -37,15 +37,19 @@ Commands:
         MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots)
   deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
-                           [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet] --out FILE.csv
+                           [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet]
+                           [--devices LIST] [--shard I/N] --out FILE.csv
         hard-to-round cases of binary32 arguments (f(x) within 2^-K ulp of a breakpoint), MPFR-checked
   deepscope tmd lefevre|regular --range 0xLO:0xHI | --x-lo X --x-hi Y [--func exp|exp2|log|log2] [--mode nearest|directed]
                                 [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
                                 [--poly hierarchical|taylor] [--log2-packet P] [--backend auto|cpu|cuda]
                                 [--max-cases N] [--chunk-file F] [--json F] [--quiet]
-                                --out FILE.csv
+                                [--devices LIST] [--shard I/N] --out FILE.csv
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
+        tmd: --devices 0,1 (or 0,0: two workers on one GPU) shares the chunks between CUDA devices;
+        --shard I/N runs chunks C with C mod N = I into FILE.csv.chunks.shard-I-of-N and writes no CSV:
+        join the shards with deepscope merge, then rerun without --shard
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]

@@ -8,10 +8,12 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend.h"
 #include "tmd_types.h"
+#include "work.h"
 
 namespace ds::tmd {
 
@@ -40,12 +42,15 @@ struct ExhaustiveParams {
   Backend backend = Backend::kCpu;
   int64_t chunk_inputs = 0;              // bit patterns per chunk; 0: 2^24
   int64_t max_cases = kDefaultMaxCases;  // refuse (estimate) or stop (run) beyond this many cases
-  // Resume file: finished chunks are appended as they complete; chunks already there (for the same
-  // search) are loaded and skipped. Empty: no file.
+  // Resume file (ds::work's format): finished chunks are appended as they complete; chunks already
+  // there (for the same search) are loaded and skipped. Empty: no file. Under MPI, the writer's.
   std::string chunk_file;
+  // The workers (--devices: CUDA devices of the resolved backend) and the shard of the chunks to run.
+  work::Placement placement;
   const std::atomic<bool>* cancel = nullptr;  // polled between chunks and by the CPU workers
-  std::function<void(double)> progress;       // fraction of bit patterns done (loaded included)
-  std::function<void(int64_t chunk, int64_t chunks)> on_chunk;
+  std::function<void(double)> progress;       // fraction of the shard's bit patterns done (loaded included)
+  // The callbacks below come from the writer, one at a time, in completion order.
+  std::function<void(int64_t chunk, int64_t chunks)> on_chunk;  // a chunk computed by this run
   // Live totals after each chunk (loaded chunks included): candidates checked, cases found.
   std::function<void(int64_t candidates, int64_t cases)> on_counts;
 };
@@ -67,12 +72,18 @@ struct ExhaustiveResult {
   int64_t evaluated = 0;    // precision-p arguments with a normal, finite, non-zero result
   int64_t candidates = 0;   // passed the dd filter (sent to MPFR)
   int64_t exact = 0;        // candidates whose f(x) is exact (e.g. exp2 of an integer): not cases
-  int64_t chunks = 0, chunks_loaded = 0, chunks_run = 0;
+  // Chunks in the search, in this shard, loaded from the chunk file and computed by this run (by
+  // every worker and rank). The counts and cases above cover the loaded and computed chunks: all
+  // of the search when complete() and the shard is whole. Under MPI, only on the writer (rank 0).
+  int64_t chunks = 0, chunks_owned = 0, chunks_loaded = 0, chunks_run = 0;
+  std::vector<std::pair<std::string, int64_t>> per_worker;  // chunks computed per worker (work::Stats)
   bool cancelled = false;
   Backend backend = Backend::kCpu;
-  double seconds = 0;       // this run (loaded chunks excluded)
-  double eval_seconds = 0;  // of which evaluation + filtering (CPU threads or the GPU)
-  double mpfr_seconds = 0;  // of which MPFR confirmation
+  double seconds = 0;  // this run's wall time (loaded chunks excluded)
+  // Summed over the chunks this run computed (with several workers the sums exceed `seconds`):
+  double eval_seconds = 0;  // evaluation + filtering (CPU threads or the GPU)
+  double mpfr_seconds = 0;  // MPFR confirmation
+  bool complete() const { return chunks_loaded + chunks_run == chunks_owned; }
 };
 
 struct ExhaustiveEstimate {
@@ -85,8 +96,11 @@ struct ExhaustiveEstimate {
 // Validates p (std::invalid_argument for an empty/reversed range, bad k, precision or sizes) and
 // estimates the number of cases from 2^16 evenly spread arguments evaluated on the CPU.
 ExhaustiveEstimate estimate_exhaustive(const ExhaustiveParams& p);
-// Refuses (std::invalid_argument) when the estimate exceeds p.max_cases; then searches. Throws
-// std::runtime_error if the real count exceeds max_cases while running (finished chunks are kept).
+// Refuses (std::invalid_argument) when the estimate exceeds p.max_cases, or for a bad device list;
+// then searches the chunks of p.placement.shard with ds::work::run (every worker filters and
+// confirms its chunks with MPFR). Throws std::runtime_error if the real count exceeds max_cases
+// while running (finished chunks are kept). The result does not depend on the workers or on the
+// order in which chunks finish.
 ExhaustiveResult exhaustive(const ExhaustiveParams& p);
 
 // The hardest cases: the n largest runs (ties: smaller distance first).
@@ -129,6 +143,8 @@ struct EvalRate {
 EvalRate eval_rate(Func f, Mode m, int precision, int k, uint32_t lo, int64_t n, Backend backend);
 
 namespace detail {
+// Both are reentrant (ds::work calls them from one thread per worker, several per device): no
+// static state; filter_cuda allocates its buffers per call on the calling thread's current device.
 // Evaluates bit patterns [first, first + n) and writes the candidates' bit patterns (up to cap) to
 // out; returns the number of candidates (may exceed cap: then call again with a larger cap);
 // *evaluated gets the number of arguments evaluated (not skipped).

@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend.h"
 #include "tmd.h"
+#include "work.h"
 
 namespace ds::tmd {
 
@@ -44,16 +46,17 @@ struct LefevreParams {
   // one MPFR Taylor polynomial per interval.
   bool hierarchical = true;
   int log2_packet = 10;
-  int log2_block = 18;
-  int64_t max_cases =
-      kDefaultMaxCases;  // stop (std::runtime_error) beyond this many candidates or cases  // intervals per
-                         // block (the unit of work, memory and resume), in [5, 24]
-  // Resume file: finished blocks of 2^log2_block intervals are appended as they complete; blocks already
-  // there (for the same search) are loaded and skipped. Empty: no file.
+  int log2_block = 18;  // intervals per block (the unit of work, memory and resume), in [5, 24]
+  int64_t max_cases = kDefaultMaxCases;  // stop (std::runtime_error) beyond this many candidates or cases
+  // Resume file (ds::work's format): finished blocks of 2^log2_block intervals are appended as they
+  // complete; blocks already there (for the same search) are loaded and skipped. Empty: no file.
   std::string chunk_file;
+  // The workers (--devices: CUDA devices of the resolved backend) and the shard of the blocks to run.
+  work::Placement placement;
   const std::atomic<bool>* cancel = nullptr;  // polled between blocks and while making polynomials
-  std::function<void(double)> progress;
-  // Called after each phase with the counts so far (phase 1, 2, 3, then 4 once MPFR is done).
+  std::function<void(double)> progress;       // fraction of the shard's intervals done (loaded included)
+  // From the writer: phase 3 with the counts so far after each block taken (loaded or computed, in
+  // completion order), then phase 4 with the final result.
   std::function<void(int phase, const LefevreResult& so_far)> on_phase;
 };
 
@@ -76,13 +79,22 @@ struct LefevreResult {
   int64_t candidates = 0;   // sent to MPFR
   std::vector<Case> cases;  // sorted by argument
   IterStats iters;
+  // Summed over the blocks this run computed (with several workers the sums exceed `seconds`).
   double seconds_poly = 0, seconds_phase1 = 0, seconds_phase2 = 0, seconds_phase3 = 0, seconds_mpfr = 0;
-  int64_t blocks = 0, blocks_loaded = 0, blocks_run = 0;
+  double seconds = 0;  // this run's wall time
+  // Blocks in the search, in this shard, loaded from the chunk file and computed by this run (every
+  // worker and rank). The counts above cover the loaded and computed blocks: all of the search when
+  // complete() and the shard is whole. Under MPI, only on the writer (rank 0).
+  int64_t blocks = 0, blocks_owned = 0, blocks_loaded = 0, blocks_run = 0;
+  std::vector<std::pair<std::string, int64_t>> per_worker;  // blocks computed per worker (work::Stats)
   bool cancelled = false;
+  bool complete() const { return blocks_loaded + blocks_run == blocks_owned; }
 };
 
 // Throws std::invalid_argument for an unsupported function or precision, a range that is empty,
-// reversed, not positive normal or spans two binades, and bad sizes.
+// reversed, not positive normal or spans two binades, bad sizes or a bad device list. Runs the
+// blocks of p.placement.shard with ds::work::run (each worker computes its blocks through MPFR);
+// the result does not depend on the workers or on the order in which blocks finish.
 LefevreResult lefevre_search(const LefevreParams& p);
 // Validates p like lefevre_search and returns its number of arguments.
 double lefevre_arguments(const LefevreParams& p);
@@ -94,6 +106,8 @@ double nmdm(const uint32_t* iters, int n);
 std::string lefevre_json(const LefevreParams& p, const LefevreResult& r);
 
 namespace detail {
+// All reentrant (ds::work calls them from one thread per worker, several per device): no static
+// state; the CUDA ones allocate their buffers per call on the calling thread's current device.
 // The phases' per-item loops on a backend: tests (records a, b, eps, n of
 // tmd_lefevre.cuh's LinearTest, count of them) -> success flags and iteration counts; scans ->
 // candidate argument indices (unsorted).

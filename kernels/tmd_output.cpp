@@ -1,5 +1,7 @@
 // The TMD workspace's output files: a CSV row per case (sorted by argument) and a JSON document
-// with the parameters, the counts, the hardest cases and every case.
+// with the parameters, the counts, the hardest cases and every case. Apart from the timings (the
+// lines with "seconds"), the files depend only on the search, not on how it ran (workers, shards,
+// resumed chunks).
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -61,9 +63,8 @@ std::string cases_json(const ExhaustiveParams& p, const ExhaustiveResult& r) {
     << backend_name(r.backend) << "\",\n  \"inputs\": " << r.inputs << ",\n  \"evaluated\": " << r.evaluated
     << ",\n  \"candidates\": " << r.candidates << ",\n  \"exact_results\": " << r.exact
     << ",\n  \"cases\": " << r.cases.size() << ",\n  \"chunks\": " << r.chunks
-    << ",\n  \"chunks_loaded\": " << r.chunks_loaded << ",\n  \"seconds\": " << num(r.seconds)
-    << ",\n  \"eval_seconds\": " << num(r.eval_seconds) << ",\n  \"mpfr_seconds\": " << num(r.mpfr_seconds)
-    << ",\n  \"hardest\": [";
+    << ",\n  \"seconds\": " << num(r.seconds) << ",\n  \"eval_seconds\": " << num(r.eval_seconds)
+    << ",\n  \"mpfr_seconds\": " << num(r.mpfr_seconds) << ",\n  \"hardest\": [";
   const std::vector<Case> h = hardest(r.cases, 10);
   for (std::size_t i = 0; i < h.size(); ++i) {
     o << (i ? ",\n    " : "\n    ");

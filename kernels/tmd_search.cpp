@@ -1,27 +1,24 @@
-// The TMD workspace's exhaustive search: validation, the output-size estimate, the chunk loop (CPU
-// or CUDA filter, then MPFR on every candidate), the resume file and the CSV/JSON outputs.
-#include <unistd.h>
-
+// The TMD workspace's exhaustive search: validation, the output-size estimate, and the search as a
+// ds::work job: each chunk is filtered (CPU or CUDA) and its candidates decided by MPFR on the
+// worker that took it; the writer gathers the chunks' records.
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "cpu_parallel.h"
 #include "tmd.cuh"
 #include "tmd.h"
-#include "atomic_file.h"
+#include "tmd_records.h"
 
 namespace ds::tmd {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int64_t kDefaultChunk = int64_t{1} << 24;
-constexpr const char* kChunkMagic = "deepscope-tmd-chunks v1 ";
+constexpr const char* kChunkMagic = "deepscope-tmd-chunks v2 ";  // v2: ds::work records
 
 std::string hex32(uint32_t v) {
   char b[16];
@@ -57,94 +54,28 @@ std::string fingerprint(const ExhaustiveParams& p) {
   return o.str();
 }
 
-struct ChunkRecord {
-  int64_t evaluated = 0, candidates = 0, exact = 0;
-  std::vector<Case> cases;
-};
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string record_text(int64_t c, const ChunkRecord& r) {
-  std::ostringstream o;
-  o << "chunk " << c << " " << r.evaluated << " " << r.candidates << " " << r.exact << " " << r.cases.size()
-    << "\n";
-  char buf[64];
-  for (const Case& k : r.cases) {
-    std::snprintf(buf, sizeof buf, "%.17g", k.log2_dist);
-    o << hex32(k.x) << " " << k.run << " " << (k.run_capped ? 1 : 0) << " " << buf << " " << k.fx << "\n";
-  }
-  o << "end " << c << "\n";
-  return o.str();
-}
-
-
-// Loads the complete chunk records of `path` and rewrites it with exactly those (a record cut short
-// by a crash is dropped). A file of a different search is refused.
-std::vector<ChunkRecord> load_chunks(const std::string& path, const std::string& fp, int64_t chunks,
-                                     std::vector<bool>* have) {
-  std::vector<ChunkRecord> recs(static_cast<std::size_t>(chunks));
-  have->assign(static_cast<std::size_t>(chunks), false);
-  const std::string header = std::string(kChunkMagic) + fp;
-  std::ifstream in(path);
-  if (!in) {
-    write_file_atomically(path, header + "\n");
-    return recs;
-  }
-  std::string line;
-  if (!std::getline(in, line) || line != header)
-    throw std::runtime_error("chunk file " + path + " belongs to a different search (its first line is \"" +
-                             line.substr(0, 200) + "\"); remove it or choose another chunk file");
-  std::string kept = header + "\n";
-  while (std::getline(in, line)) {
-    std::istringstream h(line);
-    std::string tag;
-    int64_t c = -1, ncases = 0;
-    ChunkRecord r;
-    if (!(h >> tag >> c >> r.evaluated >> r.candidates >> r.exact >> ncases) || tag != "chunk") break;
-    bool good = c >= 0 && c < chunks && ncases >= 0;
-    for (int64_t i = 0; good && i < ncases; ++i) {
-      if (!std::getline(in, line)) {
-        good = false;
-        break;
-      }
-      std::istringstream cl(line);
-      std::string xs;
-      Case k;
-      int capped = 0;
-      good = static_cast<bool>(cl >> xs >> k.run >> capped >> k.log2_dist >> k.fx);
-      if (good) {
-        k.x = static_cast<uint32_t>(std::stoul(xs, nullptr, 16));
-        k.run_capped = capped != 0;
-        r.cases.push_back(k);
-      }
-    }
-    if (!good || !std::getline(in, line) || line != "end " + std::to_string(c)) break;
-    if (!(*have)[c]) {
-      (*have)[c] = true;
-      kept += record_text(c, r);
-      recs[c] = std::move(r);
-    }
-  }
-  write_file_atomically(path, kept);
-  return recs;
-}
-
-// Runs the filter for bit patterns [first, first + n), growing the buffer when it overflowed.
-std::vector<uint32_t> run_filter(const ExhaustiveParams& p, Backend be, uint64_t first, int64_t n,
-                                 int64_t* evaluated, bool* cancelled) {
+// Runs the filter for bit patterns [first, first + n) on backend `be` (on the calling thread's
+// CUDA device), growing the buffer when it overflowed. Returns false when `stop` ended it.
+bool run_filter(const ExhaustiveParams& p, Backend be, uint64_t first, int64_t n,
+                const std::atomic<bool>& stop, int64_t* evaluated, std::vector<uint32_t>* cand) {
   int64_t cap = std::min<int64_t>(n, 1 << 16);
   for (;;) {
     std::vector<uint32_t> out(static_cast<std::size_t>(std::max<int64_t>(cap, 1)));
     int64_t count;
-    *cancelled = false;
+    bool cancelled = false;
     if (be == Backend::kCuda)
       count = detail::filter_cuda(p.func, p.mode, p.precision, p.k, first, n, out.data(), cap, evaluated);
     else
       count = detail::filter_cpu(p.func, p.mode, p.precision, p.k, first, n, out.data(), cap, evaluated,
-                                 p.cancel, cancelled);
-    if (*cancelled) return {};
+                                 &stop, &cancelled);
+    if (cancelled) return false;
     if (count <= cap) {
       out.resize(static_cast<std::size_t>(count));
       std::sort(out.begin(), out.end());
-      return out;
+      *cand = std::move(out);
+      return true;
     }
     if (count > p.max_cases)
       throw std::runtime_error("more than " + std::to_string(p.max_cases) + " candidates in the chunk from " +
@@ -154,15 +85,23 @@ std::vector<uint32_t> run_filter(const ExhaustiveParams& p, Backend be, uint64_t
   }
 }
 
-ChunkRecord confirm(const ExhaustiveParams& p, const std::vector<uint32_t>& cand) {
+// MPFR's verdict on every candidate (sorted), on all cores; false when `stop` ended it.
+bool confirm(const ExhaustiveParams& p, const std::vector<uint32_t>& cand, const std::atomic<bool>& stop,
+             const std::function<void(double)>& part, records::ExhaustiveChunk* r) {
   std::vector<Verdict> v(cand.size());
-  parallel_for(cand.size(), 64, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) v[i] = mpfr_verdict(p.func, p.mode, p.precision, p.k, cand[i]);
-  });
-  ChunkRecord r;
-  r.candidates = static_cast<int64_t>(cand.size());
+  ParallelOptions opt;
+  opt.cancel = &stop;
+  opt.progress = [&part](double f) { part(0.5 + 0.5 * f); };
+  const bool complete = parallel_for(
+      cand.size(), 64,
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) v[i] = mpfr_verdict(p.func, p.mode, p.precision, p.k, cand[i]);
+      },
+      opt);
+  if (!complete) return false;
+  r->candidates = static_cast<int64_t>(cand.size());
   for (std::size_t i = 0; i < cand.size(); ++i) {
-    if (v[i].exact) ++r.exact;
+    if (v[i].exact) ++r->exact;
     if (!v[i].within) continue;
     Case k;
     k.x = cand[i];
@@ -170,9 +109,9 @@ ChunkRecord confirm(const ExhaustiveParams& p, const std::vector<uint32_t>& cand
     k.run_capped = v[i].run_capped;
     k.log2_dist = v[i].log2_dist;
     k.fx = v[i].fx;
-    r.cases.push_back(std::move(k));
+    r->cases.push_back(std::move(k));
   }
-  return r;
+  return true;
 }
 
 }  // namespace
@@ -223,64 +162,78 @@ ExhaustiveResult exhaustive(const ExhaustiveParams& p) {
   res.backend = select_backend(p.backend);
   res.inputs = est.inputs;
   res.chunks = est.chunks;
-  const int64_t chunk = est.chunk_inputs;
+  const int64_t chunk = est.chunk_inputs, inputs = est.inputs;
+  auto chunk_size = [=](int64_t c) { return std::min(chunk, inputs - c * chunk); };
+  // Chunks taken by the writer, kept per chunk so that the totals are summed in chunk order.
   std::vector<bool> have(static_cast<std::size_t>(res.chunks), false);
-  std::vector<ChunkRecord> recs(static_cast<std::size_t>(res.chunks));
-  if (!p.chunk_file.empty()) recs = load_chunks(p.chunk_file, fingerprint(p), res.chunks, &have);
-  int64_t done_inputs = 0, total_cases = 0, total_candidates = 0;
-  for (int64_t c = 0; c < res.chunks; ++c)
-    if (have[c]) {
-      ++res.chunks_loaded;
-      done_inputs += std::min(chunk, res.inputs - c * chunk);
-      total_cases += static_cast<int64_t>(recs[c].cases.size());
-      total_candidates += recs[c].candidates;
-    }
-  if (p.on_counts) p.on_counts(total_candidates, total_cases);
-  if (p.progress) p.progress(static_cast<double>(done_inputs) / static_cast<double>(res.inputs));
-  const auto t0 = Clock::now();
-  for (int64_t c = 0; c < res.chunks; ++c) {
-    if (have[c]) continue;
-    if (p.cancel && p.cancel->load()) {
-      res.cancelled = true;
-      break;
-    }
+  std::vector<records::ExhaustiveChunk> recs(static_cast<std::size_t>(res.chunks));
+  int64_t live_cases = 0, live_candidates = 0;
+
+  work::Job job;
+  job.chunks = res.chunks;
+  job.weight = [=](int64_t c) { return static_cast<double>(chunk_size(c)); };
+  job.chunk_file = p.chunk_file;
+  job.header = std::string(kChunkMagic) + fingerprint(p);
+  job.shard = p.placement.shard;
+  job.workers = work::workers(res.backend, p.placement.devices);
+  job.cancel = p.cancel;
+  job.progress = p.progress;
+  job.compute = [&p, chunk, chunk_size](int64_t c, const work::Worker& w, const std::atomic<bool>& stop,
+                                        const std::function<void(double)>& part, std::string* payload) {
     const uint64_t first = static_cast<uint64_t>(p.lo) + static_cast<uint64_t>(c * chunk);
-    const int64_t n = std::min(chunk, res.inputs - c * chunk);
-    int64_t evaluated = 0;
-    bool cancelled = false;
+    records::ExhaustiveChunk r;
+    std::vector<uint32_t> cand;
     const auto te = Clock::now();
-    const std::vector<uint32_t> cand = run_filter(p, res.backend, first, n, &evaluated, &cancelled);
-    res.eval_seconds += std::chrono::duration<double>(Clock::now() - te).count();
-    if (cancelled) {
-      res.cancelled = true;
-      break;
-    }
+    if (!run_filter(p, w.backend, first, chunk_size(c), stop, &r.evaluated, &cand)) return false;
+    r.eval_seconds = since(te);
+    if (stop.load()) return false;
+    part(0.5);
     const auto tm = Clock::now();
-    ChunkRecord r = confirm(p, cand);
-    res.mpfr_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
-    r.evaluated = evaluated;
-    total_cases += static_cast<int64_t>(r.cases.size());
-    if (total_cases > p.max_cases)
+    if (!confirm(p, cand, stop, part, &r)) return false;
+    r.mpfr_seconds = since(tm);
+    *payload = records::exhaustive_text(r);
+    return true;
+  };
+  job.take = [&](int64_t c, const std::string& payload, bool loaded) {
+    if (c < 0 || c >= res.chunks || have[static_cast<std::size_t>(c)])
+      throw std::runtime_error("chunk " + std::to_string(c) + " taken twice or out of range");
+    records::ExhaustiveChunk r;
+    try {
+      r = records::parse_exhaustive(payload);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error("chunk " + std::to_string(c) + (loaded ? " of " + p.chunk_file : "") + ": " +
+                               e.what());
+    }
+    live_cases += static_cast<int64_t>(r.cases.size());
+    live_candidates += r.candidates;
+    if (!loaded) {
+      res.eval_seconds += r.eval_seconds;
+      res.mpfr_seconds += r.mpfr_seconds;
+    }
+    recs[static_cast<std::size_t>(c)] = std::move(r);
+    have[static_cast<std::size_t>(c)] = true;
+    if (live_cases > p.max_cases)
       throw std::runtime_error("more than " + std::to_string(p.max_cases) +
                                " cases: stopped (finished chunks are kept); raise k or the cap");
-    if (!p.chunk_file.empty()) append_durable(p.chunk_file, record_text(c, r));
-    recs[c] = std::move(r);
-    have[c] = true;
-    ++res.chunks_run;
-    done_inputs += n;
-    if (p.progress) p.progress(static_cast<double>(done_inputs) / static_cast<double>(res.inputs));
-    total_candidates += static_cast<int64_t>(cand.size());
-    if (p.on_chunk) p.on_chunk(c, res.chunks);
-    if (p.on_counts) p.on_counts(total_candidates, total_cases);
-  }
-  res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!loaded && p.on_chunk) p.on_chunk(c, res.chunks);
+    if (p.on_counts) p.on_counts(live_candidates, live_cases);
+  };
+  const work::Stats st = work::run(job);
+  res.chunks_owned = st.owned;
+  res.chunks_loaded = st.loaded;
+  res.chunks_run = st.run;
+  res.per_worker = st.per_worker;
+  res.cancelled = st.cancelled;
+  res.seconds = st.seconds;
   for (int64_t c = 0; c < res.chunks; ++c) {
-    if (!have[c]) continue;
-    res.evaluated += recs[c].evaluated;
-    res.candidates += recs[c].candidates;
-    res.exact += recs[c].exact;
-    for (Case& k : recs[c].cases) res.cases.push_back(std::move(k));
+    if (!have[static_cast<std::size_t>(c)]) continue;
+    records::ExhaustiveChunk& r = recs[static_cast<std::size_t>(c)];
+    res.evaluated += r.evaluated;
+    res.candidates += r.candidates;
+    res.exact += r.exact;
+    for (Case& k : r.cases) res.cases.push_back(std::move(k));
   }
+  // Each chunk's cases are sorted and the chunks are in order, but a damaged file could say otherwise.
   std::sort(res.cases.begin(), res.cases.end(), [](const Case& a, const Case& b) { return a.x < b.x; });
   return res;
 }

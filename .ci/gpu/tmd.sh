@@ -2,6 +2,8 @@
 if [ "$what" = tests ]; then
   run_san kernels_test_tmd 'TmdDevice.*'
   run_san kernels_test_tmd_lefevre 'TmdDevice.*'
+  # Two workers on one GPU (--devices 0,0) against one: the same files.
+  run_san kernels_test_tmd_scale 'TmdDevice.*'
 fi
 if [ "$what" = bench ]; then
   # Throughput per function on CPU and GPU, the headline (all 2^32 binary32 arguments of exp2
