@@ -1,5 +1,6 @@
 // `deepscope tmd exhaustive`: the CSV/JSON outputs and the hardest-case summary, resuming from
-// the chunk file, and bad input refused with nothing written (exit code 2 in main).
+// the chunk file, bad input refused with nothing written (exit code 2 in main), and shards that
+// write only their chunk files, merged into the single run's outputs.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,10 +10,11 @@
 #include <string>
 
 #include "arith/error.h"
-#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
+#include "kernels/atomic_file.h"
+#include "kernels/work.h"
 #include "test_files.h"
 
 namespace {
@@ -147,3 +149,43 @@ TEST(TmdCli, BenchRunsOnTheCpu) {
 }
 
 }  // namespace
+
+TEST(TmdCli, ShardsWriteChunkFilesThatMergeIntoTheSingleRun) {
+  const std::string dir = tmpdir(), out = dir + "/s.csv", single = dir + "/one.csv";
+  const ArgList base = {"exhaustive", "--func",   "log",
+                        "--mode",     "directed", "--k",
+                        "10",         "--range",  "0x3fc00000:0x3fc0ffff",
+                        "--chunk",    "8192",     "--backend",
+                        "cpu",        "--quiet"};
+  auto with = [&](ArgList extra) {
+    ArgList a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  // Bad placements: exit 2, nothing written.
+  EXPECT_EQ(exit_code(with({"--shard", "2/2", "--out", out})), 2);
+  EXPECT_EQ(exit_code(with({"--shard", "1", "--out", out})), 2);
+  EXPECT_EQ(exit_code(with({"--shard", "a/b", "--out", out})), 2);
+  EXPECT_EQ(exit_code(with({"--devices", "0", "--out", out})), 2);  // the CPU backend takes no list
+  EXPECT_EQ(exit_code({"regular", "--range", "0x3f800000:0x3f80ffff", "--shard", "0/0", "--out", out}), 2);
+  EXPECT_FALSE(exists(out));
+  ASSERT_EQ(exit_code(with({"--out", single})), 0);
+  std::vector<std::string> parts;
+  for (const char* shard : {"0/2", "1/2"}) {
+    testing::internal::CaptureStdout();
+    ASSERT_EQ(exit_code(with({"--shard", shard, "--out", out})), 0);
+    const std::string text = testing::internal::GetCapturedStdout();
+    EXPECT_NE(text.find("deepscope merge"), std::string::npos) << text;
+    EXPECT_FALSE(exists(out));  // a shard writes its chunk file only
+    EXPECT_FALSE(exists(dir + "/s.json"));
+    parts.push_back(out + ".chunks.shard-" + std::string(1, shard[0]) + "-of-2");
+    EXPECT_TRUE(exists(parts.back())) << parts.back();
+  }
+  ds::work::merge_chunk_files(out + ".chunks", parts);
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(exit_code(with({"--out", out})), 0);
+  testing::internal::GetCapturedStdout();
+  const std::string csv = slurp(out);
+  EXPECT_EQ(csv, slurp(single));
+  EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 5);
+}
