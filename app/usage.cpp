@@ -46,6 +46,8 @@ Commands:
                                 --out FILE.csv
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
+  deepscope merge --out FILE CHUNKFILE...
+        join the chunk files of a job's shards (--shard i/n); then rerun the job without --shard
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
