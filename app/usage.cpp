@@ -50,6 +50,8 @@ Commands:
         tmd: --devices 0,1 (or 0,0: two workers on one GPU) shares the chunks between CUDA devices;
         --shard I/N runs chunks C with C mod N = I into FILE.csv.chunks.shard-I-of-N and writes no CSV:
         join the shards with deepscope merge, then rerun without --shard
+  deepscope merge --out FILE CHUNKFILE...
+        join the chunk files of a job's shards (--shard i/n); then rerun the job without --shard
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
