@@ -113,13 +113,18 @@ std::string per_worker_text(const std::vector<std::pair<std::string, int64_t>>& 
 void report_shard(const work::Shard& s, int64_t owned, int64_t total, int64_t run, int64_t loaded,
                   const char* units, const std::string& chunk_file, const std::string& out,
                   const std::string& json) {
+  // Every shard's file by the default naming (work::shard_chunk_file), as a shell pattern.
+  const std::string base = out + ".chunks";
+  const std::string all = chunk_file == work::shard_chunk_file(base, s)
+                              ? base + ".shard-*-of-" + std::to_string(s.count)
+                              : chunk_file + " ...(the other shards' chunk files)";
   std::cout << "shard " << s.index << "/" << s.count << ": " << owned << " of the " << total << " " << units
-            << ", " << run << " computed and " << loaded << " resumed, in " << chunk_file
-            << "\nno CSV or JSON written: a shard holds part of the search. Join the chunk files of all "
-            << s.count << " shards with `deepscope merge`, into " << out
-            << ".chunks, then run this command again without --shard: it loads every chunk, computes none, "
-               "and writes "
-            << out << (json.empty() ? "" : " and " + json) << "\n";
+            << " (" << run << " computed, " << loaded << " resumed) are in " << chunk_file
+            << "\nno CSV or JSON written: a shard holds part of the search. Once all " << s.count
+            << " shards are done, join their chunk files:\n  deepscope merge --out " << out << ".chunks "
+            << all << "\nthen run this command again without --shard: it loads every "
+            << (units[0] == 'b' ? "block" : "chunk") << ", computes none, and writes " << out
+            << (json.empty() ? "" : " and " + json) << "\n";
 }
 
 std::string hardest_table(const std::vector<tmd::Case>& cases, std::size_t n) {

@@ -176,14 +176,16 @@ TEST(TmdExhaustive, ChunkFileResumesWithIdenticalResults) {
     if (c == 1) stop = true;
   };
   const ExhaustiveResult part = exhaustive(p);
-  EXPECT_TRUE(part.cancelled);
-  EXPECT_EQ(part.chunks_run, 2);
+  // The second chunk's take() cancels; chunks the worker finished ahead of the writer are kept
+  // (all of them, at times, in a search this small).
+  EXPECT_GE(part.chunks_run, 2);
+  EXPECT_EQ(part.cancelled, part.chunks_run < part.chunks);
   stop = false;
   p.on_chunk = nullptr;
   const ExhaustiveResult rest = exhaustive(p);
   EXPECT_FALSE(rest.cancelled);
-  EXPECT_EQ(rest.chunks_loaded, 2);
-  EXPECT_EQ(rest.chunks_run, rest.chunks - 2);
+  EXPECT_EQ(rest.chunks_loaded, part.chunks_run);
+  EXPECT_EQ(rest.chunks_run, rest.chunks - part.chunks_run);
   EXPECT_EQ(searched(rest), searched(whole));
   EXPECT_EQ(rest.candidates, whole.candidates);
   EXPECT_EQ(rest.evaluated, whole.evaluated);

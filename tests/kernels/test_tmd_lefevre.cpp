@@ -237,13 +237,15 @@ TEST(TmdLefevre, ChunkFileResumesWithIdenticalResults) {
   };
   const LefevreResult part = lefevre_search(p);
   EXPECT_TRUE(part.cancelled);
-  EXPECT_EQ(part.blocks_run, 5);
+  // The fifth block's take() cancels; blocks the worker finished ahead of the writer are kept.
+  EXPECT_GE(part.blocks_run, 5);
+  EXPECT_LT(part.blocks_run, part.blocks);
   stop = false;
   p.on_phase = nullptr;
   const LefevreResult rest = lefevre_search(p);
   EXPECT_FALSE(rest.cancelled);
-  EXPECT_EQ(rest.blocks_loaded, 5);
-  EXPECT_EQ(rest.blocks_run, rest.blocks - 5);
+  EXPECT_EQ(rest.blocks_loaded, part.blocks_run);
+  EXPECT_EQ(rest.blocks_run, rest.blocks - part.blocks_run);
   EXPECT_EQ(lefevre_json(p, rest).substr(0, 200), lefevre_json(p, whole).substr(0, 200));
   EXPECT_EQ(rest.phase2, whole.phase2);
   EXPECT_EQ(rest.phase3_args, whole.phase3_args);
