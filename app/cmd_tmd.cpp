@@ -83,13 +83,13 @@ work::Placement parse_placement(const cli::Args& args, Backend be) {
     try {
       pl.shard = work::parse_shard(s);
     } catch (const std::invalid_argument& e) {
-      throw cli::UsageError("--shard " + s + ": " + e.what() + " (expected i/n with 0 <= i < n)");
+      throw cli::UsageError(e.what());
     }
   }
   try {
     work::workers(be, pl.devices);
   } catch (const std::invalid_argument& e) {
-    throw cli::UsageError("--devices " + pl.devices + ": " + e.what());
+    throw cli::UsageError(e.what());
   }
   return pl;
 }
@@ -106,7 +106,7 @@ std::string chunk_file_for(const cli::Args& args, const std::string& out, const 
 std::string per_worker_text(const std::vector<std::pair<std::string, int64_t>>& pw) {
   std::string t;
   for (const auto& w : pw) t += (t.empty() ? "" : ", ") + w.first + " " + std::to_string(w.second);
-  return t;
+  return t.empty() ? "none" : t;
 }
 
 // A shard writes its chunk file only: says so and how to get the outputs.
@@ -221,7 +221,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   cli::Args args(argv,
                  {"func",    "mode",       "k",     "precision",   "range",         "x-lo",    "x-hi",
                   "out",     "json",       "log2n", "split",       "div-threshold", "backend", "max-cases",
-                  "hardest", "chunk-file", "poly",  "log2-packet", "devices",       "shard"},
+                  "hardest", "chunk-file", "poly",  "log2-packet", "devices",       "shard",   "log2-block"},
                  {"quiet"});
   tmd::LefevreParams p;
   p.search = search;
@@ -246,7 +246,8 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   if (poly != "hierarchical" && poly != "taylor")
     throw cli::UsageError("--poly must be hierarchical or taylor, got \"" + poly + "\"");
   p.hierarchical = poly == "hierarchical";
-  p.log2_packet = static_cast<int>(args.get_int("log2-packet", 10, 0, 18));
+  p.log2_block = static_cast<int>(args.get_int("log2-block", 18, 5, 24));
+  p.log2_packet = static_cast<int>(args.get_int("log2-packet", 10, 0, p.log2_block));
   p.backend = parse_tmd_backend(args.get("backend", "auto"));
   const int64_t max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
   p.max_cases = max_cases;

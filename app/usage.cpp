@@ -43,13 +43,14 @@ Commands:
   deepscope tmd lefevre|regular --range 0xLO:0xHI | --x-lo X --x-hi Y [--func exp|exp2|log|log2] [--mode nearest|directed]
                                 [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
                                 [--poly hierarchical|taylor] [--log2-packet P] [--backend auto|cpu|cuda]
-                                [--max-cases N] [--chunk-file F] [--json F] [--quiet]
+                                [--max-cases N] [--chunk-file F] [--json F] [--quiet] [--log2-block B]
                                 [--devices LIST] [--shard I/N] --out FILE.csv
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
-        tmd: --devices 0,1 (or 0,0: two workers on one GPU) shares the chunks between CUDA devices;
-        --shard I/N runs chunks C with C mod N = I into FILE.csv.chunks.shard-I-of-N and writes no CSV:
-        join the shards with deepscope merge, then rerun without --shard
+        tmd: --devices 0,1 shares the chunks (--chunk bit patterns, blocks of 2^B intervals) between
+        CUDA devices (0,0: two workers on one GPU), as do mpirun ranks; --shard I/N runs chunks C with
+        C mod N = I into FILE.csv.chunks.shard-I-of-N and writes no CSV: join the shards with
+        deepscope merge, then rerun without --shard
   deepscope merge --out FILE CHUNKFILE...
         join the chunk files of a job's shards (--shard i/n); then rerun the job without --shard
   deepscope info [--arith]
