@@ -63,7 +63,9 @@ Commands:
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
   deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
                       [--ncu-probe] [--cpu-only|--gpu-only]
-        throughput benchmarks on the CPU and (when present) the GPU
+  deepscope bench scale [--out FILE.md] [--quick] [--henon-params N] [--henon-transient N]
+        throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
+        host's GPUs
   deepscope --help | --version
 
 Exit codes: 0 success, 1 failure while running, 2 bad input (usage, malformed numbers, unwritable
