@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -35,6 +36,26 @@ int64_t parse_index(const std::string& what, const std::string& s) {
   return std::stoll(s);
 }
 
+// This process's rank among the ranks on its host, from the launcher's environment (Open MPI,
+// MPICH/Hydra, Slurm); 0 of 1 when not launched by one.
+void local_rank(int* rank, int* ranks) {
+  *rank = 0;
+  *ranks = 1;
+  const char* pairs[][2] = {{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+                            {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+                            {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}};
+  if (size() <= 1) return;
+  for (const auto& p : pairs) {
+    const char* r = std::getenv(p[0]);
+    const char* n = std::getenv(p[1]);
+    if (r && n && std::atoi(n) > 0) {
+      *rank = std::atoi(r);
+      *ranks = std::atoi(n);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Worker> workers(Backend resolved, const std::string& devices) {
@@ -47,7 +68,14 @@ std::vector<Worker> workers(Backend resolved, const std::string& devices) {
   const int n = cuda_device_count();
   std::vector<Worker> out;
   if (devices.empty() || devices == "all") {
-    for (int i = 0; i < n; ++i) out.push_back(Worker{Backend::kCuda, i});
+    // Several ranks on one host share its devices round-robin by local rank (device i goes to
+    // local rank i % ranks); one rank per host takes them all.
+    int local = 0, locals = 1;
+    local_rank(&local, &locals);
+    for (int i = 0; i < n; ++i)
+      if (devices == "all" || locals <= 1 || n < locals || i % locals == local) out.push_back(Worker{Backend::kCuda, i});
+    if (out.empty())
+      for (int i = 0; i < n; ++i) out.push_back(Worker{Backend::kCuda, i});
   } else {
     std::istringstream in(devices);
     std::string part;

@@ -66,48 +66,6 @@ std::string what_of(std::exception_ptr e) {
   }
 }
 
-void worker_loop(const Job& job, Shared& sh, std::size_t wi) {
-  const Worker& w = job.workers[wi];
-  try {
-    if (w.backend == Backend::kCuda) set_current_device(w.device);
-    for (;;) {
-      int64_t c;
-      {
-        std::unique_lock<std::mutex> lock(sh.mu);
-        ++sh.waiting;
-        sh.main_cv.notify_all();
-        sh.work_cv.wait(lock, [&] { return sh.stop || !sh.queue.empty() || sh.no_more; });
-        --sh.waiting;
-        if (sh.stop || sh.queue.empty()) break;
-        c = sh.queue.front();
-        sh.queue.pop_front();
-        sh.current[wi] = c;
-        sh.part[wi] = 0;
-      }
-      std::string payload;
-      const std::function<void(double)> part = [&sh, wi](double f) {
-        std::lock_guard<std::mutex> lock(sh.mu);
-        sh.part[wi] = std::min(1.0, std::max(0.0, f));
-      };
-      const bool ok = job.compute(c, w, sh.stop, part, &payload);
-      std::lock_guard<std::mutex> lock(sh.mu);
-      sh.current[wi] = -1;
-      if (!ok) {
-        sh.stop = true;  // it stopped early: only a stop request makes it do so
-        break;
-      }
-      sh.outbox.push_back(Finished{c, w.label(), std::move(payload)});
-      sh.main_cv.notify_all();
-    }
-  } catch (...) {
-    sh.fail(std::current_exception(), w.label() + ": " + what_of(std::current_exception()));
-  }
-  std::lock_guard<std::mutex> lock(sh.mu);
-  --sh.running;
-  sh.work_cv.notify_all();
-  sh.main_cv.notify_all();
-}
-
 double weight_of(const Job& job, int64_t c) { return job.weight ? job.weight(c) : 1.0; }
 
 void validate(const Job& job) {
@@ -127,7 +85,8 @@ class Runner {
     const auto t0 = Clock::now();
     validate(job_);
     stats_.chunks = job_.chunks;
-    const bool writer = is_writer();
+    writer_ = is_writer();
+    const bool writer = writer_;
     if (writer) prepare_writer();
     start_workers();
     try {
@@ -159,6 +118,8 @@ class Runner {
   std::map<std::string, int64_t> per_worker_;
   double total_weight_ = 0, done_weight_ = 0;
   Clock::time_point last_progress_{};
+  bool writer_ = true;
+  std::mutex commit_mu_;  // one commit at a time (chunk file, take, the counts)
 
   // Loads the chunk file and builds the queue of owned chunks still to compute.
   void prepare_writer() {
@@ -199,7 +160,58 @@ class Runner {
     sh_.current.assign(n, -1);
     sh_.part.assign(n, 0.0);
     sh_.running = static_cast<int>(n);
-    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back(worker_loop, std::cref(job_), std::ref(sh_), i);
+    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_loop(i); });
+  }
+
+  // One worker: takes chunks from the queue until it is empty and will stay so, or a stop. On the
+  // writer a finished chunk is committed at once from this thread; elsewhere it goes to the outbox.
+  void worker_loop(std::size_t wi) {
+  const Job& job = job_;
+    Shared& sh = sh_;
+    const Worker& w = job.workers[wi];
+    try {
+      if (w.backend == Backend::kCuda) set_current_device(w.device);
+      for (;;) {
+        int64_t c;
+        {
+          std::unique_lock<std::mutex> lock(sh.mu);
+          ++sh.waiting;
+          sh.main_cv.notify_all();
+          sh.work_cv.wait(lock, [&] { return sh.stop || !sh.queue.empty() || sh.no_more; });
+          --sh.waiting;
+          if (job.cancel && job.cancel->load()) sh.stop = true;
+          if (sh.stop || sh.queue.empty()) break;
+          c = sh.queue.front();
+          sh.queue.pop_front();
+          sh.current[wi] = c;
+          sh.part[wi] = 0;
+        }
+        std::string payload;
+        const std::function<void(double)> part = [&sh, wi](double f) {
+          std::lock_guard<std::mutex> lock(sh.mu);
+          sh.part[wi] = std::min(1.0, std::max(0.0, f));
+        };
+        const bool ok = job.compute(c, w, sh.stop, part, &payload);
+        if (ok && writer_) {
+          std::lock_guard<std::mutex> commit_lock(commit_mu_);
+          commit(Finished{c, w.label(), std::move(payload)});
+        }
+        std::lock_guard<std::mutex> lock(sh.mu);
+        sh.current[wi] = -1;
+        if (!ok) {
+          sh.stop = true;  // it stopped early: only a stop request makes it do so
+          break;
+        }
+        if (!writer_) sh.outbox.push_back(Finished{c, w.label(), std::move(payload)});
+        sh.main_cv.notify_all();
+      }
+    } catch (...) {
+      sh.fail(std::current_exception(), w.label() + ": " + what_of(std::current_exception()));
+    }
+    std::lock_guard<std::mutex> lock(sh.mu);
+    --sh.running;
+    sh.work_cv.notify_all();
+    sh.main_cv.notify_all();
   }
 
   bool cancel_requested() const { return job_.cancel && job_.cancel->load(); }
@@ -231,13 +243,17 @@ class Runner {
     const auto now = Clock::now();
     if (!force && now - last_progress_ < std::chrono::milliseconds(100)) return;
     last_progress_ = now;
-    double busy = 0;
+    double busy = 0, done = 0;
+    {
+      std::lock_guard<std::mutex> commit_lock(commit_mu_);
+      done = done_weight_;
+    }
     {
       std::lock_guard<std::mutex> lock(sh_.mu);
       for (std::size_t i = 0; i < sh_.current.size(); ++i)
         if (sh_.current[i] >= 0) busy += weight_of(job_, sh_.current[i]) * sh_.part[i];
     }
-    job_.progress(std::min(1.0, (done_weight_ + busy) / total_weight_));
+    job_.progress(std::min(1.0, (done + busy) / total_weight_));
   }
 
   // Rank 0 (or the only process): commits local and remote results and hands chunks to ranks.
@@ -248,13 +264,6 @@ class Runner {
     bool stop_sent = false;
     for (;;) {
       if (cancel_requested() && !sh_.stop) request_stop();
-      for (const Finished& f : take_outbox()) {
-        try {
-          commit(f);
-        } catch (...) {
-          sh_.fail(std::current_exception(), what_of(std::current_exception()));
-        }
-      }
       detail::Message m;
       while (ranks > 1 && detail::poll(&m)) {
         switch (m.kind) {
@@ -275,6 +284,7 @@ class Runner {
             Finished f{m.chunk, "rank " + std::to_string(m.from) + " " + m.text.substr(0, nl),
                        nl == std::string::npos ? std::string() : m.text.substr(nl + 1)};
             try {
+              std::lock_guard<std::mutex> commit_lock(commit_mu_);
               commit(f);
             } catch (...) {
               sh_.fail(std::current_exception(), what_of(std::current_exception()));
