@@ -1,7 +1,7 @@
 // The TMD workspace's output files: a CSV row per case (sorted by argument) and a JSON document
-// with the parameters, the counts, the hardest cases and every case. Apart from the timings (the
-// lines with "seconds"), the files depend only on the search, not on how it ran (workers, shards,
-// resumed chunks).
+// with the parameters, the counts, the hardest cases and every case. Both depend only on the search,
+// not on how it ran (workers, ranks, shards, resumed chunks, timings: those go to stdout), so that a
+// scaled-out run writes the single process's bytes.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -62,9 +62,7 @@ std::string cases_json(const ExhaustiveParams& p, const ExhaustiveResult& r) {
     << ",\n  \"range\": [\"" << hex32(p.lo) << "\", \"" << hex32(p.hi) << "\"],\n  \"backend\": \""
     << backend_name(r.backend) << "\",\n  \"inputs\": " << r.inputs << ",\n  \"evaluated\": " << r.evaluated
     << ",\n  \"candidates\": " << r.candidates << ",\n  \"exact_results\": " << r.exact
-    << ",\n  \"cases\": " << r.cases.size() << ",\n  \"chunks\": " << r.chunks
-    << ",\n  \"seconds\": " << num(r.seconds) << ",\n  \"eval_seconds\": " << num(r.eval_seconds)
-    << ",\n  \"mpfr_seconds\": " << num(r.mpfr_seconds) << ",\n  \"hardest\": [";
+    << ",\n  \"cases\": " << r.cases.size() << ",\n  \"chunks\": " << r.chunks << ",\n  \"hardest\": [";
   const std::vector<Case> h = hardest(r.cases, 10);
   for (std::size_t i = 0; i < h.size(); ++i) {
     o << (i ? ",\n    " : "\n    ");
@@ -90,11 +88,8 @@ std::string lefevre_json(const LefevreParams& p, const LefevreResult& r) {
     << ",\n  \"phase2_arguments\": " << r.phase2_args << ",\n  \"phase2_subintervals\": " << r.phase2
     << ",\n  \"phase3_subintervals\": " << r.phase3 << ",\n  \"phase3_arguments\": " << r.phase3_args
     << ",\n  \"direct_arguments\": " << r.direct_args << ",\n  \"candidates\": " << r.candidates
-    << ",\n  \"cases\": " << r.cases.size() << ",\n  \"seconds\": {\"polynomials\": " << num(r.seconds_poly)
-    << ", \"phase1\": " << num(r.seconds_phase1) << ", \"phase2\": " << num(r.seconds_phase2)
-    << ", \"phase3\": " << num(r.seconds_phase3) << ", \"mpfr\": " << num(r.seconds_mpfr)
-    << "},\n  \"iterations\": {\"min\": " << r.iters.min << ", \"max\": " << r.iters.max
-    << ", \"mean\": " << num(r.iters.mean) << ", \"warps\": " << r.iters.warps
+    << ",\n  \"cases\": " << r.cases.size() << ",\n  \"iterations\": {\"min\": " << r.iters.min
+    << ", \"max\": " << r.iters.max << ", \"mean\": " << num(r.iters.mean) << ", \"warps\": " << r.iters.warps
     << ", \"mean_nmdm\": " << num(r.iters.mean_nmdm) << ", \"nmdm_histogram_5pct_bins\": [";
   for (std::size_t i = 0; i < r.iters.nmdm_hist.size(); ++i) o << (i ? ", " : "") << r.iters.nmdm_hist[i];
   o << "]},\n  \"hardest\": [";
