@@ -42,6 +42,7 @@ void table1(std::ostringstream& md, int scale, Backend be) {
     p.split = 8;
     p.div_threshold = 3;
     p.backend = be;
+    if (be == Backend::kCuda) p.placement.devices = "0";  // the figures are per device
     p.cancel = &cancel_flag();
     r[i] = tmd::lefevre_search(p);
     if (r[i].cancelled) throw std::runtime_error("interrupted");
@@ -120,6 +121,7 @@ void division_sweep(std::ostringstream& md, int scale, Backend be) {
       p.split = 8;
       p.div_threshold = k;
       p.backend = be;
+      if (be == Backend::kCuda) p.placement.devices = "0";
       p.cancel = &cancel_flag();
       const tmd::LefevreResult r = tmd::lefevre_search(p);
       if (r.cancelled) throw std::runtime_error("interrupted");
@@ -230,6 +232,7 @@ int bench_tmd(const ArgList& argv) {
     p.lo = 0;
     p.hi = 0xffffffffu;
     p.backend = Backend::kCuda;
+    p.placement.devices = "0";  // one device (deepscope bench scale measures several)
     p.chunk_inputs = int64_t{1} << 28;
     p.cancel = &cancel_flag();
     const tmd::ExhaustiveResult r = tmd::exhaustive(p);
