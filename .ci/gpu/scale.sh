@@ -10,9 +10,11 @@ if [ "$what" = bench ]; then
     scan="henon scan --a-min 1.3999 --a-step 6.103515625e-09 --na 32768 --init 1024 --transient 1000000 --pmax 1000 --backend cuda"
     {
       echo "# one process, device 0: deepscope $scan --devices 0"
-      /usr/bin/time -f "wall %e s" $exe $scan --devices 0 --csv "$raw/one.csv" 2>&1 | grep -v "^ *[0-9.]*%"
+      t1=$(date +%s.%N); $exe $scan --devices 0 --csv "$raw/one.csv" 2>&1 | tr '\r' '\n' | grep -v "%"
+      echo "wall $(echo "$(date +%s.%N) - $t1" | bc) s"
       echo "# mpirun -np $(nvidia-smi -L | wc -l) deepscope $scan (one GPU per rank by local rank)"
-      /usr/bin/time -f "wall %e s" mpirun -np "$(nvidia-smi -L | wc -l)" $exe $scan --csv "$raw/mpi.csv" 2>&1 | grep -v "^ *[0-9.]*%"
+      t1=$(date +%s.%N); mpirun -np "$(nvidia-smi -L | wc -l)" $exe $scan --csv "$raw/mpi.csv" 2>&1 | tr '\r' '\n' | grep -v "%"
+      echo "wall $(echo "$(date +%s.%N) - $t1" | bc) s"
       cmp "$raw/one.csv" "$raw/mpi.csv" && cmp "$raw/one.json" "$raw/mpi.json" && echo "CSV and JSON identical"
     } > "$stage/scale-mpi.log" 2>&1
     cat "$stage/scale-mpi.log"
