@@ -11,10 +11,10 @@ if [ "$what" = bench ]; then
     {
       echo "# one process, device 0: deepscope $scan --devices 0"
       t1=$(date +%s.%N); $exe $scan --devices 0 --csv "$raw/one.csv" 2>&1 | tr '\r' '\n' | grep -v "%"
-      echo "wall $(echo "$(date +%s.%N) - $t1" | bc) s"
+      echo "wall $(python3 -c "print(round($(date +%s.%N) - $t1, 2))") s"
       echo "# mpirun -np $(nvidia-smi -L | wc -l) deepscope $scan (one GPU per rank by local rank)"
       t1=$(date +%s.%N); mpirun -np "$(nvidia-smi -L | wc -l)" $exe $scan --csv "$raw/mpi.csv" 2>&1 | tr '\r' '\n' | grep -v "%"
-      echo "wall $(echo "$(date +%s.%N) - $t1" | bc) s"
+      echo "wall $(python3 -c "print(round($(date +%s.%N) - $t1, 2))") s"
       cmp "$raw/one.csv" "$raw/mpi.csv" && cmp "$raw/one.json" "$raw/mpi.json" && echo "CSV and JSON identical"
     } > "$stage/scale-mpi.log" 2>&1
     cat "$stage/scale-mpi.log"
