@@ -119,6 +119,7 @@ class Runner {
   double total_weight_ = 0, done_weight_ = 0;
   Clock::time_point last_progress_{};
   bool writer_ = true;
+  std::vector<std::string> labels_;
   std::mutex commit_mu_;  // one commit at a time (chunk file, take, the counts)
 
   // Loads the chunk file and builds the queue of owned chunks still to compute.
@@ -157,6 +158,12 @@ class Runner {
 
   void start_workers() {
     const std::size_t n = job_.workers.size();
+    // Labels for the counts: "cuda:0", and "cuda:0#2" for a second worker on the same device.
+    std::map<std::string, int> seen;
+    for (const Worker& w : job_.workers) {
+      const int k = ++seen[w.label()];
+      labels_.push_back(k == 1 ? w.label() : w.label() + "#" + std::to_string(k));
+    }
     sh_.current.assign(n, -1);
     sh_.part.assign(n, 0.0);
     sh_.running = static_cast<int>(n);
@@ -194,7 +201,7 @@ class Runner {
         const bool ok = job.compute(c, w, sh.stop, part, &payload);
         if (ok && writer_) {
           std::lock_guard<std::mutex> commit_lock(commit_mu_);
-          commit(Finished{c, w.label(), std::move(payload)});
+          commit(Finished{c, labels_[wi], std::move(payload)});
         }
         std::lock_guard<std::mutex> lock(sh.mu);
         sh.current[wi] = -1;
@@ -202,7 +209,7 @@ class Runner {
           sh.stop = true;  // it stopped early: only a stop request makes it do so
           break;
         }
-        if (!writer_) sh.outbox.push_back(Finished{c, w.label(), std::move(payload)});
+        if (!writer_) sh.outbox.push_back(Finished{c, labels_[wi], std::move(payload)});
         sh.main_cv.notify_all();
       }
     } catch (...) {

@@ -72,8 +72,12 @@ TEST(Work, EveryChunkOnceOverSeveralWorkers) {
   ASSERT_FALSE(progress.empty());
   EXPECT_DOUBLE_EQ(progress.back(), 1.0);
   int64_t per_worker = 0;
-  for (const auto& kv : s.per_worker) per_worker += kv.second;
+  std::set<std::string> labels;
+  for (const auto& kv : s.per_worker) per_worker += kv.second, labels.insert(kv.first);
   EXPECT_EQ(per_worker, 40);
+  EXPECT_EQ(labels.size(), s.per_worker.size());
+  EXPECT_GE(labels.size(), 2u) << "two workers on one device are counted apart (cpu, cpu#2)";
+  for (const std::string& l : labels) EXPECT_TRUE(l == "cpu" || l == "cpu#2" || l == "cpu#3") << l;
 
   // A second run loads everything and computes nothing.
   Fixture g(40, 2, dir + "/job.chunks");
