@@ -15,11 +15,11 @@
 
 #include "arith/error.h"
 #include "bench.h"
+#include "bench_henon_libs.h"
 #include "cli.h"
 #include "kernels/atomic_file.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
-#include "bench_henon_libs.h"
 #include "version.h"
 
 namespace ds::app {

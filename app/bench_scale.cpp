@@ -53,13 +53,14 @@ std::string per_worker_text(const std::vector<std::pair<std::string, int64_t>>& 
 }
 
 void table(std::ostringstream& md, const std::vector<Timing>& ts, const std::string& unit, double work) {
-  md << "| devices | GPUs | seconds | " << unit << " | efficiency T(1) / (n T(n)) | chunks per worker | result |\n"
+  md << "| devices | GPUs | seconds | " << unit
+     << " | efficiency T(1) / (n T(n)) | chunks per worker | result |\n"
      << "|---|---|---|---|---|---|---|\n";
   const double t1 = ts.front().seconds;
   for (const Timing& t : ts)
     md << "| " << t.cfg.devices << " | " << t.cfg.gpus << " | " << fmt("%.2f", t.seconds) << " | "
-       << fmt("%.3g", work / t.seconds) << " | " << fmt("%.1f %%", 100.0 * t1 / (t.cfg.gpus * t.seconds)) << " | "
-       << t.per_worker << " | " << t.check << " |\n";
+       << fmt("%.3g", work / t.seconds) << " | " << fmt("%.1f %%", 100.0 * t1 / (t.cfg.gpus * t.seconds))
+       << " | " << t.per_worker << " | " << t.check << " |\n";
   md << "\n";
 }
 
@@ -87,7 +88,8 @@ Timing henon_run(const Config& c, int64_t na, int64_t transient) {
     sinks += s;
   }
   const std::string csv = henon::scan_csv(r);
-  t.check = std::to_string(sinks) + " sinks, CSV hash " + fmt("%.0f", static_cast<double>(std::hash<std::string>()(csv) % 1000000007));
+  t.check = std::to_string(sinks) + " sinks, CSV hash " +
+            fmt("%.0f", static_cast<double>(std::hash<std::string>()(csv) % 1000000007));
   std::fprintf(stderr, "  henon %s: %.2f s\n", c.devices.c_str(), t.seconds);
   return t;
 }
@@ -100,7 +102,8 @@ int bench_scale(const ArgList& argv) {
   const std::string out_path = args.get("out", "");
   if (!out_path.empty()) check_writable(out_path);
   const auto devs = cuda_devices();
-  if (devs.empty()) throw cli::UsageError("bench scale needs CUDA devices (" + cuda_unavailable_reason() + ")");
+  if (devs.empty())
+    throw cli::UsageError("bench scale needs CUDA devices (" + cuda_unavailable_reason() + ")");
   const int64_t na = args.get_count("henon-params", quick ? 2048 : 65536, 1, 10'000'000);
   const int64_t nt = args.get_count("henon-transient", quick ? 100000 : 1000000, 1, 1'000'000'000);
 
