@@ -20,12 +20,6 @@
 namespace ds::app {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 struct Config {
   std::string devices;  // as --devices takes it
   int gpus;             // physical devices used
@@ -108,13 +102,8 @@ int bench_scale(const ArgList& argv) {
   const int64_t nt = args.get_count("henon-transient", quick ? 100000 : 1000000, 1, 1'000'000'000);
 
   std::ostringstream md;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  md << "# deepscope bench scale\n\n- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
-     << "\n- command: `deepscope bench scale";
-  for (const auto& a : argv) md << " " << a;
-  md << "`\n- GPUs: " << devs.size() << " x " << devs[0].name << " (" << devs[0].sm_count << " SMs)"
+  md << bench_preamble("scale", argv);
+  md << "- GPUs: " << devs.size() << " x " << devs[0].name << " (" << devs[0].sm_count << " SMs)"
      << "\n- CPU threads: " << std::max(1u, std::thread::hardware_concurrency())
      << "\n\nOne process, one worker thread per device (kernels/work.h), chunks handed out dynamically. "
         "`0,0` runs two workers on device 0 (one GPU split into two logical devices). The result column "
