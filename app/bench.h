@@ -10,5 +10,6 @@ int bench_henon(const ArgList& args);
 int bench_drift(const ArgList& args);
 int bench_perturb(const ArgList& args);
 int bench_tmd(const ArgList& args);
+int bench_scale(const ArgList& args);
 
 }  // namespace ds::app

@@ -4,6 +4,7 @@
 // With --fp-counts (docs/bench/henon_fp_counts.py over Nsight Compute) it adds the FP64
 // instructions per step and the share of the H100's FP64 ceiling they imply, and it sets the GPU
 // rows beside the paper's C2075 figures and CAMPARY's on the same H100 (issue #6).
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "kernels/atomic_file.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
+#include "bench_henon_libs.h"
 #include "version.h"
 
 namespace ds::app {
@@ -64,6 +66,35 @@ std::string num(double v, const char* fmt = "%.4g") {
   char buf[40];
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
+}
+
+// The paper's Table 2 (Mprec against MPFR, both on 8 OpenMP threads of an i7-3820, orbits/s at
+// 1e6 iterations/orbit) on this machine: our CPU rows beside MPFR at the same number of bits and
+// QD's dd_real/qd_real, every library on all cores, in this run.
+void table2(std::ostringstream& md, int64_t steps) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  md << "## CPU: the paper's Table 2 here (one orbit of " << steps << " steps per thread, " << threads
+     << " threads, every library alike)\n\n"
+     << "Orbits/s at 1e6 iterations per orbit. deepscope's f64xN loop (the scan's, escape test included); "
+        "MPFR at 53 N bits, rounding to nearest in every operation; QD's dd_real (2 doubles) and qd_real "
+        "(4). Paper (i7-3820, 8 OpenMP threads): Mprec against MPFR.\n\n"
+     << "| doubles | bits | deepscope f64xN | MPFR | QD | deepscope / MPFR | deepscope / QD | paper Mprec | "
+        "paper MPFR |\n|---|---|---|---|---|---|---|---|---|\n";
+  const std::map<int, std::pair<double, double>> paper = {
+      {2, {227, 11.8}}, {3, {76, 10.6}}, {4, {37, 10.1}}, {6, {15, 8.9}}, {8, {8, 7.9}}};
+  for (int n = 2; n <= 8; ++n) {
+    const Arith f = parse_arith("f64x" + std::to_string(n));
+    const double o = henon::orbit_rate(f, Backend::kCpu, threads, steps).steps_per_second / 1e6;
+    const double m = mpfr_henon_steps_per_second(53L * n, steps) / 1e6;
+    const double q = qd_henon_steps_per_second(n, steps) / 1e6;
+    const auto p = paper.find(n);
+    md << "| " << n << " | " << 53 * n << " | " << num(o) << " | " << num(m) << " | " << (q > 0 ? num(q) : "")
+       << " | " << num(o / m, "%.1f") << " | " << (q > 0 ? num(o / q, "%.2f") : "") << " | "
+       << (p == paper.end() ? "" : num(p->second.first)) << " | "
+       << (p == paper.end() ? "" : num(p->second.second)) << " |\n";
+    std::fprintf(stderr, "  Table 2: %d doubles done\n", n);
+  }
+  md << "\n";
 }
 
 }  // namespace
@@ -145,8 +176,9 @@ int bench_henon(const ArgList& argv) {
   if (do_cpu) {
     const int64_t orbits =
         args.get_count("orbits", 8 * std::max(1u, std::thread::hardware_concurrency()), 1, 100'000'000);
-    run("CPU (all cores)", Backend::kCpu, orbits,
-        args.get_count("steps", quick ? 10000 : 100000, 1, henon::kMaxTransient));
+    const int64_t steps = args.get_count("steps", quick ? 10000 : 100000, 1, henon::kMaxTransient);
+    run("CPU (all cores)", Backend::kCpu, orbits, steps);
+    table2(md, quick ? 20000 : 200000);
   }
   if (do_gpu) {
     const int64_t orbits =

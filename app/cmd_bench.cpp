@@ -14,7 +14,8 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "drift") return bench_drift(rest);
   if (args[0] == "perturb") return bench_perturb(rest);
   if (args[0] == "tmd") return bench_tmd(rest);
-  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, drift, perturb, tmd)");
+  if (args[0] == "scale") return bench_scale(rest);
+  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, drift, perturb, tmd, scale)");
 }
 
 }  // namespace ds::app

@@ -18,6 +18,7 @@
 #include "kernels/device.h"
 #include "kernels/henon.h"
 #include "kernels/backend.h"
+#include "kernels/work.h"
 #include "version.h"
 
 namespace ds::app {
@@ -149,7 +150,7 @@ std::string mib(uint64_t b) {
 int henon_scan(const ArgList& argv) {
   cli::Args args(argv,
                  {"a-min", "a-step", "na", "b-min", "b-step", "nb", "init", "box", "transient", "pmax", "tol",
-                  "bound", "arith", "backend", "chunk", "chunk-file", "csv", "json"},
+                  "bound", "arith", "backend", "chunk", "chunk-file", "csv", "json", "devices", "shard"},
                  {"quiet", "estimate"});
   henon::ScanParams p;
   p.arith = parse_arith(args.get("arith", "f64"));
@@ -173,17 +174,33 @@ int henon_scan(const ArgList& argv) {
   const bool dot_csv = csv.size() > 4 && csv.compare(csv.size() - 4, 4, ".csv") == 0;
   const std::string json =
       args.get("json", csv.empty() ? "" : (dot_csv ? csv.substr(0, csv.size() - 4) : csv) + ".json");
-  p.chunk_file = args.get("chunk-file", csv.empty() ? "" : csv + ".chunks");
-  const bool quiet = args.flag("quiet");
+  if (args.has("shard")) p.placement.shard = as_usage([&] { return work::parse_shard(args.get("shard", "")); });
+  const bool sharded = !p.placement.shard.whole();
+  p.chunk_file = args.get("chunk-file", csv.empty() ? "" : work::shard_chunk_file(csv + ".chunks", p.placement.shard));
+  if (sharded && p.chunk_file.empty()) throw cli::UsageError("--shard needs a chunk file (--csv or --chunk-file)");
+  // Under mpirun only rank 0 reports and writes; the other ranks compute the chunks it hands out.
+  const bool writer = work::is_writer();
+  const bool quiet = args.flag("quiet") || !writer;
 
   const Backend be = henon::select_backend(p.backend);
+  p.placement.devices = args.get("devices", "");
+  const std::vector<work::Worker> workers = as_usage([&] { return work::workers(be, p.placement.devices); });
   const henon::ScanEstimate e = as_usage([&] { return henon::estimate_scan(p, be); });
-  std::cerr << "henon scan: " << p.na << " x " << p.nb << " parameters, " << p.n_init
-            << " start points each, " << e.items << " orbits in " << e.chunks << " chunks of "
-            << e.chunk_params << " parameters; " << arith_name(p.arith) << " on " << henon::backend_name(be)
-            << "\n"
-            << "estimate: host memory " << mib(e.host_bytes) << ", device memory " << mib(e.device_bytes)
-            << ", at most " << e.steps << " map steps, roughly " << e.seconds << " s\n";
+  if (writer) {
+    std::string where;
+    for (const work::Worker& w : workers) where += (where.empty() ? "" : ",") + w.label();
+    std::cerr << "henon scan: " << p.na << " x " << p.nb << " parameters, " << p.n_init
+              << " start points each, " << e.items << " orbits in " << e.chunks << " chunks of "
+              << e.chunk_params << " parameters; " << arith_name(p.arith) << " on " << where
+              << (work::size() > 1 ? " (rank 0 of " + std::to_string(work::size()) + ")" : "")
+              << (sharded ? "; shard " + std::to_string(p.placement.shard.index) + "/" +
+                                std::to_string(p.placement.shard.count)
+                          : "")
+              << "\n"
+              << "estimate: host memory " << mib(e.host_bytes) << ", device memory " << mib(e.device_bytes)
+              << ", at most " << e.steps << " map steps, roughly " << e.seconds / static_cast<double>(workers.size())
+              << " s\n";
+  }
   const uint64_t host = host_memory_bytes();
   if (host && e.host_bytes > host)
     throw cli::UsageError("the scan needs " + mib(e.host_bytes) + " of memory; this machine has " +
@@ -195,15 +212,31 @@ int henon_scan(const ArgList& argv) {
                             mib(dev) + " (use a smaller --chunk)");
   }
   if (estimate_only) return 0;
-  check_writable(csv);
-  if (!json.empty()) check_writable(json);
+  if (writer && !sharded) {
+    check_writable(csv);
+    if (!json.empty()) check_writable(json);
+  }
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;
   if (!quiet) p.progress = stderr_progress();
   const henon::ScanResult r = as_usage([&] { return henon::scan(p); });
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
+  if (!writer) return r.cancelled ? 130 : 0;
+  if (r.cancelled)
+    return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks_owned, "chunks", p.chunk_file);
+  std::string per;
+  for (const auto& w : r.per_worker) per += (per.empty() ? "" : ", ") + w.first + " " + std::to_string(w.second);
+  if (sharded) {
+    if (!quiet)
+      std::cout << "shard " << p.placement.shard.index << "/" << p.placement.shard.count << ": "
+                << r.chunks_run << " chunks computed, " << r.chunks_loaded << " resumed, of "
+                << r.chunks_owned << " in this shard, in " << r.seconds << " s" << (per.empty() ? "" : " (" + per + ")")
+                << "; results in " << p.chunk_file
+                << ". When every shard is done: deepscope merge --out " << csv << ".chunks <the shards' chunk files>, "
+                << "then rerun this command without --shard to write " << csv << "\n";
+    return 0;
+  }
   write_file_atomically(csv, henon::scan_csv(r));
   if (!json.empty()) write_file_atomically(json, henon::scan_json(p, r));
   int64_t sinks = 0;
@@ -213,8 +246,8 @@ int henon_scan(const ArgList& argv) {
     sinks += s ? 1 : 0;
   }
   if (!quiet)
-    std::cout << r.chunks_run << " chunks computed, " << r.chunks_loaded << " resumed, in " << r.seconds
-              << " s; " << sinks << " parameters with a sink; wrote " << csv
+    std::cout << r.chunks_run << " chunks computed" << (per.empty() ? "" : " (" + per + ")") << ", "
+              << r.chunks_loaded << " resumed, in " << r.seconds << " s; " << sinks << " parameters with a sink; wrote " << csv
               << (json.empty() ? "" : " and " + json) << "\n";
   return 0;
 }

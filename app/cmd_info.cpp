@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "gl_probe.h"
 #include "kernels/device.h"
+#include "kernels/work.h"
 #include "version.h"
 
 namespace ds::app {
@@ -43,6 +44,11 @@ int cmd_info(const ArgList& args) {
       std::cout << "CUDA device " << d.index << ": " << d.name << ", compute capability " << d.cc_major << "."
                 << d.cc_minor << ", " << d.sm_count << " SMs, " << (d.memory_bytes >> 20) << " MiB\n";
   }
+  if (work::built_with_mpi())
+    std::cout << "MPI: " << work::mpi_version() << "; this process is rank " << work::rank() << " of "
+              << work::size() << "\n";
+  else
+    std::cout << "MPI: not built (install libopenmpi-dev and reconfigure)\n";
   std::cout << "GL: " << gl_renderer_description() << "\n";
   return 0;
 }

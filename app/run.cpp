@@ -31,6 +31,7 @@ int run(const ArgList& args) {
     if (sub == "henon") return cmd_henon(rest);
     if (sub == "drift") return cmd_drift(rest);
     if (sub == "tmd") return cmd_tmd(rest);
+    if (sub == "merge") return cmd_merge(rest);
     if (sub == "gui") return cmd_gui(rest);
     throw cli::UsageError("unknown subcommand \"" + sub + "\"");
   } catch (const cli::UsageError& e) {

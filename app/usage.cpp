@@ -26,8 +26,10 @@ Commands:
   deepscope henon period --a A --b B [--x0 X --y0 Y] [--transient N] [--pmax P] [--tol T] [--arith NAME]
   deepscope henon scan --a-min A --a-step DA --na N [--b-min B --b-step DB --nb M] [--init K]
                        [--box XLO,XHI,YLO,YHI] [--transient N] [--pmax P] [--tol T] [--arith NAME]
-                       [--backend auto|cpu|cuda] [--chunk C] [--chunk-file F] [--json F] [--estimate] --csv FILE
-        Hénon map orbits (CSV), period detection with eigenvalues, and resumable grid sink scans
+                       [--backend auto|cpu|cuda] [--devices LIST] [--shard I/N] [--chunk C] [--chunk-file F]
+                       [--json F] [--estimate] --csv FILE
+        Hénon map orbits (CSV), period detection with eigenvalues, and resumable grid sink scans;
+        scans use every CUDA device (--devices 0,2 picks; 0,0 splits one), mpirun ranks, and shards
   deepscope drift sum [--n N] [--seed S] [--threads 1,10,100,1000] [--backend auto|cpu|cuda] [--out FILE.csv]
   deepscope drift doundo [--iterations N] [--every K] [--arith LIST] [--trials 1,2,3] [--repeat R]
                          [--backend auto|cpu|cuda] --out-dir DIR
@@ -46,6 +48,8 @@ Commands:
                                 --out FILE.csv
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
+  deepscope merge --out FILE CHUNKFILE...
+        join the chunk files of a job's shards (--shard i/n); then rerun the job without --shard
   deepscope info [--arith]
         build options, CUDA devices, GL renderer; --arith lists the number formats and traits
   deepscope bench arith [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
@@ -59,7 +63,9 @@ Commands:
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
   deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
                       [--ncu-probe] [--cpu-only|--gpu-only]
-        throughput benchmarks on the CPU and (when present) the GPU
+  deepscope bench scale [--out FILE.md] [--quick] [--henon-params N] [--henon-transient N]
+        throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
+        host's GPUs
   deepscope --help | --version
 
 Exit codes: 0 success, 1 failure while running, 2 bad input (usage, malformed numbers, unwritable

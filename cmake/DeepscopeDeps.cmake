@@ -32,6 +32,22 @@ endif()
 
 find_package(Threads REQUIRED)
 
+# MPI (libopenmpi-dev): batch jobs spread over ranks under mpirun (kernels/work.h). Optional; AUTO
+# builds with it when found.
+set(DEEPSCOPE_MPI AUTO CACHE STRING "Build with MPI: AUTO (when found), ON, OFF")
+set_property(CACHE DEEPSCOPE_MPI PROPERTY STRINGS AUTO ON OFF)
+set(DEEPSCOPE_HAVE_MPI OFF)
+if(NOT DEEPSCOPE_MPI STREQUAL "OFF")
+  if(DEEPSCOPE_MPI STREQUAL "ON")
+    find_package(MPI REQUIRED COMPONENTS CXX)
+  else()
+    find_package(MPI QUIET COMPONENTS CXX)
+  endif()
+  if(MPI_CXX_FOUND)
+    set(DEEPSCOPE_HAVE_MPI ON)
+  endif()
+endif()
+
 set(DEEPSCOPE_HAVE_GUI OFF)
 if(NOT DEEPSCOPE_GUI STREQUAL "OFF")
   set(OpenGL_GL_PREFERENCE GLVND)

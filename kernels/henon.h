@@ -12,6 +12,7 @@
 
 #include "arith/format.h"
 #include "backend.h"
+#include "work.h"
 
 namespace ds::henon {
 
@@ -114,6 +115,9 @@ struct ScanParams {
   const std::atomic<bool>* cancel = nullptr;  // polled between steps slices; chunks stay whole
   std::function<void(double)> progress;       // fraction of items done, this run and loaded
   std::function<void(int64_t chunk, int64_t chunks)> on_chunk;  // after each chunk is stored
+  // Devices (backend CUDA: every visible device unless --devices says otherwise) and the shard of
+  // the chunks this process computes; see kernels/work.h. Under mpirun the ranks share the chunks.
+  work::Placement placement;
 };
 
 struct CycleFound {
@@ -135,6 +139,10 @@ struct ScanResult {
   std::vector<ParamResult> params;  // na * nb, index ib * na + ia
   int64_t na = 0, nb = 0;
   int64_t chunks = 0, chunks_loaded = 0, chunks_run = 0;
+  int64_t chunks_owned = 0;  // in this shard (all chunks without one)
+  std::vector<std::pair<std::string, int64_t>> per_worker;  // chunks computed by each worker
+  // False on MPI ranks other than 0, which compute chunks but hold no results and write nothing.
+  bool writer = true;
   bool cancelled = false;
   Backend backend = Backend::kCpu;
   double seconds = 0;

@@ -315,7 +315,7 @@ std::string fingerprint(const ScanParams& p) {
   return s.str();
 }
 
-const char* kChunkMagic = "deepscope-henon-scan v1 ";
+const char* kChunkMagic = "deepscope-henon-scan v2 ";
 
 
 std::string param_record(const ParamResult& r) {
@@ -349,52 +349,16 @@ bool parse_record(const std::string& line, ParamResult* r) {
   return true;
 }
 
-// Loads the complete chunk records of `path` into `res` (marking them done), and rewrites the file
-// with exactly those records, so that a record cut short by a crash is dropped before appending.
-// Returns the chunks loaded. A file of a different scan is refused.
-std::vector<bool> load_chunks(const std::string& path, const std::string& fp, int64_t chunks,
-                              ScanResult* res) {
-  std::vector<bool> have(static_cast<std::size_t>(chunks), false);
-  std::ifstream in(path);
-  std::string header = std::string(kChunkMagic) + fp;
-  if (!in) {
-    write_file_atomically(path, header + "\n");
-    return have;
-  }
+// The records of a chunk's payload (param_record lines), into res.params.
+void take_records(const std::string& payload, int64_t na, int64_t nb, ScanResult* res) {
+  std::istringstream in(payload);
   std::string line;
-  if (!std::getline(in, line) || line != header)
-    throw std::runtime_error("chunk file " + path + " belongs to a different scan (its first line is \"" +
-                             line.substr(0, 200) + "\"); remove it or choose another --chunk-file");
-  std::string kept = header + "\n";
-  std::vector<ParamResult> pending;
-  std::string pending_text;
-  int64_t current = -1;
   while (std::getline(in, line)) {
-    if (line.rfind("chunk ", 0) == 0) {
-      current = std::strtoll(line.c_str() + 6, nullptr, 10);
-      pending.clear();
-      pending_text = line + "\n";
-    } else if (line.rfind("end ", 0) == 0) {
-      const int64_t k = std::strtoll(line.c_str() + 4, nullptr, 10);
-      if (k == current && k >= 0 && k < chunks && !have[k]) {
-        have[k] = true;
-        kept += pending_text + line + "\n";
-        for (ParamResult& r : pending) res->params.push_back(r);  // merged by the caller
-      }
-      current = -1;
-      pending.clear();
-    } else if (current >= 0) {
-      ParamResult r;
-      if (parse_record(line, &r)) {
-        pending.push_back(r);
-        pending_text += line + "\n";
-      } else {
-        current = -1;  // damaged record: drop it
-      }
-    }
+    ParamResult r;
+    if (!parse_record(line, &r) || r.ia < 0 || r.ia >= na || r.ib < 0 || r.ib >= nb)
+      throw std::runtime_error("damaged Hénon chunk record: \"" + line.substr(0, 200) + "\"");
+    res->params[static_cast<std::size_t>(r.ib * na + r.ia)] = std::move(r);
   }
-  write_file_atomically(path, kept);
-  return have;
 }
 
 void add_item(ParamResult& r, const detail::ItemOut& it, double tol) {
@@ -471,8 +435,6 @@ double nominal_rate(Backend b) {
 
 template <class T>
 ScanResult scan_t(const ScanParams& sp, Backend be) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
   const std::vector<T> av = axis_values<T>("a", sp.a_min, sp.a_step, sp.na, sp);
   const std::vector<T> bv = axis_values<T>("b", sp.b_min, sp.b_step, sp.nb, sp);
   const MapParams<T> base = make_params<T>("0", "0", sp.bound, sp.tol);
@@ -485,79 +447,64 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
   res.chunks = chunks;
   res.na = sp.na;
   res.nb = sp.nb;
-  std::vector<bool> have(static_cast<std::size_t>(chunks), false);
-  std::vector<ParamResult> loaded;
-  if (!sp.chunk_file.empty()) {
-    ScanResult tmp;
-    have = load_chunks(sp.chunk_file, fingerprint(sp), chunks, &tmp);
-    loaded = std::move(tmp.params);
-  }
-  res.params.resize(static_cast<std::size_t>(np));
-  for (ParamResult& r : loaded) {
-    if (r.ia < 0 || r.ia >= sp.na || r.ib < 0 || r.ib >= sp.nb) continue;
-    res.params[static_cast<std::size_t>(r.ib * sp.na + r.ia)] = r;
-  }
-  for (int64_t c = 0; c < chunks; ++c) res.chunks_loaded += have[c] ? 1 : 0;
+  res.writer = work::is_writer();
+  if (res.writer) res.params.resize(static_cast<std::size_t>(np));
 
-  const int digits = 20;
-  const double total_items = static_cast<double>(np) * static_cast<double>(sp.n_init);
-  double items_done = static_cast<double>(res.chunks_loaded) * static_cast<double>(chunk * sp.n_init);
-  items_done = std::min(items_done, total_items);
-  std::vector<detail::ItemOut> out;
-  std::vector<T> ca, cb;
-  for (int64_t c = 0; c < chunks; ++c) {
-    if (have[c]) continue;
-    if (cancelled(sp.cancel)) {
-      res.cancelled = true;
-      break;
-    }
+  work::Job job;
+  job.chunks = chunks;
+  job.weight = [&](int64_t c) { return static_cast<double>(std::min(np, (c + 1) * chunk) - c * chunk); };
+  job.chunk_file = sp.chunk_file;
+  job.header = std::string(kChunkMagic) + fingerprint(sp);
+  job.shard = sp.placement.shard;
+  job.workers = work::workers(be, sp.placement.devices);
+  job.cancel = sp.cancel;
+  job.progress = sp.progress;
+  // One chunk: its orbits on the worker's backend, then one record per parameter.
+  job.compute = [&](int64_t c, const work::Worker& w, const std::atomic<bool>& stop,
+                    const std::function<void(double)>& part, std::string* payload) {
     const int64_t q0 = c * chunk, q1 = std::min(np, q0 + chunk), n = q1 - q0;
-    ca.resize(static_cast<std::size_t>(n));
-    cb.resize(static_cast<std::size_t>(n));
+    std::vector<T> ca(static_cast<std::size_t>(n)), cb(static_cast<std::size_t>(n));
     for (int64_t q = q0; q < q1; ++q) {
       ca[q - q0] = av[q % sp.na];
       cb[q - q0] = bv[q / sp.na];
     }
-    out.assign(static_cast<std::size_t>(n * sp.n_init), detail::ItemOut{-1, 0, 0.0, 0.0});
-    const double chunk_items = static_cast<double>(n * sp.n_init);
-    auto progress = [&](double f) {
-      if (sp.progress) sp.progress((items_done + f * chunk_items) / total_items);
-    };
+    std::vector<detail::ItemOut> out(static_cast<std::size_t>(n * sp.n_init), detail::ItemOut{-1, 0, 0.0, 0.0});
     bool complete;
-    if (be == Backend::kCuda) {
-      complete =
-          detail::scan_chunk_cuda(sp.arith, ca.data(), cb.data(), n, init.data(), sp.n_init, &base.bound,
-                                  &base.tol, sp.n_transient, sp.p_max, sp.cancel, out.data());
+    if (w.backend == Backend::kCuda) {
+      complete = detail::scan_chunk_cuda(sp.arith, ca.data(), cb.data(), n, init.data(), sp.n_init, &base.bound,
+                                         &base.tol, sp.n_transient, sp.p_max, &stop, out.data());
     } else {
-      complete = run_chunk_cpu<T>(ca, cb, init, sp, base.bound, base.tol, n, progress, out);
+      ScanParams local = sp;
+      local.cancel = &stop;
+      complete = run_chunk_cpu<T>(ca, cb, init, local, base.bound, base.tol, n, part, out);
     }
-    if (!complete) {
-      res.cancelled = true;
-      break;
-    }
-    std::string text = "chunk " + std::to_string(c) + "\n";
+    if (!complete) return false;
     for (int64_t q = q0; q < q1; ++q) {
       ParamResult r;
       r.done = true;
       r.ia = q % sp.na;
       r.ib = q / sp.na;
-      r.a = to_string(av[r.ia], digits);
-      r.b = to_string(bv[r.ib], digits);
+      r.a = to_string(av[r.ia], 20);
+      r.b = to_string(bv[r.ib], 20);
       for (int64_t j = 0; j < sp.n_init; ++j) add_item(r, out[(q - q0) * sp.n_init + j], tol_d);
       std::sort(r.cycles.begin(), r.cycles.end(), [](const CycleFound& x, const CycleFound& y) {
         return x.period != y.period ? x.period < y.period : x.x < y.x;
       });
-      text += param_record(r);
-      res.params[static_cast<std::size_t>(q)] = std::move(r);
+      *payload += param_record(r);
     }
-    text += "end " + std::to_string(c) + "\n";
-    if (!sp.chunk_file.empty()) append_durable(sp.chunk_file, text);
-    ++res.chunks_run;
-    items_done += chunk_items;
-    if (sp.progress) sp.progress(items_done / total_items);
-    if (sp.on_chunk) sp.on_chunk(c, chunks);
-  }
-  res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return true;
+  };
+  job.take = [&](int64_t c, const std::string& payload, bool loaded) {
+    take_records(payload, sp.na, sp.nb, &res);
+    if (!loaded && sp.on_chunk) sp.on_chunk(c, chunks);
+  };
+  const work::Stats st = work::run(job);
+  res.chunks_owned = st.owned;
+  res.chunks_loaded = st.loaded;
+  res.chunks_run = st.run;
+  res.cancelled = st.cancelled;
+  res.per_worker = st.per_worker;
+  res.seconds = st.seconds;
   return res;
 }
 

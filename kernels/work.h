@@ -31,8 +31,9 @@ struct Worker {
 };
 
 // The workers for a resolved backend. kCpu: one CPU worker (a --devices list is refused). kCuda:
-// one worker per device of `devices` ("" or "all": every visible device; "0,2"; "0-3"; a device
-// may repeat, "0,0" splits device 0 into two logical devices). Throws std::invalid_argument for a
+// one worker per device of `devices` ("0,2"; "0-3"; a device may repeat, "0,0" splits device 0
+// into two logical devices; "all": every visible device). "": every visible device, except that
+// when mpirun starts several ranks on one host, they share its devices round-robin by local rank. Throws std::invalid_argument for a
 // malformed list or a device that does not exist.
 std::vector<Worker> workers(Backend resolved, const std::string& devices);
 

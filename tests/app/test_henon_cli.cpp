@@ -63,6 +63,40 @@ TEST(HenonCli, PeriodAndScanRun) {
   EXPECT_EQ(slurp(dir + "/s.json"), json);
 }
 
+// Two shards (a job array) merged with `deepscope merge`, then the command without --shard: the
+// same files as one run, with nothing computed again.
+TEST(HenonCli, MergedShardsEqualOneRun) {
+  const std::string dir = tmpdir();
+  const ArgList scan = {"scan", "--a-min", "0.2", "--a-step", "0.125", "--na", "9", "--init", "4", "--transient",
+                        "300",  "--pmax",  "16",  "--tol",    "1e-9",  "--chunk", "2", "--backend", "cpu", "--quiet"};
+  auto with = [&](ArgList more) {
+    ArgList a = scan;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  ASSERT_EQ(cmd_henon(with({"--csv", dir + "/one.csv"})), 0);
+  ASSERT_EQ(cmd_henon(with({"--csv", dir + "/s.csv", "--shard", "0/2"})), 0);
+  ASSERT_EQ(cmd_henon(with({"--csv", dir + "/s.csv", "--shard", "1/2"})), 0);
+  EXPECT_EQ(slurp(dir + "/s.csv"), "") << "a shard writes only its chunk file";
+  ASSERT_EQ(ds::app::run({"merge", "--quiet", "--out", dir + "/s.csv.chunks", dir + "/s.csv.chunks.shard-0-of-2",
+                          dir + "/s.csv.chunks.shard-1-of-2"}),
+            0);
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(cmd_henon(with({"--csv", dir + "/s.csv"})), 0);
+  testing::internal::GetCapturedStdout();
+  EXPECT_EQ(slurp(dir + "/s.csv"), slurp(dir + "/one.csv"));
+  EXPECT_EQ(slurp(dir + "/s.json"), slurp(dir + "/one.json"));
+  ASSERT_FALSE(slurp(dir + "/one.csv").empty());
+  // The merged chunk file holds every chunk: a rerun computes nothing.
+  EXPECT_NE(slurp(dir + "/s.csv.chunks").find("chunk 4 "), std::string::npos);
+
+  EXPECT_EQ(exit_code(with({"--csv", dir + "/x.csv", "--shard", "2/2"})), 2);
+  EXPECT_EQ(exit_code(with({"--csv", dir + "/x.csv", "--shard", "1"})), 2);
+  EXPECT_EQ(exit_code(with({"--csv", dir + "/x.csv", "--devices", "0"})), 2);  // devices with the CPU
+  EXPECT_EQ(ds::app::run({"merge", "--out", dir + "/m.chunks", dir + "/none.chunks"}), 2);
+  EXPECT_EQ(ds::app::run({"merge", "--out", dir + "/m.chunks", dir + "/s.csv.chunks", dir + "/one.json"}), 2);
+}
+
 TEST(HenonCli, BadInputExitsTwo) {
   const std::string out = tmpdir() + "/o.csv";
   for (const char* bad : {"nan", "inf", "-inf", "x", "1..2", ""}) {

@@ -371,6 +371,26 @@ TEST(HenonDevice, ScanMatchesCpuToTheBit) {
   }
 }
 
+// Every device, and device 0 split into two logical devices (two workers): the same results as
+// one device, with the chunks spread over the workers.
+TEST(HenonDevice, ScanOverSeveralDevicesMatchesOneDevice) {
+  DEEPSCOPE_REQUIRE_GPU();
+  ScanParams s = small_scan("");
+  s.chunk_params = 1;
+  s.backend = Backend::kCuda;
+  s.placement.devices = "0";
+  const ScanResult one = scan(s);
+  for (const char* devices : {"all", "0,0"}) {
+    SCOPED_TRACE(devices);
+    s.placement.devices = devices;
+    const ScanResult r = scan(s);
+    EXPECT_EQ(scan_csv(r), scan_csv(one));
+    int64_t total = 0;
+    for (const auto& w : r.per_worker) total += w.second;
+    EXPECT_EQ(total, r.chunks);
+  }
+}
+
 }  // namespace
 
 // The window opens scan CSVs the batch command wrote: reading one back gives the same results.
