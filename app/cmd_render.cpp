@@ -242,12 +242,12 @@ int cmd_render(const ArgList& args) {
   try {
     plan.workers = work::workers(backend, devices);
   } catch (const std::invalid_argument& e) {
-    throw cli::UsageError(std::string("--devices: ") + e.what());
+    throw cli::UsageError(e.what());
   }
   try {
     plan.shard = work::parse_shard(job.shard);
   } catch (const std::invalid_argument& e) {
-    throw cli::UsageError(std::string("--shard: ") + e.what());
+    throw cli::UsageError(e.what());
   }
   // One image: strips when several workers or ranks share it, or when asked; a sequence: frames.
   const bool strips = job.frames == 1 && (job.tile_rows > 0 || plan.workers.size() > 1 || work::size() > 1);

@@ -288,6 +288,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
   };
   const work::Stats s = work::run(job);
   line.clear();
+  if (!work::is_writer()) return s.cancelled ? 130 : 0;  // the writer counts the chunks
   if (!s.complete()) {
     if (talk)
       std::cerr << "deepscope render: cancelled; " << s.loaded + s.run << " of " << s.owned
@@ -357,7 +358,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   };
   const work::Stats s = work::run(job);
   line.clear();
-  if (!writer) return s.complete() ? 0 : 130;
+  if (!writer) return s.cancelled ? 130 : 0;  // the writer counts the chunks
   if (!s.complete()) {
     if (!plan.quiet) return report_interrupted(s.loaded + s.run, s.owned, "strips", job.chunk_file);
     return 130;
