@@ -41,9 +41,9 @@ std::string frame(const std::string& dir, const char* stem, int k, const char* e
 }
 
 // A short zoom sequence on the CPU: frames of about 20 ms each.
-ArgList sequence(const std::string& dir, int frames = 6) {
+ArgList sequence(const std::string& dir, int frames = 10) {
   return {"--re",         "-0.7453",  "--im",        "0.1127", "--zoom",   "50",
-          "--iter",       "3000",     "--size",      "48x32",  "--frames", std::to_string(frames),
+          "--iter",       "6000",     "--size",      "64x40",  "--frames", std::to_string(frames),
           "--zoom-to",    "5000",     "--backend",   "cpu",    "--quiet",  "--out",
           dir + "/f.png", "--counts", dir + "/f.npy"};
 }
@@ -74,20 +74,20 @@ TEST(RenderWork, CancelledSequenceResumesToTheSameFiles) {
   ds::app::cancel_flag() = false;
   EXPECT_EQ(rc, 130);
   int written = 0;
-  for (int k = 1; k <= 6; ++k) written += exists(frame(cut, "f", k, "png"));
+  for (int k = 1; k <= 10; ++k) written += exists(frame(cut, "f", k, "png"));
   EXPECT_GE(written, 2);
-  EXPECT_LT(written, 6) << "the cancel came too late to test anything";
+  EXPECT_LT(written, 10) << "the cancel came too late to test anything";
   const ino_t first = inode(frame(cut, "f", 1, "png"));
 
   ASSERT_EQ(render(sequence(cut)), 0);
-  expect_same_frames(whole, cut, 6);
+  expect_same_frames(whole, cut, 10);
   EXPECT_EQ(inode(frame(cut, "f", 1, "png")), first) << "a finished frame was rendered again";
 
   // A frame whose PNG shows another location, or whose array is missing, is rendered again.
   std::rename(frame(cut, "f", 3, "png").c_str(), frame(cut, "f", 4, "png").c_str());
   std::remove(frame(cut, "f", 5, "npy").c_str());
   ASSERT_EQ(render(sequence(cut)), 0);
-  expect_same_frames(whole, cut, 6);
+  expect_same_frames(whole, cut, 10);
 }
 
 TEST(RenderWork, TwoShardsWriteTheFilesOfOneRun) {
