@@ -98,38 +98,48 @@ struct ProgressLine {
   }
 };
 
-// Perturbation: the reference of the deepest target (most bits) computed once, before any worker
-// starts, so that every target reuses it (frames share the centre; strips share the view): pixels
-// then depend on neither the order of the chunks nor the worker nor an earlier run. Returns false
-// when cancelled.
-bool prepare_reference(const std::vector<const RenderTarget*>& targets, bool talk) {
-  const RenderTarget* deepest = nullptr;
-  int bits = 0;
-  for (const RenderTarget* t : targets) {
-    if (t->opt.method != Method::kPerturb) continue;
-    const int b = mandel::perturb::reference_bits(mandel::geometry(t->view));
-    if (!deepest || b > bits) {
-      deepest = t;
-      bits = b;
+// Perturbation: the reference orbit of the deepest target (most bits), computed afresh once, by
+// the first worker that needs it (the others wait for it), and then reused by every target
+// (frames share the centre; strips share the view). Pixels then depend on neither the order of the
+// chunks, nor the worker, nor an earlier run; and a rerun whose frames are all written computes none.
+class SharedReference {
+ public:
+  explicit SharedReference(const std::vector<const RenderTarget*>& targets) {
+    int bits = 0;
+    for (const RenderTarget* t : targets) {
+      if (t->opt.method != Method::kPerturb) continue;
+      const int b = mandel::perturb::reference_bits(mandel::geometry(t->view));
+      if (!deepest_ || b > bits) {
+        deepest_ = t;
+        bits = b;
+      }
     }
   }
-  if (!deepest) return true;
-  ProgressLine line;
-  line.on = talk && isatty(2);
-  line.label = "reference orbit";
-  bool reused = false;
-  const auto ref = mandel::perturb::reference_for(mandel::geometry(deepest->view), deepest->view,
-                                                  &cancel_flag(), line.callback(), &reused);
-  line.clear();
-  if (!ref) return false;
-  if (talk) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "reference orbit: %u points at %d bits, %.3f s", ref->length(), ref->bits,
-                  ref->seconds);
-    std::cerr << "deepscope render: " << buf << "\n";
+  // False when `stop` was set before the reference was ready. Reports it on `line` (if given).
+  bool ensure(const std::atomic<bool>& stop, ProgressLine* line) {
+    if (!deepest_) return true;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ready_) return true;
+    mandel::perturb::clear_reference_cache();  // the one at the centre, whatever ran before
+    bool reused = false;
+    const auto ref = mandel::perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop,
+                                                    nullptr, &reused);
+    if (!ref) return false;
+    ready_ = true;
+    if (line) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "deepscope render: reference orbit: %u points at %d bits, %.3f s\n",
+                    ref->length(), ref->bits, ref->seconds);
+      line->print(buf);
+    }
+    return true;
   }
-  return true;
-}
+
+ private:
+  const RenderTarget* deepest_ = nullptr;
+  std::mutex mu_;
+  bool ready_ = false;
+};
 
 void print_per_worker(const work::Stats& s, const char* units) {
   if (s.per_worker.size() < 2) return;
@@ -238,10 +248,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
   const bool talk = work::is_writer() && !plan.quiet;
   std::vector<const RenderTarget*> all;
   for (const RenderTarget& f : frames) all.push_back(&f);
-  if (!prepare_reference(all, talk)) {
-    if (talk) std::cerr << "deepscope render: cancelled before the first frame\n";
-    return 130;
-  }
+  SharedReference reference(all);
   ProgressLine line;
   line.on = talk && isatty(2);
   line.label = "frames";
@@ -256,6 +263,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
   job.compute = [&](int64_t c, const work::Worker& w, const std::atomic<bool>& stop,
                     const std::function<void(double)>& part, std::string* payload) {
     const RenderTarget& t = frames[static_cast<size_t>(c)];
+    if (t.opt.method == Method::kPerturb && !reference.ensure(stop, talk ? &line : nullptr)) return false;
     mandel::RenderOptions o = t.opt;
     o.backend = w.backend;
     if (w.backend == Backend::kCuda) o.cuda_device = w.device;
@@ -307,10 +315,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   const bool writer = work::is_writer();
   const bool talk = writer && !plan.quiet;
   const mandel::View& v = image.view;
-  if (!prepare_reference({&image}, talk)) {
-    if (talk) std::cerr << "deepscope render: cancelled; " << image.png << " not written\n";
-    return 130;
-  }
+  SharedReference reference({&image});
   const int64_t strips = (v.height + strip_rows - 1) / strip_rows;
   auto rows_of = [&](int64_t c) { return std::min<int64_t>(strip_rows, v.height - c * strip_rows); };
   RenderResult img;
@@ -341,6 +346,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   job.progress = line.callback();
   job.compute = [&](int64_t c, const work::Worker& w, const std::atomic<bool>& stop,
                     const std::function<void(double)>& part, std::string* payload) {
+    if (!reference.ensure(stop, talk ? &line : nullptr)) return false;
     mandel::RenderOptions o = opt;
     o.backend = w.backend;
     if (w.backend == Backend::kCuda) o.cuda_device = w.device;
