@@ -76,6 +76,9 @@ std::shared_ptr<const DeviceTables> tables_on(int device, uint64_t id, const Per
   if (bla_count)
     DEEPSCOPE_CUDA_CHECK(
         cudaMemcpy(t->bla->p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
+  // Pageable uploads may return before their DMA lands: make the tables complete before any render
+  // on this device (from any thread, on any stream) can read them.
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   slot.tables = t;
   return t;
 }
