@@ -157,13 +157,7 @@ int bench_arith(const ArgList& args) {
   const bool do_cpu = !a.flag("gpu-only"), do_gpu = !a.flag("cpu-only") && cuda_device_count() > 0;
 
   std::ostringstream md;
-  char date[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  md << "# deepscope bench arith\n\n"
-     << "- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT << "\n- command: `deepscope bench arith";
-  for (const auto& s : args) md << " " << s;
-  md << "`\n";
+  md << bench_preamble("arith", args);
   auto devs = cuda_devices();
   md << "- GPU: " << (devs.empty() ? std::string("none (") + cuda_unavailable_reason() + ")" : devs[0].name) << "\n";
   md << "- CPU: one thread, 8 interleaved independent chains per format (QD alike; MPFR one chain)\n\n";

@@ -22,12 +22,6 @@
 namespace ds::app {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 // H100 SXM ceilings (FMA/s), as the other benches quote them.
 constexpr double kFp64Ceiling = 1.67e13, kFp32Ceiling = 3.06e13;
 
@@ -102,13 +96,8 @@ int bench_drift(const ArgList& argv) {
   const bool do_cpu = !args.flag("gpu-only"), do_gpu = !args.flag("cpu-only") && !devs.empty();
   const drift::Backend main_be = do_gpu ? drift::Backend::kCuda : drift::Backend::kCpu;
   std::ostringstream md;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  md << "# deepscope bench drift\n\n- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
-     << "\n- command: `deepscope bench drift";
-  for (const auto& a : argv) md << " " << a;
-  md << "`\n- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
+  md << bench_preamble("drift", argv);
+  md << "- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
      << "\n- CPU threads: " << std::max(1u, std::thread::hardware_concurrency())
      << "\n\nLennard-Jones NVE (fcc, density 0.8442, T0 3.0, cutoff 2.5 shifted, dt 0.005, cell list rebuilt "
         "every step). Steps/s exclude setup and the two energy evaluations; candidate pairs/s counts the "

@@ -15,11 +15,11 @@
 
 #include "arith/error.h"
 #include "bench.h"
+#include "bench_henon_libs.h"
 #include "cli.h"
 #include "kernels/atomic_file.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
-#include "bench_henon_libs.h"
 #include "version.h"
 
 namespace ds::app {
@@ -116,13 +116,8 @@ int bench_henon(const ArgList& argv) {
   const auto devs = cuda_devices();
   const bool do_cpu = !args.flag("gpu-only"), do_gpu = !args.flag("cpu-only") && !devs.empty();
   std::ostringstream md;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  md << "# deepscope bench henon\n\n- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
-     << "\n- command: `deepscope bench henon";
-  for (const auto& a : argv) md << " " << a;
-  md << "`\n- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
+  md << bench_preamble("henon", argv);
+  md << "- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
      << "\n\nOrbits/s at 1e6 iterations per orbit (paper, Table 1) = map steps/s / 1e6, timed on the scan's "
         "transient loop (the exact escape test's result at every step) at (a, b) = (1.4, 0.3).\n\n";
   auto run = [&](const char* title, Backend be, int64_t orbits, int64_t steps) {

@@ -138,12 +138,6 @@ struct Row {
   double share = -1;  // share of the FMA ceilings, -1 when unknown
 };
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string cpu_name() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;

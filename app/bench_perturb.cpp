@@ -48,12 +48,6 @@ const KfTime& nearest_kf(double log10_zoom) {
   return *best;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string cpu_name() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;

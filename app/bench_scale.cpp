@@ -20,12 +20,6 @@
 namespace ds::app {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
 struct Config {
   std::string devices;  // as --devices takes it
   int gpus;             // physical devices used
@@ -53,13 +47,14 @@ std::string per_worker_text(const std::vector<std::pair<std::string, int64_t>>& 
 }
 
 void table(std::ostringstream& md, const std::vector<Timing>& ts, const std::string& unit, double work) {
-  md << "| devices | GPUs | seconds | " << unit << " | efficiency T(1) / (n T(n)) | chunks per worker | result |\n"
+  md << "| devices | GPUs | seconds | " << unit
+     << " | efficiency T(1) / (n T(n)) | chunks per worker | result |\n"
      << "|---|---|---|---|---|---|---|\n";
   const double t1 = ts.front().seconds;
   for (const Timing& t : ts)
     md << "| " << t.cfg.devices << " | " << t.cfg.gpus << " | " << fmt("%.2f", t.seconds) << " | "
-       << fmt("%.3g", work / t.seconds) << " | " << fmt("%.1f %%", 100.0 * t1 / (t.cfg.gpus * t.seconds)) << " | "
-       << t.per_worker << " | " << t.check << " |\n";
+       << fmt("%.3g", work / t.seconds) << " | " << fmt("%.1f %%", 100.0 * t1 / (t.cfg.gpus * t.seconds))
+       << " | " << t.per_worker << " | " << t.check << " |\n";
   md << "\n";
 }
 
@@ -87,7 +82,8 @@ Timing henon_run(const Config& c, int64_t na, int64_t transient) {
     sinks += s;
   }
   const std::string csv = henon::scan_csv(r);
-  t.check = std::to_string(sinks) + " sinks, CSV hash " + fmt("%.0f", static_cast<double>(std::hash<std::string>()(csv) % 1000000007));
+  t.check = std::to_string(sinks) + " sinks, CSV hash " +
+            fmt("%.0f", static_cast<double>(std::hash<std::string>()(csv) % 1000000007));
   std::fprintf(stderr, "  henon %s: %.2f s\n", c.devices.c_str(), t.seconds);
   return t;
 }
@@ -100,18 +96,14 @@ int bench_scale(const ArgList& argv) {
   const std::string out_path = args.get("out", "");
   if (!out_path.empty()) check_writable(out_path);
   const auto devs = cuda_devices();
-  if (devs.empty()) throw cli::UsageError("bench scale needs CUDA devices (" + cuda_unavailable_reason() + ")");
+  if (devs.empty())
+    throw cli::UsageError("bench scale needs CUDA devices (" + cuda_unavailable_reason() + ")");
   const int64_t na = args.get_count("henon-params", quick ? 2048 : 65536, 1, 10'000'000);
   const int64_t nt = args.get_count("henon-transient", quick ? 100000 : 1000000, 1, 1'000'000'000);
 
   std::ostringstream md;
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  md << "# deepscope bench scale\n\n- date: " << date << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
-     << "\n- command: `deepscope bench scale";
-  for (const auto& a : argv) md << " " << a;
-  md << "`\n- GPUs: " << devs.size() << " x " << devs[0].name << " (" << devs[0].sm_count << " SMs)"
+  md << bench_preamble("scale", argv);
+  md << "- GPUs: " << devs.size() << " x " << devs[0].name << " (" << devs[0].sm_count << " SMs)"
      << "\n- CPU threads: " << std::max(1u, std::thread::hardware_concurrency())
      << "\n\nOne process, one worker thread per device (kernels/work.h), chunks handed out dynamically. "
         "`0,0` runs two workers on device 0 (one GPU split into two logical devices). The result column "

@@ -10,14 +10,14 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
+#include "kernels/atomic_file.h"
+#include "kernels/backend.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
-#include "kernels/backend.h"
 #include "kernels/work.h"
 #include "version.h"
 
@@ -148,9 +148,9 @@ std::string mib(uint64_t b) {
 }
 
 int henon_scan(const ArgList& argv) {
-  cli::Args args(argv,
-                 {"a-min", "a-step", "na", "b-min", "b-step", "nb", "init", "box", "transient", "pmax", "tol",
-                  "bound", "arith", "backend", "chunk", "chunk-file", "csv", "json", "devices", "shard"},
+  cli::Args args(argv, {"a-min", "a-step",     "na",   "b-min", "b-step",  "nb",    "init",
+                        "box",   "transient",  "pmax", "tol",   "bound",   "arith", "backend",
+                        "chunk", "chunk-file", "csv",  "json",  "devices", "shard"},
                  {"quiet", "estimate"});
   henon::ScanParams p;
   p.arith = parse_arith(args.get("arith", "f64"));
@@ -174,10 +174,13 @@ int henon_scan(const ArgList& argv) {
   const bool dot_csv = csv.size() > 4 && csv.compare(csv.size() - 4, 4, ".csv") == 0;
   const std::string json =
       args.get("json", csv.empty() ? "" : (dot_csv ? csv.substr(0, csv.size() - 4) : csv) + ".json");
-  if (args.has("shard")) p.placement.shard = as_usage([&] { return work::parse_shard(args.get("shard", "")); });
+  if (args.has("shard"))
+    p.placement.shard = as_usage([&] { return work::parse_shard(args.get("shard", "")); });
   const bool sharded = !p.placement.shard.whole();
-  p.chunk_file = args.get("chunk-file", csv.empty() ? "" : work::shard_chunk_file(csv + ".chunks", p.placement.shard));
-  if (sharded && p.chunk_file.empty()) throw cli::UsageError("--shard needs a chunk file (--csv or --chunk-file)");
+  p.chunk_file =
+      args.get("chunk-file", csv.empty() ? "" : work::shard_chunk_file(csv + ".chunks", p.placement.shard));
+  if (sharded && p.chunk_file.empty())
+    throw cli::UsageError("--shard needs a chunk file (--csv or --chunk-file)");
   // Under mpirun only rank 0 reports and writes; the other ranks compute the chunks it hands out.
   const bool writer = work::is_writer();
   const bool quiet = args.flag("quiet") || !writer;
@@ -198,8 +201,8 @@ int henon_scan(const ArgList& argv) {
                           : "")
               << "\n"
               << "estimate: host memory " << mib(e.host_bytes) << ", device memory " << mib(e.device_bytes)
-              << ", at most " << e.steps << " map steps, roughly " << e.seconds / static_cast<double>(workers.size())
-              << " s\n";
+              << ", at most " << e.steps << " map steps, roughly "
+              << e.seconds / static_cast<double>(workers.size()) << " s\n";
   }
   const uint64_t host = host_memory_bytes();
   if (host && e.host_bytes > host)
@@ -226,14 +229,16 @@ int henon_scan(const ArgList& argv) {
   if (r.cancelled)
     return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks_owned, "chunks", p.chunk_file);
   std::string per;
-  for (const auto& w : r.per_worker) per += (per.empty() ? "" : ", ") + w.first + " " + std::to_string(w.second);
+  for (const auto& w : r.per_worker)
+    per += (per.empty() ? "" : ", ") + w.first + " " + std::to_string(w.second);
   if (sharded) {
     if (!quiet)
       std::cout << "shard " << p.placement.shard.index << "/" << p.placement.shard.count << ": "
                 << r.chunks_run << " chunks computed, " << r.chunks_loaded << " resumed, of "
-                << r.chunks_owned << " in this shard, in " << r.seconds << " s" << (per.empty() ? "" : " (" + per + ")")
-                << "; results in " << p.chunk_file
-                << ". When every shard is done: deepscope merge --out " << csv << ".chunks <the shards' chunk files>, "
+                << r.chunks_owned << " in this shard, in " << r.seconds << " s"
+                << (per.empty() ? "" : " (" + per + ")") << "; results in " << p.chunk_file
+                << ". When every shard is done: deepscope merge --out " << csv
+                << ".chunks <the shards' chunk files>, "
                 << "then rerun this command without --shard to write " << csv << "\n";
     return 0;
   }
@@ -247,8 +252,8 @@ int henon_scan(const ArgList& argv) {
   }
   if (!quiet)
     std::cout << r.chunks_run << " chunks computed" << (per.empty() ? "" : " (" + per + ")") << ", "
-              << r.chunks_loaded << " resumed, in " << r.seconds << " s; " << sinks << " parameters with a sink; wrote " << csv
-              << (json.empty() ? "" : " and " + json) << "\n";
+              << r.chunks_loaded << " resumed, in " << r.seconds << " s; " << sinks
+              << " parameters with a sink; wrote " << csv << (json.empty() ? "" : " and " + json) << "\n";
   return 0;
 }
 

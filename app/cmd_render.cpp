@@ -10,14 +10,16 @@
 #include <iostream>
 #include <mutex>
 
-#include "kernels/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
+#include "kernels/atomic_file.h"
 #include "kernels/mandelbrot.h"
 #include "kernels/palette.h"
+#include "kernels/work.h"
 #include "location.h"
+#include "render_work.h"
 #include "view_png.h"
 
 namespace ds::app {
@@ -39,6 +41,10 @@ struct Job {
   int frames = 1;
   std::string zoom_to;
   bool quiet = false;
+  std::string devices;        // --devices LIST ("" every visible device)
+  bool one_device = false;    // --device K (CUDA only; ignored on the CPU, as before --devices)
+  std::string shard = "0/1";  // --shard i/n
+  int tile_rows = 0;          // --tile-rows R (0: strips only when several workers)
 };
 
 Backend parse_backend(const std::string& s) {
@@ -116,9 +122,9 @@ std::string gib(uint64_t bytes) {
 }
 
 Job parse_job(const ArgList& args) {
-  cli::Args a(args,
-              {"re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
-               "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device"},
+  cli::Args a(args, {"re",       "im",     "zoom",    "iter",    "size",          "arith",  "palette",
+                     "density",  "offset", "out",     "backend", "limb-strategy", "counts", "smooth",
+                     "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows"},
               {"quiet", "no-bla"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -159,11 +165,20 @@ Job parse_job(const ArgList& args) {
   j.opt.backend = parse_backend(a.get("backend", "auto"));
   j.opt.limb_strategy = parse_strategy(a.get("limb-strategy", "thread"));
   j.opt.cuda_device = static_cast<int>(a.get_int("device", 0, 0, 1024));
+  if (a.has("device") && a.has("devices"))
+    throw cli::UsageError("give --device K or --devices LIST, not both");
+  j.one_device = a.has("device");
+  j.devices = a.get("devices", "");
+  j.shard = a.get("shard", j.shard);
+  j.tile_rows = static_cast<int>(a.get_int("tile-rows", 0, 1, 1 << 20));
   j.frames = static_cast<int>(a.get_int("frames", 1, 1, 1000000));
   j.zoom_to = a.get("zoom-to", "");
   if (j.frames > 1 && j.zoom_to.empty()) throw cli::UsageError("--frames needs --zoom-to");
   if (!j.zoom_to.empty() && j.frames < 2) throw cli::UsageError("--zoom-to needs --frames N with N >= 2");
   j.quiet = a.flag("quiet");
+  if (j.tile_rows && j.frames > 1)
+    throw cli::UsageError(
+        "--tile-rows splits one image; the frames of a sequence are already split one per worker");
 
   j.colouring.palette = mandel::palette_by_name(j.palette_name);
   j.colouring.density = static_cast<float>(j.density);
@@ -215,79 +230,99 @@ int cmd_render(const ArgList& args) {
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
   std::string note;
   const Backend backend = mandel::select_backend(job.opt.backend, &note);
-  if (backend == Backend::kCuda) {
-    const uint64_t dev_have = mandel::device_memory_bytes(job.opt.cuda_device);
-    if (dev_have && pixels * 8 > dev_have)
-      throw cli::UsageError("a " + std::to_string(v.width) + "x" + std::to_string(v.height) +
-                            " render needs " + gib(pixels * 8) + " of GPU memory; device " +
-                            std::to_string(job.opt.cuda_device) + " has " + gib(dev_have));
-  }
-  if (!note.empty() && !job.quiet) std::cerr << "deepscope render: " << note << "\n";
   job.opt.backend = backend;
+  RenderPlan plan;
+  plan.palette_name = job.palette_name;
+  plan.colouring = job.colouring;
+  plan.quiet = job.quiet;
+  // --device K means --devices K on CUDA and is ignored on the CPU (as before --devices existed);
+  // a --devices list on the CPU is refused by workers().
+  const std::string devices =
+      job.one_device ? (backend == Backend::kCuda ? std::to_string(job.opt.cuda_device) : "") : job.devices;
+  try {
+    plan.workers = work::workers(backend, devices);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+  try {
+    plan.shard = work::parse_shard(job.shard);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+  // One image: strips when several workers or ranks share it, or when asked; a sequence: frames.
+  const bool strips = job.frames == 1 && (job.tile_rows > 0 || plan.workers.size() > 1 || work::size() > 1);
+  if (job.frames == 1 && !plan.shard.whole())
+    throw cli::UsageError(
+        "--shard splits the frames of a sequence (--frames N); one image cannot be sharded: "
+        "render its strips on several devices (--devices) or under mpirun instead");
+  const int strip_rows = job.tile_rows > 0 ? job.tile_rows : std::max(1, (v.height + 63) / 64);
+  const uint64_t device_pixels = strips ? static_cast<uint64_t>(strip_rows) * v.width : pixels;
+  for (const work::Worker& w : plan.workers) {
+    if (w.backend != Backend::kCuda) continue;
+    const uint64_t dev_have = mandel::device_memory_bytes(w.device);
+    if (dev_have && device_pixels * 8 > dev_have)
+      throw cli::UsageError(
+          "a " + std::to_string(v.width) + "x" +
+          std::to_string(strips ? std::min(strip_rows, v.height) : v.height) +
+          (strips ? " strip" : " render") + " needs " + gib(device_pixels * 8) + " of GPU memory; device " +
+          std::to_string(w.device) + " has " + gib(dev_have) +
+          (strips ? " (use a smaller --tile-rows)" : " (render it in strips with --tile-rows)"));
+  }
+  const bool writer = work::is_writer();
+  if (!note.empty() && !job.quiet && writer) std::cerr << "deepscope render: " << note << "\n";
 
-  // Output names, checked writable up front.
-  struct Names {
-    std::string png, counts, smooth;
-  };
-  std::vector<Names> names;
+  // Every frame's target; output names checked writable up front (by the writer, which writes).
+  std::vector<RenderTarget> targets;
   for (int k = 1; k <= job.frames; ++k) {
-    Names n{frame_name(job.out, k, job.frames),
-            job.counts.empty() ? "" : frame_name(job.counts, k, job.frames),
-            job.smooth.empty() ? "" : frame_name(job.smooth, k, job.frames)};
-    for (const std::string* p : {&n.png, &n.counts, &n.smooth})
-      if (!p->empty()) check_writable(*p);
-    names.push_back(n);
+    RenderTarget t;
+    t.view = v;
+    t.view.zoom = zooms[static_cast<size_t>(k - 1)];
+    t.opt = job.opt;
+    t.opt.arith = formats[static_cast<size_t>(k - 1)];
+    t.opt.method = methods[static_cast<size_t>(k - 1)];
+    t.opt.check_resolution = false;  // checked above with the user's choice (auto or forced)
+    t.png = frame_name(job.out, k, job.frames);
+    t.counts = job.counts.empty() ? "" : frame_name(job.counts, k, job.frames);
+    t.smooth = job.smooth.empty() ? "" : frame_name(job.smooth, k, job.frames);
+    if (writer && plan.shard.owns(k - 1))
+      for (const std::string* p : {&t.png, &t.counts, &t.smooth})
+        if (!p->empty()) check_writable(*p);
+    targets.push_back(std::move(t));
   }
 
   install_cancel_handler();
+  if (job.frames > 1) return render_frames(targets, plan);
+  if (strips) return render_strips(targets[0], strip_rows, plan);
+
+  // One image on one worker: one render.
+  const RenderTarget& t = targets[0];
+  mandel::RenderOptions o = t.opt;
+  o.backend = plan.workers[0].backend;
+  if (o.backend == Backend::kCuda) o.cuda_device = plan.workers[0].device;
+  o.cancel = &cancel_flag();
   const bool tty = isatty(2) && !job.quiet;
-  for (int f = 0; f < job.frames; ++f) {
-    v.zoom = zooms[static_cast<size_t>(f)];
-    mandel::RenderOptions o = job.opt;
-    o.arith = formats[static_cast<size_t>(f)];
-    o.method = methods[static_cast<size_t>(f)];
-    o.check_resolution = false;  // checked above with the user's choice (auto or forced)
-    o.cancel = &cancel_flag();
-    const std::string label = job.frames > 1
-                                  ? "frame " + std::to_string(f + 1) + "/" + std::to_string(job.frames)
-                                  : std::string("render");
-    std::mutex mu;
-    if (tty)
-      o.progress = [&](double x) {
-        std::lock_guard<std::mutex> lock(mu);
-        std::fprintf(stderr, "\r%s: %3.0f%%", label.c_str(), 100.0 * x);
-        std::fflush(stderr);
-      };
-    const mandel::RenderResult r = mandel::render(v, o);
-    if (tty) std::fprintf(stderr, "\r%*s\r", static_cast<int>(label.size()) + 6, "");
-    if (r.cancelled) {
-      std::cerr << "deepscope render: cancelled; " << names[static_cast<size_t>(f)].png << " not written"
-                << (f > 0 ? " (earlier frames are complete)" : "") << "\n";
-      return 130;
-    }
-    const std::string png = mandelbrot_png(v, r, job.palette_name, job.colouring);
-    const Names& n = names[static_cast<size_t>(f)];
-    if (!n.counts.empty()) write_file_atomically(n.counts, encode_npy(r.counts, r.height, r.width));
-    if (!n.smooth.empty()) write_file_atomically(n.smooth, encode_npy(r.smooth, r.height, r.width));
-    write_file_atomically(n.png, png);
-    if (!job.quiet) {
-      char line[256];
-      std::snprintf(line, sizeof line, "%dx%d, %s on %s%s, %.3f s, %.3g iterations", r.width, r.height,
-                    mandel::format_label(r).c_str(), mandel::backend_name(r.backend),
-                    r.limb_strategy == LimbStrategy::kCooperative ? " (coop)" : "", r.seconds,
-                    static_cast<double>(r.iterations));
-      std::cerr << "deepscope render: wrote " << n.png << " (" << line << ")\n";
-      if (r.method == mandel::Method::kPerturb) {
-        const mandel::PerturbInfo& pi = r.perturb;
-        std::snprintf(line, sizeof line,
-                      "reference %u points at %d bits, %.3f s%s; BLA skipped %.3g iterations; %llu pixels "
-                      "re-evaluated directly",
-                      pi.reference_length, pi.reference_bits, pi.reference_seconds,
-                      pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
-                      static_cast<unsigned long long>(pi.glitch_pixels));
-        std::cerr << "deepscope render: " << line << "\n";
-      }
-    }
+  std::mutex mu;
+  if (tty)
+    o.progress = [&](double x) {
+      std::lock_guard<std::mutex> lock(mu);
+      std::fprintf(stderr, "\rrender: %3.0f%%", 100.0 * x);
+      std::fflush(stderr);
+    };
+  const mandel::RenderResult r = mandel::render(t.view, o);
+  if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
+  if (r.cancelled) {
+    std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
+    return 130;
+  }
+  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring);
+  if (!t.counts.empty()) write_file_atomically(t.counts, encode_npy(r.counts, r.height, r.width));
+  if (!t.smooth.empty()) write_file_atomically(t.smooth, encode_npy(r.smooth, r.height, r.width));
+  write_file_atomically(t.png, png);
+  if (!job.quiet) {
+    const std::string summary = render_summary(r);
+    const size_t nl = summary.find('\n');
+    std::cerr << "deepscope render: wrote " << t.png << " (" << summary.substr(0, nl) << ")\n";
+    if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
   }
   return 0;
 }

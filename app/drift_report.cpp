@@ -5,16 +5,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include "bench.h"
 #include "plot_png.h"
 
 namespace ds::app {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 }  // namespace
 

@@ -18,9 +18,13 @@ Commands:
                    [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
-                   [--quiet] --out FILE.png
+                   [--devices LIST] [--shard I/N] [--tile-rows R] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
-        perturbation (MPFR reference, BLA) beyond the hardware formats' zoom
+        perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. Frames go one per
+        worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already
+        written; --shard I/N renders frames F with (F-1) % N == I and writes them itself (no merge).
+        One image is split into strips of rows (--tile-rows R, or 64 strips when several workers
+        share it), resumable from FILE.png.chunks, and written as one render would write it
   deepscope henon orbit --a A --b B [--x0 X --y0 Y] [--transient N] [--points N] [--arith NAME]
                         [--backend cpu|cuda] [--bound R] --out FILE.csv
   deepscope henon period --a A --b B [--x0 X --y0 Y] [--transient N] [--pmax P] [--tol T] [--arith NAME]

@@ -13,12 +13,12 @@
 #include <sstream>
 #include <thread>
 
+#include "atomic_file.h"
+#include "backend.h"
 #include "cpu_parallel.h"
 #include "device.h"
 #include "henon.cuh"
-#include "atomic_file.h"
 #include "henon.h"
-#include "backend.h"
 
 namespace ds::henon {
 
@@ -317,7 +317,6 @@ std::string fingerprint(const ScanParams& p) {
 
 const char* kChunkMagic = "deepscope-henon-scan v2 ";
 
-
 std::string param_record(const ParamResult& r) {
   std::string s = "p " + std::to_string(r.ia) + " " + std::to_string(r.ib) + " " + r.a + " " + r.b + " " +
                   std::to_string(r.escaped) + " " + std::to_string(r.aperiodic) + " " +
@@ -468,11 +467,12 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
       ca[q - q0] = av[q % sp.na];
       cb[q - q0] = bv[q / sp.na];
     }
-    std::vector<detail::ItemOut> out(static_cast<std::size_t>(n * sp.n_init), detail::ItemOut{-1, 0, 0.0, 0.0});
+    std::vector<detail::ItemOut> out(static_cast<std::size_t>(n * sp.n_init),
+                                     detail::ItemOut{-1, 0, 0.0, 0.0});
     bool complete;
     if (w.backend == Backend::kCuda) {
-      complete = detail::scan_chunk_cuda(sp.arith, ca.data(), cb.data(), n, init.data(), sp.n_init, &base.bound,
-                                         &base.tol, sp.n_transient, sp.p_max, &stop, out.data());
+      complete = detail::scan_chunk_cuda(sp.arith, ca.data(), cb.data(), n, init.data(), sp.n_init,
+                                         &base.bound, &base.tol, sp.n_transient, sp.p_max, &stop, out.data());
     } else {
       ScanParams local = sp;
       local.cancel = &stop;

@@ -17,8 +17,8 @@
 namespace ds::mandel {
 
 using ds::Backend;
-using ds::BackendError;
 using ds::backend_name;
+using ds::BackendError;
 using ds::device_memory_bytes;
 using ds::host_memory_bytes;
 using ds::select_backend;
@@ -85,6 +85,13 @@ struct RenderOptions {
   Method method = Method::kAuto;
   DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
   bool bla = true;                         // perturbation only: false iterates every step
+  // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
+  // the tile: a strip of a large image for one worker. The result holds just those rows, each
+  // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA
+  // table), so strips stacked equal the whole render bit for bit. ViewError when the range is
+  // empty or leaves the view or the tile.
+  int row_begin = 0;
+  int row_end = -1;
 };
 
 struct RenderResult {
@@ -120,8 +127,12 @@ struct MemoryEstimate {
 };
 MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend);
 
-// Renders `tile` of the view (the whole image by default). Throws ViewError for a bad view or
-// format, BackendError for a missing device or too little memory (checked before allocating).
+// The tile render() computes: `tile` clipped to the view and to opt's row range. Throws ViewError.
+Tile render_tile(const View& v, const RenderOptions& opt, const Tile& tile = {});
+
+// Renders `tile` of the view (the whole image by default; rows limited by opt.row_begin/row_end). Throws
+// ViewError for a bad view or format, BackendError for a missing device or too little memory (checked before
+// allocating).
 RenderResult render(const View& v, const RenderOptions& opt = {}, const Tile& tile = {});
 
 namespace detail {

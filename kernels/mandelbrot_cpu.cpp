@@ -2,6 +2,7 @@
 // mandel_pixel for every format on all cores.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "cpu_parallel.h"
@@ -101,9 +102,27 @@ void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOpt
 
 }  // namespace
 
+Tile render_tile(const View& v, const RenderOptions& opt, const Tile& tile) {
+  const Tile t = clip_tile(v, tile);
+  if (opt.row_begin == 0 && opt.row_end < 0) return t;
+  const int end = opt.row_end < 0 ? v.height : opt.row_end;
+  if (opt.row_begin < 0 || end > v.height || opt.row_begin >= end)
+    throw ViewError("rows [" + std::to_string(opt.row_begin) + ", " + std::to_string(opt.row_end) +
+                    ") are empty or leave the " + std::to_string(v.height) + "-row view");
+  Tile r = t;
+  r.y0 = std::max(t.y0, opt.row_begin);
+  const int last = std::min(t.y0 + t.height, end);
+  if (last <= r.y0)
+    throw ViewError("rows [" + std::to_string(opt.row_begin) + ", " + std::to_string(end) +
+                    ") do not meet the tile's rows [" + std::to_string(t.y0) + ", " +
+                    std::to_string(t.y0 + t.height) + ")");
+  r.height = last - r.y0;
+  return r;
+}
+
 RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   const Geometry g = geometry(v);
-  const Tile t = clip_tile(v, tile);
+  const Tile t = render_tile(v, opt, tile);
   RenderResult res;
   res.method = select_method(g, opt);
   if (res.method == Method::kDirect) res.arith = select_arith(g, opt);

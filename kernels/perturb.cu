@@ -1,7 +1,8 @@
-// CUDA backend of the perturbation engine: the reference orbit and BLA table copied to the device
-// once per render, a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
+// CUDA backend of the perturbation engine: the reference orbit and BLA table copied to each device
+// once (kept per device), a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
 // blocks), launched in bands of about 0.25 s so the host reports progress and honours cancel.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -33,14 +34,54 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
 
 // The reference and BLA table of the last render stay on the device: the window renders a view as
 // a coarse pass and bands, and zoom steps reuse the reference, so most calls upload nothing.
+// One entry per device, each under its own lock, so renders on different devices (the workers of
+// `deepscope render`) run concurrently and never evict each other's tables. A render holds its
+// tables by shared_ptr: another render on the same device (a GPU split into logical devices) may
+// replace the entry meanwhile without freeing memory still in use.
 struct DeviceTables {
-  uint64_t id = 0;  // Prepared's id; 0 = empty
-  int device = -1;
+  uint64_t id = 0;  // Prepared's id
   std::unique_ptr<DeviceBuffer> zr, zi, bla;
 };
-std::mutex g_tables_mu;  // also serialises perturbation renders on the GPU
+struct DeviceSlot {
+  std::mutex mu;
+  std::shared_ptr<const DeviceTables> tables;
+};
+std::mutex g_slots_mu;  // guards the map only; held briefly
 // Never destroyed: a cudaFree after the runtime unloads at exit would be an API error.
-DeviceTables& g_tables = *new DeviceTables;
+std::map<int, std::unique_ptr<DeviceSlot>>& g_slots = *new std::map<int, std::unique_ptr<DeviceSlot>>;
+
+DeviceSlot& slot_of(int device) {
+  std::lock_guard<std::mutex> lock(g_slots_mu);
+  std::unique_ptr<DeviceSlot>& s = g_slots[device];
+  if (!s) s = std::make_unique<DeviceSlot>();
+  return *s;
+}
+
+// The tables `id` on the current device (`device`), uploaded from hp's host arrays when the
+// device's entry holds other tables.
+template <class T>
+std::shared_ptr<const DeviceTables> tables_on(int device, uint64_t id, const PerturbParams<T>& hp,
+                                              std::size_t bla_count) {
+  DeviceSlot& slot = slot_of(device);
+  std::lock_guard<std::mutex> lock(slot.mu);
+  if (slot.tables && slot.tables->id == id) return slot.tables;
+  slot.tables.reset();  // free the old tables (unless a running render still holds them) first
+  auto t = std::make_shared<DeviceTables>();
+  t->id = id;
+  t->zr = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+  t->zi = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+  t->bla = std::make_unique<DeviceBuffer>(bla_count * sizeof(BlaEntry<T>));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zr->p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zi->p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  if (bla_count)
+    DEEPSCOPE_CUDA_CHECK(
+        cudaMemcpy(t->bla->p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
+  // Pageable uploads may return before their DMA lands: make the tables complete before any render
+  // on this device (from any thread, on any stream) can read them.
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  slot.tables = t;
+  return t;
+}
 
 }  // namespace
 
@@ -54,28 +95,12 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   DeviceBuffer dcounts(pixels * sizeof(uint32_t)), dsmooth(pixels * sizeof(float));
   DeviceBuffer dstats(2 * sizeof(unsigned long long));
-  std::lock_guard<std::mutex> lock(g_tables_mu);
-  if (g_tables.id != tables_id || g_tables.device != opt.cuda_device) {
-    g_tables = DeviceTables{};
-    auto zr = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
-    auto zi = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
-    auto bla = std::make_unique<DeviceBuffer>(bla_count * sizeof(BlaEntry<T>));
-    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr->p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
-    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi->p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
-    if (bla_count)
-      DEEPSCOPE_CUDA_CHECK(
-          cudaMemcpy(bla->p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
-    g_tables.zr = std::move(zr);
-    g_tables.zi = std::move(zi);
-    g_tables.bla = std::move(bla);
-    g_tables.device = opt.cuda_device;
-    g_tables.id = tables_id;
-  }
+  const std::shared_ptr<const DeviceTables> tables = tables_on(opt.cuda_device, tables_id, hp, bla_count);
   DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 2 * sizeof(unsigned long long)));
   PerturbParams<T> p = hp;
-  p.zr = g_tables.zr->as<T>();
-  p.zi = g_tables.zi->as<T>();
-  p.bla = g_tables.bla->as<BlaEntry<T>>();
+  p.zr = tables->zr->as<T>();
+  p.zi = tables->zi->as<T>();
+  p.bla = tables->bla->as<BlaEntry<T>>();
 
   CudaEvent start, stop;
   double kernel_seconds = 0;

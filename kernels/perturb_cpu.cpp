@@ -1,7 +1,7 @@
 // perturb::render: reference orbit (cached), BLA table, the per-pixel perturbation on the CPU
 // (all cores) or CUDA, and the direct MPFR re-evaluation of every flagged pixel.
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -55,16 +55,26 @@ struct Prepared {
   BlaTable<T> bla;
 };
 
+// The least power of 4 >= x (x > 0; FloatExp keeps |m| in [0.5, 1), so x < 2^e).
+FloatExp quantize_dcmax(FloatExp x) {
+  if (!(x.m > 0)) return x;
+  return FloatExp::make(1.0, static_cast<int64_t>(x.e) + (x.e & 1));
+}
+
 template <class T>
 std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
                                             bool with_bla) {
   static std::mutex mu;
   static std::shared_ptr<const Prepared<T>> last;
+  // A table built for a larger dcmax is valid (its radii are smaller): the table is built for dcmax
+  // rounded up to a power of 4, so a view's table depends on its own dcmax alone, never on which
+  // render came before (frames of a sequence rendered in any order, on any worker, resumed or
+  // not, come out bit for bit the same), and views within a factor of 4 share one.
+  dcmax = quantize_dcmax(dcmax);
   {
     std::lock_guard<std::mutex> lock(mu);
-    // A table built for a larger dcmax is valid (its radii are smaller); up to 4x larger is kept.
     if (last && last->ref == ref && last->with_bla == with_bla &&
-        (!with_bla || (last->bla.dcmax >= dcmax && last->bla.dcmax <= dcmax * 4.0)))
+        (!with_bla || (last->bla.dcmax.e == dcmax.e && last->bla.dcmax.m == dcmax.m)))
       return last;
   }
   auto p = std::make_shared<Prepared<T>>();

@@ -3,10 +3,10 @@
 #include "work.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -62,7 +62,8 @@ std::vector<Worker> workers(Backend resolved, const std::string& devices) {
   if (resolved == Backend::kAuto) throw std::invalid_argument("workers: resolve the backend first");
   if (resolved == Backend::kCpu) {
     if (!devices.empty() && devices != "all")
-      throw std::invalid_argument("--devices selects CUDA devices; the job runs on the CPU (--backend cuda to use them)");
+      throw std::invalid_argument(
+          "--devices selects CUDA devices; the job runs on the CPU (--backend cuda to use them)");
     return {Worker{}};
   }
   const int n = cuda_device_count();
@@ -73,7 +74,8 @@ std::vector<Worker> workers(Backend resolved, const std::string& devices) {
     int local = 0, locals = 1;
     local_rank(&local, &locals);
     for (int i = 0; i < n; ++i)
-      if (devices == "all" || locals <= 1 || n < locals || i % locals == local) out.push_back(Worker{Backend::kCuda, i});
+      if (devices == "all" || locals <= 1 || n < locals || i % locals == local)
+        out.push_back(Worker{Backend::kCuda, i});
     if (out.empty())
       for (int i = 0; i < n; ++i) out.push_back(Worker{Backend::kCuda, i});
   } else {
@@ -91,8 +93,9 @@ std::vector<Worker> workers(Backend resolved, const std::string& devices) {
       }
       for (int64_t d = lo; d <= hi; ++d) {
         if (d >= n)
-          throw std::invalid_argument("--devices: no CUDA device " + std::to_string(d) + " (this machine has " +
-                                      std::to_string(n) + (n == 1 ? " device, 0)" : " devices, 0 to " + std::to_string(n - 1) + ")"));
+          throw std::invalid_argument(
+              "--devices: no CUDA device " + std::to_string(d) + " (this machine has " + std::to_string(n) +
+              (n == 1 ? " device, 0)" : " devices, 0 to " + std::to_string(n - 1) + ")"));
         out.push_back(Worker{Backend::kCuda, static_cast<int>(d)});
       }
     }
@@ -105,13 +108,13 @@ std::vector<Worker> workers(Backend resolved, const std::string& devices) {
 
 Shard parse_shard(const std::string& s) {
   const std::size_t slash = s.find('/');
-  if (slash == std::string::npos) throw std::invalid_argument("--shard expects i/n (e.g. 0/4), got \"" + s + "\"");
+  if (slash == std::string::npos)
+    throw std::invalid_argument("--shard expects i/n (e.g. 0/4), got \"" + s + "\"");
   Shard sh;
   sh.index = parse_index("--shard", s.substr(0, slash));
   sh.count = parse_index("--shard", s.substr(slash + 1));
   if (sh.count < 1 || sh.count > 1'000'000) throw std::invalid_argument("--shard: n must be in [1, 1000000]");
-  if (sh.index >= sh.count)
-    throw std::invalid_argument("--shard: i must be in [0, n - 1], got " + s);
+  if (sh.index >= sh.count) throw std::invalid_argument("--shard: i must be in [0, n - 1], got " + s);
   return sh;
 }
 
@@ -152,8 +155,8 @@ std::map<int64_t, std::string> parse_records(const std::string& text, std::size_
   return out;
 }
 
-std::map<int64_t, std::string> read_chunk_file(const std::string& path, const std::string& header, bool* exists,
-                                               bool* clean) {
+std::map<int64_t, std::string> read_chunk_file(const std::string& path, const std::string& header,
+                                               bool* exists, bool* clean) {
   std::ifstream in(path, std::ios::binary);
   *exists = static_cast<bool>(in);
   if (!in) return {};
@@ -181,10 +184,12 @@ int64_t merge_chunk_files(const std::string& out, const std::vector<std::string>
     if (!in) throw std::runtime_error("merge: cannot open " + path + ": " + std::strerror(errno));
     std::string first;
     std::getline(in, first);
-    if (first.empty()) throw std::runtime_error("merge: " + path + " is not a chunk file (its first line is empty)");
+    if (first.empty())
+      throw std::runtime_error("merge: " + path + " is not a chunk file (its first line is empty)");
     if (header.empty()) header = first;
     bool exists = false;
-    for (auto& kv : detail::read_chunk_file(path, header, &exists)) all.emplace(kv.first, std::move(kv.second));
+    for (auto& kv : detail::read_chunk_file(path, header, &exists))
+      all.emplace(kv.first, std::move(kv.second));
   }
   std::string text = header + "\n";
   for (const auto& kv : all) text += detail::record(kv.first, kv.second);

@@ -26,15 +26,15 @@ namespace ds::work {
 // how one GPU is split into logical devices), or all cores of this machine.
 struct Worker {
   Backend backend = Backend::kCpu;
-  int device = -1;  // CUDA device index for kCuda
+  int device = -1;            // CUDA device index for kCuda
   std::string label() const;  // "cpu" or "cuda:N"
 };
 
 // The workers for a resolved backend. kCpu: one CPU worker (a --devices list is refused). kCuda:
 // one worker per device of `devices` ("0,2"; "0-3"; a device may repeat, "0,0" splits device 0
 // into two logical devices; "all": every visible device). "": every visible device, except that
-// when mpirun starts several ranks on one host, they share its devices round-robin by local rank. Throws std::invalid_argument for a
-// malformed list or a device that does not exist.
+// when mpirun starts several ranks on one host, they share its devices round-robin by local rank. Throws
+// std::invalid_argument for a malformed list or a device that does not exist.
 std::vector<Worker> workers(Backend resolved, const std::string& devices);
 
 // Chunk c belongs to shard index when c % count == index.
@@ -68,7 +68,7 @@ struct Job {
   std::string chunk_file;  // resume file (empty: none); used by the writer only
   std::string header;      // its first line (no newline)
   Shard shard;
-  std::vector<Worker> workers;               // at least one
+  std::vector<Worker> workers;                // at least one
   const std::atomic<bool>* cancel = nullptr;  // stop handing out chunks; running ones are told to stop
   std::function<void(double)> progress;       // writer: fraction of the owned work done (loaded included)
   // Computes chunk c on worker w, from one thread per worker (w's CUDA device is current on that

@@ -12,8 +12,8 @@ std::string record(int64_t c, const std::string& payload);
 // The complete records of a chunk file whose first line must be `header` (throws otherwise);
 // *exists is false (and nothing is returned) when the file is missing, *clean false when a damaged
 // record (a crash mid-append) ended the parse.
-std::map<int64_t, std::string> read_chunk_file(const std::string& path, const std::string& header, bool* exists,
-                                               bool* clean = nullptr);
+std::map<int64_t, std::string> read_chunk_file(const std::string& path, const std::string& header,
+                                               bool* exists, bool* clean = nullptr);
 
 // Messages between ranks (MPI point-to-point on MPI_COMM_WORLD, tag = kind).
 enum Kind : int { kRequest = 1, kAssign, kResult, kError, kDone, kStop, kBye };

@@ -1,10 +1,10 @@
 // The MPI side of kernels/work.h: start-up when a launcher started this process, rank and size,
 // the point-to-point messages of the scheduler, and the end of the job. Without MPI (or when the
 // process was not started by mpirun/srun) there is one rank and no messages.
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <climits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,7 +54,8 @@ void check(int rc, const char* what) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  throw std::runtime_error(std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+  throw std::runtime_error(std::string(what) +
+                           " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
 }  // namespace

@@ -127,7 +127,8 @@ class Runner {
     std::set<int64_t> done;
     if (!job_.chunk_file.empty()) {
       bool exists = false, clean = true;
-      std::map<int64_t, std::string> recs = detail::read_chunk_file(job_.chunk_file, job_.header, &exists, &clean);
+      std::map<int64_t, std::string> recs =
+          detail::read_chunk_file(job_.chunk_file, job_.header, &exists, &clean);
       if (!exists || !clean) {
         // New file, or a record cut short by a crash: keep exactly the complete records.
         std::string text = job_.header + "\n";
@@ -173,7 +174,7 @@ class Runner {
   // One worker: takes chunks from the queue until it is empty and will stay so, or a stop. On the
   // writer a finished chunk is committed at once from this thread; elsewhere it goes to the outbox.
   void worker_loop(std::size_t wi) {
-  const Job& job = job_;
+    const Job& job = job_;
     Shared& sh = sh_;
     const Worker& w = job.workers[wi];
     try {
@@ -317,7 +318,8 @@ class Runner {
       }
       if (sh_.stop && !stop_sent && ranks > 1) {
         for (int r = 1; r < ranks; ++r)
-          if (!remote_done[static_cast<std::size_t>(r)]) detail::send(r, detail::Message{detail::kStop, 0, 0, ""});
+          if (!remote_done[static_cast<std::size_t>(r)])
+            detail::send(r, detail::Message{detail::kStop, 0, 0, ""});
         stop_sent = true;
       }
       report_progress(false);
@@ -353,8 +355,7 @@ class Runner {
       int need = 0;
       {
         std::lock_guard<std::mutex> lock(sh_.mu);
-        if (!sh_.stop && !sh_.no_more)
-          need = sh_.waiting - static_cast<int>(sh_.queue.size()) - outstanding;
+        if (!sh_.stop && !sh_.no_more) need = sh_.waiting - static_cast<int>(sh_.queue.size()) - outstanding;
       }
       for (; need > 0; --need, ++outstanding) detail::send(0, detail::Message{detail::kRequest, 0, 0, ""});
       detail::Message m;

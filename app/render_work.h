@@ -1,0 +1,48 @@
+// Scale-out of `deepscope render` over ds::work::run (kernels/work.h): the frames of a zoom
+// sequence, one chunk per frame, rendered by any worker (CUDA device, CPU, MPI rank) and written by
+// the writer as each arrives, a rerun skipping the frames already written; and horizontal strips of
+// one large image, which the writer assembles and then colours and writes exactly as one render.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/mandelbrot.h"
+#include "kernels/palette.h"
+#include "kernels/work.h"
+
+namespace ds::app {
+
+// One image to render and where it goes.
+struct RenderTarget {
+  mandel::View view;
+  mandel::RenderOptions opt;        // format and method resolved; backend and device: the worker's
+  std::string png, counts, smooth;  // output names (counts, smooth: "" when not asked)
+};
+
+struct RenderPlan {
+  std::string palette_name;
+  mandel::Colouring colouring;
+  std::vector<work::Worker> workers;  // at least one
+  work::Shard shard;
+  bool quiet = false;
+};
+
+// The frames of plan.shard, each written (npy files first, the PNG last, each atomically) as soon
+// as it is rendered. A frame whose PNG exists with this frame's location embedded (and whose .npy
+// files exist when asked) is skipped, so a rerun of a cancelled sequence renders only the rest.
+// Under MPI the writer (rank 0) writes every frame. Returns the exit code (130: cancelled).
+int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& plan);
+
+// One image in strips of `strip_rows` rows, resumable from the chunk file PNG.chunks (removed once
+// the files are written). The writer writes the same bytes as one render of the whole view.
+int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& plan);
+
+// The file names' report: "WxH, FORMAT on BACKEND, S s, N iterations", and for perturbation a
+// second line (reference, BLA, re-evaluated pixels) after "\n".
+std::string render_summary(const mandel::RenderResult& r);
+
+// True when `png` holds the image of `t` already (its embedded location is t's) and t's .npy files
+// exist: what render_frames skips.
+bool frame_written(const RenderTarget& t, const RenderPlan& plan);
+
+}  // namespace ds::app
