@@ -4,6 +4,7 @@
 // is T(1) / (n T(n)).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "kernels/atomic_file.h"
 #include "kernels/device.h"
 #include "kernels/henon.h"
+#include "kernels/tmd_lefevre.h"
 #include "version.h"
 
 namespace ds::app {
@@ -88,10 +90,39 @@ Timing henon_run(const Config& c, int64_t na, int64_t transient) {
   return t;
 }
 
+// 2^(53 - w) precision-54 arguments of [1, 1 + 2^-w), with the paper's Table 1 parameters.
+Timing tmd_run(const Config& c, int w) {
+  tmd::LefevreParams p;
+  p.func = tmd::Func::kExp;
+  p.mode = tmd::Mode::kDirected;
+  p.precision = 54;
+  p.k = 32;
+  p.x_lo = "1";
+  // 1 + 2^-w in hex: digit 2^(3 - (w - 1) % 4) after (w - 1) / 4 zeros.
+  p.x_hi = "0x1." + std::string(static_cast<std::size_t>((w - 1) / 4), '0') +
+           std::to_string(1 << (3 - (w - 1) % 4)) + "p+0";
+  p.log2_n = 15;
+  p.split = 8;
+  p.search = tmd::Search::kRegular;
+  p.backend = Backend::kCuda;
+  p.div_threshold = 3;
+  p.placement.devices = c.devices;
+  const auto t0 = std::chrono::steady_clock::now();
+  const tmd::LefevreResult r = tmd::lefevre_search(p);
+  Timing t;
+  t.cfg = c;
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.per_worker = per_worker_text(r.per_worker);
+  t.check =
+      std::to_string(r.cases.size()) + " HR-cases, " + std::to_string(r.phase3) + " phase-3 sub-intervals";
+  std::fprintf(stderr, "  tmd %s: %.2f s\n", c.devices.c_str(), t.seconds);
+  return t;
+}
+
 }  // namespace
 
 int bench_scale(const ArgList& argv) {
-  cli::Args args(argv, {"out", "henon-params", "henon-transient"}, {"quick"});
+  cli::Args args(argv, {"out", "henon-params", "henon-transient", "tmd-width", "only"}, {"quick"});
   const bool quick = args.flag("quick");
   const std::string out_path = args.get("out", "");
   if (!out_path.empty()) check_writable(out_path);
@@ -100,6 +131,11 @@ int bench_scale(const ArgList& argv) {
     throw cli::UsageError("bench scale needs CUDA devices (" + cuda_unavailable_reason() + ")");
   const int64_t na = args.get_count("henon-params", quick ? 2048 : 65536, 1, 10'000'000);
   const int64_t nt = args.get_count("henon-transient", quick ? 100000 : 1000000, 1, 1'000'000'000);
+  const int width = static_cast<int>(args.get_int("tmd-width", quick ? 14 : 10, 1, 20));
+  const std::string only = args.get("only", "henon,tmd");
+  const bool do_henon = only.find("henon") != std::string::npos,
+             do_tmd = only.find("tmd") != std::string::npos;
+  if (!do_henon && !do_tmd) throw cli::UsageError("--only takes henon, tmd or henon,tmd");
 
   std::ostringstream md;
   md << bench_preamble("scale", argv);
@@ -110,7 +146,7 @@ int bench_scale(const ArgList& argv) {
         "must be the same on every row.\n\n";
 
   const std::vector<Config> cs = configs(static_cast<int>(devs.size()));
-  {
+  if (do_henon) {
     std::vector<Timing> ts;
     for (const Config& c : cs) ts.push_back(henon_run(c, na, nt));
     const double orbits = static_cast<double>(na) * 1024.0;
@@ -119,6 +155,18 @@ int bench_scale(const ArgList& argv) {
        << " transient steps, p_max 1000, f64, chunks of 256 parameters. The paper's whole scan (1e6 "
           "parameters, 1e6 steps) took 2.94 h on two Tesla C2075.\n\n";
     table(md, ts, "orbits/s", orbits);
+  }
+  if (do_tmd) {
+    std::vector<Timing> ts;
+    for (const Config& c : cs) ts.push_back(tmd_run(c, width));
+    md << "## TMD regular search (paper Table 1 parameters, a wider interval)\n\n"
+       << "exp on [1, 1 + 2^-" << width << "), precision-54 arguments and results (2^" << (53 - width)
+       << " arguments), directed, k = 32, N = 2^15, 8 sub-intervals, division threshold 3, hierarchical "
+          "polynomials, blocks of 2^18 intervals ("
+       << (int64_t{1} << (53 - width - 15 - 18))
+       << " chunks). Polynomials (MPFR) and the candidates' MPFR checks run on the host's cores, which "
+          "the devices' workers share.\n\n";
+    table(md, ts, "arguments/s", std::ldexp(1.0, 53 - width));
   }
   const std::string text = md.str();
   std::fputs(text.c_str(), stdout);

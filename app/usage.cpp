@@ -72,7 +72,8 @@ Commands:
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
   deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
                       [--ncu-probe] [--cpu-only|--gpu-only]
-  deepscope bench scale [--out FILE.md] [--quick] [--henon-params N] [--henon-transient N]
+  deepscope bench scale [--out FILE.md] [--quick] [--only henon,tmd] [--henon-params N] [--henon-transient N]
+                        [--tmd-width W]
         throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
         host's GPUs
   deepscope --help | --version
