@@ -25,13 +25,21 @@ namespace {
 struct Config {
   std::string devices;  // as --devices takes it
   int gpus;             // physical devices used
+  int per_device;       // workers per device
 };
 
-std::vector<Config> configs(int n) {
+// 1, 2, 4, ... devices (and all of them), with `per_device` workers on each: "0,1,0,1".
+std::vector<Config> configs(int n, int per_device) {
+  std::vector<int> counts;
+  for (int k = 1; k <= n; k *= 2) counts.push_back(k);
+  if (counts.back() != n) counts.push_back(n);
   std::vector<Config> out;
-  for (int k = 1; k <= n; k *= 2) out.push_back({k == 1 ? "0" : "0-" + std::to_string(k - 1), k});
-  if (n > 2 && (n & (n - 1)) != 0) out.push_back({"0-" + std::to_string(n - 1), n});
-  out.push_back({"0,0", 1});
+  for (int k : counts) {
+    std::string d;
+    for (int w = 0; w < per_device; ++w)
+      for (int i = 0; i < k; ++i) d += (d.empty() ? "" : ",") + std::to_string(i);
+    out.push_back({d, k, per_device});
+  }
   return out;
 }
 
@@ -142,13 +150,15 @@ int bench_scale(const ArgList& argv) {
   md << "- GPUs: " << devs.size() << " x " << devs[0].name << " (" << devs[0].sm_count << " SMs)"
      << "\n- CPU threads: " << std::max(1u, std::thread::hardware_concurrency())
      << "\n\nOne process, one worker thread per device (kernels/work.h), chunks handed out dynamically. "
-        "`0,0` runs two workers on device 0 (one GPU split into two logical devices). The result column "
-        "must be the same on every row.\n\n";
+        "Two workers per GPU (`0,0`: one GPU split into two logical devices) let one worker's host "
+        "work overlap the other's kernels. Efficiency compares each row with the one-GPU row of as many "
+        "workers per GPU. The result column must be the same on every row.\n\n";
 
-  const std::vector<Config> cs = configs(static_cast<int>(devs.size()));
+  const int n = static_cast<int>(devs.size());
   if (do_henon) {
     std::vector<Timing> ts;
-    for (const Config& c : cs) ts.push_back(henon_run(c, na, nt));
+    for (int w : {1, 2})
+      for (const Config& c : configs(n, w)) ts.push_back(henon_run(c, na, nt));
     const double orbits = static_cast<double>(na) * 1024.0;
     md << "## Hénon sink scan (paper section 4 sizes per parameter)\n\n"
        << na << " parameters a in [1.3999, 1.4001], b = 0.3, 1024 start points each, " << nt
@@ -158,7 +168,8 @@ int bench_scale(const ArgList& argv) {
   }
   if (do_tmd) {
     std::vector<Timing> ts;
-    for (const Config& c : cs) ts.push_back(tmd_run(c, width));
+    for (int w : {1, 2})
+      for (const Config& c : configs(n, w)) ts.push_back(tmd_run(c, width));
     md << "## TMD regular search (paper Table 1 parameters, a wider interval)\n\n"
        << "exp on [1, 1 + 2^-" << width << "), precision-54 arguments and results (2^" << (53 - width)
        << " arguments), directed, k = 32, N = 2^15, 8 sub-intervals, division threshold 3, hierarchical "

@@ -362,6 +362,12 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   job.header = std::string(kBlockMagic) + fingerprint(p);
   job.shard = p.placement.shard;
   job.workers = work::workers(be, p.placement.devices);
+  // By default two workers per device: one computes a block's polynomials and MPFR checks on the
+  // host while the other's phases run on the device (1.5x on one H200; docs/bench/scale-out.md).
+  if (be == Backend::kCuda && p.placement.devices.empty()) {
+    const std::size_t n = job.workers.size();
+    for (std::size_t i = 0; i < n; ++i) job.workers.push_back(job.workers[i]);
+  }
   job.cancel = p.cancel;
   job.progress = p.progress;
   job.compute = [&p, &g](int64_t bi, const work::Worker& w, const std::atomic<bool>& stop,
