@@ -57,14 +57,18 @@ std::string per_worker_text(const std::vector<std::pair<std::string, int64_t>>& 
 }
 
 void table(std::ostringstream& md, const std::vector<Timing>& ts, const std::string& unit, double work) {
-  md << "| devices | GPUs | seconds | " << unit
+  md << "| devices | GPUs | workers per GPU | seconds | " << unit
      << " | efficiency T(1) / (n T(n)) | chunks per worker | result |\n"
-     << "|---|---|---|---|---|---|---|\n";
-  const double t1 = ts.front().seconds;
-  for (const Timing& t : ts)
-    md << "| " << t.cfg.devices << " | " << t.cfg.gpus << " | " << fmt("%.2f", t.seconds) << " | "
-       << fmt("%.3g", work / t.seconds) << " | " << fmt("%.1f %%", 100.0 * t1 / (t.cfg.gpus * t.seconds))
-       << " | " << t.per_worker << " | " << t.check << " |\n";
+     << "|---|---|---|---|---|---|---|---|\n";
+  for (const Timing& t : ts) {
+    double t1 = t.seconds;  // the one-GPU row with as many workers per GPU
+    for (const Timing& u : ts)
+      if (u.cfg.gpus == 1 && u.cfg.per_device == t.cfg.per_device) t1 = u.seconds;
+    md << "| " << t.cfg.devices << " | " << t.cfg.gpus << " | " << t.cfg.per_device << " | "
+       << fmt("%.2f", t.seconds) << " | " << fmt("%.3g", work / t.seconds) << " | "
+       << fmt("%.1f %%", 100.0 * t1 / (t.cfg.gpus * t.seconds)) << " | " << t.per_worker << " | " << t.check
+       << " |\n";
+  }
   md << "\n";
 }
 
