@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "kernels/drift.h"
+#include "kernels/drift_md.cuh"
 #include "oracle.h"
 
 namespace {
@@ -135,6 +136,36 @@ TEST(DriftMd, BlowUpIsStoppedAtItsStep) {
   ASSERT_FALSE(r.samples.empty());
   EXPECT_LT(r.samples.back().step, r.blowup_step);
   for (const MdSample& s : r.samples) EXPECT_TRUE(std::isfinite(s.total));
+}
+
+// A position advanced a million times by small steps (x += dt v at |v| ~ 1, as in the MD loop):
+// the thesis's composite addition alone lets the error word grow far past an ulp of the value
+// word (the H100 run stopped at step 152,000 when it passed 0.05); renormalized after each
+// update, as kick_drift_atom does, the error word stays within half an ulp and the value is the
+// same to within the composite's precision.
+TEST(DriftMd, CompositePositionsStayNormalized) {
+  const Composite step(0.005 * 0.7314159);
+  Composite raw(3.25), kept(3.25);
+  double max_raw = 0, max_kept = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    raw = raw + step;
+    kept = kept + step;
+    ds::drift::renormalize(kept);
+    max_raw = std::max(max_raw, std::fabs(static_cast<double>(raw.e)));
+    max_kept = std::max(max_kept, std::fabs(static_cast<double>(kept.e)) / std::ldexp(1.0, std::ilogb(kept.v) - 24));
+  }
+  EXPECT_LE(max_kept, 1.0) << "error word beyond half an ulp of the value word";
+  EXPECT_GT(max_raw, 1e-3) << "the unrenormalized error word was expected to grow";
+  const double exact = 3.25 + 1e6 * (static_cast<double>(step.v) + static_cast<double>(step.e));
+  const double got = static_cast<double>(kept.v) + static_cast<double>(kept.e);
+  EXPECT_LT(std::fabs(got - exact), 1e-6) << got << " vs " << exact;
+  // Renormalizing keeps the pair's value exactly.
+  Composite x;
+  x.v = 1.0f;
+  x.e = 0.75f;
+  ds::drift::renormalize(x);
+  EXPECT_EQ(static_cast<double>(x.v) + static_cast<double>(x.e), 1.75);
+  EXPECT_LE(std::fabs(x.e), std::ldexp(1.0f, -24) * std::fabs(x.v));
 }
 
 TEST(DriftMd, FitRecoversALine) {
