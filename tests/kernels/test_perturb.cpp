@@ -14,6 +14,7 @@
 
 #include "kernels/cpu_parallel.h"
 #include "kernels/perturb.h"
+#include "locations.h"
 #include "oracle.h"
 
 namespace {
@@ -21,10 +22,8 @@ namespace {
 using namespace ds;
 using namespace ds::mandel;
 
-const char* kSeedRe =
-    "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159";
-const char* kSeedIm =
-    "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796";
+const char* kSeedRe = ds::test::kMisiurewiczRe;
+const char* kSeedIm = ds::test::kMisiurewiczIm;
 
 // Smooth counts of two correct renders differ only through the rounding of z at escape.
 constexpr double kSmoothTol = 1e-3;

@@ -13,6 +13,7 @@
 
 #include "kernels/device.h"
 #include "kernels/perturb.h"
+#include "locations.h"
 #include "oracle.h"
 
 namespace {
@@ -21,10 +22,8 @@ using namespace ds;
 using namespace ds::mandel;
 
 // test_mandelbrot's 1e60 Misiurewicz point (preperiod 11, period 3).
-const char* kDeepRe =
-    "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159";
-const char* kDeepIm =
-    "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796";
+const char* kDeepRe = ds::test::kMisiurewiczRe;
+const char* kDeepIm = ds::test::kMisiurewiczIm;
 
 View make_view(const std::string& re, const std::string& im, const char* zoom, uint32_t iter, int w, int h) {
   View v;
