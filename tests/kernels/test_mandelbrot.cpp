@@ -33,16 +33,7 @@ const char* kDeep25Im =
 const char* kDeep60Re = ds::test::kMisiurewiczRe;
 const char* kDeep60Im = ds::test::kMisiurewiczIm;
 
-View make_view(const char* re, const char* im, const char* zoom, uint32_t iter, int w = 64, int h = 64) {
-  View v;
-  v.re = re;
-  v.im = im;
-  v.zoom = zoom;
-  v.max_iter = iter;
-  v.width = w;
-  v.height = h;
-  return v;
-}
+using ds::test::make_view;
 
 View shallow_view() { return make_view("-0.7453", "0.1127", "100", 600); }
 View kf_view() { return make_view(kKfRe, kKfIm, "1e14", 4036); }

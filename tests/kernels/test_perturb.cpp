@@ -34,16 +34,7 @@ void misiurewicz(int bits, int digits, std::string* re, std::string* im) {
   perturb::misiurewicz_point(kSeedRe, kSeedIm, 11, 3, bits, digits, re, im);
 }
 
-View make_view(const std::string& re, const std::string& im, const char* zoom, uint32_t iter, int w, int h) {
-  View v;
-  v.re = re;
-  v.im = im;
-  v.zoom = zoom;
-  v.max_iter = iter;
-  v.width = w;
-  v.height = h;
-  return v;
-}
+using ds::test::make_view;
 
 const std::string& deep_re() {
   static std::string re, im;

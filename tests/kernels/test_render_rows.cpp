@@ -25,16 +25,7 @@ using namespace ds::mandel;
 const char* kDeepRe = ds::test::kMisiurewiczRe;
 const char* kDeepIm = ds::test::kMisiurewiczIm;
 
-View make_view(const std::string& re, const std::string& im, const char* zoom, uint32_t iter, int w, int h) {
-  View v;
-  v.re = re;
-  v.im = im;
-  v.zoom = zoom;
-  v.max_iter = iter;
-  v.width = w;
-  v.height = h;
-  return v;
-}
+using ds::test::make_view;
 
 // The point refined to 1300 bits: deep enough for 1e320 (f64 deltas underflow: every pixel flagged).
 void deep_point(std::string* re, std::string* im) {

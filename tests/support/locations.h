@@ -1,7 +1,24 @@
-// Views the Mandelbrot, perturbation and strip-render tests share.
+// Views (and how to make one) the Mandelbrot, perturbation and strip-render tests share.
 #pragma once
+#include <cstdint>
+#include <string>
+
+#include "kernels/view.h"
 
 namespace ds::test {
+
+// A view from its centre, zoom, iteration limit and size.
+inline mandel::View make_view(const std::string& re, const std::string& im, const std::string& zoom,
+                              uint32_t iter, int w = 64, int h = 64) {
+  mandel::View v;
+  v.re = re;
+  v.im = im;
+  v.zoom = zoom;
+  v.max_iter = iter;
+  v.width = w;
+  v.height = h;
+  return v;
+}
 
 // A Misiurewicz point (preperiod 11, period 3), to 100 digits: deep zooms to 1e60 and beyond stay
 // structured around it.
