@@ -43,6 +43,21 @@ void case_json(std::ostringstream& o, const Case& k) {
     << ", \"fx\": \"" << k.fx << "\"}";
 }
 
+// The JSON's last two members, "hardest" (the 10 hardest cases) and "all", and its closing brace.
+void cases_json_tail(std::ostringstream& o, const std::vector<Case>& cases) {
+  const std::vector<Case> h = hardest(cases, 10);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    o << (i ? ",\n    " : "\n    ");
+    case_json(o, h[i]);
+  }
+  o << "\n  ],\n  \"all\": [";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    o << (i ? ",\n    " : "\n    ");
+    case_json(o, cases[i]);
+  }
+  o << "\n  ]\n}\n";
+}
+
 }  // namespace
 
 std::string cases_csv(const ExhaustiveParams& p, const ExhaustiveResult& r) {
@@ -63,17 +78,7 @@ std::string cases_json(const ExhaustiveParams& p, const ExhaustiveResult& r) {
     << backend_name(r.backend) << "\",\n  \"inputs\": " << r.inputs << ",\n  \"evaluated\": " << r.evaluated
     << ",\n  \"candidates\": " << r.candidates << ",\n  \"exact_results\": " << r.exact
     << ",\n  \"cases\": " << r.cases.size() << ",\n  \"chunks\": " << r.chunks << ",\n  \"hardest\": [";
-  const std::vector<Case> h = hardest(r.cases, 10);
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    o << (i ? ",\n    " : "\n    ");
-    case_json(o, h[i]);
-  }
-  o << "\n  ],\n  \"all\": [";
-  for (std::size_t i = 0; i < r.cases.size(); ++i) {
-    o << (i ? ",\n    " : "\n    ");
-    case_json(o, r.cases[i]);
-  }
-  o << "\n  ]\n}\n";
+  cases_json_tail(o, r.cases);
   return o.str();
 }
 
@@ -93,17 +98,7 @@ std::string lefevre_json(const LefevreParams& p, const LefevreResult& r) {
     << ", \"mean_nmdm\": " << num(r.iters.mean_nmdm) << ", \"nmdm_histogram_5pct_bins\": [";
   for (std::size_t i = 0; i < r.iters.nmdm_hist.size(); ++i) o << (i ? ", " : "") << r.iters.nmdm_hist[i];
   o << "]},\n  \"hardest\": [";
-  const std::vector<Case> h = hardest(r.cases, 10);
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    o << (i ? ",\n    " : "\n    ");
-    case_json(o, h[i]);
-  }
-  o << "\n  ],\n  \"all\": [";
-  for (std::size_t i = 0; i < r.cases.size(); ++i) {
-    o << (i ? ",\n    " : "\n    ");
-    case_json(o, r.cases[i]);
-  }
-  o << "\n  ]\n}\n";
+  cases_json_tail(o, r.cases);
   return o.str();
 }
 
