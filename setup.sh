@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 packages=(build-essential cmake pkg-config git
   libmpfr-dev libgmp-dev libstb-dev libgtest-dev libqd-dev libopenmpi-dev openmpi-bin
-  libglfw3-dev libimgui-dev python3-glad libglm-dev libgl-dev libgl1-mesa-dri
+  libglfw3-dev libimgui-dev python3-glad libglm-dev libgl-dev libgl1-mesa-dri libegl1 libegl-mesa0
   xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do

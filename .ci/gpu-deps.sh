@@ -8,4 +8,10 @@ mkdir -p .deps
 cd .deps
 apt-get download libmpfr6 libmpfr-dev libgmp10 libgmp-dev libgmpxx4ldbl libgtest-dev \
   libstb0 libstb-dev libqd0v5 libqd-dev 2>&1 | tail -n 2
-ls -1 *.deb
+# The headless GL context of the interop test and `bench interop`: the GL vendor-neutral EGL
+# library (NVIDIA's driver there supplies libEGL_nvidia), and glad's loaders, pre-generated because
+# that machine has no python3-glad.
+apt-get download libegl1 libglvnd0 2>&1 | tail -n 1
+rm -rf glad
+glad --api gl:core=3.3,egl=1.5 --out-path glad --reproducible --quiet c --loader
+ls -1 *.deb glad/src

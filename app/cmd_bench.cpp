@@ -15,7 +15,9 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "perturb") return bench_perturb(rest);
   if (args[0] == "tmd") return bench_tmd(rest);
   if (args[0] == "scale") return bench_scale(rest);
-  throw cli::UsageError("unknown bench target \"" + args[0] + "\" (arith, mandelbrot, henon, drift, perturb, tmd, scale)");
+  if (args[0] == "interop") return bench_interop(rest);
+  throw cli::UsageError("unknown bench target \"" + args[0] +
+                        "\" (arith, mandelbrot, henon, drift, perturb, tmd, scale, interop)");
 }
 
 }  // namespace ds::app

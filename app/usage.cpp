@@ -74,8 +74,10 @@ Commands:
                       [--ncu-probe] [--cpu-only|--gpu-only]
   deepscope bench scale [--out FILE.md] [--quick] [--only henon,tmd] [--henon-params N] [--henon-transient N]
                         [--tmd-width W]
+  deepscope bench interop [--out FILE.md] [--quick] [--size WxH] [--repeat N]
         throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
-        host's GPUs
+        host's GPUs; interop: frame time per format, display by CUDA-GL interop against the copy through
+        the host, in a headless EGL context
   deepscope --help | --version
 
 Exit codes: 0 success, 1 failure while running, 2 bad input (usage, malformed numbers, unwritable

@@ -116,10 +116,13 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
                     uint32_t* counts, float* smooth, bool* cancelled) {
   const MandelParams<T> p = make_params<T>(g, v);
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
-  DeviceBuffer dcounts(pixels * sizeof(uint32_t)), dsmooth(pixels * sizeof(float));
+  // Device-resident output (opt.device_counts) is written in place; otherwise scratch arrays are
+  // copied to the host at the end.
+  const bool resident = opt.device_counts != nullptr;
+  DeviceBuffer dcounts(resident ? 0 : pixels * sizeof(uint32_t)), dsmooth(resident ? 0 : pixels * sizeof(float));
   DeviceBuffer dcounter(sizeof(unsigned long long));
-  uint32_t* dc = static_cast<uint32_t*>(dcounts.p);
-  float* ds = static_cast<float*>(dsmooth.p);
+  uint32_t* dc = resident ? opt.device_counts : static_cast<uint32_t*>(dcounts.p);
+  float* ds = resident ? opt.device_smooth : static_cast<float*>(dsmooth.p);
   CudaEvent start, stop;
   double kernel_seconds = 0;
   // The first band is small (about 64K pixels); later bands aim at 0.25 s from the measured rate.
@@ -143,8 +146,10 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);
     rows = std::max(1, static_cast<int>(std::min(rows_per_second * 0.25, 1e9)));
   }
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  if (!resident) {
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  }
   if (opt.progress) opt.progress(1.0);
   return kernel_seconds;
 }

@@ -3,6 +3,7 @@
 // The GUI and `deepscope render` are both front ends over render().
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -92,12 +93,20 @@ struct RenderOptions {
   // empty or leaves the view or the tile.
   int row_begin = 0;
   int row_end = -1;
+  // CUDA only: the tile's counts and smooth counts go to these arrays in the memory of device
+  // opt.cuda_device (tile width x rendered rows, row-major) and stay there; RenderResult's host
+  // arrays are left empty and its iterations are summed on the device. Canvas (canvas.h) uses this
+  // so that colouring and display (CUDA-GL interop) need no copy through the host. render() throws
+  // BackendError when the backend it selects is not CUDA.
+  uint32_t* device_counts = nullptr;
+  float* device_smooth = nullptr;
 };
 
 struct RenderResult {
   int width = 0, height = 0;        // the tile's size
   std::vector<uint32_t> counts;     // row-major, row 0 at the top; max_iter where no escape
   std::vector<float> smooth;        // smooth counts (max_iter where no escape)
+                                    // (both empty when RenderOptions::device_counts was set)
   Arith arith = Arith::kF64;        // the format used
   Backend backend = Backend::kCpu;  // the backend used (never kAuto)
   LimbStrategy limb_strategy = LimbStrategy::kThreadPerPixel;  // the strategy used
@@ -140,6 +149,13 @@ namespace detail {
 // (row-major, tile width), returns the kernel time, sets *cancelled when stopped early.
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
                    uint32_t* counts, float* smooth, bool* cancelled);
+// Device-resident frames (frame_device.cu; CUDA builds only). Sum of (count - 1) over n counts.
+uint64_t device_iterations(const uint32_t* counts, std::size_t n);
+// Indices k < n with counts[k] == 0 (perturbation's flagged pixels), ascending.
+std::vector<uint32_t> device_zero_indices(const uint32_t* counts, std::size_t n);
+// counts[idx[q]] = c[q], smooth[idx[q]] = s[q] for every q.
+void device_scatter(uint32_t* counts, float* smooth, const std::vector<uint32_t>& idx,
+                    const std::vector<uint32_t>& c, const std::vector<float>& s);
 }  // namespace detail
 
 }  // namespace ds::mandel

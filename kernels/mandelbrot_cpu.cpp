@@ -131,7 +131,14 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   res.limb_strategy =
       res.backend == Backend::kCuda && limb ? opt.limb_strategy : LimbStrategy::kThreadPerPixel;
 
-  const MemoryEstimate need = estimate_memory(t, res.backend);
+  const bool resident = opt.device_counts != nullptr;
+  if (resident && (res.backend != Backend::kCuda || !opt.device_smooth))
+    throw BackendError(res.backend != Backend::kCuda
+                           ? "device-resident output needs the CUDA backend, and this render runs on the " +
+                                 std::string(backend_name(res.backend))
+                           : "device-resident output needs both device_counts and device_smooth");
+  MemoryEstimate need = estimate_memory(t, res.backend);
+  if (resident) need = MemoryEstimate{};  // the caller's arrays hold the result
   const uint64_t have = host_memory_bytes();
   if (have && need.host_bytes > have)
     throw BackendError("the " + std::to_string(t.width) + "x" + std::to_string(t.height) + " tile needs " +
@@ -147,8 +154,10 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   const std::size_t pixels = static_cast<std::size_t>(t.width) * static_cast<std::size_t>(t.height);
   res.width = t.width;
   res.height = t.height;
-  res.counts.assign(pixels, 0);
-  res.smooth.assign(pixels, 0.0f);
+  if (!resident) {
+    res.counts.assign(pixels, 0);
+    res.smooth.assign(pixels, 0.0f);
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   if (res.method == Method::kPerturb) {
@@ -170,8 +179,15 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (res.backend == Backend::kCpu && res.method == Method::kDirect) res.kernel_seconds = res.seconds;
   if (opt.cancel && opt.cancel->load()) res.cancelled = true;
-  if (!res.cancelled)
-    for (uint32_t c : res.counts) res.iterations += c - 1;
+  if (!res.cancelled) {
+    if (resident) {
+#if DEEPSCOPE_WITH_CUDA
+      res.iterations = detail::device_iterations(opt.device_counts, pixels);
+#endif
+    } else {
+      for (uint32_t c : res.counts) res.iterations += c - 1;
+    }
+  }
   return res;
 }
 

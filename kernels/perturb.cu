@@ -93,7 +93,10 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
                    uint64_t* rebases, bool* cancelled) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
-  DeviceBuffer dcounts(pixels * sizeof(uint32_t)), dsmooth(pixels * sizeof(float));
+  const bool resident = opt.device_counts != nullptr;  // as in mandelbrot.cu
+  DeviceBuffer dcounts(resident ? 0 : pixels * sizeof(uint32_t)), dsmooth(resident ? 0 : pixels * sizeof(float));
+  uint32_t* dc = resident ? opt.device_counts : dcounts.as<uint32_t>();
+  float* ds = resident ? opt.device_smooth : dsmooth.as<float>();
   DeviceBuffer dstats(2 * sizeof(unsigned long long));
   const std::shared_ptr<const DeviceTables> tables = tables_on(opt.cuda_device, tables_id, hp, bla_count);
   DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 2 * sizeof(unsigned long long)));
@@ -116,8 +119,7 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
               static_cast<unsigned>((end - row + kBlockY - 1) / kBlockY));
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
-    perturb_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dcounts.as<uint32_t>(),
-                                       dsmooth.as<float>(), dstats.as<unsigned long long>());
+    perturb_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dstats.as<unsigned long long>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
     DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
@@ -129,8 +131,10 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);
     rows = std::max(1, static_cast<int>(std::min(rows_per_second * 0.25, 1e9)));
   }
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dcounts.p, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  if (!resident) {
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  }
   unsigned long long st[2] = {0, 0};
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(st, dstats.p, sizeof st, cudaMemcpyDeviceToHost));
   *skipped = st[0];

@@ -177,10 +177,24 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   if (opt.cancel && opt.cancel->load()) res->cancelled = true;
   if (res->cancelled) return;
 
-  // Flagged pixels (count 0): direct MPFR evaluation, so no unverified value is shown.
+  // Flagged pixels (count 0): direct MPFR evaluation, so no unverified value is shown. A
+  // device-resident result (opt.device_counts) is searched on the device, and only the flagged
+  // pixels travel: their indices down, their MPFR values back up.
+  const bool resident = opt.device_counts != nullptr;
   std::vector<std::size_t> flagged;
-  for (std::size_t k = 0; k < res->counts.size(); ++k)
-    if (res->counts[k] == 0) flagged.push_back(k);
+  std::vector<uint32_t> fixed_counts;
+  std::vector<float> fixed_smooth;
+  if (resident) {
+#if DEEPSCOPE_WITH_CUDA
+    const std::size_t n = static_cast<std::size_t>(t.width) * static_cast<std::size_t>(t.height);
+    for (uint32_t k : mandel::detail::device_zero_indices(opt.device_counts, n)) flagged.push_back(k);
+#endif
+    fixed_counts.resize(flagged.size());
+    fixed_smooth.resize(flagged.size());
+  } else {
+    for (std::size_t k = 0; k < res->counts.size(); ++k)
+      if (res->counts[k] == 0) flagged.push_back(k);
+  }
   res->perturb.glitch_pixels = flagged.size();
   if (!flagged.empty()) {
     const int bits = reference_bits(g) + 64;
@@ -194,10 +208,19 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
             const std::size_t k = flagged[q];
             const int i = t.x0 + static_cast<int>(k % static_cast<std::size_t>(t.width));
             const int j = t.y0 + static_cast<int>(k / static_cast<std::size_t>(t.width));
-            direct_pixel(g, v, i, j, bits, &counts[k], &smooth[k]);
+            if (resident)
+              direct_pixel(g, v, i, j, bits, &fixed_counts[q], &fixed_smooth[q]);
+            else
+              direct_pixel(g, v, i, j, bits, &counts[k], &smooth[k]);
           }
         },
         po);
+#if DEEPSCOPE_WITH_CUDA
+    if (resident && !(opt.cancel && opt.cancel->load())) {
+      std::vector<uint32_t> idx(flagged.begin(), flagged.end());
+      mandel::detail::device_scatter(opt.device_counts, opt.device_smooth, idx, fixed_counts, fixed_smooth);
+    }
+#endif
     if (opt.cancel && opt.cancel->load()) res->cancelled = true;
   }
   if (opt.progress && !res->cancelled) opt.progress(1.0);

@@ -35,6 +35,16 @@ void Texture2D::upload_rgba(const uint8_t* pixels, int w, int h) {
   check_gl("texture upload");
 }
 
+std::vector<uint8_t> Texture2D::read_rgba() const {
+  std::vector<uint8_t> out(static_cast<size_t>(w_) * h_ * 4);
+  if (!id_) return out;
+  glBindTexture(GL_TEXTURE_2D, id_);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, out.data());
+  check_gl("glGetTexImage");
+  return out;
+}
+
 void read_framebuffer_rgba(int w, int h, uint8_t* out) {
   std::vector<uint8_t> tmp(static_cast<size_t>(w) * h * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);

@@ -1,12 +1,15 @@
 // The Mandelbrot workspace: controls on the left, the image on the right. Rendering runs on a
 // worker (coarse pass first, then full resolution in bands) through the same engine call as
-// `deepscope render`; the previous image, scaled, stands in while the view changes.
+// `deepscope render`, into canvases that stay on the GPU when there is one; CUDA-GL interop puts
+// them on screen (render/canvas_texture.h). The previous image, scaled, stands in while the view
+// changes.
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -17,7 +20,8 @@
 #include "kernels/navigate.h"
 #include "kernels/palette.h"
 #include "panels.h"
-#include "render/gl_texture.h"
+#include "kernels/canvas.h"
+#include "render/canvas_texture.h"
 #include "view_png.h"
 
 namespace ds::gui {
@@ -25,16 +29,6 @@ namespace {
 
 using mandel::View;
 
-// What the worker hands to the frame loop.
-struct Frame {
-  std::vector<uint8_t> rgba;
-  int width = 0, height = 0;
-  uint64_t generation = 0;
-  bool final = false;
-  double seconds = 0;
-  uint64_t iterations = 0;
-  std::string arith, backend;
-};
 
 class MandelbrotPanel final : public Panel {
  public:
@@ -169,12 +163,12 @@ class MandelbrotPanel final : public Panel {
       for (size_t k = 0; k < names.size(); ++k)
         if (ImGui::Selectable(names[k].c_str(), palette_index_ == static_cast<int>(k))) {
           palette_index_ = static_cast<int>(k);
-          dirty_ = true;
+          recolour_ = true;  // the canvas keeps counts: no new render
         }
       ImGui::EndCombo();
     }
-    if (ImGui::SliderFloat("density", &density_, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) dirty_ = true;
-    if (ImGui::SliderFloat("offset", &offset_, 0.0f, 1.0f)) dirty_ = true;
+    if (ImGui::SliderFloat("density", &density_, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) recolour_ = true;
+    if (ImGui::SliderFloat("offset", &offset_, 0.0f, 1.0f)) recolour_ = true;
 
     ImGui::Separator();
     if (job_.running()) {
@@ -183,10 +177,20 @@ class MandelbrotPanel final : public Panel {
       ImGui::ProgressBar(1.0f, ImVec2(-1, 0), "done");
     }
     ImGui::Text("format: %s  backend: %s", shown_arith_.c_str(), shown_backend_.c_str());
+    ImGui::Text("display: %s", display_path_.c_str());
+    if (!display_.interop_note().empty() && ImGui::IsItemHovered())
+      ImGui::SetTooltip("no CUDA-GL interop: %s", display_.interop_note().c_str());
     if (shown_seconds_ > 0)
       ImGui::Text("render: %.3f s, %.3g iterations/s", shown_seconds_, shown_iterations_ / shown_seconds_);
     std::string err = job_.error();
-    if (!err.empty()) message_ = err;
+    if (!err.empty() && !job_.running()) {
+      // A CUDA failure moves the view to the CPU; anything else is shown as it is.
+      if (canvas_ && canvas_->backend() == Backend::kCuda && !use_cpu_ && err.find("CUDA") != std::string::npos)
+        gpu_failed(err);
+      else
+        message_ = err;
+    }
+    if (!notice_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", notice_.c_str());
     if (!message_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message_.c_str());
     draw_files();
     ImGui::TextDisabled("F1: shortcuts and mouse");
@@ -365,8 +369,8 @@ class MandelbrotPanel final : public Panel {
     }
     poll_frame();
     ImVec2 origin = ImGui::GetCursorScreenPos();
-    if (texture_.id()) {
-      ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_.id())), avail, uv0_, uv1_);
+    if (display_.texture().id()) {
+      ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(display_.texture().id())), avail, uv0_, uv1_);
     } else {
       ImGui::Dummy(avail);
     }
@@ -417,63 +421,66 @@ class MandelbrotPanel final : public Panel {
     }
   }
 
+  // Renders the view on a worker: a quarter-resolution pass into the preview canvas, then full
+  // resolution in bands into the canvas, each step published for the frame loop to show. The
+  // canvases hold counts, not colours, on the GPU when there is one (kernels/canvas.h): showing
+  // them is a colouring kernel writing the GL texture's buffer through CUDA-GL interop
+  // (render/canvas_texture.h), and a palette change recolours without rendering.
   void start_render() {
     dirty_ = false;
     shown_final_ = false;
+    job_.cancel();  // joins: the canvases are free to replace
     View v = view_;
+    const Backend want = use_cpu_ ? Backend::kCpu : Backend::kAuto;
+    try {
+      if (!canvas_ || canvas_->width() != v.width || canvas_->height() != v.height || want != canvas_want_) {
+        canvas_.reset();
+        preview_.reset();
+        canvas_ = std::make_unique<mandel::Canvas>(v.width, v.height, want);
+        preview_ = std::make_unique<mandel::Canvas>(std::max(1, v.width / 4), std::max(1, v.height / 4),
+                                                    canvas_->backend(), canvas_->cuda_device());
+        canvas_want_ = want;
+        shown_ = Published{};
+      }
+    } catch (const std::exception& e) {
+      message_ = std::string("cannot allocate the image: ") + e.what();
+      canvas_.reset();
+      preview_.reset();
+      return;
+    }
     mandel::RenderOptions opt;
     if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
     if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
-    mandel::Colouring col;
-    col.palette = mandel::palette_by_name(mandel::palette_names()[palette_index_]);
-    col.density = density_;
-    col.offset = offset_;
-    col.max_iter = v.max_iter;
     uint64_t gen = ++generation_;
     message_.clear();
-    job_.start([this, v, opt, col, gen](JobControl& ctl) mutable {
+    mandel::Canvas* full = canvas_.get();
+    mandel::Canvas* coarse_canvas = preview_.get();
+    job_.start([this, v, opt, gen, full, coarse_canvas](JobControl& ctl) mutable {
       opt.cancel = &ctl.cancel;
-      // Coarse pass at a quarter of the resolution: the same view, pixels 4x larger.
-      View coarse = v;
-      coarse.width = std::max(1, v.width / 4);
-      coarse.height = std::max(1, v.height / 4);
+      View coarse = v;  // the same view, pixels 4x larger
+      coarse.width = coarse_canvas->width();
+      coarse.height = coarse_canvas->height();
       opt.progress = [&ctl](double p) { ctl.progress = 0.1 * p; };
-      mandel::RenderResult r = mandel::render(coarse, opt);
+      mandel::RenderResult r = coarse_canvas->render_rows(coarse, opt, 0, coarse.height);
       if (r.cancelled || ctl.cancel) return;
-      publish(r, col, gen, false);
-      // Full resolution in bands, each published as it completes.
-      Frame full;
-      full.width = v.width;
-      full.height = v.height;
-      full.rgba.assign(static_cast<size_t>(v.width) * v.height * 4, 0);
-      upscale_into(r, col, full);
+      Published p;
+      p.generation = gen;
+      p.max_iter = v.max_iter;
+      p.arith = shown_format(r);
+      p.backend = mandel::backend_name(r.backend);
+      publish(p);
       const int band = std::max(16, v.height / 16);
-      double seconds = 0;
-      uint64_t iterations = 0;
       for (int y0 = 0; y0 < v.height; y0 += band) {
-        mandel::Tile t{0, y0, v.width, std::min(band, v.height - y0)};
-        opt.progress = [&ctl, y0, &v, band](double p) { ctl.progress = 0.1 + 0.9 * (y0 + p * band) / v.height; };
-        mandel::RenderResult b = mandel::render(v, opt, t);
+        const int y1 = std::min(v.height, y0 + band);
+        opt.progress = [&ctl, y0, &v, band](double q) { ctl.progress = 0.1 + 0.9 * (y0 + q * band) / v.height; };
+        mandel::RenderResult b = full->render_rows(v, opt, y0, y1);
         if (b.cancelled || ctl.cancel) return;
-        seconds += b.seconds;
-        iterations += b.iterations;
-        std::vector<uint8_t> rgb = mandel::colour_image(b.counts, b.smooth, col);
-        for (size_t k = 0; k < static_cast<size_t>(t.width) * t.height; ++k) {
-          uint8_t* d = &full.rgba[(static_cast<size_t>(y0) * v.width) * 4 + k * 4];
-          d[0] = rgb[k * 3];
-          d[1] = rgb[k * 3 + 1];
-          d[2] = rgb[k * 3 + 2];
-          d[3] = 255;
-        }
-        full.final = y0 + band >= v.height;
-        full.seconds = seconds;
-        full.iterations = iterations;
-        full.arith = shown_format(b);
-        full.backend = mandel::backend_name(b.backend);
-        full.generation = gen;
-        std::lock_guard<std::mutex> lock(mutex_);
-        pending_ = full;
-        has_pending_ = true;
+        p.rows_done = y1;
+        p.final = y1 >= v.height;
+        p.seconds += b.seconds;
+        p.iterations += b.iterations;
+        p.arith = shown_format(b);
+        publish(p);
       }
     });
   }
@@ -490,61 +497,65 @@ class MandelbrotPanel final : public Panel {
     return s + buf;
   }
 
-  // The coarse result, colourised and replicated into the full-size frame.
-  static void upscale_into(const mandel::RenderResult& r, const mandel::Colouring& col, Frame& full) {
-    std::vector<uint8_t> rgb = mandel::colour_image(r.counts, r.smooth, col);
-    for (int y = 0; y < full.height; ++y)
-      for (int x = 0; x < full.width; ++x) {
-        int sx = std::min(r.width - 1, x * r.width / full.width), sy = std::min(r.height - 1, y * r.height / full.height);
-        const uint8_t* s = &rgb[(static_cast<size_t>(sy) * r.width + sx) * 3];
-        uint8_t* d = &full.rgba[(static_cast<size_t>(y) * full.width + x) * 4];
-        d[0] = s[0];
-        d[1] = s[1];
-        d[2] = s[2];
-        d[3] = 255;
-      }
-  }
+  // What the worker has finished for a generation: the frame loop shows rows [0, rows_done) of the
+  // canvas and the preview below them.
+  struct Published {
+    uint64_t generation = 0;
+    int rows_done = 0;
+    bool final = false;
+    uint32_t max_iter = 0;
+    double seconds = 0;
+    uint64_t iterations = 0;
+    std::string arith, backend;
+  };
 
-  void publish(const mandel::RenderResult& r, const mandel::Colouring& col, uint64_t gen, bool final) {
-    Frame f;
-    f.width = r.width;
-    f.height = r.height;
-    std::vector<uint8_t> rgb = mandel::colour_image(r.counts, r.smooth, col);
-    f.rgba.resize(static_cast<size_t>(r.width) * r.height * 4);
-    for (size_t k = 0; k < static_cast<size_t>(r.width) * r.height; ++k) {
-      f.rgba[k * 4] = rgb[k * 3];
-      f.rgba[k * 4 + 1] = rgb[k * 3 + 1];
-      f.rgba[k * 4 + 2] = rgb[k * 3 + 2];
-      f.rgba[k * 4 + 3] = 255;
-    }
-    f.generation = gen;
-    f.final = final;
-    f.seconds = r.seconds;
-    f.iterations = r.iterations;
-    f.arith = shown_format(r);
-    f.backend = mandel::backend_name(r.backend);
+  void publish(const Published& p) {
     std::lock_guard<std::mutex> lock(mutex_);
-    pending_ = std::move(f);
+    pending_ = p;
     has_pending_ = true;
   }
 
+  // Shows newly finished rows, or recolours what is shown after a palette change.
   void poll_frame() {
-    Frame f;
+    bool fresh = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (!has_pending_) return;
-      f = std::move(pending_);
+      if (has_pending_ && pending_.generation == generation_) {
+        if (shown_.generation != pending_.generation) {
+          uv0_ = ImVec2(0, 0);
+          uv1_ = ImVec2(1, 1);
+        }
+        shown_ = pending_;
+        fresh = true;
+      }
       has_pending_ = false;
     }
-    if (f.generation != generation_) return;  // a stale image from a cancelled view
-    texture_.upload_rgba(f.rgba.data(), f.width, f.height);
-    uv0_ = ImVec2(0, 0);
-    uv1_ = ImVec2(1, 1);
-    shown_arith_ = f.arith;
-    shown_backend_ = f.backend;
-    shown_seconds_ = f.seconds;
-    shown_iterations_ = static_cast<double>(f.iterations);
-    shown_final_ = f.final;
+    if (!canvas_ || shown_.generation == 0 || shown_.generation != generation_) return;
+    if (!fresh && !recolour_) return;
+    recolour_ = false;
+    try {
+      const render::DisplayPath path = display_.show(*canvas_, colouring(shown_.max_iter), shown_.rows_done, preview_.get());
+      display_path_ = render::display_path_name(path);
+    } catch (const std::exception& e) {
+      gpu_failed(e.what());
+      return;
+    }
+    shown_arith_ = shown_.arith;
+    shown_backend_ = shown_.backend;
+    shown_seconds_ = shown_.seconds;
+    shown_iterations_ = static_cast<double>(shown_.iterations);
+    shown_final_ = shown_.final;
+  }
+
+  // A CUDA failure (a lost device, say): the CPU takes over, with a notice.
+  void gpu_failed(const std::string& why) {
+    if (use_cpu_ || !canvas_ || canvas_->backend() != Backend::kCuda) {
+      message_ = why;
+      return;
+    }
+    use_cpu_ = true;
+    notice_ = "the GPU failed (" + why + "); rendering on the CPU";
+    dirty_ = true;
   }
 
   View view_;
@@ -553,10 +564,14 @@ class MandelbrotPanel final : public Panel {
   char re_buf_[4096] = {}, im_buf_[4096] = {}, zoom_buf_[256] = {};
   float click_factor_ = 4.0f, density_ = 1.0f, offset_ = 0.0f;
   int arith_index_ = 0, palette_index_ = 0;
-  bool dirty_ = true, dragged_ = false, show_help_ = false, shown_final_ = false;
-  std::string message_, shown_arith_ = "-", shown_backend_ = "-";
+  bool dirty_ = true, dragged_ = false, show_help_ = false, shown_final_ = false, recolour_ = false;
+  bool use_cpu_ = false;  // after a GPU failure
+  std::string message_, notice_, shown_arith_ = "-", shown_backend_ = "-", display_path_ = "-";
   double shown_seconds_ = 0, shown_iterations_ = 0;
-  render::Texture2D texture_;
+  // The canvases the worker renders into (replaced only while no job runs) and the texture.
+  std::unique_ptr<mandel::Canvas> canvas_, preview_;
+  Backend canvas_want_ = Backend::kAuto;
+  render::CanvasTexture display_;
   ImVec2 uv0_{0, 0}, uv1_{1, 1};
   BackgroundJob job_, shot_job_;
   char shot_path_[512] = "deepscope-shot.png", loc_path_[512] = "location.txt";
@@ -564,7 +579,7 @@ class MandelbrotPanel final : public Panel {
   bool shot_custom_ = false;
   std::string shot_status_, file_status_;
   std::mutex mutex_;
-  Frame pending_;
+  Published pending_, shown_;
   bool has_pending_ = false;
   uint64_t generation_ = 0;
 };

@@ -1,0 +1,153 @@
+// Device-resident frames: what render() needs when its output stays on the GPU (the iteration sum,
+// perturbation's flagged pixels found and patched in place) and Canvas's device storage and
+// colouring (canvas.h). Every call is checked.
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "canvas.cuh"
+#include "canvas.h"
+#include "cuda_check.h"
+#include "cuda_memory.cuh"
+#include "mandelbrot.h"
+
+namespace ds::mandel {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 65535u * 16u));
+}
+
+__global__ void iterations_kernel(const uint32_t* counts, std::size_t n, unsigned long long* sum) {
+  unsigned long long local = 0;
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    local += static_cast<unsigned long long>(counts[k]) - 1ull;
+  // Warp sum, then one atomic per warp.
+  for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(0xffffffffu, local, o);
+  if ((threadIdx.x & 31) == 0) atomicAdd(sum, local);
+}
+
+// Pass 1 counts the zero counts (how), pass 2 writes their indices in any order (sorted on the host).
+__global__ void zeros_kernel(const uint32_t* counts, std::size_t n, unsigned* found, uint32_t* out,
+                             unsigned capacity) {
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    if (counts[k] == 0) {
+      const unsigned slot = atomicAdd(found, 1u);
+      if (out && slot < capacity) out[slot] = static_cast<uint32_t>(k);
+    }
+}
+
+__global__ void scatter_kernel(uint32_t* counts, float* smooth, const uint32_t* idx, const uint32_t* c,
+                               const float* s, std::size_t n) {
+  const std::size_t q = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (q >= n) return;
+  counts[idx[q]] = c[q];
+  smooth[idx[q]] = s[q];
+}
+
+__global__ void compose_kernel(const detail::ComposeArgs a) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x < a.full.width && y < a.full.height) compose_pixel(a, x, y);
+}
+
+}  // namespace
+
+namespace detail {
+
+uint64_t device_iterations(const uint32_t* counts, std::size_t n) {
+  if (n == 0) return 0;
+  DeviceBuffer sum(sizeof(unsigned long long));
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(sum.p, 0, sizeof(unsigned long long)));
+  iterations_kernel<<<blocks_for(n), kThreads>>>(counts, n, sum.as<unsigned long long>());
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  unsigned long long h = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&h, sum.p, sizeof h, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+std::vector<uint32_t> device_zero_indices(const uint32_t* counts, std::size_t n) {
+  if (n == 0) return {};
+  DeviceBuffer found(sizeof(unsigned));
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(found.p, 0, sizeof(unsigned)));
+  zeros_kernel<<<blocks_for(n), kThreads>>>(counts, n, found.as<unsigned>(), nullptr, 0);
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  unsigned how = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&how, found.p, sizeof how, cudaMemcpyDeviceToHost));
+  std::vector<uint32_t> idx(how);
+  if (how == 0) return idx;
+  DeviceBuffer out(how * sizeof(uint32_t));
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(found.p, 0, sizeof(unsigned)));
+  zeros_kernel<<<blocks_for(n), kThreads>>>(counts, n, found.as<unsigned>(), out.as<uint32_t>(), how);
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(idx.data(), out.p, how * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+void device_scatter(uint32_t* counts, float* smooth, const std::vector<uint32_t>& idx,
+                    const std::vector<uint32_t>& c, const std::vector<float>& s) {
+  const std::size_t n = idx.size();
+  if (n == 0) return;
+  DeviceBuffer di(n * sizeof(uint32_t)), dc(n * sizeof(uint32_t)), dsm(n * sizeof(float));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(di.p, idx.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dc.p, c.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dsm.p, s.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  scatter_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads>>>(
+      counts, smooth, di.as<uint32_t>(), dc.as<uint32_t>(), dsm.as<float>(), n);
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void* device_alloc(std::size_t bytes, int device) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
+  void* p = nullptr;
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+  const cudaError_t e = cudaMemset(p, 0, bytes);
+  if (e != cudaSuccess) {
+    cudaFree(p);
+    DEEPSCOPE_CUDA_CHECK(e);
+  }
+  return p;
+}
+
+void device_free(void* p, int device) {
+  if (!p) return;
+  // Destructors must not throw: a failure here (a lost device) leaves nothing further to free.
+  if (cudaSetDevice(device) == cudaSuccess) cudaFree(p);
+}
+
+void device_download(void* host, const void* device_ptr, std::size_t bytes, int device) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host, device_ptr, bytes, cudaMemcpyDeviceToHost));
+}
+
+void* display_stream(int device) {
+  static std::mutex mu;
+  static std::map<int, cudaStream_t> streams;  // one per device, kept for the process's life
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = streams.find(device);
+  if (it != streams.end()) return it->second;
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
+  cudaStream_t s = nullptr;
+  DEEPSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  streams[device] = s;
+  return s;
+}
+
+void device_compose(const ComposeArgs& a, int device) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
+  cudaStream_t s = static_cast<cudaStream_t>(display_stream(device));
+  const dim3 block(32, 8);
+  const dim3 grid(static_cast<unsigned>((a.full.width + 31) / 32), static_cast<unsigned>((a.full.height + 7) / 8));
+  compose_kernel<<<grid, block, 0, s>>>(a);
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+}  // namespace detail
+}  // namespace ds::mandel

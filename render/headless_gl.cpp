@@ -1,0 +1,117 @@
+// HeadlessGl: EGL through glad's loader (libEGL.so.1 opened at run time).
+#include "headless_gl.h"
+
+#include <glad/egl.h>
+#include <glad/gl.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace ds::render {
+namespace {
+
+std::string egl_error(const char* what) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s failed (EGL error 0x%04x)", what, static_cast<unsigned>(eglGetError()));
+  return buf;
+}
+
+// The EGL display to use, and a description of it.
+EGLDisplay pick_display(int cuda_device, std::string* how) {
+  if (GLAD_EGL_EXT_platform_device && GLAD_EGL_EXT_device_enumeration) {
+    EGLint n = 0;
+    if (eglQueryDevicesEXT(0, nullptr, &n) && n > 0) {
+      std::vector<EGLDeviceEXT> devices(static_cast<size_t>(n));
+      eglQueryDevicesEXT(n, devices.data(), &n);
+      int chosen = -1;
+      EGLAttrib cuda = -1;
+      for (int k = 0; k < n && chosen < 0; ++k) {
+        EGLAttrib value = -1;
+        if (cuda_device >= 0 && GLAD_EGL_EXT_device_query && eglQueryDeviceAttribEXT &&
+            eglQueryDeviceAttribEXT(devices[static_cast<size_t>(k)], EGL_CUDA_DEVICE_NV, &value) &&
+            value == cuda_device) {
+          chosen = k;
+          cuda = value;
+        }
+      }
+      // Otherwise the first device that initialises (NVIDIA's come first; Mesa lists a software one).
+      for (int k = (chosen < 0 ? 0 : chosen); k < n; ++k) {
+        EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[static_cast<size_t>(k)], nullptr);
+        EGLint major = 0, minor = 0;
+        if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
+          *how = "EGL device " + std::to_string(k) + " of " + std::to_string(n) +
+                 (cuda >= 0 && k == chosen ? " (CUDA device " + std::to_string(cuda) + ")" : "");
+          return d;
+        }
+        if (chosen >= 0) break;
+      }
+    }
+  }
+  if (GLAD_EGL_MESA_platform_surfaceless) {
+    EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    EGLint major = 0, minor = 0;
+    if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
+      *how = "Mesa surfaceless platform";
+      return d;
+    }
+  }
+  throw GlUnavailable("no EGL device or surfaceless display could be initialised");
+}
+
+}  // namespace
+
+HeadlessGl::HeadlessGl(int cuda_device) {
+  if (!gladLoaderLoadEGL(EGL_NO_DISPLAY))
+    throw GlUnavailable("libEGL.so.1 could not be loaded (install libegl1 and a GL driver)");
+  std::string how;
+  EGLDisplay d = pick_display(cuda_device, &how);
+  display_ = d;
+  try {
+    if (!gladLoaderLoadEGL(d)) throw GlUnavailable("EGL display functions could not be loaded");
+    if (!eglBindAPI(EGL_OPENGL_API)) throw GlUnavailable(egl_error("eglBindAPI(OpenGL)"));
+    const EGLint config_attribs[] = {EGL_SURFACE_TYPE,    EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                                     EGL_RED_SIZE,        8,               EGL_GREEN_SIZE,      8,
+                                     EGL_BLUE_SIZE,       8,               EGL_ALPHA_SIZE,      8,
+                                     EGL_NONE};
+    EGLConfig config = nullptr;
+    EGLint configs = 0;
+    if (!eglChooseConfig(d, config_attribs, &config, 1, &configs) || configs < 1)
+      throw GlUnavailable(egl_error("eglChooseConfig (RGBA8 pbuffer, desktop OpenGL)"));
+    const EGLint surface_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+    EGLSurface s = eglCreatePbufferSurface(d, config, surface_attribs);
+    if (s == EGL_NO_SURFACE) throw GlUnavailable(egl_error("eglCreatePbufferSurface"));
+    surface_ = s;
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      EGL_NONE};
+    EGLContext c = eglCreateContext(d, config, EGL_NO_CONTEXT, context_attribs);
+    if (c == EGL_NO_CONTEXT) throw GlUnavailable(egl_error("eglCreateContext (OpenGL 3.3 core)"));
+    context_ = c;
+    if (!eglMakeCurrent(d, s, s, c)) throw GlUnavailable(egl_error("eglMakeCurrent"));
+    if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress)))
+      throw GlUnavailable("OpenGL 3.3 functions could not be loaded through EGL");
+  } catch (...) {
+    release();
+    throw;
+  }
+  auto str = [](GLenum e) {
+    const GLubyte* s = glGetString(e);
+    return s ? std::string(reinterpret_cast<const char*>(s)) : std::string("?");
+  };
+  description_ = str(GL_VENDOR) + " / " + str(GL_RENDERER) + " / " + str(GL_VERSION) + " (" + how + ")";
+}
+
+HeadlessGl::~HeadlessGl() { release(); }
+
+void HeadlessGl::release() {
+  EGLDisplay d = static_cast<EGLDisplay>(display_);
+  if (!d) return;
+  eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  if (context_) eglDestroyContext(d, static_cast<EGLContext>(context_));
+  if (surface_) eglDestroySurface(d, static_cast<EGLSurface>(surface_));
+  eglTerminate(d);
+  context_ = surface_ = display_ = nullptr;
+}
+
+}  // namespace ds::render

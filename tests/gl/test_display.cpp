@@ -1,0 +1,116 @@
+// The display paths of render/canvas_texture.h in a headless EGL context: what reaches the GL
+// texture is exactly the frame the engine composed. CPU (Mesa's software EGL device in CI): host
+// upload. Device section (an NVIDIA GPU with its EGL driver): the frame drawn through CUDA-GL
+// interop equals the CPU-rendered frame and the copy through the host, byte for byte.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/canvas.h"
+#include "kernels/device.h"
+#include "locations.h"
+#include "oracle.h"
+#include "render/canvas_texture.h"
+#include "render/headless_gl.h"
+
+namespace ds::render {
+namespace {
+
+using mandel::Canvas;
+using test::make_view;
+
+mandel::Colouring colouring(uint32_t max_iter) {
+  mandel::Colouring c;
+  c.palette = mandel::palette_by_name("fire");
+  c.density = 1.7f;
+  c.offset = 0.1f;
+  c.max_iter = max_iter;
+  return c;
+}
+
+std::unique_ptr<HeadlessGl> context(int cuda_device) {
+  try {
+    return std::make_unique<HeadlessGl>(cuda_device);
+  } catch (const GlUnavailable& e) {
+    ADD_FAILURE() << "no headless OpenGL (./setup.sh installs libegl1 and libegl-mesa0): " << e.what();
+    return nullptr;
+  }
+}
+
+TEST(Display, HostUploadShowsTheComposedFrame) {
+  auto gl = context(-1);
+  if (!gl) return;
+  std::cout << "GL: " << gl->description() << "\n";
+  const mandel::View v = make_view("-0.7453", "0.1127", "100", 500, 75, 41);
+  mandel::RenderOptions opt;
+  opt.arith = Arith::kF64;
+  Canvas canvas(v.width, v.height, Backend::kCpu), preview(19, 11, Backend::kCpu);
+  mandel::View coarse = v;
+  coarse.width = 19;
+  coarse.height = 11;
+  preview.render_rows(coarse, opt, 0, coarse.height);
+  canvas.render_rows(v, opt, 0, 30);
+  const mandel::Colouring c = colouring(v.max_iter);
+  CanvasTexture tex;
+  EXPECT_EQ(tex.show(canvas, c, 30, &preview), DisplayPath::kHostUpload);
+  std::vector<uint8_t> want;
+  canvas.compose_rgba_host(c, 30, &preview, &want);
+  EXPECT_EQ(tex.texture().width(), v.width);
+  EXPECT_EQ(tex.texture().height(), v.height);
+  EXPECT_EQ(tex.texture().read_rgba(), want);
+  // A new palette recolours the same canvas without rendering.
+  mandel::Colouring gray = c;
+  gray.palette = mandel::palette_by_name("gray");
+  tex.show(canvas, gray, 30, &preview);
+  canvas.compose_rgba_host(gray, 30, &preview, &want);
+  EXPECT_EQ(tex.texture().read_rgba(), want);
+}
+
+TEST(InteropDevice, FrameEqualsTheCpuRenderedFrame) {
+  DEEPSCOPE_REQUIRE_GPU();
+  auto gl = context(0);
+  if (!gl) return;
+  std::cout << "GL: " << gl->description() << "\n";
+  struct Case {
+    mandel::View v;
+    mandel::Method method;
+    std::optional<Arith> arith;
+  };
+  const std::vector<Case> cases = {
+      {make_view("-0.7453", "0.1127", "100", 1000, 320, 180), mandel::Method::kDirect, Arith::kF64},
+      {make_view("-0.5", "0", "1", 300, 257, 131), mandel::Method::kDirect, Arith::kF32},
+      {make_view("-1.759817130804847813610825010561798238243999999999999999999800",
+                 "-0.012593310799749865383746631843264858450340000000000000000000", "1e14", 4036, 128, 72),
+       mandel::Method::kDirect, Arith::kF64x2},
+      {make_view(test::kMisiurewiczRe, test::kMisiurewiczIm, "1e40", 3000, 128, 72), mandel::Method::kPerturb,
+       std::nullopt},
+  };
+  for (const Case& cs : cases) {
+    mandel::RenderOptions opt;
+    opt.method = cs.method;
+    opt.arith = cs.arith;
+    Canvas gpu(cs.v.width, cs.v.height, Backend::kCuda, 0), cpu(cs.v.width, cs.v.height, Backend::kCpu);
+    const mandel::RenderResult r = gpu.render_rows(cs.v, opt, 0, cs.v.height);
+    cpu.render_rows(cs.v, opt, 0, cs.v.height);
+    const std::string label = mandel::format_label(r);
+    const mandel::Colouring c = colouring(cs.v.max_iter);
+    CanvasTexture interop(true), via_host(false), cpu_tex;
+    ASSERT_EQ(interop.show(gpu, c, cs.v.height), DisplayPath::kInterop) << interop.interop_note();
+    EXPECT_EQ(via_host.show(gpu, c, cs.v.height), DisplayPath::kDeviceDownload);
+    EXPECT_EQ(cpu_tex.show(cpu, c, cs.v.height), DisplayPath::kHostUpload);
+    const std::vector<uint8_t> a = interop.texture().read_rgba(), b = via_host.texture().read_rgba(),
+                               d = cpu_tex.texture().read_rgba();
+    EXPECT_EQ(a, b) << label << ": interop differs from the copy through the host";
+    size_t differ = 0;
+    for (size_t k = 0; k < a.size(); k += 4) differ += a[k] != d[k] || a[k + 1] != d[k + 1] || a[k + 2] != d[k + 2];
+    EXPECT_EQ(differ, 0u) << label << ": pixels of the interop frame that differ from the CPU-rendered frame";
+    std::cout << label << " " << cs.v.width << "x" << cs.v.height << ": interop frame "
+              << (differ ? "DIFFERS from" : "equals") << " the CPU-rendered frame (" << differ << " pixels differ)\n";
+  }
+}
+
+}  // namespace
+}  // namespace ds::render
