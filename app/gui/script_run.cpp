@@ -52,18 +52,20 @@ void ScriptRunner::fail(const std::string& why, int code) {
 }
 
 void ScriptRunner::before_frame(Panel* shown) {
+  if (!shown) return;  // steps start once a tab has been drawn
   while (!finished_) {
     if (current_) {
       if (current_->op == ScriptStep::Op::kWaitIdle) {
-        // Null before the first frame: nothing is drawn yet, so nothing is idle.
-        if (shown && !shown->busy()) {
+        if (!shown->busy()) {
           current_ = nullptr;
           continue;
         }
-        if (now_seconds() > idle_deadline_)
-          fail("the " + std::string(shown ? shown->title() : "window") + " view was still busy after " +
-                   std::to_string(current_->amount) + " s",
-               1);
+        if (now_seconds() > idle_deadline_) {
+          char buf[200];
+          std::snprintf(buf, sizeof buf, "the %s view was still busy after %g s", shown->title(),
+                        current_->amount);
+          fail(buf, 1);
+        }
         return;
       }
       if (current_->op == ScriptStep::Op::kWait) {
@@ -112,7 +114,7 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
       phases_ = {Phase::kKeyDown, Phase::kKeyUp};
       break;
     case Op::kTab:
-      phases_ = {Phase::kTab};
+      phases_ = {Phase::kTab, Phase::kSettle};  // ImGui opens a tab selected by flag a frame later
       break;
     case Op::kScreenshot:
       phases_ = {Phase::kScreenshot};

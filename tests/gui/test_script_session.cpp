@@ -78,8 +78,10 @@ int run_session(const std::string& dir, const std::string& name, std::string scr
   if (!f) return -1;
   std::fputs(script.c_str(), f);
   std::fclose(f);
-  const std::string cmd = std::string("xvfb-run -a -s '-screen 0 1280x1024x24' ") + DEEPSCOPE_EXE + " " +
-                          args + " --script " + file + " > " + dir + "/" + name + ".log 2>&1";
+  // The CPU path even where a GPU is present: the CI test (the GPU path is tested apart).
+  const std::string cmd = std::string("CUDA_VISIBLE_DEVICES= xvfb-run -a -s '-screen 0 1280x1024x24' ") +
+                          DEEPSCOPE_EXE + " " + args + " --script " + file + " > " + dir + "/" + name +
+                          ".log 2>&1";
   return run(cmd);
 }
 
@@ -233,11 +235,22 @@ TEST_F(ScriptSession, BadScriptIsRefusedBeforeTheWindowOpens) {
   EXPECT_EQ(run(exe + " --script " + bad + " > /dev/null 2>&1"), 2);
 }
 
-// A step that cannot run in the window (a click outside the image) stops the script with exit
-// code 2 and names the line.
-TEST_F(ScriptSession, ClickOutsideTheImageFailsNamingTheLine) {
+// A step that cannot run in the window stops the script with exit code 2 and names the line: a
+// click outside the image, a click on a tab without an image. A wait-idle that times out exits 1.
+TEST_F(ScriptSession, StepsThatCannotRunStopTheScript) {
   ASSERT_EQ(run_session(dir_, "out", "wait-idle\nclick 5000 10\nquit\n", "--size 640x400"), 2) << log("out");
   EXPECT_NE(log("out").find("script line 2 (\"click 5000 10\")"), std::string::npos) << log("out");
+  ASSERT_EQ(run_session(dir_, "tab", "wait-idle\ntab henon\nclick 10 10\nquit\n", "--size 640x400"), 2)
+      << log("tab");
+  EXPECT_NE(log("tab").find("script line 3 (\"click 10 10\"): the Hénon tab shows no image"),
+            std::string::npos)
+      << log("tab");
+  // KF's 1e14 location renders by perturbation for seconds on the CPU; 0.05 s is not enough.
+  const std::string kfr = std::string(DEEPSCOPE_SOURCE_DIR) + "/assets/locations/kf-1e14.kfr";
+  ASSERT_EQ(run_session(dir_, "slow", "wait-idle 0.05\nquit\n", "--size 640x400 --location " + kfr), 1)
+      << log("slow");
+  EXPECT_NE(log("slow").find("the Mandelbrot view was still busy after 0.05 s"), std::string::npos)
+      << log("slow");
 }
 
 }  // namespace
