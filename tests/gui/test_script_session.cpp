@@ -123,7 +123,8 @@ class ScriptSession : public ::testing::Test {
   std::string dir_;
 };
 
-// Two left clicks (x4 each), a wheel step of +2 (x1.5625), a right click (/4) and ctrl+z (undo).
+// Two left clicks (x4 each), a wheel step of +2 (x1.5625), a right click (/4), ctrl+z (undo) and
+// Home (the whole set).
 TEST_F(ScriptSession, ClicksWheelAndUndoGiveTheExpectedLocations) {
   const char* script =
       "wait-idle\n"
@@ -152,6 +153,11 @@ TEST_F(ScriptSession, ClicksWheelAndUndoGiveTheExpectedLocations) {
       "png $D/undo.png\n"
       "key F12\n"
       "wait-idle\n"
+      "key Home\n"
+      "wait-idle\n"
+      "png $D/home.png\n"
+      "key F12\n"
+      "wait-idle\n"
       "screenshot $D/window.png\n"
       "quit\n";
   ASSERT_EQ(run_session(dir_, "s1", script, "--size 960x640"), 0) << log("s1");
@@ -170,6 +176,7 @@ TEST_F(ScriptSession, ClicksWheelAndUndoGiveTheExpectedLocations) {
   expect_location(dir_ + "/wheel.png", vw);
   expect_location(dir_ + "/right.png", ds::mandel::zoom_about(vw, 400, 300, 0.25));
   expect_location(dir_ + "/undo.png", vw);
+  expect_location(dir_ + "/home.png", v0);
 
   const double changed = share_changed(start, zoomed);
   EXPECT_GT(changed, 0.5) << "the zoomed image is too like the start view";
