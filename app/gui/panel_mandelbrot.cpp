@@ -51,8 +51,25 @@ class MandelbrotPanel final : public Panel {
     }
     return true;
   }
-  bool busy() const override { return job_.running() || !shown_final_; }
+  bool busy() const override { return job_.running() || !shown_final_ || shot_job_.running(); }
 
+  // Scripted sessions (script.h): the image rectangle handle_mouse saw last frame, and the
+  // screenshot path field.
+  bool image_rect(ImageRect* r) const override {
+    if (image_size_.x <= 0 || image_size_.y <= 0) return false;
+    *r = ImageRect{image_origin_.x, image_origin_.y, image_size_.x, image_size_.y, view_.width, view_.height};
+    return true;
+  }
+  bool set_screenshot_path(const std::string& path) override {
+    if (path.empty() || path.size() >= sizeof shot_path_) return false;
+    std::snprintf(shot_path_, sizeof shot_path_, "%s", path.c_str());
+    return true;
+  }
+
+ private:
+  ImVec2 image_origin_{0, 0}, image_size_{0, 0};
+
+ public:
   void draw() override {
     ImGui::BeginChild("controls", ImVec2(310 * ImGui::GetIO().FontGlobalScale, 0), true);
     draw_controls();
@@ -379,6 +396,7 @@ class MandelbrotPanel final : public Panel {
   }
 
   void handle_mouse(ImVec2 origin, ImVec2 size) {
+    image_origin_ = origin, image_size_ = size;  // for image_rect()
     ImGuiIO& io = ImGui::GetIO();
     if (!ImGui::IsItemHovered()) return;
     double fx = (io.MousePos.x - origin.x) / size.x, fy = (io.MousePos.y - origin.y) / size.y;

@@ -5,6 +5,13 @@
 
 namespace ds::gui {
 
+// Where a panel's image lies in the window: its rectangle in ImGui (window) coordinates and its
+// size in image pixels (framebuffer pixels, so larger than the rectangle on HiDPI displays).
+struct ImageRect {
+  float x = 0, y = 0, w = 0, h = 0;
+  int pixels_w = 0, pixels_h = 0;
+};
+
 class Panel {
  public:
   virtual ~Panel() = default;
@@ -15,6 +22,10 @@ class Panel {
   virtual bool busy() const { return false; }
   // A file dropped on the window; returns true when this panel took it.
   virtual bool open_file(const std::string&) { return false; }
+  // Hooks for scripted sessions (script.h). The image drawn last frame, if the panel has one.
+  virtual bool image_rect(ImageRect*) const { return false; }
+  // Sets the path its screenshot (F12) goes to, as typing it would; false if it has none.
+  virtual bool set_screenshot_path(const std::string&) { return false; }
 };
 
 std::unique_ptr<Panel> make_mandelbrot_panel();

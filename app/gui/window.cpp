@@ -1,5 +1,5 @@
-// The explorer window: GLFW + GLAD + Dear ImGui, one tab per workspace, and the scripted
-// --frames/--screenshot mode that the GUI test uses.
+// The explorer window: GLFW + GLAD + Dear ImGui, one tab per workspace, the --frames/--screenshot
+// mode, and --script sessions (script.h) that the GUI tests use.
 #include <glad/gl.h>
 // glad first: GLFW must not include the system GL header.
 #include <GLFW/glfw3.h>
@@ -22,6 +22,7 @@
 #include "location.h"
 #include "commands.h"
 #include "panels.h"
+#include "script.h"
 #include "render/gl_texture.h"
 
 namespace ds::app {
@@ -56,16 +57,29 @@ void write_png_rgba(const std::string& path, int w, int h, const std::vector<uin
   write_file_atomically(path, png);
 }
 
+// Saves the current framebuffer (the frame just drawn, before the swap) to a PNG; false on failure.
+bool save_window(const std::string& path, int fb_w, int fb_h) {
+  std::vector<uint8_t> rgba(static_cast<size_t>(fb_w) * fb_h * 4);
+  render::read_framebuffer_rgba(fb_w, fb_h, rgba.data());
+  try {
+    write_png_rgba(path, fb_w, fb_h, rgba);
+    std::cerr << "screenshot written: " << path << " (" << fb_w << "x" << fb_h << ")\n";
+    return true;
+  } catch (const IoError& e) {
+    std::cerr << "deepscope: " << e.what() << "\n";
+    return false;
+  }
+}
+
 }  // namespace
 
 int cmd_gui(const ArgList& args) {
-  cli::Args a(args, {"frames", "screenshot", "size", "location", "open", "tab"}, {});
+  cli::Args a(args, {"frames", "screenshot", "size", "location", "open", "tab", "script", "ui-scale"}, {});
   // --tab: the workspace shown first (its panel's index below).
   const std::string tab = a.get("tab", "mandelbrot");
-  const char* kTabs[] = {"mandelbrot", "henon", "tmd", "drift"};
   int first_tab = -1;
   for (int i = 0; i < 4; ++i)
-    if (tab == kTabs[i]) first_tab = i;
+    if (tab == gui::kTabNames[i]) first_tab = i;
   if (first_tab < 0) throw cli::UsageError("--tab must be mandelbrot, henon, tmd or drift, got \"" + tab + "\"");
   if (!a.positional().empty()) throw cli::UsageError("unexpected argument \"" + a.positional()[0] + "\"");
   const int64_t frames = a.get_int("frames", 0, 1, 1000000);
@@ -80,6 +94,24 @@ int cmd_gui(const ArgList& args) {
   const std::string open = a.get("open", "");
   if (!open.empty() && access(open.c_str(), R_OK) != 0)
     throw cli::UsageError("--open: cannot read \"" + open + "\"");
+  // --script FILE: a scripted session (docs/window.md); a bad script is bad input, before any window.
+  std::vector<gui::ScriptStep> script_steps;
+  if (a.has("script")) {
+    if (a.has("frames") || a.has("screenshot"))
+      throw cli::UsageError(
+          "--script runs until its quit command: use its screenshot command, not --frames/--screenshot");
+    script_steps = gui::read_script(a.get("script", ""));
+    for (const gui::ScriptStep& st : script_steps)
+      if (st.op == gui::ScriptStep::Op::kPng || st.op == gui::ScriptStep::Op::kScreenshot) try {
+          check_writable(st.path);
+        } catch (const IoError& e) {
+          throw cli::UsageError(a.get("script", "") + ":" + std::to_string(st.line) + ": " + e.what());
+        }
+  }
+  // --ui-scale S: the UI scale a HiDPI monitor's content scale would give (fonts, spacing).
+  const double ui_scale = a.get_double("ui-scale", 0.0);
+  if (a.has("ui-scale") && !(ui_scale >= 0.5 && ui_scale <= 4.0))
+    throw cli::UsageError("--ui-scale must be in [0.5, 4], got " + a.get("ui-scale", ""));
   if (!display_present()) return no_display();
 
   glfwSetErrorCallback(glfw_error);
@@ -113,8 +145,9 @@ int cmd_gui(const ArgList& args) {
   io.IniFilename = nullptr;  // layout is fixed; nothing to persist
   float xscale = 1.0f, yscale = 1.0f;
   glfwGetWindowContentScale(window, &xscale, &yscale);
+  if (ui_scale > 0) xscale = static_cast<float>(ui_scale);
   ImGui::StyleColorsDark();
-  if (xscale > 1.0f) {
+  if (xscale > 1.0f || ui_scale > 0) {
     ImGui::GetStyle().ScaleAllSizes(xscale);
     io.FontGlobalScale = xscale;
   }
@@ -133,10 +166,24 @@ int cmd_gui(const ArgList& args) {
     // The tab to open next frame: --tab's at first, later a panel that took a dropped file.
     gui::Panel* select = panels[static_cast<std::size_t>(first_tab)].get();
 
+    std::unique_ptr<gui::ScriptRunner> script;
+    if (!script_steps.empty()) script = std::make_unique<gui::ScriptRunner>(std::move(script_steps), window);
+    gui::Panel* shown = nullptr;  // the panel whose tab is open this frame
+
     int64_t frame = 0;
     const auto started = std::chrono::steady_clock::now();
     while (!glfwWindowShouldClose(window)) {
       glfwPollEvents();
+      if (script) {
+        script->before_frame(shown);
+        if (script->finished()) {
+          result = script->exit_code();
+          break;
+        }
+        const std::string t = script->take_tab();
+        for (int i = 0; i < 4; ++i)
+          if (t == gui::kTabNames[i]) select = panels[static_cast<std::size_t>(i)].get();
+      }
       for (const std::string& path : g_dropped) {
         // The Mandelbrot panel takes any other file (and reports a malformed location in its
         // UI), so it is asked last.
@@ -164,7 +211,7 @@ int cmd_gui(const ArgList& args) {
       ImGui::Begin("deepscope", nullptr,
                    ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                        ImGuiWindowFlags_NoBringToFrontOnFocus);
-      gui::Panel* shown = nullptr;  // the panel whose tab is open this frame
+      shown = nullptr;
       if (ImGui::BeginTabBar("workspaces")) {
         for (auto& p : panels) {
           if (ImGui::BeginTabItem(p->title(), nullptr, p.get() == select ? ImGuiTabItemFlags_SetSelected : 0)) {
@@ -186,6 +233,14 @@ int cmd_gui(const ArgList& args) {
       glClear(GL_COLOR_BUFFER_BIT);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
       render::check_gl("frame");
+      if (script) {
+        script->after_frame();
+        const std::string path = script->take_screenshot();
+        if (!path.empty() && !save_window(path, fb_w, fb_h)) {
+          result = 2;
+          break;
+        }
+      }
 
       ++frame;
       if (frames > 0 && frame >= frames) {
@@ -203,17 +258,7 @@ int cmd_gui(const ArgList& args) {
                     << " view was still rendering after 120 s; the frame is saved as it is\n";
           result = 1;
         }
-        if (!shot.empty()) {
-          std::vector<uint8_t> rgba(static_cast<size_t>(fb_w) * fb_h * 4);
-          render::read_framebuffer_rgba(fb_w, fb_h, rgba.data());
-          try {
-            write_png_rgba(shot, fb_w, fb_h, rgba);
-            std::cerr << "screenshot written: " << shot << " (" << fb_w << "x" << fb_h << ")\n";
-          } catch (const IoError& e) {
-            std::cerr << "deepscope: " << e.what() << "\n";
-            result = 2;
-          }
-        }
+        if (!shot.empty() && !save_window(shot, fb_w, fb_h)) result = 2;
         glfwSwapBuffers(window);
         break;
       }
