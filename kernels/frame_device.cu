@@ -107,7 +107,10 @@ void* device_alloc(std::size_t bytes, int device) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
   void* p = nullptr;
   DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
-  const cudaError_t e = cudaMemset(p, 0, bytes);
+  // Zeroed before anything uses it: the memset runs on the legacy stream, and the display stream
+  // (display_stream) does not wait for that stream, so it must be finished here.
+  cudaError_t e = cudaMemset(p, 0, bytes);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
   if (e != cudaSuccess) {
     cudaFree(p);
     DEEPSCOPE_CUDA_CHECK(e);

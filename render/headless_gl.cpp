@@ -17,46 +17,53 @@ std::string egl_error(const char* what) {
   return buf;
 }
 
-// The EGL display to use, and a description of it.
+// The EGL display to use, and a description of it (with why the device platform was passed over).
 EGLDisplay pick_display(int cuda_device, std::string* how) {
-  if (GLAD_EGL_EXT_platform_device && GLAD_EGL_EXT_device_enumeration) {
+  std::string skipped;
+  // EGL_EXT_device_base (NVIDIA lists only it) includes enumeration and query.
+  if (GLAD_EGL_EXT_platform_device && eglQueryDevicesEXT && eglGetPlatformDisplayEXT) {
     EGLint n = 0;
     if (eglQueryDevicesEXT(0, nullptr, &n) && n > 0) {
       std::vector<EGLDeviceEXT> devices(static_cast<size_t>(n));
       eglQueryDevicesEXT(n, devices.data(), &n);
-      int chosen = -1;
-      EGLAttrib cuda = -1;
-      for (int k = 0; k < n && chosen < 0; ++k) {
+      // The device that drives `cuda_device` first, then the others in order.
+      std::vector<int> order;
+      for (int k = 0; k < n; ++k) {
         EGLAttrib value = -1;
-        if (cuda_device >= 0 && GLAD_EGL_EXT_device_query && eglQueryDeviceAttribEXT &&
+        if (cuda_device >= 0 && eglQueryDeviceAttribEXT &&
             eglQueryDeviceAttribEXT(devices[static_cast<size_t>(k)], EGL_CUDA_DEVICE_NV, &value) &&
-            value == cuda_device) {
-          chosen = k;
-          cuda = value;
-        }
+            value == cuda_device)
+          order.insert(order.begin(), k);
+        else
+          order.push_back(k);
       }
-      // Otherwise the first device that initialises (NVIDIA's come first; Mesa lists a software one).
-      for (int k = (chosen < 0 ? 0 : chosen); k < n; ++k) {
+      for (int k : order) {
+        EGLAttrib cuda = -1;
+        if (eglQueryDeviceAttribEXT) eglQueryDeviceAttribEXT(devices[static_cast<size_t>(k)], EGL_CUDA_DEVICE_NV, &cuda);
         EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[static_cast<size_t>(k)], nullptr);
         EGLint major = 0, minor = 0;
         if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
           *how = "EGL device " + std::to_string(k) + " of " + std::to_string(n) +
-                 (cuda >= 0 && k == chosen ? " (CUDA device " + std::to_string(cuda) + ")" : "");
+                 (cuda >= 0 ? ", CUDA device " + std::to_string(cuda) : std::string());
           return d;
         }
-        if (chosen >= 0) break;
+        skipped += (skipped.empty() ? "" : "; ") + egl_error(("device " + std::to_string(k)).c_str());
       }
+    } else {
+      skipped = "no EGL devices listed";
     }
+  } else {
+    skipped = "no EGL device extensions";
   }
   if (GLAD_EGL_MESA_platform_surfaceless) {
     EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     EGLint major = 0, minor = 0;
     if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
-      *how = "Mesa surfaceless platform";
+      *how = "surfaceless platform; device platform: " + skipped;
       return d;
     }
   }
-  throw GlUnavailable("no EGL device or surfaceless display could be initialised");
+  throw GlUnavailable("no EGL device or surfaceless display could be initialised (" + skipped + ")");
 }
 
 }  // namespace

@@ -207,7 +207,11 @@ class MandelbrotPanel final : public Panel {
       else
         message_ = err;
     }
-    if (!notice_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", notice_.c_str());
+    if (!notice_.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+      ImGui::TextWrapped("%s", notice_.c_str());
+      ImGui::PopStyleColor();
+    }
     if (!message_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message_.c_str());
     draw_files();
     ImGui::TextDisabled("F1: shortcuts and mouse");
@@ -459,6 +463,9 @@ class MandelbrotPanel final : public Panel {
                                                     canvas_->backend(), canvas_->cuda_device());
         canvas_want_ = want;
         shown_ = Published{};
+        if (canvas_->backend() == Backend::kCpu && !use_cpu_) {
+          select_backend(Backend::kAuto, &notice_);  // "no usable CUDA device (why): running on the CPU"
+        }
       }
     } catch (const std::exception& e) {
       message_ = std::string("cannot allocate the image: ") + e.what();
