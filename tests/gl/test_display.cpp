@@ -4,7 +4,9 @@
 // interop equals the CPU-rendered frame and the copy through the host, byte for byte.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -110,6 +112,55 @@ TEST(InteropDevice, FrameEqualsTheCpuRenderedFrame) {
     std::cout << label << " " << cs.v.width << "x" << cs.v.height << ": interop frame "
               << (differ ? "DIFFERS from" : "equals") << " the CPU-rendered frame (" << differ << " pixels differ)\n";
   }
+}
+
+// What the window does: a worker renders bands into a CUDA canvas while this thread keeps showing
+// the finished rows through interop (on the non-blocking display stream). Every frame shown has
+// the finished rows of the final image and the preview below them; the last equals the CPU frame.
+TEST(InteropDevice, ShowsBandsWhileAWorkerRenders) {
+  DEEPSCOPE_REQUIRE_GPU();
+  auto gl = context(0);
+  if (!gl) return;
+  const mandel::View v = make_view("-0.7453", "0.1127", "100", 20000, 480, 270);
+  mandel::View coarse = v;
+  coarse.width = v.width / 4;
+  coarse.height = v.height / 4;
+  mandel::RenderOptions opt;
+  opt.arith = Arith::kF64;
+  Canvas full(v.width, v.height, Backend::kCuda, 0), preview(coarse.width, coarse.height, Backend::kCuda, 0);
+  preview.render_rows(coarse, opt, 0, coarse.height);
+  Canvas cpu(v.width, v.height, Backend::kCpu), cpu_preview(coarse.width, coarse.height, Backend::kCpu);
+  cpu_preview.render_rows(coarse, opt, 0, coarse.height);
+  cpu.render_rows(v, opt, 0, v.height);
+  const mandel::Colouring c = colouring(v.max_iter);
+
+  std::atomic<int> rows_done{0};
+  std::thread worker([&] {
+    for (int y = 0; y < v.height; y += 10) {
+      full.render_rows(v, opt, y, std::min(v.height, y + 10));
+      rows_done.store(std::min(v.height, y + 10), std::memory_order_release);
+    }
+  });
+  CanvasTexture tex;
+  int shown = 0, frames = 0, checked = 0;
+  std::vector<uint8_t> want;
+  while (shown < v.height) {
+    const int rows = rows_done.load(std::memory_order_acquire);
+    ASSERT_EQ(tex.show(full, c, rows, &preview), DisplayPath::kInterop) << tex.interop_note();
+    ++frames;
+    if (rows != shown && checked < 4) {  // a few intermediate frames, checked in full
+      cpu.compose_rgba_host(c, rows, &cpu_preview, &want);
+      EXPECT_EQ(tex.texture().read_rgba(), want) << "rows done " << rows;
+      ++checked;
+    }
+    shown = rows;
+  }
+  worker.join();
+  cpu.compose_rgba_host(c, v.height, nullptr, &want);
+  EXPECT_EQ(tex.texture().read_rgba(), want);
+  std::cout << frames << " frames shown while the worker rendered " << v.height << " rows in bands of 10; "
+            << checked << " intermediate frames checked\n";
+  EXPECT_GT(frames, 1);
 }
 
 }  // namespace
