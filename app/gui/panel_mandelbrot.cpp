@@ -39,6 +39,12 @@ class MandelbrotPanel final : public Panel {
     view_.max_iter = 1000;
   }
 
+  // The workers use the canvases, the mutex and the pending frame: stop them before any member goes.
+  ~MandelbrotPanel() override {
+    job_.cancel();
+    shot_job_.cancel();
+  }
+
   const char* title() const override { return "Mandelbrot"; }
 
   // A dropped location file (ours, .kfr) or a PNG this program wrote.
