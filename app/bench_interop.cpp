@@ -23,6 +23,7 @@
 #include "kernels/palette.h"
 #include "render/canvas_texture.h"
 #include "render/headless_gl.h"
+#include "kernels/locations.h"
 #endif
 
 namespace ds::app {
@@ -43,12 +44,8 @@ struct NamedView {
 };
 
 std::vector<NamedView> named_views(bool quick) {
-  const char* kf_re = "-1.759817130804847813610825010561798238243999999999999999999800";
-  const char* kf_im = "-0.012593310799749865383746631843264858450340000000000000000000";
-  const char* mis_re =
-      "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159";
-  const char* mis_im =
-      "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796";
+  using namespace mandel::locations;
+  const char *kf_re = kKf1e14Re, *kf_im = kKf1e14Im, *mis_re = kMisiurewiczRe, *mis_im = kMisiurewiczIm;
   if (quick) return {{"whole-set", "-0.5", "0", "1", 500, {"f32", "f64"}}, {"kf-1e14", kf_re, kf_im, "1e14", 4036, {"f64x2"}}};
   return {
       {"whole-set", "-0.5", "0", "1", 1000, {"f32", "f64"}},

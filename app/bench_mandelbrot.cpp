@@ -20,6 +20,7 @@
 #include "kernels/device.h"
 #include "kernels/mandelbrot.h"
 #include "version.h"
+#include "kernels/locations.h"
 
 namespace ds::app {
 namespace {
@@ -53,8 +54,8 @@ std::vector<BenchView> views(bool quick) {
        4,
        {Arith::kF32, Arith::kF64, Arith::kComposite, Arith::kFF}},
       {"kf-1e14",
-       "-1.759817130804847813610825010561798238243999999999999999999800",
-       "-0.012593310799749865383746631843264858450340000000000000000000",
+       mandel::locations::kKf1e14Re,
+       mandel::locations::kKf1e14Im,
        "1e14",
        4036,
        1024,
@@ -64,10 +65,8 @@ std::vector<BenchView> views(bool quick) {
         Arith::kLimb12, Arith::kLimb16, Arith::kLimb24, Arith::kLimb32}},
       // A Misiurewicz point (preperiod 11, period 3) at 1e57: f64x4 still resolves pixels there.
       {"misiurewicz-1e57",
-       "-0."
-       "4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
-       "0."
-       "6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796",
+       mandel::locations::kMisiurewiczRe,
+       mandel::locations::kMisiurewiczIm,
        "1e57",
        2000,
        1024,

@@ -20,6 +20,7 @@
 #include "kernels/perturb.h"
 #include "location.h"
 #include "version.h"
+#include "kernels/locations.h"
 
 namespace ds::app {
 namespace {
@@ -61,10 +62,7 @@ std::string cpu_name() {
 void spiral_centre(double log10_zoom, std::string* re, std::string* im) {
   const int digits = static_cast<int>(log10_zoom) + 40;
   mandel::perturb::misiurewicz_point(
-      "-0."
-      "4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
-      "0."
-      "6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796",
+      mandel::locations::kMisiurewiczRe, mandel::locations::kMisiurewiczIm,
       11, 3, static_cast<int>(digits * 3.33) + 64, digits, re, im);
 }
 
@@ -167,8 +165,8 @@ int bench_perturb(const ArgList& args) {
       v.max_iter = loc.iterations.value_or(10000);
       location = d.file.substr(0, d.file.size() - 4);
     } else if (d.zoom == "1e14") {
-      v.re = "-1.759817130804847813610825010561798238243999999999999999999800";
-      v.im = "-0.012593310799749865383746631843264858450340000000000000000000";
+      v.re = mandel::locations::kKf1e14Re;
+      v.im = mandel::locations::kKf1e14Im;
       location = "kf-1e14";
     } else {
       spiral_centre(log10_zoom(d.zoom), &v.re, &v.im);

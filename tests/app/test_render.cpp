@@ -20,13 +20,14 @@
 #include "kernels/device.h"
 #include "kernels/mandelbrot.h"
 #include "location.h"
+#include "locations.h"
 
 namespace {
 
 using namespace ds;
 
-const char* kKfRe = "-1.759817130804847813610825010561798238243999999999999999999800";
-const char* kKfIm = "-0.012593310799749865383746631843264858450340000000000000000000";
+const char* kKfRe = ds::test::kKf1e14Re;
+const char* kKfIm = ds::test::kKf1e14Im;
 
 std::string tmpdir() {
   char tmpl[] = "/tmp/deepscope-render-XXXXXX";

@@ -16,6 +16,7 @@
 #include "cancel.h"
 #include "commands.h"
 #include "test_files.h"
+#include "locations.h"
 
 namespace {
 
@@ -110,8 +111,7 @@ TEST(RenderWork, StripsAreByteIdenticalToOneRender) {
   const std::vector<ArgList> views = {
       {"--re", "-0.7453", "--im", "0.1127", "--zoom", "100", "--iter", "1500", "--size", "40x27", "--arith",
        "f64"},
-      {"--re", "-1.759817130804847813610825010561798238243999999999999999999800", "--im",
-       "-0.012593310799749865383746631843264858450340000000000000000000", "--zoom", "1e14", "--iter", "4036",
+      {"--re", ds::test::kKf1e14Re, "--im", ds::test::kKf1e14Im, "--zoom", "1e14", "--iter", "4036",
        "--size", "32x21", "--arith", "perturb"}};
   for (const ArgList& view : views) {
     ArgList one = view, tiled = view;

@@ -22,8 +22,8 @@ using namespace ds;
 using namespace ds::mandel;
 
 // Kalles Fraktaler's 1e14 benchmark location (benchmarks/1e14.kfr in KF 2).
-const char* kKfRe = "-1.759817130804847813610825010561798238243999999999999999999800";
-const char* kKfIm = "-0.012593310799749865383746631843264858450340000000000000000000";
+const char* kKfRe = ds::test::kKf1e14Re;
+const char* kKfIm = ds::test::kKf1e14Im;
 // Misiurewicz points (preperiod 11, period 3), found by Newton's method on z_14(c) = z_11(c):
 // spirals whose neighbourhoods show varied escape counts at every depth.
 const char* kDeep25Re =

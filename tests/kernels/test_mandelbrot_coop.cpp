@@ -12,6 +12,7 @@
 
 #include "kernels/mandelbrot_coop.cuh"
 #include "oracle.h"
+#include "locations.h"
 
 namespace {
 
@@ -325,8 +326,8 @@ TYPED_TEST(CoopTyped, PixelsEqualThreadPerPixel) {
   deep.max_iter = 200;
   check_pixels<N>(deep, 8 * P);
   View kf;
-  kf.re = "-1.759817130804847813610825010561798238243999999999999999999800";
-  kf.im = "-0.012593310799749865383746631843264858450340000000000000000000";
+  kf.re = ds::test::kKf1e14Re;
+  kf.im = ds::test::kKf1e14Im;
   kf.zoom = "1e14";
   kf.width = 8;
   kf.height = 4;
@@ -378,8 +379,8 @@ TEST(Refill, EveryPixelOnceWithMandelPixelsResult) {
   check_refill<F64>(v, 2, 6);
   check_refill<F32>(v, 0, 9);
   View kf;
-  kf.re = "-1.759817130804847813610825010561798238243999999999999999999800";
-  kf.im = "-0.012593310799749865383746631843264858450340000000000000000000";
+  kf.re = ds::test::kKf1e14Re;
+  kf.im = ds::test::kKf1e14Im;
   kf.zoom = "1e14";
   kf.width = 11;
   kf.height = 7;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/view.h"
+#include "kernels/locations.h"
 
 namespace ds::test {
 
@@ -20,11 +21,10 @@ inline mandel::View make_view(const std::string& re, const std::string& im, cons
   return v;
 }
 
-// A Misiurewicz point (preperiod 11, period 3), to 100 digits: deep zooms to 1e60 and beyond stay
-// structured around it.
-inline constexpr const char* kMisiurewiczRe =
-    "-0.4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159";
-inline constexpr const char* kMisiurewiczIm =
-    "0.6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796";
+// The shared locations (kernels/locations.h): KF's 1e14 benchmark and a Misiurewicz point.
+using mandel::locations::kKf1e14Im;
+using mandel::locations::kKf1e14Re;
+using mandel::locations::kMisiurewiczIm;
+using mandel::locations::kMisiurewiczRe;
 
 }  // namespace ds::test
