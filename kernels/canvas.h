@@ -62,10 +62,7 @@ void* device_alloc(std::size_t bytes, int device);
 void device_free(void* p, int device);
 void device_download(void* host, const void* device_ptr, std::size_t bytes, int device);
 struct ComposeArgs;
-// Colouring runs on this stream of `device` (a cudaStream_t, opaque here): non-blocking, so the
-// window's display work never waits for a render in progress on a worker thread. CUDA-GL interop
-// maps its buffers on the same stream.
-void* display_stream(int device);
+// Colours on ds::display_stream(device) (device.h), the stream CUDA-GL interop maps its buffers on.
 void device_compose(const ComposeArgs& a, int device);
 }  // namespace detail
 

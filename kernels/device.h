@@ -24,6 +24,10 @@ std::vector<CudaDeviceInfo> cuda_devices();
 // Makes CUDA device `index` current on the calling thread (every later CUDA call of the thread
 // uses it). Throws std::runtime_error without CUDA or for a device that does not exist.
 void set_current_device(int index);
+// The CUDA stream (a cudaStream_t, opaque here) that display work on `device` runs on: colouring
+// for the screen and CUDA-GL interop's buffer mapping. It is non-blocking, so display work never
+// waits for a render or an orbit in progress on a worker thread. nullptr without CUDA.
+void* display_stream(int device);
 // Why there is no device ("built without CUDA", the runtime's error string, ...); empty if any.
 std::string cuda_unavailable_reason();
 

@@ -1,4 +1,7 @@
 // CUDA device discovery through the runtime API.
+#include <map>
+#include <mutex>
+
 #include "cuda_check.h"
 #include "device.h"
 
@@ -42,5 +45,19 @@ std::vector<CudaDeviceInfo> cuda_devices() {
   }
   return out;
 }
+
+void* display_stream(int device) {
+  static std::mutex mu;
+  static std::map<int, cudaStream_t> streams;  // one per device, kept for the process's life
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = streams.find(device);
+  if (it != streams.end()) return it->second;
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
+  cudaStream_t s = nullptr;
+  DEEPSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  streams[device] = s;
+  return s;
+}
+
 
 }  // namespace ds

@@ -11,6 +11,7 @@ std::vector<CudaDeviceInfo> cuda_devices() { return {}; }
 void set_current_device(int index) {
   throw std::runtime_error("CUDA device " + std::to_string(index) + " requested in a build without CUDA");
 }
+void* display_stream(int) { return nullptr; }
 std::string cuda_unavailable_reason() { return "built without CUDA (DEEPSCOPE_CUDA=OFF or no nvcc)"; }
 
 }  // namespace ds

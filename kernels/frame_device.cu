@@ -2,13 +2,12 @@
 // perturbation's flagged pixels found and patched in place) and Canvas's device storage and
 // colouring (canvas.h). Every call is checked.
 #include <algorithm>
-#include <map>
-#include <mutex>
 
 #include "canvas.cuh"
 #include "canvas.h"
 #include "cuda_check.h"
 #include "cuda_memory.cuh"
+#include "device.h"
 #include "mandelbrot.h"
 
 namespace ds::mandel {
@@ -108,7 +107,7 @@ void* device_alloc(std::size_t bytes, int device) {
   void* p = nullptr;
   DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
   // Zeroed before anything uses it: the memset runs on the legacy stream, and the display stream
-  // (display_stream) does not wait for that stream, so it must be finished here.
+  // (ds::display_stream) does not wait for that stream, so it must be finished here.
   cudaError_t e = cudaMemset(p, 0, bytes);
   if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
   if (e != cudaSuccess) {
@@ -129,22 +128,9 @@ void device_download(void* host, const void* device_ptr, std::size_t bytes, int 
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host, device_ptr, bytes, cudaMemcpyDeviceToHost));
 }
 
-void* display_stream(int device) {
-  static std::mutex mu;
-  static std::map<int, cudaStream_t> streams;  // one per device, kept for the process's life
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = streams.find(device);
-  if (it != streams.end()) return it->second;
-  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
-  cudaStream_t s = nullptr;
-  DEEPSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  streams[device] = s;
-  return s;
-}
-
 void device_compose(const ComposeArgs& a, int device) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
-  cudaStream_t s = static_cast<cudaStream_t>(display_stream(device));
+  cudaStream_t s = static_cast<cudaStream_t>(ds::display_stream(device));
   const dim3 block(32, 8);
   const dim3 grid(static_cast<unsigned>((a.full.width + 31) / 32), static_cast<unsigned>((a.full.height + 7) / 8));
   compose_kernel<<<grid, block, 0, s>>>(a);

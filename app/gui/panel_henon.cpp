@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -15,7 +16,9 @@
 #include "henon_scan_view.h"
 #include "jobs.h"
 #include "kernels/henon.h"
+#include "kernels/point_cloud.h"
 #include "panels.h"
+#include "render/image_texture.h"
 
 namespace ds::gui {
 namespace {
@@ -141,6 +144,9 @@ class HenonPanel final : public Panel {
     const henon::OrbitResult& o = shown_.orbit;
     const henon::PeriodResult& p = shown_.period;
     ImGui::Text("%s: %zu points", shown_.arith.c_str(), o.xs.size());
+    ImGui::Text("plot: %s", plot_path_.c_str());
+    if (!plot_tex_.interop_note().empty() && ImGui::IsItemHovered())
+      ImGui::SetTooltip("no CUDA-GL interop: %s", plot_tex_.interop_note().c_str());
     if (o.escaped)
       ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1), "escapes at step %lld",
                          static_cast<long long>(o.escape_step));
@@ -255,6 +261,44 @@ class HenonPanel final : public Panel {
     return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
   }
 
+  void draw_cloud(ImVec2 origin, ImVec2 size, ImDrawList* dl) {
+    const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+    plot::PlotFrame f;
+    f.cx = cx_;
+    f.cy = cy_;
+    f.width = std::max(1, static_cast<int>(size.x * fb.x));
+    f.height = std::max(1, static_cast<int>(size.y * fb.y));
+    f.upp = scale_ / f.width;
+    try {
+      if (!cloud_) cloud_ = std::make_unique<plot::PointCloud>(cloud_cpu_ ? Backend::kCpu : Backend::kAuto);
+      if (cloud_generation_ != shown_.generation) {
+        cloud_->set_points(shown_.orbit.xs, shown_.orbit.ys);
+        cloud_generation_ = shown_.generation;
+        cloud_drawn_ = plot::PlotFrame{};
+        cloud_drawn_.width = 0;
+      }
+      if (f.cx != cloud_drawn_.cx || f.cy != cloud_drawn_.cy || f.upp != cloud_drawn_.upp ||
+          f.width != cloud_drawn_.width || f.height != cloud_drawn_.height) {
+        const bool cuda = cloud_->backend() == Backend::kCuda;
+        const render::DisplayPath path = plot_tex_.show(
+            f.width, f.height, cuda ? cloud_->cuda_device() : -1, [&](uint8_t* p) { cloud_->render_rgba(f, p); },
+            [&](std::vector<uint8_t>* v) { cloud_->render_rgba_host(f, v); });
+        plot_path_ = render::display_path_name(path);
+        cloud_drawn_ = f;
+      }
+    } catch (const std::exception& e) {
+      // A CUDA failure: the CPU draws the cloud from now on.
+      plot_path_ = std::string("CPU after a GPU error: ") + e.what();
+      cloud_.reset();
+      cloud_cpu_ = true;
+      cloud_generation_ = 0;
+      return;
+    }
+    if (plot_tex_.texture().id())
+      dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(plot_tex_.texture().id())), origin,
+                   ImVec2(origin.x + size.x, origin.y + size.y));
+  }
+
   void draw_plot() {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImVec2 size = ImGui::GetContentRegionAvail();
@@ -289,6 +333,9 @@ class HenonPanel final : public Panel {
     const ImVec2 end(origin.x + size.x, origin.y + size.y);
     dl->PushClipRect(origin, end, true);
     dl->AddRectFilled(origin, end, IM_COL32(12, 14, 20, 255));
+    // The orbit as a point cloud (kernels/point_cloud.h): rasterised where the points live, on the
+    // GPU straight into the texture's GL buffer (CUDA-GL interop), then axes and the cycle on top.
+    draw_cloud(origin, size, dl);
     // Axes with ticks and labels.
     const double wx0 = cx_ - size.x / 2 / k, wx1 = cx_ + size.x / 2 / k;
     const double wy0 = cy_ - size.y / 2 / k, wy1 = cy_ + size.y / 2 / k;
@@ -310,15 +357,6 @@ class HenonPanel final : public Panel {
       std::snprintf(label, sizeof label, "%.6g", std::fabs(t) < step * 1e-6 ? 0.0 : t);
       dl->AddText(ImVec2(ay + 6, py - 7), IM_COL32(160, 160, 170, 255), label);
     }
-    // The orbit as a point cloud; the cycle's points (when found) larger on top.
-    const std::vector<double>& xs = shown_.orbit.xs;
-    const std::vector<double>& ys = shown_.orbit.ys;
-    const ImU32 col = IM_COL32(120, 200, 255, 200);
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      const float px = sx(xs[i]), py = sy(ys[i]);
-      if (px < origin.x || px > end.x || py < origin.y || py > end.y) continue;
-      dl->AddRectFilled(ImVec2(px, py), ImVec2(px + 1.5f, py + 1.5f), col);
-    }
     if (shown_.period.period > 0 && shown_.period.cycle.size() <= 1000) {
       for (const auto& pt : shown_.period.cycle)
         dl->AddCircle(
@@ -329,6 +367,14 @@ class HenonPanel final : public Panel {
     dl->AddText(ImVec2(origin.x + 6, origin.y + 4), IM_COL32(200, 200, 200, 255), label);
     dl->PopClipRect();
   }
+
+  // The plotted orbit: the points where they are drawn, the texture, and what it shows.
+  std::unique_ptr<plot::PointCloud> cloud_;
+  bool cloud_cpu_ = false;
+  uint64_t cloud_generation_ = 0;
+  plot::PlotFrame cloud_drawn_;
+  render::ImageTexture plot_tex_;
+  std::string plot_path_ = "-";
 
   static constexpr int kBuf = 512;
   char a_buf_[kBuf], b_buf_[kBuf], x0_buf_[kBuf], y0_buf_[kBuf], tol_buf_[kBuf];

@@ -13,6 +13,8 @@
 
 #include "kernels/canvas.h"
 #include "kernels/device.h"
+#include "kernels/henon.h"
+#include "kernels/point_cloud.h"
 #include "locations.h"
 #include "oracle.h"
 #include "render/canvas_texture.h"
@@ -160,6 +162,56 @@ TEST(InteropDevice, ShowsBandsWhileAWorkerRenders) {
   std::cout << frames << " frames shown while the worker rendered " << v.height << " rows in bands of 10; "
             << checked << " intermediate frames checked\n";
   EXPECT_GT(frames, 1);
+}
+
+// The Hénon orbit plot: a point cloud drawn into the texture, through interop from a CUDA cloud,
+// equals the CPU cloud's image uploaded from the host.
+TEST(Display, PointCloudOnTheHost) {
+  auto gl = context(-1);
+  if (!gl) return;
+  henon::OrbitParams op;
+  op.n_points = 50000;
+  const henon::OrbitResult o = henon::orbit(op);
+  plot::PointCloud cloud(Backend::kCpu);
+  cloud.set_points(o.xs, o.ys);
+  plot::PlotFrame f;
+  f.cx = 0.2;
+  f.upp = 0.01;
+  f.width = 333;
+  f.height = 177;
+  ImageTexture tex;
+  std::vector<uint8_t> want;
+  cloud.render_rgba_host(f, &want);
+  EXPECT_EQ(tex.show(f.width, f.height, -1, nullptr, [&](std::vector<uint8_t>* v) { cloud.render_rgba_host(f, v); }),
+            DisplayPath::kHostUpload);
+  EXPECT_EQ(tex.texture().read_rgba(), want);
+}
+
+TEST(InteropDevice, PointCloudEqualsTheCpuCloud) {
+  DEEPSCOPE_REQUIRE_GPU();
+  auto gl = context(0);
+  if (!gl) return;
+  henon::OrbitParams op;
+  op.n_transient = 1000;
+  op.n_points = 1000000;
+  const henon::OrbitResult o = henon::orbit(op);
+  plot::PointCloud cpu(Backend::kCpu), gpu(Backend::kCuda, 0);
+  cpu.set_points(o.xs, o.ys);
+  gpu.set_points(o.xs, o.ys);
+  plot::PlotFrame f;
+  f.cx = 0.0;
+  f.upp = 0.0035;
+  f.width = 1000;
+  f.height = 420;
+  ImageTexture tex;
+  ASSERT_EQ(tex.show(
+                f.width, f.height, 0, [&](uint8_t* p) { gpu.render_rgba(f, p); },
+                [&](std::vector<uint8_t>* v) { gpu.render_rgba_host(f, v); }),
+            DisplayPath::kInterop)
+      << tex.interop_note();
+  std::vector<uint8_t> want;
+  cpu.render_rgba_host(f, &want);
+  EXPECT_EQ(tex.texture().read_rgba(), want);
 }
 
 }  // namespace
