@@ -121,7 +121,7 @@ int drift_md(const ArgList& argv) {
   cli::Args args(argv,
                  {"cells", "atoms", "precision", "steps", "dt", "every", "temp", "density", "cutoff", "seed",
                   "backend", "out", "equilibrate"},
-                 {"unshifted", "quiet"});
+                 {"unshifted", "shifted-force", "quiet"});
   drift::MdParams p;
   if (args.has("cells") && args.has("atoms")) throw cli::UsageError("give --cells or --atoms, not both");
   p.cells = static_cast<int>(get_count(args, "cells", 10, -1'000'000, 1'000'000));
@@ -142,6 +142,8 @@ int drift_md(const ArgList& argv) {
   p.density = args.get_double("density", p.density);
   p.cutoff = args.get_double("cutoff", p.cutoff);
   p.shift = !args.flag("unshifted");
+  p.shifted_force = args.flag("shifted-force");
+  if (p.shifted_force && !p.shift) throw cli::UsageError("--shifted-force and --unshifted cannot be combined");
   p.seed = static_cast<uint64_t>(get_count(args, "seed", static_cast<int64_t>(p.seed), 0, INT64_MAX));
   p.backend = select_backend(parse_backend(args.get("backend", "auto")));
   std::vector<drift::Precision> precs;

@@ -148,7 +148,7 @@ std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bo
   PlotSpec spec;
   const int64_t n = 4LL * p.cells * p.cells * p.cells;
   spec.title = std::string(drift_plot ? "total energy drift" : "potential energy") + ", LJ " +
-               std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) + (p.shift ? "" : ", unshifted");
+               std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) + (p.shifted_force ? ", shifted force" : p.shift ? "" : ", unshifted");
   spec.x_label = "time (reduced units)";
   spec.y_label = drift_plot ? "E(t) - E(0) per atom" : "PE per atom";
   return plot_png(spec, series);
@@ -165,9 +165,9 @@ std::string md_pe_png(const std::vector<MdRun>& runs, const drift::MdParams& p) 
 std::string md_fingerprint(const drift::MdParams& p) {
   char b[400];
   std::snprintf(b, sizeof b,
-                "deepscope drift md v1 cells=%d density=%.17g temp=%.17g cutoff=%.17g shift=%d dt=%.17g "
+                "deepscope drift md v1 cells=%d density=%.17g temp=%.17g cutoff=%.17g shift=%d%s dt=%.17g "
                 "steps=%lld every=%lld equilibrate=%lld seed=%llu backend=%s",
-                p.cells, p.density, p.temperature, p.cutoff, p.shift ? 1 : 0, p.dt,
+                p.cells, p.density, p.temperature, p.cutoff, p.shift ? 1 : 0, p.shifted_force ? " force" : "", p.dt,
                 static_cast<long long>(p.steps), static_cast<long long>(p.sample_every),
                 static_cast<long long>(p.equilibration), static_cast<unsigned long long>(p.seed),
                 backend_name(p.backend));
@@ -248,7 +248,7 @@ std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fing
 std::string md_table_md(const std::vector<MdRun>& runs, const drift::MdParams& p) {
   std::ostringstream s;
   s << "LJ NVE, " << 4LL * p.cells * p.cells * p.cells << " atoms, density " << p.density << ", T0 "
-    << p.temperature << ", cutoff " << p.cutoff << (p.shift ? " (shifted)" : " (unshifted)") << ", dt "
+    << p.temperature << ", cutoff " << p.cutoff << (p.shifted_force ? " (shifted force)" : p.shift ? " (shifted)" : " (unshifted)") << ", dt "
     << p.dt << "\n\n"
     << "| precision | backend | steps | steps/s | drift slope (E/atom/time) | residual rms | E(0)/atom | "
        "E(end)/atom "

@@ -111,6 +111,11 @@ struct MdParams {
   double temperature = 3.0;  // initial T*, with 3N - 3 degrees of freedom (as LAMMPS)
   double cutoff = 2.5;
   bool shift = true;  // potential shifted to 0 at the cutoff
+  // Diagnostic: the force shifted to 0 at the cutoff too (u_sf(r) = u(r) - u(rc) + (r - rc) F(rc)).
+  // The potential-shifted force jumps when a pair crosses the cutoff, and each crossing perturbs
+  // the energy, in every arithmetic alike; with a continuous force only Verlet's bounded dt^2
+  // error and the arithmetic's own drift remain (docs/bench/drift-seeds.md).
+  bool shifted_force = false;
   double dt = 0.005;
   int64_t steps = 1000;
   int64_t sample_every = 10;  // energies at step 0 and every this many steps
@@ -170,6 +175,7 @@ namespace detail {
 struct MdSetup {
   int64_t n = 0;
   double box = 0, cutoff = 0, dt = 0, ecut = 0;  // ecut: u(rc) when shifted, else 0
+  double fcut = 0;                               // F(rc) with shifted_force, else 0
   int ncell = 0, cap = 0;                        // cells per side, atoms per cell capacity
   std::vector<double> x, v;                      // 3n each: all x, then all y, then all z
 };

@@ -3,6 +3,7 @@
 // atom, the pair force, the force on one atom from the 27 surrounding cells, and the two halves of
 // a velocity-Verlet step.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -131,6 +132,7 @@ struct MdView {
   int n, ncell, cap;
   S box, dt, half_dt;
   R half_box, rc2, ecut;
+  R fcut, rc;  // shifted force (MdParams::shifted_force): F(rc) and rc; fcut == 0 otherwise
   double cell_scale;                   // ncell / box
   float box_hi, half_box_hi, screen2;  // two-word states: high word of box, (rc + margin)^2
 };
@@ -165,7 +167,8 @@ DEEPSCOPE_HD R min_image(const MdView<S, R>& m, int k, int i, int j) {
 
 // The force on atom i (and, with E, its potential energy) from every atom within the cutoff, in
 // the 27 cells around its own, in cell order and then atom order, so the sum's order is fixed.
-// Pair: u(r) = 4 (r^-12 - r^-6) - ecut, F = 24 (2 r^-12 - r^-6) / r^2 * d.
+// Pair: u(r) = 4 (r^-12 - r^-6) - ecut, F = 24 (2 r^-12 - r^-6) / r^2 * d; with a shifted force
+// (fcut != 0) F - fcut / r * d and u + (r - rc) fcut, r = sqrt(r2) correctly rounded on both sides.
 template <class S, class R, bool E>
 DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
   const int nc = m.ncell;
@@ -205,11 +208,18 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
           if (!(r2 < m.rc2)) continue;
           const R ir2 = R(1) / r2;
           const R ir6 = ir2 * ir2 * ir2;
-          const R fr = R(24) * ir6 * (R(2) * ir6 - R(1)) * ir2;
+          R fr = R(24) * ir6 * (R(2) * ir6 - R(1)) * ir2;
+          R u_extra = R(0);
+          if (m.fcut != R(0)) {
+            using std::sqrt;
+            const R r = sqrt(r2);
+            fr = fr - m.fcut / r;
+            u_extra = (r - m.rc) * m.fcut;
+          }
           add_pair(f0, fr * d0);
           add_pair(f1, fr * d1);
           add_pair(f2, fr * d2);
-          if (E) add_pair(pe, R(4) * ir6 * (ir6 - R(1)) - m.ecut);
+          if (E) add_pair(pe, R(4) * ir6 * (ir6 - R(1)) - m.ecut + u_extra);
         }
       }
     }

@@ -28,6 +28,8 @@ void fill_view(const MdSetup& s, MdView<S, R>* m) {
   m->half_box = static_cast<R>(0.5 * s.box);
   m->rc2 = static_cast<R>(s.cutoff * s.cutoff);
   m->ecut = static_cast<R>(s.ecut);
+  m->fcut = static_cast<R>(s.fcut);
+  m->rc = static_cast<R>(s.cutoff);
   m->cell_scale = static_cast<double>(s.ncell) / s.box;
   if constexpr (TwoWord<S>::kIs) {
     m->box_hi = TwoWord<S>::hi(m->box);

@@ -44,7 +44,8 @@ detail::MdSetup make_setup(const MdParams& p) {
   s.box = c * a;
   s.cutoff = p.cutoff;
   s.dt = p.dt;
-  s.ecut = p.shift ? 4.0 * (std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) : 0.0;
+  s.ecut = p.shift || p.shifted_force ? 4.0 * (std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) : 0.0;
+  s.fcut = p.shifted_force ? 24.0 * (2.0 * std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) / p.cutoff : 0.0;
   s.ncell = static_cast<int>(std::floor(s.box / p.cutoff));
   const double side = s.box / s.ncell;
   s.cap = p.cell_capacity > 0 ? p.cell_capacity

@@ -168,6 +168,69 @@ TEST(DriftMd, CompositePositionsStayNormalized) {
   EXPECT_LE(std::fabs(x.e), std::ldexp(1.0f, -24) * std::fabs(x.v));
 }
 
+// Two atoms r apart along x: the pair force and energy of force_atom against the formulas, for the
+// potential shifted at the cutoff (the force jumps there) and for the shifted force (both vanish).
+TEST(DriftMd, ShiftedForceIsContinuousAtTheCutoff) {
+  const double rc = 2.5;
+  const double uc = 4.0 * (std::pow(rc, -12) - std::pow(rc, -6));
+  const double fc = 24.0 * (2.0 * std::pow(rc, -12) - std::pow(rc, -6)) / rc;
+  auto pair = [&](double r, bool shifted_force, double* u, double* fx) {
+    F64 x[3][2] = {{F64(1.0), F64(1.0 + r)}, {F64(1.0), F64(1.0)}, {F64(1.0), F64(1.0)}};
+    F64 f[3][2] = {}, pe[2] = {};
+    int count[27] = {}, atoms[27 * 2] = {};
+    MdView<F64, double> m{};
+    for (int k = 0; k < 3; ++k) {
+      m.x[k] = x[k];
+      m.f[k] = f[k];
+    }
+    m.pe = pe;
+    m.ncell = 3;
+    m.cap = 2;
+    m.n = 2;
+    m.box = F64(3 * rc);
+    m.half_box = 1.5 * rc;
+    m.rc2 = rc * rc;
+    m.ecut = uc;
+    m.fcut = shifted_force ? fc : 0.0;
+    m.rc = rc;
+    m.cell_scale = 3.0 / (3 * rc);
+    for (int i = 0; i < 2; ++i) {
+      const int c = cell_of(m, i);
+      atoms[c * 2 + count[c]++] = i;
+    }
+    m.cell_count = count;
+    m.cell_atoms = atoms;
+    force_atom<F64, double, true>(m, 0);
+    *u = 2.0 * to_double(pe[0]);  // pe holds half the pair energy
+    *fx = to_double(f[0][0]);     // on atom 0, from atom 1 at +r: -F(r) along x
+  };
+  auto u_lj = [](double r) { return 4.0 * (std::pow(r, -12) - std::pow(r, -6)); };
+  auto f_lj = [](double r) { return 24.0 * (2.0 * std::pow(r, -12) - std::pow(r, -6)) / r; };
+  for (double r : {1.05, 1.3, 1.8, 2.2, 2.45}) {
+    double u = 0, fx = 0, us = 0, fxs = 0;
+    pair(r, false, &u, &fx);
+    pair(r, true, &us, &fxs);
+    EXPECT_NEAR(u, u_lj(r) - uc, 1e-12 * std::fabs(u_lj(r)) + 1e-15) << r;
+    EXPECT_NEAR(-fx, f_lj(r), 1e-12 * std::fabs(f_lj(r)) + 1e-15) << r;
+    EXPECT_NEAR(us, u_lj(r) - uc + (r - rc) * fc, 1e-12 * std::fabs(u_lj(r)) + 1e-15) << r;
+    EXPECT_NEAR(-fxs, f_lj(r) - fc, 1e-12 * std::fabs(f_lj(r)) + 1e-15) << r;
+    // The shifted-force pair is conservative: F = -du/dr (central difference).
+    double up = 0, um = 0, unused = 0;
+    pair(r + 1e-5, true, &up, &unused);
+    pair(r - 1e-5, true, &um, &unused);
+    EXPECT_NEAR(-fxs, -(up - um) / 2e-5, 1e-6 * std::fabs(fxs) + 1e-9) << r;
+  }
+  // Just inside the cutoff: the shifted potential's force jumps by F(rc) = -0.039, the shifted
+  // force's energy and force both go to 0.
+  double u = 0, fx = 0;
+  pair(rc - 1e-9, false, &u, &fx);
+  EXPECT_NEAR(-fx, fc, 1e-9);
+  EXPECT_LT(fc, -0.03);
+  pair(rc - 1e-9, true, &u, &fx);
+  EXPECT_LT(std::fabs(u), 1e-12);
+  EXPECT_LT(std::fabs(fx), 1e-9);
+}
+
 TEST(DriftMd, FitRecoversALine) {
   std::vector<MdSample> s(50);
   for (int i = 0; i < 50; ++i) {
