@@ -7,6 +7,7 @@
 
 #include "canvas.cuh"
 #include "cpu_parallel.h"
+#include "device.h"
 #include "view.h"
 
 namespace ds::mandel {
@@ -24,11 +25,11 @@ Canvas::Canvas(int width, int height, Backend backend, int cuda_device)
     if (have && need.device_bytes > have)
       throw BackendError("a " + std::to_string(width) + "x" + std::to_string(height) +
                          " canvas does not fit in the memory of CUDA device " + std::to_string(cuda_device));
-    counts_ = static_cast<uint32_t*>(detail::device_alloc(n * sizeof(uint32_t), cuda_device));
+    counts_ = static_cast<uint32_t*>(display_alloc(n * sizeof(uint32_t), cuda_device));
     try {
-      smooth_ = static_cast<float*>(detail::device_alloc(n * sizeof(float), cuda_device));
+      smooth_ = static_cast<float*>(display_alloc(n * sizeof(float), cuda_device));
     } catch (...) {
-      detail::device_free(counts_, cuda_device);
+      display_free(counts_, cuda_device);
       throw;
     }
 #else
@@ -49,9 +50,9 @@ Canvas::Canvas(int width, int height, Backend backend, int cuda_device)
 Canvas::~Canvas() {
 #if DEEPSCOPE_WITH_CUDA
   if (backend_ == Backend::kCuda) {
-    detail::device_free(counts_, device_);
-    detail::device_free(smooth_, device_);
-    detail::device_free(device_rgba_, device_);
+    display_free(counts_, device_);
+    display_free(smooth_, device_);
+    display_free(device_rgba_, device_);
   }
 #endif
 }
@@ -119,9 +120,9 @@ void Canvas::compose_rgba_host(const Colouring& c, int rows_done, const Canvas* 
     return;
   }
 #if DEEPSCOPE_WITH_CUDA
-  if (!device_rgba_) device_rgba_ = static_cast<uint8_t*>(detail::device_alloc(bytes, device_));
+  if (!device_rgba_) device_rgba_ = static_cast<uint8_t*>(display_alloc(bytes, device_));
   compose_rgba(c, rows_done, preview, device_rgba_);
-  detail::device_download(rgba->data(), device_rgba_, bytes, device_);
+  display_copy(rgba->data(), device_rgba_, bytes, false, device_);
 #endif
 }
 
@@ -131,8 +132,8 @@ void Canvas::read(std::vector<uint32_t>* counts, std::vector<float>* smooth) con
   smooth->resize(n);
   if (backend_ == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
-    detail::device_download(counts->data(), counts_, n * sizeof(uint32_t), device_);
-    detail::device_download(smooth->data(), smooth_, n * sizeof(float), device_);
+    display_copy(counts->data(), counts_, n * sizeof(uint32_t), false, device_);
+    display_copy(smooth->data(), smooth_, n * sizeof(float), false, device_);
 #endif
     return;
   }

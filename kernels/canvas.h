@@ -58,9 +58,6 @@ class Canvas {
 
 namespace detail {
 // The CUDA side of Canvas (frame_device.cu; CUDA builds only).
-void* device_alloc(std::size_t bytes, int device);
-void device_free(void* p, int device);
-void device_download(void* host, const void* device_ptr, std::size_t bytes, int device);
 struct ComposeArgs;
 // Colours on ds::display_stream(device) (device.h), the stream CUDA-GL interop maps its buffers on.
 void device_compose(const ComposeArgs& a, int device);

@@ -28,6 +28,12 @@ void set_current_device(int index);
 // for the screen and CUDA-GL interop's buffer mapping. It is non-blocking, so display work never
 // waits for a render or an orbit in progress on a worker thread. nullptr without CUDA.
 void* display_stream(int device);
+// Device memory for display work (Canvas, PointCloud): allocated zeroed, copied on display_stream,
+// each call complete on return. display_alloc and display_copy throw (std::runtime_error) on a
+// CUDA failure or without CUDA; display_free never throws (a lost device leaves nothing to free).
+void* display_alloc(std::size_t bytes, int device);
+void display_free(void* p, int device) noexcept;
+void display_copy(void* dst, const void* src, std::size_t bytes, bool to_device, int device);
 // Why there is no device ("built without CUDA", the runtime's error string, ...); empty if any.
 std::string cuda_unavailable_reason();
 

@@ -60,4 +60,30 @@ void* display_stream(int device) {
 }
 
 
+void* display_alloc(std::size_t bytes, int device) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
+  cudaStream_t s = static_cast<cudaStream_t>(display_stream(device));
+  void* p = nullptr;
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+  cudaError_t e = cudaMemsetAsync(p, 0, bytes, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+  if (e != cudaSuccess) {
+    cudaFree(p);
+    DEEPSCOPE_CUDA_CHECK(e);
+  }
+  return p;
+}
+
+void display_free(void* p, int device) noexcept {
+  if (p && cudaSetDevice(device) == cudaSuccess) cudaFree(p);
+}
+
+void display_copy(void* dst, const void* src, std::size_t bytes, bool to_device, int device) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
+  cudaStream_t s = static_cast<cudaStream_t>(display_stream(device));
+  DEEPSCOPE_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s));
+  DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
 }  // namespace ds

@@ -102,32 +102,6 @@ void device_scatter(uint32_t* counts, float* smooth, const std::vector<uint32_t>
   DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void* device_alloc(std::size_t bytes, int device) {
-  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
-  void* p = nullptr;
-  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
-  // Zeroed before anything uses it: the memset runs on the legacy stream, and the display stream
-  // (ds::display_stream) does not wait for that stream, so it must be finished here.
-  cudaError_t e = cudaMemset(p, 0, bytes);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
-  if (e != cudaSuccess) {
-    cudaFree(p);
-    DEEPSCOPE_CUDA_CHECK(e);
-  }
-  return p;
-}
-
-void device_free(void* p, int device) {
-  if (!p) return;
-  // Destructors must not throw: a failure here (a lost device) leaves nothing further to free.
-  if (cudaSetDevice(device) == cudaSuccess) cudaFree(p);
-}
-
-void device_download(void* host, const void* device_ptr, std::size_t bytes, int device) {
-  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host, device_ptr, bytes, cudaMemcpyDeviceToHost));
-}
-
 void device_compose(const ComposeArgs& a, int device) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
   cudaStream_t s = static_cast<cudaStream_t>(ds::display_stream(device));

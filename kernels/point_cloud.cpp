@@ -1,6 +1,8 @@
 // PointCloud: the host side, the CPU rasteriser, and the calls into point_cloud.cu.
 #include "point_cloud.h"
 
+#include "device.h"
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -16,18 +18,14 @@ void check_frame(const PlotFrame& f) {
 
 }  // namespace
 
-PointCloud::PointCloud(Backend backend, int cuda_device) : backend_(select_backend(backend)), device_(cuda_device) {
-#if !DEEPSCOPE_WITH_CUDA
-  backend_ = Backend::kCpu;
-#endif
-}
+PointCloud::PointCloud(Backend backend, int cuda_device) : backend_(select_backend(backend)), device_(cuda_device) {}
 
 PointCloud::~PointCloud() {
 #if DEEPSCOPE_WITH_CUDA
   if (backend_ == Backend::kCuda) {
-    detail::cloud_free(dxy_, device_);
-    detail::cloud_free(dcounts_, device_);
-    detail::cloud_free(drgba_, device_);
+    display_free(dxy_, device_);
+    display_free(dcounts_, device_);
+    display_free(drgba_, device_);
   }
 #endif
 }
@@ -46,11 +44,11 @@ void PointCloud::set_points(const std::vector<double>& xs, const std::vector<dou
     xy[2 * k] = xs[k];
     xy[2 * k + 1] = ys[k];
   }
-  detail::cloud_free(dxy_, device_);
+  display_free(dxy_, device_);
   dxy_ = nullptr;
   if (n_) {
-    dxy_ = static_cast<double*>(detail::cloud_alloc(xy.size() * sizeof(double), device_));
-    detail::cloud_upload(dxy_, xy.data(), xy.size() * sizeof(double), device_);
+    dxy_ = static_cast<double*>(display_alloc(xy.size() * sizeof(double), device_));
+    display_copy(dxy_, xy.data(), xy.size() * sizeof(double), true, device_);
   }
 #endif
 }
@@ -61,9 +59,9 @@ void PointCloud::render_rgba(const PlotFrame& f, uint8_t* rgba) const {
   if (backend_ == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
     if (dcounts_size_ < pixels) {
-      detail::cloud_free(dcounts_, device_);
+      display_free(dcounts_, device_);
       dcounts_ = nullptr;
-      dcounts_ = static_cast<uint32_t*>(detail::cloud_alloc(pixels * sizeof(uint32_t), device_));
+      dcounts_ = static_cast<uint32_t*>(display_alloc(pixels * sizeof(uint32_t), device_));
       dcounts_size_ = pixels;
     }
     detail::cloud_render(dxy_, n_, f, dcounts_, rgba, device_);
@@ -88,13 +86,13 @@ void PointCloud::render_rgba_host(const PlotFrame& f, std::vector<uint8_t>* rgba
   }
 #if DEEPSCOPE_WITH_CUDA
   if (drgba_size_ < bytes) {
-    detail::cloud_free(drgba_, device_);
+    display_free(drgba_, device_);
     drgba_ = nullptr;
-    drgba_ = static_cast<uint8_t*>(detail::cloud_alloc(bytes, device_));
+    drgba_ = static_cast<uint8_t*>(display_alloc(bytes, device_));
     drgba_size_ = bytes;
   }
   render_rgba(f, drgba_);
-  detail::cloud_download(rgba->data(), drgba_, bytes, device_);
+  display_copy(rgba->data(), drgba_, bytes, false, device_);
 #endif
 }
 

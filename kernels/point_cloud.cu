@@ -25,29 +25,6 @@ cudaStream_t stream_of(int device) { return static_cast<cudaStream_t>(display_st
 
 namespace detail {
 
-void* cloud_alloc(std::size_t bytes, int device) {
-  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
-  void* p = nullptr;
-  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
-  return p;
-}
-
-void cloud_free(void* p, int device) {
-  if (p && cudaSetDevice(device) == cudaSuccess) cudaFree(p);  // destructors: nothing to throw to
-}
-
-void cloud_upload(void* dst, const void* src, std::size_t bytes, int device) {
-  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_of(device)));
-  DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_of(device)));
-}
-
-void cloud_download(void* dst, const void* src, std::size_t bytes, int device) {
-  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_of(device)));
-  DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_of(device)));
-}
-
 void cloud_render(const double* dxy, std::size_t n, const PlotFrame& f, uint32_t* dcounts, uint8_t* rgba,
                   int device) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device));

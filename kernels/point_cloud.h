@@ -47,10 +47,6 @@ class PointCloud {
 
 namespace detail {
 // point_cloud.cu (CUDA builds only).
-void* cloud_alloc(std::size_t bytes, int device);
-void cloud_free(void* p, int device);
-void cloud_upload(void* dst, const void* src, std::size_t bytes, int device);
-void cloud_download(void* dst, const void* src, std::size_t bytes, int device);
 void cloud_render(const double* dxy, std::size_t n, const PlotFrame& f, uint32_t* dcounts, uint8_t* rgba,
                   int device);
 }  // namespace detail
