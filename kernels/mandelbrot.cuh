@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "arith/eft.h"
 #include "arith/hd.h"
@@ -46,18 +47,52 @@ DEEPSCOPE_HD bool escape_or_step(T& x, T& y, const T& cr, const T& ci) {
   return false;
 }
 
-// Hardware formats: the same recurrence written with explicit FMAs (7 FP instructions per step:
-// 1 mul, 3 fma, 2 add, 1 compare). FMA contraction is off project-wide, so these fmas are the only
-// ones, and host (std::fma) and device (__fma_rn) round identically.
+// Hardware formats: z^2 + c as x' = fma(x, x, fma(-y, y, cr)), y' = fma(x + x, y, ci), 4 FP
+// instructions two deep (x + x is exact), and the escape test RN(x^2 + RN(y^2)) > 4. FMA
+// contraction is off project-wide, so these fmas are the only ones, and host (std::fma) and device
+// (__fma_rn) round identically.
+template <class F>
+DEEPSCOPE_HD void native_step(F& x, F& y, F cr, F ci) {
+  const F xn = eft::fma_rn(x, x, eft::fma_rn(-y, y, cr));
+  y = eft::fma_rn(x + x, y, ci);
+  x = xn;
+}
+
+template <class F>
+DEEPSCOPE_HD bool native_escaped(F x, F y, F limit) {
+  return !(eft::fma_rn(x, x, y * y) <= limit);  // NaN (an overflowed block) counts as escaped
+}
+
 template <class F>
 DEEPSCOPE_HD bool escape_or_step(Native<F>& x, Native<F>& y, const Native<F>& cr, const Native<F>& ci) {
-  const F y2 = y.v * y.v;
-  if (eft::fma_rn(x.v, x.v, y2) > F(4)) return true;
-  const F xn = eft::fma_rn(x.v, x.v, cr.v - y2);
-  y.v = eft::fma_rn(x.v + x.v, y.v, ci.v);
-  x.v = xn;
+  if (native_escaped(x.v, y.v, F(4))) return true;
+  native_step(x.v, y.v, cr.v, ci.v);
   return false;
 }
+
+// Blocks of the hardware formats' loop: kSteps steps with no test, then one test of the last z
+// against 4 - kMargin. Once the per-step test fires (|z| > 2 - O(u), |c| <= 2), each step can lower
+// 2 - |z| at most fourfold plus ~24u, so every later z of the block has |z|^2 > 4 - 4^K 80u: a
+// block holding an escape always fails the block test (4^8 80 2^-53 = 5.8e-10 < 2^-26 for f64;
+// 4^4 80 2^-24 = 1.2e-3 < 2^-8 for f32). A failed block is run again step by step with the exact
+// test, so counts and orbits are those of testing every step.
+template <class F>
+struct NativeBlock;
+template <>
+struct NativeBlock<double> {
+  static constexpr uint32_t kSteps = 8;
+  static constexpr double kLimit = 4.0 - 0x1p-26;
+};
+template <>
+struct NativeBlock<float> {
+  static constexpr uint32_t kSteps = 4;
+  static constexpr float kLimit = 4.0f - 0x1p-8f;
+};
+
+template <class T>
+struct IsNative : std::false_type {};
+template <class F>
+struct IsNative<Native<F>> : std::true_type {};
 
 // Pixel centre offsets in units of s/2: 2i + 1 - width and 2j + 1 - height (exact integers).
 DEEPSCOPE_HD double pixel_offset(int index, int extent) { return 2.0 * index + 1.0 - extent; }
@@ -121,7 +156,29 @@ DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint32_t
   T x = s.x, y = s.y;
   uint32_t n = s.n;
   bool escaped = false;
-  for (; n < end; ++n)
+  if constexpr (IsNative<T>::value) {
+    using F = decltype(x.v);
+    using B = NativeBlock<F>;
+    while (end - n >= B::kSteps) {
+      const F bx = x.v, by = y.v;
+      DEEPSCOPE_UNROLL
+      for (uint32_t k = 0; k < B::kSteps; ++k) native_step(x.v, y.v, s.cr.v, s.ci.v);
+      if (!native_escaped(x.v, y.v, F(B::kLimit))) {
+        n += B::kSteps;
+        continue;
+      }
+      x.v = bx;  // run the block again with the exact test
+      y.v = by;
+      uint32_t k = 0;
+      while (k < B::kSteps && !escape_or_step(x, y, s.cr, s.ci)) ++k;
+      n += k;
+      if (k < B::kSteps) {
+        escaped = true;
+        break;
+      }
+    }
+  }
+  for (; n < end && !escaped; ++n)
     if (escape_or_step(x, y, s.cr, s.ci)) {
       escaped = true;
       break;
