@@ -100,7 +100,12 @@ void table2(std::ostringstream& md, int64_t steps) {
 }  // namespace
 
 int bench_henon(const ArgList& argv) {
-  cli::Args args(argv, {"out", "formats", "steps", "orbits", "fp-counts"}, {"quick", "cpu-only", "gpu-only"});
+  cli::Args args(argv, {"out", "formats", "steps", "orbits", "fp-counts", "params"}, {"quick", "cpu-only", "gpu-only"});
+  // format: a and b in each format (parsed from "1.4" and "0.3"); double: the doubles nearest them,
+  // as the paper's Figure 6 (and CAMPARY's loop) take them; both: f64xN rows in both forms.
+  const std::string params = args.get("params", "both");
+  if (params != "format" && params != "double" && params != "both")
+    throw cli::UsageError("--params must be format, double or both, got \"" + params + "\"");
   const bool quick = args.flag("quick");
   const std::string out_path = args.get("out", "");
   if (!out_path.empty()) check_writable(out_path);
@@ -134,28 +139,33 @@ int bench_henon(const ArgList& argv) {
       const double shorten = quick ? cost : args.has("steps") ? 1.0 : std::max(1.0, cost / 4);
       const int64_t n = std::max<int64_t>(std::min<int64_t>(steps, 1000),
                                           static_cast<int64_t>(static_cast<double>(steps) / shorten));
-      const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n);
-      const std::string name = arith_name(f);
-      const double orbits_s = r.steps_per_second / 1e6;
-      md << "| " << name << " | " << n << " | " << num(r.seconds, "%.3f") << " | " << num(r.steps_per_second)
-         << " | " << num(orbits_s) << " |";
-      if (gpu) {
-        const auto c = counts.find(name);
-        if (c == counts.end()) {
-          md << " | |";
-        } else {
-          const double share =
-              r.steps_per_second * (c->second.fp64 / kFp64Ceiling + c->second.fp32 / kFp32Ceiling);
-          md << " " << num(c->second.fp64, "%.1f")
-             << (c->second.fp32 > 0 ? " (+" + num(c->second.fp32, "%.1f") + " FP32)" : "") << " | "
-             << num(100 * share, "%.1f") << "% |";
+      const bool expansion = std::string(arith_name(f)).rfind("f64x", 0) == 0;
+      for (const bool dbl : {false, true}) {
+        // Only f64xN multiply differently by a double; the other formats run one row.
+        if (dbl ? !expansion || params == "format" : expansion && params == "double") continue;
+        const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n, dbl);
+        const std::string name = std::string(arith_name(f)) + (dbl ? "+d" : "");
+        const double orbits_s = r.steps_per_second / 1e6;
+        md << "| " << arith_name(f) << (dbl ? " (a, b doubles)" : "") << " | " << n << " | "
+           << num(r.seconds, "%.3f") << " | " << num(r.steps_per_second) << " | " << num(orbits_s) << " |";
+        if (gpu) {
+          const auto c = counts.find(name);
+          if (c == counts.end()) {
+            md << " | |";
+          } else {
+            const double share =
+                r.steps_per_second * (c->second.fp64 / kFp64Ceiling + c->second.fp32 / kFp32Ceiling);
+            md << " " << num(c->second.fp64, "%.1f")
+               << (c->second.fp32 > 0 ? " (+" + num(c->second.fp32, "%.1f") + " FP32)" : "") << " | "
+               << num(100 * share, "%.1f") << "% |";
+          }
+          const auto p = kPaperC2075.find(arith_name(f)), h = kReferenceH100.find(arith_name(f));
+          md << " " << (p == kPaperC2075.end() ? "" : num(orbits_s / p->second, "%.1f")) << " | "
+             << (h == kReferenceH100.end() ? "" : num(orbits_s / h->second, "%.2f")) << " |";
         }
-        const auto p = kPaperC2075.find(name), h = kReferenceH100.find(name);
-        md << " " << (p == kPaperC2075.end() ? "" : num(orbits_s / p->second, "%.1f")) << " | "
-           << (h == kReferenceH100.end() ? "" : num(orbits_s / h->second, "%.2f")) << " |";
+        md << "\n";
+        std::fprintf(stderr, "  %s %s done\n", title, name.c_str());
       }
-      md << "\n";
-      std::fprintf(stderr, "  %s %s done\n", title, name.c_str());
     }
     md << "\n";
     if (gpu)
@@ -164,9 +174,9 @@ int bench_henon(const ArgList& argv) {
          << "), the H100's measured FMA rates; instructions per step counted by Nsight Compute over every "
             "launch "
             "(docs/bench/henon_fp_counts.py), so the escape pre-test and the loop are included. x CAMPARY: "
-            "CAMPARY's multi_prec<N> Hénon loop (paper, Figure 6) on the same H100; for f64 the reference is "
-            "a "
-            "plain double loop's 5.07e12 iterations/s.\n\n";
+            "CAMPARY's multi_prec<N> Hénon loop (paper, Figure 6, which takes a and b as doubles) on the same "
+            "H100, to be read against the rows marked (a, b doubles); for f64 the reference is a plain double "
+            "loop's 5.07e12 iterations/s. Rows without the mark take a and b to the format's precision.\n\n";
   };
   if (do_cpu) {
     const int64_t orbits =

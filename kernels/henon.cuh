@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "arith/format.h"
 #include "arith/hd.h"
@@ -29,13 +30,33 @@ DEEPSCOPE_HD void step(const T& a, const T& b, T& x, T& y) {
   x = nx;
 }
 
-// f32 and f64: x' = RN((1 + y) - RN(a x) x) with one FMA, 4 FP64 instructions a step (DADD, DMUL,
-// DFMA, DMUL) instead of 5; explicit on both sides, so host and device still agree to the bit.
+// Expansions: when a and b are doubles (no tail: a grid on a binary grid, or the paper's Figure 6,
+// which takes them as double), the products a x^2 and b x are Expansion * double, O(N) instead of
+// a full product. The branch is uniform over a parameter's items; the map is the same function
+// of (a, b, x, y) on every backend and in every caller.
+template <int N>
+DEEPSCOPE_HD void step(const Expansion<N>& a, const Expansion<N>& b, Expansion<N>& x, Expansion<N>& y) {
+  Expansion<N> nx;
+  if (a.t[1] == 0.0 && b.t[1] == 0.0) {
+    nx = (y + 1.0) - sqr(x) * a.t[0];
+    y = x * b.t[0];
+  } else {
+    nx = (y + 1.0) - a * sqr(x);
+    y = b * x;
+  }
+  x = nx;
+}
+
+// f32 and f64: x' = RN(RN(1 + y) - RN(a x) x) with one FMA, and y' = RN(RN(1 + b x) - 1). The
+// second coordinate only ever enters the map as 1 + y, and RN(1 + b x) is one FMA: the transient
+// loop (advance_native) carries u = 1 + y and costs 3 FP instructions a step (DMUL, 2 DFMA), like
+// a plain double loop; whenever RN(1 + b x) lies in [1/2, 2] (checked there), RN(u - 1) is exact
+// and 1 + RN(u - 1) = u, so that loop gives this step's orbit to the bit.
 template <class F>
 DEEPSCOPE_HD void step(const Native<F>& a, const Native<F>& b, Native<F>& x, Native<F>& y) {
   const F ax = a.v * x.v;
   const F nx = eft::fma_rn(-ax, x.v, y.v + F(1));
-  y.v = b.v * x.v;
+  y.v = eft::fma_rn(b.v, x.v, F(1)) - F(1);
   x.v = nx;
 }
 
@@ -120,9 +141,57 @@ DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n
   return i + advance_exact(p, x, y, n - i);
 }
 
+// f32 and f64 with |b| < 0.99: the blocks of advance_blocks on (x, u = 1 + y), 3 FP instructions a
+// step. The block's key also covers |x| against 1/(2|b|) (with the block's first x), so that every
+// RN(1 + b x) of a passed block lies in [1/2, 3/2] and the block equals step() to the bit; any other
+// block is run again from its start with step() and the exact test.
+template <class F>
+DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x, Native<F>& y, int64_t n) {
+  const double fuse = 0.5 / std::fabs(static_cast<double>(p.b.v));  // inf for b = 0
+  const uint32_t kb = magnitude_key(lead(p.bound)) - 1, kf = magnitude_key(fuse) - 1;
+  const uint32_t limit = kb < kf ? kb : kf;
+  const F a = p.a.v, b = p.b.v;
+  F xv = x.v, yv = y.v, u = y.v + F(1);
+  int64_t i = 0;
+  for (; i + kEscapeBlock <= n; i += kEscapeBlock) {
+    const F sx = xv;
+    uint32_t key = magnitude_key(static_cast<double>(xv));
+    DEEPSCOPE_UNROLL
+    for (int j = 0; j < kEscapeBlock; ++j) {
+      const F nx = eft::fma_rn(-(a * xv), xv, u);
+      u = eft::fma_rn(b, xv, F(1));
+      xv = nx;
+      const uint32_t kx = magnitude_key(static_cast<double>(xv));
+      key = kx > key ? kx : key;
+    }
+    if (key < limit) {
+      yv = u - F(1);
+      continue;
+    }
+    x.v = sx;  // the block's start
+    y.v = yv;
+    const int64_t k = advance_exact(p, x, y, kEscapeBlock);
+    if (outside(x, y, p.bound)) return i + k;
+    xv = x.v;
+    yv = y.v;
+    u = yv + F(1);
+  }
+  x.v = xv;
+  y.v = yv;
+  return i + advance_exact(p, x, y, n - i);
+}
+
+template <class T>
+struct IsNativeFormat : std::false_type {};
+template <class F>
+struct IsNativeFormat<Native<F>> : std::true_type {};
+
 template <class T>
 DEEPSCOPE_HD int64_t advance(const MapParams<T>& p, T& x, T& y, int64_t n) {
-  if constexpr (T::traits().fixed) {
+  if constexpr (IsNativeFormat<T>::value) {
+    if (std::fabs(lead(p.b)) < 0.99) return advance_native(p, x, y, n);
+    return advance_blocks<T, true>(p, x, y, n);
+  } else if constexpr (T::traits().fixed) {
     return advance_exact(p, x, y, n);
   } else {
     if (std::fabs(lead(p.b)) < 0.99) return advance_blocks<T, false>(p, x, y, n);

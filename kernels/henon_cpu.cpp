@@ -554,7 +554,7 @@ ScanResult scan(const ScanParams& p) {
   return dispatch(p.arith, [&](auto tag) { return scan_t<typename decltype(tag)::type>(p, be); });
 }
 
-OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps) {
+OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params) {
   check_range("orbits", n_orbits, 1, 100'000'000);
   check_range("steps", n_steps, 1, kMaxTransient);
   const Backend be = select_backend(backend);
@@ -565,7 +565,11 @@ OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_s
     sp.n_init = n_orbits;
     sp.n_transient = n_steps;
     sp.p_max = 1;
-    const MapParams<T> p = make_params<T>("1.4", "0.3", sp.bound, sp.tol);
+    MapParams<T> p = make_params<T>("1.4", "0.3", sp.bound, sp.tol);
+    if (double_params) {
+      p.a = T(1.4);
+      p.b = T(0.3);
+    }
     const std::vector<T> as{p.a}, bs{p.b};
     // Start points within 1e-3 of the origin, inside the attractor's basin: no orbit escapes, so
     // every orbit runs all n_steps steps.

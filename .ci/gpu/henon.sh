@@ -2,15 +2,22 @@
 if [ "$what" = tests ]; then run_san kernels_test_henon 'HenonDevice.*'; fi
 if [ "$what" = bench ]; then
   # FP instructions per step of the transient loop (Nsight Compute replays every launch, so a small
-  # run: the floating formats at 2,000 steps x 16,896 orbits; the counts per step do not change).
+  # run: the floating formats at 2,000 steps x 16,896 orbits; the counts per step do not change),
+  # once with a and b in each format and once with a and b doubles for f64xN (names + "+d").
   ncu --csv --metrics $metrics -k regex:advance_kernel $exe bench henon --gpu-only --steps 2000 --orbits 16896 \
-    --formats f32,f64,composite,ff,f64x2,f64x3,f64x4,f64x5,f64x6,f64x7,f64x8 > "$raw/ncu_henon.csv" 2> "$raw/ncu_henon.err"
-  python3 docs/bench/henon_fp_counts.py "$raw/ncu_henon.csv" 2000 16896 > "$stage/henon_fp_counts.csv"
-  $exe bench henon --fp-counts "$stage/henon_fp_counts.csv" --out "$stage/henon.md" > /dev/null 2> "$raw/bench_henon.err"
+    --params format --formats f32,f64,composite,ff,f64x2,f64x3,f64x4,f64x5,f64x6,f64x7,f64x8 \
+    > "$raw/ncu_henon.csv" 2> "$raw/ncu_henon.err"
+  ncu --csv --metrics $metrics -k regex:advance_kernel $exe bench henon --gpu-only --steps 2000 --orbits 16896 \
+    --params double --formats f64x2,f64x3,f64x4,f64x5,f64x6,f64x7,f64x8 > "$raw/ncu_henon_d.csv" 2>> "$raw/ncu_henon.err"
+  { python3 docs/bench/henon_fp_counts.py "$raw/ncu_henon.csv" 2000 16896;
+    python3 docs/bench/henon_fp_counts.py "$raw/ncu_henon_d.csv" 2000 16896 +d | tail -n +2; } > "$stage/henon_fp_counts.csv"
+  $exe bench henon ${henon_bench_args:-} --fp-counts "$stage/henon_fp_counts.csv" --out "$stage/henon.md" > /dev/null 2> "$raw/bench_henon.err"
   tail -n 3 "$raw/bench_henon.err"
+  if [ -z "${henon_bench_args:-}" ]; then
   # The paper's sink at (1.4, 0.2999999774905): 1024 start points, 1e7 transient steps, f64 on the
   # GPU; the period and eigenvalues of the point found are in docs/bench/henon-paper.md.
   { time $exe henon scan --a-min 1.4 --a-step 0 --na 1 --b-min 0.2999999774905 --init 1024 \
       --transient 10000000 --pmax 5000 --backend cuda --csv "$stage/henon_sink.csv" ; } > "$stage/henon_sink.log" 2>&1
   tail -n 3 "$stage/henon_sink.log"
+  fi
 fi

@@ -5,7 +5,7 @@ format,fp64_per_step,fp32_per_step lines for `bench henon --fp-counts`.
 Run on the GPU machine (the scan's transient kernel, every launch of every format):
   ncu --csv --metrics <dadd,dmul,dfma,fadd,fmul,ffma ..._pred_on.sum> -k regex:advance_kernel \
       deepscope bench henon --gpu-only --steps S --orbits N > ncu.csv
-  python3 docs/bench/henon_fp_counts.py ncu.csv S N > henon_fp_counts.csv
+  python3 docs/bench/henon_fp_counts.py ncu.csv S N [+d] > henon_fp_counts.csv
 Each format runs a warm-up of min(S, 1000) steps and then S steps, all N orbits (none escapes),
 so the counts are divided by N (min(S, 1000) + S): the escape pre-test and the loop are included."""
 import re
@@ -14,7 +14,7 @@ import sys
 from ncu_counts import format_name, fp_sums, launches
 
 
-def main(path, steps, orbits):
+def main(path, steps, orbits, suffix=""):
     total = {}
     for rec in launches(path):
         m = re.search(r"advance_kernel<(.*?)>\(", rec["name"])
@@ -28,8 +28,9 @@ def main(path, steps, orbits):
     per = float(orbits) * (min(steps, 1000) + steps)
     print("format,fp64_per_step,fp32_per_step")
     for name, (d, f) in total.items():
-        print("%s,%.2f,%.2f" % (name, d / per, f / per))
+        print("%s%s,%.2f,%.2f" % (name, suffix, d / per, f / per))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    # An optional 4th argument is appended to the format names ("+d": the run with --params double).
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else "")

@@ -182,15 +182,17 @@ TEST(Henon, EscapingOrbitsAreReportedNotNaN) {
 template <class T>
 void check_blocked_escape(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-2.0, 2.0);
-  const double bs[] = {0.3, -0.3, 1.2, -1.5};
+  const double bs[] = {0.3, -0.3, 1.2, -1.5, 0.45, -0.6};
   const double bounds[] = {1.0, 1.5, 1e3};
   int escaped = 0;
-  for (int i = 0; i < 600; ++i) {
-    const double b = bs[i % 4], bound = bounds[(i / 4) % 3];
-    const MapParams<T> p{T(1.4), T(b), T(bound), T(1e-10)};
+  for (int i = 0; i < 900; ++i) {
+    const double b = bs[i % 6], bound = bounds[(i / 6) % 3];
+    // a = 1.4 as a double (Expansion * double products) and to the format's precision.
+    const T a = i % 2 ? T(1.4) : T::from_string("1.4");
+    const MapParams<T> p{a, T(b), T(bound), T(1e-10)};
     const T x0(u(rng) * 0.8), y0(u(rng) * 0.3);
     if (outside(x0, y0, p.bound)) continue;
-    const int64_t n = 1 + static_cast<int64_t>(rng() % 200);
+    const int64_t n = 1 + static_cast<int64_t>(rng() % (i % 5 == 0 ? 3000 : 200));
     T xa = x0, ya = y0, xb = x0, yb = y0;
     const int64_t ka = advance(p, xa, ya, n), kb = advance_exact(p, xb, yb, n);
     ASSERT_EQ(ka, kb) << T::traits().name << " start " << to_double(x0) << ", " << to_double(y0) << " b " << b
