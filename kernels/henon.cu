@@ -20,7 +20,7 @@ __global__ void init_kernel(const double* init, int64_t n_init, int64_t items, T
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= items) return;
   const int64_t j = i % n_init;
-  const T x(init[2 * j]), y(init[2 * j + 1]);
+  const T x(init[2 * j]), y = stored_y(T(init[2 * j + 1]));
   xs[i] = x;
   ys[i] = y;
   alive[i] = outside(x, y, bound) ? 0 : 1;
@@ -69,7 +69,7 @@ __global__ void points_kernel(T a, T b, T bound, T* state, int64_t n, double* xs
       break;
     }
     xs[i] = to_double(x);
-    ys[i] = to_double(y);
+    ys[i] = to_double(actual_y(y));
   }
   *n_out = i;
   state[0] = x;

@@ -47,17 +47,36 @@ DEEPSCOPE_HD void step(const Expansion<N>& a, const Expansion<N>& b, Expansion<N
   x = nx;
 }
 
-// f32 and f64: x' = RN(RN(1 + y) - RN(a x) x) with one FMA, and y' = RN(RN(1 + b x) - 1). The
-// second coordinate only ever enters the map as 1 + y, and RN(1 + b x) is one FMA: the transient
-// loop (advance_native) carries u = 1 + y and costs 3 FP instructions a step (DMUL, 2 DFMA), like
-// a plain double loop; whenever RN(1 + b x) lies in [1/2, 2] (checked there), RN(u - 1) is exact
-// and 1 + RN(u - 1) = u, so that loop gives this step's orbit to the bit.
+// f32 and f64 store the second coordinate as v = 1 + y (stored_y / actual_y below): the map only
+// ever uses y as 1 + y, and then a step is x' = RN(v - RN(a x) x), v' = RN(1 + b x), three FP
+// instructions (DMUL, two DFMA), like a plain double loop; y = RN(v - 1) is formed only for output.
 template <class F>
-DEEPSCOPE_HD void step(const Native<F>& a, const Native<F>& b, Native<F>& x, Native<F>& y) {
-  const F ax = a.v * x.v;
-  const F nx = eft::fma_rn(-ax, x.v, y.v + F(1));
-  y.v = eft::fma_rn(b.v, x.v, F(1)) - F(1);
+DEEPSCOPE_HD void step(const Native<F>& a, const Native<F>& b, Native<F>& x, Native<F>& v) {
+  const F nx = eft::fma_rn(-(a.v * x.v), x.v, v.v);
+  v.v = eft::fma_rn(b.v, x.v, F(1));
   x.v = nx;
+}
+
+// The second coordinate as the per-item code stores it, from and to the map's y.
+template <class T>
+DEEPSCOPE_HD T stored_y(const T& y) {
+  return y;
+}
+template <class T>
+DEEPSCOPE_HD T actual_y(const T& v) {
+  return v;
+}
+template <class F>
+DEEPSCOPE_HD Native<F> stored_y(const Native<F>& y) {
+  Native<F> v;
+  v.v = y.v + F(1);
+  return v;
+}
+template <class F>
+DEEPSCOPE_HD Native<F> actual_y(const Native<F>& v) {
+  Native<F> y;
+  y.v = v.v - F(1);
+  return y;
 }
 
 // True when (x, y) has left the box |x|, |y| <= bound. Written as !(<=) so that a NaN (which no
@@ -65,6 +84,10 @@ DEEPSCOPE_HD void step(const Native<F>& a, const Native<F>& b, Native<F>& x, Nat
 template <class T>
 DEEPSCOPE_HD bool outside(const T& x, const T& y, const T& bound) {
   return !(abs(x) <= bound) || !(abs(y) <= bound);
+}
+template <class F>
+DEEPSCOPE_HD bool outside(const Native<F>& x, const Native<F>& v, const Native<F>& bound) {
+  return !(abs(x) <= bound) || !(abs(actual_y(v)) <= bound);
 }
 
 // The leading double of a floating-format value: within a relative 2^-40 of it (exact for f32,
@@ -141,44 +164,76 @@ DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n
   return i + advance_exact(p, x, y, n - i);
 }
 
-// f32 and f64 with |b| < 0.99: the blocks of advance_blocks on (x, u = 1 + y), 3 FP instructions a
-// step. The block's key also covers |x| against 1/(2|b|) (with the block's first x), so that every
-// RN(1 + b x) of a passed block lies in [1/2, 3/2] and the block equals step() to the bit; any other
-// block is run again from its start with step() and the exact test.
+// f32 and f64: blocks of kEscapeBlock steps on (x, v). Where an orbit that leaves the box can never
+// come back (|b| < 0.99 and a bound at or above R0 below), only the block's last x is tested: no
+// instruction is spent on the test inside the block. Otherwise every x is keyed as in
+// advance_blocks (and v too when |b| >= 0.99: |y| > bound implies |v| > bound - 1). A block that
+// fails is run again from its start with the exact test, so the result equals advance_exact's.
+//
+// Why the last x suffices: let r_n = |x_n| leave the box at step n (r_{n-1} <= bound < r_n).
+// Then |y_n| = |b| r_{n-1} < r_n, and as long as r_n >= r_{n-1}, r_{n+1} >= |a| r_n^2 - 1 - |b| r_n
+// (less the rounding of three operations, <= 2u of each term), which is >= r_n whenever r_n >= R0,
+// the positive root of a' r^2 - (1 + c'|b|) r - c' = 0 with a' = |a| (1 - 4u), c' = 1 + 4u. So
+// |x| grows at every later step (to inf, then NaN: both fail the key), and a block whose last x is
+// inside never left the box. The bound must exceed R0 by a relative 2^-20 for the test to be used.
 template <class F>
-DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x, Native<F>& y, int64_t n) {
-  const double fuse = 0.5 / std::fabs(static_cast<double>(p.b.v));  // inf for b = 0
-  const uint32_t kb = magnitude_key(lead(p.bound)) - 1, kf = magnitude_key(fuse) - 1;
-  const uint32_t limit = kb < kf ? kb : kf;
+DEEPSCOPE_HD bool end_test_suffices(const MapParams<Native<F>>& p) {
+  const double u = sizeof(F) == 4 ? 0x1p-24 : 0x1p-53;
+  const double a = std::fabs(static_cast<double>(p.a.v)) * (1 - 4 * u), b = std::fabs(static_cast<double>(p.b.v));
+  if (!(b < 0.99) || !(a > 0)) return false;
+  const double c = 1 + 4 * u, s = 1 + c * b;
+  const double r0 = (s + std::sqrt(s * s + 4 * a * c)) / (2 * a);
+  return static_cast<double>(p.bound.v) >= r0 * (1 + 0x1p-20);
+}
+
+template <class F>
+DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x, Native<F>& v, int64_t n) {
+  const bool end_only = end_test_suffices(p);
+  const bool check_v = !(std::fabs(static_cast<double>(p.b.v)) < 0.99);
+  const uint32_t kx_limit = magnitude_key(static_cast<double>(p.bound.v)) - 1;
+  const double vb = static_cast<double>(p.bound.v) - 1;  // |y| > bound implies |v| > bound - 1
+  const uint32_t kv_limit = vb > 0 ? magnitude_key(vb) - 1 : 0;
   const F a = p.a.v, b = p.b.v;
-  F xv = x.v, yv = y.v, u = y.v + F(1);
+  F xv = x.v, vv = v.v;
   int64_t i = 0;
   for (; i + kEscapeBlock <= n; i += kEscapeBlock) {
-    const F sx = xv;
-    uint32_t key = magnitude_key(static_cast<double>(xv));
-    DEEPSCOPE_UNROLL
-    for (int j = 0; j < kEscapeBlock; ++j) {
-      const F nx = eft::fma_rn(-(a * xv), xv, u);
-      u = eft::fma_rn(b, xv, F(1));
-      xv = nx;
-      const uint32_t kx = magnitude_key(static_cast<double>(xv));
-      key = kx > key ? kx : key;
+    const F sx = xv, sv = vv;
+    bool fail;
+    if (end_only) {
+      DEEPSCOPE_UNROLL
+      for (int j = 0; j < kEscapeBlock; ++j) {
+        const F nx = eft::fma_rn(-(a * xv), xv, vv);
+        vv = eft::fma_rn(b, xv, F(1));
+        xv = nx;
+      }
+      fail = magnitude_key(static_cast<double>(xv)) >= kx_limit;
+    } else {
+      uint32_t kx = 0, kv = 0;
+      DEEPSCOPE_UNROLL
+      for (int j = 0; j < kEscapeBlock; ++j) {
+        const F nx = eft::fma_rn(-(a * xv), xv, vv);
+        vv = eft::fma_rn(b, xv, F(1));
+        xv = nx;
+        const uint32_t qx = magnitude_key(static_cast<double>(xv));
+        kx = qx > kx ? qx : kx;
+        if (check_v) {
+          const uint32_t qv = magnitude_key(static_cast<double>(vv));
+          kv = qv > kv ? qv : kv;
+        }
+      }
+      fail = kx >= kx_limit || (check_v && kv >= kv_limit);
     }
-    if (key < limit) {
-      yv = u - F(1);
-      continue;
-    }
-    x.v = sx;  // the block's start
-    y.v = yv;
-    const int64_t k = advance_exact(p, x, y, kEscapeBlock);
-    if (outside(x, y, p.bound)) return i + k;
+    if (!fail) continue;
+    x.v = sx;  // the block again, from its start, with the exact test
+    v.v = sv;
+    const int64_t k = advance_exact(p, x, v, kEscapeBlock);
+    if (outside(x, v, p.bound)) return i + k;
     xv = x.v;
-    yv = y.v;
-    u = yv + F(1);
+    vv = v.v;
   }
   x.v = xv;
-  y.v = yv;
-  return i + advance_exact(p, x, y, n - i);
+  v.v = vv;
+  return i + advance_exact(p, x, v, n - i);
 }
 
 template <class T>
@@ -189,8 +244,7 @@ struct IsNativeFormat<Native<F>> : std::true_type {};
 template <class T>
 DEEPSCOPE_HD int64_t advance(const MapParams<T>& p, T& x, T& y, int64_t n) {
   if constexpr (IsNativeFormat<T>::value) {
-    if (std::fabs(lead(p.b)) < 0.99) return advance_native(p, x, y, n);
-    return advance_blocks<T, true>(p, x, y, n);
+    return advance_native(p, x, y, n);
   } else if constexpr (T::traits().fixed) {
     return advance_exact(p, x, y, n);
   } else {
@@ -427,7 +481,7 @@ DEEPSCOPE_HD detail::ItemOut finish_item(const MapParams<T>& p, int32_t p_max, T
   const CycleInfo<T> c = cycle_info(p, k, x, y);
   r.sink = is_sink(c.trace, c.det) ? 1 : 0;
   r.x = to_double(c.min_x);
-  r.y = to_double(c.min_y);
+  r.y = to_double(actual_y(c.min_y));
   return r;
 }
 

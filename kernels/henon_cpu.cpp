@@ -94,7 +94,7 @@ template <class T>
 OrbitResult orbit_t(const OrbitParams& op) {
   const MapInput& in = op.map;
   const MapParams<T> p = make_params<T>(in.a, in.b, in.bound, "1");
-  T x = parse_value<T>("x0", in.x0), y = parse_value<T>("y0", in.y0);
+  T x = parse_value<T>("x0", in.x0), y = stored_y(parse_value<T>("y0", in.y0));
   OrbitResult r;
   if (outside(x, y, p.bound)) {
     r.escaped = true;
@@ -144,12 +144,12 @@ OrbitResult orbit_t(const OrbitParams& op) {
           break;
         }
         r.xs.push_back(to_double(x));
-        r.ys.push_back(to_double(y));
+        r.ys.push_back(to_double(actual_y(y)));
       }
     }
   }
   r.final_x = to_string(x);
-  r.final_y = to_string(y);
+  r.final_y = to_string(actual_y(y));
   return r;
 }
 
@@ -157,7 +157,7 @@ template <class T>
 PeriodResult period_t(const PeriodParams& pp) {
   const MapInput& in = pp.map;
   const MapParams<T> p = make_params<T>(in.a, in.b, in.bound, pp.tol);
-  T x = parse_value<T>("x0", in.x0), y = parse_value<T>("y0", in.y0);
+  T x = parse_value<T>("x0", in.x0), y = stored_y(parse_value<T>("y0", in.y0));
   PeriodResult r;
   if (outside(x, y, p.bound)) {
     r.escaped = true;
@@ -184,7 +184,7 @@ PeriodResult period_t(const PeriodParams& pp) {
   const int digits = sig_digits(T::traits());
   T cx = x, cy = y;
   for (int32_t i = 0; i < k; ++i) {
-    r.cycle.emplace_back(to_string(cx, digits), to_string(cy, digits));
+    r.cycle.emplace_back(to_string(cx, digits), to_string(actual_y(cy), digits));
     step(p.a, p.b, cx, cy);
   }
   const CycleInfo<T> c = cycle_info(p, k, x, y);
@@ -402,7 +402,7 @@ bool run_chunk_cpu(const std::vector<T>& as, const std::vector<T>& bs, const std
         for (std::size_t i = b; i < e; ++i) {
           const int64_t pl = static_cast<int64_t>(i) / sp.n_init, j = static_cast<int64_t>(i) % sp.n_init;
           const MapParams<T> p{as[pl], bs[pl], bound, tol};
-          T x(init[2 * j]), y(init[2 * j + 1]);
+          T x(init[2 * j]), y = stored_y(T(init[2 * j + 1]));
           detail::ItemOut r{-1, 0, 0.0, 0.0};
           bool alive = !outside(x, y, p.bound);
           int64_t done = 0;
