@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "cuda_check.h"
-#include "cuda_memory.cuh"
 #include "tmd_lefevre.cuh"
 #include "tmd_lefevre_pipeline.h"
 
@@ -114,13 +113,31 @@ struct Stream {
   Stream& operator=(const Stream&) = delete;
 };
 
+// Device memory from the stream-ordered allocator: allocating and freeing do not wait for the
+// device (cudaFree would, stalling the other worker sharing the device), and the pool reuses
+// memory from block to block.
+struct StreamBuffer {
+  void* p = nullptr;
+  cudaStream_t s;
+  StreamBuffer(std::size_t bytes, cudaStream_t st) : s(st) {
+    DEEPSCOPE_CUDA_CHECK(cudaMallocAsync(&p, bytes ? bytes : 1, s));
+  }
+  ~StreamBuffer() { cudaFreeAsync(p, s); }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  template <class U>
+  U* as() const {
+    return static_cast<U*>(p);
+  }
+};
+
 template <class T>
-void upload(DeviceBuffer& d, const std::vector<T>& h, cudaStream_t s) {
+void upload(StreamBuffer& d, const std::vector<T>& h, cudaStream_t s) {
   if (!h.empty())
     DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
 }
 
-Counters read_counters(const DeviceBuffer& c, cudaStream_t s) {
+Counters read_counters(const StreamBuffer& c, cudaStream_t s) {
   Counters h;
   DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(&h, c.p, sizeof h, cudaMemcpyDeviceToHost, s));
   DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -145,12 +162,12 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
     for (int64_t s0 = 0; s0 < in.packets[p].packet.n; s0 += kSubPacket)
       items.push_back({static_cast<int32_t>(p),
                        static_cast<int32_t>(std::min(kSubPacket, in.packets[p].packet.n - s0)), s0});
-  DeviceBuffer d_pk(in.packets.size() * sizeof(PacketJob)), d_items(items.size() * sizeof(DevItem));
-  DeviceBuffer d_singles(in.singles.size() * sizeof(Single));
-  DeviceBuffer d_params(in.params.size() * sizeof(lb::IntervalParams));
-  DeviceBuffer d_coef(static_cast<std::size_t>(3 * nb) * sizeof(lb::Frac));
-  DeviceBuffer d_pidx(static_cast<std::size_t>(nb) * sizeof(int32_t));
-  DeviceBuffer d_cnt(sizeof(Counters));
+  StreamBuffer d_pk(in.packets.size() * sizeof(PacketJob), s), d_items(items.size() * sizeof(DevItem), s);
+  StreamBuffer d_singles(in.singles.size() * sizeof(Single), s);
+  StreamBuffer d_params(in.params.size() * sizeof(lb::IntervalParams), s);
+  StreamBuffer d_coef(static_cast<std::size_t>(3 * nb) * sizeof(lb::Frac), s);
+  StreamBuffer d_pidx(static_cast<std::size_t>(nb) * sizeof(int32_t), s);
+  StreamBuffer d_cnt(sizeof(Counters), s);
   DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(d_cnt.p, 0, sizeof(Counters), s));
   upload(d_pk, in.packets, s);
   upload(d_items, items, s);
@@ -174,12 +191,12 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   t = Clock::now();
   const int64_t T = in.all_tested ? nb : static_cast<int64_t>(in.tested.size());
   o.phase1 = T;
-  DeviceBuffer d_tested(in.all_tested ? 0 : in.tested.size() * sizeof(int64_t));
+  StreamBuffer d_tested(in.all_tested ? 0 : in.tested.size() * sizeof(int64_t), s);
   if (!in.all_tested) upload(d_tested, in.tested, s);
-  DeviceBuffer d_iters(static_cast<std::size_t>(T) * sizeof(uint32_t));
-  DeviceBuffer d_fail1(static_cast<std::size_t>(T) * sizeof(int64_t));
+  StreamBuffer d_iters(static_cast<std::size_t>(T) * sizeof(uint32_t), s);
+  StreamBuffer d_fail1(static_cast<std::size_t>(T) * sizeof(int64_t), s);
   const int64_t n_warps = (T + 31) / 32;
-  DeviceBuffer d_warps(static_cast<std::size_t>(n_warps) * sizeof(lb::WarpIters));
+  StreamBuffer d_warps(static_cast<std::size_t>(n_warps) * sizeof(lb::WarpIters), s);
   Counters c{};
   if (T > 0) {
     phase1_kernel<<<grid_for(T), kBlock, 0, s>>>(
@@ -200,7 +217,7 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   o.seconds_phase1 = since(t);
   // Phase 2 over every sub-interval of the failing intervals, and the compaction of its failures.
   t = Clock::now();
-  DeviceBuffer d_fail2(static_cast<std::size_t>(n1 * g.split) * sizeof(int64_t));
+  StreamBuffer d_fail2(static_cast<std::size_t>(n1 * g.split) * sizeof(int64_t), s);
   if (n1 > 0) {
     phase2_kernel<<<grid_for(n1 * g.split), kBlock, 0, s>>>(
         g, d_coef.as<lb::Frac>(), d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(),
@@ -217,7 +234,7 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   if (n2 > 0) {
     int64_t cap = std::max<int64_t>(1024, n2);
     for (;;) {
-      DeviceBuffer d_cand(static_cast<std::size_t>(cap) * sizeof(int64_t));
+      StreamBuffer d_cand(static_cast<std::size_t>(cap) * sizeof(int64_t), s);
       DEEPSCOPE_CUDA_CHECK(
           cudaMemsetAsync(static_cast<char*>(d_cnt.p) + offsetof(Counters, cand), 0, sizeof(ull), s));
       phase3_kernel<<<grid_for(n2), kBlock, 0, s>>>(g, d_coef.as<lb::Frac>(), d_pidx.as<int32_t>(),

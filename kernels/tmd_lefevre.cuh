@@ -434,27 +434,30 @@ DEEPSCOPE_HD Wide wide_mul_words(const Wide& x, const uint32_t (&c)[5]) {
 // reach (both are exact mod 1), so any split of a packet gives the same bits; then tabulated
 // differences, one addition per difference and interval.
 DEEPSCOPE_HD void expand_packet_range(const Packet& pk, int64_t k0, int64_t n, Frac* out) {
-  Wide d[3][kPacketDegree + 1];
-  for (int j = 0; j < 3; ++j)
-    for (int i = 0; i <= kPacketDegree; ++i) d[j][i] = pk.d[j][i];
-  if (k0 > 0) {
-    uint32_t c[kPacketDegree + 1][5];
-    for (int l = 0; l <= kPacketDegree; ++l) binom_words(static_cast<uint64_t>(k0), l, c[l]);
-    for (int j = 0; j < 3; ++j)
-      for (int i = 0; i <= kPacketDegree; ++i)
+  uint32_t c[kPacketDegree + 1][5];
+  DEEPSCOPE_UNROLL
+  for (int l = 0; l <= kPacketDegree; ++l) binom_words(static_cast<uint64_t>(k0), l, c[l]);
+  for (int j = 0; j < 3; ++j) {  // one polynomial c_j at a time: its differences stay in registers
+    Wide d[kPacketDegree + 1];
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i <= kPacketDegree; ++i) {
+      d[i] = pk.d[j][i];
+      if (k0 > 0) {
+        DEEPSCOPE_UNROLL
         for (int l = 1; i + l <= kPacketDegree; ++l)
-          d[j][i] = wide_add(d[j][i], wide_mul_words(pk.d[j][i + l], c[l]));
-  }
-  for (int64_t k = 0; k < n; ++k) {
-    for (int j = 0; j < 3; ++j) {
+          d[i] = wide_add(d[i], wide_mul_words(pk.d[j][i + l], c[l]));
+      }
+    }
+    for (int64_t k = 0; k < n; ++k) {
       Frac f;
       f.neg = 0;
       f.w[0] = 0;
-      f.w[1] = d[j][0].w[1];
-      f.w[2] = d[j][0].w[2];
-      f.w[3] = d[j][0].w[3];
+      f.w[1] = d[0].w[1];
+      f.w[2] = d[0].w[2];
+      f.w[3] = d[0].w[3];
       out[3 * k + j] = f;
-      for (int i = 0; i < kPacketDegree; ++i) d[j][i] = wide_add(d[j][i], d[j][i + 1]);
+      DEEPSCOPE_UNROLL
+      for (int i = 0; i < kPacketDegree; ++i) d[i] = wide_add(d[i], d[i + 1]);
     }
   }
 }
