@@ -177,11 +177,25 @@ DEEPSCOPE_HD Bound regular_unrolled(uint64_t a, uint64_t b, uint64_t eps, uint64
 
 using Frac = Limb<4>;  // 96 fraction bits; values kept in [0, 1), non-negative
 
-DEEPSCOPE_HD Frac frac_add(const Frac& x, const Frac& y) {
-  Frac r = x + y;  // both non-negative: an exact magnitude sum
-  r.w[0] = 0;      // mod 1
+// (x + y) mod 1 for fractions in [0, 1) (integer word 0, sign +): the fraction words' carry chain,
+// the carry out of the top fraction word dropped. The same bits as Limb's exact addition followed
+// by clearing the integer word, without its sign handling (the scans' and expansions' inner loops).
+template <int N>
+DEEPSCOPE_HD Limb<N> add_mod1(const Limb<N>& x, const Limb<N>& y) {
+  Limb<N> r;
+  uint32_t carry = 0;
+  DEEPSCOPE_UNROLL
+  for (int i = N - 1; i >= 1; --i) {
+    const uint64_t t = static_cast<uint64_t>(x.w[i]) + y.w[i] + carry;
+    r.w[i] = static_cast<uint32_t>(t);
+    carry = static_cast<uint32_t>(t >> 32);
+  }
+  r.w[0] = 0;
+  r.neg = 0;
   return r;
 }
+
+DEEPSCOPE_HD Frac frac_add(const Frac& x, const Frac& y) { return add_mod1(x, y); }
 
 // The distance of a fraction v to the breakpoint (0 for directed, 1/2 for nearest), as a double
 // from its first 64 bits (error < 2^-63 + one rounding).
@@ -370,11 +384,7 @@ DEEPSCOPE_HD WarpIters warp_iters(const uint32_t* it, int n) {
 constexpr int kPacketDegree = 6;
 using Wide = Limb<10>;
 
-DEEPSCOPE_HD Wide wide_add(const Wide& x, const Wide& y) {
-  Wide r = x + y;  // both non-negative: an exact magnitude sum
-  r.w[0] = 0;      // mod 1
-  return r;
-}
+DEEPSCOPE_HD Wide wide_add(const Wide& x, const Wide& y) { return add_mod1(x, y); }
 
 struct Packet {
   Wide d[3][kPacketDegree + 1];  // Delta^i c_j(0) mod 1 (zero beyond the degree of c_j)
