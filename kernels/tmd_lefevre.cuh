@@ -37,11 +37,19 @@ DEEPSCOPE_HD uint64_t quot(uint64_t num, uint64_t den, int kth) {
   return k;
 }
 
-// min(u + k v, 2^62): point counts saturate far above any N, so they never overflow.
+// min(u + k v, 2^62) for u <= 2^62: point counts saturate far above any N, so they never
+// overflow. The test k v > 2^62 - u on the full 128-bit product (the same decisions as
+// k > (2^62 - u) / v, without a 64-bit division: two of them per loop iteration before).
 DEEPSCOPE_HD uint64_t sat_mul_add(uint64_t u, uint64_t k, uint64_t v) {
   constexpr uint64_t kCap = uint64_t{1} << 62;
-  if (v != 0 && k > (kCap - u) / v) return kCap;
-  return u + k * v;
+#ifdef __CUDA_ARCH__
+  const uint64_t hi = __umul64hi(k, v);
+#else
+  const uint64_t hi = static_cast<uint64_t>((static_cast<unsigned __int128>(k) * v) >> 64);
+#endif
+  const uint64_t lo = k * v;
+  if (hi != 0 || lo > kCap - u) return kCap;
+  return u + lo;
 }
 
 // Algorithm 1 (Lefèvre), with the two branch bodies as in Lefèvre's subtractive form: the else

@@ -76,6 +76,27 @@ TEST(TmdPipeline, PacketSplitGivesTheSequentialBits) {
   EXPECT_EQ(c[4], 0u);
 }
 
+// The saturating point count without a division makes the decisions of the division form.
+TEST(TmdPipeline, SaturatingCountAgreesWithTheDivisionForm) {
+  constexpr uint64_t kCap = uint64_t{1} << 62;
+  auto reference = [](uint64_t u, uint64_t k, uint64_t v) {
+    if (v != 0 && k > (kCap - u) / v) return kCap;
+    return u + k * v;
+  };
+  auto rng = ds::test::seeded_rng("TmdPipeline.sat");
+  const uint64_t edges[] = {
+      0,           1, 2, 3, kCap - 1, kCap, uint64_t{1} << 31, uint64_t{1} << 32, (uint64_t{1} << 32) + 1,
+      ~uint64_t{0}};
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int shift_k = static_cast<int>(rng() % 64), shift_v = static_cast<int>(rng() % 64);
+    uint64_t u = (rng() >> 1) % (kCap + 1), k = rng() >> shift_k, v = rng() >> shift_v;
+    if (trial % 7 == 0) k = edges[rng() % 10];
+    if (trial % 11 == 0) v = edges[rng() % 10];
+    if (trial % 13 == 0) u = edges[rng() % 6];
+    ASSERT_EQ(lb::sat_mul_add(u, k, v), reference(u, k, v)) << u << " " << k << " " << v;
+  }
+}
+
 // One block's record of the previous implementation (chunk-file counts line, timings left out).
 struct Golden {
   const char* what;
