@@ -4,6 +4,7 @@
 // changes nothing: the counts are sums and the candidates are sorted by the caller.
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <mutex>
 
 #include "cpu_parallel.h"
@@ -29,8 +30,10 @@ void run_block_cpu(const BlockInput& in, BlockOutput* out) {
   BlockOutput& o = *out;
   // Polynomials: every interval's coefficients and parameter record.
   auto t = Clock::now();
-  std::vector<lb::Frac> coef(static_cast<std::size_t>(3 * nb));
-  std::vector<int32_t> pidx(static_cast<std::size_t>(nb), -1);
+  // Left uninitialised (every tested interval's entries are written below): the pages are first
+  // touched by the parallel expansion, not by a serial zeroing of up to 1 GiB.
+  std::unique_ptr<lb::Frac[]> coef(new lb::Frac[static_cast<std::size_t>(3 * nb)]);
+  std::unique_ptr<int32_t[]> pidx(new int32_t[static_cast<std::size_t>(nb)]);
   std::vector<Item> items;
   for (std::size_t p = 0; p < in.packets.size(); ++p)
     for (int64_t s0 = 0; s0 < in.packets[p].packet.n; s0 += kSubPacket)
