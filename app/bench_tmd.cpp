@@ -10,10 +10,10 @@
 #include <sstream>
 #include <thread>
 
-#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cancel.h"
 #include "cli.h"
+#include "kernels/atomic_file.h"
 #include "kernels/device.h"
 #include "kernels/tmd.h"
 #include "kernels/tmd_lefevre.h"
@@ -134,10 +134,104 @@ void division_sweep(std::ostringstream& md, int scale, Backend be) {
   std::fprintf(stderr, "  division sweep done\n");
 }
 
+// x = 1 + i 2^-13 as a hex float (i <= 8192).
+std::string binade_point(int64_t i) {
+  char t[64];
+  std::snprintf(t, sizeof t, "%a", 1.0 + std::ldexp(static_cast<double>(i), -13));
+  return t;
+}
+
+// The paper's Table 5 on a run of the binade [1, 2): chunks first .. first + K - 1 of its 8192
+// intervals of 2^40 precision-54 arguments, both searches, exp, directed, k = 32, N = 2^15, 8
+// sub-intervals, threshold 3; blocks of 2^24 intervals and packets of 2^14 (log2_packet). Phase
+// times with one worker (the host's MPFR packets, then the device's phases, in turn); then the wall
+// time with two workers on the device (one's MPFR overlapping the other's phases; CUDA only: the
+// CPU backend has one worker), extrapolated to the binade.
+void binade_table(std::ostringstream& md, int64_t first, int64_t K, int log2_packet, Backend be) {
+  tmd::LefevreResult r[2], r2[2];
+  const bool two = be == Backend::kCuda;
+  for (int w = 0; w < (two ? 2 : 1); ++w)
+    for (int i = 0; i < 2; ++i) {
+      tmd::LefevreParams p;
+      p.search = i == 0 ? tmd::Search::kLefevre : tmd::Search::kRegular;
+      p.func = tmd::Func::kExp;
+      p.mode = tmd::Mode::kDirected;
+      p.precision = 54;
+      p.k = 32;
+      p.x_lo = binade_point(first);
+      p.x_hi = binade_point(first + K);
+      p.log2_n = 15;
+      p.split = 8;
+      p.div_threshold = 3;
+      p.log2_block = 24;
+      p.log2_packet = log2_packet;
+      p.max_cases = tmd::kMaxMaxCases;
+      p.backend = be;
+      if (be == Backend::kCuda) p.placement.devices = w == 0 ? "0" : "0,0";
+      p.cancel = &cancel_flag();
+      (w == 0 ? r : r2)[i] = tmd::lefevre_search(p);
+      if ((w == 0 ? r : r2)[i].cancelled) throw std::runtime_error("interrupted");
+      std::fprintf(stderr, "  binade %s (%s) done\n", tmd::search_name(p.search),
+                   w == 0 ? "one worker" : "two workers");
+    }
+  const double scale = 8192.0 / static_cast<double>(K);
+  char line[1024];
+  std::snprintf(
+      line, sizeof line,
+      "\n## Paper Table 5: exp on the binade [1, 2), a sample of %lld of its 8192 intervals (%s)\n\n"
+      "Intervals %lld to %lld of 2^40 precision-54 arguments each, x in [%s, %s): %lld arguments. Directed, "
+      "k "
+      "= 32, N = 2^15, 8 sub-intervals, division threshold 3; blocks of 2^24 intervals, hierarchical "
+      "polynomials in packets of 2^%d intervals (MPFR on the host's cores, expanded on the backend). Phase "
+      "times with one worker (MPFR packets, then phases 1-3 on the backend, in turn, with the compaction on "
+      "the backend); the binade columns multiply by 8192 / %lld (an extrapolation, not a run of the "
+      "binade).\n\n"
+      "| phase | Lefèvre arguments | Lefèvre s | regular arguments | regular s | Lefèvre s, x 8192/K | "
+      "regular s, x "
+      "8192/K | paper Lefèvre (binade) | paper regular (binade) |\n|---|---|---|---|---|---|---|---|---|\n",
+      (long long)K, backend_name(be), (long long)first, (long long)(first + K - 1),
+      binade_point(first).c_str(), binade_point(first + K).c_str(), (long long)r[0].arguments, log2_packet,
+      (long long)K);
+  md << line;
+  auto row = [&](const char* name, const char* a0, double s0, const char* a1, double s1, const char* p0,
+                 const char* p1) {
+    std::snprintf(line, sizeof line, "| %s | %s | %.2f | %s | %.2f | %.1f | %.1f | %s | %s |\n", name, a0, s0,
+                  a1, s1, s0 * scale, s1 * scale, p0, p1);
+    md << line;
+  };
+  auto num = [](int64_t v) { return std::to_string(v); };
+  row("polynomials", "", r[0].seconds_poly, "", r[1].seconds_poly, "785.14 (both)", "785.14 (both)");
+  row("1", num(r[0].arguments).c_str(), r[0].seconds_phase1, num(r[1].arguments).c_str(), r[1].seconds_phase1,
+      "9.01e15, 2372.60 s", "9.01e15, 583.97 s");
+  row("2", num(r[0].phase2_args).c_str(), r[0].seconds_phase2, num(r[1].phase2_args).c_str(),
+      r[1].seconds_phase2, "3.19e13, 61.31 s", "1.62e14, 91.41 s");
+  row("3", num(r[0].phase3_args).c_str(), r[0].seconds_phase3, num(r[1].phase3_args).c_str(),
+      r[1].seconds_phase3, "7.65e10, 11.02 s", "5.14e11, 35.17 s");
+  row("MPFR", (num(r[0].candidates) + " candidates").c_str(), r[0].seconds_mpfr,
+      (num(r[1].candidates) + " candidates").c_str(), r[1].seconds_mpfr, "", "");
+  row("wall, one worker", "", r[0].seconds, "", r[1].seconds, "2446.78 (search)", "711.8 (search)");
+  if (two) row("wall, two workers on the device", "", r2[0].seconds, "", r2[1].seconds, "", "");
+  const tmd::LefevreResult* best = two ? r2 : r;
+  const bool agree =
+      r[0].cases.size() == r[1].cases.size() &&
+      (!two || (r[0].cases.size() == r2[0].cases.size() && r[1].cases.size() == r2[1].cases.size() &&
+                r[0].phase3_args == r2[0].phase3_args && r[1].phase3_args == r2[1].phase3_args));
+  std::snprintf(
+      line, sizeof line,
+      "\nPer interval of 2^40 arguments (%s): Lefèvre %.4f s, regular %.4f s (the paper's C2070: "
+      "phase 1 alone 0.29 s and 0.071 s). HR-cases (distance below 2^-32 of a precision-54 ulp): %zu / "
+      "%zu (Lefèvre / regular); the searches (and runs) agree: %s.\n",
+      two ? "wall, two workers" : "wall, one worker", best[0].seconds / static_cast<double>(K),
+      best[1].seconds / static_cast<double>(K), r[0].cases.size(), r[1].cases.size(), agree ? "yes" : "NO");
+  md << line;
+}
+
 }  // namespace
 
 int bench_tmd(const ArgList& argv) {
-  cli::Args args(argv, {"out", "full-exp2", "k", "table1", "fp-counts", "div-sweep"},
+  cli::Args args(argv,
+                 {"out", "full-exp2", "k", "table1", "fp-counts", "div-sweep", "binade-chunks",
+                  "binade-first", "binade-packet"},
                  {"quick", "cpu-only", "gpu-only", "ncu-probe"});
   if (args.flag("ncu-probe")) {  // one filter launch of 2^20 arguments per function, for Nsight Compute
     for (tmd::Func f : tmd::all_funcs()) {
@@ -162,6 +256,12 @@ int bench_tmd(const ArgList& argv) {
       fp[f] = {cli::parse_double("--fp-counts", d), cli::parse_double("--fp-counts", s)};
     }
   }
+  // The binade sample (checked before any work).
+  const int64_t binade_k = args.get_int("binade-chunks", 16, 1, 8192);
+  const int64_t binade_first = args.get_int("binade-first", 0, 0, 8191);
+  if (binade_first + binade_k > 8192)
+    throw cli::UsageError("--binade-first + --binade-chunks must not exceed 8192 (the binade's intervals)");
+  const int binade_packet = static_cast<int>(args.get_int("binade-packet", 14, 0, 24));
   const bool quick = args.flag("quick");
   const std::string out_path = args.get("out", "");
   if (!out_path.empty()) check_writable(out_path);
@@ -182,33 +282,42 @@ int bench_tmd(const ArgList& argv) {
   md << "`\n- CPU threads: " << std::thread::hardware_concurrency()
      << "\n- GPU: " << (devs.empty() ? "none (" + cuda_unavailable_reason() + ")" : devs[0].name)
      << "\n\nExhaustive search, evaluation and filter only (f(x) in double-double, distance to the nearest "
-        "breakpoint, 2^-20 threshold, nearest; MPFR confirmation excluded): binary32 arguments per second "
-        "over consecutive bit patterns starting at 1.0 (0x3f800000; log and log2 from 3.0).\n\n"
+        "breakpoint, 2^-20 threshold, nearest; MPFR confirmation excluded): binary32 arguments evaluated per "
+        "second over consecutive bit patterns starting at 1.0 (0x3f800000; log and log2 from 3.0). exp and "
+        "exp2 take at most 2^25 patterns, [1, 16), where every argument is evaluated (from 1.0, 2^28 "
+        "patterns would reach x >= 128, which overflows and is skipped); the args columns count the "
+        "arguments evaluated, and the rates divide those by the time.\n\n"
      << "The share of the H100's FP64 ceiling is GPU args/s x FP64 instructions per argument (Nsight "
         "Compute, "
         "DADD + DMUL + DFMA, an FMA counted once) / 1.67e13 (given with --fp-counts).\n\n"
      << "| function | CPU args | CPU s | CPU args/s | GPU args | GPU s | GPU args/s | FP64 instr/arg | share "
         "of "
         "FP64 ceiling |\n|---|---|---|---|---|---|---|---|---|\n";
-  const int64_t n_cpu = quick ? (1 << 16) : (1 << 20), n_gpu = quick ? (1 << 24) : (1 << 28);
+  const int64_t n_cpu = quick ? (1 << 16) : (1 << 20);
   for (tmd::Func f : tmd::all_funcs()) {
     const uint32_t lo = (f == tmd::Func::kLog || f == tmd::Func::kLog2) ? 0x40400000u : 0x3f800000u;
+    // Every argument of the range is evaluated: exp and exp2 stop at 16 (2^25 patterns from 1.0).
+    const bool expf = f == tmd::Func::kExp || f == tmd::Func::kExp2;
+    const int64_t n_gpu = quick ? (1 << 24) : (expf ? (1 << 25) : (1 << 28));
     char line[256];
     std::string cpu_cells = "| – | – | – ", gpu_cells = "| – | – | – ", fp_cells = "| – | – ";
     double gpu_rate = 0;
     if (do_cpu) {
       const tmd::EvalRate r = tmd::eval_rate(f, tmd::Mode::kNearest, 24, 20, lo, n_cpu, Backend::kCpu);
-      std::snprintf(line, sizeof line, "| %lld | %.3f | %.3g ", static_cast<long long>(n_cpu), r.seconds,
-                    r.inputs_per_second);
+      std::snprintf(line, sizeof line, "| %lld | %.3f | %.3g ", static_cast<long long>(r.evaluated),
+                    r.seconds, r.evaluated_per_second);
       cpu_cells = line;
     }
     if (do_gpu) {
       tmd::eval_rate(f, tmd::Mode::kNearest, 24, 20, lo, 1 << 20, Backend::kCuda);  // warm-up
       const tmd::EvalRate r = tmd::eval_rate(f, tmd::Mode::kNearest, 24, 20, lo, n_gpu, Backend::kCuda);
-      std::snprintf(line, sizeof line, "| %lld | %.3f | %.3g ", static_cast<long long>(n_gpu), r.seconds,
-                    r.inputs_per_second);
+      std::snprintf(line, sizeof line, "| %lld | %.3f | %.3g ", static_cast<long long>(r.evaluated),
+                    r.seconds, r.evaluated_per_second);
       gpu_cells = line;
-      gpu_rate = r.inputs_per_second;
+      gpu_rate = r.evaluated_per_second;
+      if (r.evaluated != n_gpu)
+        std::fprintf(stderr, "  %s: %lld of %lld patterns evaluated\n", tmd::func_name(f),
+                     static_cast<long long>(r.evaluated), static_cast<long long>(n_gpu));
     }
     const auto it = fp.find(tmd::func_name(f));
     if (it != fp.end()) {
@@ -267,6 +376,10 @@ int bench_tmd(const ArgList& argv) {
     const int scale = static_cast<int>(args.get_int("table1", 13, 13, 40));
     install_cancel_handler();
     table1(md, scale, do_gpu ? Backend::kCuda : Backend::kCpu);
+  }
+  if (args.has("binade-chunks")) {
+    install_cancel_handler();
+    binade_table(md, binade_first, binade_k, binade_packet, do_gpu ? Backend::kCuda : Backend::kCpu);
   }
   if (args.has("div-sweep")) {
     install_cancel_handler();

@@ -218,10 +218,10 @@ int tmd_exhaustive(const ArgList& argv) {
 
 // `deepscope tmd lefevre|regular`: one binade (or part of it) at precision p <= 24.
 int tmd_lefevre(tmd::Search search, const ArgList& argv) {
-  cli::Args args(argv,
-                 {"func",    "mode",       "k",     "precision",   "range",         "x-lo",    "x-hi",
-                  "out",     "json",       "log2n", "split",       "div-threshold", "backend", "max-cases",
-                  "hardest", "chunk-file", "poly",  "log2-packet", "devices",       "shard",   "log2-block"},
+  cli::Args args(argv, {"func",    "mode",      "k",          "precision",  "range", "x-lo",
+                        "x-hi",    "out",       "json",       "log2n",      "split", "div-threshold",
+                        "backend", "max-cases", "hardest",    "chunk-file", "poly",  "log2-packet",
+                        "devices", "shard",     "log2-block", "max-seconds"},
                  {"quiet"});
   tmd::LefevreParams p;
   p.search = search;
@@ -252,6 +252,10 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   const int64_t max_cases = args.get_int("max-cases", tmd::kDefaultMaxCases, 1, tmd::kMaxMaxCases);
   p.max_cases = max_cases;
   const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
+  // Stop taking blocks after this many seconds (0: no limit), as Ctrl-C does: finished blocks stay
+  // in the chunk file and the same command continues (runs that must fit a time slot).
+  const double max_seconds = args.get_double("max-seconds", 0);
+  if (!(max_seconds >= 0)) throw cli::UsageError("--max-seconds must be a number of seconds >= 0");
   const bool quiet = args.flag("quiet");
   const std::string out = args.require("out");
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
@@ -288,11 +292,32 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   install_cancel_handler();
   p.cancel = &cancel_flag();
   if (!quiet && writer) p.progress = stderr_progress();
+  const auto t_start = std::chrono::steady_clock::now();
+  bool time_up = false;
+  if (max_seconds > 0)
+    p.on_phase = [&](int phase, const tmd::LefevreResult&) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      if (phase == 3 && el >= max_seconds && !time_up) {
+        time_up = true;
+        cancel_flag() = true;
+      }
+    };
   const tmd::LefevreResult r = as_usage([&] { return tmd::lefevre_search(p); });
   if (!writer) return r.cancelled ? 130 : 0;  // rank 0 reports and writes
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled)
+  if (r.cancelled) {
+    // The counts of the blocks done so far (resumed and computed), and this run's phase times.
+    std::fprintf(
+        stderr,
+        "%sso far: %lld blocks, phase 1 %lld intervals; phase 2 %lld arguments, phase 3 %lld arguments, "
+        "%lld MPFR candidates, %zu cases; this run: polynomials %.3f s, phase 1 %.3f s, phase 2 %.3f s, "
+        "phase 3 %.3f s, MPFR %.3f s (summed over blocks), %.3f s wall\n",
+        time_up ? "time limit (--max-seconds) reached; " : "", (long long)(r.blocks_loaded + r.blocks_run),
+        (long long)r.phase1, (long long)r.phase2_args, (long long)r.phase3_args, (long long)r.candidates,
+        r.cases.size(), r.seconds_poly, r.seconds_phase1, r.seconds_phase2, r.seconds_phase3, r.seconds_mpfr,
+        r.seconds);
     return report_interrupted(r.blocks_loaded + r.blocks_run, r.blocks_owned, "blocks", p.chunk_file);
+  }
   if (!r.complete()) throw std::runtime_error("tmd lefevre: the search ended with blocks missing");
   if (sharded) {
     report_shard(p.placement.shard, r.blocks_owned, r.blocks, r.blocks_run, r.blocks_loaded, "blocks",

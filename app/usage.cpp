@@ -53,7 +53,7 @@ Commands:
                                 [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
                                 [--poly hierarchical|taylor] [--log2-packet P] [--backend auto|cpu|cuda]
                                 [--max-cases N] [--chunk-file F] [--json F] [--quiet] [--log2-block B]
-                                [--devices LIST] [--shard I/N] --out FILE.csv
+                                [--devices LIST] [--shard I/N] [--max-seconds S] --out FILE.csv
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
         tmd: --devices 0,1 shares the chunks (--chunk bit patterns, blocks of 2^B intervals) between
@@ -74,6 +74,7 @@ Commands:
                         [--fp-counts FILE.csv]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
   deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
+                      [--binade-chunks K [--binade-first I] [--binade-packet P]]
                       [--ncu-probe] [--cpu-only|--gpu-only]
   deepscope bench scale [--out FILE.md] [--quick] [--only henon,tmd] [--henon-params N] [--henon-transient N]
                         [--tmd-width W]

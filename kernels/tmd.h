@@ -137,7 +137,9 @@ bool dd_value(Func f, float x, double* hi, double* lo);
 // Throughput of the evaluation + filter alone (no MPFR), n bit patterns from lo, for the bench.
 struct EvalRate {
   double seconds = 0;
-  double inputs_per_second = 0;
+  double inputs_per_second = 0;     // bit patterns per second
+  int64_t evaluated = 0;            // arguments evaluated (bit patterns not skipped as out of range)
+  double evaluated_per_second = 0;  // the rate to compare with a ceiling
   int64_t candidates = 0;
 };
 EvalRate eval_rate(Func f, Mode m, int precision, int k, uint32_t lo, int64_t n, Backend backend);

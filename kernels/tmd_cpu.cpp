@@ -105,6 +105,8 @@ EvalRate eval_rate(Func f, Mode m, int precision, int k, uint32_t lo, int64_t n,
                                       &evaluated, nullptr, nullptr);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.inputs_per_second = static_cast<double>(n) / r.seconds;
+  r.evaluated = evaluated;
+  r.evaluated_per_second = static_cast<double>(evaluated) / r.seconds;
   return r;
 }
 

@@ -18,6 +18,7 @@
 #include "cpu_parallel.h"
 #include "tmd_lefevre.cuh"
 #include "tmd_lefevre_internal.h"
+#include "tmd_lefevre_pipeline.h"
 #include "tmd_records.h"
 
 namespace ds::tmd {
@@ -67,77 +68,51 @@ std::string fingerprint(const LefevreParams& p) {
   return o.str();
 }
 
-// The block's intervals by the hierarchical method: packets of 2^log2_packet intervals from MPFR
-// (on all cores), expanded by tabulated differences on the backend; packets whose results span two
-// binades fall back to one MPFR polynomial per interval.
-bool hierarchical_intervals(const LefevreParams& p, const Setup& s, Backend be, int64_t b0, int64_t N,
-                            int64_t count, const ParallelOptions& opt, std::vector<Interval>* ivs) {
-  const int64_t nb = static_cast<int64_t>(ivs->size()), P = int64_t{1} << p.log2_packet;
+// The block's polynomials from MPFR (on all cores): by the hierarchical method, packets of
+// 2^log2_packet intervals; a packet whose results span two binades or whose remainder bound is
+// above 2^-(k+4) ulp is halved, down to single intervals, which get their own MPFR polynomial (as
+// every interval does with --poly taylor).
+struct BlockPolys {
+  std::vector<PacketData> packets;
+  std::vector<int64_t> offsets;                       // first interval of each packet (in the block)
+  std::vector<std::pair<int64_t, Interval>> singles;  // interval index in the block, its polynomial
+};
+
+bool block_polynomials(const LefevreParams& p, const Setup& s, int64_t b0, int64_t N, int64_t count,
+                       int64_t nb, const ParallelOptions& opt, BlockPolys* out) {
+  const int64_t P = p.hierarchical ? int64_t{1} << p.log2_packet : 1;
   const int64_t n_pk = (nb + P - 1) / P;
-  // A packet whose remainder bound is above 2^-(k+4) ulp is halved, down to single intervals,
-  // which then get their own MPFR polynomial (as do intervals whose results span two binades).
   const double rem_max = std::ldexp(1.0, -p.k - 4);
-  std::vector<PacketData> packets_all;
-  std::vector<int64_t> offsets_all;
   std::mutex mu;
-  std::function<void(int64_t, int64_t, std::vector<PacketData>*, std::vector<int64_t>*)> build =
-      [&](int64_t k0, int64_t n, std::vector<PacketData>* pk, std::vector<int64_t>* off) {
-        if (n > 1) {
-          PacketData d = make_packet(p, s, b0 + k0, n, N);
-          if (!d.direct && d.rem <= rem_max) {
-            pk->push_back(d);
-            off->push_back(k0);
-            return;
-          }
-          build(k0, n / 2, pk, off);
-          build(k0 + n / 2, n - n / 2, pk, off);
-          return;
-        }
-        const int64_t first = (b0 + k0) * N;
-        (*ivs)[k0] = make_interval(p, s, first, std::min(N, count - first));
-      };
-  const bool ok = parallel_for(
-      static_cast<std::size_t>(n_pk), 1,
+  std::function<void(int64_t, int64_t, BlockPolys*)> build = [&](int64_t k0, int64_t n, BlockPolys* bp) {
+    if (n > 1) {
+      PacketData d = make_packet(p, s, b0 + k0, n, N);
+      if (!d.direct && d.rem <= rem_max) {
+        bp->packets.push_back(d);
+        bp->offsets.push_back(k0);
+        return;
+      }
+      build(k0, n / 2, bp);
+      build(k0 + n / 2, n - n / 2, bp);
+      return;
+    }
+    const int64_t first = (b0 + k0) * N;
+    bp->singles.emplace_back(k0, make_interval(p, s, first, std::min(N, count - first)));
+  };
+  return parallel_for(
+      static_cast<std::size_t>(n_pk), p.hierarchical ? 1 : 64,
       [&](std::size_t b, std::size_t e) {
-        std::vector<PacketData> pk;
-        std::vector<int64_t> off;
+        BlockPolys local;
         for (std::size_t i = b; i < e; ++i) {
           const int64_t k0 = static_cast<int64_t>(i) * P;
-          build(k0, std::min(P, nb - k0), &pk, &off);
+          build(k0, std::min(P, nb - k0), &local);
         }
         std::lock_guard<std::mutex> lock(mu);
-        packets_all.insert(packets_all.end(), pk.begin(), pk.end());
-        offsets_all.insert(offsets_all.end(), off.begin(), off.end());
+        out->packets.insert(out->packets.end(), local.packets.begin(), local.packets.end());
+        out->offsets.insert(out->offsets.end(), local.offsets.begin(), local.offsets.end());
+        out->singles.insert(out->singles.end(), local.singles.begin(), local.singles.end());
       },
       opt);
-  if (!ok) return false;
-  std::vector<lb::Packet> packets;
-  for (const PacketData& d : packets_all) packets.push_back(d.packet);
-  std::vector<lb::Frac> coef(static_cast<std::size_t>(3 * nb));
-  if (!packets.empty()) {
-    if (be == Backend::kCuda)
-      detail::expand_packets_cuda(packets.data(), offsets_all.data(), static_cast<int64_t>(packets.size()),
-                                  coef.data(), nb);
-    else
-      detail::expand_packets_cpu(packets.data(), offsets_all.data(), static_cast<int64_t>(packets.size()),
-                                 coef.data());
-  }
-  for (std::size_t i = 0; i < packets_all.size(); ++i) {
-    const PacketData& d = packets_all[i];
-    for (int64_t k = offsets_all[i]; k < offsets_all[i] + d.packet.n; ++k) {
-      Interval& iv = (*ivs)[k];
-      iv.first = (b0 + k) * N;
-      iv.n = std::min(N, count - iv.first);
-      iv.direct = false;
-      iv.y0 = coef[3 * k];
-      iv.y1 = coef[3 * k + 1];
-      iv.y2 = coef[3 * k + 2];
-      iv.y2_lo = d.c2_lo;
-      iv.y2_hi = d.c2_hi;
-      iv.rem = d.rem;
-    }
-  }
-  return true;
 }
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -161,118 +136,72 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
   ParallelOptions opt;
   opt.cancel = &stop;
   LefevreBlock& blk = *out;
-  // Polynomials.
+  // Polynomials: the MPFR part here; the packets are expanded by the backend's pipeline.
   auto t = Clock::now();
-  std::vector<Interval> ivs(static_cast<std::size_t>(nb));
-  bool ok;
-  if (!p.hierarchical) {
-    ok = parallel_for(
-        ivs.size(), 64,
-        [&](std::size_t b, std::size_t e) {
-          for (std::size_t i = b; i < e; ++i) {
-            const int64_t first = (b0 + static_cast<int64_t>(i)) * N;
-            ivs[i] = make_interval(p, s, first, std::min(N, count - first));
-          }
-        },
-        opt);
-  } else {
-    ok = hierarchical_intervals(p, s, be, b0, N, count, opt, &ivs);
-  }
+  BlockPolys polys;
+  if (!block_polynomials(p, s, b0, N, count, nb, opt, &polys)) return false;
   blk.seconds_poly = since(t);
-  if (!ok) return false;
   part(0.4);
-  // Phase 1 on every interval with one result binade.
-  t = Clock::now();
-  std::vector<lb::LinearTest> tests;
-  std::vector<int64_t> tested;  // interval of each test
-  for (std::size_t i = 0; i < ivs.size(); ++i) {
-    const Interval& iv = ivs[i];
-    if (iv.direct) blk.direct += iv.n;
-    if (iv.direct || iv.n == 0) continue;
-    tests.push_back(
-        make_test(p, iv.y0, iv.y1, iv.y2_lo, iv.y2_hi, (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40), iv.n));
-    tested.push_back(static_cast<int64_t>(i));
+  // The pipeline's input: packets, single intervals, their bounds and the tested intervals.
+  pipeline::BlockInput in;
+  in.g.first0 = b0 * N;
+  in.g.N = N;
+  in.g.count = count;
+  in.g.L = L;
+  in.g.split = p.split;
+  in.g.eps = eps;
+  in.g.slack = slack;
+  in.g.nearest = p.mode == Mode::kNearest;
+  in.g.lefevre = p.search == Search::kLefevre;
+  in.g.kth = p.div_threshold;
+  in.nb = nb;
+  in.max_candidates = p.max_cases;
+  std::vector<uint8_t> tested(static_cast<std::size_t>(nb), 0);
+  for (std::size_t i = 0; i < polys.packets.size(); ++i) {
+    const PacketData& d = polys.packets[i];
+    in.packets.push_back({d.packet, polys.offsets[i], static_cast<int32_t>(in.params.size())});
+    in.params.push_back({d.c2_lo, d.c2_hi, d.rem});
+    std::fill(tested.begin() + polys.offsets[i], tested.begin() + polys.offsets[i] + d.packet.n, 1);
   }
-  std::vector<uint8_t> ok1;
-  std::vector<uint32_t> iters;
-  run_tests(p, be, tests, &ok1, &iters);
-  std::vector<int64_t> p2;  // compaction: the failing intervals
-  blk.phase1 = static_cast<int64_t>(tests.size());
-  for (std::size_t j = 0; j < tests.size(); ++j)
-    if (!ok1[j]) {
-      p2.push_back(tested[j]);
-      blk.phase2_args += ivs[tested[j]].n;
-    }
-  blk.add_iters(iters);
-  blk.seconds_phase1 = since(t);
-  if (stop.load()) return false;
-  part(0.5);
-  // Phase 2: S sub-intervals of each failing interval.
-  t = Clock::now();
-  struct Sub {
-    int64_t iv, xs, n;
-    Frac c0, c1;
-  };
-  std::vector<Sub> subs;
-  for (int64_t i : p2)
-    for (int64_t xs = 0; xs < ivs[i].n; xs += L) {
-      const Interval& iv = ivs[i];
-      Sub sb{i, xs, std::min(L, iv.n - xs), {}, {}};
-      sb.c0 = lb::frac_add(lb::frac_add(iv.y0, frac_mul(iv.y1, xs)), frac_mul(frac_mul(iv.y2, xs), xs));
-      sb.c1 = lb::frac_add(iv.y1, frac_mul(iv.y2, 2 * xs));
-      subs.push_back(sb);
-    }
-  blk.phase2 = static_cast<int64_t>(subs.size());
-  tests.clear();
-  for (const Sub& sb : subs) {
-    const Interval& iv = ivs[sb.iv];
-    tests.push_back(
-        make_test(p, sb.c0, sb.c1, iv.y2_lo, iv.y2_hi, (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40), sb.n));
-  }
-  std::vector<uint8_t> ok2;
-  std::vector<uint32_t> iters2;
-  run_tests(p, be, tests, &ok2, &iters2);
-  blk.seconds_phase2 = since(t);
-  if (stop.load()) return false;
-  part(0.6);
-  // Phase 3: tabulated differences on the failing sub-intervals.
-  t = Clock::now();
-  std::vector<lb::Scan> scans;
   std::vector<int64_t> cand;  // argument indices (relative to s.i0)
-  for (std::size_t j = 0; j < subs.size(); ++j) {
-    if (ok2[j]) continue;
-    const Sub& sb = subs[j];
-    const Interval& iv = ivs[sb.iv];
-    ++blk.phase3;
-    blk.phase3_args += sb.n;
-    lb::Scan sc;
-    sc.v = sb.c0;
-    sc.d1 = lb::frac_add(sb.c1, iv.y2);
-    sc.d2 = lb::frac_add(iv.y2, iv.y2);
-    sc.first = iv.first + sb.xs;
-    sc.n = sb.n;
-    sc.thr = (iv.rem + eps + slack * iv.n) * (1 + 0x1p-40) + 0x1p-52;
-    scans.push_back(sc);
-  }
-  if (!scans.empty()) {
-    const std::vector<int64_t> c =
-        be == Backend::kCuda ? detail::run_scans_cuda(scans.data(), static_cast<int64_t>(scans.size()),
-                                                      p.mode == Mode::kNearest)
-                             : detail::run_scans_cpu(scans.data(), static_cast<int64_t>(scans.size()),
-                                                     p.mode == Mode::kNearest);
-    cand.insert(cand.end(), c.begin(), c.end());
-  }
-  for (const Interval& iv : ivs)
-    if (iv.direct)
+  for (const auto& [k, iv] : polys.singles) {
+    if (iv.direct) {  // two result binades: every argument goes to MPFR
+      blk.direct += iv.n;
       for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
-  blk.seconds_phase3 = since(t);
+    }
+    if (iv.direct || iv.n == 0) continue;
+    in.singles.push_back({k, static_cast<int32_t>(in.params.size()), {iv.y0, iv.y1, iv.y2}});
+    in.params.push_back({iv.y2_lo, iv.y2_hi, iv.rem});
+    tested[static_cast<std::size_t>(k)] = 1;
+  }
+  in.all_tested = std::count(tested.begin(), tested.end(), uint8_t{1}) == nb;
+  if (!in.all_tested)
+    for (int64_t k = 0; k < nb; ++k)
+      if (tested[static_cast<std::size_t>(k)]) in.tested.push_back(k);
+  // Phases 1 to 3 (and the packets' expansion) on the backend.
+  pipeline::BlockOutput res;
+  if (be == Backend::kCuda)
+    pipeline::run_block_cuda(in, &res);
+  else
+    pipeline::run_block_cpu(in, &res);
+  blk.seconds_poly += res.seconds_expand;
+  blk.seconds_phase1 = res.seconds_phase1;
+  blk.seconds_phase2 = res.seconds_phase2;
+  blk.seconds_phase3 = res.seconds_phase3;
+  blk.phase1 = res.phase1;
+  blk.phase2 = res.phase2;
+  blk.phase2_args = res.phase2_args;
+  blk.phase3 = res.phase3;
+  blk.phase3_args = res.phase3_args;
+  blk.add_warps(res.warps);
   if (stop.load()) return false;
   part(0.7);
-  // MPFR on the block's candidates (sorted: the scans append them in any order).
-  if (static_cast<int64_t>(cand.size()) > p.max_cases)
+  if (res.candidate_count + static_cast<int64_t>(cand.size()) > p.max_cases)
     throw std::runtime_error("more than " + std::to_string(p.max_cases) + " candidates in block " +
                              std::to_string(bi) +
                              ": stopped (finished blocks are kept); raise k or narrow the range");
+  cand.insert(cand.end(), res.candidates.begin(), res.candidates.end());
+  // MPFR on the block's candidates (sorted: the scans append them in any order).
   std::sort(cand.begin(), cand.end());
   t = Clock::now();
   blk.candidates = static_cast<int64_t>(cand.size());

@@ -7,6 +7,7 @@
 // A / 2^63, so the two-length configurations are computed exactly; when a length reaches 0 (a
 // rational of small denominator) the test gives up (Failure: the caller searches exhaustively).
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "arith/hd.h"
@@ -36,11 +37,19 @@ DEEPSCOPE_HD uint64_t quot(uint64_t num, uint64_t den, int kth) {
   return k;
 }
 
-// min(u + k v, 2^62): point counts saturate far above any N, so they never overflow.
+// min(u + k v, 2^62) for u <= 2^62: point counts saturate far above any N, so they never
+// overflow. The test k v > 2^62 - u on the full 128-bit product (the same decisions as
+// k > (2^62 - u) / v, without a 64-bit division: two of them per loop iteration before).
 DEEPSCOPE_HD uint64_t sat_mul_add(uint64_t u, uint64_t k, uint64_t v) {
   constexpr uint64_t kCap = uint64_t{1} << 62;
-  if (v != 0 && k > (kCap - u) / v) return kCap;
-  return u + k * v;
+#ifdef __CUDA_ARCH__
+  const uint64_t hi = __umul64hi(k, v);
+#else
+  const uint64_t hi = static_cast<uint64_t>((static_cast<unsigned __int128>(k) * v) >> 64);
+#endif
+  const uint64_t lo = k * v;
+  if (hi != 0 || lo > kCap - u) return kCap;
+  return u + lo;
 }
 
 // Algorithm 1 (Lefèvre), with the two branch bodies as in Lefèvre's subtractive form: the else
@@ -176,11 +185,25 @@ DEEPSCOPE_HD Bound regular_unrolled(uint64_t a, uint64_t b, uint64_t eps, uint64
 
 using Frac = Limb<4>;  // 96 fraction bits; values kept in [0, 1), non-negative
 
-DEEPSCOPE_HD Frac frac_add(const Frac& x, const Frac& y) {
-  Frac r = x + y;  // both non-negative: an exact magnitude sum
-  r.w[0] = 0;      // mod 1
+// (x + y) mod 1 for fractions in [0, 1) (integer word 0, sign +): the fraction words' carry chain,
+// the carry out of the top fraction word dropped. The same bits as Limb's exact addition followed
+// by clearing the integer word, without its sign handling (the scans' and expansions' inner loops).
+template <int N>
+DEEPSCOPE_HD Limb<N> add_mod1(const Limb<N>& x, const Limb<N>& y) {
+  Limb<N> r;
+  uint32_t carry = 0;
+  DEEPSCOPE_UNROLL
+  for (int i = N - 1; i >= 1; --i) {
+    const uint64_t t = static_cast<uint64_t>(x.w[i]) + y.w[i] + carry;
+    r.w[i] = static_cast<uint32_t>(t);
+    carry = static_cast<uint32_t>(t >> 32);
+  }
+  r.w[0] = 0;
+  r.neg = 0;
   return r;
 }
+
+DEEPSCOPE_HD Frac frac_add(const Frac& x, const Frac& y) { return add_mod1(x, y); }
 
 // The distance of a fraction v to the breakpoint (0 for directed, 1/2 for nearest), as a double
 // from its first 64 bits (error < 2^-63 + one rounding).
@@ -222,6 +245,143 @@ DEEPSCOPE_HD void run_scan(const Scan& s, bool nearest, Emit&& emit) {
   }
 }
 
+// x k mod 1 for a fraction x in [0, 1) and k < 2^32 (exact).
+DEEPSCOPE_HD Frac frac_mul(const Frac& x, uint64_t k) {
+  Frac r = mul_u32(x, static_cast<uint32_t>(k));
+  r.w[0] = 0;
+  r.neg = 0;
+  return r;
+}
+
+// --- The lower-bound test of one (sub-)interval, built where it runs --------------------------------
+
+// The test of c0 + c1 x + q(x), x < n, where the dropped quadratic term q(x) = c2 x^2 has c2 in
+// [c2_lo, c2_hi]: it centres q's range and widens the threshold e (ulps) by its half-width; it
+// succeeds when no x comes within e of a breakpoint (1/2 for nearest, 0 for directed). Every
+// double operation is as the host evaluated it before (FMA contraction is off project-wide), so
+// CPU and GPU build bit-identical tests.
+DEEPSCOPE_HD uint64_t fix63(const Frac& f) { return (static_cast<uint64_t>(f.w[1]) << 31) | (f.w[2] >> 1); }
+DEEPSCOPE_HD uint64_t fix63_up(double t) {  // ceil(t 2^63) + 1 for t in [0, 1)
+  return static_cast<uint64_t>(std::ceil(t * 0x1p63)) + 1;
+}
+
+DEEPSCOPE_HD LinearTest make_linear_test(const Frac& c0, const Frac& c1, double c2_lo, double c2_hi, double e,
+                                         int64_t n, bool nearest) {
+  LinearTest t;
+  t.n = static_cast<uint64_t>(n);
+  // q(x) = c2 x^2 over x in [0, n-1] lies in [lo, hi]: test c0 + c1 x + mid within e + half.
+  const double xm = static_cast<double>(n - 1), x2 = xm * xm;
+  const double qlo = c2_lo * x2, qhi = c2_hi * x2;
+  const double lo = qlo < 0.0 ? qlo : 0.0, hi = 0.0 < qhi ? qhi : 0.0;
+  const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo) * (1 + 0x1p-40);
+  e = (e + half) * (1 + 0x1p-40) + 0x1p-62;       // + the rounding of mid to 63 bits
+  if (!(e < 0.25) || !(std::fabs(mid) < 0.25)) {  // cannot pass (and would overflow the fixed point)
+    t.a = 0;
+    t.b = 0;
+    t.eps = kOne;  // every d < 2^63 fails
+    return t;
+  }
+  const uint64_t mid63 = static_cast<uint64_t>(std::llround(mid * 0x1p63));  // two's complement mod 2^64
+  t.a = (kOne - fix63(c1)) & (kOne - 1);
+  t.b = (fix63(c0) + mid63 + fix63_up(e) + (nearest ? (kOne >> 1) : 0)) & (kOne - 1);
+  t.eps = 2 * fix63_up(e);
+  return t;
+}
+
+// --- A block of intervals through the three phases (tmd_lefevre_pipeline.h runs it) ---------------
+//
+// Interval k of a block (k < nb) holds the arguments first0 + k N + x, x < n_k; its coefficients
+// y0, y1, y2 (Frac, mod 1) are coef[3 k + j]; its bounds come from a parameter record (the
+// packet's, or its own for an interval with its own MPFR polynomial).
+
+struct IntervalParams {
+  double c2_lo, c2_hi;  // bounds on the true (signed) second-order coefficient, ulps
+  double rem;           // bound on the polynomial's error, ulps
+};
+
+struct BlockGeom {
+  int64_t first0;  // first argument of interval 0 (relative to the search's first argument)
+  int64_t N;       // arguments per interval
+  int64_t count;   // arguments in the search
+  int64_t L;       // arguments per phase-2 sub-interval (N / split)
+  int split;
+  double eps, slack;
+  bool nearest, lefevre;
+  int kth;
+};
+
+DEEPSCOPE_HD int64_t interval_args(const BlockGeom& g, int64_t k) {
+  const int64_t first = g.first0 + k * g.N, left = g.count - first;
+  return left < g.N ? left : g.N;
+}
+
+// The threshold of an interval's phase-1 and phase-2 tests, in ulps.
+DEEPSCOPE_HD double interval_threshold(const BlockGeom& g, const IntervalParams& pr, int64_t n) {
+  return (pr.rem + g.eps + g.slack * static_cast<double>(n)) * (1 + 0x1p-40);
+}
+
+// Phase 1 of interval k: its test built from its coefficients, and run.
+DEEPSCOPE_HD Bound phase1_item(const BlockGeom& g, const Frac* coef, const IntervalParams& pr, int64_t n) {
+  const LinearTest t =
+      make_linear_test(coef[0], coef[1], pr.c2_lo, pr.c2_hi, interval_threshold(g, pr, n), n, g.nearest);
+  return run_test(t, g.lefevre, g.kth);
+}
+
+// Sub-interval s (x in [s L, s L + n)) of an interval: its degree-1 part c0 + c1 x' (x' = x - s L).
+struct SubPoly {
+  Frac c0, c1;
+  int64_t xs, n;
+};
+
+DEEPSCOPE_HD SubPoly sub_poly(const BlockGeom& g, const Frac* coef, int64_t n_iv, int s) {
+  SubPoly sb;
+  sb.xs = static_cast<int64_t>(s) * g.L;
+  sb.n = n_iv - sb.xs < g.L ? n_iv - sb.xs : g.L;
+  sb.c0 = frac_add(frac_add(coef[0], frac_mul(coef[1], sb.xs)), frac_mul(frac_mul(coef[2], sb.xs), sb.xs));
+  sb.c1 = frac_add(coef[1], frac_mul(coef[2], 2 * sb.xs));
+  return sb;
+}
+
+// Phase 2 of sub-interval s of an interval of n_iv arguments (s L < n_iv).
+DEEPSCOPE_HD Bound phase2_item(const BlockGeom& g, const Frac* coef, const IntervalParams& pr, int64_t n_iv,
+                               int s, int64_t* sub_n) {
+  const SubPoly sb = sub_poly(g, coef, n_iv, s);
+  *sub_n = sb.n;
+  const LinearTest t =
+      make_linear_test(sb.c0, sb.c1, pr.c2_lo, pr.c2_hi, interval_threshold(g, pr, n_iv), sb.n, g.nearest);
+  return run_test(t, g.lefevre, g.kth);
+}
+
+// Phase 3's scan of sub-interval s of interval k (candidates relative to the search's first argument).
+DEEPSCOPE_HD Scan phase3_scan(const BlockGeom& g, const Frac* coef, const IntervalParams& pr, int64_t k,
+                              int s) {
+  const int64_t n_iv = interval_args(g, k);
+  const SubPoly sb = sub_poly(g, coef, n_iv, s);
+  Scan sc;
+  sc.v = sb.c0;
+  sc.d1 = frac_add(sb.c1, coef[2]);
+  sc.d2 = frac_add(coef[2], coef[2]);
+  sc.first = g.first0 + k * g.N + sb.xs;
+  sc.n = sb.n;
+  sc.thr = interval_threshold(g, pr, n_iv) + 0x1p-52;
+  return sc;
+}
+
+// The phase-1 loop iterations of a warp: 32 consecutive tests (fewer for the block's last one).
+struct WarpIters {
+  uint32_t n, sum, min, max;
+};
+
+DEEPSCOPE_HD WarpIters warp_iters(const uint32_t* it, int n) {
+  WarpIters w{static_cast<uint32_t>(n), 0, it[0], it[0]};
+  for (int i = 0; i < n; ++i) {
+    w.sum += it[i];
+    w.min = it[i] < w.min ? it[i] : w.min;
+    w.max = it[i] > w.max ? it[i] : w.max;
+  }
+  return w;
+}
+
 // --- Hierarchical polynomials: a packet of consecutive intervals by tabulated differences ----------
 //
 // On a packet, Y(x) is one Taylor polynomial P of degree kPacketDegree; on its interval k,
@@ -232,34 +392,95 @@ DEEPSCOPE_HD void run_scan(const Scan& s, bool nearest, Emit&& emit) {
 constexpr int kPacketDegree = 6;
 using Wide = Limb<10>;
 
-DEEPSCOPE_HD Wide wide_add(const Wide& x, const Wide& y) {
-  Wide r = x + y;  // both non-negative: an exact magnitude sum
-  r.w[0] = 0;      // mod 1
-  return r;
-}
+DEEPSCOPE_HD Wide wide_add(const Wide& x, const Wide& y) { return add_mod1(x, y); }
 
 struct Packet {
   Wide d[3][kPacketDegree + 1];  // Delta^i c_j(0) mod 1 (zero beyond the degree of c_j)
   int64_t n;                     // intervals
 };
 
-// Writes c_0(k), c_1(k), c_2(k) (truncated to 96 bits) to out[3 k + j] for k < n.
-DEEPSCOPE_HD void expand_packet(const Packet& pk, Frac* out) {
-  Wide d[3][kPacketDegree + 1];
-  for (int j = 0; j < 3; ++j)
-    for (int i = 0; i <= kPacketDegree; ++i) d[j][i] = pk.d[j][i];
-  for (int64_t k = 0; k < pk.n; ++k) {
-    for (int j = 0; j < 3; ++j) {
-      Frac f;
-      f.neg = 0;
-      f.w[0] = 0;
-      f.w[1] = d[j][0].w[1];
-      f.w[2] = d[j][0].w[2];
-      f.w[3] = d[j][0].w[3];
-      out[3 * k + j] = f;
-      for (int i = 0; i < kPacketDegree; ++i) d[j][i] = wide_add(d[j][i], d[j][i + 1]);
+// C(n, m) for n < 2^26 and m <= kPacketDegree, as 5 words, least significant first (exact: the
+// largest intermediate, C(n, m - 1) n, stays below 2^160).
+DEEPSCOPE_HD void binom_words(uint64_t n, int m, uint32_t (&c)[5]) {
+  DEEPSCOPE_UNROLL
+  for (int w = 0; w < 5; ++w) c[w] = w == 0 ? 1u : 0u;
+  for (int i = 0; i < m; ++i) {  // C(n, i + 1) = C(n, i) (n - i) / (i + 1), exactly
+    const uint64_t f = n - static_cast<uint64_t>(i);
+    uint64_t carry = 0;
+    DEEPSCOPE_UNROLL
+    for (int w = 0; w < 5; ++w) {
+      const uint64_t t = static_cast<uint64_t>(c[w]) * f + carry;
+      c[w] = static_cast<uint32_t>(t);
+      carry = t >> 32;
+    }
+    const uint64_t den = static_cast<uint64_t>(i + 1);
+    uint64_t rem = 0;
+    DEEPSCOPE_UNROLL
+    for (int w = 4; w >= 0; --w) {
+      const uint64_t cur = (rem << 32) | c[w];
+      c[w] = static_cast<uint32_t>(cur / den);
+      rem = cur % den;
     }
   }
 }
+
+// x K mod 1 for a fraction x in [0, 1) and the integer K = sum_s c[s] 2^(32 s) (exact: x 2^(32 s)
+// mod 1 is x's fraction words moved up by s).
+DEEPSCOPE_HD Wide wide_mul_words(const Wide& x, const uint32_t (&c)[5]) {
+  Wide r;
+  r.neg = 0;
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i < Wide::kWords; ++i) r.w[i] = 0;
+  DEEPSCOPE_UNROLL
+  for (int s = 0; s < 5; ++s) {
+    Wide y;
+    y.neg = 0;
+    y.w[0] = 0;
+    DEEPSCOPE_UNROLL
+    for (int i = 1; i < Wide::kWords; ++i) y.w[i] = i + s < Wide::kWords ? x.w[i + s] : 0u;
+    y = mul_u32(y, c[s]);
+    y.w[0] = 0;
+    y.neg = 0;
+    r = wide_add(r, y);
+  }
+  return r;
+}
+
+// Writes c_0(k), c_1(k), c_2(k) (truncated to 96 bits) to out[3 (k - k0) + j] for k0 <= k < k0 + n.
+// The differences at k0 come from those at 0 by the straightforward shift, Delta^i c_j(k0) =
+// sum_l C(k0, l) Delta^(i+l) c_j(0) mod 1, exactly the value k0 steps of tabulated differences
+// reach (both are exact mod 1), so any split of a packet gives the same bits; then tabulated
+// differences, one addition per difference and interval.
+DEEPSCOPE_HD void expand_packet_range(const Packet& pk, int64_t k0, int64_t n, Frac* out) {
+  uint32_t c[kPacketDegree + 1][5];
+  DEEPSCOPE_UNROLL
+  for (int l = 0; l <= kPacketDegree; ++l) binom_words(static_cast<uint64_t>(k0), l, c[l]);
+  for (int j = 0; j < 3; ++j) {  // one polynomial c_j at a time: its differences stay in registers
+    Wide d[kPacketDegree + 1];
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i <= kPacketDegree; ++i) {
+      d[i] = pk.d[j][i];
+      if (k0 > 0) {
+        DEEPSCOPE_UNROLL
+        for (int l = 1; i + l <= kPacketDegree; ++l)
+          d[i] = wide_add(d[i], wide_mul_words(pk.d[j][i + l], c[l]));
+      }
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      Frac f;
+      f.neg = 0;
+      f.w[0] = 0;
+      f.w[1] = d[0].w[1];
+      f.w[2] = d[0].w[2];
+      f.w[3] = d[0].w[3];
+      out[3 * k + j] = f;
+      DEEPSCOPE_UNROLL
+      for (int i = 0; i < kPacketDegree; ++i) d[i] = wide_add(d[i], d[i + 1]);
+    }
+  }
+}
+
+// Writes c_0(k), c_1(k), c_2(k) (truncated to 96 bits) to out[3 k + j] for k < n.
+DEEPSCOPE_HD void expand_packet(const Packet& pk, Frac* out) { expand_packet_range(pk, 0, pk.n, out); }
 
 }  // namespace ds::tmd::lb

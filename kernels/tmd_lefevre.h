@@ -105,23 +105,4 @@ double nmdm(const uint32_t* iters, int n);
 // The search's outputs: CSV rows (as cases_csv) and JSON with the phase counts and loop statistics.
 std::string lefevre_json(const LefevreParams& p, const LefevreResult& r);
 
-namespace detail {
-// All reentrant (ds::work calls them from one thread per worker, several per device): no static
-// state; the CUDA ones allocate their buffers per call on the calling thread's current device.
-// The phases' per-item loops on a backend: tests (records a, b, eps, n of
-// tmd_lefevre.cuh's LinearTest, count of them) -> success flags and iteration counts; scans ->
-// candidate argument indices (unsorted).
-void run_tests_cpu(const void* tests, int64_t count, bool lefevre, int kth, uint8_t* success,
-                   uint32_t* iters);
-void run_tests_cuda(const void* tests, int64_t count, bool lefevre, int kth, uint8_t* success,
-                    uint32_t* iters);
-std::vector<int64_t> run_scans_cpu(const void* scans, int64_t count, bool nearest);
-std::vector<int64_t> run_scans_cuda(const void* scans, int64_t count, bool nearest);
-// Hierarchical method: expands packets (tmd_lefevre.cuh's Packet) into 3 coefficients (Frac) per
-// interval; packet i writes out[3 (offset[i] + k) + j].
-void expand_packets_cpu(const void* packets, const int64_t* offset, int64_t count, void* out);
-void expand_packets_cuda(const void* packets, const int64_t* offset, int64_t count, void* out,
-                         int64_t out_items);
-}  // namespace detail
-
 }  // namespace ds::tmd

@@ -56,12 +56,5 @@ PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_int
 Setup validate(const LefevreParams& p);
 void set_arg(mpfr_ptr X, const Setup& s, uint64_t i);
 Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, int64_t n);
-Frac frac_mul(const Frac& x, uint64_t k);
-// The lower-bound test of c0 + c1 x + q(x), x < n, where the dropped quadratic term q(x) = c2 x^2
-// has c2 in [c2_lo, c2_hi]: the test centres q's range and widens the threshold e by its half-width.
-lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double c2_lo, double c2_hi,
-                         double e, int64_t n);
-void run_tests(const LefevreParams& p, Backend be, const std::vector<lb::LinearTest>& t,
-               std::vector<uint8_t>* ok, std::vector<uint32_t>* it);
 
 }  // namespace ds::tmd::lefevre_detail

@@ -36,18 +36,6 @@ Frac to_frac(mpfr_srcptr y) {  // y mod 1 truncated to 96 bits
   return r;
 }
 
-uint64_t fix63(const Frac& f) { return (static_cast<uint64_t>(f.w[1]) << 31) | (f.w[2] >> 1); }
-uint64_t fix63_up(double t) {  // ceil(t 2^63) for t in [0, 1)
-  return static_cast<uint64_t>(std::ceil(std::ldexp(t, 63))) + 1;
-}
-
-Frac frac_mul(const Frac& x, uint64_t k) {  // x k mod 1, k < 2^32
-  Frac r = mul_u32(x, static_cast<uint32_t>(k));
-  r.w[0] = 0;
-  r.neg = 0;
-  return r;
-}
-
 // f, f', f''/2 at X (derivatives into d1, d2h), and |f'''| at X.
 void derivatives(Func fn, mpfr_srcptr X, mpfr_ptr f0, mpfr_ptr d1, mpfr_ptr d2h, mpfr_ptr d3) {
   Mp t, l;
@@ -135,44 +123,6 @@ Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, in
   iv.rem = std::ldexp(m3 * std::pow(static_cast<double>(n), 3) / 6.0, static_cast<int>(sc + 3 * hx)) *
            (1 + 0x1p-30);
   return iv;
-}
-
-// The lower-bound test of Q(x) = c0 + c1 x (x < n) against the threshold e: it succeeds when no x
-// comes within e of a breakpoint.
-lb::LinearTest make_test(const LefevreParams& p, const Frac& c0, const Frac& c1, double c2_lo, double c2_hi,
-                         double e, int64_t n) {
-  lb::LinearTest t;
-  t.n = static_cast<uint64_t>(n);
-  // q(x) = c2 x^2 over x in [0, n-1] lies in [lo, hi]: test c0 + c1 x + mid within e + half.
-  const double x2 = std::pow(static_cast<double>(n - 1), 2);
-  const double lo = std::min(0.0, c2_lo * x2), hi = std::max(0.0, c2_hi * x2);
-  const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo) * (1 + 0x1p-40);
-  e = (e + half) * (1 + 0x1p-40) + 0x1p-62;       // + the rounding of mid to 63 bits
-  if (!(e < 0.25) || !(std::fabs(mid) < 0.25)) {  // cannot pass (and would overflow the fixed point)
-    t.a = 0;
-    t.b = 0;
-    t.eps = kOne;  // every d < 2^63 fails
-    return t;
-  }
-  const uint64_t mid63 =
-      static_cast<uint64_t>(std::llround(std::ldexp(mid, 63)));  // two's complement mod 2^64
-  t.a = (kOne - fix63(c1)) & (kOne - 1);
-  t.b = (fix63(c0) + mid63 + fix63_up(e) + (p.mode == Mode::kNearest ? (kOne >> 1) : 0)) & (kOne - 1);
-  t.eps = 2 * fix63_up(e);
-  return t;
-}
-
-void run_tests(const LefevreParams& p, Backend be, const std::vector<lb::LinearTest>& t,
-               std::vector<uint8_t>* ok, std::vector<uint32_t>* it) {
-  ok->assign(t.size(), 0);
-  it->assign(t.size(), 0);
-  if (t.empty()) return;
-  if (be == Backend::kCuda)
-    detail::run_tests_cuda(t.data(), static_cast<int64_t>(t.size()), p.search == Search::kLefevre,
-                           p.div_threshold, ok->data(), it->data());
-  else
-    detail::run_tests_cpu(t.data(), static_cast<int64_t>(t.size()), p.search == Search::kLefevre,
-                          p.div_threshold, ok->data(), it->data());
 }
 
 Setup validate(const LefevreParams& p) {

@@ -2,6 +2,8 @@
 // payload read back gives the same result bits as the chunk computed in this process.
 #include "tmd_records.h"
 
+#include "tmd_lefevre.cuh"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -140,6 +142,23 @@ void LefevreBlock::add_iters(const std::vector<uint32_t>& it) {
   for (std::size_t w = 0; w < it.size(); w += 32) {
     const int n = static_cast<int>(std::min<std::size_t>(32, it.size() - w));
     const double m = nmdm(&it[w], n);
+    nmdm_sum += m;
+    ++warps;
+    hist[static_cast<std::size_t>(std::min(19, static_cast<int>(m * 20)))]++;
+  }
+}
+
+void LefevreBlock::add_warps(const std::vector<lb::WarpIters>& ws) {
+  if (ws.empty()) return;
+  iter_min = ws[0].min;
+  iter_max = ws[0].max;
+  for (const lb::WarpIters& w : ws) {
+    iter_min = std::min(iter_min, w.min);
+    iter_max = std::max(iter_max, w.max);
+    iter_sum += w.sum;  // integers: the same double as summing each test's count
+    iter_count += w.n;
+    // nmdm() of the warp's counts: 1 - mean / max, the mean from the exact integer sum.
+    const double m = w.max == 0 ? 0.0 : 1.0 - (static_cast<double>(w.sum) / w.n) / w.max;
     nmdm_sum += m;
     ++warps;
     hist[static_cast<std::size_t>(std::min(19, static_cast<int>(m * 20)))]++;

@@ -9,6 +9,10 @@
 
 #include "tmd.h"
 
+namespace ds::tmd::lb {
+struct WarpIters;
+}
+
 namespace ds::tmd::records {
 
 // A chunk of the exhaustive search.
@@ -32,6 +36,8 @@ struct LefevreBlock {
 
   // The phase-1 iteration counts of the block's intervals, in order (warps of 32).
   void add_iters(const std::vector<uint32_t>& it);
+  // The same from the summaries of those warps (sum, min, max and count of each): identical results.
+  void add_warps(const std::vector<lb::WarpIters>& w);
 };
 std::string lefevre_text(const LefevreBlock& b);
 LefevreBlock parse_lefevre(const std::string& payload);

@@ -11,6 +11,7 @@
 
 #include "arith/error.h"
 #include "bench.h"
+#include "cancel.h"
 #include "cli.h"
 #include "commands.h"
 #include "kernels/atomic_file.h"
@@ -139,6 +140,52 @@ TEST(TmdCli, LefevreAndRegularWriteTheSameCases) {
   EXPECT_EQ(exit_code({"lefevre", "--k", "3", "--range", "0x3f800000:0x3fffffff", "--out", bad}),
             2);  // flood
   EXPECT_FALSE(exists(bad));
+}
+
+// --max-seconds stops taking blocks once the time is up, as Ctrl-C does (exit 130, finished blocks
+// kept); the same command then finishes the search, with the single run's outputs.
+TEST(TmdCli, MaxSecondsStopsBetweenBlocksAndTheSameCommandFinishes) {
+  const std::string dir = tmpdir();
+  const ArgList base = {"regular",
+                        "--func",
+                        "log2",
+                        "--mode",
+                        "nearest",
+                        "--precision",
+                        "22",
+                        "--k",
+                        "12",
+                        "--range",
+                        "0x40400000:0x4079999a",
+                        "--log2n",
+                        "5",
+                        "--log2-block",
+                        "7",
+                        "--log2-packet",
+                        "5",
+                        "--backend",
+                        "cpu",
+                        "--quiet"};
+  auto with = [&](ArgList extra) {
+    ArgList a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(exit_code(with({"--out", dir + "/one.csv"})), 0);
+  testing::internal::CaptureStderr();
+  const int rc = exit_code(with({"--max-seconds", "1e-9", "--out", dir + "/t.csv"}));
+  const std::string err = testing::internal::GetCapturedStderr();
+  ds::app::cancel_flag() = false;  // the time limit raised the process-wide flag
+  EXPECT_EQ(rc, 130);
+  EXPECT_NE(err.find("time limit (--max-seconds) reached"), std::string::npos) << err;
+  EXPECT_FALSE(exists(dir + "/t.csv"));
+  EXPECT_TRUE(exists(dir + "/t.csv.chunks"));
+  ASSERT_EQ(exit_code(with({"--out", dir + "/t.csv"})), 0);
+  EXPECT_EQ(slurp(dir + "/t.csv"), slurp(dir + "/one.csv"));
+  EXPECT_EQ(slurp(dir + "/t.json"), slurp(dir + "/one.json"));
+  EXPECT_EQ(exit_code(with({"--max-seconds", "-1", "--out", dir + "/u.csv"})), 2);
+  EXPECT_THROW(ds::app::bench_tmd({"--cpu-only", "--binade-first", "8000", "--binade-chunks", "500"}),
+               ds::cli::UsageError);
 }
 
 TEST(TmdCli, BenchRunsOnTheCpu) {
