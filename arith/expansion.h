@@ -280,7 +280,7 @@ DEEPSCOPE_HD Expansion<N> operator+(const Expansion<N>& a, const Expansion<N>& b
 }
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator+(const Expansion<N>& a, double d) {
-  return expansion_detail::add_double(a, d);
+  return expansion_detail::add_double_fast(a, d);
 }
 
 template <int N>

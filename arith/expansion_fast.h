@@ -47,6 +47,45 @@ DEEPSCOPE_HD bool carries_exact(int hi, int grid) {
 // Grid exponent of an input term.
 DEEPSCOPE_HD int term_grid(double x) { return is_zero(x) ? kFree : exp_of(x) - 52; }
 
+// |x| as an integer: magnitudes compare as these do.
+DEEPSCOPE_HD uint64_t mag(double x) { return bits_of(x) & ~(uint64_t(1) << 63); }
+// |b| <= 2^-53 |a| exactly (a normal above 2^-969; else only b == 0 passes): then |b| <= ulp(a).
+DEEPSCOPE_HD bool below(double b, double a) {
+  constexpr uint64_t k53 = uint64_t(53) << 52;
+  return mag(b) == 0 || (mag(a) > k53 && mag(b) <= mag(a) - k53);
+}
+
+// The renormalisation of expansion.h (bottom-up VecSum, top-down pass, invariant check) with
+// Fast2Sum (3 flops) in place of 2Sum (6): error-free as long as the first operand of each Fast2Sum
+// is the larger in magnitude, which an integer compare checks. Returns false if an order or the
+// invariant |out[i+1]| <= 2^-53 |out[i]| failed (cancellation, zeros in the middle, rare carries);
+// the caller then redoes the operation on its slow path. Dropped: the last rounding error,
+// <= ulp(out[N-1]) / 2.
+template <int N>
+DEEPSCOPE_HD bool renorm_fast(const double (&r)[N + 1], double (&out)[N]) {
+  double y[N + 1];
+  double s = r[N];
+  bool ok = true;
+  DEEPSCOPE_UNROLL
+  for (int i = N - 1; i >= 0; --i) {
+    ok = ok & (mag(r[i]) >= mag(s));
+    eft::fast_two_sum(r[i], s, s, y[i + 1]);
+  }
+  y[0] = s;
+  double c = y[1];
+  DEEPSCOPE_UNROLL
+  for (int i = 2; i < N; ++i) {
+    ok = ok & (mag(c) >= mag(y[i]));
+    eft::fast_two_sum(c, y[i], y[i - 1], c);
+  }
+  y[N - 1] = c + y[N];
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i + 1 < N; ++i) ok = ok & below(y[i + 1], y[i]);
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i < N; ++i) out[i] = y[i];
+  return ok;
+}
+
 // The slow paths, out of line on the GPU.
 template <int N>
 DEEPSCOPE_EXPANSION_SLOW Expansion<N> add_slow(const Expansion<N>& a, const Expansion<N>& b) {
@@ -63,6 +102,10 @@ DEEPSCOPE_EXPANSION_SLOW Expansion<N> sqr_slow(const Expansion<N>& a) {
 template <int N>
 DEEPSCOPE_EXPANSION_SLOW Expansion<N> mul_double_slow(const Expansion<N>& a, double d) {
   return mul_double_alg5(a, d);
+}
+template <int N>
+DEEPSCOPE_EXPANSION_SLOW Expansion<N> add_double_slow(const Expansion<N>& a, double d) {
+  return add_double(a, d);
 }
 
 // ---- a + b: order n has a_n, b_n and the carry; r_n = (a_n + b_n) + c_n, c_{n+1} = both errors.
@@ -95,8 +138,27 @@ DEEPSCOPE_HD Expansion<N> add_fast(const Expansion<N>& a, const Expansion<N>& b)
     return add_alg4(a, b);
   } else {
     double r[N + 1];
-    if (!add_fast_terms<N>(a.t, b.t, r)) return add_slow(a, b);
-    return renormalized<N>(r);
+    Expansion<N> out;
+    if (!(add_fast_terms<N>(a.t, b.t, r) & renorm_fast<N>(r, out.t))) return add_slow(a, b);
+    return out;
+  }
+}
+
+// ---- a + d: Algorithm 4 with b = (d, 0, ..., 0) (one exact carry walks down the terms, no check
+// needed), then renorm_fast.
+template <int N>
+DEEPSCOPE_HD Expansion<N> add_double_fast(const Expansion<N>& a, double d) {
+  if constexpr (N < 3) {
+    return add_double(a, d);
+  } else {
+    double r[N + 1], c;
+    eft::two_sum(a.t[0], d, r[0], c);
+    DEEPSCOPE_UNROLL
+    for (int n = 1; n < N; ++n) eft::two_sum(c, a.t[n], r[n], c);
+    r[N] = c;
+    Expansion<N> out;
+    if (!renorm_fast<N>(r, out.t)) return add_double_slow(a, d);
+    return out;
   }
 }
 
@@ -145,8 +207,9 @@ DEEPSCOPE_HD Expansion<N> mul_double_fast(const Expansion<N>& a, double d) {
     return mul_double_alg5(a, d);
   } else {
     double r[N + 1];
-    if (!mul_double_fast_terms<N>(a.t, d, r)) return mul_double_slow(a, d);
-    return renormalized<N>(r);
+    Expansion<N> out;
+    if (!(mul_double_fast_terms<N>(a.t, d, r) & renorm_fast<N>(r, out.t))) return mul_double_slow(a, d);
+    return out;
   }
 }
 
@@ -237,8 +300,9 @@ DEEPSCOPE_HD Expansion<N> mul_fast(const Expansion<N>& a, const Expansion<N>& b)
     return mul_alg5(a, b);
   } else {
     double r[N + 1];
-    if (!mul_fast_terms<N, false>(a.t, b.t, r)) return mul_slow(a, b);
-    return renormalized<N>(r);
+    Expansion<N> out;
+    if (!(mul_fast_terms<N, false>(a.t, b.t, r) & renorm_fast<N>(r, out.t))) return mul_slow(a, b);
+    return out;
   }
 }
 
@@ -251,8 +315,9 @@ DEEPSCOPE_HD Expansion<N> sqr_fast(const Expansion<N>& a) {
     a2[0] = a.t[0];
     DEEPSCOPE_UNROLL
     for (int i = 1; i < N; ++i) a2[i] = a.t[i] + a.t[i];
-    if (!mul_fast_terms<N, true>(a.t, a2, r)) return sqr_slow(a);
-    return renormalized<N>(r);
+    Expansion<N> out;
+    if (!(mul_fast_terms<N, true>(a.t, a2, r) & renorm_fast<N>(r, out.t))) return sqr_slow(a);
+    return out;
   }
 }
 
