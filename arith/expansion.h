@@ -89,15 +89,19 @@ struct Expansion {
     return Expansion(d);
   }
 
-  // Flops of one a * b (two_prod = 2, 2Sum = 6, compare = 1) including the renormalisation's
-  // fast path: the traits' rel_cost until `deepscope bench arith` measures it.
+  // Flops of one a * b (two_prod = 2, 2Sum = 6, Fast2Sum = 3) on the fast path of
+  // expansion_fast.h, renormalisation included (its checks are integer instructions): the traits'
+  // rel_cost until `deepscope bench arith` measures it.
   static constexpr int mul_flops() {
     if (N == 2) return 9;  // DWTimesDW3 (expansion_dw.h)
-    int two_prods = N * (N + 1) / 2, two_sums = 0;
-    for (int n = 1; n < N; ++n) two_sums += n + n * n;
-    int last = (N - 1) + (N - 1 + N * N);
-    int renorm = N < 2 ? 6 : 6 * N + 6 * (N - 2) + 1 + 2 * (N - 1);
-    return 2 * two_prods + 6 * two_sums + last + renorm;
+    int flops = 2 * (N * (N + 1) / 2);  // the two_prods of orders 0 .. N-1
+    for (int m = 1; m < N; ++m) {
+      int items = (m + 1) + m + (m >= 2 ? 1 : 0);  // products, previous errors, carry
+      flops += 6 * (items - 1) + (items - 2);      // the 2Sum chain and the carry's additions
+    }
+    flops += (N - 1) + (N - 1) + N;  // order N: plain products, summed with the errors
+    flops += 3 * N + 3 * (N - 2) + 1;  // renorm_fast
+    return flops;
   }
 
  private:
