@@ -1,6 +1,9 @@
 // Expansion<N> (f64x2 ... f64x8): a real number as the unevaluated sum of N binary64 terms, most
-// significant first. + and * follow the Hénon-sinks paper (Algorithms 4 and 5) for N >= 3; f64x2 uses
-// the double-word algorithms of expansion_dw.h (bounds stated there); / and sqrt use Newton.
+// significant first. For N >= 3, + and * work order by order like the Hénon-sinks paper's
+// Algorithms 4 and 5, but with one exact carry per order (expansion_fast.h: O(N^2) flops for * and
+// sqr, O(N) for +, + double and * double), falling back to Algorithms 4/5 themselves
+// (expansion_alg45.h) in the rare cases where the carries cannot be proved exact; f64x2 uses the
+// double-word algorithms of expansion_dw.h (bounds stated there); / and sqrt use Newton.
 //
 // Invariant (every input the contracts below assume): the terms are ulp-nonoverlapping,
 // |t[i+1]| <= ulp(t[i]), and a zero term is followed by zeros only; so |t[i]| <= (2u)^i |t[0]| with
@@ -10,20 +13,23 @@
 // Unit: eps = traits().eps = u^N = 2^(-53N). Bounds, for results with |result| >= traits().min_abs
 // and no overflow, valid for 3 <= N <= 8 (derivation: docs/arith/expansion.md; N = 2: expansion_dw.h):
 //   a + b, a - b, a + d, a - d:  |err| <= (1 + 2^-30) eps |exact| + 2^-32 eps (|a| + |b|)
-//       (the second term is the rounded sum of Algorithm 4's last error terms; it matters only when
+//       (the second term is the rounded sum of the last order's errors; it matters only when
 //        the operands cancel by more than ~30 bits: then the bound is absolute, not relative)
 //   a * b, sqr(a), a * d:        |err| <= (1 + 2^-14) eps |exact|
+//       (the fast path alone meets (1 + 2^-31) eps |exact|; 2^-14 is Algorithm 5's, the slow path)
 //   a / b, sqrt(a):              |err| <= 3 eps |exact|
 //   mul_pow2, neg, abs, comparisons: exact (mul_pow2 barring overflow/underflow); to_double: RN.
 // Near underflow (below min_abs the low terms lose bits) and for operands that are not valid
 // expansions the bounds do not hold; sqr is not bit-identical to a * a (it sums fewer products).
 //
-// Renormalisation (after every + and *), of the N+1 terms r_0..r_N that Algorithms 4/5 produce:
-// an error-free bottom-up VecSum with 2Sum, an error-free top-down 2Sum pass whose last step is a
-// rounded sum (its error is the dropped term), then the check |t[i+1]| <= 2^-53 |t[i]|. Rare
-// cancellation patterns fail the check and go to settle(), a slower, provably terminating loop
-// (VecSum until each term dominates its remainder by half an ulp). Nothing is lost before the last
-// term is dropped, so the truncation error is <= (1 + 2^-38) u |t[N-1]|.
+// Renormalisation (after every + and *), of the N+1 terms r_0..r_N of the orders: an error-free
+// bottom-up VecSum, an error-free top-down pass whose last step is a rounded sum (its error is the
+// dropped term), then the check |t[i+1]| <= 2^-53 |t[i]|. On the fast paths these passes use
+// Fast2Sum, each one guarded by an integer compare of the magnitudes (expansion_fast.h); after
+// Algorithms 4/5 they use 2Sum, and rare cancellation patterns that fail the check go to settle(),
+// a slower, provably terminating loop (VecSum until each term dominates its remainder by half an
+// ulp). Nothing is lost before the last term is dropped, so the truncation error is
+// <= (1 + 2^-38) u |t[N-1]|.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -93,13 +99,13 @@ struct Expansion {
   // expansion_fast.h, renormalisation included (its checks are integer instructions): the traits'
   // rel_cost until `deepscope bench arith` measures it.
   static constexpr int mul_flops() {
-    if (N == 2) return 9;  // DWTimesDW3 (expansion_dw.h)
+    if (N == 2) return 9;               // DWTimesDW3 (expansion_dw.h)
     int flops = 2 * (N * (N + 1) / 2);  // the two_prods of orders 0 .. N-1
     for (int m = 1; m < N; ++m) {
       int items = (m + 1) + m + (m >= 2 ? 1 : 0);  // products, previous errors, carry
       flops += 6 * (items - 1) + (items - 2);      // the 2Sum chain and the carry's additions
     }
-    flops += (N - 1) + (N - 1) + N;  // order N: plain products, summed with the errors
+    flops += (N - 1) + (N - 1) + N;    // order N: plain products, summed with the errors
     flops += 3 * N + 3 * (N - 2) + 1;  // renorm_fast
     return flops;
   }
@@ -127,7 +133,6 @@ DEEPSCOPE_HD double ulp_of(double x) {
   if (e > 52) return from_bits((e - 52) << 52);
   return from_bits(e == 0 ? 1 : uint64_t(1) << (e - 1));
 }
-
 
 // One bottom-up VecSum over x[lo..M-1] (2Sum, so error-free for any inputs): x[lo] receives the
 // rounded sum, x[i+1] the error of the step that added x[i]. lo is a runtime value; the terms
@@ -257,20 +262,6 @@ DEEPSCOPE_HD Expansion<K> resize(const Expansion<N>& x) {
 
 // ---- + and *: fast paths (expansion_fast.h) over Algorithms 4/5 (expansion_alg45.h) -----------
 
-namespace expansion_detail {
-// Algorithm 4 with b = (d, 0, ..., 0), omitting the operations on zeros (they are exact no-ops):
-// one pending error walks down the terms.
-template <int N>
-DEEPSCOPE_HD Expansion<N> add_double(const Expansion<N>& a, double d) {
-  double r[N + 1], c;
-  eft::two_sum(a.t[0], d, r[0], c);
-  DEEPSCOPE_UNROLL
-  for (int n = 1; n < N; ++n) eft::two_sum(c, a.t[n], r[n], c);
-  r[N] = c;
-  return renormalized<N>(r);
-}
-}  // namespace expansion_detail
-
 }  // namespace ds
 
 #include "expansion_alg45.h"
@@ -325,7 +316,6 @@ template <int N>
 DEEPSCOPE_HD Expansion<N> operator*(const Expansion<N>& a, double d) {
   return expansion_detail::mul_double_fast(a, d);
 }
-
 
 // Exact x * 2^k, barring overflow and underflow.
 template <int N>

@@ -151,5 +151,17 @@ DEEPSCOPE_HD Expansion<N> mul_double_alg5(const Expansion<N>& a, double d) {
   return renormalized<N>(r);
 }
 
+// Algorithm 4 with b = (d, 0, ..., 0), omitting the operations on zeros (they are exact no-ops):
+// one pending error walks down the terms.
+template <int N>
+DEEPSCOPE_HD Expansion<N> add_double(const Expansion<N>& a, double d) {
+  double r[N + 1], c;
+  eft::two_sum(a.t[0], d, r[0], c);
+  DEEPSCOPE_UNROLL
+  for (int n = 1; n < N; ++n) eft::two_sum(c, a.t[n], r[n], c);
+  r[N] = c;
+  return renormalized<N>(r);
+}
+
 }  // namespace expansion_detail
 }  // namespace ds

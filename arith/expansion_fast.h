@@ -223,9 +223,9 @@ constexpr int products_at(int m) {
 // Order m (1 <= m <= N); C = products_at(m - 1): pe, pe_hi, pe_grid are the errors of the previous
 // order's products and their bounds. For sqr, b holds 2 a (exact).
 template <int N, bool Sqr, int m, int C>
-DEEPSCOPE_HD void mul_fast_orders(const double* a, const double* b, double (&r)[N + 1],
-                                  const double (&pe)[C], const int (&pe_hi)[C], const int (&pe_grid)[C],
-                                  double carry, int carry_grid, bool& ok) {
+DEEPSCOPE_HD void mul_fast_orders(const double* a, const double* b, double (&r)[N + 1], const double (&pe)[C],
+                                  const int (&pe_hi)[C], const int (&pe_grid)[C], double carry,
+                                  int carry_grid, bool& ok) {
   if constexpr (m < N) {
     constexpr int P = products_at<Sqr>(m);
     constexpr bool kCarry = m >= 2;

@@ -69,7 +69,8 @@ template <int N>
 
 // |got - exact| <= eps (c |exact| + k mix), in MPFR.
 template <int N>
-::testing::AssertionResult within(const Expansion<N>& got, mpfr_srcptr exact, double c, double k, double mix) {
+::testing::AssertionResult within(const Expansion<N>& got, mpfr_srcptr exact, double c, double k,
+                                  double mix) {
   Mp g(kExact), err(kExact), bound(128), t(128);
   ds::test::set_terms(g, got.t, N);
   mpfr_sub(err, g, exact, MPFR_RNDN);
@@ -80,8 +81,8 @@ template <int N>
   mpfr_add(bound, bound, t, MPFR_RNDD);
   mpfr_mul_d(bound, bound, Expansion<N>::traits().eps, MPFR_RNDD);
   if (mpfr_cmp(err, bound) <= 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "error " << mpfr_get_d(err, MPFR_RNDU) << " above bound "
-                                       << mpfr_get_d(bound, MPFR_RNDU);
+  return ::testing::AssertionFailure()
+         << "error " << mpfr_get_d(err, MPFR_RNDU) << " above bound " << mpfr_get_d(bound, MPFR_RNDU);
 }
 
 constexpr double kMul = 1 + 0x1p-14, kAdd = 1 + 0x1p-30, kMix = 0x1p-32;
@@ -108,8 +109,8 @@ Expansion<N> gapped(std::mt19937_64& rng, int e0, int max_gap) {
 
 template <class T>
 class ExpansionFastTest : public ::testing::Test {};
-using Types = ::testing::Types<Expansion<3>, Expansion<4>, Expansion<5>, Expansion<6>, Expansion<7>,
-                               Expansion<8>>;
+using Types =
+    ::testing::Types<Expansion<3>, Expansion<4>, Expansion<5>, Expansion<6>, Expansion<7>, Expansion<8>>;
 TYPED_TEST_SUITE(ExpansionFastTest, Types);
 
 // Hénon orbits as in the benchmark (a = 1.4, b = 0.3 as doubles): every operation of every step
@@ -153,8 +154,9 @@ TYPED_TEST(ExpansionFastTest, HenonOrbitsTakeTheFastPath) {
       y = ny;
     }
   }
-  std::printf("f64x%d Henon: %ld steps, slow paths: add double %ld, sqr %ld, mul double %ld (of %ld), sub %ld\n",
-              N, steps, slow[0], slow[1], slow[2], 2 * steps, slow[3]);
+  std::printf(
+      "f64x%d Henon: %ld steps, slow paths: add double %ld, sqr %ld, mul double %ld (of %ld), sub %ld\n", N,
+      steps, slow[0], slow[1], slow[2], 2 * steps, slow[3]);
   EXPECT_LE(slow[0], steps / 100);
   EXPECT_LE(slow[1], steps / 100);
   EXPECT_LE(slow[2], 2 * steps / 100);

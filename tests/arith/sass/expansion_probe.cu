@@ -6,23 +6,22 @@
 
 using ds::Expansion;
 
-#define PROBE(NAME, EXPR)                                                                      \
-  template <int N>                                                                             \
-  __global__ void NAME(const Expansion<N>* x, const Expansion<N>* y, const double* d,         \
-                       Expansion<N>* out) {                                                    \
-    int i = threadIdx.x;                                                                       \
-    Expansion<N> a = x[i], b = y[i];                                                           \
-    double c = d[i];                                                                           \
-    (void)b;                                                                                   \
-    (void)c;                                                                                   \
-    out[i] = EXPR;                                                                             \
+#define PROBE(NAME, EXPR)                                                                                  \
+  template <int N>                                                                                         \
+  __global__ void NAME(const Expansion<N>* x, const Expansion<N>* y, const double* d, Expansion<N>* out) { \
+    int i = threadIdx.x;                                                                                   \
+    Expansion<N> a = x[i], b = y[i];                                                                       \
+    double c = d[i];                                                                                       \
+    (void)b;                                                                                               \
+    (void)c;                                                                                               \
+    out[i] = EXPR;                                                                                         \
   }
 
 PROBE(k_add, a + b)
 PROBE(k_add_double, a + c)
-PROBE(k_mul, a * b)
+PROBE(k_mul, a* b)
 PROBE(k_sqr, sqr(a))
-PROBE(k_mul_double, a * c)
+PROBE(k_mul_double, a* c)
 
 // One Hénon step (double a, b), the loop body of the benchmark.
 template <int N>
@@ -36,17 +35,14 @@ __global__ void k_henon(Expansion<N>* x, Expansion<N>* y, const double* d) {
   y[i] = yy;
 }
 
-#define INST(N)                                                                                \
-  template __global__ void k_add<N>(const Expansion<N>*, const Expansion<N>*, const double*,   \
-                                    Expansion<N>*);                                            \
-  template __global__ void k_add_double<N>(const Expansion<N>*, const Expansion<N>*,           \
-                                           const double*, Expansion<N>*);                      \
-  template __global__ void k_mul<N>(const Expansion<N>*, const Expansion<N>*, const double*,   \
-                                    Expansion<N>*);                                            \
-  template __global__ void k_sqr<N>(const Expansion<N>*, const Expansion<N>*, const double*,   \
-                                    Expansion<N>*);                                            \
-  template __global__ void k_mul_double<N>(const Expansion<N>*, const Expansion<N>*,           \
-                                           const double*, Expansion<N>*);                      \
+#define INST(N)                                                                                              \
+  template __global__ void k_add<N>(const Expansion<N>*, const Expansion<N>*, const double*, Expansion<N>*); \
+  template __global__ void k_add_double<N>(const Expansion<N>*, const Expansion<N>*, const double*,          \
+                                           Expansion<N>*);                                                   \
+  template __global__ void k_mul<N>(const Expansion<N>*, const Expansion<N>*, const double*, Expansion<N>*); \
+  template __global__ void k_sqr<N>(const Expansion<N>*, const Expansion<N>*, const double*, Expansion<N>*); \
+  template __global__ void k_mul_double<N>(const Expansion<N>*, const Expansion<N>*, const double*,          \
+                                           Expansion<N>*);                                                   \
   template __global__ void k_henon<N>(Expansion<N>*, Expansion<N>*, const double*);
 
 INST(3)
