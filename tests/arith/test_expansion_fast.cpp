@@ -238,4 +238,52 @@ TYPED_TEST(ExpansionFastTest, GapsStraddlingTheCheck) {
   EXPECT_TRUE(fast_mul(h, h));
 }
 
+// Zeros, negative zeros and short values with zero tails (exact small integers and dyadics): the
+// renormalisation's order compares see equal magnitudes and zeros; results must be exact where the
+// value is representable, valid, and on the fast path where nothing cancels.
+TYPED_TEST(ExpansionFastTest, ZerosAndZeroTails) {
+  constexpr int N = sizeof(TypeParam) / sizeof(double);
+  const double vals[] = {0.0, -0.0, 1.0, -1.0, 1.5, -3.0, 0x1p-60, 0x1p-400, 0x1p500, 0.375};
+  for (double x : vals)
+    for (double y : vals) {
+      TypeParam a(x), b(y);
+      std::string what = std::to_string(x) + ", " + std::to_string(y);
+      Mp ea(kExact), eb(kExact), r(kExact), g(kExact);
+      ds::test::set_terms(ea, a.t, N);
+      ds::test::set_terms(eb, b.t, N);
+      const TypeParam results[] = {a + b, a - b, a * b, sqr(a), a * y, a + y};
+      mpfr_add(r, ea, eb, MPFR_RNDN);
+      ds::test::set_terms(g, results[0].t, N);
+      EXPECT_EQ(mpfr_cmp(g, r), 0) << "add " << what;
+      mpfr_sub(r, ea, eb, MPFR_RNDN);
+      ds::test::set_terms(g, results[1].t, N);
+      EXPECT_EQ(mpfr_cmp(g, r), 0) << "sub " << what;
+      mpfr_mul(r, ea, eb, MPFR_RNDN);
+      ds::test::set_terms(g, results[2].t, N);
+      EXPECT_EQ(mpfr_cmp(g, r), 0) << "mul " << what;
+      ds::test::set_terms(g, results[4].t, N);
+      EXPECT_EQ(mpfr_cmp(g, r), 0) << "mul double " << what;
+      mpfr_sqr(r, ea, MPFR_RNDN);
+      ds::test::set_terms(g, results[3].t, N);
+      EXPECT_EQ(mpfr_cmp(g, r), 0) << "sqr " << what;
+      mpfr_add(r, ea, eb, MPFR_RNDN);
+      ds::test::set_terms(g, results[5].t, N);
+      EXPECT_EQ(mpfr_cmp(g, r), 0) << "add double " << what;
+      for (const TypeParam& v : results) EXPECT_TRUE(valid_result(v)) << what;
+    }
+  // -0 + -0 and -0 * x are zero (the sign of a zero result is not specified).
+  EXPECT_EQ((TypeParam(-0.0) + TypeParam(-0.0)).t[0], 0.0);
+  EXPECT_EQ((TypeParam(-0.0) * TypeParam(2.0)).t[0], 0.0);
+  // A value with a full tail times one with a zero tail: the fast path. (1/3 times 3 would not be:
+  // its low orders cancel, and the renormalisation's order check sends it to the slow path.)
+  TypeParam pi = TypeParam::from_string(
+      "3."
+      "1415926535897932384626433832795028841971693993751058209749445923078164062862089986280348253421170679"
+      "8");
+  EXPECT_TRUE(fast_mul(pi, TypeParam(3.0)));
+  EXPECT_TRUE(fast_mul_double(pi, 3.0));
+  EXPECT_TRUE(fast_sqr(pi));
+  EXPECT_TRUE(fast_add_double(pi, 1.0));
+}
+
 }  // namespace
