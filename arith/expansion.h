@@ -1,9 +1,10 @@
 // Expansion<N> (f64x2 ... f64x8): a real number as the unevaluated sum of N binary64 terms, most
 // significant first. For N >= 3, + and * work order by order like the Hénon-sinks paper's
 // Algorithms 4 and 5, but with one exact carry per order (expansion_fast.h: O(N^2) flops for * and
-// sqr, O(N) for +, + double and * double), falling back to Algorithms 4/5 themselves
-// (expansion_alg45.h) in the rare cases where the carries cannot be proved exact; f64x2 uses the
-// double-word algorithms of expansion_dw.h (bounds stated there); / and sqrt use Newton.
+// sqr, O(N) for +, + double and * double), falling back to an exact, register-light slow path in
+// the rare cases where the carries cannot be proved exact; f64x2 uses the double-word algorithms of
+// expansion_dw.h (bounds stated there), f64x1 Algorithms 4/5 (expansion_alg45.h); / and sqrt use
+// Newton.
 //
 // Invariant (every input the contracts below assume): the terms are ulp-nonoverlapping,
 // |t[i+1]| <= ulp(t[i]), and a zero term is followed by zeros only; so |t[i]| <= (2u)^i |t[0]| with
@@ -16,7 +17,8 @@
 //       (the second term is the rounded sum of the last order's errors; it matters only when
 //        the operands cancel by more than ~30 bits: then the bound is absolute, not relative)
 //   a * b, sqr(a), a * d:        |err| <= (1 + 2^-14) eps |exact|
-//       (the fast path alone meets (1 + 2^-31) eps |exact|; 2^-14 is Algorithm 5's, the slow path)
+//       (unchanged from Algorithm 5; worst cases: fast path (1 + 2^-23) eps |exact| (a * b, N = 8),
+//        slow path (1 + 2^-33) eps |exact|)
 //   a / b, sqrt(a):              |err| <= 3 eps |exact|
 //   mul_pow2, neg, abs, comparisons: exact (mul_pow2 barring overflow/underflow); to_double: RN.
 // Near underflow (below min_abs the low terms lose bits) and for operands that are not valid
@@ -26,9 +28,10 @@
 // bottom-up VecSum, an error-free top-down pass whose last step is a rounded sum (its error is the
 // dropped term), then the check |t[i+1]| <= 2^-53 |t[i]|. On the fast paths these passes use
 // Fast2Sum, each one guarded by an integer compare of the magnitudes (expansion_fast.h); after
-// Algorithms 4/5 they use 2Sum, and rare cancellation patterns that fail the check go to settle(),
-// a slower, provably terminating loop (VecSum until each term dominates its remainder by half an
-// ulp). Nothing is lost before the last term is dropped, so the truncation error is
+// Algorithms 4/5 (f64x1) they use 2Sum, and rare cancellation patterns that fail the check go to
+// settle(), a slower, provably terminating loop (VecSum until each term dominates its remainder by
+// half an ulp), which is also the fast paths' slow path. Nothing is lost before the last term is dropped, so
+// the truncation error is
 // <= (1 + 2^-38) u |t[N-1]|.
 #pragma once
 #include <cmath>
@@ -156,7 +159,9 @@ DEEPSCOPE_HD void vecsum_from(double (&x)[M], int lo) {
 // x[j..M-1] until the remainder R_j = x[j+1] + ... + x[M-1] has sum|x[i]| <= (1/2 + 2^-40) ulp(x[j])
 // (computed; the exact sum is at most 2^-47 larger). The leading term of R_j (x[j+1] once settled)
 // is then <= (1/2 + 2^-39) ulp(x[j]) <= (1 + 2^-38) u |x[j]|, and so is the part dropped after
-// x[K-1]. Termination: each pass is error-free, leaves an error <= ulp(x[j])/2 right below x[j] and
+// x[K-1]. (The test is written 2 rest <= (1 + 2^-39) ulp: (1/2 + 2^-40) ulp would round up to a
+// whole ulp when ulp(x[j]) = 2^-1074, letting x[j] = 2^-1074, x[j+1] = -2^-1074 through.)
+// Termination: each pass is error-free, leaves an error <= ulp(x[j])/2 right below x[j] and
 // shrinks the rest by a factor <= M u; all values are multiples of 2^-1074, so within ~45 passes
 // either x[j] dominates (then two more passes meet the test) or everything below is exactly zero.
 // The cap of 64 passes is never reached.
@@ -172,7 +177,7 @@ DEEPSCOPE_EXPANSION_SLOW void settle(double (&x)[M]) {
         lead = i == j ? x[i] : lead;
         rest += i > j ? std::fabs(x[i]) : 0.0;
       }
-      if (rest <= (0.5 + 0x1p-40) * ulp_of(lead)) break;
+      if (2 * rest <= (1 + 0x1p-39) * ulp_of(lead)) break;  // exact scaling: no subnormal rounding
       vecsum_from(x, j);
     }
   }

@@ -1,8 +1,8 @@
-// The Hénon-sinks paper's Algorithms 4 (addition) and 5 (multiplication) for Expansion<N>, N >= 3:
-// the slow paths of expansion_fast.h, taken when its exactness check fails (operands whose terms
-// have large gaps between their exponents, or whose leading terms are far apart), and the only
-// path for N = 1. Error-free up to the last order; bounds in expansion.h. expansion_fast.h calls
-// them out of line on the GPU. Included by expansion.h.
+// The Hénon-sinks paper's Algorithms 4 (addition) and 5 (multiplication) for Expansion<N>: the
+// operations of f64x1 (which f64x2's Newton iterations use); for N >= 3 the fast paths of
+// expansion_fast.h replace them (same orders, one exact carry per order instead of O(n^2) pending
+// errors). Error-free up to the last order; bounds in expansion.h and docs/arith/expansion.md.
+// Included by expansion.h.
 #pragma once
 
 namespace ds {

@@ -2,12 +2,14 @@
 // the Hénon paper's Algorithms 4/5 (expansion_alg45.h), but each order's 2Sum errors are added up
 // into ONE carry for the next order by plain additions, instead of staying pending one by one.
 // Those additions are exact whenever the order's items sit on a common grid close enough to their
-// size, which an integer check on the exponents proves at run time (below); when it cannot, the
-// operation starts again as Algorithm 4/5 (rare: operands with gaps of many bits between terms).
+// size, which an integer check on the exponents proves at run time (below); when it cannot, or
+// when the renormalisation's order checks fail, the operation is redone on its slow path (rare:
+// operands with gaps of tens of bits between terms, cancellation of the leading terms).
 // Algorithm 5 keeps O(n^2) pending errors at order n, so it costs O(N^3) flops; here order n has
 // O(n) items: O(N^2) for * and sqr, O(N) for + and * double. Both paths are error-free up to the
-// last order and then renormalise the same N+1 terms, so they share the bounds of expansion.h
-// (derivation: docs/arith/expansion.md). Included by expansion.h.
+// last order and then renormalise N+1 terms; the slow paths are exact up to the final truncation:
+// both within the bounds of expansion.h (derivation: docs/arith/expansion.md). Included by
+// expansion.h.
 //
 // The check. If the K items of an order are multiples of 2^g and |x| <= 2^h each, a 2Sum chain
 // over them has partial sums below K (1+u)^K 2^h, so its K-1 errors are multiples of 2^g of
@@ -49,7 +51,7 @@ DEEPSCOPE_HD int term_grid(double x) { return is_zero(x) ? kFree : exp_of(x) - 5
 
 // |x| as an integer: magnitudes compare as these do.
 DEEPSCOPE_HD uint64_t mag(double x) { return bits_of(x) & ~(uint64_t(1) << 63); }
-// |b| <= 2^-53 |a| exactly (a normal above 2^-969; else only b == 0 passes): then |b| <= ulp(a).
+// |b| <= 2^-53 |a| exactly (for |a| > 2^-970; below, only b == 0 passes): then |b| <= ulp(a).
 DEEPSCOPE_HD bool below(double b, double a) {
   constexpr uint64_t k53 = uint64_t(53) << 52;
   return mag(b) == 0 || (mag(a) > k53 && mag(b) <= mag(a) - k53);
@@ -86,26 +88,72 @@ DEEPSCOPE_HD bool renorm_fast(const double (&r)[N + 1], double (&out)[N]) {
   return ok;
 }
 
-// The slow paths, out of line on the GPU.
+// The slow paths: the exact value as a list of M doubles (every product with its 2ProdFMA error,
+// or the terms of a sum) in local memory, renormalised by settle_local: for j = 0..N-1, VecSum
+// over x[j..M-1] until the computed sum |x[j+1]| + ... + |x[M-1]| <= (1/2 + 2^-40) ulp(x[j]). This
+// is settle() of expansion.h with loops instead of unrolled code (few registers: on the GPU the
+// calling kernel's register count is at least its callees'); the same termination argument holds
+// for M <= 2 * 8^2 (each pass shrinks the remainder by M u <= 2^-46, and the computed sum of |x|
+// is at most (M - 1) u <= 2^-46 relatively below the exact one), and so does the result:
+// |t[i+1]| <= (1 + 2^-38) u |t[i]|, nothing lost but the remainder after t[N-1], which is
+// <= (1/2 + 2^-39) ulp(t[N-1]). Error <= (1 + 2^-33) eps |exact| for every operation.
+template <int M, int N>
+DEEPSCOPE_HD Expansion<N> settle_local(double* x) {
+  DEEPSCOPE_NO_UNROLL
+  for (int j = 0; j < N; ++j) {
+    DEEPSCOPE_NO_UNROLL
+    for (int pass = 0; pass < 64; ++pass) {
+      double rest = 0;
+      DEEPSCOPE_NO_UNROLL
+      for (int i = j + 1; i < M; ++i) rest += std::fabs(x[i]);
+      if (2 * rest <= (1 + 0x1p-39) * ulp_of(x[j])) break;  // exact scaling: no subnormal rounding
+      double s = x[M - 1];
+      DEEPSCOPE_NO_UNROLL
+      for (int i = M - 2; i >= j; --i) eft::two_sum(x[i], s, s, x[i + 1]);
+      x[j] = s;
+    }
+  }
+  Expansion<N> r;
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i < N; ++i) r.t[i] = x[i];
+  return r;
+}
+
 template <int N>
 DEEPSCOPE_EXPANSION_SLOW Expansion<N> add_slow(const Expansion<N>& a, const Expansion<N>& b) {
-  return add_alg4(a, b);
-}
-template <int N>
-DEEPSCOPE_EXPANSION_SLOW Expansion<N> mul_slow(const Expansion<N>& a, const Expansion<N>& b) {
-  return mul_alg5(a, b);
-}
-template <int N>
-DEEPSCOPE_EXPANSION_SLOW Expansion<N> sqr_slow(const Expansion<N>& a) {
-  return square_alg5(a);
-}
-template <int N>
-DEEPSCOPE_EXPANSION_SLOW Expansion<N> mul_double_slow(const Expansion<N>& a, double d) {
-  return mul_double_alg5(a, d);
+  double x[2 * N];
+  DEEPSCOPE_NO_UNROLL
+  for (int i = 0; i < N; ++i) {
+    x[2 * i] = a.t[i];
+    x[2 * i + 1] = b.t[i];
+  }
+  return settle_local<2 * N, N>(x);
 }
 template <int N>
 DEEPSCOPE_EXPANSION_SLOW Expansion<N> add_double_slow(const Expansion<N>& a, double d) {
-  return add_double(a, d);
+  double x[N + 1];
+  x[0] = d;
+  DEEPSCOPE_NO_UNROLL
+  for (int i = 0; i < N; ++i) x[i + 1] = a.t[i];
+  return settle_local<N + 1, N>(x);
+}
+template <int N>
+DEEPSCOPE_EXPANSION_SLOW Expansion<N> mul_slow(const Expansion<N>& a, const Expansion<N>& b) {
+  double x[2 * N * N];
+  DEEPSCOPE_NO_UNROLL
+  for (int k = 0; k < N * N; ++k) eft::two_prod(a.t[k / N], b.t[k % N], x[2 * k], x[2 * k + 1]);
+  return settle_local<2 * N * N, N>(x);
+}
+template <int N>
+DEEPSCOPE_EXPANSION_SLOW Expansion<N> sqr_slow(const Expansion<N>& a) {
+  return mul_slow(a, a);
+}
+template <int N>
+DEEPSCOPE_EXPANSION_SLOW Expansion<N> mul_double_slow(const Expansion<N>& a, double d) {
+  double x[2 * N];
+  DEEPSCOPE_NO_UNROLL
+  for (int i = 0; i < N; ++i) eft::two_prod(a.t[i], d, x[2 * i], x[2 * i + 1]);
+  return settle_local<2 * N, N>(x);
 }
 
 // ---- a + b: order n has a_n, b_n and the carry; r_n = (a_n + b_n) + c_n, c_{n+1} = both errors.
@@ -220,19 +268,19 @@ constexpr int products_at(int m) {
   return Sqr ? m / 2 + 1 : m + 1;
 }
 
-// Order m (1 <= m <= N); C = products_at(m - 1): pe, pe_hi, pe_grid are the errors of the previous
-// order's products and their bounds. For sqr, b holds 2 a (exact).
+// Order m (1 <= m <= N); C = products_at(m - 1): pe are the errors of the previous order's
+// products, |pe[j]| <= 2^pe_hi, all multiples of 2^pe_grid. For sqr, b holds 2 a (exact).
 template <int N, bool Sqr, int m, int C>
 DEEPSCOPE_HD void mul_fast_orders(const double* a, const double* b, double (&r)[N + 1], const double (&pe)[C],
-                                  const int (&pe_hi)[C], const int (&pe_grid)[C], double carry,
-                                  int carry_grid, bool& ok) {
+                                  int pe_hi, int pe_grid, double carry, int carry_grid, bool& ok) {
   if constexpr (m < N) {
     constexpr int P = products_at<Sqr>(m);
     constexpr bool kCarry = m >= 2;
     constexpr int K = P + C + (kCarry ? 1 : 0);
     double p[P], e[P];
-    int e_hi[P], e_grid[P];
-    int hi = kCarry ? exp_of(carry) + 1 : -2000, grid = kCarry ? carry_grid : kFree;
+    int hi = imax(pe_hi, kCarry ? exp_of(carry) + 1 : -2000);
+    int grid = imin(pe_grid, kCarry ? carry_grid : kFree);
+    int e_hi = -2000, e_grid = kFree;  // bounds of this order's product errors
     DEEPSCOPE_UNROLL
     for (int i = 0; i < P; ++i) {
       if (Sqr && 2 * i == m) {
@@ -244,18 +292,14 @@ DEEPSCOPE_HD void mul_fast_orders(const double* a, const double* b, double (&r)[
       bool z = is_zero(p[i]);
       hi = imax(hi, x + 1);
       grid = imin(grid, z ? kFree : x - 52);
-      e_hi[i] = x - 53;
-      e_grid[i] = z ? kFree : x - 106;
+      e_hi = imax(e_hi, x - 53);
+      e_grid = imin(e_grid, z ? kFree : x - 106);
     }
     double items[K];
     DEEPSCOPE_UNROLL
     for (int i = 0; i < P; ++i) items[i] = p[i];
     DEEPSCOPE_UNROLL
-    for (int j = 0; j < C; ++j) {
-      items[P + j] = pe[j];
-      hi = imax(hi, pe_hi[j]);
-      grid = imin(grid, pe_grid[j]);
-    }
+    for (int j = 0; j < C; ++j) items[P + j] = pe[j];
     if constexpr (kCarry) items[K - 1] = carry;
     double acc, next, t;
     eft::two_sum(items[0], items[1], acc, next);
@@ -288,9 +332,8 @@ DEEPSCOPE_HD bool mul_fast_terms(const double* a, const double* b, double (&r)[N
   double pe[1];
   eft::two_prod(a[0], Sqr ? a[0] : b[0], r[0], pe[0]);
   int x = exp_of(r[0]);
-  const int pe_hi[1] = {x - 53}, pe_grid[1] = {is_zero(r[0]) ? kFree : x - 106};
   bool ok = true;
-  mul_fast_orders<N, Sqr, 1, 1>(a, b, r, pe, pe_hi, pe_grid, 0.0, kFree, ok);
+  mul_fast_orders<N, Sqr, 1, 1>(a, b, r, pe, x - 53, is_zero(r[0]) ? kFree : x - 106, 0.0, kFree, ok);
   return ok;
 }
 
