@@ -35,6 +35,27 @@ __global__ void k_henon(Expansion<N>* x, Expansion<N>* y, const double* d) {
   y[i] = yy;
 }
 
+// A Hénon loop like kernels/henon.cuh's (both kinds of parameters, so every operation and its slow
+// path is in the kernel): its registers and spills are what a real orbit kernel pays.
+template <int N>
+__global__ void k_henon_loop(const Expansion<N>* p, Expansion<N>* xs, long steps) {
+  int i = threadIdx.x;
+  Expansion<N> a = p[0], b = p[1], x = xs[i], y = xs[i + 1];
+  for (long k = 0; k < steps; ++k) {
+    Expansion<N> nx;
+    if (a.t[1] == 0.0 && b.t[1] == 0.0) {
+      nx = (y + 1.0) - sqr(x) * a.t[0];
+      y = x * b.t[0];
+    } else {
+      nx = (y + 1.0) - a * sqr(x);
+      y = b * x;
+    }
+    x = nx;
+  }
+  xs[i] = x;
+  xs[i + 1] = y;
+}
+
 #define INST(N)                                                                                              \
   template __global__ void k_add<N>(const Expansion<N>*, const Expansion<N>*, const double*, Expansion<N>*); \
   template __global__ void k_add_double<N>(const Expansion<N>*, const Expansion<N>*, const double*,          \
@@ -43,7 +64,8 @@ __global__ void k_henon(Expansion<N>* x, Expansion<N>* y, const double* d) {
   template __global__ void k_sqr<N>(const Expansion<N>*, const Expansion<N>*, const double*, Expansion<N>*); \
   template __global__ void k_mul_double<N>(const Expansion<N>*, const Expansion<N>*, const double*,          \
                                            Expansion<N>*);                                                   \
-  template __global__ void k_henon<N>(Expansion<N>*, Expansion<N>*, const double*);
+  template __global__ void k_henon<N>(Expansion<N>*, Expansion<N>*, const double*);                          \
+  template __global__ void k_henon_loop<N>(const Expansion<N>*, Expansion<N>*, long);
 
 INST(3)
 INST(4)
