@@ -1,10 +1,6 @@
 // Expansion<N> (f64x2 ... f64x8): a real number as the unevaluated sum of N binary64 terms, most
-// significant first. For N >= 3, + and * work order by order like the Hénon-sinks paper's
-// Algorithms 4 and 5, but with one exact carry per order (expansion_fast.h: O(N^2) flops for * and
-// sqr, O(N) for +, + double and * double), falling back to an exact, register-light slow path in
-// the rare cases where the carries cannot be proved exact; f64x2 uses the double-word algorithms of
-// expansion_dw.h (bounds stated there), f64x1 Algorithms 4/5 (expansion_alg45.h); / and sqrt use
-// Newton.
+// significant first. + and * follow the Hénon-sinks paper (Algorithms 4 and 5) for N >= 3; f64x2 uses
+// the double-word algorithms of expansion_dw.h (bounds stated there); / and sqrt use Newton.
 //
 // Invariant (every input the contracts below assume): the terms are ulp-nonoverlapping,
 // |t[i+1]| <= ulp(t[i]), and a zero term is followed by zeros only; so |t[i]| <= (2u)^i |t[0]| with
@@ -14,25 +10,20 @@
 // Unit: eps = traits().eps = u^N = 2^(-53N). Bounds, for results with |result| >= traits().min_abs
 // and no overflow, valid for 3 <= N <= 8 (derivation: docs/arith/expansion.md; N = 2: expansion_dw.h):
 //   a + b, a - b, a + d, a - d:  |err| <= (1 + 2^-30) eps |exact| + 2^-32 eps (|a| + |b|)
-//       (the second term is the rounded sum of the last order's errors; it matters only when
+//       (the second term is the rounded sum of Algorithm 4's last error terms; it matters only when
 //        the operands cancel by more than ~30 bits: then the bound is absolute, not relative)
 //   a * b, sqr(a), a * d:        |err| <= (1 + 2^-14) eps |exact|
-//       (unchanged from Algorithm 5; worst cases: fast path (1 + 2^-23) eps |exact| (a * b, N = 8),
-//        slow path (1 + 2^-33) eps |exact|)
 //   a / b, sqrt(a):              |err| <= 3 eps |exact|
 //   mul_pow2, neg, abs, comparisons: exact (mul_pow2 barring overflow/underflow); to_double: RN.
 // Near underflow (below min_abs the low terms lose bits) and for operands that are not valid
 // expansions the bounds do not hold; sqr is not bit-identical to a * a (it sums fewer products).
 //
-// Renormalisation (after every + and *), of the N+1 terms r_0..r_N of the orders: an error-free
-// bottom-up VecSum, an error-free top-down pass whose last step is a rounded sum (its error is the
-// dropped term), then the check |t[i+1]| <= 2^-53 |t[i]|. On the fast paths these passes use
-// Fast2Sum, each one guarded by an integer compare of the magnitudes (expansion_fast.h); after
-// Algorithms 4/5 (f64x1) they use 2Sum, and rare cancellation patterns that fail the check go to
-// settle(), a slower, provably terminating loop (VecSum until each term dominates its remainder by
-// half an ulp), which is also the fast paths' slow path. Nothing is lost before the last term is dropped, so
-// the truncation error is
-// <= (1 + 2^-38) u |t[N-1]|.
+// Renormalisation (after every + and *), of the N+1 terms r_0..r_N that Algorithms 4/5 produce:
+// an error-free bottom-up VecSum with 2Sum, an error-free top-down 2Sum pass whose last step is a
+// rounded sum (its error is the dropped term), then the check |t[i+1]| <= 2^-53 |t[i]|. Rare
+// cancellation patterns fail the check and go to settle(), a slower, provably terminating loop
+// (VecSum until each term dominates its remainder by half an ulp). Nothing is lost before the last
+// term is dropped, so the truncation error is <= (1 + 2^-38) u |t[N-1]|.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -52,13 +43,6 @@
 #define DEEPSCOPE_NO_UNROLL _Pragma("unroll 1")
 #else
 #define DEEPSCOPE_NO_UNROLL
-#endif
-
-// A rarely taken slow path, kept out of line on the GPU so that it costs its callers no registers.
-#if defined(__CUDACC__)
-#define DEEPSCOPE_EXPANSION_SLOW __host__ __device__ __noinline__
-#else
-#define DEEPSCOPE_EXPANSION_SLOW inline
 #endif
 
 namespace ds {
@@ -98,19 +82,15 @@ struct Expansion {
     return Expansion(d);
   }
 
-  // Flops of one a * b (two_prod = 2, 2Sum = 6, Fast2Sum = 3) on the fast path of
-  // expansion_fast.h, renormalisation included (its checks are integer instructions): the traits'
-  // rel_cost until `deepscope bench arith` measures it.
+  // Flops of one a * b (two_prod = 2, 2Sum = 6, compare = 1) including the renormalisation's
+  // fast path: the traits' rel_cost until `deepscope bench arith` measures it.
   static constexpr int mul_flops() {
-    if (N == 2) return 9;               // DWTimesDW3 (expansion_dw.h)
-    int flops = 2 * (N * (N + 1) / 2);  // the two_prods of orders 0 .. N-1
-    for (int m = 1; m < N; ++m) {
-      int items = (m + 1) + m + (m >= 2 ? 1 : 0);  // products, previous errors, carry
-      flops += 6 * (items - 1) + (items - 2);      // the 2Sum chain and the carry's additions
-    }
-    flops += (N - 1) + (N - 1) + N;    // order N: plain products, summed with the errors
-    flops += 3 * N + 3 * (N - 2) + 1;  // renorm_fast
-    return flops;
+    if (N == 2) return 9;  // DWTimesDW3 (expansion_dw.h)
+    int two_prods = N * (N + 1) / 2, two_sums = 0;
+    for (int n = 1; n < N; ++n) two_sums += n + n * n;
+    int last = (N - 1) + (N - 1 + N * N);
+    int renorm = N < 2 ? 6 : 6 * N + 6 * (N - 2) + 1 + 2 * (N - 1);
+    return 2 * two_prods + 6 * two_sums + last + renorm;
   }
 
  private:
@@ -137,6 +117,7 @@ DEEPSCOPE_HD double ulp_of(double x) {
   return from_bits(e == 0 ? 1 : uint64_t(1) << (e - 1));
 }
 
+
 // One bottom-up VecSum over x[lo..M-1] (2Sum, so error-free for any inputs): x[lo] receives the
 // rounded sum, x[i+1] the error of the step that added x[i]. lo is a runtime value; the terms
 // above it are left alone. Selects instead of branches keep every index a compile-time constant.
@@ -159,14 +140,12 @@ DEEPSCOPE_HD void vecsum_from(double (&x)[M], int lo) {
 // x[j..M-1] until the remainder R_j = x[j+1] + ... + x[M-1] has sum|x[i]| <= (1/2 + 2^-40) ulp(x[j])
 // (computed; the exact sum is at most 2^-47 larger). The leading term of R_j (x[j+1] once settled)
 // is then <= (1/2 + 2^-39) ulp(x[j]) <= (1 + 2^-38) u |x[j]|, and so is the part dropped after
-// x[K-1]. (The test is written 2 rest <= (1 + 2^-39) ulp: (1/2 + 2^-40) ulp would round up to a
-// whole ulp when ulp(x[j]) = 2^-1074, letting x[j] = 2^-1074, x[j+1] = -2^-1074 through.)
-// Termination: each pass is error-free, leaves an error <= ulp(x[j])/2 right below x[j] and
+// x[K-1]. Termination: each pass is error-free, leaves an error <= ulp(x[j])/2 right below x[j] and
 // shrinks the rest by a factor <= M u; all values are multiples of 2^-1074, so within ~45 passes
 // either x[j] dominates (then two more passes meet the test) or everything below is exactly zero.
 // The cap of 64 passes is never reached.
 template <int M, int K>
-DEEPSCOPE_EXPANSION_SLOW void settle(double (&x)[M]) {
+DEEPSCOPE_HD void settle(double (&x)[M]) {
   DEEPSCOPE_NO_UNROLL
   for (int j = 0; j < K; ++j) {
     DEEPSCOPE_NO_UNROLL
@@ -177,7 +156,7 @@ DEEPSCOPE_EXPANSION_SLOW void settle(double (&x)[M]) {
         lead = i == j ? x[i] : lead;
         rest += i > j ? std::fabs(x[i]) : 0.0;
       }
-      if (2 * rest <= (1 + 0x1p-39) * ulp_of(lead)) break;  // exact scaling: no subnormal rounding
+      if (rest <= (0.5 + 0x1p-40) * ulp_of(lead)) break;
       vecsum_from(x, j);
     }
   }
@@ -265,22 +244,59 @@ DEEPSCOPE_HD Expansion<K> resize(const Expansion<N>& x) {
 
 }  // namespace expansion_detail
 
-// ---- + and *: fast paths (expansion_fast.h) over Algorithms 4/5 (expansion_alg45.h) -----------
+// ---- addition: Algorithm 4 ------------------------------------------------------------------
 
-}  // namespace ds
+namespace expansion_detail {
+// Order n of Algorithm 4 (n = 1..N-1), then the next order: (s_n, e_n) = 2Sum(a_n, b_n), VecSum of
+// s_n with the pending errors e_0..e_{n-1} gives r_n. Orders are template arguments so that every
+// array index is a compile-time constant (nvcc then keeps the arrays in registers).
+template <int N, int n>
+DEEPSCOPE_HD void add_orders(const double* a, const double* b, double (&r)[N + 1], double (&e)[N]) {
+  if constexpr (n < N) {
+    double acc, en;
+    eft::two_sum(a[n], b[n], acc, en);
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i < n; ++i) eft::two_sum(e[i], acc, acc, e[i]);
+    r[n] = acc;
+    e[n] = en;
+    add_orders<N, n + 1>(a, b, r, e);
+  }
+}
 
-#include "expansion_alg45.h"
-#include "expansion_fast.h"
+// r_0..r_{N-1} come from 2Sums of same-order terms and VecSums of the pending errors (error-free);
+// r_N is the rounded sum of the last N errors. Then renormalise.
+template <int N>
+DEEPSCOPE_HD Expansion<N> add(const Expansion<N>& a, const Expansion<N>& b) {
+  double r[N + 1], e[N];
+  eft::two_sum(a.t[0], b.t[0], r[0], e[0]);
+  add_orders<N, 1>(a.t, b.t, r, e);
+  double last = e[0];
+  DEEPSCOPE_UNROLL
+  for (int i = 1; i < N; ++i) last += e[i];
+  r[N] = last;
+  return renormalized<N>(r);
+}
 
-namespace ds {
+// Algorithm 4 with b = (d, 0, ..., 0), omitting the operations on zeros (they are exact no-ops):
+// one pending error walks down the terms.
+template <int N>
+DEEPSCOPE_HD Expansion<N> add_double(const Expansion<N>& a, double d) {
+  double r[N + 1], c;
+  eft::two_sum(a.t[0], d, r[0], c);
+  DEEPSCOPE_UNROLL
+  for (int n = 1; n < N; ++n) eft::two_sum(c, a.t[n], r[n], c);
+  r[N] = c;
+  return renormalized<N>(r);
+}
+}  // namespace expansion_detail
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator+(const Expansion<N>& a, const Expansion<N>& b) {
-  return expansion_detail::add_fast(a, b);
+  return expansion_detail::add(a, b);
 }
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator+(const Expansion<N>& a, double d) {
-  return expansion_detail::add_double_fast(a, d);
+  return expansion_detail::add_double(a, d);
 }
 
 template <int N>
@@ -307,19 +323,135 @@ DEEPSCOPE_HD Expansion<N> operator-(const Expansion<N>& a, double d) {
   return a + (-d);
 }
 
+// ---- multiplication: Algorithm 5 ------------------------------------------------------------
+
+namespace expansion_detail {
+// Order n of Algorithm 5 (n = 1..N-1), then the next: the n+1 products a_i b_{n-i} by two_prod;
+// VecSum of the products and the n^2 pending errors gives r_n, and its n^2 + n errors plus the
+// n+1 product errors are pending for order n+1 ((n+1)^2 in all).
+template <int N, int n>
+DEEPSCOPE_HD void mul_orders(const double* a, const double* b, double (&r)[N + 1], double (&e)[N * N]) {
+  if constexpr (n < N) {
+    constexpr int old = n * n;
+    double p[n + 1], pe[n + 1];
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i <= n; ++i) eft::two_prod(a[i], b[n - i], p[i], pe[i]);
+    double acc = p[0];
+    DEEPSCOPE_UNROLL
+    for (int i = 1; i <= n; ++i) eft::two_sum(p[i], acc, acc, p[i]);
+    DEEPSCOPE_UNROLL
+    for (int j = 0; j < old; ++j) eft::two_sum(e[j], acc, acc, e[j]);
+    r[n] = acc;
+    DEEPSCOPE_UNROLL
+    for (int i = 1; i <= n; ++i) e[old + i - 1] = p[i];
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i <= n; ++i) e[old + n + i] = pe[i];
+    mul_orders<N, n + 1>(a, b, r, e);
+  }
+}
+}  // namespace expansion_detail
+
+// r_0 = RN(a_0 b_0) and the orders above; r_N = plain products of order N + all pending errors.
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator*(const Expansion<N>& a, const Expansion<N>& b) {
-  return expansion_detail::mul_fast(a, b);
+  double r[N + 1], e[N * N];
+  eft::two_prod(a.t[0], b.t[0], r[0], e[0]);
+  expansion_detail::mul_orders<N, 1>(a.t, b.t, r, e);
+  double last = 0;
+  DEEPSCOPE_UNROLL
+  for (int i = 1; i < N; ++i) last += a.t[i] * b.t[N - i];
+  DEEPSCOPE_UNROLL
+  for (int j = 0; j < N * N; ++j) last += e[j];
+  r[N] = last;
+  return expansion_detail::renormalized<N>(r);
 }
+
+namespace expansion_detail {
+// Pending errors of sqr after order n-1: each order k adds (q - 1) VecSum errors and q product
+// errors, q = k/2 + 1 distinct products.
+DEEPSCOPE_HD constexpr int sqr_errors(int n) {
+  int e = 1;
+  for (int k = 1; k < n; ++k) e += 2 * (k / 2 + 1) - 1;
+  return e;
+}
+
+template <int N, int n, int E>
+DEEPSCOPE_HD void sqr_orders(const double* a, double (&r)[N + 1], double (&e)[E]) {
+  if constexpr (n < N) {
+    constexpr int old = sqr_errors(n), q = n / 2 + 1;
+    double p[q], pe[q];
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i < q; ++i) eft::two_prod(a[i], 2 * i == n ? a[i] : 2 * a[n - i], p[i], pe[i]);
+    double acc = p[0];
+    DEEPSCOPE_UNROLL
+    for (int i = 1; i < q; ++i) eft::two_sum(p[i], acc, acc, p[i]);
+    DEEPSCOPE_UNROLL
+    for (int j = 0; j < old; ++j) eft::two_sum(e[j], acc, acc, e[j]);
+    r[n] = acc;
+    DEEPSCOPE_UNROLL
+    for (int i = 1; i < q; ++i) e[old + i - 1] = p[i];
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i < q; ++i) e[old + q - 1 + i] = pe[i];
+    sqr_orders<N, n + 1, E>(a, r, e);
+  }
+}
+
+// Algorithm 5 for a * a with the symmetric products merged: a_i a_{n-i} + a_{n-i} a_i is formed
+// once as two_prod(a_i, 2 a_{n-i}) (doubling is exact), so order n has n/2 + 1 products and the
+// pending error list stays about half as long. Same bound as *, not bit-identical to a * a.
+template <int N>
+DEEPSCOPE_HD Expansion<N> square(const Expansion<N>& a) {
+  constexpr int kPending = sqr_errors(N);
+  double r[N + 1], e[kPending];
+  eft::two_prod(a.t[0], a.t[0], r[0], e[0]);
+  sqr_orders<N, 1, kPending>(a.t, r, e);
+  double last = 0;
+  DEEPSCOPE_UNROLL
+  for (int i = 1; 2 * i <= N; ++i) last += a.t[i] * (2 * i == N ? a.t[i] : 2 * a.t[N - i]);
+  DEEPSCOPE_UNROLL
+  for (int j = 0; j < kPending; ++j) last += e[j];
+  r[N] = last;
+  return renormalized<N>(r);
+}
+}  // namespace expansion_detail
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> sqr(const Expansion<N>& a) {
-  return expansion_detail::sqr_fast(a);
+  return expansion_detail::square(a);
 }
+
+namespace expansion_detail {
+template <int N, int n>
+DEEPSCOPE_HD void mul_double_orders(const double* a, double d, double (&r)[N + 1], double (&e)[N]) {
+  if constexpr (n < N) {
+    double acc, pe;
+    eft::two_prod(a[n], d, acc, pe);
+    DEEPSCOPE_UNROLL
+    for (int j = 0; j < n; ++j) eft::two_sum(e[j], acc, acc, e[j]);
+    r[n] = acc;
+    e[n] = pe;
+    mul_double_orders<N, n + 1>(a, d, r, e);
+  }
+}
+
+// Algorithm 5 with b = (d, 0, ..., 0), omitting the exact no-ops on zeros: order n has the one
+// product a_n d, and the pending list grows by one error per order.
+template <int N>
+DEEPSCOPE_HD Expansion<N> mul_double(const Expansion<N>& a, double d) {
+  double r[N + 1], e[N];
+  eft::two_prod(a.t[0], d, r[0], e[0]);
+  mul_double_orders<N, 1>(a.t, d, r, e);
+  double last = e[0];
+  DEEPSCOPE_UNROLL
+  for (int j = 1; j < N; ++j) last += e[j];
+  r[N] = last;
+  return renormalized<N>(r);
+}
+}  // namespace expansion_detail
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator*(const Expansion<N>& a, double d) {
-  return expansion_detail::mul_double_fast(a, d);
+  return expansion_detail::mul_double(a, d);
 }
 
 // Exact x * 2^k, barring overflow and underflow.

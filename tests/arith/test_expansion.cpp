@@ -157,8 +157,7 @@ struct Gen {
 
 // Stated constants (arith/expansion.h), in units of traits().eps: relative parts, and the
 // coefficient of eps (|a| + |b|) in the additions' bound.
-// f64x2 uses the double-word algorithms (arith/expansion_dw.h), N >= 3 the fast paths of
-// arith/expansion_fast.h or, where their check fails (e.g. inputs with gaps), Algorithms 4/5.
+// f64x2 uses the double-word algorithms (arith/expansion_dw.h), N >= 3 Algorithms 4/5.
 struct Bounds {
   double add, add_double, mix, mul, sqr, mul_double, div, sqrt;
 };
