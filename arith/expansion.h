@@ -140,7 +140,9 @@ DEEPSCOPE_HD void vecsum_from(double (&x)[M], int lo) {
 // x[j..M-1] until the remainder R_j = x[j+1] + ... + x[M-1] has sum|x[i]| <= (1/2 + 2^-40) ulp(x[j])
 // (computed; the exact sum is at most 2^-47 larger). The leading term of R_j (x[j+1] once settled)
 // is then <= (1/2 + 2^-39) ulp(x[j]) <= (1 + 2^-38) u |x[j]|, and so is the part dropped after
-// x[K-1]. Termination: each pass is error-free, leaves an error <= ulp(x[j])/2 right below x[j] and
+// x[K-1]. (The test is written 2 rest <= (1 + 2^-39) ulp: (1/2 + 2^-40) ulp would round up to a
+// whole ulp when ulp(x[j]) = 2^-1074, letting x[j] = 2^-1074, x[j+1] = -2^-1074 through.)
+// Termination: each pass is error-free, leaves an error <= ulp(x[j])/2 right below x[j] and
 // shrinks the rest by a factor <= M u; all values are multiples of 2^-1074, so within ~45 passes
 // either x[j] dominates (then two more passes meet the test) or everything below is exactly zero.
 // The cap of 64 passes is never reached.
@@ -156,7 +158,7 @@ DEEPSCOPE_HD void settle(double (&x)[M]) {
         lead = i == j ? x[i] : lead;
         rest += i > j ? std::fabs(x[i]) : 0.0;
       }
-      if (rest <= (0.5 + 0x1p-40) * ulp_of(lead)) break;
+      if (2 * rest <= (1 + 0x1p-39) * ulp_of(lead)) break;  // exact scaling: no subnormal rounding
       vecsum_from(x, j);
     }
   }
