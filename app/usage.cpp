@@ -71,7 +71,7 @@ Commands:
   deepscope bench perturb [--out FILE.md] [--quick] [--cpu-only|--gpu-only] [--size N] [--depths LIST]
                           [--locations DIR]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
-                        [--fp-counts FILE.csv]
+                        [--fp-counts FILE.csv] [--params format|double|both]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
   deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
                       [--binade-chunks K [--binade-first I] [--binade-packet P]]

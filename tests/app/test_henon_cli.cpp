@@ -129,7 +129,10 @@ TEST(HenonCli, BenchRunsOnTheCpu) {
             0);
   const std::string md = testing::internal::GetCapturedStdout();
   EXPECT_NE(md.find("| f64x2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| f64x2 (a, b doubles) |"), std::string::npos) << md;  // --params both (default)
+  EXPECT_EQ(md.find("| f64 (a, b doubles) |"), std::string::npos) << md;    // only f64xN get two rows
   EXPECT_EQ(exit_code({"orbit", "--arith", "nope", "--out", "/tmp/x.csv"}), 2);
+  EXPECT_THROW(ds::app::bench_henon({"--cpu-only", "--params", "halves"}), ds::cli::UsageError);
 }
 
 }  // namespace
