@@ -22,6 +22,27 @@
 namespace ds::app {
 namespace {
 
+// The paper's search settings (section 6): exp, directed breakpoints, precision-54 arguments and
+// results, k = 32, N = 2^15, 8 sub-intervals in phase 2, hybrid division threshold 3, on [x_lo, x_hi),
+// one device unless the caller places it otherwise.
+tmd::LefevreParams paper_params(int i, const std::string& x_lo, const std::string& x_hi, Backend be) {
+  tmd::LefevreParams p;
+  p.search = i == 0 ? tmd::Search::kLefevre : tmd::Search::kRegular;
+  p.func = tmd::Func::kExp;
+  p.mode = tmd::Mode::kDirected;
+  p.precision = 54;
+  p.k = 32;
+  p.x_lo = x_lo;
+  p.x_hi = x_hi;
+  p.log2_n = 15;
+  p.split = 8;
+  p.div_threshold = 3;
+  p.backend = be;
+  if (be == Backend::kCuda) p.placement.devices = "0";  // the figures are per device
+  p.cancel = &cancel_flag();
+  return p;
+}
+
 // The paper's Tables 1, 2 and 5 (per phase) on exp over [1, 1 + 2^-scale): precision-54 arguments
 // and results, directed (its breakpoints are those of binary64 in every rounding mode), k = 32,
 // N = 2^15, 8 sub-intervals in phase 2, hybrid division threshold 3.
@@ -30,20 +51,7 @@ void table1(std::ostringstream& md, int scale, Backend be) {
   std::snprintf(x_hi, sizeof x_hi, "%a", 1.0 + std::ldexp(1.0, -scale));
   tmd::LefevreResult r[2];
   for (int i = 0; i < 2; ++i) {
-    tmd::LefevreParams p;
-    p.search = i == 0 ? tmd::Search::kLefevre : tmd::Search::kRegular;
-    p.func = tmd::Func::kExp;
-    p.mode = tmd::Mode::kDirected;
-    p.precision = 54;
-    p.k = 32;
-    p.x_lo = "1";
-    p.x_hi = x_hi;
-    p.log2_n = 15;
-    p.split = 8;
-    p.div_threshold = 3;
-    p.backend = be;
-    if (be == Backend::kCuda) p.placement.devices = "0";  // the figures are per device
-    p.cancel = &cancel_flag();
+    const tmd::LefevreParams p = paper_params(i, "1", x_hi, be);
     r[i] = tmd::lefevre_search(p);
     if (r[i].cancelled) throw std::runtime_error("interrupted");
     std::fprintf(stderr, "  table 1 %s done\n", tmd::search_name(p.search));
@@ -109,20 +117,8 @@ void division_sweep(std::ostringstream& md, int scale, Backend be) {
   for (int k : ks) {
     double sec[2];
     for (int i = 0; i < 2; ++i) {
-      tmd::LefevreParams p;
-      p.search = i == 0 ? tmd::Search::kLefevre : tmd::Search::kRegular;
-      p.func = tmd::Func::kExp;
-      p.mode = tmd::Mode::kDirected;
-      p.precision = 54;
-      p.k = 32;
-      p.x_lo = "1";
-      p.x_hi = x_hi;
-      p.log2_n = 15;
-      p.split = 8;
+      tmd::LefevreParams p = paper_params(i, "1", x_hi, be);
       p.div_threshold = k;
-      p.backend = be;
-      if (be == Backend::kCuda) p.placement.devices = "0";
-      p.cancel = &cancel_flag();
       const tmd::LefevreResult r = tmd::lefevre_search(p);
       if (r.cancelled) throw std::runtime_error("interrupted");
       sec[i] = r.seconds_phase1 + r.seconds_phase2;
@@ -152,23 +148,11 @@ void binade_table(std::ostringstream& md, int64_t first, int64_t K, int log2_pac
   const bool two = be == Backend::kCuda;
   for (int w = 0; w < (two ? 2 : 1); ++w)
     for (int i = 0; i < 2; ++i) {
-      tmd::LefevreParams p;
-      p.search = i == 0 ? tmd::Search::kLefevre : tmd::Search::kRegular;
-      p.func = tmd::Func::kExp;
-      p.mode = tmd::Mode::kDirected;
-      p.precision = 54;
-      p.k = 32;
-      p.x_lo = binade_point(first);
-      p.x_hi = binade_point(first + K);
-      p.log2_n = 15;
-      p.split = 8;
-      p.div_threshold = 3;
+      tmd::LefevreParams p = paper_params(i, binade_point(first), binade_point(first + K), be);
       p.log2_block = 24;
       p.log2_packet = log2_packet;
       p.max_cases = tmd::kMaxMaxCases;
-      p.backend = be;
       if (be == Backend::kCuda) p.placement.devices = w == 0 ? "0" : "0,0";
-      p.cancel = &cancel_flag();
       (w == 0 ? r : r2)[i] = tmd::lefevre_search(p);
       if ((w == 0 ? r : r2)[i].cancelled) throw std::runtime_error("interrupted");
       std::fprintf(stderr, "  binade %s (%s) done\n", tmd::search_name(p.search),
