@@ -510,6 +510,25 @@ TYPED_TEST(ExpansionTest, BadInputThrows) {
 }
 
 // The GPU computes bit-identical results (same instruction sequence, no contraction).
+// settle() stops once the rest is at most half an ulp of the lead. Written as (1/2 + 2^-40) ulp, that
+// bound rounds up to a whole ulp when ulp = 2^-1074 (the smallest subnormal), which let a lead and a
+// rest of one full ulp through: (2^-1074, -2^-1074) for 0, (2^-1073, 2^-1074) for 3 2^-1074.
+TEST(ExpansionSettle, StopsAtHalfAnUlpAlsoAtTheSmallestSubnormal) {
+  double zero[2] = {0x1p-1074, -0x1p-1074};
+  ds::expansion_detail::settle<2, 1>(zero);
+  EXPECT_EQ(zero[0], 0.0);
+  EXPECT_EQ(zero[1], 0.0);
+  double three[3] = {0x1p-1073, 0x1p-1074, 0.0};
+  ds::expansion_detail::settle<3, 2>(three);
+  EXPECT_EQ(three[0], 3 * 0x1p-1074);
+  EXPECT_EQ(three[1], 0.0);
+  EXPECT_EQ(three[2], 0.0);
+  double fine[2] = {0x1p-1000, 0x1p-1060};  // a rest well under half an ulp: left alone
+  ds::expansion_detail::settle<2, 1>(fine);
+  EXPECT_EQ(fine[0], 0x1p-1000);
+  EXPECT_EQ(fine[1], 0x1p-1060);
+}
+
 TYPED_TEST(ExpansionTest, DeviceMatchesHost) {
   DEEPSCOPE_REQUIRE_GPU();
   constexpr int N = sizeof(TypeParam) / sizeof(double);
