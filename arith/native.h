@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "decimal.h"
 #include "hd.h"
@@ -47,6 +48,12 @@ struct Native {
 
 using F32 = Native<float>;
 using F64 = Native<double>;
+
+// True for the hardware formats (f32, f64), which kernels give loops of their own.
+template <class T>
+struct IsNative : std::false_type {};
+template <class F>
+struct IsNative<Native<F>> : std::true_type {};
 
 template <class F> DEEPSCOPE_HD Native<F> operator+(Native<F> a, Native<F> b) { Native<F> r; r.v = a.v + b.v; return r; }
 template <class F> DEEPSCOPE_HD Native<F> operator-(Native<F> a, Native<F> b) { Native<F> r; r.v = a.v - b.v; return r; }

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "arith/format.h"
 #include "arith/hd.h"
@@ -99,10 +98,6 @@ DEEPSCOPE_HD double lead(const T& v) {
 template <int N>
 DEEPSCOPE_HD double lead(const Expansion<N>& v) {
   return v.t[0];
-}
-template <class F>
-DEEPSCOPE_HD double lead(const Native<F>& v) {
-  return static_cast<double>(v.v);
 }
 
 // The high word of |d| as an integer: monotone in |d| (NaN and inf above every finite value), and
@@ -239,13 +234,8 @@ DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x,
 }
 
 template <class T>
-struct IsNativeFormat : std::false_type {};
-template <class F>
-struct IsNativeFormat<Native<F>> : std::true_type {};
-
-template <class T>
 DEEPSCOPE_HD int64_t advance(const MapParams<T>& p, T& x, T& y, int64_t n) {
-  if constexpr (IsNativeFormat<T>::value) {
+  if constexpr (IsNative<T>::value) {
     return advance_native<kNativeBlock>(p, x, y, n);
   } else if constexpr (T::traits().fixed) {
     return advance_exact(p, x, y, n);

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "arith/eft.h"
 #include "arith/hd.h"
@@ -88,11 +87,6 @@ struct NativeBlock<float> {
   static constexpr uint32_t kSteps = 4;
   static constexpr float kLimit = 4.0f - 0x1p-8f;
 };
-
-template <class T>
-struct IsNative : std::false_type {};
-template <class F>
-struct IsNative<Native<F>> : std::true_type {};
 
 // Pixel centre offsets in units of s/2: 2i + 1 - width and 2j + 1 - height (exact integers).
 DEEPSCOPE_HD double pixel_offset(int index, int extent) { return 2.0 * index + 1.0 - extent; }
