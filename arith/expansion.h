@@ -38,13 +38,6 @@
 #include "hd.h"
 #include "traits.h"
 
-// A loop that must stay a loop (its body is already unrolled and large).
-#if defined(__CUDACC__)
-#define DEEPSCOPE_NO_UNROLL _Pragma("unroll 1")
-#else
-#define DEEPSCOPE_NO_UNROLL
-#endif
-
 namespace ds {
 
 template <int N>

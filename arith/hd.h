@@ -26,3 +26,10 @@
 #else
 #define DEEPSCOPE_UNROLL
 #endif
+
+// A loop that must stay a loop (its body is already unrolled, or unrolling it costs registers).
+#if defined(__CUDACC__)
+#define DEEPSCOPE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define DEEPSCOPE_NO_UNROLL
+#endif

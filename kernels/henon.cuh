@@ -181,49 +181,48 @@ DEEPSCOPE_HD bool end_test_suffices(const MapParams<Native<F>>& p) {
   return static_cast<double>(p.bound.v) >= r0 * (1 + 0x1p-20);
 }
 
-constexpr int kNativeBlock = 64;  // per-block overhead: 8 -> 3.75e12, 64 -> 4.55e12 steps/s on the H100 (docs/bench/henon.md)
+// Blocks of kNativeSub x kNativeRounds steps: an unrolled sub-block inside a rolled loop. The
+// unrolled body must stay small: fully unrolling 64 keyed steps let nvcc keep 94 registers live
+// (a max tree over the keys), which cut occupancy to 5 blocks an SM and cost a tail wave.
+constexpr int kNativeSub = 8;
+constexpr int kNativeRounds = 8;
+constexpr int kNativeBlock = kNativeSub * kNativeRounds;
 
-template <int K, class F>
-DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x, Native<F>& v, int64_t n) {
-  const bool end_only = end_test_suffices(p);
-  const bool check_v = !(std::fabs(static_cast<double>(p.b.v)) < 0.99);
+// One path of advance_native, chosen once per call: EndOnly tests the block's last x only;
+// otherwise every x (and v with CheckV) is keyed.
+template <bool EndOnly, bool CheckV, class F>
+DEEPSCOPE_HD int64_t advance_native_path(const MapParams<Native<F>>& p, Native<F>& x, Native<F>& v, int64_t n) {
   const uint32_t kx_limit = magnitude_key(static_cast<double>(p.bound.v)) - 1;
   const double vb = static_cast<double>(p.bound.v) - 1;  // |y| > bound implies |v| > bound - 1
   const uint32_t kv_limit = vb > 0 ? magnitude_key(vb) - 1 : 0;
   const F a = p.a.v, b = p.b.v;
   F xv = x.v, vv = v.v;
   int64_t i = 0;
-  for (; i + K <= n; i += K) {
+  for (; i + kNativeBlock <= n; i += kNativeBlock) {
     const F sx = xv, sv = vv;
-    bool fail;
-    if (end_only) {
+    uint32_t kx = 0, kv = 0;
+    DEEPSCOPE_NO_UNROLL
+    for (int r = 0; r < kNativeRounds; ++r) {
       DEEPSCOPE_UNROLL
-      for (int j = 0; j < K; ++j) {
+      for (int j = 0; j < kNativeSub; ++j) {
         const F nx = eft::fma_rn(-(a * xv), xv, vv);
         vv = eft::fma_rn(b, xv, F(1));
         xv = nx;
-      }
-      fail = magnitude_key(static_cast<double>(xv)) >= kx_limit;
-    } else {
-      uint32_t kx = 0, kv = 0;
-      DEEPSCOPE_UNROLL
-      for (int j = 0; j < K; ++j) {
-        const F nx = eft::fma_rn(-(a * xv), xv, vv);
-        vv = eft::fma_rn(b, xv, F(1));
-        xv = nx;
-        const uint32_t qx = magnitude_key(static_cast<double>(xv));
-        kx = qx > kx ? qx : kx;
-        if (check_v) {
-          const uint32_t qv = magnitude_key(static_cast<double>(vv));
-          kv = qv > kv ? qv : kv;
+        if constexpr (!EndOnly) {
+          const uint32_t qx = magnitude_key(static_cast<double>(xv));
+          kx = qx > kx ? qx : kx;
+          if constexpr (CheckV) {
+            const uint32_t qv = magnitude_key(static_cast<double>(vv));
+            kv = qv > kv ? qv : kv;
+          }
         }
       }
-      fail = kx >= kx_limit || (check_v && kv >= kv_limit);
     }
-    if (!fail) continue;
+    if constexpr (EndOnly) kx = magnitude_key(static_cast<double>(xv));
+    if (kx < kx_limit && (!CheckV || kv < kv_limit)) continue;
     x.v = sx;  // the block again, from its start, with the exact test
     v.v = sv;
-    const int64_t k = advance_exact(p, x, v, K);
+    const int64_t k = advance_exact(p, x, v, kNativeBlock);
     if (outside(x, v, p.bound)) return i + k;
     xv = x.v;
     vv = v.v;
@@ -233,10 +232,17 @@ DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x,
   return i + advance_exact(p, x, v, n - i);
 }
 
+template <class F>
+DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x, Native<F>& v, int64_t n) {
+  if (end_test_suffices(p)) return advance_native_path<true, false>(p, x, v, n);
+  if (std::fabs(static_cast<double>(p.b.v)) < 0.99) return advance_native_path<false, false>(p, x, v, n);
+  return advance_native_path<false, true>(p, x, v, n);
+}
+
 template <class T>
 DEEPSCOPE_HD int64_t advance(const MapParams<T>& p, T& x, T& y, int64_t n) {
   if constexpr (IsNative<T>::value) {
-    return advance_native<kNativeBlock>(p, x, y, n);
+    return advance_native(p, x, y, n);
   } else if constexpr (T::traits().fixed) {
     return advance_exact(p, x, y, n);
   } else {
