@@ -91,7 +91,8 @@ int64_t launch_steps(int64_t items) {
 
 template <class T>
 bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, int64_t n_init, T bound, T tol,
-                int64_t n_transient, int32_t p_max, const std::atomic<bool>* cancel, detail::ItemOut* out) {
+                int64_t n_transient, int32_t p_max, const std::atomic<bool>* cancel, detail::ItemOut* out,
+                double* loop_seconds) {
   const int64_t items = n_params * n_init;
   DeviceBuffer da(n_params * sizeof(T)), db(n_params * sizeof(T)), di(2 * n_init * sizeof(double));
   DeviceBuffer dx(items * sizeof(T)), dy(items * sizeof(T)), dalive(items * sizeof(int32_t));
@@ -104,6 +105,8 @@ bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, in
                                      dalive.as<int32_t>());
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   const int64_t per = launch_steps<T>(items);
+  CudaEvent loop_start, loop_end;  // the transient loop's launches, for bench henon
+  DEEPSCOPE_CUDA_CHECK(cudaEventRecord(loop_start.e));
   for (int64_t done = 0; done < n_transient;) {
     const int64_t s = std::min(per, n_transient - done);
     advance_kernel<T><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), n_init, items, bound, tol, s, dx.as<T>(),
@@ -112,6 +115,13 @@ bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, in
     DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
     done += s;
     if (stop(cancel)) return false;
+  }
+  DEEPSCOPE_CUDA_CHECK(cudaEventRecord(loop_end.e));
+  DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(loop_end.e));
+  if (loop_seconds) {
+    float ms = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, loop_start.e, loop_end.e));
+    *loop_seconds = 1e-3 * ms;
   }
   finish_kernel<T><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), n_init, items, bound, tol, p_max, dx.as<T>(),
                                        dy.as<T>(), dalive.as<int32_t>(), dout.as<detail::ItemOut>());
@@ -187,12 +197,12 @@ namespace detail {
 
 bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,
                      int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
-                     const std::atomic<bool>* cancel, ItemOut* out) {
+                     const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds) {
   return dispatch(arith, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return scan_chunk<T>(static_cast<const T*>(a), static_cast<const T*>(b), n_params, init, n_init,
                          *static_cast<const T*>(bound), *static_cast<const T*>(tol), n_transient, p_max,
-                         cancel, out);
+                         cancel, out, loop_seconds);
   });
 }
 

@@ -174,8 +174,10 @@ ScanResult parse_scan_csv(const std::string& text);
 // as the doubles nearest 1.4 and 0.3, as the paper's Figure 6 loop does (for f64xN the map then
 // multiplies by doubles; the other formats run the same code either way).
 struct OrbitRate {
-  double seconds = 0;
+  double seconds = 0;  // the whole scan: buffers, start points, transient, period test, results
   double steps_per_second = 0;
+  double loop_seconds = 0;  // the transient loop's launches alone (CUDA events; CPU: = seconds)
+  double loop_steps_per_second = 0;
 };
 OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params = false);
 
@@ -193,7 +195,7 @@ struct ItemOut {
 std::string format_double(double v);
 bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,
                      int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
-                     const std::atomic<bool>* cancel, ItemOut* out);
+                     const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds = nullptr);
 // One orbit on CUDA: state in the format's storage (x then y), advanced and plotted as on the CPU.
 bool orbit_cuda(Arith arith, const void* a, const void* b, const void* bound, void* state,
                 int64_t n_transient, int64_t n_points, const std::atomic<bool>* cancel, double* xs,

@@ -577,10 +577,11 @@ OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_s
     for (int64_t k = 0; k < n_orbits; ++k)
       init[2 * k] = 1e-3 * static_cast<double>(k) / static_cast<double>(n_orbits);
     std::vector<detail::ItemOut> out(static_cast<std::size_t>(n_orbits));
+    double loop_seconds = 0;
     auto run = [&] {
       if (be == Backend::kCuda)
         detail::scan_chunk_cuda(arith, as.data(), bs.data(), 1, init.data(), sp.n_init, &p.bound, &p.tol,
-                                sp.n_transient, sp.p_max, nullptr, out.data());
+                                sp.n_transient, sp.p_max, nullptr, out.data(), &loop_seconds);
       else
         run_chunk_cpu<T>(as, bs, init, sp, p.bound, p.tol, 1, nullptr, out);
     };
@@ -595,6 +596,8 @@ OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_s
     OrbitRate r;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.steps_per_second = static_cast<double>(n_orbits) * static_cast<double>(n_steps) / r.seconds;
+    r.loop_seconds = be == Backend::kCuda ? loop_seconds : r.seconds;
+    r.loop_steps_per_second = static_cast<double>(n_orbits) * static_cast<double>(n_steps) / r.loop_seconds;
     return r;
   });
 }

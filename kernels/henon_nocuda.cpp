@@ -6,7 +6,7 @@
 namespace ds::henon::detail {
 
 bool scan_chunk_cuda(Arith, const void*, const void*, int64_t, const double*, int64_t, const void*,
-                     const void*, int64_t, int32_t, const std::atomic<bool>*, ItemOut*) {
+                     const void*, int64_t, int32_t, const std::atomic<bool>*, ItemOut*, double*) {
   throw std::runtime_error("this build has no CUDA support (DEEPSCOPE_CUDA=OFF or no nvcc)");
 }
 

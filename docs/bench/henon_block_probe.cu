@@ -141,7 +141,7 @@ __global__ void k(P p, int64_t n, double* out, int64_t* taken) {
     ds::Native<double> X, U;
     X.v = x;
     U.v = u;
-    t = ds::henon::advance_native_path<false, false>(p, X, U, n);
+    t = ds::henon::advance_native_path<false, false, 8>(p, X, U, n);
     x = X.v;
     u = U.v;
   } else if (V == 8) {
