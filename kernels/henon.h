@@ -169,17 +169,20 @@ ScanResult parse_scan_csv(const std::string& text);
 
 // Throughput of the scan's transient loop (escape test included): n_orbits orbits of n_steps
 // steps at (a, b) = (1.4, 0.3) from start points within 1e-3 of the origin (none escapes, so
-// every orbit runs every step), on all cores or on CUDA (one thread
-// per orbit; the time includes the launches and copies of one chunk). double_params takes a and b
-// as the doubles nearest 1.4 and 0.3, as the paper's Figure 6 loop does (for f64xN the map then
-// multiplies by doubles; the other formats run the same code either way).
+// every orbit runs every step), on all cores or on CUDA (one thread per orbit, one chunk).
+// double_params takes a and b as the doubles nearest 1.4 and 0.3, as the paper's Figure 6 loop
+// does (for f64xN the map then multiplies by doubles; the other formats run the same code either
+// way). n_params > 1 splits the orbits over that many copies of the parameter, as a scan's chunk
+// over several parameters is run (on CUDA, f32 and f64 take a one-parameter chunk's a and b as
+// kernel arguments; several parameters are loaded per thread).
 struct OrbitRate {
   double seconds = 0;  // the whole scan: buffers, start points, transient, period test, results
   double steps_per_second = 0;
   double loop_seconds = 0;  // the transient loop's launches alone (CUDA events; CPU: = seconds)
   double loop_steps_per_second = 0;
 };
-OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params = false);
+OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params = false,
+                     int64_t n_params = 1);
 
 // The start points of a scan (x, y interleaved), as described at ScanParams.
 std::vector<double> init_points(const ScanParams& p);

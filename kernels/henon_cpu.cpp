@@ -554,15 +554,20 @@ ScanResult scan(const ScanParams& p) {
   return dispatch(p.arith, [&](auto tag) { return scan_t<typename decltype(tag)::type>(p, be); });
 }
 
-OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params) {
+OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params,
+                     int64_t n_params) {
   check_range("orbits", n_orbits, 1, 100'000'000);
   check_range("steps", n_steps, 1, kMaxTransient);
+  check_range("parameters", n_params, 1, n_orbits);
+  if (n_orbits % n_params != 0)
+    throw ArithError("orbit_rate: " + std::to_string(n_orbits) + " orbits do not split evenly over " +
+                     std::to_string(n_params) + " parameters");
   const Backend be = select_backend(backend);
   return dispatch(arith, [&](auto tag) {
     using T = typename decltype(tag)::type;
     ScanParams sp;
     sp.arith = arith;
-    sp.n_init = n_orbits;
+    sp.n_init = n_orbits / n_params;
     sp.n_transient = n_steps;
     sp.p_max = 1;
     MapParams<T> p = make_params<T>("1.4", "0.3", sp.bound, sp.tol);
@@ -570,20 +575,21 @@ OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_s
       p.a = T(1.4);
       p.b = T(0.3);
     }
-    const std::vector<T> as{p.a}, bs{p.b};
+    // n_params copies of (1.4, 0.3): a scan's launch over several parameters, each its own item range.
+    const std::vector<T> as(static_cast<std::size_t>(n_params), p.a), bs(static_cast<std::size_t>(n_params), p.b);
     // Start points within 1e-3 of the origin, inside the attractor's basin: no orbit escapes, so
     // every orbit runs all n_steps steps.
-    std::vector<double> init(static_cast<std::size_t>(2 * n_orbits), 0.0);
-    for (int64_t k = 0; k < n_orbits; ++k)
-      init[2 * k] = 1e-3 * static_cast<double>(k) / static_cast<double>(n_orbits);
+    std::vector<double> init(static_cast<std::size_t>(2 * sp.n_init), 0.0);
+    for (int64_t k = 0; k < sp.n_init; ++k)
+      init[2 * k] = 1e-3 * static_cast<double>(k) / static_cast<double>(sp.n_init);
     std::vector<detail::ItemOut> out(static_cast<std::size_t>(n_orbits));
     double loop_seconds = 0;
     auto run = [&] {
       if (be == Backend::kCuda)
-        detail::scan_chunk_cuda(arith, as.data(), bs.data(), 1, init.data(), sp.n_init, &p.bound, &p.tol,
+        detail::scan_chunk_cuda(arith, as.data(), bs.data(), n_params, init.data(), sp.n_init, &p.bound, &p.tol,
                                 sp.n_transient, sp.p_max, nullptr, out.data(), &loop_seconds);
       else
-        run_chunk_cpu<T>(as, bs, init, sp, p.bound, p.tol, 1, nullptr, out);
+        run_chunk_cpu<T>(as, bs, init, sp, p.bound, p.tol, n_params, nullptr, out);
     };
     if (be == Backend::kCuda) {  // warm-up: module load and clocks stay out of the timing
       const int64_t keep = sp.n_transient;
