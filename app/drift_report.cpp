@@ -179,11 +179,11 @@ std::string md_runs_text(const std::string& fingerprint, const std::vector<MdRun
   char b[400];
   for (const MdRun& r : finished) {
     const drift::MdResult& m = r.result;
-    std::snprintf(b, sizeof b, "run %s %lld %lld %d %lld %.17g %.17g %llu %.17g\n",
+    std::snprintf(b, sizeof b, "run %s %lld %lld %d %lld %.17g %.17g %llu %.17g %s\n",
                   drift::precision_name(r.precision), static_cast<long long>(m.atoms),
                   static_cast<long long>(m.steps_done), m.blew_up ? 1 : 0,
                   static_cast<long long>(m.blowup_step), m.seconds, m.steps_per_second,
-                  static_cast<unsigned long long>(m.state_hash), m.box);
+                  static_cast<unsigned long long>(m.state_hash), m.box, backend_name(m.backend));
     s += b;
     for (const drift::MdSample& q : m.samples) {
       std::snprintf(b, sizeof b, "s %lld %.17g %.17g %.17g %.17g\n", static_cast<long long>(q.step), q.time,
@@ -225,6 +225,13 @@ std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fing
       cur.result.blew_up = blew != 0;
       cur.result.blowup_step = bstep;
       cur.result.state_hash = hash;
+      // The backend the run used (files written before it was recorded: the one in the fingerprint).
+      std::string be;
+      if (!(ls >> be)) {
+        const auto at = fingerprint.rfind("backend=");
+        be = at == std::string::npos ? "" : fingerprint.substr(at + 8);
+      }
+      cur.result.backend = be == "cuda" ? Backend::kCuda : Backend::kCpu;
       if (cur.result.blew_up) cur.result.message = "blew up at step " + std::to_string(bstep) + " (resumed)";
       open = true;
     } else if (tag == "s" && open) {

@@ -12,6 +12,7 @@
 #include "kernels/atomic_file.h"
 #include "cli.h"
 #include "commands.h"
+#include "drift_report.h"
 #include "test_files.h"
 #include "image_io.h"
 #include "plot_png.h"
@@ -95,6 +96,39 @@ TEST(DriftCli, MdResumesFinishedPrecisions) {
             0);
   EXPECT_EQ(testing::internal::GetCapturedStderr().find("resumed"), std::string::npos);
   testing::internal::GetCapturedStdout();
+}
+
+// A resumed run keeps the backend it ran on (a run on CUDA was once reported as "cpu" when
+// loaded back), and a file written before the backend was recorded takes the fingerprint's.
+TEST(DriftCli, ResumeFileKeepsTheBackend) {
+  ds::drift::MdParams p;
+  p.backend = ds::Backend::kCuda;
+  const std::string fp = ds::app::md_fingerprint(p);
+  ds::app::MdRun run;
+  run.precision = ds::drift::Precision::kComposite;
+  run.result.atoms = 4000;
+  run.result.steps_done = 10;
+  run.result.backend = ds::Backend::kCuda;
+  run.result.samples.push_back(ds::drift::MdSample{0, 0.0, 1.0, -2.0, -1.0});
+  run.result.samples.push_back(ds::drift::MdSample{10, 0.05, 1.0, -2.0, -1.0});
+  const std::string text = ds::app::md_runs_text(fp, {run});
+  std::vector<ds::app::MdRun> back = ds::app::md_runs_load(text, fp);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
+  EXPECT_EQ(back[0].precision, ds::drift::Precision::kComposite);
+  // The same line without its last token, as files written before it was recorded.
+  std::string old = text;
+  const auto at = old.find(" cuda\n", old.find("\nrun "));
+  ASSERT_NE(at, std::string::npos);
+  old.erase(at, 5);
+  back = ds::app::md_runs_load(old, fp);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
+  run.result.backend = ds::Backend::kCpu;
+  p.backend = ds::Backend::kCpu;
+  back = ds::app::md_runs_load(ds::app::md_runs_text(ds::app::md_fingerprint(p), {run}), ds::app::md_fingerprint(p));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].result.backend, ds::Backend::kCpu);
 }
 
 TEST(DriftCli, BlowUpKeepsSamplesAndFails) {
