@@ -154,14 +154,14 @@ DEEPSCOPE_HD int cell_of(const MdView<S, R>& m, int i) {
   return cx + m.ncell * (cy + m.ncell * cz);
 }
 
-// Minimum-image displacement of atoms i and j along axis k, in R.
+// Minimum-image displacement xi - xj along one axis, in R.
 template <class S, class R>
-DEEPSCOPE_HD R min_image(const MdView<S, R>& m, int k, int i, int j) {
-  R d = pair_diff0<R>(m.x[k][i], m.x[k][j]);
+DEEPSCOPE_HD R min_image(const MdView<S, R>& m, const S& xi, const S& xj) {
+  R d = pair_diff0<R>(xi, xj);
   if (d > m.half_box)
-    d = pair_diff<R>(m.x[k][i], m.x[k][j], -1, m.box);
+    d = pair_diff<R>(xi, xj, -1, m.box);
   else if (d < -m.half_box)
-    d = pair_diff<R>(m.x[k][i], m.x[k][j], 1, m.box);
+    d = pair_diff<R>(xi, xj, 1, m.box);
   return d;
 }
 
@@ -176,9 +176,12 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
   const int cy = cell_coord(m.x[1][i], m.cell_scale, nc);
   const int cz = cell_coord(m.x[2][i], m.cell_scale, nc);
   S f0(0.0), f1(0.0), f2(0.0), pe(0.0);
+  // Atom i's coordinates, and each candidate's, are loaded once: the screening and the exact
+  // displacement below read the same values.
+  const S xi[3] = {m.x[0][i], m.x[1][i], m.x[2][i]};
   float h[3] = {0.0f, 0.0f, 0.0f};
   if constexpr (TwoWord<S>::kIs)
-    for (int k = 0; k < 3; ++k) h[k] = TwoWord<S>::hi(m.x[k][i]);
+    for (int k = 0; k < 3; ++k) h[k] = TwoWord<S>::hi(xi[k]);
   for (int dz = -1; dz <= 1; ++dz) {
     const int z = (cz + dz + nc) % nc;
     for (int dy = -1; dy <= 1; ++dy) {
@@ -191,10 +194,11 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
         for (int q = 0; q < cnt; ++q) {
           const int j = atoms[q];
           if (j == i) continue;
+          const S xj[3] = {m.x[0][j], m.x[1][j], m.x[2][j]};
           if constexpr (TwoWord<S>::kIs) {
             float q2 = 0.0f;
             for (int k = 0; k < 3; ++k) {
-              float q = h[k] - TwoWord<S>::hi(m.x[k][j]);
+              float q = h[k] - TwoWord<S>::hi(xj[k]);
               if (q > m.half_box_hi)
                 q -= m.box_hi;
               else if (q < -m.half_box_hi)
@@ -203,7 +207,7 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
             }
             if (!(q2 < m.screen2)) continue;
           }
-          const R d0 = min_image(m, 0, i, j), d1 = min_image(m, 1, i, j), d2 = min_image(m, 2, i, j);
+          const R d0 = min_image(m, xi[0], xj[0]), d1 = min_image(m, xi[1], xj[1]), d2 = min_image(m, xi[2], xj[2]);
           const R r2 = d0 * d0 + d1 * d1 + d2 * d2;
           if (!(r2 < m.rc2)) continue;
           const R ir2 = R(1) / r2;
