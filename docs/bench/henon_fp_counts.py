@@ -7,7 +7,9 @@ Run on the GPU machine (the scan's transient kernel, every launch of every forma
       deepscope bench henon --gpu-only --steps S --orbits N > ncu.csv
   python3 docs/bench/henon_fp_counts.py ncu.csv S N [+d] > henon_fp_counts.csv
 Each format runs a warm-up of min(S, 1000) steps and then S steps, all N orbits (none escapes),
-so the counts are divided by N (min(S, 1000) + S): the escape pre-test and the loop are included."""
+so the counts are divided by N (min(S, 1000) + S): the escape pre-test and the loop are included.
+f32 and f64 also run a row over 512 parameters (another kernel, advance_kernel<T, false>): only
+their one-parameter kernel (advance_kernel<T, true>) is counted."""
 import re
 import sys
 
@@ -17,10 +19,14 @@ from ncu_counts import format_name, fp_sums, launches
 def main(path, steps, orbits, suffix=""):
     total = {}
     for rec in launches(path):
-        m = re.search(r"advance_kernel<(.*?)>\(", rec["name"])
+        m = re.search(r"advance_kernel<(.*?)(?:, ?(true|false|\(bool\)1|\(bool\)0))?>\(", rec["name"])
         if not m:
             continue
         name = format_name(m.group(1))
+        # f32/f64 rows: the one-parameter kernel (a, b kernel arguments, flag true); the extra row
+        # over 512 parameters runs the per-thread kernel (false) and is not counted.
+        if name in ("f32", "f64") and m.group(2) in ("false", "(bool)0"):
+            continue
         d, f = fp_sums(rec)
         old = total.setdefault(name, [0.0, 0.0])
         old[0] += d
