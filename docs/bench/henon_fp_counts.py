@@ -19,13 +19,13 @@ from ncu_counts import format_name, fp_sums, launches
 def main(path, steps, orbits, suffix=""):
     total = {}
     for rec in launches(path):
-        m = re.search(r"advance_kernel<(.*?)(?:, ?(true|false|\(bool\)1|\(bool\)0))?>\(", rec["name"])
+        m = re.search(r"advance_kernel<(.*?)(?:, ?(true|false|1|0|\(bool\)1|\(bool\)0))?>\(", rec["name"])
         if not m:
             continue
         name = format_name(m.group(1))
         # f32/f64 rows: the one-parameter kernel (a, b kernel arguments, flag true); the extra row
         # over 512 parameters runs the per-thread kernel (false) and is not counted.
-        if name in ("f32", "f64") and m.group(2) in ("false", "(bool)0"):
+        if name in ("f32", "f64") and m.group(2) in ("false", "0", "(bool)0"):
             continue
         d, f = fp_sums(rec)
         old = total.setdefault(name, [0.0, 0.0])
