@@ -2,18 +2,12 @@
 // (as the scan kernel does) against a and b as kernel parameters (uniform registers), and with the
 // FMA operands written in different orders (bit-identical results; the register allocation and
 // operand-reuse flags differ). 540,672 orbits x N_STEPS, one launch each. On the GPU machine:
-//   nvcc -O3 -arch=sm_90 -std=c++17 --fmad=false -DN_STEPS=1000000 -o bank docs/bench/henon_bank_probe.cu && ./bank
+//   nvcc -O3 -arch=sm_90 -std=c++17 --fmad=false -I. -DN_STEPS=1000000 -o bank docs/bench/henon_bank_probe.cu && ./bank
 #include <cstdint>
 #include <cstdio>
 
-#define CK(x)                                                  \
-  do {                                                         \
-    cudaError_t e = (x);                                       \
-    if (e != cudaSuccess) {                                    \
-      printf("%s line %d\n", cudaGetErrorString(e), __LINE__); \
-      return 1;                                                \
-    }                                                          \
-  } while (0)
+#include "kernels/cuda_check.h"
+
 
 __device__ __forceinline__ uint32_t key(double d) { return (uint32_t)__double2hiint(d) & 0x7fffffffu; }
 
@@ -90,11 +84,11 @@ int main() {
   const int64_t items = (int64_t)threads * blocks;
   double *out, *ab;
   int64_t* taken;
-  CK(cudaMalloc(&out, items * sizeof(double)));
-  CK(cudaMalloc(&taken, items * sizeof(int64_t)));
-  CK(cudaMalloc(&ab, 4 * sizeof(double)));
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&out, items * sizeof(double)));
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&taken, items * sizeof(int64_t)));
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&ab, 4 * sizeof(double)));
   const double h[4] = {1.4, 1.4, 0.3, 0.3};
-  CK(cudaMemcpy(ab, h, sizeof h, cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(ab, h, sizeof h, cudaMemcpyHostToDevice));
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -111,12 +105,12 @@ int main() {
       cudaEventRecord(e0);
       vs[v].f<<<blocks, threads>>>(ab, ab + 2, 1.4, 0.3, n, out, taken);
       cudaEventRecord(e1);
-      CK(cudaEventSynchronize(e1));
-      CK(cudaGetLastError());
+      DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(e1));
+      DEEPSCOPE_CUDA_CHECK(cudaGetLastError());
       float ms;
       cudaEventElapsedTime(&ms, e0, e1);
       double o;
-      CK(cudaMemcpy(&o, out + 12345, sizeof o, cudaMemcpyDeviceToHost));
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&o, out + 12345, sizeof o, cudaMemcpyDeviceToHost));
       if (v == 0) ref = o;
       if (rep == 2)
         printf("%-50s %.3e steps/s  (%.1f ms)%s\n", vs[v].name, items * (double)n / (ms * 1e-3), ms,
@@ -129,21 +123,21 @@ int main() {
     pb.a[q] = 1.4;
     pb.b[q] = 0.3;
   }
-  CK(cudaMemcpyToSymbol(c_ab, &pb, sizeof pb));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpyToSymbol(c_ab, &pb, sizeof pb));
   double *out2;
   int64_t* taken2;
   const dim3 grid(1056 / threads + 1, 512);
   const int64_t slots = (int64_t)grid.x * grid.y * threads;
-  CK(cudaMalloc(&out2, slots * sizeof(double)));
-  CK(cudaMalloc(&taken2, slots * sizeof(int64_t)));
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&out2, slots * sizeof(double)));
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&taken2, slots * sizeof(int64_t)));
   for (int rep = 0; rep < 3; ++rep)
     for (int c = 0; c < 2; ++c) {
       cudaEventRecord(e0);
       if (c) kb<true><<<grid, threads>>>(pb, n, out2, taken2);
       else kb<false><<<grid, threads>>>(pb, n, out2, taken2);
       cudaEventRecord(e1);
-      CK(cudaEventSynchronize(e1));
-      CK(cudaGetLastError());
+      DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(e1));
+      DEEPSCOPE_CUDA_CHECK(cudaGetLastError());
       float ms;
       cudaEventElapsedTime(&ms, e0, e1);
       if (rep == 2)

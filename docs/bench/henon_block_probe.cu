@@ -6,16 +6,10 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "kernels/cuda_check.h"
+
 #include "kernels/henon.cuh"
 
-#define CK(x)                                                  \
-  do {                                                         \
-    cudaError_t e = (x);                                       \
-    if (e != cudaSuccess) {                                    \
-      printf("%s line %d\n", cudaGetErrorString(e), __LINE__); \
-      return 1;                                                \
-    }                                                          \
-  } while (0)
 
 using ds::henon::MapParams;
 using P = MapParams<ds::Native<double>>;
@@ -24,6 +18,18 @@ __device__ __forceinline__ void st(double a, double b, double& x, double& u) {
   const double nx = __fma_rn(-(a * x), x, u);
   u = __fma_rn(b, x, 1.0);
   x = nx;
+}
+
+// advance_exact on (x, u) as doubles: up to n steps with the exact test; *out when it escaped.
+__device__ int64_t exact(const P& p, double& x, double& u, int64_t n, bool* out) {
+  ds::Native<double> X, V;
+  X.v = x;
+  V.v = u;
+  const int64_t k = ds::henon::advance_exact(p, X, V, n);
+  x = X.v;
+  u = V.v;
+  *out = ds::henon::outside(X, V, p.bound);
+  return k;
 }
 
 // The blocked loop with an inner unroll of U and blocks of K = U * R steps (R sub-blocks, a loop).
@@ -40,21 +46,14 @@ __device__ int64_t blocked(const P& p, double& x, double& u, int64_t n, uint32_t
       for (int j = 0; j < U; ++j) st(a, b, x, u);
     }
     if (ds::henon::magnitude_key(x) < limit) continue;
-    ds::Native<double> X, V;
-    X.v = sx;
-    V.v = su;
-    const int64_t k = ds::henon::advance_exact(p, X, V, K);
-    x = X.v;
-    u = V.v;
-    if (ds::henon::outside(X, V, p.bound)) return i + k;
+    x = sx;
+    u = su;
+    bool out;
+    const int64_t k = exact(p, x, u, K, &out);
+    if (out) return i + k;
   }
-  ds::Native<double> X, V;
-  X.v = x;
-  V.v = u;
-  const int64_t k = ds::henon::advance_exact(p, X, V, n - i);
-  x = X.v;
-  u = V.v;
-  return i + k;
+  bool out;
+  return i + exact(p, x, u, n - i, &out);
 }
 
 // The shape advance_native had at 103b545: 64 steps fully unrolled, both paths inside the loop.
@@ -87,21 +86,14 @@ __device__ int64_t old_shape(const P& p, double& x, double& u, int64_t n) {
       fail = kx >= kx_limit || (check_v && kv >= kv_limit);
     }
     if (!fail) continue;
-    ds::Native<double> X, V;
-    X.v = sx;
-    V.v = sv;
-    const int64_t k = ds::henon::advance_exact(p, X, V, 64);
-    x = X.v;
-    u = V.v;
-    if (ds::henon::outside(X, V, p.bound)) return i + k;
+    x = sx;
+    u = sv;
+    bool out;
+    const int64_t k = exact(p, x, u, 64, &out);
+    if (out) return i + k;
   }
-  ds::Native<double> X, V;
-  X.v = x;
-  V.v = u;
-  const int64_t k = ds::henon::advance_exact(p, X, V, n - i);
-  x = X.v;
-  u = V.v;
-  return i + k;
+  bool out;
+  return i + exact(p, x, u, n - i, &out);
 }
 
 template <int V>
@@ -156,8 +148,8 @@ int main() {
   const int64_t items = (int64_t)threads * blocks;
   double* out;
   int64_t* taken;
-  CK(cudaMalloc(&out, items * sizeof(double)));
-  CK(cudaMalloc(&taken, items * sizeof(int64_t)));
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&out, items * sizeof(double)));
+  DEEPSCOPE_CUDA_CHECK(cudaMalloc(&taken, items * sizeof(int64_t)));
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -182,12 +174,12 @@ int main() {
       cudaEventRecord(e0);
       kern[v]<<<blocks, threads>>>(p, n, out, taken);
       cudaEventRecord(e1);
-      CK(cudaEventSynchronize(e1));
-      CK(cudaGetLastError());
+      DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(e1));
+      DEEPSCOPE_CUDA_CHECK(cudaGetLastError());
       float ms;
       cudaEventElapsedTime(&ms, e0, e1);
       int64_t t0;
-      CK(cudaMemcpy(&t0, taken, sizeof t0, cudaMemcpyDeviceToHost));
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&t0, taken, sizeof t0, cudaMemcpyDeviceToHost));
       if (rep == 2) printf("%-44s %.3e steps/s  (%.1f ms, taken %lld)\n", names[v], items * (double)n / (ms * 1e-3), ms, (long long)t0);
     }
   return 0;
