@@ -13,6 +13,8 @@
 //       (the second term is the rounded sum of Algorithm 4's last error terms; it matters only when
 //        the operands cancel by more than ~30 bits: then the bound is absolute, not relative)
 //   a * b, sqr(a), a * d:        |err| <= (1 + 2^-14) eps |exact|
+//   add_mul(y, s, d, c) = y + s d + c:
+//                                |err| <= (1 + 2^-30) eps |exact| + 2^-24 eps (|y| + |c| + 2 |s| |d|)
 //   a / b, sqrt(a):              |err| <= 3 eps |exact|
 //   mul_pow2, neg, abs, comparisons: exact (mul_pow2 barring overflow/underflow); to_double: RN.
 // Near underflow (below min_abs the low terms lose bits) and for operands that are not valid
@@ -447,6 +449,51 @@ DEEPSCOPE_HD Expansion<N> mul_double(const Expansion<N>& a, double d) {
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator*(const Expansion<N>& a, double d) {
   return expansion_detail::mul_double(a, d);
+}
+
+// ---- y + s d + c in one pass ------------------------------------------------------------------
+
+namespace expansion_detail {
+// Order n (1..N-1) of add_mul: the order-n terms y_n, p_n = RN(s_n d) and q (the exact error of
+// s_{n-1} d), then a VecSum with the 2n pending errors, which leaves 2n + 2 pending.
+template <int N, int n>
+DEEPSCOPE_HD void add_mul_orders(const double* y, const double* s, double d, double& q, double (&r)[N + 1],
+                                 double (&e)[2 * N]) {
+  if constexpr (n < N) {
+    double p, qn, acc, e0, e1;
+    eft::two_prod(s[n], d, p, qn);
+    eft::two_sum(y[n], p, acc, e0);
+    eft::two_sum(q, acc, acc, e1);
+    DEEPSCOPE_UNROLL
+    for (int i = 0; i < 2 * n; ++i) eft::two_sum(e[i], acc, acc, e[i]);
+    r[n] = acc;
+    e[2 * n] = e0;
+    e[2 * n + 1] = e1;
+    q = qn;
+    add_mul_orders<N, n + 1>(y, s, d, q, r, e);
+  }
+}
+}  // namespace expansion_detail
+
+// y + s d + c with a single renormalisation (N >= 3): Algorithm 4 over the three expansions y,
+// (p_0, ..., p_{N-1}) and (0, q_0, ..., q_{N-1}), where s_i d = p_i + q_i exactly (2ProdFMA), and c
+// at order 0. Everything before r_N (q_{N-1} plus the 2N last pending errors, rounded) is
+// error-free. For the Hénon map's 1 + y - a x^2 it replaces y + 1, x^2 * a and a subtraction
+// (three renormalisations, three roundings). Bound (docs/arith/expansion.md):
+//   |err| <= (1 + 2^-30) eps |exact| + 2^-24 eps (|y| + |c| + 2 |s| |d|).
+template <int N>
+DEEPSCOPE_HD Expansion<N> add_mul(const Expansion<N>& y, const Expansion<N>& s, double d, double c) {
+  static_assert(N >= 3, "add_mul follows Algorithm 4; f64x2 has the double-word operations");
+  double r[N + 1], e[2 * N], p, q, acc;
+  eft::two_prod(s.t[0], d, p, q);
+  eft::two_sum(y.t[0], p, acc, e[0]);
+  eft::two_sum(c, acc, r[0], e[1]);
+  expansion_detail::add_mul_orders<N, 1>(y.t, s.t, d, q, r, e);
+  double last = q;
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i < 2 * N; ++i) last += e[i];
+  r[N] = last;
+  return expansion_detail::renormalized<N>(r);
 }
 
 // Exact x * 2^k, barring overflow and underflow.
