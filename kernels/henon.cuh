@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "arith/format.h"
 #include "arith/hd.h"
@@ -30,21 +31,47 @@ DEEPSCOPE_HD void step(const T& a, const T& b, T& x, T& y) {
 }
 
 // Expansions: when a and b are doubles (no tail: a grid on a binary grid, or the paper's Figure 6,
-// which takes them as double), the products a x^2 and b x are Expansion * double, O(N) instead of
-// a full product. The branch is uniform over a parameter's items; the map is the same function
-// of (a, b, x, y) on every backend and in every caller.
+// which takes them as double), b x is Expansion * double, O(N^2) instead of a full product, and
+// for N >= 3, 1 + y - a x^2 is one add_mul: one renormalisation where y + 1, x^2 * a and the
+// subtraction took three (and it rounds once, not three times). step() picks the form at run
+// time; the loops of advance() pick it once per call (step_as below). The map is the
+// same function of (a, b, x, y) on every backend and in every caller.
 template <int N>
-DEEPSCOPE_HD void step(const Expansion<N>& a, const Expansion<N>& b, Expansion<N>& x, Expansion<N>& y) {
+DEEPSCOPE_HD void step_double_ab(double a, double b, Expansion<N>& x, Expansion<N>& y) {
   Expansion<N> nx;
-  if (a.t[1] == 0.0 && b.t[1] == 0.0) {
-    nx = (y + 1.0) - sqr(x) * a.t[0];
-    y = x * b.t[0];
+  if constexpr (N >= 3) {
+    nx = add_mul(y, sqr(x), -a, 1.0);
   } else {
-    nx = (y + 1.0) - a * sqr(x);
-    y = b * x;
+    nx = (y + 1.0) - sqr(x) * a;
   }
+  y = x * b;
   x = nx;
 }
+template <int N>
+DEEPSCOPE_HD void step_full_ab(const Expansion<N>& a, const Expansion<N>& b, Expansion<N>& x, Expansion<N>& y) {
+  Expansion<N> nx = (y + 1.0) - a * sqr(x);
+  y = b * x;
+  x = nx;
+}
+template <int N>
+DEEPSCOPE_HD bool double_ab(const Expansion<N>& a, const Expansion<N>& b) {
+  return a.t[1] == 0.0 && b.t[1] == 0.0;
+}
+template <int N>
+DEEPSCOPE_HD void step(const Expansion<N>& a, const Expansion<N>& b, Expansion<N>& x, Expansion<N>& y) {
+  if (double_ab(a, b)) {
+    step_double_ab(a.t[0], b.t[0], x, y);
+  } else {
+    step_full_ab(a, b, x, y);
+  }
+}
+
+// The step with an expansion's parameter form fixed at compile time, for loops: kDouble (a and b
+// are doubles) and kFull (they are not) are what step() picks at run time, checked once by the
+// caller; kAny is step() itself (every other format has one form).
+enum class AB { kAny, kDouble, kFull };
+template <AB kForm, class T>
+DEEPSCOPE_HD void step_as(const MapParams<T>& p, T& x, T& y);
 
 // f32 and f64 store the second coordinate as v = 1 + y (stored_y / actual_y below): the map only
 // ever uses y as 1 + y, and then a step is x' = RN(v - RN(a x) x), v' = RN(1 + b x), three FP
@@ -54,6 +81,22 @@ DEEPSCOPE_HD void step(const Native<F>& a, const Native<F>& b, Native<F>& x, Nat
   const F nx = eft::fma_rn(-(a.v * x.v), x.v, v.v);
   v.v = eft::fma_rn(b.v, x.v, F(1));
   x.v = nx;
+}
+
+template <class T>
+struct IsExpansion : std::false_type {};
+template <int N>
+struct IsExpansion<Expansion<N>> : std::true_type {};
+
+template <AB kForm, class T>
+DEEPSCOPE_HD void step_as(const MapParams<T>& p, T& x, T& y) {
+  if constexpr (kForm == AB::kDouble) {
+    step_double_ab(p.a.t[0], p.b.t[0], x, y);
+  } else if constexpr (kForm == AB::kFull) {
+    step_full_ab(p.a, p.b, x, y);
+  } else {
+    step(p.a, p.b, x, y);
+  }
 }
 
 // The second coordinate as the per-item code stores it, from and to the map's y.
@@ -123,16 +166,16 @@ DEEPSCOPE_HD uint32_t magnitude_key(double d) {
 // every step exactly.
 constexpr int kEscapeBlock = 8;
 
-template <class T>
+template <class T, AB kForm = AB::kAny>
 DEEPSCOPE_HD int64_t advance_exact(const MapParams<T>& p, T& x, T& y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    step(p.a, p.b, x, y);
+    step_as<kForm>(p, x, y);
     if (outside(x, y, p.bound)) return i + 1;
   }
   return n;
 }
 
-template <class T, bool kCheckY>
+template <class T, bool kCheckY, AB kForm>
 DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n) {
   const uint32_t limit = magnitude_key(lead(p.bound)) - 1;  // -1: lead() may sit just below
   int64_t i = 0;
@@ -141,7 +184,7 @@ DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n
     uint32_t key = 0;
     DEEPSCOPE_UNROLL
     for (int j = 0; j < kEscapeBlock; ++j) {
-      step(p.a, p.b, x, y);
+      step_as<kForm>(p, x, y);
       const uint32_t kx = magnitude_key(lead(x));
       key = kx > key ? kx : key;
       if constexpr (kCheckY) {
@@ -152,11 +195,11 @@ DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n
     if (key >= limit) {
       x = sx;
       y = sy;
-      const int64_t k = advance_exact(p, x, y, kEscapeBlock);
+      const int64_t k = advance_exact<T, kForm>(p, x, y, kEscapeBlock);
       if (outside(x, y, p.bound)) return i + k;
     }
   }
-  return i + advance_exact(p, x, y, n - i);
+  return i + advance_exact<T, kForm>(p, x, y, n - i);
 }
 
 // f32 and f64: blocks of kEscapeBlock steps on (x, v). Where an orbit that leaves the box can never
@@ -248,8 +291,15 @@ DEEPSCOPE_HD int64_t advance(const MapParams<T>& p, T& x, T& y, int64_t n) {
   } else if constexpr (T::traits().fixed) {
     return advance_exact(p, x, y, n);
   } else {
-    if (std::fabs(lead(p.b)) < 0.99) return advance_blocks<T, false>(p, x, y, n);
-    return advance_blocks<T, true>(p, x, y, n);
+    const bool check_y = !(std::fabs(lead(p.b)) < 0.99);
+    if constexpr (IsExpansion<T>::value) {
+      if (double_ab(p.a, p.b))
+        return check_y ? advance_blocks<T, true, AB::kDouble>(p, x, y, n)
+                       : advance_blocks<T, false, AB::kDouble>(p, x, y, n);
+      return check_y ? advance_blocks<T, true, AB::kFull>(p, x, y, n) : advance_blocks<T, false, AB::kFull>(p, x, y, n);
+    } else {
+      return check_y ? advance_blocks<T, true, AB::kAny>(p, x, y, n) : advance_blocks<T, false, AB::kAny>(p, x, y, n);
+    }
   }
 }
 
