@@ -15,6 +15,8 @@
 //   a * b, sqr(a), a * d:        |err| <= (1 + 2^-14) eps |exact|
 //   add_mul(y, s, d, c) = y + s d + c:
 //                                |err| <= (1 + 2^-30) eps |exact| + 2^-24 eps (|y| + |c| + 2 |s| |d|)
+//   add_sqr_mul(y, x, d, c) = y + x^2 d + c:
+//                                |err| <= (1 + 2^-30) eps |exact| + 2^-14 eps (|y| + |c| + 2 x^2 |d|)
 //   a / b, sqrt(a):              |err| <= 3 eps |exact|
 //   mul_pow2, neg, abs, comparisons: exact (mul_pow2 barring overflow/underflow); to_double: RN.
 // Near underflow (below min_abs the low terms lose bits) and for operands that are not valid
@@ -396,10 +398,11 @@ DEEPSCOPE_HD void sqr_orders(const double* a, double (&r)[N + 1], double (&e)[E]
 // Algorithm 5 for a * a with the symmetric products merged: a_i a_{n-i} + a_{n-i} a_i is formed
 // once as two_prod(a_i, 2 a_{n-i}) (doubling is exact), so order n has n/2 + 1 products and the
 // pending error list stays about half as long. Same bound as *, not bit-identical to a * a.
+// square_terms: the N + 1 terms before the renormalisation (r_N rounded, all others error-free).
 template <int N>
-DEEPSCOPE_HD Expansion<N> square(const Expansion<N>& a) {
+DEEPSCOPE_HD void square_terms(const Expansion<N>& a, double (&r)[N + 1]) {
   constexpr int kPending = sqr_errors(N);
-  double r[N + 1], e[kPending];
+  double e[kPending];
   eft::two_prod(a.t[0], a.t[0], r[0], e[0]);
   sqr_orders<N, 1, kPending>(a.t, r, e);
   double last = 0;
@@ -408,6 +411,11 @@ DEEPSCOPE_HD Expansion<N> square(const Expansion<N>& a) {
   DEEPSCOPE_UNROLL
   for (int j = 0; j < kPending; ++j) last += e[j];
   r[N] = last;
+}
+template <int N>
+DEEPSCOPE_HD Expansion<N> square(const Expansion<N>& a) {
+  double r[N + 1];
+  square_terms(a, r);
   return renormalized<N>(r);
 }
 }  // namespace expansion_detail
@@ -475,25 +483,48 @@ DEEPSCOPE_HD void add_mul_orders(const double* y, const double* s, double d, dou
 }
 }  // namespace expansion_detail
 
+namespace expansion_detail {
+// y + s d + c over S = N or N + 1 terms of s: orders 0..N-1 as above; r_N = q_{N-1} (+ s_N d,
+// a plain product, when S = N + 1) + the 2N pending errors, rounded; then the renormalisation.
+template <int N, int S>
+DEEPSCOPE_HD Expansion<N> add_mul_terms(const Expansion<N>& y, const double (&s)[S], double d, double c) {
+  static_assert(S == N || S == N + 1, "s has N or N + 1 terms");
+  double r[N + 1], e[2 * N], p, q, acc;
+  eft::two_prod(s[0], d, p, q);
+  eft::two_sum(y.t[0], p, acc, e[0]);
+  eft::two_sum(c, acc, r[0], e[1]);
+  add_mul_orders<N, 1>(y.t, s, d, q, r, e);
+  double last = q;
+  if constexpr (S == N + 1) last += s[N] * d;
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i < 2 * N; ++i) last += e[i];
+  r[N] = last;
+  return renormalized<N>(r);
+}
+}  // namespace expansion_detail
+
 // y + s d + c with a single renormalisation (N >= 3): Algorithm 4 over the three expansions y,
 // (p_0, ..., p_{N-1}) and (0, q_0, ..., q_{N-1}), where s_i d = p_i + q_i exactly (2ProdFMA), and c
 // at order 0. Everything before r_N (q_{N-1} plus the 2N last pending errors, rounded) is
-// error-free. For the Hénon map's 1 + y - a x^2 it replaces y + 1, x^2 * a and a subtraction
-// (three renormalisations, three roundings). Bound (docs/arith/expansion.md):
+// error-free. Bound (docs/arith/expansion.md):
 //   |err| <= (1 + 2^-30) eps |exact| + 2^-24 eps (|y| + |c| + 2 |s| |d|).
 template <int N>
 DEEPSCOPE_HD Expansion<N> add_mul(const Expansion<N>& y, const Expansion<N>& s, double d, double c) {
   static_assert(N >= 3, "add_mul follows Algorithm 4; f64x2 has the double-word operations");
-  double r[N + 1], e[2 * N], p, q, acc;
-  eft::two_prod(s.t[0], d, p, q);
-  eft::two_sum(y.t[0], p, acc, e[0]);
-  eft::two_sum(c, acc, r[0], e[1]);
-  expansion_detail::add_mul_orders<N, 1>(y.t, s.t, d, q, r, e);
-  double last = q;
-  DEEPSCOPE_UNROLL
-  for (int i = 0; i < 2 * N; ++i) last += e[i];
-  r[N] = last;
-  return expansion_detail::renormalized<N>(r);
+  return expansion_detail::add_mul_terms<N, N>(y, s.t, d, c);
+}
+
+// y + x^2 d + c (the Hénon map's 1 + y - a x^2 with d = -a, c = 1) with one renormalisation
+// (N >= 3): the N + 1 terms of Algorithm 5's square before its renormalisation go straight into
+// add_mul's pass, so nothing is dropped between the two. Where sqr, * double, + double and - took
+// four renormalisations and rounded four times, this takes one. Bound (docs/arith/expansion.md):
+//   |err| <= (1 + 2^-30) eps |exact| + 2^-14 eps (|y| + |c| + 2 |x|^2 |d|).
+template <int N>
+DEEPSCOPE_HD Expansion<N> add_sqr_mul(const Expansion<N>& y, const Expansion<N>& x, double d, double c) {
+  static_assert(N >= 3, "add_sqr_mul follows Algorithms 4 and 5; f64x2 has the double-word operations");
+  double s[N + 1];
+  expansion_detail::square_terms(x, s);
+  return expansion_detail::add_mul_terms<N, N + 1>(y, s, d, c);
 }
 
 // Exact x * 2^k, barring overflow and underflow.

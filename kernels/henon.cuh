@@ -32,15 +32,15 @@ DEEPSCOPE_HD void step(const T& a, const T& b, T& x, T& y) {
 
 // Expansions: when a and b are doubles (no tail: a grid on a binary grid, or the paper's Figure 6,
 // which takes them as double), b x is Expansion * double, O(N^2) instead of a full product, and
-// for N >= 3, 1 + y - a x^2 is one add_mul: one renormalisation where y + 1, x^2 * a and the
-// subtraction took three (and it rounds once, not three times). step() picks the form at run
+// for N >= 3, 1 + y - a x^2 is one add_sqr_mul: one renormalisation where sqr, y + 1, x^2 * a and
+// the subtraction took four (and it rounds once, not four times). step() picks the form at run
 // time; the loops of advance() pick it once per call (step_as below). The map is the
 // same function of (a, b, x, y) on every backend and in every caller.
 template <int N>
 DEEPSCOPE_HD void step_double_ab(double a, double b, Expansion<N>& x, Expansion<N>& y) {
   Expansion<N> nx;
   if constexpr (N >= 3) {
-    nx = add_mul(y, sqr(x), -a, 1.0);
+    nx = add_sqr_mul(y, x, -a, 1.0);
   } else {
     nx = (y + 1.0) - sqr(x) * a;
   }
@@ -175,6 +175,26 @@ DEEPSCOPE_HD int64_t advance_exact(const MapParams<T>& p, T& x, T& y, int64_t n)
   return n;
 }
 
+// One step of a block and its pre-test key (the largest magnitude key seen).
+template <AB kForm, bool kCheckY, class T>
+DEEPSCOPE_HD void keyed_step(const MapParams<T>& p, T& x, T& y, uint32_t& key) {
+  step_as<kForm>(p, x, y);
+  const uint32_t kx = magnitude_key(lead(x));
+  key = kx > key ? kx : key;
+  if constexpr (kCheckY) {
+    const uint32_t ky = magnitude_key(lead(y));
+    key = ky > key ? ky : key;
+  }
+}
+
+// f64x3 .. f64x8 run a block's steps as a loop: a step is hundreds of instructions, and the block
+// unrolled (8 step bodies, up to 118,000 instructions in one kernel) ran 1.3x slower on the H100
+// at N = 7 and 8 (docs/bench/henon_twosum_probe.cu); smaller formats unroll it.
+template <class T>
+constexpr bool kRolledBlock = false;
+template <int N>
+constexpr bool kRolledBlock<Expansion<N>> = N >= 3;
+
 template <class T, bool kCheckY, AB kForm>
 DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n) {
   const uint32_t limit = magnitude_key(lead(p.bound)) - 1;  // -1: lead() may sit just below
@@ -182,15 +202,12 @@ DEEPSCOPE_HD int64_t advance_blocks(const MapParams<T>& p, T& x, T& y, int64_t n
   for (; i + kEscapeBlock <= n; i += kEscapeBlock) {
     const T sx = x, sy = y;
     uint32_t key = 0;
-    DEEPSCOPE_UNROLL
-    for (int j = 0; j < kEscapeBlock; ++j) {
-      step_as<kForm>(p, x, y);
-      const uint32_t kx = magnitude_key(lead(x));
-      key = kx > key ? kx : key;
-      if constexpr (kCheckY) {
-        const uint32_t ky = magnitude_key(lead(y));
-        key = ky > key ? ky : key;
-      }
+    if constexpr (kRolledBlock<T>) {
+      DEEPSCOPE_NO_UNROLL
+      for (int j = 0; j < kEscapeBlock; ++j) keyed_step<kForm, kCheckY>(p, x, y, key);
+    } else {
+      DEEPSCOPE_UNROLL
+      for (int j = 0; j < kEscapeBlock; ++j) keyed_step<kForm, kCheckY>(p, x, y, key);
     }
     if (key >= limit) {
       x = sx;

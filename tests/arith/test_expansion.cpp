@@ -158,14 +158,15 @@ struct Gen {
 // Stated constants (arith/expansion.h), in units of traits().eps: relative parts, and the
 // coefficient of eps (|a| + |b|) in the additions' bound.
 // f64x2 uses the double-word algorithms (arith/expansion_dw.h), N >= 3 Algorithms 4/5.
-// add_mul (N >= 3): relative part add, coefficient add_mul_mix of eps (|y| + |c| + 2 |s| |d|).
+// add_mul, add_sqr_mul (N >= 3): relative part add, coefficients add_mul_mix of
+// eps (|y| + |c| + 2 |s| |d|) and add_sqr_mul_mix of eps (|y| + |c| + 2 x^2 |d|).
 struct Bounds {
-  double add, add_double, mix, mul, sqr, mul_double, div, sqrt, add_mul_mix;
+  double add, add_double, mix, mul, sqr, mul_double, div, sqrt, add_mul_mix, add_sqr_mul_mix;
 };
 template <int N>
 constexpr Bounds bounds() {
-  if constexpr (N == 2) return {3 + 13 * 0x1p-53, 2, 0, 4, 4 + 10 * 0x1p-53, 2, 8, 8, 0};
-  return {1 + 0x1p-30, 1 + 0x1p-30, 0x1p-32, 1 + 0x1p-14, 1 + 0x1p-14, 1 + 0x1p-14, 3, 3, 0x1p-24};
+  if constexpr (N == 2) return {3 + 13 * 0x1p-53, 2, 0, 4, 4 + 10 * 0x1p-53, 2, 8, 8, 0, 0};
+  return {1 + 0x1p-30, 1 + 0x1p-30, 0x1p-32, 1 + 0x1p-14, 1 + 0x1p-14, 1 + 0x1p-14, 3, 3, 0x1p-24, 0x1p-14};
 }
 
 // Tracks the largest error / bound and the largest error in units of eps|exact|, per op name.
@@ -295,6 +296,27 @@ TYPED_TEST(ExpansionTest, Traits) {
   static_assert(std::is_trivially_copyable_v<TypeParam> && std::is_standard_layout_v<TypeParam>);
 }
 
+// add_sqr_mul(y, x, d, c) = y + x^2 d + c (N >= 3), the same way.
+template <int N>
+void check_add_sqr_mul(const Expansion<N>& y, const Expansion<N>& x, double d, double c) {
+  if constexpr (N >= 3) {
+    Mp ey(kExact), ex2(kExact), ex(kExact);
+    set(ey, y);
+    set(ex2, x);
+    mpfr_sqr(ex2, ex2, MPFR_RNDN);
+    mpfr_mul_d(ex2, ex2, d, MPFR_RNDN);
+    mpfr_add(ex, ey, ex2, MPFR_RNDN);
+    mpfr_add_d(ex, ex, c, MPFR_RNDN);
+    const double x0 = to_double(x);
+    const double mix = std::fabs(to_double(y)) + std::fabs(c) + 2 * x0 * x0 * std::fabs(d);
+    if (!std::isfinite(mix)) return;
+    char cd[80];
+    std::snprintf(cd, sizeof cd, ", d = %a, c = %a", d, c);
+    check("add_sqr_mul", ds::add_sqr_mul(y, x, d, c), ex, bounds<N>().add, mix,
+          "y = " + hex(y) + ", x = " + hex(x) + cd, bounds<N>().add_sqr_mul_mix);
+  }
+}
+
 // Fresh random operands over a wide exponent range, both signs, all input families.
 TYPED_TEST(ExpansionTest, RandomAgainstMpfr) {
   constexpr int N = sizeof(TypeParam) / sizeof(double);
@@ -306,12 +328,13 @@ TYPED_TEST(ExpansionTest, RandomAgainstMpfr) {
     double d = g.value().t[0];
     check_binary(a, b, d);
     check_add_mul(a, b, d, g.value().t[0]);
+    check_add_sqr_mul(a, b, d, g.value().t[0]);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
-// add_mul as the Hénon map uses it, 1 + y - a x^2 (y = b x from an earlier step): x and y near the
-// attractor's scale, a near 1.4, and every depth of cancellation of the result (x^2 near (1+y)/a).
+// add_mul and add_sqr_mul as the Hénon map uses them, 1 + y - a x^2: x and y near the attractor's
+// scale, a near 1.4, and every depth of cancellation of the result (x^2 near (1+y)/a).
 TYPED_TEST(ExpansionTest, AddMulHenonShapes) {
   constexpr int N = sizeof(TypeParam) / sizeof(double);
   if constexpr (N >= 3) {
@@ -321,9 +344,12 @@ TYPED_TEST(ExpansionTest, AddMulHenonShapes) {
       const double a = 1.4 + (g.unit() - 0.5) * 0.1;
       const TypeParam x = g.value(), y = g.value();
       check_add_mul(y, sqr(x), -a, 1.0);
+      check_add_sqr_mul(y, x, -a, 1.0);
       // y chosen so that 1 + y - a x^2 cancels: y = near(a x^2 - 1).
       const TypeParam t = sqr(x) * a + (-1.0);
-      check_add_mul(g.near(t, false), sqr(x), -a, 1.0);
+      const TypeParam yc = g.near(t, false);
+      check_add_mul(yc, sqr(x), -a, 1.0);
+      check_add_sqr_mul(yc, x, -a, 1.0);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -342,6 +368,7 @@ TYPED_TEST(ExpansionTest, Cancellation) {
     const TypeParam s = g.value();
     const double d = g.value().t[0], c = g.value().t[0];
     check_add_mul(g.near(s * d + c, true), s, d, c);
+    check_add_sqr_mul(g.near(sqr(s) * d + c, true), s, d, c);
     if (::testing::Test::HasFatalFailure()) return;
   }
   // a + (-a + tiny), computed in the format itself, and exact zeros.
