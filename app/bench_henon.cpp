@@ -145,24 +145,28 @@ int bench_henon(const ArgList& argv) {
                                           static_cast<int64_t>(static_cast<double>(steps) / shorten));
       const bool expansion = std::string(arith_name(f)).rfind("f64x", 0) == 0;
       const bool native = f == Arith::kF32 || f == Arith::kF64;
-      // Row kinds: 0 the format's a and b, 1 a and b doubles (f64xN), 2 f32/f64 with the orbits
-      // split over kSeveral parameters (a scan's chunk: a and b per thread, not kernel arguments).
+      // Row kinds: 0 the format's a and b, 1 a and b doubles (f64xN), 2 f32/f64 and 3 f64xN with a
+      // and b doubles, the orbits split over kSeveral parameters (a scan's chunk: a and b per
+      // thread, not kernel arguments).
       constexpr int64_t kSeveral = 512;
-      for (const int kind : {0, 1, 2}) {
-        const bool dbl = kind == 1;
+      for (const int kind : {0, 1, 3, 2}) {
+        const bool dbl = kind == 1 || kind == 3, several = kind == 2 || kind == 3;
         if (kind == 0 && expansion && params == "double") continue;
-        if (kind == 1 && (!expansion || params == "format")) continue;  // only f64xN multiply by a double
-        if (kind == 2 && (!gpu || !native || orbits % kSeveral != 0)) continue;
-        const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n, dbl, kind == 2 ? kSeveral : 1);
+        if (dbl && (!expansion || params == "format")) continue;  // only f64xN multiply by a double
+        if (several && (!gpu || orbits % kSeveral != 0)) continue;
+        if (kind == 2 && !native) continue;
+        const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n, dbl, several ? kSeveral : 1);
         const std::string name = std::string(arith_name(f)) + (dbl ? "+d" : "");
         const double orbits_s = r.loop_steps_per_second / 1e6;
-        md << "| " << arith_name(f)
-           << (dbl ? " (a, b doubles)" : kind == 2 ? " (" + std::to_string(kSeveral) + " parameters)" : "") << " | " << n
-           << " | "
+        const std::string mark = kind == 1   ? " (a, b doubles)"
+                                 : kind == 3 ? " (a, b doubles, " + std::to_string(kSeveral) + " parameters)"
+                                 : kind == 2 ? " (" + std::to_string(kSeveral) + " parameters)"
+                                             : "";
+        md << "| " << arith_name(f) << mark << " | " << n << " | "
            << num(r.seconds, "%.3f") << " | " << (gpu ? num(r.loop_seconds, "%.3f") + " | " : "")
            << num(r.loop_steps_per_second) << " | " << num(orbits_s) << " |";
         if (gpu) {
-          const auto c = kind == 2 ? counts.end() : counts.find(name);
+          const auto c = several ? counts.end() : counts.find(name);
           if (c == counts.end()) {
             md << " | |";
           } else {

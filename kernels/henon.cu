@@ -45,6 +45,31 @@ __global__ void advance_kernel(const T* as, const T* bs, T a, T b, int64_t n_ini
   if (taken) taken[i] += n;
 }
 
+// Expansions over one parameter with a and b doubles (the paper's Figure 6, bench henon's rows):
+// a and b as kernel arguments and only the double-parameter loops. f64x7 and f64x8 are held to
+// 168 registers (3 blocks of 128 per SM, 12 warps instead of 8): +2.4 % and +1.3 % on the H100
+// despite a few spills (docs/bench/henon_twosum_probe.cu, MINB=3).
+template <class T>
+constexpr int kMinBlocks = 1;
+template <>
+constexpr int kMinBlocks<Expansion<7>> = 3;
+template <>
+constexpr int kMinBlocks<Expansion<8>> = 3;
+
+template <class T>
+__global__ void __launch_bounds__(kBlock, kMinBlocks<T>)
+    advance_double_ab_kernel(double a, double b, int64_t items, T bound, T tol, int64_t steps, T* xs, T* ys,
+                             int32_t* alive) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= items || !alive[i]) return;
+  const MapParams<T> p{T(a), T(b), bound, tol};
+  T x = xs[i], y = ys[i];
+  advance_double_ab(p, x, y, steps);
+  xs[i] = x;
+  ys[i] = y;
+  if (outside(x, y, p.bound)) alive[i] = 0;
+}
+
 template <class T>
 __global__ void finish_kernel(const T* as, const T* bs, int64_t n_init, int64_t items, T bound, T tol,
                               int32_t p_max, const T* xs, const T* ys, const int32_t* alive,
@@ -114,12 +139,17 @@ bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, in
   for (int64_t done = 0; done < n_transient;) {
     const int64_t s = std::min(per, n_transient - done);
     bool one = false;
-    if constexpr (IsNative<T>::value) {  // (the other formats gain nothing: no second kernel)
+    if constexpr (IsNative<T>::value) {
       one = n_params == 1;
       if (one)
         advance_kernel<T, true><<<blocks, kBlock>>>(nullptr, nullptr, a[0], b[0], n_init, items, bound, tol, s,
                                                     dx.as<T>(), dy.as<T>(), dalive.as<int32_t>(), nullptr);
-    }
+    } else if constexpr (IsExpansion<T>::value) {
+      one = n_params == 1 && double_ab(a[0], b[0]);
+      if (one)
+        advance_double_ab_kernel<T><<<blocks, kBlock>>>(a[0].t[0], b[0].t[0], items, bound, tol, s, dx.as<T>(),
+                                                        dy.as<T>(), dalive.as<int32_t>());
+    }  // (the fixed-point formats gain nothing: no second kernel)
     if (!one)
       advance_kernel<T, false><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), a[0], b[0], n_init, items, bound, tol,
                                                    s, dx.as<T>(), dy.as<T>(), dalive.as<int32_t>(), nullptr);

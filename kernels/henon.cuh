@@ -320,6 +320,16 @@ DEEPSCOPE_HD int64_t advance(const MapParams<T>& p, T& x, T& y, int64_t n) {
   }
 }
 
+// advance() for expansions whose a and b the caller knows to be doubles (double_ab): only the
+// double-parameter loops are compiled in.
+template <int N>
+DEEPSCOPE_HD int64_t advance_double_ab(const MapParams<Expansion<N>>& p, Expansion<N>& x, Expansion<N>& y,
+                                       int64_t n) {
+  using T = Expansion<N>;
+  if (std::fabs(lead(p.b)) < 0.99) return advance_blocks<T, false, AB::kDouble>(p, x, y, n);
+  return advance_blocks<T, true, AB::kDouble>(p, x, y, n);
+}
+
 template <class T>
 DEEPSCOPE_HD bool close(const T& x0, const T& y0, const T& x1, const T& y1, const T& tol) {
   return abs(x0 - x1) < tol && abs(y0 - y1) < tol;

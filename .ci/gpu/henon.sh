@@ -4,10 +4,10 @@ if [ "$what" = bench ]; then
   # FP instructions per step of the transient loop (Nsight Compute replays every launch, so a small
   # run: the floating formats at 2,000 steps x 16,896 orbits; the counts per step do not change),
   # once with a and b in each format and once with a and b doubles for f64xN (names + "+d").
-  ncu --csv --metrics $metrics -k regex:advance_kernel $exe bench henon --gpu-only --steps 2000 --orbits 16896 \
+  ncu --csv --metrics $metrics -k regex:advance_ $exe bench henon --gpu-only --steps 2000 --orbits 16896 \
     --params format --formats f32,f64,composite,ff,f64x2,f64x3,f64x4,f64x5,f64x6,f64x7,f64x8 \
     > "$raw/ncu_henon.csv" 2> "$raw/ncu_henon.err"
-  ncu --csv --metrics $metrics -k regex:advance_kernel $exe bench henon --gpu-only --steps 2000 --orbits 16896 \
+  ncu --csv --metrics $metrics -k regex:advance_ $exe bench henon --gpu-only --steps 2000 --orbits 16896 \
     --params double --formats f64x2,f64x3,f64x4,f64x5,f64x6,f64x7,f64x8 > "$raw/ncu_henon_d.csv" 2>> "$raw/ncu_henon.err"
   { python3 docs/bench/henon_fp_counts.py "$raw/ncu_henon.csv" 2000 16896;
     python3 docs/bench/henon_fp_counts.py "$raw/ncu_henon_d.csv" 2000 16896 +d | tail -n +2; } > "$stage/henon_fp_counts.csv"
