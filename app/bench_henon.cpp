@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -130,11 +131,14 @@ int bench_henon(const ArgList& argv) {
         "transient, period test and the results' copy back.\n\n";
   auto run = [&](const char* title, Backend be, int64_t orbits, int64_t steps) {
     const bool gpu = be == Backend::kCuda;
-    md << "## " << title << ": " << orbits << " orbits x " << steps << " steps\n\n"
-       << "| format | steps per orbit |" << (gpu ? " scan seconds | loop seconds |" : " seconds |")
+    md << "## " << title << ": " << orbits << " orbits"
+       << (gpu && !args.has("orbits") ? " or more (whole waves of each row's kernel)" : "")
+       << " x " << steps << " steps\n\n"
+       << "| format |" << (gpu ? " orbits |" : "") << " steps per orbit |"
+       << (gpu ? " scan seconds | loop seconds |" : " seconds |")
        << " steps/s | orbits/s at 1e6 iterations |";
     if (gpu) md << " FP64 instr/step | FP share of ceiling | x paper (C2075) | x CAMPARY (H100) |";
-    md << "\n|---|---|---|---|---|" << (gpu ? "---|---|---|---|---|" : "") << "\n";
+    md << "\n|---|---|---|---|---|" << (gpu ? "---|---|---|---|---|---|" : "") << "\n";
     for (Arith f : formats) {
       // By default formats dearer than four f64 steps run proportionally fewer steps (a rate needs
       // no more), so that the whole GPU table takes minutes; an explicit --steps runs every row at
@@ -155,14 +159,23 @@ int bench_henon(const ArgList& argv) {
         if (dbl && (!expansion || params == "format")) continue;  // only f64xN multiply by a double
         if (several && (!gpu || orbits % kSeveral != 0)) continue;
         if (kind == 2 && !native) continue;
-        const henon::OrbitRate r = henon::orbit_rate(f, be, orbits, n, dbl, several ? kSeveral : 1);
+        // On the GPU a row runs a whole number of its kernel's waves (at least `orbits`), so that
+        // no SM idles at the end: the peak rate, as the paper's Table 1 reports. (Nsight Compute's
+        // counts, docs/bench/henon_fp_counts.py, pass --orbits: every row runs exactly that.)
+        int64_t row_orbits = orbits;
+        if (gpu && !args.has("orbits")) {  // an explicit --orbits runs exactly that many
+          const int64_t per = std::lcm(henon::detail::cuda_wave_items(f, dbl, several ? kSeveral : 1),
+                                       several ? kSeveral : int64_t{1});
+          row_orbits = (orbits + per - 1) / per * per;
+        }
+        const henon::OrbitRate r = henon::orbit_rate(f, be, row_orbits, n, dbl, several ? kSeveral : 1);
         const std::string name = std::string(arith_name(f)) + (dbl ? "+d" : "");
         const double orbits_s = r.loop_steps_per_second / 1e6;
         const std::string mark = kind == 1   ? " (a, b doubles)"
                                  : kind == 3 ? " (a, b doubles, " + std::to_string(kSeveral) + " parameters)"
                                  : kind == 2 ? " (" + std::to_string(kSeveral) + " parameters)"
                                              : "";
-        md << "| " << arith_name(f) << mark << " | " << n << " | "
+        md << "| " << arith_name(f) << mark << " | " << (gpu ? std::to_string(row_orbits) + " | " : "") << n << " | "
            << num(r.seconds, "%.3f") << " | " << (gpu ? num(r.loop_seconds, "%.3f") + " | " : "")
            << num(r.loop_steps_per_second) << " | " << num(orbits_s) << " |";
         if (gpu) {

@@ -161,16 +161,67 @@ DEEPSCOPE_HD void settle(double (&x)[M]) {
   }
 }
 
+DEEPSCOPE_HD uint32_t hi_word(double x) {
+#if DEEPSCOPE_DEVICE_CODE
+  return static_cast<uint32_t>(__double2hiint(x));
+#else
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return static_cast<uint32_t>(b >> 32);
+#endif
+}
+DEEPSCOPE_HD uint32_t lo_word(double x) {
+#if DEEPSCOPE_DEVICE_CODE
+  return static_cast<uint32_t>(__double2loint(x));
+#else
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return static_cast<uint32_t>(b);
+#endif
+}
+DEEPSCOPE_HD double from_hi_word(uint32_t hi) {
+#if DEEPSCOPE_DEVICE_CODE
+  return __hiloint2double(static_cast<int>(hi), 0);
+#else
+  const uint64_t b = static_cast<uint64_t>(hi) << 32;
+  double x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+#endif
+}
+
+// The renormalisation's check |b| <= 2^-53 |a|.
+DEEPSCOPE_HD bool below_2m53(double a, double b) {
+#if DS_RENORM_CHECK == 1
+  const uint32_t ea = hi_word(a) & 0x7ff00000u, hb = hi_word(b);
+  return ea >= (hb & 0x7ff00000u) + (54u << 20) || ((hb & 0x7fffffffu) | lo_word(b)) == 0;
+#elif DS_RENORM_CHECK == 2
+  const int32_t h = static_cast<int32_t>(hi_word(a) & 0x7fffffffu) - (53 << 20);
+  return std::fabs(b) <= from_hi_word(static_cast<uint32_t>(h > 0 ? h : 0));
+#else
+  return std::fabs(b) <= std::fabs(a) * 0x1p-53;
+#endif
+}
+
 // Renormalises x[0..N] (any doubles; in practice the output of Algorithm 4 or 5) into N terms with
 // |out[i+1]| <= (1 + 2^-38) u |out[i]| and <= ulp(out[i]). Error-free except for dropping the last
 // term, |dropped| <= (1 + 2^-38) u |out[N-1]|.
-template <int N>
+//
+// kLeadDominates: the caller guarantees |x[0]| >= |x[1] + ... + x[N]| (as computed), so the last
+// step of the bottom-up pass is a Fast2Sum (the same s and error as 2Sum; a * d has it: x[0] =
+// RN(a_0 d) and the rest is at most 3.1 u |x[0]|).
+template <int N, bool kLeadDominates = false>
 DEEPSCOPE_HD void renormalize(double (&x)[N + 1], double (&out)[N]) {
   constexpr int M = N + 1;
   double s = x[M - 1];
   DEEPSCOPE_UNROLL
-  for (int i = M - 2; i >= 0; --i) {
+  for (int i = M - 2; i >= 1; --i) {
     eft::two_sum(x[i], s, s, x[i + 1]);
+  }
+  if constexpr (kLeadDominates) {
+    eft::fast_two_sum(x[0], s, s, x[1]);
+  } else {
+    eft::two_sum(x[0], s, s, x[1]);
   }
   x[0] = s;
   if constexpr (N >= 2) {
@@ -183,9 +234,9 @@ DEEPSCOPE_HD void renormalize(double (&x)[N + 1], double (&out)[N]) {
     // |b| <= RN(2^-53 |a|) implies |b| <= ulp(a) (also when the product is subnormal or a is
     // zero); a 2Sum error is <= ulp/2 <= 2^-53 |sum|, so this fails only when lower terms pile
     // onto an error of almost half an ulp, or a cancellation left the terms unordered.
-    bool ok = std::fabs(last) <= std::fabs(x[N - 2]) * 0x1p-53;
+    bool ok = below_2m53(x[N - 2], last);
     DEEPSCOPE_UNROLL
-    for (int i = 0; i + 2 < N; ++i) ok = ok & (std::fabs(x[i + 1]) <= std::fabs(x[i]) * 0x1p-53);
+    for (int i = 0; i + 2 < N; ++i) ok = ok & below_2m53(x[i], x[i + 1]);
     if (ok) {
       x[N - 1] = last;
     } else {
@@ -197,10 +248,10 @@ DEEPSCOPE_HD void renormalize(double (&x)[N + 1], double (&out)[N]) {
   for (int i = 0; i < N; ++i) out[i] = x[i];
 }
 
-template <int N>
+template <int N, bool kLeadDominates = false>
 DEEPSCOPE_HD Expansion<N> renormalized(double (&x)[N + 1]) {
   Expansion<N> r;
-  renormalize<N>(x, r.t);
+  renormalize<N, kLeadDominates>(x, r.t);
   return r;
 }
 
@@ -407,7 +458,7 @@ DEEPSCOPE_HD void square_terms(const Expansion<N>& a, double (&r)[N + 1]) {
   sqr_orders<N, 1, kPending>(a.t, r, e);
   double last = 0;
   DEEPSCOPE_UNROLL
-  for (int i = 1; 2 * i <= N; ++i) last += a.t[i] * (2 * i == N ? a.t[i] : 2 * a.t[N - i]);
+  for (int i = 1; 2 * i <= N; ++i) last = eft::fma_rn(a.t[i], 2 * i == N ? a.t[i] : 2 * a.t[N - i], last);
   DEEPSCOPE_UNROLL
   for (int j = 0; j < kPending; ++j) last += e[j];
   r[N] = last;
@@ -450,7 +501,7 @@ DEEPSCOPE_HD Expansion<N> mul_double(const Expansion<N>& a, double d) {
   DEEPSCOPE_UNROLL
   for (int j = 1; j < N; ++j) last += e[j];
   r[N] = last;
-  return renormalized<N>(r);
+  return renormalized<N, true>(r);
 }
 }  // namespace expansion_detail
 
@@ -495,7 +546,7 @@ DEEPSCOPE_HD Expansion<N> add_mul_terms(const Expansion<N>& y, const double (&s)
   eft::two_sum(c, acc, r[0], e[1]);
   add_mul_orders<N, 1>(y.t, s, d, q, r, e);
   double last = q;
-  if constexpr (S == N + 1) last += s[N] * d;
+  if constexpr (S == N + 1) last = eft::fma_rn(s[N], d, last);
   DEEPSCOPE_UNROLL
   for (int i = 0; i < 2 * N; ++i) last += e[i];
   r[N] = last;

@@ -248,6 +248,24 @@ bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params
   });
 }
 
+int64_t cuda_wave_items(Arith arith, bool double_params, int64_t n_params) {
+  return dispatch(arith, [&](auto tag) -> int64_t {
+    using T = typename decltype(tag)::type;
+    int dev = 0, sms = 0, blocks = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaGetDevice(&dev));
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    // The kernel scan_chunk launches for such a chunk.
+    const void* k = reinterpret_cast<const void*>(&advance_kernel<T, false>);
+    if constexpr (IsNative<T>::value) {
+      if (n_params == 1) k = reinterpret_cast<const void*>(&advance_kernel<T, true>);
+    } else if constexpr (IsExpansion<T>::value) {
+      if (n_params == 1 && double_params) k = reinterpret_cast<const void*>(&advance_double_ab_kernel<T>);
+    }
+    DEEPSCOPE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, kBlock, 0));
+    return static_cast<int64_t>(sms) * std::max(blocks, 1) * kBlock;
+  });
+}
+
 bool orbit_cuda(Arith arith, const void* a, const void* b, const void* bound, void* state,
                 int64_t n_transient, int64_t n_points, const std::atomic<bool>* cancel, double* xs,
                 double* ys, int64_t* n_out, int64_t* escape_step) {

@@ -200,6 +200,10 @@ bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params
                      int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
                      const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds = nullptr);
 // One orbit on CUDA: state in the format's storage (x then y), advanced and plotted as on the CPU.
+// Items that one wave of the scan's transient kernel holds on CUDA device 0 (SMs x resident
+// blocks x block size), for the kernel a chunk of n_params parameters runs (double_params: a and b
+// are doubles). A launch over a whole number of waves leaves no SM idle at its end.
+int64_t cuda_wave_items(Arith arith, bool double_params, int64_t n_params);
 bool orbit_cuda(Arith arith, const void* a, const void* b, const void* bound, void* state,
                 int64_t n_transient, int64_t n_points, const std::atomic<bool>* cancel, double* xs,
                 double* ys, int64_t* n_out, int64_t* escape_step);

@@ -10,6 +10,10 @@ bool scan_chunk_cuda(Arith, const void*, const void*, int64_t, const double*, in
   throw std::runtime_error("this build has no CUDA support (DEEPSCOPE_CUDA=OFF or no nvcc)");
 }
 
+int64_t cuda_wave_items(Arith, bool, int64_t) {
+  throw std::runtime_error("this build has no CUDA support (DEEPSCOPE_CUDA=OFF or no nvcc)");
+}
+
 bool orbit_cuda(Arith, const void*, const void*, const void*, void*, int64_t, int64_t,
                 const std::atomic<bool>*, double*, double*, int64_t*, int64_t*) {
   throw std::runtime_error("this build has no CUDA support (DEEPSCOPE_CUDA=OFF or no nvcc)");
