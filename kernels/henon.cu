@@ -2,6 +2,7 @@
 // thread for an orbit, both over the per-item functions of henon.cuh. The transient runs in
 // launches of bounded work so the host can honour cancellation between them.
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "cuda_check.h"
@@ -110,12 +111,24 @@ bool stop(const std::atomic<bool>* c) { return c && c->load(std::memory_order_re
 
 unsigned blocks_for(int64_t items) { return static_cast<unsigned>((items + kBlock - 1) / kBlock); }
 
-// Steps per launch: about 1e11 format-weighted steps per launch, a fraction of a second on an H100.
+// Steps of the first launch: about 1e11 format-weighted steps (rel_cost weighs a multiply, so a
+// Hénon step of f64xN is over-weighted about 2.5x): tens of milliseconds on an H100.
 template <class T>
 int64_t launch_steps(int64_t items) {
   const double cost = std::max(1.0, T::traits().rel_cost);
   const double s = 1e11 / (static_cast<double>(items) * cost);
   return std::max<int64_t>(1, static_cast<int64_t>(std::min(s, 1e12)));
+}
+
+// Later launches are sized from the last one's measured time to about kLaunchSeconds each (at
+// most 4x more or less per launch), so that cancellation stays prompt on any GPU while each
+// launch's start and drain stay a small share of it. (With the first size only, f64x7 ran 23
+// launches of 7 ms for the bench's 4576 steps.)
+constexpr double kLaunchSeconds = 0.1;
+int64_t next_launch_steps(int64_t steps, double seconds) {
+  if (!(seconds > 0)) return steps * 4;
+  const double f = std::min(4.0, std::max(0.25, kLaunchSeconds / seconds));
+  return std::max<int64_t>(1, static_cast<int64_t>(std::min(static_cast<double>(steps) * f, 1e12)));
 }
 
 template <class T>
@@ -133,9 +146,10 @@ bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, in
   init_kernel<T><<<blocks, kBlock>>>(di.as<double>(), n_init, items, bound, dx.as<T>(), dy.as<T>(),
                                      dalive.as<int32_t>());
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
-  const int64_t per = launch_steps<T>(items);
+  int64_t per = launch_steps<T>(items);
   CudaEvent loop_start, loop_end;  // the transient loop's launches, for bench henon
   DEEPSCOPE_CUDA_CHECK(cudaEventRecord(loop_start.e));
+  auto t0 = std::chrono::steady_clock::now();
   for (int64_t done = 0; done < n_transient;) {
     const int64_t s = std::min(per, n_transient - done);
     bool one = false;
@@ -157,6 +171,9 @@ bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, in
     DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
     done += s;
     if (stop(cancel)) return false;
+    const auto t1 = std::chrono::steady_clock::now();
+    per = next_launch_steps(s, std::chrono::duration<double>(t1 - t0).count());
+    t0 = t1;
   }
   DEEPSCOPE_CUDA_CHECK(cudaEventRecord(loop_end.e));
   DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(loop_end.e));
