@@ -126,8 +126,7 @@ int64_t launch_steps(int64_t items) {
 // launches of 7 ms for the bench's 4576 steps.)
 constexpr double kLaunchSeconds = 0.1;
 int64_t next_launch_steps(int64_t steps, double seconds) {
-  if (!(seconds > 0)) return steps * 4;
-  const double f = std::min(4.0, std::max(0.25, kLaunchSeconds / seconds));
+  const double f = seconds > 0 ? std::min(4.0, std::max(0.25, kLaunchSeconds / seconds)) : 4.0;
   return std::max<int64_t>(1, static_cast<int64_t>(std::min(static_cast<double>(steps) * f, 1e12)));
 }
 

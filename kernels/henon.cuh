@@ -66,13 +66,6 @@ DEEPSCOPE_HD void step(const Expansion<N>& a, const Expansion<N>& b, Expansion<N
   }
 }
 
-// The step with an expansion's parameter form fixed at compile time, for loops: kDouble (a and b
-// are doubles) and kFull (they are not) are what step() picks at run time, checked once by the
-// caller; kAny is step() itself (every other format has one form).
-enum class AB { kAny, kDouble, kFull };
-template <AB kForm, class T>
-DEEPSCOPE_HD void step_as(const MapParams<T>& p, T& x, T& y);
-
 // f32 and f64 store the second coordinate as v = 1 + y (stored_y / actual_y below): the map only
 // ever uses y as 1 + y, and then a step is x' = RN(v - RN(a x) x), v' = RN(1 + b x), three FP
 // instructions (DMUL, two DFMA), like a plain double loop; y = RN(v - 1) is formed only for output.
@@ -88,6 +81,10 @@ struct IsExpansion : std::false_type {};
 template <int N>
 struct IsExpansion<Expansion<N>> : std::true_type {};
 
+// The step with an expansion's parameter form fixed at compile time, for loops: kDouble (a and b
+// are doubles) and kFull (they are not) are what step() picks at run time, checked once by the
+// caller; kAny is step() itself (every other format has one form).
+enum class AB { kAny, kDouble, kFull };
 template <AB kForm, class T>
 DEEPSCOPE_HD void step_as(const MapParams<T>& p, T& x, T& y) {
   if constexpr (kForm == AB::kDouble) {

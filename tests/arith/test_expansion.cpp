@@ -263,23 +263,30 @@ void check_binary(const Expansion<N>& a, const Expansion<N>& b, double d) {
   check("mul double", a * d, ref, B.mul_double, 0, whatd);
 }
 
-// add_mul(y, s, d, c) = y + s d + c (N >= 3) against the exact value (2200 bits hold it for the
-// generators' ranges; beyond, MPFR's rounding is 2^-2200 relative, far below the bound).
-template <int N>
-void check_add_mul(const Expansion<N>& y, const Expansion<N>& s, double d, double c) {
+// add_mul(y, s, d, c) = y + s d + c and (kSquare) add_sqr_mul(y, s, d, c) = y + s^2 d + c
+// (N >= 3) against the exact value (2200 bits hold it for the generators' ranges; beyond, MPFR's
+// rounding is 2^-2200 relative, far below the bounds).
+template <bool kSquare, int N>
+void check_fused(const Expansion<N>& y, const Expansion<N>& s, double d, double c) {
   if constexpr (N >= 3) {
     Mp ey(kExact), es(kExact), ex(kExact);
     set(ey, y);
     set(es, s);
+    if (kSquare) mpfr_sqr(es, es, MPFR_RNDN);
     mpfr_mul_d(es, es, d, MPFR_RNDN);
     mpfr_add(ex, ey, es, MPFR_RNDN);
     mpfr_add_d(ex, ex, c, MPFR_RNDN);
-    const double mix = std::fabs(to_double(y)) + std::fabs(c) + 2 * std::fabs(to_double(s)) * std::fabs(d);
+    const double s0 = std::fabs(to_double(s));
+    const double mix = std::fabs(to_double(y)) + std::fabs(c) + 2 * (kSquare ? s0 * s0 : s0) * std::fabs(d);
     if (!std::isfinite(mix)) return;  // overflow is outside the contract
     char cd[80];
     std::snprintf(cd, sizeof cd, ", d = %a, c = %a", d, c);
-    check("add_mul", ds::add_mul(y, s, d, c), ex, bounds<N>().add, mix,
-          "y = " + hex(y) + ", s = " + hex(s) + cd, bounds<N>().add_mul_mix);
+    const std::string what = "y = " + hex(y) + (kSquare ? ", x = " : ", s = ") + hex(s) + cd;
+    if constexpr (kSquare) {
+      check("add_sqr_mul", ds::add_sqr_mul(y, s, d, c), ex, bounds<N>().add, mix, what, bounds<N>().add_sqr_mul_mix);
+    } else {
+      check("add_mul", ds::add_mul(y, s, d, c), ex, bounds<N>().add, mix, what, bounds<N>().add_mul_mix);
+    }
   }
 }
 
@@ -296,27 +303,6 @@ TYPED_TEST(ExpansionTest, Traits) {
   static_assert(std::is_trivially_copyable_v<TypeParam> && std::is_standard_layout_v<TypeParam>);
 }
 
-// add_sqr_mul(y, x, d, c) = y + x^2 d + c (N >= 3), the same way.
-template <int N>
-void check_add_sqr_mul(const Expansion<N>& y, const Expansion<N>& x, double d, double c) {
-  if constexpr (N >= 3) {
-    Mp ey(kExact), ex2(kExact), ex(kExact);
-    set(ey, y);
-    set(ex2, x);
-    mpfr_sqr(ex2, ex2, MPFR_RNDN);
-    mpfr_mul_d(ex2, ex2, d, MPFR_RNDN);
-    mpfr_add(ex, ey, ex2, MPFR_RNDN);
-    mpfr_add_d(ex, ex, c, MPFR_RNDN);
-    const double x0 = to_double(x);
-    const double mix = std::fabs(to_double(y)) + std::fabs(c) + 2 * x0 * x0 * std::fabs(d);
-    if (!std::isfinite(mix)) return;
-    char cd[80];
-    std::snprintf(cd, sizeof cd, ", d = %a, c = %a", d, c);
-    check("add_sqr_mul", ds::add_sqr_mul(y, x, d, c), ex, bounds<N>().add, mix,
-          "y = " + hex(y) + ", x = " + hex(x) + cd, bounds<N>().add_sqr_mul_mix);
-  }
-}
-
 // Fresh random operands over a wide exponent range, both signs, all input families.
 TYPED_TEST(ExpansionTest, RandomAgainstMpfr) {
   constexpr int N = sizeof(TypeParam) / sizeof(double);
@@ -327,8 +313,8 @@ TYPED_TEST(ExpansionTest, RandomAgainstMpfr) {
     ASSERT_TRUE(valid(a) && valid(b));
     double d = g.value().t[0];
     check_binary(a, b, d);
-    check_add_mul(a, b, d, g.value().t[0]);
-    check_add_sqr_mul(a, b, d, g.value().t[0]);
+    check_fused<false>(a, b, d, g.value().t[0]);
+    check_fused<true>(a, b, d, g.value().t[0]);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -343,13 +329,13 @@ TYPED_TEST(ExpansionTest, AddMulHenonShapes) {
     for (int i = 0; i < kRandomPerOp / 4; ++i) {
       const double a = 1.4 + (g.unit() - 0.5) * 0.1;
       const TypeParam x = g.value(), y = g.value();
-      check_add_mul(y, sqr(x), -a, 1.0);
-      check_add_sqr_mul(y, x, -a, 1.0);
+      check_fused<false>(y, sqr(x), -a, 1.0);
+      check_fused<true>(y, x, -a, 1.0);
       // y chosen so that 1 + y - a x^2 cancels: y = near(a x^2 - 1).
       const TypeParam t = sqr(x) * a + (-1.0);
       const TypeParam yc = g.near(t, false);
-      check_add_mul(yc, sqr(x), -a, 1.0);
-      check_add_sqr_mul(yc, x, -a, 1.0);
+      check_fused<false>(yc, sqr(x), -a, 1.0);
+      check_fused<true>(yc, x, -a, 1.0);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -367,8 +353,8 @@ TYPED_TEST(ExpansionTest, Cancellation) {
     // add_mul with y near -(s d + c).
     const TypeParam s = g.value();
     const double d = g.value().t[0], c = g.value().t[0];
-    check_add_mul(g.near(s * d + c, true), s, d, c);
-    check_add_sqr_mul(g.near(sqr(s) * d + c, true), s, d, c);
+    check_fused<false>(g.near(s * d + c, true), s, d, c);
+    check_fused<true>(g.near(sqr(s) * d + c, true), s, d, c);
     if (::testing::Test::HasFatalFailure()) return;
   }
   // a + (-a + tiny), computed in the format itself, and exact zeros.
