@@ -494,9 +494,7 @@ DEEPSCOPE_HD void add_mul_orders(const double* y, const double* s, double d, dou
     add_mul_orders<N, n + 1>(y, s, d, q, r, e);
   }
 }
-}  // namespace expansion_detail
 
-namespace expansion_detail {
 // y + s d + c over S = N or N + 1 terms of s: orders 0..N-1 as above; r_N = q_{N-1} (+ s_N d,
 // a plain product, when S = N + 1) + the 2N pending errors, rounded; then the renormalisation.
 template <int N, int S>

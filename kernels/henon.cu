@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<T>)
   if (i >= items || !alive[i]) return;
   const MapParams<T> p{T(a), T(b), bound, tol};
   T x = xs[i], y = ys[i];
-  advance_double_ab(p, x, y, steps);
+  advance_form<AB::kDouble>(p, x, y, steps);
   xs[i] = x;
   ys[i] = y;
   if (outside(x, y, p.bound)) alive[i] = 0;
@@ -130,6 +130,20 @@ int64_t next_launch_steps(int64_t steps, double seconds) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::min(static_cast<double>(steps) * f, 1e12)));
 }
 
+// The transient kernel a chunk runs: a and b per thread; f32/f64 over one parameter with a and b
+// as kernel arguments; f64xN over one parameter with a and b doubles (advance_double_ab_kernel).
+// The fixed-point formats gain nothing from a second kernel. double_ab: a and b are doubles.
+enum class Transient { kPerThread, kOneParam, kDoubleAB };
+template <class T>
+Transient transient_kernel(int64_t n_params, bool double_ab) {
+  if constexpr (IsNative<T>::value) {
+    if (n_params == 1) return Transient::kOneParam;
+  } else if constexpr (IsExpansion<T>::value) {
+    if (n_params == 1 && double_ab) return Transient::kDoubleAB;
+  }
+  return Transient::kPerThread;
+}
+
 template <class T>
 bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, int64_t n_init, T bound, T tol,
                 int64_t n_transient, int32_t p_max, const std::atomic<bool>* cancel, detail::ItemOut* out,
@@ -146,24 +160,24 @@ bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, in
                                      dalive.as<int32_t>());
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   int64_t per = launch_steps<T>(items);
+  bool dab = false;
+  if constexpr (IsExpansion<T>::value) dab = double_ab(a[0], b[0]);
+  const Transient k = transient_kernel<T>(n_params, dab);
   CudaEvent loop_start, loop_end;  // the transient loop's launches, for bench henon
   DEEPSCOPE_CUDA_CHECK(cudaEventRecord(loop_start.e));
   auto t0 = std::chrono::steady_clock::now();
   for (int64_t done = 0; done < n_transient;) {
     const int64_t s = std::min(per, n_transient - done);
-    bool one = false;
     if constexpr (IsNative<T>::value) {
-      one = n_params == 1;
-      if (one)
+      if (k == Transient::kOneParam)
         advance_kernel<T, true><<<blocks, kBlock>>>(nullptr, nullptr, a[0], b[0], n_init, items, bound, tol, s,
                                                     dx.as<T>(), dy.as<T>(), dalive.as<int32_t>(), nullptr);
     } else if constexpr (IsExpansion<T>::value) {
-      one = n_params == 1 && double_ab(a[0], b[0]);
-      if (one)
+      if (k == Transient::kDoubleAB)
         advance_double_ab_kernel<T><<<blocks, kBlock>>>(a[0].t[0], b[0].t[0], items, bound, tol, s, dx.as<T>(),
                                                         dy.as<T>(), dalive.as<int32_t>());
-    }  // (the fixed-point formats gain nothing: no second kernel)
-    if (!one)
+    }
+    if (k == Transient::kPerThread)
       advance_kernel<T, false><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), a[0], b[0], n_init, items, bound, tol,
                                                    s, dx.as<T>(), dy.as<T>(), dalive.as<int32_t>(), nullptr);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
@@ -272,10 +286,11 @@ int64_t cuda_wave_items(Arith arith, bool double_params, int64_t n_params) {
     DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     // The kernel scan_chunk launches for such a chunk.
     const void* k = reinterpret_cast<const void*>(&advance_kernel<T, false>);
+    const Transient t = transient_kernel<T>(n_params, double_params);
     if constexpr (IsNative<T>::value) {
-      if (n_params == 1) k = reinterpret_cast<const void*>(&advance_kernel<T, true>);
+      if (t == Transient::kOneParam) k = reinterpret_cast<const void*>(&advance_kernel<T, true>);
     } else if constexpr (IsExpansion<T>::value) {
-      if (n_params == 1 && double_params) k = reinterpret_cast<const void*>(&advance_double_ab_kernel<T>);
+      if (t == Transient::kDoubleAB) k = reinterpret_cast<const void*>(&advance_double_ab_kernel<T>);
     }
     DEEPSCOPE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, kBlock, 0));
     return static_cast<int64_t>(sms) * std::max(blocks, 1) * kBlock;

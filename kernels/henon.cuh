@@ -298,33 +298,26 @@ DEEPSCOPE_HD int64_t advance_native(const MapParams<Native<F>>& p, Native<F>& x,
   return advance_native_path<false, true, 8>(p, x, v, n);
 }
 
+// The floating formats' blocked loop with the parameter form kForm (a caller that knows a and b
+// to be doubles runs kDouble directly: only those loops are compiled in); y is keyed too when
+// |b| >= 0.99.
+template <AB kForm, class T>
+DEEPSCOPE_HD int64_t advance_form(const MapParams<T>& p, T& x, T& y, int64_t n) {
+  if (std::fabs(lead(p.b)) < 0.99) return advance_blocks<T, false, kForm>(p, x, y, n);
+  return advance_blocks<T, true, kForm>(p, x, y, n);
+}
+
 template <class T>
 DEEPSCOPE_HD int64_t advance(const MapParams<T>& p, T& x, T& y, int64_t n) {
   if constexpr (IsNative<T>::value) {
     return advance_native(p, x, y, n);
   } else if constexpr (T::traits().fixed) {
     return advance_exact(p, x, y, n);
+  } else if constexpr (IsExpansion<T>::value) {
+    return double_ab(p.a, p.b) ? advance_form<AB::kDouble>(p, x, y, n) : advance_form<AB::kFull>(p, x, y, n);
   } else {
-    const bool check_y = !(std::fabs(lead(p.b)) < 0.99);
-    if constexpr (IsExpansion<T>::value) {
-      if (double_ab(p.a, p.b))
-        return check_y ? advance_blocks<T, true, AB::kDouble>(p, x, y, n)
-                       : advance_blocks<T, false, AB::kDouble>(p, x, y, n);
-      return check_y ? advance_blocks<T, true, AB::kFull>(p, x, y, n) : advance_blocks<T, false, AB::kFull>(p, x, y, n);
-    } else {
-      return check_y ? advance_blocks<T, true, AB::kAny>(p, x, y, n) : advance_blocks<T, false, AB::kAny>(p, x, y, n);
-    }
+    return advance_form<AB::kAny>(p, x, y, n);
   }
-}
-
-// advance() for expansions whose a and b the caller knows to be doubles (double_ab): only the
-// double-parameter loops are compiled in.
-template <int N>
-DEEPSCOPE_HD int64_t advance_double_ab(const MapParams<Expansion<N>>& p, Expansion<N>& x, Expansion<N>& y,
-                                       int64_t n) {
-  using T = Expansion<N>;
-  if (std::fabs(lead(p.b)) < 0.99) return advance_blocks<T, false, AB::kDouble>(p, x, y, n);
-  return advance_blocks<T, true, AB::kDouble>(p, x, y, n);
 }
 
 template <class T>

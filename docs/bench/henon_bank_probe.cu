@@ -90,8 +90,8 @@ int main() {
   const double h[4] = {1.4, 1.4, 0.3, 0.3};
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(ab, h, sizeof h, cudaMemcpyHostToDevice));
   cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
+  DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&e0));
+  DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&e1));
   const int64_t n = N_STEPS;
   struct V {
     const char* name;
@@ -102,13 +102,13 @@ int main() {
   double ref = 0;
   for (int rep = 0; rep < 3; ++rep)
     for (int v = 0; v < 6; ++v) {
-      cudaEventRecord(e0);
+      DEEPSCOPE_CUDA_CHECK(cudaEventRecord(e0));
       vs[v].f<<<blocks, threads>>>(ab, ab + 2, 1.4, 0.3, n, out, taken);
-      cudaEventRecord(e1);
+      DEEPSCOPE_CUDA_CHECK(cudaEventRecord(e1));
       DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(e1));
       DEEPSCOPE_CUDA_CHECK(cudaGetLastError());
       float ms;
-      cudaEventElapsedTime(&ms, e0, e1);
+      DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
       double o;
       DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&o, out + 12345, sizeof o, cudaMemcpyDeviceToHost));
       if (v == 0) ref = o;
@@ -132,14 +132,14 @@ int main() {
   DEEPSCOPE_CUDA_CHECK(cudaMalloc(&taken2, slots * sizeof(int64_t)));
   for (int rep = 0; rep < 3; ++rep)
     for (int c = 0; c < 2; ++c) {
-      cudaEventRecord(e0);
+      DEEPSCOPE_CUDA_CHECK(cudaEventRecord(e0));
       if (c) kb<true><<<grid, threads>>>(pb, n, out2, taken2);
       else kb<false><<<grid, threads>>>(pb, n, out2, taken2);
-      cudaEventRecord(e1);
+      DEEPSCOPE_CUDA_CHECK(cudaEventRecord(e1));
       DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(e1));
       DEEPSCOPE_CUDA_CHECK(cudaGetLastError());
       float ms;
-      cudaEventElapsedTime(&ms, e0, e1);
+      DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
       if (rep == 2)
         printf("%-50s %.3e steps/s  (%.1f ms, %lld thread slots)\n",
                c ? "a, b __constant__[blockIdx.y]" : "a, b __grid_constant__ batch[blockIdx.y]",

@@ -151,8 +151,8 @@ int main() {
   DEEPSCOPE_CUDA_CHECK(cudaMalloc(&out, items * sizeof(double)));
   DEEPSCOPE_CUDA_CHECK(cudaMalloc(&taken, items * sizeof(int64_t)));
   cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
+  DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&e0));
+  DEEPSCOPE_CUDA_CHECK(cudaEventCreate(&e1));
   P p;
   p.a.v = 1.4;
   p.b.v = 0.3;
@@ -171,13 +171,13 @@ int main() {
   void (*kern[])(P, int64_t, double*, int64_t*) = {k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7>, k<8>};
   for (int rep = 0; rep < 3; ++rep)
     for (int v = 0; v < 9; ++v) {
-      cudaEventRecord(e0);
+      DEEPSCOPE_CUDA_CHECK(cudaEventRecord(e0));
       kern[v]<<<blocks, threads>>>(p, n, out, taken);
-      cudaEventRecord(e1);
+      DEEPSCOPE_CUDA_CHECK(cudaEventRecord(e1));
       DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(e1));
       DEEPSCOPE_CUDA_CHECK(cudaGetLastError());
       float ms;
-      cudaEventElapsedTime(&ms, e0, e1);
+      DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
       int64_t t0;
       DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&t0, taken, sizeof t0, cudaMemcpyDeviceToHost));
       if (rep == 2) printf("%-44s %.3e steps/s  (%.1f ms, taken %lld)\n", names[v], items * (double)n / (ms * 1e-3), ms, (long long)t0);
