@@ -56,7 +56,15 @@ struct PerturbInfo {
   int bla_levels = 0;
   uint64_t bla_skipped = 0;    // iterations skipped by BLA steps (part of RenderResult::iterations)
   uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)
-  uint64_t glitch_pixels = 0;  // pixels the checks flagged, re-evaluated directly in MPFR
+  uint64_t glitch_pixels = 0;      // pixels the per-pixel checks flagged
+  uint64_t glitch_corrected = 0;   // flagged pixels re-rendered right from secondary references
+  uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
+  int secondary_references = 0;    // references placed inside glitched blobs
+  uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)
+  // Why the reference stopped: "escaped", "max_iter" or "periodic" (the nucleus of its period lies
+  // within reference_nucleus_pixels pixels of C, docs/perturbation.md).
+  std::string reference_stop;
+  double reference_nucleus_pixels = 0;
 };
 
 // Words of a limb format (4 for limb4, ...), 0 for every other format.

@@ -39,6 +39,16 @@ struct View {
   int width = 1280;
   int height = 720;
   uint32_t max_iter = 1000;
+  // Kalles Fraktaler's Rotate and Ratio (stretch) as a linear map of the pixel plane. The offset of
+  // pixel (i, j) from the centre in half-steps, (kx, ky) = (2i + 1 - width, height - 2j - 1) (x to
+  // the right, y up), lands at
+  //   c = centre + (s/2) * (m[0] kx + m[1] ky,  m[2] kx + m[3] ky).
+  // The identity (the default) is square, unrotated pixels. Only perturbation honours another map;
+  // the direct formats refuse it (ViewError), so no engine silently draws it square.
+  double pixel_map[4] = {1.0, 0.0, 0.0, 1.0};
+  bool pixel_map_identity() const {
+    return pixel_map[0] == 1.0 && pixel_map[1] == 0.0 && pixel_map[2] == 0.0 && pixel_map[3] == 1.0;
+  }
 };
 
 // A sub-rectangle of the image in pixels; width/height 0 mean "to the image's edge".
