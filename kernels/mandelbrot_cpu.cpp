@@ -44,6 +44,14 @@ Arith select_arith(const Geometry& g, const RenderOptions& opt) {
 
 Method select_method(const Geometry& g, const RenderOptions& opt) {
   if (opt.method == Method::kPerturb) return Method::kPerturb;
+  if (!g.square_pixels) {
+    // The direct engines map pixels to c with square, unrotated pixels only: refuse rather than
+    // draw a rotated or stretched view square.
+    if (opt.method == Method::kDirect || opt.arith)
+      throw ViewError("this view rotates or stretches its pixels (KF Rotate/Ratio), which only perturbation "
+                      "renders; use --arith auto or perturb");
+    return Method::kPerturb;
+  }
   if (opt.method == Method::kDirect || opt.arith) return Method::kDirect;
   // Auto: direct only where a hardware format resolves the view; every software format is slower
   // than perturbation there (docs/perturbation.md, "When auto picks perturbation").

@@ -30,6 +30,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   smooth[k] = px.smooth;
   if (px.skipped) atomicAdd(&stats[0], static_cast<unsigned long long>(px.skipped));
   if (px.rebases) atomicAdd(&stats[1], static_cast<unsigned long long>(px.rebases));
+  if (px.interior) atomicAdd(&stats[2], 1ull);
 }
 
 // The reference and BLA table of the last render stay on the device: the window renders a view as
@@ -90,16 +91,16 @@ namespace detail {
 template <class T>
 double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t tables_id, const Tile& t,
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
-                   uint64_t* rebases, bool* cancelled) {
+                   uint64_t* rebases, uint64_t* interior, bool* cancelled) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   const bool resident = opt.device_counts != nullptr;  // as in mandelbrot.cu
   DeviceBuffer dcounts(resident ? 0 : pixels * sizeof(uint32_t)), dsmooth(resident ? 0 : pixels * sizeof(float));
   uint32_t* dc = resident ? opt.device_counts : dcounts.as<uint32_t>();
   float* ds = resident ? opt.device_smooth : dsmooth.as<float>();
-  DeviceBuffer dstats(2 * sizeof(unsigned long long));
+  DeviceBuffer dstats(3 * sizeof(unsigned long long));
   const std::shared_ptr<const DeviceTables> tables = tables_on(opt.cuda_device, tables_id, hp, bla_count);
-  DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 2 * sizeof(unsigned long long)));
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 3 * sizeof(unsigned long long)));
   PerturbParams<T> p = hp;
   p.zr = tables->zr->as<T>();
   p.zi = tables->zi->as<T>();
@@ -135,17 +136,18 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
   }
-  unsigned long long st[2] = {0, 0};
+  unsigned long long st[3] = {0, 0, 0};
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(st, dstats.p, sizeof st, cudaMemcpyDeviceToHost));
   *skipped = st[0];
   *rebases = st[1];
+  *interior = st[2];
   return kernel_seconds;
 }
 
 template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
-                                    const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
+                                    const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, uint64_t*, bool*);
 template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, uint64_t, const Tile&,
-                                      const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, bool*);
+                                      const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, uint64_t*, bool*);
 
 }  // namespace detail
 }  // namespace ds::mandel::perturb

@@ -10,7 +10,13 @@
 // n >= 1 with |z_n|^2 > 4, or max_iter.
 // Glitch checks (docs/perturbation.md): with T = double, a delta whose magnitude falls below
 // 2^-1000 (dc included) would lose bits to underflow; such a pixel is flagged (count 0) and
-// re-evaluated directly on the host. floatexp has no such limit.
+// re-rendered on the host from a secondary reference with floatexp deltas. floatexp has no such
+// limit.
+// Interior (docs/perturbation.md, "Interior"): the orbit's successive closest approaches to 0
+// give a candidate period p and, through the derivative dz_n/dz_k carried along, the multiplier
+// lambda of p steps. Two successive returns of the same period, each closer to 0 and each with
+// |lambda| < 1/4, prove (by the renormalised quadratic map's |c'| >= 1/4 outside M) an
+// attracting cycle: the pixel is inside, count max_iter, and stops there.
 #pragma once
 #include <cstdint>
 
@@ -45,10 +51,12 @@ struct PerturbParams {
   int bla_levels;             // 0: no BLA
   T off_re, off_im;           // view centre - reference centre
   T half_step;                // s/2
+  double map[4];              // View::pixel_map (identity: square pixels)
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
   int width, height;          // the whole image
   uint32_t max_iter;
   bool check_underflow;  // T = double
+  bool interior;         // stop pixels proven inside the set
 };
 
 struct PerturbPixel {
@@ -56,6 +64,7 @@ struct PerturbPixel {
   float smooth;
   uint32_t skipped;  // iterations done by BLA steps
   uint32_t rebases;
+  bool interior;  // proven inside the set (count = max_iter)
 };
 
 template <class T>
@@ -80,11 +89,12 @@ DEEPSCOPE_HD int ctz32(uint32_t x) {
 // Pixel (i, j) of the image (j = 0 at the top).
 template <class T>
 DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
-  PerturbPixel out{0u, 0.0f, 0u, 0u};
-  const double kr = pixel_offset(i, p.width);
-  const double ki = pixel_offset(j, p.height);
-  const T dcr = p.off_re + p.half_step * kr;
-  const T dci = p.off_im - p.half_step * ki;
+  PerturbPixel out{0u, 0.0f, 0u, 0u, false};
+  // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
+  const double kx = pixel_offset(i, p.width);
+  const double ky = -pixel_offset(j, p.height);
+  const T dcr = p.off_re + p.half_step * (p.map[0] * kx + p.map[1] * ky);
+  const T dci = p.off_im + p.half_step * (p.map[2] * kx + p.map[3] * ky);
   const double cr_d = p.ref_re_d + as_double(dcr);
   const double ci_d = p.ref_im_d + as_double(dci);
   if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
@@ -96,6 +106,11 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   T dzr = dcr, dzi = dci;  // z_1 = c = Z_1 + dc
   uint32_t m = 1, n = 1;
   const uint32_t last = p.ref_len - 1;
+  // Interior: dz_n/dz_k since the last closest approach k (dr, di), that approach's |z| (L1) and
+  // step, the last period seen and how many contracting returns of it came in a row.
+  T dr = T(1.0), di = T(0.0);
+  T zmin = T(0.0);
+  uint32_t kmin = 0, period = 0, hits = 0;
   for (;;) {
     if (n >= p.max_iter) {
       out.count = p.max_iter;
@@ -109,6 +124,25 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d);
       return out;
+    }
+    if (p.interior) {
+      const T zmag = l1(zr, zi);
+      if (kmin == 0 || zmag < zmin) {
+        const uint32_t q = n - kmin;
+        const bool contracting = kmin != 0 && as_double(l1(dr, di)) < 0.25;
+        hits = contracting && q == period ? hits + 1 : (contracting ? 1u : 0u);
+        if (hits >= 2) {
+          out.count = p.max_iter;
+          out.smooth = static_cast<float>(p.max_iter);
+          out.interior = true;
+          return out;
+        }
+        period = q;
+        kmin = n;
+        zmin = zmag;
+        dr = T(1.0);
+        di = T(0.0);
+      }
     }
     if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
       dzr = zr;
@@ -133,6 +167,11 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
         dzr = nr;
         dzi = ni;
+        if (p.interior) {  // the derivative of the step is A
+          const T t = e.ar * dr - e.ai * di;
+          di = e.ar * di + e.ai * dr;
+          dr = t;
+        }
         m += len;
         n += len;
         out.skipped += len;
@@ -140,6 +179,11 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         break;
       }
       if (stepped) continue;
+    }
+    if (p.interior) {  // d z_{n+1} / d z_n = 2 z_n
+      const T t = twice(zr * dr - zi * di);
+      di = twice(zr * di + zi * dr);
+      dr = t;
     }
     const T tr = twice(p.zr[m]) + dzr;
     const T ti = twice(p.zi[m]) + dzi;

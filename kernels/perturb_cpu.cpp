@@ -1,5 +1,5 @@
 // perturb::render: reference orbit (cached), BLA table, the per-pixel perturbation on the CPU
-// (all cores) or CUDA, and the direct MPFR re-evaluation of every flagged pixel.
+// (all cores) or CUDA, and the re-rendering of flagged pixels from secondary references.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,7 +20,7 @@ namespace detail {
 template <class T>
 double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
-                   uint64_t* rebases, bool* cancelled);
+                   uint64_t* rebases, uint64_t* interior, bool* cancelled);
 #endif
 }  // namespace detail
 
@@ -93,6 +93,154 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   return p;
 }
 
+// Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
+// 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
+// blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
+// beyond kMaxSecondaryReferences, or one whose pixels flag again, stays unresolved: its pixels
+// keep count 0 and glitch_unresolved says how many, so no caller can take the image as right.
+constexpr int kMaxSecondaryReferences = 256;
+
+std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<std::size_t>& flagged) {
+  const std::size_t w = static_cast<std::size_t>(t.width), h = static_cast<std::size_t>(t.height);
+  std::vector<int32_t> slot(w * h, -1);  // index into flagged, or -1
+  for (std::size_t q = 0; q < flagged.size(); ++q) slot[flagged[q]] = static_cast<int32_t>(q);
+  std::vector<std::vector<std::size_t>> blobs;
+  std::vector<std::size_t> stack;
+  for (std::size_t q = 0; q < flagged.size(); ++q) {
+    if (slot[flagged[q]] < 0) continue;
+    blobs.emplace_back();
+    stack.assign(1, flagged[q]);
+    slot[flagged[q]] = -1;
+    while (!stack.empty()) {
+      const std::size_t k = stack.back();
+      stack.pop_back();
+      blobs.back().push_back(k);
+      const std::size_t x = k % w, y = k / w;
+      const std::size_t nb[4] = {x > 0 ? k - 1 : k, x + 1 < w ? k + 1 : k, y > 0 ? k - w : k, y + 1 < h ? k + w : k};
+      for (std::size_t n : nb)
+        if (slot[n] >= 0) {
+          slot[n] = -1;
+          stack.push_back(n);
+        }
+    }
+  }
+  return blobs;
+}
+
+// Re-renders the flagged pixels (tile indices). Results go to out_counts/out_smooth[q] for the
+// q-th flagged pixel when given (device-resident renders), else into res's arrays.
+void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                     const std::vector<std::size_t>& flagged, uint32_t* out_counts, float* out_smooth,
+                     RenderResult* res) {
+  std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
+  for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
+  const auto put = [&](std::size_t k, uint32_t c, float sm) {
+    if (out_counts) {
+      out_counts[position[k]] = c;
+      out_smooth[position[k]] = sm;
+    } else {
+      res->counts[k] = c;
+      res->smooth[k] = sm;
+    }
+  };
+  const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, flagged);
+  const int bits = reference_bits(g);
+  const FloatExp step = pixel_step(g);
+  const FloatExp hs = FloatExp::from_string(g.half_step);
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  uint64_t corrected = 0, unresolved = 0;
+  int references = 0;
+  for (const std::vector<std::size_t>& blob : blobs) {
+    if (opt.cancel && opt.cancel->load()) {
+      res->cancelled = true;
+      return;
+    }
+    if (references >= kMaxSecondaryReferences) {
+      for (std::size_t k : blob) put(k, 0u, 0.0f);
+      unresolved += blob.size();
+      continue;
+    }
+    // The member nearest the blob's centroid (a blob may be non-convex: the centroid itself may
+    // lie outside it, and a reference outside the blob helps no more than the first one).
+    double sx = 0, sy = 0;
+    for (std::size_t k : blob) {
+      sx += static_cast<double>(k % tw);
+      sy += static_cast<double>(k / tw);
+    }
+    sx /= static_cast<double>(blob.size());
+    sy /= static_cast<double>(blob.size());
+    std::size_t pick = blob.front();
+    double best = INFINITY;
+    for (std::size_t k : blob) {
+      const double dx = static_cast<double>(k % tw) - sx, dy = static_cast<double>(k / tw) - sy;
+      if (dx * dx + dy * dy < best) {
+        best = dx * dx + dy * dy;
+        pick = k;
+      }
+    }
+    std::string re, im;
+    pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
+    const std::shared_ptr<const Reference> ref =
+        compute_reference(re, im, bits, v.max_iter, step, opt.cancel, nullptr);
+    if (!ref) {
+      res->cancelled = true;
+      return;
+    }
+    ++references;
+    FloatExp off_re, off_im;
+    centre_offset(*ref, g, &off_re, &off_im);
+    // |dc| over the blob: at most the distance to the farthest member plus a pixel, via the map.
+    double reach = 0;
+    for (std::size_t k : blob) {
+      const double dx = static_cast<double>(k % tw) - static_cast<double>(pick % tw);
+      const double dy = static_cast<double>(k / tw) - static_cast<double>(pick / tw);
+      reach = std::max(reach, std::sqrt(dx * dx + dy * dy));
+    }
+    const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm) * 1.01);
+    const BlaTable<FloatExp> bla = build_bla<FloatExp>(*ref, dcmax);
+    PerturbParams<FloatExp> p{};
+    p.zr = ref->zr.data();
+    p.zi = ref->zi.data();
+    p.ref_len = ref->length();
+    p.bla = bla.entries.data();
+    for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
+    p.bla_levels = opt.bla ? bla.levels : 0;
+    p.off_re = off_re;
+    p.off_im = off_im;
+    p.half_step = hs;
+    for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
+    p.ref_re_d = to_double(ref->zr.size() > 1 ? ref->zr[1] : FloatExp(0.0));
+    p.ref_im_d = to_double(ref->zi.size() > 1 ? ref->zi[1] : FloatExp(0.0));
+    p.width = v.width;
+    p.height = v.height;
+    p.max_iter = v.max_iter;
+    p.check_underflow = false;
+    p.interior = opt.interior;
+    std::atomic<uint64_t> bad{0};
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.threads = opt.cpu_threads;
+    parallel_for(
+        blob.size(), 16,
+        [&](std::size_t a, std::size_t b) {
+          for (std::size_t q = a; q < b; ++q) {
+            const std::size_t k = blob[q];
+            const PerturbPixel px =
+                perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
+            put(k, px.count, px.smooth);
+            if (px.count == 0) ++bad;
+          }
+        },
+        po);
+    unresolved += bad.load();
+    corrected += blob.size() - bad.load();
+  }
+  if (opt.cancel && opt.cancel->load()) res->cancelled = true;
+  res->perturb.glitch_corrected = corrected;
+  res->perturb.glitch_unresolved = unresolved;
+  res->perturb.secondary_references = references;
+}
+
 template <class T>
 void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                   const std::shared_ptr<const Reference>& ref_ptr, double progress_base, RenderResult* res) {
@@ -102,7 +250,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const FloatExp hs = FloatExp::from_string(g.half_step);
   // |dc| <= |offset| + s/2 * |(w, h)|, rounded up generously (x 1.01).
   const double diag =
-      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
+      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height) * g.map_norm;
   const FloatExp dcmax = (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
 
   const auto tb = Clock::now();
@@ -122,6 +270,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   p.off_re = from_fe<T>(off_re);
   p.off_im = from_fe<T>(off_im);
   p.half_step = from_fe<T>(hs);
+  for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
+  p.interior = opt.interior;
   p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
   p.ref_im_d = to_double(ref.zi.size() > 1 ? ref.zi[1] : FloatExp(0.0));
   p.width = v.width;
@@ -139,14 +289,14 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
 #if DEEPSCOPE_WITH_CUDA
     RenderOptions o = opt;
     o.progress = progress;
-    res->kernel_seconds =
-        detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
-                               &res->perturb.bla_skipped, &res->perturb.rebases, &res->cancelled);
+    res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
+                                                 &res->perturb.bla_skipped, &res->perturb.rebases,
+                                                 &res->perturb.interior_pixels, &res->cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
   } else {
-    std::atomic<uint64_t> skipped{0}, rebases{0};
+    std::atomic<uint64_t> skipped{0}, rebases{0}, interior{0};
     ParallelOptions po;
     po.cancel = opt.cancel;
     po.progress = progress;
@@ -155,7 +305,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     parallel_for(
         static_cast<std::size_t>(t.height), 1,
         [&](std::size_t r0, std::size_t r1) {
-          uint64_t sk = 0, rb = 0;
+          uint64_t sk = 0, rb = 0, in = 0;
           for (std::size_t r = r0; r < r1; ++r)
             for (std::size_t c = 0; c < tw; ++c) {
               if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
@@ -165,13 +315,16 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
               smooth[r * tw + c] = px.smooth;
               sk += px.skipped;
               rb += px.rebases;
+              in += px.interior;
             }
           skipped += sk;
           rebases += rb;
+          interior += in;
         },
         po);
     res->perturb.bla_skipped = skipped.load();
     res->perturb.rebases = rebases.load();
+    res->perturb.interior_pixels = interior.load();
     res->kernel_seconds = since(t0);
   }
   if (opt.cancel && opt.cancel->load()) res->cancelled = true;
@@ -197,31 +350,14 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   }
   res->perturb.glitch_pixels = flagged.size();
   if (!flagged.empty()) {
-    const int bits = reference_bits(g) + 64;
-    ParallelOptions po;
-    po.cancel = opt.cancel;
-    po.threads = opt.cpu_threads;
-    parallel_for(
-        flagged.size(), 1,
-        [&](std::size_t a, std::size_t b) {
-          for (std::size_t q = a; q < b; ++q) {
-            const std::size_t k = flagged[q];
-            const int i = t.x0 + static_cast<int>(k % static_cast<std::size_t>(t.width));
-            const int j = t.y0 + static_cast<int>(k / static_cast<std::size_t>(t.width));
-            if (resident)
-              direct_pixel(g, v, i, j, bits, &fixed_counts[q], &fixed_smooth[q]);
-            else
-              direct_pixel(g, v, i, j, bits, &counts[k], &smooth[k]);
-          }
-        },
-        po);
+    correct_flagged(v, g, t, opt, flagged, resident ? fixed_counts.data() : nullptr,
+                    resident ? fixed_smooth.data() : nullptr, res);
 #if DEEPSCOPE_WITH_CUDA
-    if (resident && !(opt.cancel && opt.cancel->load())) {
+    if (resident && !res->cancelled) {
       std::vector<uint32_t> idx(flagged.begin(), flagged.end());
       mandel::detail::device_scatter(opt.device_counts, opt.device_smooth, idx, fixed_counts, fixed_smooth);
     }
 #endif
-    if (opt.cancel && opt.cancel->load()) res->cancelled = true;
   }
   if (opt.progress && !res->cancelled) opt.progress(1.0);
 }
@@ -247,6 +383,8 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->perturb.reference_length = ref->length();
   res->perturb.reference_escaped = ref->escaped;
   res->perturb.reference_periodic = ref->periodic;
+  res->perturb.reference_stop = ref->escaped ? "escaped" : ref->periodic ? "periodic" : "max_iter";
+  res->perturb.reference_nucleus_pixels = ref->periodic ? to_double(ref->nucleus_distance / pixel_step(g)) : 0.0;
   const double base = reused ? 0.0 : 0.3;
   if (delta == DeltaFormat::kF64)
     render_typed<double>(v, g, t, opt, ref, base, res);

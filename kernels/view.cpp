@@ -101,10 +101,25 @@ Geometry geometry(const View& v) {
   mpfr_log2(l.v, half.v, MPFR_RNDN);
   g.log2_step = mpfr_get_d(l.v, MPFR_RNDN) + 1.0;
 
-  // Half extents: vertical 2/zoom, horizontal width/height times that.
+  const double* m = v.pixel_map;
+  for (int k = 0; k < 4; ++k) {
+    if (!std::isfinite(m[k]))
+      throw ViewError("pixel map (rotate/ratio): entry " + std::to_string(k) + " is not finite");
+    g.pixel_map[k] = m[k];
+  }
+  g.square_pixels = v.pixel_map_identity();
+  g.map_norm = g.square_pixels ? 1.0 : std::sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2] + m[3] * m[3]);
+  const double det = m[0] * m[3] - m[1] * m[2];
+  if (!(std::fabs(det) > 1e-12 * g.map_norm * g.map_norm))
+    throw ViewError("pixel map (rotate/ratio) is singular: it would draw the view as a line");
+
+  // Half extents: vertical 2/zoom, horizontal width/height times that (times the map's norm).
   mpfr_ui_div(ext.v, 2, zoom.v, MPFR_RNDU);
   double ev = mpfr_get_d(ext.v, MPFR_RNDU);
   double eh = ev * (static_cast<double>(v.width) / v.height);
+  if (!g.square_pixels) {
+    ev = eh = std::max(ev, eh) * g.map_norm;
+  }
   g.max_coord = std::max(std::fabs(g.re_d) + eh, std::fabs(g.im_d) + ev);
   if (!(g.max_coord <= kMaxCoordinate))
     throw ViewError("the view reaches |c| = " + format_pow2(std::log2(g.max_coord)) +

@@ -68,11 +68,14 @@ struct Geometry {
   double log2_step = 0;  // log2(s)
   double max_coord = 0;  // bound on max(|Re c|, |Im c|) over the image's pixels
   int height = 0;
+  double pixel_map[4] = {1.0, 0.0, 0.0, 1.0};  // View::pixel_map, validated
+  bool square_pixels = true;                   // pixel_map is the identity
+  double map_norm = 1.0;                       // a bound on pixel_map's operator norm (Frobenius)
 };
 constexpr int kGeometryBits = 1152;
 
 // Validates the view (malformed numbers, zoom <= 0, sizes < 1, max_iter < 1, coordinates
-// beyond kMaxCoordinate) and computes its geometry. Throws ViewError naming the offending field.
+// beyond kMaxCoordinate, a pixel map that is not finite or is singular) and computes its geometry. Throws ViewError naming the offending field.
 Geometry geometry(const View& v);
 
 // Resolves `t` against the image: fills zero width/height, throws ViewError when the tile

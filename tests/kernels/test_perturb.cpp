@@ -10,12 +10,15 @@
 #include <atomic>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <mutex>
+#include <sstream>
 
 #include "kernels/cpu_parallel.h"
 #include "kernels/perturb.h"
 #include "locations.h"
 #include "oracle.h"
+#include "test_files.h"
 
 namespace {
 
@@ -227,6 +230,56 @@ TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
   EXPECT_EQ(a.count_share, 1.0);
   EXPECT_LE(a.max_smooth, kSmoothTol);
   for (uint32_t c : p.counts) EXPECT_GT(c, 0u);
+}
+
+// A Kalles Fraktaler .kfr file's centre, zoom and iterations (tests/data/kf-benchmarks).
+View kfr_view(const std::string& name, int w, int h) {
+  const std::string text = ds::test::slurp(std::string(DEEPSCOPE_TEST_DATA) + "/kf-benchmarks/" + name);
+  std::map<std::string, std::string> kv;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
+    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+    kv[line.substr(0, colon)] = value;
+  }
+  EXPECT_TRUE(kv.count("Re") && kv.count("Im") && kv.count("Zoom") && kv.count("Iterations")) << name;
+  return make_view(kv["Re"], kv["Im"], kv["Zoom"], static_cast<uint32_t>(std::stoul(kv["Iterations"])), w, h);
+}
+
+// KF's 5e113 benchmark, a view near (not on) a minibrot made by another program: the reference's
+// orbit passes within 2^-64 of 0 long before it escapes, and the old stopping rule made every pixel
+// rebase onto the wrong orbit (one flat count, 13,762, where MPFR gives 22,3xx to 23,6xx). The
+// oracle: MPFR at log2(zoom height) + 80 bits, trusted where a run with 320 more bits agrees.
+TEST(Perturb, Kf5e113AgreesWithMpfr) {
+  const View v = kfr_view("5e113.kfr", 16, 16);
+  const int bits = static_cast<int>(std::ceil(geometry(v).log2_zoom + std::log2(v.height))) + 80;
+  std::vector<uint32_t> lo, hi;
+  std::vector<float> slo, shi;
+  mpfr_render(v, bits, &lo, &slo);
+  mpfr_render(v, bits + 320, &hi, &shi);
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  const RenderResult p = render(v, o);  // auto: perturbation
+  ASSERT_EQ(p.method, Method::kPerturb);
+  EXPECT_NE(p.perturb.reference_stop, "periodic");
+  size_t trusted = 0, same = 0, near = 0;
+  for (size_t k = 0; k < hi.size(); ++k) {
+    if (lo[k] != hi[k]) continue;
+    ++trusted;
+    same += p.counts[k] == hi[k];
+    near += (p.counts[k] > hi[k] ? p.counts[k] - hi[k] : hi[k] - p.counts[k]) <= 1;
+  }
+  const auto mm = std::minmax_element(p.counts.begin(), p.counts.end());
+  std::cout << "KF 5e113 16x16: oracle trusted on " << trusted << " of " << hi.size() << ", equal on " << same
+            << ", within 1 on " << near << "; counts " << *mm.first << ".." << *mm.second << "\n";
+  EXPECT_GE(trusted, hi.size() * 9 / 10);
+  EXPECT_GE(same, trusted * 999 / 1000);
+  EXPECT_EQ(near, trusted);
+  EXPECT_GT(*mm.second, *mm.first + 100);  // not flat
 }
 
 TEST(Perturb, MethodSelection) {
