@@ -12,11 +12,12 @@
 // 2^-1000 (dc included) would lose bits to underflow; such a pixel is flagged (count 0) and
 // re-rendered on the host from a secondary reference with floatexp deltas. floatexp has no such
 // limit.
-// Interior (docs/perturbation.md, "Interior"): the orbit's successive closest approaches to 0
-// give a candidate period p and, through the derivative dz_n/dz_k carried along, the multiplier
-// lambda of p steps. Two successive returns of the same period, each closer to 0 and each with
-// |lambda| < 1/4, prove (by the renormalised quadratic map's |c'| >= 1/4 outside M) an
-// attracting cycle: the pixel is inside, count max_iter, and stops there.
+// Interior (docs/perturbation.md, "Interior"): the orbit's closest approaches to 0 give a
+// candidate period p (atom domains); from the last one, the derivative dz/dz carried along gives
+// the multiplier lambda of each window of p steps. Two windows in a row with |lambda| < 1/4 mean
+// an attracting cycle: for p = 1 exactly (|z_n|, |z_n+1| < 1/8 force |c| < 1/4, inside M), for
+// p > 1 through the renormalised quadratic map of the minibrot. The pixel is inside: count
+// max_iter, and it stops there.
 #pragma once
 #include <cstdint>
 
@@ -86,6 +87,24 @@ DEEPSCOPE_HD int ctz32(uint32_t x) {
 #endif
 }
 
+// The interior test on one window (g = f^p from w): g(w) - w = (er, ei), |z| = zmag (L1), g'(w)
+// and g''(w). Kantorovich on h(x) = g(x) - x with |h'| >= 1 - |g'| and M = 2 |g''| standing in
+// for the bound of |g''| near w: where e M / (1 - |g'|)^2 <= 1/2, h has a root x* (a p-cycle)
+// within r = 2 e / (1 - |g'|) of w, and where |g'| + 2 M r < 1, g contracts the disk of radius r
+// about x* into itself, so w's orbit stays bounded. Magnitudes are L1 norms (upper bounds), and e
+// carries the rounding of the two z it subtracts.
+template <class T>
+DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i) {
+  const double lambda = as_double(l1(d1r, d1i));
+  if (!(lambda < 1.0)) return false;
+  const double gap = 1.0 - lambda;
+  const T e = l1(er, ei) + zmag * 1e-15;
+  const T m = twice(l1(d2r, d2i));
+  const double em = as_double(e * m);  // e M: a scale-free product (e ~ the cycle's size, M ~ 1/size)
+  if (!(em <= 0.5 * gap * gap)) return false;
+  return lambda + 4.0 * em / gap < 1.0;  // |g'| + 2 M r, r = 2 e / gap
+}
+
 // Pixel (i, j) of the image (j = 0 at the top).
 template <class T>
 DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
@@ -106,11 +125,13 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   T dzr = dcr, dzi = dci;  // z_1 = c = Z_1 + dc
   uint32_t m = 1, n = 1;
   const uint32_t last = p.ref_len - 1;
-  // Interior: dz_n/dz_k since the last closest approach k (dr, di), that approach's |z| (L1) and
-  // step, the last period seen and how many contracting returns of it came in a row.
-  T dr = T(1.0), di = T(0.0);
+  // Interior: the closest approach to 0 so far (|z| in L1, step kmin), the candidate period, the
+  // current window's start (step wstart, z = w) and g', g'' of the window so far, and how many
+  // windows in a row passed the test.
+  T d1r = T(1.0), d1i = T(0.0), d2r = T(0.0), d2i = T(0.0);
+  T wr = T(0.0), wi = T(0.0);
   T zmin = T(0.0);
-  uint32_t kmin = 0, period = 0, hits = 0;
+  uint32_t kmin = 0, period = 0, wstart = 0, hits = 0;
   for (;;) {
     if (n >= p.max_iter) {
       out.count = p.max_iter;
@@ -126,22 +147,38 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       return out;
     }
     if (p.interior) {
+      // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
+      if (period != 0 && n - wstart == period) {
+        if (attracted(zr - wr, zi - wi, l1(zr, zi), d1r, d1i, d2r, d2i)) {
+          if (++hits >= 2) {
+            out.count = p.max_iter;
+            out.smooth = static_cast<float>(p.max_iter);
+            out.interior = true;
+            return out;
+          }
+        } else {
+          hits = 0;
+        }
+        wstart = n;
+        wr = zr;
+        wi = zi;
+        d1r = T(1.0);
+        d1i = d2r = d2i = T(0.0);
+      }
+      // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain).
       const T zmag = l1(zr, zi);
       if (kmin == 0 || zmag < zmin) {
-        const uint32_t q = n - kmin;
-        const bool contracting = kmin != 0 && as_double(l1(dr, di)) < 0.25;
-        hits = contracting && q == period ? hits + 1 : (contracting ? 1u : 0u);
-        if (hits >= 2) {
-          out.count = p.max_iter;
-          out.smooth = static_cast<float>(p.max_iter);
-          out.interior = true;
-          return out;
+        if (n - kmin != period || kmin == 0) {
+          period = kmin == 0 ? 0u : n - kmin;
+          wstart = n;
+          wr = zr;
+          wi = zi;
+          d1r = T(1.0);
+          d1i = d2r = d2i = T(0.0);
+          hits = 0;
         }
-        period = q;
         kmin = n;
         zmin = zmag;
-        dr = T(1.0);
-        di = T(0.0);
       }
     }
     if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
@@ -161,16 +198,20 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         if (idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
         const uint32_t len = 1u << l;
         if (p.max_iter - n < len) continue;
+        if (period != 0 && n + len > wstart + period) continue;  // windows end on a step
         const BlaEntry<T>& e = p.bla[idx];
         if (!(mag < e.r)) continue;
         const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
         const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
         dzr = nr;
         dzi = ni;
-        if (p.interior) {  // the derivative of the step is A
-          const T t = e.ar * dr - e.ai * di;
-          di = e.ar * di + e.ai * dr;
-          dr = t;
+        if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
+          T t = e.ar * d1r - e.ai * d1i;
+          d1i = e.ar * d1i + e.ai * d1r;
+          d1r = t;
+          t = e.ar * d2r - e.ai * d2i;
+          d2i = e.ar * d2i + e.ai * d2r;
+          d2r = t;
         }
         m += len;
         n += len;
@@ -180,10 +221,14 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       }
       if (stepped) continue;
     }
-    if (p.interior) {  // d z_{n+1} / d z_n = 2 z_n
-      const T t = twice(zr * dr - zi * di);
-      di = twice(zr * di + zi * dr);
-      dr = t;
+    if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'')
+      const T sr = d1r * d1r - d1i * d1i, si = twice(d1r * d1i);
+      const T t2 = twice(sr + (zr * d2r - zi * d2i));
+      d2i = twice(si + (zr * d2i + zi * d2r));
+      d2r = t2;
+      const T t1 = twice(zr * d1r - zi * d1i);
+      d1i = twice(zr * d1i + zi * d1r);
+      d1r = t1;
     }
     const T tr = twice(p.zr[m]) + dzr;
     const T ti = twice(p.zi[m]) + dzi;

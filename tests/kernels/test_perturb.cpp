@@ -282,6 +282,42 @@ TEST(Perturb, Kf5e113AgreesWithMpfr) {
   EXPECT_GT(*mm.second, *mm.first + 100);  // not flat
 }
 
+// Interior detection at a minibrot of period 135 near 1e50 (the view holds its interior and
+// boundary): pixels proven inside stop early with count max_iter, and the image equals both the
+// render without the detection and MPFR's (trusted where 320 more bits agree).
+TEST(Perturb, InteriorPixelsStopEarlyAndAgreeWithMpfr) {
+  const View v = make_view("-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199",
+                           "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075",
+                           "4e50", 20000, 16, 16);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  const RenderResult with = render(v, o);
+  o.interior = false;
+  const RenderResult without = render(v, o);
+  EXPECT_GT(with.perturb.interior_pixels, 0u);
+  EXPECT_EQ(without.perturb.interior_pixels, 0u);
+  EXPECT_EQ(with.counts, without.counts);
+  const int bits = static_cast<int>(std::ceil(geometry(v).log2_zoom + std::log2(v.height))) + 80;
+  std::vector<uint32_t> lo, hi;
+  std::vector<float> slo, shi;
+  mpfr_render(v, bits, &lo, &slo);
+  mpfr_render(v, bits + 320, &hi, &shi);
+  size_t trusted = 0, same = 0, inside = 0;
+  for (size_t k = 0; k < hi.size(); ++k) {
+    if (lo[k] != hi[k]) continue;
+    ++trusted;
+    same += with.counts[k] == hi[k];
+    inside += hi[k] == v.max_iter;
+  }
+  std::cout << "minibrot 1e50: " << with.perturb.interior_pixels << " pixels proven interior, " << inside
+            << " at max_iter in MPFR; " << with.seconds << " s against " << without.seconds
+            << " s without the test; equal to MPFR on " << same << " of " << trusted << " trusted\n";
+  EXPECT_GE(trusted, hi.size() * 9 / 10);
+  EXPECT_EQ(same, trusted);
+  EXPECT_GT(inside, 0u);
+}
+
 TEST(Perturb, MethodSelection) {
   RenderOptions o;
   EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kDirect);
