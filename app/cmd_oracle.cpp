@@ -70,6 +70,7 @@ OracleJob parse_oracle(const ArgList& args) {
   if (!a.positional().empty())
     throw cli::UsageError("oracle takes no positional argument: \"" + a.positional()[0] + "\"");
   OracleJob j;
+  j.out = a.require("out");
   if (a.has("location")) {
     j.location_file = a.get("location", "");
     const Location loc = read_location_file(j.location_file);
@@ -97,7 +98,6 @@ OracleJob parse_oracle(const ArgList& args) {
   j.opt.max_escalations = static_cast<int>(a.get_int("escalations", 4, 0, 64));
   j.opt.confirm = !a.flag("no-confirm");
   j.threads = static_cast<unsigned>(a.get_int("threads", 0, 1, 4096));
-  j.out = a.require("out");
   const std::string stem = stem_of(j.out);
   j.smooth = stem + "_smooth.npy";
   j.trusted = stem + "_trusted.npy";
