@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <random>
 
 #include "cancel.h"
 #include "cli.h"
@@ -45,6 +46,7 @@ struct Job {
   bool one_device = false;    // --device K (CUDA only; ignored on the CPU, as before --devices)
   std::string shard = "0/1";  // --shard i/n
   int tile_rows = 0;          // --tile-rows R (0: strips only when several workers)
+  VerifyPlan verify;          // --verify N [--verify-seed S]
 };
 
 Backend parse_backend(const std::string& s) {
@@ -124,7 +126,8 @@ std::string gib(uint64_t bytes) {
 Job parse_job(const ArgList& args) {
   cli::Args a(args, {"re",       "im",     "zoom",    "iter",    "size",          "arith",  "palette",
                      "density",  "offset", "out",     "backend", "limb-strategy", "counts", "smooth",
-                     "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows"},
+                     "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows",
+                     "verify",   "verify-seed"},
               {"quiet", "no-bla"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -176,6 +179,14 @@ Job parse_job(const ArgList& args) {
   if (j.frames > 1 && j.zoom_to.empty()) throw cli::UsageError("--frames needs --zoom-to");
   if (!j.zoom_to.empty() && j.frames < 2) throw cli::UsageError("--zoom-to needs --frames N with N >= 2");
   j.quiet = a.flag("quiet");
+  j.verify.samples = static_cast<int>(a.get_int("verify", 0, 1, 1 << 20));
+  if (a.has("verify-seed") && !a.has("verify"))
+    throw cli::UsageError("--verify-seed needs --verify N");
+  // A seed of its own unless replayed: the random samples differ from run to run.
+  j.verify.seed = a.has("verify-seed") ? static_cast<uint64_t>(a.get_int("verify-seed", 0, 0, INT64_MAX))
+                                       : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (j.verify.samples > 0 && j.frames > 1)
+    throw cli::UsageError("--verify checks one image; verify the frames of a sequence one at a time");
   if (j.tile_rows && j.frames > 1)
     throw cli::UsageError(
         "--tile-rows splits one image; the frames of a sequence are already split one per worker");
@@ -235,6 +246,7 @@ int cmd_render(const ArgList& args) {
   plan.palette_name = job.palette_name;
   plan.colouring = job.colouring;
   plan.quiet = job.quiet;
+  plan.verify = job.verify;
   // --device K means --devices K on CUDA and is ignored on the CPU (as before --devices existed);
   // a --devices list on the CPU is refused by workers().
   const std::string devices =
@@ -314,7 +326,13 @@ int cmd_render(const ArgList& args) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     return 130;
   }
-  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring);
+  std::vector<std::pair<std::string, std::string>> text;
+  bool wrong = false;
+  if (job.verify.samples > 0 && !verify_image(t.view, r, job.verify, job.quiet, &text, &wrong)) {
+    std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
+    return 130;
+  }
+  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text);
   if (!t.counts.empty()) write_file_atomically(t.counts, encode_npy(r.counts, r.height, r.width));
   if (!t.smooth.empty()) write_file_atomically(t.smooth, encode_npy(r.smooth, r.height, r.width));
   write_file_atomically(t.png, png);
@@ -324,7 +342,7 @@ int cmd_render(const ArgList& args) {
     std::cerr << "deepscope render: wrote " << t.png << " (" << summary.substr(0, nl) << ")\n";
     if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
   }
-  return 0;
+  return wrong ? 1 : 0;
 }
 
 }  // namespace ds::app

@@ -58,11 +58,13 @@ std::string npy(const std::vector<T>& data, int rows, int cols, const char* desc
   out.push_back(static_cast<char>(header.size() & 0xff));
   out.push_back(static_cast<char>(header.size() >> 8));
   out += header;
-  out.reserve(out.size() + data.size() * 4);
+  static_assert(sizeof(T) == 4 || sizeof(T) == 1, "npy: 1- or 4-byte elements");
+  out.reserve(out.size() + data.size() * sizeof(T));
   for (T v : data) {
-    uint32_t u;
-    std::memcpy(&u, &v, 4);
-    for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((u >> (8 * b)) & 0xff));  // little-endian
+    uint32_t u = 0;
+    std::memcpy(&u, &v, sizeof(T));
+    for (std::size_t b = 0; b < sizeof(T); ++b)
+      out.push_back(static_cast<char>((u >> (8 * b)) & 0xff));  // little-endian
   }
   return out;
 }
@@ -139,6 +141,9 @@ std::string encode_npy(const std::vector<uint32_t>& data, int rows, int cols) {
 }
 std::string encode_npy(const std::vector<float>& data, int rows, int cols) {
   return npy(data, rows, cols, "<f4");
+}
+std::string encode_npy(const std::vector<uint8_t>& data, int rows, int cols) {
+  return npy(data, rows, cols, "|u1");
 }
 
 }  // namespace ds::app

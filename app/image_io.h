@@ -20,9 +20,11 @@ bool is_png(const std::string& data);
 // chunk structure is malformed (truncated, bad length, CRC mismatch).
 bool png_find_text(const std::string& png, const std::string& keyword, std::string* text);
 
-// NumPy .npy (format version 1.0), C order, shape (rows, cols), little-endian '<u4' / '<f4'.
+// NumPy .npy (format version 1.0), C order, shape (rows, cols), little-endian '<u4' / '<f4', or
+// bytes '|u1' (masks).
 std::string encode_npy(const std::vector<uint32_t>& data, int rows, int cols);
 std::string encode_npy(const std::vector<float>& data, int rows, int cols);
+std::string encode_npy(const std::vector<uint8_t>& data, int rows, int cols);
 
 // CRC-32 (ISO 3309, as PNG uses it) of `n` bytes.
 uint32_t crc32(const unsigned char* p, std::size_t n, uint32_t crc = 0);

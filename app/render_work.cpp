@@ -16,6 +16,7 @@
 #include "image_io.h"
 #include "kernels/atomic_file.h"
 #include "kernels/perturb.h"
+#include "kernels/perturb_oracle.h"
 #include "location.h"
 #include "view_png.h"
 
@@ -150,16 +151,21 @@ void print_per_worker(const work::Stats& s, const char* units) {
 
 // A strip's payload: a text line of its facts, then its counts and smooth values as raw bytes.
 std::string encode_strip(const RenderResult& r, int row_begin) {
-  char line[512];
+  char line[640];
   const mandel::PerturbInfo& p = r.perturb;
-  std::snprintf(line, sizeof line, "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %.9g\n",
+  // reference_stop last, "-" when empty (a word without spaces either way).
+  const std::string stop = p.reference_stop.empty() ? "-" : p.reference_stop.substr(0, 32);
+  std::snprintf(line, sizeof line,
+                "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %.9g %llu %llu %d %llu %s\n",
                 row_begin, r.height, r.width, static_cast<unsigned long long>(r.iterations),
                 static_cast<int>(r.method), static_cast<int>(r.arith), static_cast<int>(p.delta),
                 static_cast<int>(r.backend), static_cast<int>(r.limb_strategy),
                 static_cast<unsigned long long>(p.glitch_pixels),
                 static_cast<unsigned long long>(p.bla_skipped), static_cast<unsigned long long>(p.rebases),
                 p.reference_length, p.reference_bits, p.bla_levels, p.reference_escaped ? 1 : 0,
-                p.reference_periodic ? 1 : 0, r.seconds);
+                p.reference_periodic ? 1 : 0, r.seconds, static_cast<unsigned long long>(p.glitch_corrected),
+                static_cast<unsigned long long>(p.glitch_unresolved), p.secondary_references,
+                static_cast<unsigned long long>(p.interior_pixels), stop.c_str());
   std::string out;
   put(&out, line);
   put(&out, std::string(reinterpret_cast<const char*>(r.counts.data()), r.counts.size() * sizeof(uint32_t)));
@@ -174,13 +180,16 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   size_t pos = 0;
   const std::string line = take_field(payload, &pos);
   const std::string counts = take_field(payload, &pos), smooth = take_field(payload, &pos);
-  int row_begin, rows, width, method, arith, delta, backend, limb, bits, levels, esc, per;
-  unsigned long long iters, glitch, skipped, rebases;
+  int row_begin, rows, width, method, arith, delta, backend, limb, bits, levels, esc, per, secondary;
+  unsigned long long iters, glitch, skipped, rebases, corrected, unresolved, interior;
   unsigned length;
   double seconds;
-  if (std::sscanf(line.c_str(), "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %lg",
+  char stop[40];
+  if (std::sscanf(line.c_str(),
+                  "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %lg %llu %llu %d %llu %39s",
                   &row_begin, &rows, &width, &iters, &method, &arith, &delta, &backend, &limb, &glitch,
-                  &skipped, &rebases, &length, &bits, &levels, &esc, &per, &seconds) != 18 ||
+                  &skipped, &rebases, &length, &bits, &levels, &esc, &per, &seconds, &corrected, &unresolved,
+                  &secondary, &interior, stop) != 23 ||
       row_begin != expect_begin || rows != expect_rows || width != img->width ||
       counts.size() != static_cast<size_t>(rows) * width * sizeof(uint32_t) ||
       smooth.size() != static_cast<size_t>(rows) * width * sizeof(float))
@@ -205,13 +214,18 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   p.reference_escaped = esc != 0;
   p.reference_periodic = per != 0;
   p.reference_reused = true;
+  p.glitch_corrected += corrected;
+  p.glitch_unresolved += unresolved;
+  p.secondary_references += secondary;
+  p.interior_pixels += interior;
+  p.reference_stop = std::string(stop) == "-" ? "" : stop;
   img->kernel_seconds += seconds;  // summed over strips: busy time of the workers
 }
 
 }  // namespace
 
 std::string render_summary(const RenderResult& r) {
-  char line[256];
+  char line[512];
   std::snprintf(line, sizeof line, "%dx%d, %s on %s%s, %.3f s, %.3g iterations", r.width, r.height,
                 mandel::format_label(r).c_str(), mandel::backend_name(r.backend),
                 r.limb_strategy == mandel::LimbStrategy::kCooperative ? " (coop)" : "", r.seconds,
@@ -220,15 +234,51 @@ std::string render_summary(const RenderResult& r) {
   if (r.method == Method::kPerturb) {
     const mandel::PerturbInfo& pi = r.perturb;
     std::snprintf(line, sizeof line,
-                  "reference %u points at %d bits, %.3f s%s; BLA skipped %.3g iterations; %llu pixels "
-                  "re-evaluated directly",
-                  pi.reference_length, pi.reference_bits, pi.reference_seconds,
+                  "reference %u points at %d bits (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
+                  "glitches: %llu pixels flagged, %llu corrected, %llu unresolved, %d secondary references; "
+                  "%llu interior pixels",
+                  pi.reference_length, pi.reference_bits,
+                  pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
                   pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
-                  static_cast<unsigned long long>(pi.glitch_pixels));
+                  static_cast<unsigned long long>(pi.glitch_pixels),
+                  static_cast<unsigned long long>(pi.glitch_corrected),
+                  static_cast<unsigned long long>(pi.glitch_unresolved), pi.secondary_references,
+                  static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
   }
   return out;
+}
+
+bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan& plan, bool quiet,
+                  std::vector<std::pair<std::string, std::string>>* png_text, bool* wrong) {
+  mandel::oracle::VerifyOptions o;
+  o.samples = plan.samples;
+  o.seed = plan.seed;
+  o.oracle.cancel = &cancel_flag();
+  ProgressLine line;
+  line.on = !quiet && isatty(2);
+  line.label = "verify";
+  const mandel::oracle::VerifyReport rep = mandel::oracle::verify_render(v, r, o, line.callback());
+  line.clear();
+  *wrong = rep.failed();
+  if (rep.cancelled) {
+    std::cerr << "deepscope render: verification cancelled\n";
+    return false;
+  }
+  if (!quiet || rep.failed()) {
+    std::cerr << rep.summary() << "\n";
+    if (rep.samples > rep.grid * rep.grid)
+      std::fprintf(stderr, "verify: %d random samples with seed %llu (--verify-seed replays them), %.1f s\n",
+                   rep.samples - rep.grid * rep.grid, static_cast<unsigned long long>(rep.seed), rep.seconds);
+    if (rep.failed())
+      for (const mandel::oracle::VerifySample& s : rep.detail)
+        if (s.oracle.trusted() && (s.rendered > s.oracle.count + 1 || s.oracle.count > s.rendered + 1))
+          std::fprintf(stderr, "verify: pixel (%d, %d): rendered %u, MPFR %u (%d bits)\n", s.at.i, s.at.j,
+                       s.rendered, s.oracle.count, s.oracle.bits);
+  }
+  png_text->emplace_back(kPngVerifyKey, rep.metadata());
+  return true;
 }
 
 bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
@@ -335,7 +385,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   job.weight = [&](int64_t c) { return static_cast<double>(rows_of(c)); };
   job.chunk_file = image.png + ".chunks";
   // Everything that decides a strip's bytes: a chunk file of other parameters is refused.
-  job.header = "deepscope-render-strips 1 re=" + v.re + " im=" + v.im + " zoom=" + v.zoom +
+  job.header = "deepscope-render-strips 2 re=" + v.re + " im=" + v.im + " zoom=" + v.zoom +
                " size=" + std::to_string(v.width) + "x" + std::to_string(v.height) +
                " iter=" + std::to_string(v.max_iter) + " format=" + format_label_of(image) +
                " bla=" + (opt.bla ? "1" : "0") + " rows=" + std::to_string(strip_rows) +
@@ -370,11 +420,17 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     return 130;
   }
   img.seconds = s.seconds;
+  std::vector<std::pair<std::string, std::string>> text;
+  bool wrong = false;
+  if (plan.verify.samples > 0 && !verify_image(v, img, plan.verify, plan.quiet, &text, &wrong)) {
+    if (!plan.quiet) return report_interrupted(s.loaded + s.run, s.owned, "strips", job.chunk_file);
+    return 130;
+  }
   if (!image.counts.empty())
     write_file_atomically(image.counts, encode_npy(img.counts, img.height, img.width));
   if (!image.smooth.empty())
     write_file_atomically(image.smooth, encode_npy(img.smooth, img.height, img.width));
-  write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring));
+  write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring, text));
   std::remove(job.chunk_file.c_str());
   if (talk) {
     const std::string summary = render_summary(img);
@@ -386,7 +442,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
     print_per_worker(s, "strips");
   }
-  return 0;
+  return wrong ? 1 : 0;
 }
 
 }  // namespace ds::app

@@ -4,6 +4,7 @@
 // one large image, which the writer assembles and then colours and writes exactly as one render.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/mandelbrot.h"
@@ -19,12 +20,19 @@ struct RenderTarget {
   std::string png, counts, smooth;  // output names (counts, smooth: "" when not asked)
 };
 
+// `render --verify N`: sampled pixels checked against the MPFR oracle (kernels/perturb_oracle.h).
+struct VerifyPlan {
+  int samples = 0;  // 0: no check
+  uint64_t seed = 0;  // of the random samples beyond the sqrt(N) x sqrt(N) grid
+};
+
 struct RenderPlan {
   std::string palette_name;
   mandel::Colouring colouring;
   std::vector<work::Worker> workers;  // at least one
   work::Shard shard;
   bool quiet = false;
+  VerifyPlan verify;  // one image only (render_strips; cmd_render's single render)
 };
 
 // The frames of plan.shard, each written (npy files first, the PNG last, each atomically) as soon
@@ -36,6 +44,13 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
 // One image in strips of `strip_rows` rows, resumable from the chunk file PNG.chunks (removed once
 // the files are written). The writer writes the same bytes as one render of the whole view.
 int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& plan);
+
+// Checks `r`, the whole image of `v`, against the oracle at plan's samples: prints the summary line
+// on stderr (also under quiet when the render is wrong) and adds the (kPngVerifyKey, text) chunk to
+// *png_text. *wrong: a trusted oracle pixel differs from the render by more than 1 (the caller
+// writes the PNG, which says so, and exits 1). Returns false when Ctrl-C stopped the check.
+bool verify_image(const mandel::View& v, const mandel::RenderResult& r, const VerifyPlan& plan, bool quiet,
+                  std::vector<std::pair<std::string, std::string>>* png_text, bool* wrong);
 
 // The file names' report: "WxH, FORMAT on BACKEND, S s, N iterations", and for perturbation a
 // second line (reference, BLA, re-evaluated pixels) after "\n".

@@ -32,6 +32,7 @@ int run(const ArgList& args) {
     if (sub == "drift") return cmd_drift(rest);
     if (sub == "tmd") return cmd_tmd(rest);
     if (sub == "merge") return cmd_merge(rest);
+    if (sub == "oracle") return cmd_oracle(rest);
     if (sub == "gui") return cmd_gui(rest);
     throw cli::UsageError("unknown subcommand \"" + sub + "\"");
   } catch (const cli::UsageError& e) {

@@ -21,13 +21,23 @@ Commands:
                    [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
-                   [--devices LIST] [--shard I/N] [--tile-rows R] [--quiet] --out FILE.png
+                   [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
+                   [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. Frames go one per
         worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already
         written; --shard I/N renders frames F with (F-1) % N == I and writes them itself (no merge).
         One image is split into strips of rows (--tile-rows R, or 64 strips when several workers
-        share it), resumable from FILE.png.chunks, and written as one render would write it
+        share it), resumable from FILE.png.chunks, and written as one render would write it.
+        --verify N [--verify-seed S] checks N pixels (a sqrt(N) grid, the rest random) against the
+        MPFR oracle, records the result in the PNG, and exits 1 when a trusted pixel differs by > 1
+  deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
+                   [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
+                   [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy
+        counts of an N x N grid of the view's pixels (default 32) by direct MPFR iteration with a
+        rigorous error bound, escalating precision until certified and confirmed one rung higher:
+        FILE.npy (uint32), FILE_smooth.npy, FILE_trusted.npy (uint8 mask), FILE_bits.npy and the
+        JSON record; resumable from FILE.npy.chunks
   deepscope henon orbit --a A --b B [--x0 X --y0 Y] [--transient N] [--points N] [--arith NAME]
                         [--backend cpu|cuda] [--bound R] --out FILE.csv
   deepscope henon period --a A --b B [--x0 X --y0 Y] [--transient N] [--pmax P] [--tol T] [--arith NAME]

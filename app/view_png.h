@@ -2,6 +2,8 @@
 // function behind both `deepscope render` and the window's screenshots.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/mandelbrot.h"
 #include "kernels/palette.h"
@@ -9,11 +11,20 @@
 
 namespace ds::app {
 
+// tEXt keywords beside kPngLocationKey: what a perturbation render did (glitch counts, why the
+// reference stopped), and the result of `render --verify` (kernels/perturb_oracle.h).
+constexpr const char* kPngPerturbKey = "deepscope-perturb";
+constexpr const char* kPngVerifyKey = "deepscope-verify";
+
 // The location record of a view and the colouring it was drawn with.
 Location location_of(const mandel::View& v, const std::string& palette_name, const mandel::Colouring& c,
                      const std::string& format_used);
-// Colours `r` and encodes it as PNG bytes with location_of(...) embedded.
+// "key = value" lines of r.perturb's glitch counts and reference stop (kPngPerturbKey's text).
+std::string perturb_text(const mandel::RenderResult& r);
+// Colours `r` and encodes it as PNG bytes with location_of(...) embedded, perturb_text(r) for a
+// perturbation render, and the `extra` (keyword, text) chunks.
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r, const std::string& palette_name,
-                           const mandel::Colouring& c);
+                           const mandel::Colouring& c,
+                           const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace ds::app

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "kernels/mandelbrot.h"
 #include "kernels/navigate.h"
 #include "kernels/palette.h"
+#include "kernels/perturb_oracle.h"
 #include "panels.h"
 #include "kernels/canvas.h"
 #include "render/canvas_texture.h"
@@ -43,6 +45,7 @@ class MandelbrotPanel final : public Panel {
   ~MandelbrotPanel() override {
     job_.cancel();
     shot_job_.cancel();
+    verify_job_.cancel();
   }
 
   const char* title() const override { return "Mandelbrot"; }
@@ -57,7 +60,9 @@ class MandelbrotPanel final : public Panel {
     }
     return true;
   }
-  bool busy() const override { return job_.running() || !shown_final_ || shot_job_.running(); }
+  bool busy() const override {
+    return job_.running() || !shown_final_ || shot_job_.running() || verify_job_.running();
+  }
 
   // Scripted sessions (script.h): the image rectangle handle_mouse saw last frame, and the
   // screenshot path field.
@@ -219,6 +224,7 @@ class MandelbrotPanel final : public Panel {
       ImGui::PopStyleColor();
     }
     if (!message_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message_.c_str());
+    draw_verify();
     draw_files();
     ImGui::TextDisabled("F1: shortcuts and mouse");
     if (ImGui::IsKeyPressed(GLFW_KEY_F1)) show_help_ = !show_help_;  // ImGui 1.86 indexes keys by GLFW code
@@ -248,6 +254,67 @@ class MandelbrotPanel final : public Panel {
     col.offset = offset_;
     col.max_iter = max_iter;
     return col;
+  }
+
+  // The shown image against the MPFR oracle at sampled pixels (kernels/perturb_oracle.h), on a
+  // worker: the same check as `deepscope render --verify N`.
+  void draw_verify() {
+    ImGui::Separator();
+    ImGui::SetNextItemWidth(100 * ImGui::GetIO().FontGlobalScale);
+    ImGui::InputInt("##verify samples", &verify_samples_, 16, 256);
+    verify_samples_ = std::max(1, std::min(verify_samples_, 65536));
+    ImGui::SameLine();
+    char label[64];
+    std::snprintf(label, sizeof label, "Verify %d pixels", verify_samples_);
+    // Only a finished frame: the canvas is free (no render job) and holds the view shown.
+    const bool ready = canvas_ && shown_final_ && !job_.running() && !dirty_;
+    if (ImGui::Button(label) && ready && !verify_job_.running()) start_verify();
+    if (!ready && ImGui::IsItemHovered()) ImGui::SetTooltip("wait for the frame to finish");
+    if (verify_job_.running()) {
+      ImGui::ProgressBar(static_cast<float>(verify_job_.progress()), ImVec2(-60, 0), "verifying");
+      ImGui::SameLine();
+      if (ImGui::Button("Stop")) verify_job_.cancel();
+    }
+    std::string status, err = verify_job_.error();
+    bool wrong = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      status = verify_status_;
+      wrong = verify_wrong_;
+    }
+    if (!err.empty() && !verify_job_.running()) {
+      status = "verify failed: " + err;
+      wrong = true;
+    }
+    if (!status.empty())
+      ImGui::TextColored(wrong ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), "%s",
+                         status.c_str());
+  }
+
+  void start_verify() {
+    auto image = std::make_shared<mandel::RenderResult>();
+    image->width = view_.width;
+    image->height = view_.height;
+    canvas_->read(&image->counts, &image->smooth);  // no render job runs: the canvas is ours
+    mandel::oracle::VerifyOptions o;
+    o.samples = verify_samples_;
+    o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+    const View v = view_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      verify_status_ = "verifying " + std::to_string(o.samples) + " pixels in MPFR ...";
+      verify_wrong_ = false;
+    }
+    verify_job_.start([this, v, o, image](JobControl& ctl) mutable {
+      o.oracle.cancel = &ctl.cancel;
+      const mandel::oracle::VerifyReport rep =
+          mandel::oracle::verify_render(v, *image, o, [&ctl](double p) { ctl.progress = p; });
+      std::string line = rep.summary();
+      if (!rep.cancelled && rep.samples > rep.grid * rep.grid) line += " (seed " + std::to_string(rep.seed) + ")";
+      std::lock_guard<std::mutex> lock(mutex_);
+      verify_status_ = rep.cancelled ? "verification stopped" : line;
+      verify_wrong_ = rep.failed();
+    });
   }
 
   // Screenshots (re-rendered at the chosen size, location embedded) and location files.
@@ -458,6 +525,11 @@ class MandelbrotPanel final : public Panel {
     dirty_ = false;
     shown_final_ = false;
     job_.cancel();  // joins: the canvases are free to replace
+    if (verify_job_.running()) {
+      verify_job_.cancel();  // its result would describe the view before this one
+      std::lock_guard<std::mutex> lock(mutex_);
+      verify_status_ = "verification stopped: the view changed";
+    }
     View v = view_;
     const Backend want = use_cpu_ ? Backend::kCpu : Backend::kAuto;
     try {
@@ -604,7 +676,10 @@ class MandelbrotPanel final : public Panel {
   Backend canvas_want_ = Backend::kAuto;
   render::CanvasTexture display_;
   ImVec2 uv0_{0, 0}, uv1_{1, 1};
-  BackgroundJob job_, shot_job_;
+  BackgroundJob job_, shot_job_, verify_job_;
+  int verify_samples_ = 64;
+  std::string verify_status_;  // guarded by mutex_ (the verify worker writes it)
+  bool verify_wrong_ = false;
   char shot_path_[512] = "deepscope-shot.png", loc_path_[512] = "location.txt";
   int shot_w_ = 3840, shot_h_ = 2160;
   bool shot_custom_ = false;
