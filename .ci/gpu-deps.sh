@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 mkdir -p .deps
 cd .deps
 apt-get download libmpfr6 libmpfr-dev libgmp10 libgmp-dev libgmpxx4ldbl libgtest-dev \
-  libstb0 libstb-dev libqd0v5 libqd-dev 2>&1 | tail -n 2
+  libstb0 libstb-dev libqd0v5 libqd-dev libtoml11-dev 2>&1 | tail -n 2
 # The headless GL context of the interop test and `bench interop`: the GL vendor-neutral EGL
 # library (NVIDIA's driver there supplies libEGL_nvidia), and glad's loaders, pre-generated because
 # that machine has no python3-glad.

@@ -159,10 +159,8 @@ int bench_perturb(const ArgList& args) {
     std::string location;
     if (!d.file.empty()) {
       const Location loc = read_location_file(locations + "/" + d.file);
-      v.re = loc.re;
-      v.im = loc.im;
-      v.zoom = loc.zoom;
-      v.max_iter = loc.iterations.value_or(10000);
+      v.max_iter = 10000;
+      apply_to_view(loc, &v, false);
       location = d.file.substr(0, d.file.size() - 4);
     } else if (d.zoom == "1e14") {
       v.re = mandel::locations::kKf1e14Re;

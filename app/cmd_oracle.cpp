@@ -73,15 +73,8 @@ OracleJob parse_oracle(const ArgList& args) {
   j.out = a.require("out");
   if (a.has("location")) {
     j.location_file = a.get("location", "");
-    const Location loc = read_location_file(j.location_file);
-    j.view.re = loc.re;
-    j.view.im = loc.im;
-    j.view.zoom = loc.zoom;
-    if (loc.iterations) j.view.max_iter = *loc.iterations;
-    if (loc.width && loc.height) {
-      j.view.width = *loc.width;
-      j.view.height = *loc.height;
-    }
+    // The same view `render --location` draws (KF's axis, Rotate/Ratio, F3's transform).
+    apply_to_view(read_location_file(j.location_file), &j.view, true);
   }
   j.view.re = a.get("re", j.view.re);
   j.view.im = a.get("im", j.view.im);

@@ -47,6 +47,7 @@ struct Job {
   std::string shard = "0/1";  // --shard i/n
   int tile_rows = 0;          // --tile-rows R (0: strips only when several workers)
   VerifyPlan verify;          // --verify N [--verify-seed S]
+  std::vector<std::string> location_warnings;  // fields of --location FILE not reproduced
 };
 
 Backend parse_backend(const std::string& s) {
@@ -135,14 +136,8 @@ Job parse_job(const ArgList& args) {
   j.palette_name = "classic";
   if (a.has("location")) {
     const Location loc = read_location_file(a.get("location", ""));
-    j.view.re = loc.re;
-    j.view.im = loc.im;
-    j.view.zoom = loc.zoom;
-    if (loc.iterations) j.view.max_iter = *loc.iterations;
-    if (loc.width && loc.height) {
-      j.view.width = *loc.width;
-      j.view.height = *loc.height;
-    }
+    apply_to_view(loc, &j.view, true);
+    j.location_warnings = loc.warnings;
     if (loc.palette) j.palette_name = *loc.palette;
     if (loc.density) j.density = *loc.density;
     if (loc.offset) j.offset = *loc.offset;
@@ -203,6 +198,8 @@ Job parse_job(const ArgList& args) {
 int cmd_render(const ArgList& args) {
   Job job = parse_job(args);
   mandel::View& v = job.view;
+  if (!job.quiet && work::is_writer())
+    for (const std::string& w : job.location_warnings) std::cerr << "deepscope render: warning: " << w << "\n";
 
   // Validate every frame's view and format before anything renders.
   mandel::geometry(v);

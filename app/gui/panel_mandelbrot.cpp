@@ -232,11 +232,10 @@ class MandelbrotPanel final : public Panel {
 
   void apply_location(const app::Location& loc) {
     View v = view_;
-    v.re = loc.re;
-    v.im = loc.im;
-    v.zoom = loc.zoom;
-    if (loc.iterations) v.max_iter = *loc.iterations;
-    mandel::geometry(v);  // throws for a location no format can show
+    app::apply_to_view(loc, &v, false);  // the window keeps its size
+    mandel::geometry(v);                  // throws for a location no format can show
+    notice_.clear();
+    for (const std::string& w : loc.warnings) notice_ += (notice_.empty() ? "" : "\n") + w;
     if (loc.palette) {
       const auto& names = mandel::palette_names();
       for (size_t k = 0; k < names.size(); ++k)

@@ -1,4 +1,5 @@
-// Files for tests that run commands: a fresh temporary directory and a file's whole contents.
+// Files for tests: a fresh temporary directory, a file's whole contents, and the paths of the
+// repository's data files and of the shared folder beside it.
 #pragma once
 #include <stdlib.h>
 
@@ -21,5 +22,12 @@ inline std::string slurp(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+#ifdef DEEPSCOPE_SOURCE_DIR
+// A path in the repository, from its root ("tests/data/locations").
+inline std::string source_path(const std::string& rel) { return std::string(DEEPSCOPE_SOURCE_DIR) + "/" + rel; }
+// Location files made by other programs (../shared/locations beside the repository's root).
+inline std::string shared_locations_dir() { return source_path("../shared/locations"); }
+#endif
 
 }  // namespace ds::test

@@ -1,0 +1,126 @@
+// The MPFR-checked suite of real locations made by other programs (tests/data/oracle/suite.txt):
+// each location's oracle grid (deepscope oracle, stored as .npy with the command in its .json) is
+// rendered pixel by pixel with the auto path and compared. CI runs the entries marked "cpu"; the
+// others run where DEEPSCOPE_SUITE=all (the GPU session and bench perturb).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "kernels/mandelbrot.h"
+#include "kernels/perturb.h"
+#include "kernels/perturb_oracle.h"
+#include "location.h"
+#include "test_files.h"
+
+namespace {
+
+using namespace ds;
+namespace orc = ds::mandel::oracle;
+
+const std::string kData = DEEPSCOPE_TEST_DATA;
+
+struct Entry {
+  std::string name, location;
+  int width = 0, height = 0, grid = 0;
+  bool cpu = false;
+};
+
+std::vector<Entry> suite() {
+  std::ifstream in(kData + "/oracle/suite.txt");
+  EXPECT_TRUE(in.good()) << "no " << kData << "/oracle/suite.txt";
+  std::vector<Entry> out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    Entry e;
+    std::string where;
+    char x = 0;
+    ss >> e.name >> e.location >> e.width >> x >> e.height >> e.grid >> where;
+    EXPECT_FALSE(ss.fail()) << "malformed suite line: " << line;
+    e.cpu = where == "cpu";
+    out.push_back(e);
+  }
+  return out;
+}
+
+// A .npy array written by encode_npy: the element bytes after the header.
+template <class T>
+std::vector<T> load_npy(const std::string& path, size_t expect) {
+  const std::string b = ds::test::slurp(path);
+  EXPECT_GE(b.size(), 10u) << path;
+  if (b.size() < 10) return {};
+  const size_t header = static_cast<unsigned char>(b[8]) | (static_cast<size_t>(static_cast<unsigned char>(b[9])) << 8);
+  const size_t at = 10 + header;
+  EXPECT_EQ(b.size() - at, expect * sizeof(T)) << path;
+  std::vector<T> v(expect);
+  if (b.size() - at == expect * sizeof(T)) std::memcpy(v.data(), b.data() + at, expect * sizeof(T));
+  return v;
+}
+
+void check(const Entry& e) {
+  const app::Location loc = app::read_location_file(kData + "/" + e.location);
+  mandel::View v;
+  app::apply_to_view(loc, &v, false);
+  v.width = e.width;
+  v.height = e.height;
+  const size_t n = static_cast<size_t>(e.grid) * e.grid;
+  const std::string stem = kData + "/oracle/" + e.name;
+  const std::vector<uint32_t> oracle = load_npy<uint32_t>(stem + ".npy", n);
+  const std::vector<uint8_t> trusted = load_npy<uint8_t>(stem + "_trusted.npy", n);
+  ASSERT_EQ(oracle.size(), n);
+  ASSERT_EQ(trusted.size(), n);
+  mandel::perturb::clear_reference_cache();
+  mandel::RenderOptions o;  // the auto path: format, method and backend chosen as for a user
+  const std::vector<orc::PixelIndex> where = orc::grid_pixels(v, e.grid);
+  size_t ntrusted = 0, same = 0, near = 0, unresolved = 0;
+  std::set<uint32_t> distinct;
+  for (size_t k = 0; k < n; ++k) {
+    mandel::Tile t{where[k].i, where[k].j, 1, 1};
+    const mandel::RenderResult r = mandel::render(v, o, t);
+    ASSERT_EQ(r.counts.size(), 1u);
+    const uint32_t c = r.counts[0];
+    unresolved += r.perturb.glitch_unresolved;
+    distinct.insert(c);
+    if (!trusted[k]) continue;
+    ++ntrusted;
+    same += c == oracle[k];
+    near += (c > oracle[k] ? c - oracle[k] : oracle[k] - c) <= 1;
+    if ((c > oracle[k] ? c - oracle[k] : oracle[k] - c) > 1)
+      ADD_FAILURE() << e.name << ": pixel (" << where[k].i << ", " << where[k].j << ") rendered " << c
+                    << ", MPFR " << oracle[k];
+  }
+  std::cout << e.name << " (" << e.location << ", " << e.width << "x" << e.height << ", grid " << e.grid
+            << "): MPFR trusted on " << ntrusted << " of " << n << "; equal on " << same << ", within 1 on "
+            << near << "; " << distinct.size() << " distinct counts\n";
+  EXPECT_GE(ntrusted, n * 9 / 10) << e.name << ": the oracle grid trusts too few pixels";
+  EXPECT_GE(same * 1000, ntrusted * 999) << e.name;
+  EXPECT_EQ(near, ntrusted) << e.name;
+  EXPECT_EQ(unresolved, 0u) << e.name;
+  EXPECT_GE(distinct.size(), 10u) << e.name << ": a flat image";
+}
+
+TEST(OracleSuite, CheapLocationsAgreeWithMpfr) {
+  int ran = 0;
+  for (const Entry& e : suite())
+    if (e.cpu) {
+      check(e);
+      ++ran;
+    }
+  EXPECT_GT(ran, 0);
+}
+
+TEST(OracleSuite, DeepLocationsAgreeWithMpfr) {
+  const char* all = std::getenv("DEEPSCOPE_SUITE");
+  if (!all || std::string(all) != "all")
+    GTEST_SKIP() << "deep locations run with DEEPSCOPE_SUITE=all (GPU session, bench perturb)";
+  for (const Entry& e : suite())
+    if (!e.cpu) check(e);
+}
+
+}  // namespace
