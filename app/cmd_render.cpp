@@ -128,7 +128,7 @@ Job parse_job(const ArgList& args) {
   cli::Args a(args, {"re",       "im",     "zoom",    "iter",    "size",          "arith",  "palette",
                      "density",  "offset", "out",     "backend", "limb-strategy", "counts", "smooth",
                      "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows",
-                     "verify",   "verify-seed"},
+                     "verify",   "verify-seed", "delta", "max-references"},
               {"quiet", "no-bla"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -175,6 +175,16 @@ Job parse_job(const ArgList& args) {
   if (!j.zoom_to.empty() && j.frames < 2) throw cli::UsageError("--zoom-to needs --frames N with N >= 2");
   j.quiet = a.flag("quiet");
   j.verify.samples = static_cast<int>(a.get_int("verify", 0, 1, 1 << 20));
+  const std::string delta = a.get("delta", "auto");
+  if (delta == "auto")
+    j.opt.delta = mandel::DeltaFormat::kAuto;
+  else if (delta == "f64")
+    j.opt.delta = mandel::DeltaFormat::kF64;
+  else if (delta == "floatexp")
+    j.opt.delta = mandel::DeltaFormat::kFloatExp;
+  else
+    throw cli::UsageError("--delta must be auto, f64 or floatexp, got \"" + delta + "\"");
+  j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 256, 0, 1 << 20));
   if (a.has("verify-seed") && !a.has("verify"))
     throw cli::UsageError("--verify-seed needs --verify N");
   // A seed of its own unless replayed: the random samples differ from run to run.
@@ -339,7 +349,8 @@ int cmd_render(const ArgList& args) {
     std::cerr << "deepscope render: wrote " << t.png << " (" << summary.substr(0, nl) << ")\n";
     if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
   }
-  return wrong ? 1 : 0;
+  const int code = unresolved_exit(r.perturb.glitch_unresolved, t.png, job.quiet);
+  return wrong ? 1 : code;
 }
 
 }  // namespace ds::app

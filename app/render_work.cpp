@@ -294,6 +294,15 @@ bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
   }
 }
 
+int unresolved_exit(uint64_t unresolved, const std::string& what, bool quiet) {
+  if (unresolved == 0) return 0;
+  if (!quiet)
+    std::cerr << "deepscope render: " << unresolved << " pixels of " << what
+              << " could not be made right (glitch correction ran out of references); their count is 0 and "
+                 "the PNG says so (deepscope-perturb)\n";
+  return 1;
+}
+
 int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& plan) {
   const bool talk = work::is_writer() && !plan.quiet;
   std::vector<const RenderTarget*> all;
@@ -326,13 +335,16 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     put(payload, t.counts.empty() ? std::string() : encode_npy(r.counts, r.height, r.width));
     put(payload, t.smooth.empty() ? std::string() : encode_npy(r.smooth, r.height, r.width));
     put(payload, render_summary(r));
+    put(payload, std::to_string(r.perturb.glitch_unresolved));
     return true;
   };
+  uint64_t unresolved_pixels = 0;  // over the frames written by this run (the writer's count)
   job.take = [&](int64_t c, const std::string& payload, bool) {
     const RenderTarget& t = frames[static_cast<size_t>(c)];
     size_t pos = 0;
     const std::string png = take_field(payload, &pos), counts = take_field(payload, &pos),
                       smooth = take_field(payload, &pos), summary = take_field(payload, &pos);
+    unresolved_pixels += std::stoull(take_field(payload, &pos));
     // The PNG last: a frame counts as written (frame_written) only once its arrays are there.
     if (!t.counts.empty()) write_file_atomically(t.counts, counts);
     if (!t.smooth.empty()) write_file_atomically(t.smooth, smooth);
@@ -358,7 +370,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
       std::cerr << "deepscope render: " << s.loaded << " of " << s.owned << " frames were already written\n";
     print_per_worker(s, "frames");
   }
-  return 0;
+  return unresolved_exit(unresolved_pixels, "the frames", plan.quiet);
 }
 
 int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& plan) {
@@ -442,7 +454,8 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
     print_per_worker(s, "strips");
   }
-  return wrong ? 1 : 0;
+  const int code = unresolved_exit(img.perturb.glitch_unresolved, image.png, plan.quiet);
+  return wrong ? 1 : code;
 }
 
 }  // namespace ds::app

@@ -35,6 +35,10 @@ struct RenderPlan {
   VerifyPlan verify;  // one image only (render_strips; cmd_render's single render)
 };
 
+// Exit code 1, with a message unless quiet, when `unresolved` pixels of `what` could not be made
+// right (perturbation's glitch_unresolved); 0 otherwise. A render that is not right never exits 0.
+int unresolved_exit(uint64_t unresolved, const std::string& what, bool quiet);
+
 // The frames of plan.shard, each written (npy files first, the PNG last, each atomically) as soon
 // as it is rendered. A frame whose PNG exists with this frame's location embedded (and whose .npy
 // files exist when asked) is skipped, so a rerun of a cancelled sequence renders only the rest.

@@ -95,6 +95,9 @@ struct RenderOptions {
   DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
   bool bla = true;                         // perturbation only: false iterates every step
   bool interior = true;  // perturbation only: stop pixels proven inside the set (docs/perturbation.md)
+  // Perturbation only: secondary references a render may place in glitched blobs; pixels of the
+  // blobs beyond them stay unresolved (PerturbInfo::glitch_unresolved).
+  int max_secondary_references = 256;
   // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
   // the tile: a strip of a large image for one worker. The result holds just those rows, each
   // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA

@@ -96,9 +96,9 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
 // Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
 // 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
 // blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
-// beyond kMaxSecondaryReferences, or one whose pixels flag again, stays unresolved: its pixels
+// beyond the last reference allowed, or one whose pixels flag again, stays unresolved: its pixels
 // keep count 0 and glitch_unresolved says how many, so no caller can take the image as right.
-constexpr int kMaxSecondaryReferences = 256;
+// RenderOptions::max_secondary_references bounds the references.
 
 std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<std::size_t>& flagged) {
   const std::size_t w = static_cast<std::size_t>(t.width), h = static_cast<std::size_t>(t.height);
@@ -155,7 +155,7 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
       res->cancelled = true;
       return;
     }
-    if (references >= kMaxSecondaryReferences) {
+    if (references >= opt.max_secondary_references) {
       for (std::size_t k : blob) put(k, 0u, 0.0f);
       unresolved += blob.size();
       continue;

@@ -111,6 +111,33 @@ TEST(PerturbCli, BadInputExitsWithTwo) {
   EXPECT_FALSE(exists(dir + "/x.png"));
 }
 
+// f64 deltas forced at 1e320 underflow on every pixel: with no secondary reference allowed the
+// pixels stay unresolved, the command exits 1 and the PNG says so; with one allowed they are
+// corrected and it exits 0.
+TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
+  const std::string dir = tmpdir();
+  std::string re, im;
+  deep_point(&re, &im);
+  const std::vector<std::string> view = {"--re",   re.substr(0, 420), "--im",   im.substr(0, 420), "--zoom",
+                                         "1e320",  "--iter",          "3000",   "--size",          "8x8",
+                                         "--backend", "cpu",          "--delta", "f64",            "--quiet"};
+  auto args = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = view;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--max-references", "0", "--out", dir + "/u.png"})); }),
+            1);
+  ASSERT_TRUE(exists(dir + "/u.png"));
+  std::ifstream f(dir + "/u.png", std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  EXPECT_NE(s.str().find("glitch_unresolved = 64"), std::string::npos);
+  EXPECT_NE(s.str().find("64 pixels are not right"), std::string::npos);
+  EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--out", dir + "/c.png"})); }), 0);
+  EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--delta", "f32", "--out", dir + "/x.png"})); }), 2);
+}
+
 TEST(PerturbCli, BenchWritesItsReport) {
   const std::string dir = tmpdir();
   const std::string md = dir + "/perturbation.md";
