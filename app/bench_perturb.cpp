@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "cli.h"
 #include "kernels/device.h"
 #include "kernels/perturb.h"
+#include "kernels/perturb_oracle.h"
 #include "location.h"
 #include "version.h"
 #include "kernels/locations.h"
@@ -108,12 +110,127 @@ struct Row {
   uint32_t ref_len = 0;
 };
 
+// The oracle grid NAME.npy / NAME_trusted.npy (deepscope oracle) as counts and mask; false when
+// the files are missing or malformed. *n: the grid's side.
+bool load_oracle(const std::string& stem, int* n, std::vector<uint32_t>* counts, std::vector<uint8_t>* trusted) {
+  auto body = [](const std::string& path, size_t elem, int* side, std::string* data) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false;
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string b = ss.str();
+    if (b.size() < 10 || b.compare(1, 5, "NUMPY") != 0) return false;
+    const size_t hl = static_cast<unsigned char>(b[8]) | (static_cast<size_t>(static_cast<unsigned char>(b[9])) << 8);
+    const std::string header = b.substr(10, hl);
+    const size_t shape = header.find("'shape': (");
+    if (shape == std::string::npos) return false;
+    *side = std::atoi(header.c_str() + shape + 10);
+    *data = b.substr(10 + hl);
+    return *side > 0 && data->size() == static_cast<size_t>(*side) * *side * elem;
+  };
+  std::string c, t;
+  int n2 = 0;
+  if (!body(stem + ".npy", 4, n, &c) || !body(stem + "_trusted.npy", 1, &n2, &t) || n2 != *n) return false;
+  counts->resize(c.size() / 4);
+  std::memcpy(counts->data(), c.data(), c.size());
+  trusted->assign(t.begin(), t.end());
+  return true;
+}
+
+// `bench perturb --kf DIR`: Kalles Fraktaler's six benchmark files (DIR/1e14.kfr ...) at --size
+// (1024^2 by default, KF's size) on the GPU when there is one, cold (reference cache cleared), with
+// the agreement with the MPFR oracle grids in --oracle DIR (kf-NAME.npy, made by deepscope oracle
+// for the same size) and KF 2.12.11's published CPU times beside.
+int bench_kf(const cli::Args& a, const ArgList& args) {
+  const std::string dir = a.get("kf", "");
+  const std::string oracle_dir = a.get("oracle", "tests/data/oracle");
+  const std::string out = a.get("out", "");
+  if (!out.empty()) check_writable(out);
+  const bool gpu = !a.flag("cpu-only") && cuda_device_count() > 0;
+  if (a.flag("gpu-only") && !gpu) throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
+  const int size = static_cast<int>(a.get_int("size", 1024, 16, 8192));
+  std::vector<std::string> names = {"1e14", "1e50", "5e113", "5e227", "4e533", "1e1086"};
+  if (a.has("depths")) {
+    names.clear();
+    std::stringstream ss(a.get("depths", ""));
+    for (std::string d; std::getline(ss, d, ',');) names.push_back(d);
+  }
+  std::ostringstream md;
+  char date[64];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::string device = cpu_name() + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " threads)";
+  if (gpu) {
+    const auto dv = cuda_devices();
+    device = dv[0].name + ", " + std::to_string(dv[0].sm_count) + " SMs; reference orbit on " + device;
+  }
+  std::string command = "deepscope bench perturb";
+  for (const auto& s : args) command += " " + s;
+  md << "# deepscope bench perturb --kf: Kalles Fraktaler's benchmark set\n\n"
+     << "- date: " << date << "\n- device: " << device << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
+     << "\n- command: `" << command << "`\n\n"
+     << "Each file rendered cold (reference cache cleared) by the auto path at " << size << "^2. *wall* is the "
+        "whole render() call (MPFR reference on one CPU core, BLA table, kernel, glitch correction); "
+        "*MPFR agreement* compares the render at the oracle grid's pixels with `deepscope oracle` "
+        "(MPFR direct iteration, trusted pixels only). KF is Kalles Fraktaler 2.12.11's published "
+        "1024^2 \"fast\" time on a CPU.\n\n"
+     << "| file | zoom | iterations | engine | wall (s) | reference (s) | ref. points / bits / stop | kernel (s) | "
+        "by BLA | interior px | glitches (flagged/corrected/unresolved) | counts | MPFR agreement | KF (s) | KF / wall |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const std::string& name : names) {
+    mandel::View v;
+    apply_to_view(read_location_file(dir + "/" + name + ".kfr"), &v, false);
+    v.width = v.height = size;
+    mandel::RenderOptions o;
+    o.backend = gpu ? Backend::kCuda : Backend::kCpu;
+    mandel::perturb::clear_reference_cache();
+    const mandel::RenderResult r = mandel::render(v, o);
+    const mandel::PerturbInfo& p = r.perturb;
+    const auto mm = std::minmax_element(r.counts.begin(), r.counts.end());
+    std::string agreement = "no oracle grid";
+    int n = 0;
+    std::vector<uint32_t> oc;
+    std::vector<uint8_t> ot;
+    if (load_oracle(oracle_dir + "/kf-" + name, &n, &oc, &ot) && n <= size) {
+      int trusted = 0, same = 0, near = 0;
+      const auto where = mandel::oracle::grid_pixels(v, n);
+      for (size_t k = 0; k < where.size(); ++k) {
+        if (!ot[k]) continue;
+        const uint32_t c = r.counts[static_cast<size_t>(where[k].j) * size + where[k].i];
+        ++trusted;
+        same += c == oc[k];
+        near += (c > oc[k] ? c - oc[k] : oc[k] - c) <= 1;
+      }
+      agreement = std::to_string(same) + "/" + std::to_string(trusted) + " equal, " + std::to_string(near) +
+                  " within 1 (" + std::to_string(n) + "^2 grid, " + std::to_string(n * n - trusted) + " untrusted)";
+    }
+    double kf = 0;
+    for (const KfTime& k : kKf)
+      if (name == k.depth) kf = k.seconds;
+    std::fprintf(stderr, "%-7s %-16s %8.3f s (reference %.3f s, %u points, %s) %s\n", name.c_str(),
+                 mandel::format_label(r).c_str(), r.seconds, p.reference_seconds, p.reference_length,
+                 p.reference_stop.c_str(), agreement.c_str());
+    md << "| " << name << ".kfr | " << v.zoom << " | " << v.max_iter << " | " << mandel::format_label(r) << " on "
+       << mandel::backend_name(r.backend) << " | " << fmt("%.3f", r.seconds) << " | "
+       << fmt("%.3f", p.reference_seconds) << " | " << p.reference_length << " / " << p.reference_bits << " / "
+       << p.reference_stop << " | " << fmt("%.3f", r.kernel_seconds) << " | "
+       << fmt("%.1f%%", r.iterations ? 100.0 * p.bla_skipped / r.iterations : 0.0) << " | " << p.interior_pixels
+       << " | " << p.glitch_pixels << "/" << p.glitch_corrected << "/" << p.glitch_unresolved << " | " << *mm.first
+       << "-" << *mm.second << " | " << agreement << " | " << fmt("%.2f", kf) << " | "
+       << (size == 1024 && kf > 0 ? fmt("%.1fx", kf / r.seconds) : std::string("-")) << " |\n";
+  }
+  std::cout << md.str();
+  if (!out.empty()) write_file_atomically(out, md.str());
+  return 0;
+}
+
 }  // namespace
 
 int bench_perturb(const ArgList& args) {
-  cli::Args a(args, {"out", "size", "depths", "locations"}, {"quick", "cpu-only", "gpu-only"});
+  cli::Args a(args, {"out", "size", "depths", "locations", "kf", "oracle"}, {"quick", "cpu-only", "gpu-only"});
   if (!a.positional().empty())
     throw cli::UsageError("bench perturb: unexpected \"" + a.positional()[0] + "\"");
+  if (a.has("kf")) return bench_kf(a, args);
   const bool quick = a.flag("quick");
   const std::string out = a.get("out", "");
   if (!out.empty()) check_writable(out);
