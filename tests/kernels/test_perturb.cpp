@@ -396,4 +396,33 @@ TEST(PerturbDevice, CudaMatchesCpu) {
   }
 }
 
+// The kernel's interior test and pixel map against the CPU's: a minibrot view with interior
+// pixels, and KF's 1e1086 with its Ratio stretch (a non-identity map) at a small size.
+TEST(PerturbDevice, InteriorAndPixelMapMatchCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  View a = make_view("-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199",
+                     "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075",
+                     "4e50", 200000, 64, 64);
+  View b = kfr_view("1e1086.kfr", 48, 32);
+  b.pixel_map[0] = 1.0;
+  b.pixel_map[1] = 0.35;
+  b.pixel_map[2] = 0.0;
+  b.pixel_map[3] = 0.9;
+  for (const View& v : {a, b}) {
+    RenderOptions o;
+    o.method = Method::kPerturb;
+    o.backend = Backend::kCpu;
+    perturb::clear_reference_cache();
+    const RenderResult c = render(v, o);
+    o.backend = Backend::kCuda;
+    const RenderResult g = render(v, o);
+    ASSERT_EQ(g.backend, Backend::kCuda);
+    EXPECT_EQ(g.counts, c.counts) << v.zoom;
+    EXPECT_EQ(g.perturb.interior_pixels, c.perturb.interior_pixels) << v.zoom;
+    std::cout << v.zoom << ": interior " << g.perturb.interior_pixels << " (GPU) " << c.perturb.interior_pixels
+              << " (CPU), GPU " << g.seconds << " s, CPU " << c.seconds << " s\n";
+  }
+  EXPECT_GT(render(a, RenderOptions{}).perturb.interior_pixels, 0u);
+}
+
 }  // namespace
