@@ -184,7 +184,7 @@ Job parse_job(const ArgList& args) {
     j.opt.delta = mandel::DeltaFormat::kFloatExp;
   else
     throw cli::UsageError("--delta must be auto, f64 or floatexp, got \"" + delta + "\"");
-  j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 256, 0, 1 << 20));
+  j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
   if (a.has("verify-seed") && !a.has("verify"))
     throw cli::UsageError("--verify-seed needs --verify N");
   // A seed of its own unless replayed: the random samples differ from run to run.

@@ -32,7 +32,7 @@ Commands:
         --verify N [--verify-seed S] checks N pixels (a sqrt(N) grid, the rest random) against the
         MPFR oracle, records the result in the PNG, and exits 1 when a trusted pixel differs by > 1.
         Perturbation re-renders glitched pixels from up to --max-references N secondary references
-        (default 256); pixels left unresolved are counted in the PNG and the command exits 1.
+        (default 10000); pixels left unresolved are counted in the PNG and the command exits 1.
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]

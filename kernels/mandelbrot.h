@@ -97,7 +97,10 @@ struct RenderOptions {
   bool interior = true;  // perturbation only: stop pixels proven inside the set (docs/perturbation.md)
   // Perturbation only: secondary references a render may place in glitched blobs; pixels of the
   // blobs beyond them stay unresolved (PerturbInfo::glitch_unresolved).
-  int max_secondary_references = 256;
+  int max_secondary_references = 10000;
+  // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
+  // cannot decide (re-rendered from secondary references); false only to measure its cost.
+  bool error_bound = true;
   // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
   // the tile: a strip of a large image for one worker. The result holds just those rows, each
   // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA

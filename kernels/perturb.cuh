@@ -8,6 +8,10 @@
 // BLA: where |dz| < R of a table entry covering 2^l steps from m, dz <- A dz + B dc in one step
 // (perturb_bla.h). Counts and smooth counts follow mandelbrot.cuh's contract exactly: the first
 // n >= 1 with |z_n|^2 > 4, or max_iter.
+// Precision (docs/perturbation.md, "Undecided pixels"): with error_bound, an estimate of the error
+// of z is carried along (the first-order propagation of the roundings of every step, the terms
+// BLA drops and Z's own rounding, adding in quadrature), and a pixel whose escape test falls
+// within 4 estimates of |z| = 2 is flagged like a glitch.
 // Glitch checks (docs/perturbation.md): with T = double, a delta whose magnitude falls below
 // 2^-1000 (dc included) would lose bits to underflow; such a pixel is flagged (count 0) and
 // re-rendered on the host from a secondary reference with floatexp deltas. floatexp has no such
@@ -34,6 +38,12 @@ DEEPSCOPE_HD double absval(double x) { return x < 0 ? -x : x; }
 DEEPSCOPE_HD FloatExp absval(FloatExp x) { return abs(x); }
 DEEPSCOPE_HD double twice(double x) { return x + x; }
 DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
+// |x + iy| (the modulus), in T's range.
+DEEPSCOPE_HD double modulus(double x, double y) { return ::sqrt(x * x + y * y); }
+DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
+// sqrt(a^2 + b^2) for a, b >= 0: how independent errors add.
+DEEPSCOPE_HD double quad(double a, double b) { return ::sqrt(a * a + b * b); }
+DEEPSCOPE_HD FloatExp quad(FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); }
 // A bound on |x + iy| >= its true value (the L1 norm): no squares, so no underflow in double.
 template <class T>
 DEEPSCOPE_HD T l1(T x, T y) {
@@ -41,6 +51,8 @@ DEEPSCOPE_HD T l1(T x, T y) {
 }
 // Below this magnitude a double delta is flagged as a glitch (T = double only).
 constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
+// The unit roundoff of binary64 and floatexp's significand (2^-53).
+constexpr double kRoundoff = 1.1102230246251565e-16;
 
 template <class T>
 struct PerturbParams {
@@ -58,6 +70,7 @@ struct PerturbParams {
   uint32_t max_iter;
   bool check_underflow;  // T = double
   bool interior;         // stop pixels proven inside the set
+  bool error_bound;      // carry a bound on |computed z - exact z| and flag undecided escapes
 };
 
 struct PerturbPixel {
@@ -132,6 +145,9 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   T wr = T(0.0), wi = T(0.0);
   T zmin = T(0.0);
   uint32_t kmin = 0, period = 0, wstart = 0, hits = 0;
+  // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
+  // rounding, independent roundings adding in quadrature; dc's own rounding to start.
+  T err = l1(dcr, dci) * kRoundoff;
   for (;;) {
     if (n >= p.max_iter) {
       out.count = p.max_iter;
@@ -141,7 +157,17 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     const T zr = p.zr[m] + dzr;
     const T zi = p.zi[m] + dzi;
     const double zr_d = as_double(zr), zi_d = as_double(zi);
-    if (zr_d * zr_d + zi_d * zi_d > 4.0) {
+    const double r2 = zr_d * zr_d + zi_d * zi_d;
+    // The escape test |z|^2 > 4 is decided only where the error estimate keeps |z| clear of 2:
+    // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
+    // threshold (4 sigma of the estimate).
+    if (p.error_bound) {
+      const double e = quad(as_double(err), kRoundoff * as_double(l1(p.zr[m], p.zi[m])));
+      if (16.0 * e >= (r2 > 4.0 ? r2 - 4.0 : 4.0 - r2)) {
+        return out;
+      }
+    }
+    if (r2 > 4.0) {
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d);
       return out;
@@ -182,6 +208,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       }
     }
     if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
+      if (p.error_bound) err = quad(err, (l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff);
       dzr = zr;
       dzi = zi;
       m = 0;
@@ -203,6 +230,15 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         if (!(mag < e.r)) continue;
         const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
         const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
+        if (p.error_bound) {
+          // |A| err, then the roundings of A dz + B dc and the terms BLA drops (each of the 2^l
+          // steps drops at most eps |2 Z dz|, its radius, carried on by |A|; independent, so they
+          // add as sqrt(2^l)).
+          const T a = modulus(e.ar, e.ai), adz = a * mag;
+          const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
+                          adz * (kBlaEpsilon * ::sqrt(static_cast<double>(len)));
+          err = quad(a * err, local);
+        }
         dzr = nr;
         dzi = ni;
         if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
@@ -234,6 +270,15 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     const T ti = twice(p.zi[m]) + dzi;
     const T nr = (tr * dzr - ti * dzi) + dcr;
     const T ni = (tr * dzi + ti * dzr) + dci;
+    if (p.error_bound) {
+      // dz' = (2 Z + dz) dz + dc: the inherited error grows by |2 z|; the step adds the roundings
+      // of 2 Z + dz, the complex product and the sum, and of Z itself (stored to 53 bits). The
+      // multiplier is the modulus, not the L1 norm: an overestimate by up to sqrt(2) a step would
+      // compound over the orbit (r2 is exact enough unless z is tiny, where L1 costs nothing).
+      const T zl = r2 > 1e-290 ? T(::sqrt(r2)) : l1(zr, zi);
+      const T local = ((l1(tr, ti) + l1(p.zr[m], p.zi[m])) * l1(dzr, dzi) * 2.0 + l1(nr, ni)) * kRoundoff;
+      err = quad(twice(zl) * err, local);
+    }
     dzr = nr;
     dzi = ni;
     ++m;

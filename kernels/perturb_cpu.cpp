@@ -127,14 +127,85 @@ std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<
   return blobs;
 }
 
-// Re-renders the flagged pixels (tile indices). Results go to out_counts/out_smooth[q] for the
-// q-th flagged pixel when given (device-resident renders), else into res's arrays.
+// One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
+// floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
+// was computed (false when cancelled).
+std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                                     const std::vector<std::size_t>& blob, std::size_t pick,
+                                     const std::function<void(std::size_t, uint32_t, float)>& put, bool* made) {
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  const int bits = reference_bits(g);
+  const FloatExp hs = FloatExp::from_string(g.half_step);
+  std::string re, im;
+  pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
+  const std::shared_ptr<const Reference> ref =
+      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr);
+  *made = ref != nullptr;
+  if (!ref) return {};
+  if (blob.size() == 1 && !ref->periodic) {
+    // A reference at the pixel itself (to 2^-64 of a pixel) is the pixel's own MPFR orbit: its
+    // count is where that orbit escaped, or max_iter. (A periodic stop only says a nucleus lies
+    // within 2^-24 of a pixel, not that the pixel is inside: that one is perturbed as usual.)
+    const uint32_t n = ref->length() - 1;
+    if (ref->escaped) {
+      const double zr = to_double(ref->zr[n]), zi = to_double(ref->zi[n]);
+      put(pick, n, smooth_tail(n, zr, zi, to_double(ref->zr[1]), to_double(ref->zi[1])));
+    } else {
+      put(pick, v.max_iter, static_cast<float>(v.max_iter));
+    }
+    return {};
+  }
+  FloatExp off_re, off_im;
+  centre_offset(*ref, g, &off_re, &off_im);
+  // |dc| over the blob: at most the distance to the farthest member plus a pixel, via the map.
+  double reach = 0;
+  for (std::size_t k : blob) {
+    const double dx = static_cast<double>(k % tw) - static_cast<double>(pick % tw);
+    const double dy = static_cast<double>(k / tw) - static_cast<double>(pick / tw);
+    reach = std::max(reach, std::sqrt(dx * dx + dy * dy));
+  }
+  const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm) * 1.01);
+  const BlaTable<FloatExp> bla = build_bla<FloatExp>(*ref, dcmax);
+  PerturbParams<FloatExp> p{};
+  p.zr = ref->zr.data();
+  p.zi = ref->zi.data();
+  p.ref_len = ref->length();
+  p.bla = bla.entries.data();
+  for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
+  p.bla_levels = opt.bla ? bla.levels : 0;
+  p.off_re = off_re;
+  p.off_im = off_im;
+  p.half_step = hs;
+  for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
+  p.ref_re_d = to_double(ref->zr.size() > 1 ? ref->zr[1] : FloatExp(0.0));
+  p.ref_im_d = to_double(ref->zi.size() > 1 ? ref->zi[1] : FloatExp(0.0));
+  p.width = v.width;
+  p.height = v.height;
+  p.max_iter = v.max_iter;
+  p.check_underflow = false;
+  p.interior = opt.interior;
+  p.error_bound = opt.error_bound;
+  std::vector<std::size_t> again;
+  for (std::size_t k : blob) {
+    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) break;
+    const PerturbPixel px = perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
+    put(k, px.count, px.smooth);
+    if (px.count == 0) again.push_back(k);
+  }
+  return again;
+}
+
+// Re-renders the flagged pixels (tile indices, ascending). Results go to out_counts/out_smooth[q]
+// for the q-th flagged pixel when given (device-resident renders), else into res's arrays. In
+// passes: the pixels still flagged form new blobs with new references, until none is left, the
+// references run out, or a blob's own reference pixel flags again (then the blob is unresolved:
+// a reference at the pixel itself is as exact as a perturbation render gets).
 void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                      const std::vector<std::size_t>& flagged, uint32_t* out_counts, float* out_smooth,
                      RenderResult* res) {
   std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
   for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
-  const auto put = [&](std::size_t k, uint32_t c, float sm) {
+  const std::function<void(std::size_t, uint32_t, float)> put = [&](std::size_t k, uint32_t c, float sm) {
     if (out_counts) {
       out_counts[position[k]] = c;
       out_smooth[position[k]] = sm;
@@ -143,102 +214,71 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
       res->smooth[k] = sm;
     }
   };
-  const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, flagged);
-  const int bits = reference_bits(g);
-  const FloatExp step = pixel_step(g);
-  const FloatExp hs = FloatExp::from_string(g.half_step);
   const std::size_t tw = static_cast<std::size_t>(t.width);
-  uint64_t corrected = 0, unresolved = 0;
-  int references = 0;
-  for (const std::vector<std::size_t>& blob : blobs) {
-    if (opt.cancel && opt.cancel->load()) {
-      res->cancelled = true;
-      return;
+  std::vector<std::size_t> pending = flagged;
+  uint64_t unresolved = 0;
+  std::atomic<int> references{0};
+  while (!pending.empty()) {
+    const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, pending);
+    const int room = std::max(0, opt.max_secondary_references - references.load());
+    const std::size_t served = std::min(blobs.size(), static_cast<std::size_t>(room));
+    for (std::size_t b = served; b < blobs.size(); ++b) {
+      for (std::size_t k : blobs[b]) put(k, 0u, 0.0f);
+      unresolved += blobs[b].size();
     }
-    if (references >= opt.max_secondary_references) {
-      for (std::size_t k : blob) put(k, 0u, 0.0f);
-      unresolved += blob.size();
-      continue;
-    }
-    // The member nearest the blob's centroid (a blob may be non-convex: the centroid itself may
-    // lie outside it, and a reference outside the blob helps no more than the first one).
-    double sx = 0, sy = 0;
-    for (std::size_t k : blob) {
-      sx += static_cast<double>(k % tw);
-      sy += static_cast<double>(k / tw);
-    }
-    sx /= static_cast<double>(blob.size());
-    sy /= static_cast<double>(blob.size());
-    std::size_t pick = blob.front();
-    double best = INFINITY;
-    for (std::size_t k : blob) {
-      const double dx = static_cast<double>(k % tw) - sx, dy = static_cast<double>(k / tw) - sy;
-      if (dx * dx + dy * dy < best) {
-        best = dx * dx + dy * dy;
-        pick = k;
-      }
-    }
-    std::string re, im;
-    pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
-    const std::shared_ptr<const Reference> ref =
-        compute_reference(re, im, bits, v.max_iter, step, opt.cancel, nullptr);
-    if (!ref) {
-      res->cancelled = true;
-      return;
-    }
-    ++references;
-    FloatExp off_re, off_im;
-    centre_offset(*ref, g, &off_re, &off_im);
-    // |dc| over the blob: at most the distance to the farthest member plus a pixel, via the map.
-    double reach = 0;
-    for (std::size_t k : blob) {
-      const double dx = static_cast<double>(k % tw) - static_cast<double>(pick % tw);
-      const double dy = static_cast<double>(k / tw) - static_cast<double>(pick / tw);
-      reach = std::max(reach, std::sqrt(dx * dx + dy * dy));
-    }
-    const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm) * 1.01);
-    const BlaTable<FloatExp> bla = build_bla<FloatExp>(*ref, dcmax);
-    PerturbParams<FloatExp> p{};
-    p.zr = ref->zr.data();
-    p.zi = ref->zi.data();
-    p.ref_len = ref->length();
-    p.bla = bla.entries.data();
-    for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
-    p.bla_levels = opt.bla ? bla.levels : 0;
-    p.off_re = off_re;
-    p.off_im = off_im;
-    p.half_step = hs;
-    for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
-    p.ref_re_d = to_double(ref->zr.size() > 1 ? ref->zr[1] : FloatExp(0.0));
-    p.ref_im_d = to_double(ref->zi.size() > 1 ? ref->zi[1] : FloatExp(0.0));
-    p.width = v.width;
-    p.height = v.height;
-    p.max_iter = v.max_iter;
-    p.check_underflow = false;
-    p.interior = opt.interior;
-    std::atomic<uint64_t> bad{0};
+    std::vector<std::vector<std::size_t>> again(served);
+    std::atomic<uint64_t> stuck{0};
     ParallelOptions po;
     po.cancel = opt.cancel;
     po.threads = opt.cpu_threads;
     parallel_for(
-        blob.size(), 16,
-        [&](std::size_t a, std::size_t b) {
-          for (std::size_t q = a; q < b; ++q) {
-            const std::size_t k = blob[q];
-            const PerturbPixel px =
-                perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
-            put(k, px.count, px.smooth);
-            if (px.count == 0) ++bad;
+        served, 1,
+        [&](std::size_t b0, std::size_t b1) {
+          for (std::size_t b = b0; b < b1; ++b) {
+            const std::vector<std::size_t>& blob = blobs[b];
+            // The member nearest the blob's centroid (a blob may be non-convex: the centroid
+            // itself may lie outside it, where a reference helps no more than the first one).
+            double sx = 0, sy = 0;
+            for (std::size_t k : blob) {
+              sx += static_cast<double>(k % tw);
+              sy += static_cast<double>(k / tw);
+            }
+            sx /= static_cast<double>(blob.size());
+            sy /= static_cast<double>(blob.size());
+            std::size_t pick = blob.front();
+            double best = INFINITY;
+            for (std::size_t k : blob) {
+              const double dx = static_cast<double>(k % tw) - sx, dy = static_cast<double>(k / tw) - sy;
+              if (dx * dx + dy * dy < best) {
+                best = dx * dx + dy * dy;
+                pick = k;
+              }
+            }
+            bool made = false;
+            std::vector<std::size_t> left = render_blob(v, g, t, opt, blob, pick, put, &made);
+            if (!made) return;
+            ++references;
+            if (std::find(left.begin(), left.end(), pick) != left.end()) {
+              stuck += left.size();  // even the pixel's own reference cannot decide it
+              left.clear();
+            }
+            again[b] = std::move(left);
           }
         },
         po);
-    unresolved += bad.load();
-    corrected += blob.size() - bad.load();
+    if (opt.cancel && opt.cancel->load()) {
+      res->cancelled = true;
+      return;
+    }
+    unresolved += stuck.load();
+    std::vector<std::size_t> next;
+    for (const auto& l : again) next.insert(next.end(), l.begin(), l.end());
+    std::sort(next.begin(), next.end());
+    pending = std::move(next);
   }
-  if (opt.cancel && opt.cancel->load()) res->cancelled = true;
-  res->perturb.glitch_corrected = corrected;
+  res->perturb.glitch_corrected = flagged.size() - unresolved;
   res->perturb.glitch_unresolved = unresolved;
-  res->perturb.secondary_references = references;
+  res->perturb.secondary_references = references.load();
 }
 
 template <class T>
@@ -272,6 +312,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   p.half_step = from_fe<T>(hs);
   for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
   p.interior = opt.interior;
+  p.error_bound = opt.error_bound;
   p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
   p.ref_im_d = to_double(ref.zi.size() > 1 ? ref.zi[1] : FloatExp(0.0));
   p.width = v.width;
