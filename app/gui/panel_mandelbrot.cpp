@@ -310,7 +310,8 @@ class MandelbrotPanel final : public Panel {
       const mandel::oracle::VerifyReport rep =
           mandel::oracle::verify_render(v, *image, o, [&ctl](double p) { ctl.progress = p; });
       std::string line = rep.summary();
-      if (!rep.cancelled && rep.samples > rep.grid * rep.grid) line += " (seed " + std::to_string(rep.seed) + ")";
+      if (!rep.cancelled && rep.samples > rep.grid * rep.grid)
+        line += " (seed " + std::to_string(rep.seed) + ")";
       std::lock_guard<std::mutex> lock(mutex_);
       verify_status_ = rep.cancelled ? "verification stopped" : line;
       verify_wrong_ = rep.failed();
