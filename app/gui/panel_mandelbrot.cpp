@@ -298,7 +298,7 @@ class MandelbrotPanel final : public Panel {
     canvas_->read(&image->counts, &image->smooth);  // no render job runs: the canvas is ours
     mandel::oracle::VerifyOptions o;
     o.samples = verify_samples_;
-    o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+    o.seed = ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;  // as render
     const View v = view_;
     {
       std::lock_guard<std::mutex> lock(mutex_);
