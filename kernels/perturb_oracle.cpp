@@ -306,6 +306,8 @@ std::string VerifyReport::summary(bool ascii) const {
                   (ascii ? "+-1" : "\u00b11") + ", " + std::to_string(untrusted) +
                   " untrusted oracle pixels)";
   if (wrong > 0) s += "; " + std::to_string(wrong) + " differ by more than 1: the render is WRONG";
+  if (contradicted > 0)
+    s += "; " + std::to_string(contradicted) + " oracle pixels contradicted themselves (an oracle bug)";
   if (cancelled) s += " (cancelled: not every sample was checked)";
   return s;
 }
@@ -354,6 +356,7 @@ VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOpt
     if (px[k].status == Status::kCancelled) rep.cancelled = true;
     if (!px[k].trusted()) {
       ++rep.untrusted;
+      if (px[k].status == Status::kContradicted) ++rep.contradicted;
     } else {
       const int64_t d = static_cast<int64_t>(s.rendered) - static_cast<int64_t>(px[k].count);
       if (d == 0)
