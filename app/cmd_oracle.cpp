@@ -64,8 +64,8 @@ std::string stem_of(const std::string& out) {
 
 OracleJob parse_oracle(const ArgList& args) {
   cli::Args a(args,
-              {"re", "im", "zoom", "iter", "size", "location", "grid", "out", "meta", "pixel-map", "start-bits",
-               "max-bits", "escalations", "threads"},
+              {"re", "im", "zoom", "iter", "size", "location", "grid", "out", "meta", "pixel-map",
+               "start-bits", "max-bits", "escalations", "threads"},
               {"no-confirm", "quiet"});
   if (!a.positional().empty())
     throw cli::UsageError("oracle takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -104,7 +104,8 @@ OracleJob parse_oracle(const ArgList& args) {
 std::string encode_pixel(const orc::OraclePixel& p) {
   char b[200];
   std::snprintf(b, sizeof b, "%u %a %d %d %d %d %d %.17g %u\n", p.count, static_cast<double>(p.smooth),
-                static_cast<int>(p.status), p.bits, p.confirm_bits, p.top_bits, p.runs, p.log2_bound, p.lost_at);
+                static_cast<int>(p.status), p.bits, p.confirm_bits, p.top_bits, p.runs, p.log2_bound,
+                p.lost_at);
   return b;
 }
 
@@ -112,8 +113,8 @@ orc::OraclePixel decode_pixel(const std::string& s) {
   orc::OraclePixel p;
   double smooth = 0;
   int status = 0;
-  if (std::sscanf(s.c_str(), "%u %la %d %d %d %d %d %lg %u", &p.count, &smooth, &status, &p.bits, &p.confirm_bits,
-                  &p.top_bits, &p.runs, &p.log2_bound, &p.lost_at) != 9 ||
+  if (std::sscanf(s.c_str(), "%u %la %d %d %d %d %d %lg %u", &p.count, &smooth, &status, &p.bits,
+                  &p.confirm_bits, &p.top_bits, &p.runs, &p.log2_bound, &p.lost_at) != 9 ||
       status < 0 || status > static_cast<int>(orc::Status::kCancelled))
     throw std::runtime_error("oracle: malformed pixel record in the chunk file");
   p.smooth = static_cast<float>(smooth);
@@ -177,8 +178,8 @@ std::string meta_json(const OracleJob& j, const ArgList& args, const mandel::Geo
   o << "  \"pixel_map\": [" << v.pixel_map[0] << ", " << v.pixel_map[1] << ", " << v.pixel_map[2] << ", "
     << v.pixel_map[3] << "],\n";
   o << "  \"grid\": " << n << ",\n";
-  o << "  \"pixels\": \"array [l][k] holds pixel (i, j) = (floor((k + 0.5) * width / grid), floor((l + 0.5) * "
-       "height / grid)), j = 0 at the top\",\n";
+  o << "  \"pixels\": \"array [l][k] holds pixel (i, j) = (floor((k + 0.5) * width / grid), "
+       "floor((l + 0.5) * height / grid)), j = 0 at the top\",\n";
   o << "  \"files\": {\"counts\": " << json_string(j.out) << ", \"smooth\": " << json_string(j.smooth)
     << ", \"trusted\": " << json_string(j.trusted) << ", \"bits\": " << json_string(j.bits) << "},\n";
   o << "  \"oracle\": {\"start_bits\": " << (j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v))
@@ -189,7 +190,8 @@ std::string meta_json(const OracleJob& j, const ArgList& args, const mandel::Geo
     << (j.opt.confirm ? " and a run one rung higher (bits + max(64, bits/2)) certifies the same count" : "")
     << "\"},\n";
   const int trusted = by_status[orc::Status::kTrusted];
-  o << "  \"trusted\": " << trusted << ",\n  \"untrusted\": " << static_cast<int>(px.size()) - trusted << ",\n";
+  o << "  \"trusted\": " << trusted << ",\n  \"untrusted\": " << static_cast<int>(px.size()) - trusted
+    << ",\n";
   o << "  \"status\": {";
   bool first = true;
   for (const auto& [s, c] : by_status) {
@@ -214,8 +216,8 @@ std::string meta_json(const OracleJob& j, const ArgList& args, const mandel::Geo
     }
     o << (l ? ", " : "") << "[" << lo << ", " << hi << ", " << top << "]";
   }
-  o << "],\n  \"bits_per_grid_row_is\": \"[lowest, highest certifying bits (0: an untrusted pixel), highest bits "
-       "tried]\",\n";
+  o << "],\n  \"bits_per_grid_row_is\": \"[lowest, highest certifying bits (0: an untrusted pixel), "
+       "highest bits tried]\",\n";
   o << "  \"seconds\": " << seconds << ",\n  \"resumed_pixels\": " << resumed << "\n}\n";
   return o.str();
 }
@@ -231,8 +233,8 @@ struct Progress {
     last = now;
     const double s = std::chrono::duration<double>(now - t0).count();
     std::fprintf(stderr, "%soracle: %lld/%lld pixels (%lld untrusted), %.0f s%s", tty ? "\r" : "",
-                 static_cast<long long>(done), static_cast<long long>(total), static_cast<long long>(untrusted), s,
-                 tty ? "" : "\n");
+                 static_cast<long long>(done), static_cast<long long>(total),
+                 static_cast<long long>(untrusted), s, tty ? "" : "\n");
     std::fflush(stderr);
   }
   void clear() {
@@ -261,7 +263,8 @@ int cmd_oracle(const ArgList& args) {
   job.chunk_file = j.out + ".chunks";
   const mandel::View& v = j.view;
   char map[160];
-  std::snprintf(map, sizeof map, "%a,%a,%a,%a", v.pixel_map[0], v.pixel_map[1], v.pixel_map[2], v.pixel_map[3]);
+  std::snprintf(map, sizeof map, "%a,%a,%a,%a", v.pixel_map[0], v.pixel_map[1], v.pixel_map[2],
+                v.pixel_map[3]);
   // Everything that decides a pixel's record: a chunk file of other parameters is refused.
   job.header = "deepscope-oracle 1 re=" + v.re + " im=" + v.im + " zoom=" + v.zoom +
                " size=" + std::to_string(v.width) + "x" + std::to_string(v.height) +
@@ -289,8 +292,9 @@ int cmd_oracle(const ArgList& args) {
   };
   if (!j.quiet)
     std::cerr << "deepscope oracle: " << n << "x" << n << " grid of " << v.width << "x" << v.height << ", "
-              << v.max_iter << " iterations, from " << (j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v))
-              << " bits, " << threads << " threads\n";
+              << v.max_iter << " iterations, from "
+              << (j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v)) << " bits, " << threads
+              << " threads\n";
   const work::Stats s = work::run(job);
   line.clear();
   if (!work::is_writer()) return s.cancelled ? 130 : 0;
@@ -326,8 +330,8 @@ int cmd_oracle(const ArgList& args) {
     }
     std::cerr << (first ? "none" : "") << "), " << untrusted << " untrusted; " << s.seconds << " s";
     if (s.loaded) std::cerr << " (" << s.loaded << " pixels resumed)";
-    std::cerr << "\ndeepscope oracle: wrote " << j.out << ", " << j.smooth << ", " << j.trusted << ", " << j.bits
-              << ", " << j.meta << "\n";
+    std::cerr << "\ndeepscope oracle: wrote " << j.out << ", " << j.smooth << ", " << j.trusted << ", "
+              << j.bits << ", " << j.meta << "\n";
   }
   return 0;
 }

@@ -185,11 +185,12 @@ Job parse_job(const ArgList& args) {
   else
     throw cli::UsageError("--delta must be auto, f64 or floatexp, got \"" + delta + "\"");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
-  if (a.has("verify-seed") && !a.has("verify"))
-    throw cli::UsageError("--verify-seed needs --verify N");
-  // A seed of its own unless replayed: the random samples differ from run to run.
-  j.verify.seed = a.has("verify-seed") ? static_cast<uint64_t>(a.get_int("verify-seed", 0, 0, INT64_MAX))
-                                       : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (a.has("verify-seed") && !a.has("verify")) throw cli::UsageError("--verify-seed needs --verify N");
+  // A seed of its own unless replayed: the random samples differ from run to run. 63 bits, so
+  // that --verify-seed takes back any seed printed.
+  j.verify.seed = a.has("verify-seed")
+                      ? static_cast<uint64_t>(a.get_int("verify-seed", 0, 0, INT64_MAX))
+                      : ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;
   if (j.verify.samples > 0 && j.frames > 1)
     throw cli::UsageError("--verify checks one image; verify the frames of a sequence one at a time");
   if (j.tile_rows && j.frames > 1)

@@ -155,17 +155,17 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
   const mandel::PerturbInfo& p = r.perturb;
   // reference_stop last, "-" when empty (a word without spaces either way).
   const std::string stop = p.reference_stop.empty() ? "-" : p.reference_stop.substr(0, 32);
-  std::snprintf(line, sizeof line,
-                "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %.9g %llu %llu %d %llu %s\n",
-                row_begin, r.height, r.width, static_cast<unsigned long long>(r.iterations),
-                static_cast<int>(r.method), static_cast<int>(r.arith), static_cast<int>(p.delta),
-                static_cast<int>(r.backend), static_cast<int>(r.limb_strategy),
-                static_cast<unsigned long long>(p.glitch_pixels),
-                static_cast<unsigned long long>(p.bla_skipped), static_cast<unsigned long long>(p.rebases),
-                p.reference_length, p.reference_bits, p.bla_levels, p.reference_escaped ? 1 : 0,
-                p.reference_periodic ? 1 : 0, r.seconds, static_cast<unsigned long long>(p.glitch_corrected),
-                static_cast<unsigned long long>(p.glitch_unresolved), p.secondary_references,
-                static_cast<unsigned long long>(p.interior_pixels), stop.c_str());
+  std::snprintf(
+      line, sizeof line,
+      "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %.9g %llu %llu %d %llu %s\n",
+      row_begin, r.height, r.width, static_cast<unsigned long long>(r.iterations), static_cast<int>(r.method),
+      static_cast<int>(r.arith), static_cast<int>(p.delta), static_cast<int>(r.backend),
+      static_cast<int>(r.limb_strategy), static_cast<unsigned long long>(p.glitch_pixels),
+      static_cast<unsigned long long>(p.bla_skipped), static_cast<unsigned long long>(p.rebases),
+      p.reference_length, p.reference_bits, p.bla_levels, p.reference_escaped ? 1 : 0,
+      p.reference_periodic ? 1 : 0, r.seconds, static_cast<unsigned long long>(p.glitch_corrected),
+      static_cast<unsigned long long>(p.glitch_unresolved), p.secondary_references,
+      static_cast<unsigned long long>(p.interior_pixels), stop.c_str());
   std::string out;
   put(&out, line);
   put(&out, std::string(reinterpret_cast<const char*>(r.counts.data()), r.counts.size() * sizeof(uint32_t)));
@@ -185,11 +185,12 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   unsigned length;
   double seconds;
   char stop[40];
-  if (std::sscanf(line.c_str(),
-                  "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %lg %llu %llu %d %llu %39s",
-                  &row_begin, &rows, &width, &iters, &method, &arith, &delta, &backend, &limb, &glitch,
-                  &skipped, &rebases, &length, &bits, &levels, &esc, &per, &seconds, &corrected, &unresolved,
-                  &secondary, &interior, stop) != 23 ||
+  if (std::sscanf(
+          line.c_str(),
+          "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %lg %llu %llu %d %llu %39s",
+          &row_begin, &rows, &width, &iters, &method, &arith, &delta, &backend, &limb, &glitch, &skipped,
+          &rebases, &length, &bits, &levels, &esc, &per, &seconds, &corrected, &unresolved, &secondary,
+          &interior, stop) != 23 ||
       row_begin != expect_begin || rows != expect_rows || width != img->width ||
       counts.size() != static_cast<size_t>(rows) * width * sizeof(uint32_t) ||
       smooth.size() != static_cast<size_t>(rows) * width * sizeof(float))

@@ -22,7 +22,7 @@ struct RenderTarget {
 
 // `render --verify N`: sampled pixels checked against the MPFR oracle (kernels/perturb_oracle.h).
 struct VerifyPlan {
-  int samples = 0;  // 0: no check
+  int samples = 0;    // 0: no check
   uint64_t seed = 0;  // of the random samples beyond the sqrt(N) x sqrt(N) grid
 };
 

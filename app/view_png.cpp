@@ -31,12 +31,13 @@ std::string perturb_text(const mandel::RenderResult& r) {
                   "\nsecondary_references = " + std::to_string(p.secondary_references) +
                   "\ninterior_pixels = " + std::to_string(p.interior_pixels) +
                   "\nreference_stop = " + (p.reference_stop.empty() ? "unknown" : p.reference_stop) + "\n";
-  if (p.glitch_unresolved > 0) s += "result = " + std::to_string(p.glitch_unresolved) + " pixels are not right\n";
+  if (p.glitch_unresolved > 0)
+    s += "result = " + std::to_string(p.glitch_unresolved) + " pixels are not right\n";
   return s;
 }
 
-std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r, const std::string& palette_name,
-                           const mandel::Colouring& c,
+std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
+                           const std::string& palette_name, const mandel::Colouring& c,
                            const std::vector<std::pair<std::string, std::string>>& extra) {
   const std::vector<uint8_t> rgb = mandel::colour_image(r.counts, r.smooth, c);
   const Location loc = location_of(v, palette_name, c, mandel::format_label(r));

@@ -23,8 +23,8 @@ Location location_of(const mandel::View& v, const std::string& palette_name, con
 std::string perturb_text(const mandel::RenderResult& r);
 // Colours `r` and encodes it as PNG bytes with location_of(...) embedded, perturb_text(r) for a
 // perturbation render, and the `extra` (keyword, text) chunks.
-std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r, const std::string& palette_name,
-                           const mandel::Colouring& c,
+std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
+                           const std::string& palette_name, const mandel::Colouring& c,
                            const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace ds::app

@@ -49,7 +49,8 @@ struct Run {
 // nearest (relative error <= u = 2^-bits) and the offset within 2^-192 <= u, so per component
 //   |c~ - c| <= u (|centre| + |c~|) + (3u + u^2) |h offset| <= u (|centre| + |c~| + 4 |t|),
 // t = h * offset; the 1.01 and the 2^-1000 below cover the doubles' rounding and underflow.
-void pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_prec_t bits, mpfr_t cr, mpfr_t ci, double* ec) {
+void pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_prec_t bits, mpfr_t cr, mpfr_t ci,
+             double* ec) {
   Mp hs(bits), a(kOffsetBits), b(kOffsetBits), ox(kOffsetBits), oy(kOffsetBits), t(bits);
   char* end = nullptr;
   mpfr_strtofr(hs.v, g.half_step.c_str(), &end, 10, MPFR_RNDN);
@@ -302,8 +303,11 @@ std::vector<PixelIndex> verify_pixels(const View& v, int samples, uint64_t seed)
 std::string VerifyReport::summary(bool ascii) const {
   std::string s = "verify: " + std::to_string(agree) + "/" + std::to_string(samples) +
                   " sampled pixels agree with MPFR (" + std::to_string(within_one) + " within " +
-                  (ascii ? "+-1" : "\u00b11") + ", " + std::to_string(untrusted) + " untrusted oracle pixels)";
+                  (ascii ? "+-1" : "\u00b11") + ", " + std::to_string(untrusted) +
+                  " untrusted oracle pixels)";
   if (wrong > 0) s += "; " + std::to_string(wrong) + " differ by more than 1: the render is WRONG";
+  if (contradicted > 0)
+    s += "; " + std::to_string(contradicted) + " oracle pixels contradicted themselves (an oracle bug)";
   if (cancelled) s += " (cancelled: not every sample was checked)";
   return s;
 }
@@ -352,6 +356,7 @@ VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOpt
     if (px[k].status == Status::kCancelled) rep.cancelled = true;
     if (!px[k].trusted()) {
       ++rep.untrusted;
+      if (px[k].status == Status::kContradicted) ++rep.contradicted;
     } else {
       const int64_t d = static_cast<int64_t>(s.rendered) - static_cast<int64_t>(px[k].count);
       if (d == 0)

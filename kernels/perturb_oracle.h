@@ -112,16 +112,18 @@ struct VerifySample {
 struct VerifyReport {
   int samples = 0, grid = 0;  // sampled pixels; the grid's side
   uint64_t seed = 0;
-  int agree = 0;       // trusted oracle pixels with exactly the rendered count
-  int within_one = 0;  // trusted, counts differ by 1 (the bailout test at |z| = 2, rounded)
-  int untrusted = 0;   // oracle pixels not trusted: not compared
-  int wrong = 0;       // trusted, counts differ by more than 1: the render is wrong
+  int agree = 0;         // trusted oracle pixels with exactly the rendered count
+  int within_one = 0;    // trusted, counts differ by 1 (the bailout test at |z| = 2, rounded)
+  int untrusted = 0;     // oracle pixels not trusted: not compared
+  int wrong = 0;         // trusted, counts differ by more than 1: the render is wrong
+  int contradicted = 0;  // of the untrusted: two certified oracle runs disagreed (an oracle bug)
   bool cancelled = false;
   double seconds = 0;
   std::vector<VerifySample> detail;
   bool failed() const { return wrong > 0; }
   // "verify: K/N sampled pixels agree with MPFR (M within ±1, U untrusted oracle pixels)", and
-  // "; W differ by more than 1" when some do. ascii: "+-" for "±" (PNG text is Latin-1).
+  // "; W differ by more than 1" when some do (and a note of oracle contradictions). ascii: "+-"
+  // for "±" (PNG text is Latin-1).
   std::string summary(bool ascii = false) const;
   // The PNG text: summary, options, and one line "i j rendered oracle status bits" per sample
   // that is not an exact trusted agreement.

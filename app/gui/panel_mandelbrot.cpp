@@ -297,7 +297,7 @@ class MandelbrotPanel final : public Panel {
     canvas_->read(&image->counts, &image->smooth);  // no render job runs: the canvas is ours
     mandel::oracle::VerifyOptions o;
     o.samples = verify_samples_;
-    o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+    o.seed = ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;  // as render
     const View v = view_;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -309,7 +309,8 @@ class MandelbrotPanel final : public Panel {
       const mandel::oracle::VerifyReport rep =
           mandel::oracle::verify_render(v, *image, o, [&ctl](double p) { ctl.progress = p; });
       std::string line = rep.summary();
-      if (!rep.cancelled && rep.samples > rep.grid * rep.grid) line += " (seed " + std::to_string(rep.seed) + ")";
+      if (!rep.cancelled && rep.samples > rep.grid * rep.grid)
+        line += " (seed " + std::to_string(rep.seed) + ")";
       std::lock_guard<std::mutex> lock(mutex_);
       verify_status_ = rep.cancelled ? "verification stopped" : line;
       verify_wrong_ = rep.failed();

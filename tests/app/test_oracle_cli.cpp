@@ -36,8 +36,8 @@ std::string png_text(const std::string& path, const std::string& key) {
 TEST(OracleCli, WritesTheGridAndItsRecord) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   std::string err;
-  const int rc = run({"oracle", "--re", "-0.7453", "--im", "0.1127", "--zoom", "300", "--iter", "1000", "--size",
-                      "64x48", "--grid", "4", "--out", dir + "/g.npy"},
+  const int rc = run({"oracle", "--re", "-0.7453", "--im", "0.1127", "--zoom", "300", "--iter", "1000",
+                      "--size", "64x48", "--grid", "4", "--out", dir + "/g.npy"},
                      &err);
   ASSERT_EQ(rc, 0) << err;
   for (const char* f : {"/g.npy", "/g_smooth.npy", "/g_trusted.npy", "/g_bits.npy", "/g.json"})
@@ -57,8 +57,9 @@ TEST(OracleCli, WritesTheGridAndItsRecord) {
 
 TEST(OracleCli, CancelledRunWritesNothingAndResumes) {
   const std::string dir = ds::test::make_tmpdir("oracle");
-  const ArgList args = {"oracle", "--re", "-0.7453", "--im", "0.1127", "--zoom", "300", "--iter", "500", "--size",
-                        "32x32", "--grid", "3", "--meta", dir + "/m.json", "--out", dir + "/g.npy"};
+  const ArgList args = {"oracle", "--re",   "-0.7453",       "--im",   "0.1127",      "--zoom",
+                        "300",    "--iter", "500",           "--size", "32x32",       "--grid",
+                        "3",      "--meta", dir + "/m.json", "--out",  dir + "/g.npy"};
   ds::app::cancel_flag() = true;  // as if Ctrl-C came before the first pixel finished
   std::string err;
   const int rc = run(args, &err);
@@ -74,7 +75,8 @@ TEST(OracleCli, CancelledRunWritesNothingAndResumes) {
 TEST(OracleCli, BadInputExitsTwo) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const std::string out = dir + "/g.npy";
-  const ArgList view = {"oracle", "--re", "-0.5", "--im", "0", "--zoom", "1", "--iter", "100", "--size", "32x16", "--grid", "4"};
+  const ArgList view = {"oracle", "--re", "-0.5",   "--im",  "0",      "--zoom", "1",
+                        "--iter", "100",  "--size", "32x16", "--grid", "4"};
   struct Case {
     ArgList extra;
     const char* says;
@@ -103,12 +105,13 @@ TEST(RenderVerify, ShallowViewPasses) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const std::string png = dir + "/v.png";
   std::string err;
-  const int rc = run({"render", "--re", "-0.7453", "--im", "0.1127", "--zoom", "300", "--iter", "1000", "--size",
-                      "64x48", "--backend", "cpu", "--verify", "16", "--out", png},
+  const int rc = run({"render", "--re", "-0.7453", "--im", "0.1127", "--zoom", "300", "--iter", "1000",
+                      "--size", "64x48", "--backend", "cpu", "--verify", "16", "--out", png},
                      &err);
   ASSERT_EQ(rc, 0) << err;
-  EXPECT_NE(err.find("verify: 16/16 sampled pixels agree with MPFR (0 within \u00b11, 0 untrusted oracle pixels)"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find("verify: 16/16 sampled pixels agree with MPFR (0 within \u00b11, 0 untrusted oracle pixels)"),
+      std::string::npos)
       << err;
   const std::string text = png_text(png, ds::app::kPngVerifyKey);
   EXPECT_NE(text.find("result = passed"), std::string::npos) << text;
@@ -121,9 +124,29 @@ TEST(RenderVerify, PerturbationStripsCarryVerifyAndGlitchText) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const std::string png = dir + "/p.png";
   std::string err;
-  const int rc = run({"render", "--re", ds::test::kKf1e14Re, "--im", ds::test::kKf1e14Im, "--zoom", "1e14", "--iter",
-                      "4036", "--size", "32x21", "--arith", "perturb", "--backend", "cpu", "--tile-rows", "8",
-                      "--verify", "11", "--verify-seed", "7", "--out", png},
+  const int rc = run({"render",
+                      "--re",
+                      ds::test::kKf1e14Re,
+                      "--im",
+                      ds::test::kKf1e14Im,
+                      "--zoom",
+                      "1e14",
+                      "--iter",
+                      "4036",
+                      "--size",
+                      "32x21",
+                      "--arith",
+                      "perturb",
+                      "--backend",
+                      "cpu",
+                      "--tile-rows",
+                      "8",
+                      "--verify",
+                      "11",
+                      "--verify-seed",
+                      "7",
+                      "--out",
+                      png},
                      &err);
   ASSERT_EQ(rc, 0) << err;
   EXPECT_NE(err.find("seed 7"), std::string::npos) << err;
@@ -142,8 +165,9 @@ TEST(RenderVerify, WrongRenderExitsOneAndSaysSo) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const std::string png = dir + "/w.png";
   std::string err;
-  const int rc = run({"render", "--re", "-0.7453", "--im", "0.1127", "--zoom", "8e3", "--iter", "3000", "--size",
-                      "128x128", "--arith", "f32", "--backend", "cpu", "--quiet", "--verify", "64", "--out", png},
+  const int rc = run({"render", "--re",    "-0.7453",  "--im",    "0.1127",  "--zoom", "8e3",
+                      "--iter", "3000",    "--size",   "128x128", "--arith", "f32",    "--backend",
+                      "cpu",    "--quiet", "--verify", "64",      "--out",   png},
                      &err);
   EXPECT_EQ(rc, 1) << err;
   EXPECT_NE(err.find("differ by more than 1: the render is WRONG"), std::string::npos) << err;
@@ -157,8 +181,8 @@ TEST(RenderVerify, BadInputExitsTwo) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const ArgList view = {"render", "--zoom", "1", "--iter", "50", "--size", "16x16", "--out", dir + "/x.png"};
   for (const ArgList& extra : std::vector<ArgList>{{"--verify", "0"},
-                                                  {"--verify-seed", "3"},
-                                                  {"--verify", "4", "--frames", "3", "--zoom-to", "10"}}) {
+                                                   {"--verify-seed", "3"},
+                                                   {"--verify", "4", "--frames", "3", "--zoom-to", "10"}}) {
     ArgList a = view;
     a.insert(a.end(), extra.begin(), extra.end());
     std::string err;
