@@ -302,7 +302,7 @@ std::string format_location(const Location& loc) {
   if (loc.height) o << "height = " << *loc.height << "\n";
   if (loc.pixel_map != kIdentityMap) {
     o << "pixel_map =";
-    for (double x : loc.pixel_map) o << " " << shortest(x);
+    for (double x : loc.pixel_map) o << " " << shortest(x == 0 ? 0.0 : x);  // "0", not "-0"
     o << "\n";
   }
   if (loc.palette) o << "palette = " << *loc.palette << "\n";
