@@ -154,6 +154,19 @@ bool same_map(const PixelMap& a, const PixelMap& b, double tol) {
   return true;
 }
 
+PixelMap mul(const PixelMap& a, const PixelMap& b) {
+  return {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+          a[2] * b[1] + a[3] * b[3]};
+}
+
+std::string negated(const std::string& d) {
+  if (!d.empty() && d[0] == '-') return d.substr(1);
+  if (!d.empty() && d[0] == '+') return "-" + d.substr(1);
+  return "-" + d;
+}
+
+PixelMap rotation(double t) { return {std::cos(t), -std::sin(t), std::sin(t), std::cos(t)}; }
+
 }  // namespace location_detail
 
 using namespace location_detail;
@@ -270,12 +283,6 @@ bool looks_like_kfr(const std::string& text) {
   return sep != std::string::npos && l[sep] == ':';
 }
 
-std::string negated(const std::string& d) {
-  if (!d.empty() && d[0] == '-') return d.substr(1);
-  if (!d.empty() && d[0] == '+') return "-" + d.substr(1);
-  return "-" + d;
-}
-
 }  // namespace
 
 Location parse_location(const std::string& text, const std::string& source) {
@@ -295,7 +302,7 @@ std::string format_location(const Location& loc) {
   if (loc.height) o << "height = " << *loc.height << "\n";
   if (loc.pixel_map != kIdentityMap) {
     o << "pixel_map =";
-    for (double x : loc.pixel_map) o << " " << shortest(x);
+    for (double x : loc.pixel_map) o << " " << shortest(x == 0 ? 0.0 : x);  // "0", not "-0"
     o << "\n";
   }
   if (loc.palette) o << "palette = " << *loc.palette << "\n";

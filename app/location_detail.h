@@ -54,6 +54,13 @@ std::string trim(const std::string& s);
 // The shortest decimal that reads back as exactly `x` ("%.17g" at most).
 std::string shortest(double x);
 bool same_map(const PixelMap& a, const PixelMap& b, double tol);
+// -d for a decimal string d (the sign flipped, the digits kept).
+std::string negated(const std::string& d);
+// Row-major 2x2 algebra for the programs' transforms: a b, the rotation by t radians
+// (counter-clockwise), and diag(1, -1).
+PixelMap mul(const PixelMap& a, const PixelMap& b);
+PixelMap rotation(double t);
+constexpr PixelMap kFlipY = {1.0, 0.0, 0.0, -1.0};
 
 // Format-specific parsers, called by parse_location once it has told the syntax apart.
 Location parse_kfr(const std::string& text, const std::string& source);

@@ -151,18 +151,13 @@ PixelMap f3_pixel_map(bool reflect, double rotate, double stretch_angle, double 
   // (i, j) computed at u = i + 0.5 - W/2, v = j + 0.5 - H/2, c = centre + s K (u, v), and the image
   // saved with its rows flipped (image_rgb(..., vflip)), so v = ky/2 and the map is K itself:
   // K = Rot(g r) Rot(a) diag(f, 1/f) Rot(-a) diag(1, g), g = -1 when reflected, f = 2^(amount/100).
-  // vertical_flip (F3 3.x) saves the rows as computed: v = -ky/2, the map K D.
+  // vertical_flip (F3 3.1, 2025: batch.cc and gui.cc save with vflip = !vertical_flip) saves the rows
+  // as computed: v = -ky/2, the map K D.
   const double g = reflect ? -1.0 : 1.0;
   const double r = g * rotate * kDegree, a = stretch_angle * kDegree, f = std::exp2(stretch_amount / 100);
-  auto mul = [](const PixelMap& x, const PixelMap& y) -> PixelMap {
-    return {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3], x[2] * y[0] + x[3] * y[2],
-            x[2] * y[1] + x[3] * y[3]};
-  };
-  auto rot = [](double t) -> PixelMap { return {std::cos(t), -std::sin(t), std::sin(t), std::cos(t)}; };
-  PixelMap k =
-      mul(mul(mul(mul(rot(r), rot(a)), PixelMap{f, 0.0, 0.0, 1 / f}), rot(-a)), PixelMap{1.0, 0.0, 0.0, g});
-  if (vertical_flip) k = mul(k, PixelMap{1.0, 0.0, 0.0, -1.0});
-  return k;
+  const PixelMap k = mul(mul(mul(mul(rotation(r), rotation(a)), PixelMap{f, 0.0, 0.0, 1 / f}), rotation(-a)),
+                         PixelMap{1.0, 0.0, 0.0, g});
+  return vertical_flip ? mul(k, kFlipY) : k;
 }
 
 namespace location_detail {

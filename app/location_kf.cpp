@@ -80,20 +80,9 @@ const KeyRule kKfKeys[] = {
     {"Version", KeyUse::kNoEffect, nullptr},
 };
 
-// Row-major 2x2 products and rotations.
-PixelMap mul(const PixelMap& a, const PixelMap& b) {
-  return {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
-          a[2] * b[1] + a[3] * b[3]};
-}
-PixelMap rot(double t) { return {std::cos(t), -std::sin(t), std::sin(t), std::cos(t)}; }
-constexpr PixelMap kFlipY = {1.0, 0.0, 0.0, -1.0};
 // Rot(a) diag(f, 1/f) Rot(-a): stretch by f along the direction a.
-PixelMap stretch(double a, double f) { return mul(mul(rot(a), PixelMap{f, 0.0, 0.0, 1 / f}), rot(-a)); }
-
-std::string negated(const std::string& d) {
-  if (!d.empty() && d[0] == '-') return d.substr(1);
-  if (!d.empty() && d[0] == '+') return "-" + d.substr(1);
-  return "-" + d;
+PixelMap stretch(double a, double f) {
+  return mul(mul(rotation(a), PixelMap{f, 0.0, 0.0, 1 / f}), rotation(-a));
 }
 
 // KF's Colors: the palette's stops as "r,g,b," triples (KF <= 2.13 refuses a file without Colors).
@@ -128,7 +117,7 @@ PixelMap kf_pixel_map(double rotate_angle, double stretch_angle, double stretch_
   // c = centre + s A^T (u, v) = centre + (s/2) G B Rot(r) D k, B = Rot(a) diag(f, 1/f) Rot(-a).
   const PixelMap g = {1.0, 0.0, 0.0, imag_points_up ? -1.0 : 1.0};
   const PixelMap b = stretch(stretch_angle * kDegree, std::exp2(stretch_amount));
-  return mul(mul(mul(g, b), rot(rotate_angle * kDegree)), kFlipY);
+  return mul(mul(mul(g, b), rotation(rotate_angle * kDegree)), kFlipY);
 }
 
 KfTransform kf_transform(const PixelMap& m) {
@@ -149,7 +138,7 @@ KfTransform kf_transform(const PixelMap& m) {
   const PixelMap md = {m[0], -m[1], m[2], -m[3]};
   if (std::fabs(-det - 1) <= kTol) {
     const double r = std::atan2(md[2] - md[1], md[0] + md[3]);
-    const PixelMap b = mul(md, rot(-r));
+    const PixelMap b = mul(md, rotation(-r));
     const double half_trace = (b[0] + b[3]) / 2, off = (b[1] + b[2]) / 2;
     const double f = half_trace + std::sqrt(std::max(0.0, half_trace * half_trace - 1));
     double angle = 0;

@@ -433,6 +433,32 @@ TEST(Location, RoundTripsThroughText) {
   EXPECT_EQ(v.im, l.im);
 }
 
+// The public locations in tests/data/locations (README.md there): every file parses, is plain
+// z^2 + c with its authors' iterations, and is listed in the README.
+TEST(Location, PublicCollectionParses) {
+  const std::string dir = test::source_path("tests/data/locations");
+  const std::string readme = test::slurp(dir + "/README.md");
+  ASSERT_FALSE(readme.empty()) << dir << "/README.md";
+  DIR* d = opendir(dir.c_str());
+  ASSERT_NE(d, nullptr) << dir;
+  int count = 0;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name[0] == '.' || name == "README.md") continue;
+    SCOPED_TRACE(name);
+    ++count;
+    const Location l = read_location_file(dir + "/" + name);
+    EXPECT_TRUE(l.iterations.has_value());
+    EXPECT_TRUE(l.warnings.empty()) << all(l.warnings);
+    mandel::View v;
+    apply_to_view(l, &v, true);
+    EXPECT_NO_THROW(mandel::geometry(v));
+    EXPECT_NE(readme.find("`" + name + "`"), std::string::npos) << "not in README.md";
+  }
+  closedir(d);
+  EXPECT_GE(count, 12);
+}
+
 TEST(Png, CarriesTheLocationInATextChunk) {
   std::vector<uint8_t> rgb(5 * 3 * 3, 200);
   Location l;
