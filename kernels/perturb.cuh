@@ -65,6 +65,7 @@ struct PerturbParams {
   T off_re, off_im;           // view centre - reference centre
   T half_step;                // s/2
   double map[4];              // View::pixel_map (identity: square pixels)
+  T last_error;               // the reference's error bound at its last point (periodic stop)
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
   int width, height;          // the whole image
   uint32_t max_iter;
@@ -208,7 +209,10 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       }
     }
     if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
-      if (p.error_bound) err = quad(err, (l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff);
+      // A rebase rounds z; at a periodic reference's end z also carries that point's own error,
+      // which no longer cancels against the next point (the pixel restarts at Z_0).
+      if (p.error_bound)
+        err = quad(err, (l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff + (m >= last ? p.last_error : T(0.0)));
       dzr = zr;
       dzi = zi;
       m = 0;

@@ -40,7 +40,11 @@ struct Reference {
   bool periodic = false;
   FloatExp nucleus_distance{0.0};  // |Z_last / A_last| + error (periodic only)
   FloatExp error_shift{0.0};       // max_n E_n / |A_n|: the orbit's error as a shift of c
+  FloatExp last_error{0.0};        // E at the last point (a periodic stop's rebase inherits it)
   FloatExp step{0.0};              // the pixel spacing it was computed for
+  // Asked with certify: every escape test of C's own orbit was decided by E (|Z| +- E clear of 2),
+  // so length - 1 (or max_iter) is C's exact count. False when the precision cap was reached first.
+  bool escape_certified = false;
   std::vector<FloatExp> zr, zi;
   double seconds = 0;
   uint32_t length() const { return static_cast<uint32_t>(zr.size()); }
@@ -55,12 +59,15 @@ int reference_bits(const Geometry& g);
 FloatExp pixel_step(const Geometry& g);
 
 // Computes the orbit of (re, im) for up to max_iter iterations, for pixels of spacing `step`,
-// starting at `bits` bits and adding bits while the orbit's error bound says so. Polls *cancel
-// (returns nullptr when set) and reports progress in [0, 1].
+// starting at `bits` bits and adding bits while the orbit's error bound says so (and, with
+// certify, until the bound decides every escape test of C's own orbit; a certified orbit never
+// stops as periodic). Polls *cancel (returns
+// nullptr when set) and reports progress in [0, 1].
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint32_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
-                                                   const std::function<void(double)>& progress);
+                                                   const std::function<void(double)>& progress,
+                                                   bool certify = false);
 
 // The reference for a view: the last one computed (kept in a one-entry cache) when it has enough
 // bits and iterations and its centre lies within the view's reach (|C - centre| at most twice the

@@ -138,13 +138,15 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   const FloatExp hs = FloatExp::from_string(g.half_step);
   std::string re, im;
   pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
+  // A lone pixel's reference is its own orbit: certified, its count is the pixel's exact count.
   const std::shared_ptr<const Reference> ref =
-      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr);
+      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr, blob.size() == 1);
   *made = ref != nullptr;
   if (!ref) return {};
-  if (blob.size() == 1 && !ref->periodic) {
-    // A reference at the pixel itself (to 2^-64 of a pixel) is the pixel's own MPFR orbit: its
-    // count is where that orbit escaped, or max_iter. (A periodic stop only says a nucleus lies
+  if (blob.size() == 1 && !ref->periodic && ref->escape_certified) {
+    // A reference at the pixel itself (to 2^-64 of a pixel) is the pixel's own MPFR orbit, its
+    // escape tests all decided by the orbit's error bound: its count is where that orbit escaped,
+    // or max_iter. (A periodic stop only says a nucleus lies
     // within 2^-24 of a pixel, not that the pixel is inside: that one is perturbed as usual.)
     const uint32_t n = ref->length() - 1;
     if (ref->escaped) {
@@ -176,6 +178,7 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   p.off_re = off_re;
   p.off_im = off_im;
   p.half_step = hs;
+  p.last_error = ref->last_error;
   for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
   p.ref_re_d = to_double(ref->zr.size() > 1 ? ref->zr[1] : FloatExp(0.0));
   p.ref_im_d = to_double(ref->zi.size() > 1 ? ref->zi[1] : FloatExp(0.0));
@@ -310,6 +313,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   p.off_re = from_fe<T>(off_re);
   p.off_im = from_fe<T>(off_im);
   p.half_step = from_fe<T>(hs);
+  p.last_error = from_fe<T>(ref.last_error);
   for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
   p.interior = opt.interior;
   p.error_bound = opt.error_bound;

@@ -69,8 +69,9 @@ FloatExp pow2(int k) { return FloatExp::make(1.0, k); }
 enum class Pass { kDone, kCancelled, kNeedsBits };
 
 // One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision.
-Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, const std::atomic<bool>* cancel,
-                       const std::function<void(double)>& progress, int* more_bits) {
+Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool certify,
+                       const std::atomic<bool>* cancel, const std::function<void(double)>& progress,
+                       int* more_bits) {
   const int bits = ref->bits;
   Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits);
   parse(cr.v, ref->re);
@@ -80,6 +81,7 @@ Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, const s
   ref->zr.assign(1, FloatExp(0.0));
   ref->zi.assign(1, FloatExp(0.0));
   ref->escaped = ref->periodic = false;
+  ref->escape_certified = certify;
   ref->error_shift = FloatExp(0.0);
   const FloatExp u = pow2(-bits);  // MPFR's unit roundoff at `bits` (round to nearest: 2^-bits)
   const FloatExp shift_limit = ref->step * pow2(kErrorShiftLog2);
@@ -127,16 +129,32 @@ Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, const s
       return Pass::kNeedsBits;
     }
     const double dr = to_double(fr), di = to_double(fi);
-    if (dr * dr + di * di > 4.0) {
+    const bool out = dr * dr + di * di > 4.0;
+    if (certify) {
+      // C's own count: every escape test must be decided by the bound (|Z| +- E clear of 2).
+      const double r = std::sqrt(dr * dr + di * di), e = to_double(err) + 1e-15 * r;
+      if ((out ? r - e <= 2.0 : r + e > 2.0)) {
+        if (last_try) {
+          ref->escape_certified = false;
+        } else {
+          *more_bits = std::max(64, bits / 2);
+          return Pass::kNeedsBits;
+        }
+      }
+    }
+    if (out) {
       ref->escaped = true;
       break;
     }
     // Periodic: the nucleus of period n lies within |Z_n / A_n| (Newton's step) of C; stop only
     // where that, with the orbit's own error, is below kNucleusLog2 pixel spacings.
-    if (n >= 2 && amag.m != 0) {
+    // (Not for a certified orbit: a pixel at C itself has dc ~ 0, and after the stop its fate
+    // hangs on Z_n^2, whose error E_n^2 no pixel spacing bounds.)
+    if (n >= 2 && amag.m != 0 && !certify) {
       const FloatExp dist = (zmag + err) / amag;
       if (dist <= nucleus_limit) {
         ref->periodic = true;
+        ref->last_error = err;
         ref->nucleus_distance = dist;
         break;
       }
@@ -159,7 +177,7 @@ bool Reference::serves_step(FloatExp s) const {
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint32_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
-                                                   const std::function<void(double)>& progress) {
+                                                   const std::function<void(double)>& progress, bool certify) {
   const auto t0 = std::chrono::steady_clock::now();
   auto ref = std::make_shared<Reference>();
   ref->re = re;
@@ -171,7 +189,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   for (;;) {
     int more = 0;
     const bool last_try = ref->bits >= max_bits;
-    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, cancel, progress, &more);
+    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, certify, cancel, progress, &more);
     if (pass == Pass::kCancelled) return nullptr;
     if (pass == Pass::kDone) break;
     ref->bits = std::min(max_bits, ref->bits + more);
