@@ -19,7 +19,7 @@
 // Interior (docs/perturbation.md, "Interior"): the orbit's closest approaches to 0 give a
 // candidate period p (atom domains); from the last one, the derivative dz/dz carried along gives
 // the multiplier lambda of each window of p steps. Two windows in a row with |lambda| < 1/4 mean
-// an attracting cycle: for p = 1 exactly (|z_n|, |z_n+1| < 1/8 force |c| < 1/4, inside M), for
+// an attracting cycle (windows with a BLA step do not count: BLA does not carry g''): for p = 1 exactly (|z_n|, |z_n+1| < 1/8 force |c| < 1/4, inside M), for
 // p > 1 through the renormalised quadratic map of the minibrot. The pixel is inside: count
 // max_iter, and it stops there.
 #pragma once
@@ -146,6 +146,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   T wr = T(0.0), wi = T(0.0);
   T zmin = T(0.0);
   uint32_t kmin = 0, period = 0, wstart = 0, hits = 0;
+  bool window_bla = false;     // the current window took a BLA step
+  uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
   // rounding, independent roundings adding in quadrature; dc's own rounding to start.
   T err = l1(dcr, dci) * kRoundoff;
@@ -176,7 +178,10 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     if (p.interior) {
       // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
       if (period != 0 && n - wstart == period) {
-        if (attracted(zr - wr, zi - wi, l1(zr, zi), d1r, d1i, d2r, d2i)) {
+        // A window with a BLA step does not count: BLA keeps g' (A is the step's slope) but not
+        // g'', which the test needs (a false interior at rust-fractal's all_seeing_eye). Where
+        // such a window contracts (|g'| < 1), the next three windows run without BLA instead.
+        if (!window_bla && attracted(zr - wr, zi - wi, l1(zr, zi), d1r, d1i, d2r, d2i)) {
           if (++hits >= 2) {
             out.count = p.max_iter;
             out.smooth = static_cast<float>(p.max_iter);
@@ -185,12 +190,15 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           }
         } else {
           hits = 0;
+          if (window_bla && as_double(l1(d1r, d1i)) < 1.0) exact_windows = 3;
         }
+        if (!window_bla && exact_windows > 0) --exact_windows;
         wstart = n;
         wr = zr;
         wi = zi;
         d1r = T(1.0);
         d1i = d2r = d2i = T(0.0);
+        window_bla = false;
       }
       // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain).
       const T zmag = l1(zr, zi);
@@ -202,6 +210,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           wi = zi;
           d1r = T(1.0);
           d1i = d2r = d2i = T(0.0);
+          window_bla = false;
           hits = 0;
         }
         kmin = n;
@@ -218,7 +227,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       m = 0;
       ++out.rebases;
     }
-    if (m > 0 && p.bla_levels > 1) {
+    if (m > 0 && p.bla_levels > 1 && exact_windows == 0) {
       const uint32_t k = m - 1;
       int l = k == 0 ? p.bla_levels - 1 : ctz32(k);
       if (l > p.bla_levels - 1) l = p.bla_levels - 1;
@@ -245,6 +254,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         }
         dzr = nr;
         dzi = ni;
+        window_bla = true;
         if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
           T t = e.ar * d1r - e.ai * d1i;
           d1i = e.ar * d1i + e.ai * d1r;
