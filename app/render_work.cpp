@@ -299,8 +299,9 @@ int unresolved_exit(uint64_t unresolved, const std::string& what, bool quiet) {
   if (unresolved == 0) return 0;
   if (!quiet)
     std::cerr << "deepscope render: " << unresolved << " pixels of " << what
-              << " could not be made right (glitch correction ran out of references); their count is 0 and "
-                 "the PNG says so (deepscope-perturb)\n";
+              << " could not be decided (glitch correction ran out of references, or not even the pixel's "
+                 "own MPFR orbit decided its escape within the precision cap); their count is 0 and the PNG "
+                 "says so (deepscope-perturb)\n";
   return 1;
 }
 

@@ -22,7 +22,7 @@ Commands:
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
-                   [--delta auto|f64|floatexp] [--max-references N] [--quiet] --out FILE.png
+                   [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. Frames go one per
         worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already

@@ -51,6 +51,8 @@ DEEPSCOPE_HD T l1(T x, T y) {
 }
 // Below this magnitude a double delta is flagged as a glitch (T = double only).
 constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
+// The longest period whose windows the interior test runs step by step (without BLA).
+constexpr uint32_t kMaxExactPeriod = 65536;
 // The unit roundoff of binary64 and floatexp's significand (2^-53).
 constexpr double kRoundoff = 1.1102230246251565e-16;
 
@@ -148,6 +150,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   uint32_t kmin = 0, period = 0, wstart = 0, hits = 0;
   bool window_bla = false;     // the current window took a BLA step
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
+  uint32_t bla_contracting = 0;  // windows with BLA in a row that contracted
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
   // rounding, independent roundings adding in quadrature; dc's own rounding to start.
   T err = l1(dcr, dci) * kRoundoff;
@@ -177,11 +180,12 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     }
     if (p.interior) {
       // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
-      if (period != 0 && n - wstart == period) {
+      if (period != 0 && n - wstart >= period) {
         // A window with a BLA step does not count: BLA keeps g' (A is the step's slope) but not
         // g'', which the test needs (a false interior at rust-fractal's all_seeing_eye). Where
         // such a window contracts (|g'| < 1), the next three windows run without BLA instead.
-        if (!window_bla && attracted(zr - wr, zi - wi, l1(zr, zi), d1r, d1i, d2r, d2i)) {
+        // A BLA step may also run past the window's end: then the window is not one period.
+        if (!window_bla && n - wstart == period && attracted(zr - wr, zi - wi, l1(zr, zi), d1r, d1i, d2r, d2i)) {
           if (++hits >= 2) {
             out.count = p.max_iter;
             out.smooth = static_cast<float>(p.max_iter);
@@ -190,7 +194,14 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           }
         } else {
           hits = 0;
-          if (window_bla && as_double(l1(d1r, d1i)) < 1.0) exact_windows = 3;
+          // Only a strong contraction, in several windows in a row, over a period short enough to
+          // iterate step by step: exterior orbits pass through single contracting windows often.
+          const bool contracting = window_bla && as_double(l1(d1r, d1i)) < 0.5;
+          bla_contracting = contracting ? bla_contracting + 1 : 0u;
+          if (bla_contracting >= 4 && period <= kMaxExactPeriod) {
+            exact_windows = 3;
+            bla_contracting = 0;
+          }
         }
         if (!window_bla && exact_windows > 0) --exact_windows;
         wstart = n;
@@ -238,7 +249,6 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         if (idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
         const uint32_t len = 1u << l;
         if (p.max_iter - n < len) continue;
-        if (period != 0 && n + len > wstart + period) continue;  // windows end on a step
         const BlaEntry<T>& e = p.bla[idx];
         if (!(mag < e.r)) continue;
         const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
