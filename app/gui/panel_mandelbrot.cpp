@@ -204,7 +204,8 @@ class MandelbrotPanel final : public Panel {
     } else {
       ImGui::ProgressBar(1.0f, ImVec2(-1, 0), "done");
     }
-    ImGui::Text("format: %s  backend: %s", shown_arith_.c_str(), shown_backend_.c_str());
+    // Wrapped: the perturbation line carries the glitch counts, which must be seen, not cut off.
+    ImGui::TextWrapped("format: %s  backend: %s", shown_arith_.c_str(), shown_backend_.c_str());
     ImGui::Text("display: %s", display_path_.c_str());
     if (!display_.interop_note().empty() && ImGui::IsItemHovered())
       ImGui::SetTooltip("no CUDA-GL interop: %s", display_.interop_note().c_str());
@@ -573,6 +574,7 @@ class MandelbrotPanel final : public Panel {
       p.backend = mandel::backend_name(r.backend);
       publish(p);
       const int band = std::max(16, v.height / 16);
+      mandel::PerturbInfo frame;  // the bands' glitch and interior counts, summed over the frame
       for (int y0 = 0; y0 < v.height; y0 += band) {
         const int y1 = std::min(v.height, y0 + band);
         opt.progress = [&ctl, y0, &v, band](double q) { ctl.progress = 0.1 + 0.9 * (y0 + q * band) / v.height; };
@@ -582,21 +584,33 @@ class MandelbrotPanel final : public Panel {
         p.final = y1 >= v.height;
         p.seconds += b.seconds;
         p.iterations += b.iterations;
+        frame.glitch_pixels += b.perturb.glitch_pixels;
+        frame.glitch_corrected += b.perturb.glitch_corrected;
+        frame.glitch_unresolved += b.perturb.glitch_unresolved;
+        frame.interior_pixels += b.perturb.interior_pixels;
+        b.perturb.glitch_pixels = frame.glitch_pixels;
+        b.perturb.glitch_corrected = frame.glitch_corrected;
+        b.perturb.glitch_unresolved = frame.glitch_unresolved;
+        b.perturb.interior_pixels = frame.interior_pixels;
         p.arith = shown_format(b);
         publish(p);
       }
     });
   }
 
-  // The format line: the format, or for perturbation its delta type, reference time and BLA share.
+  // The format line: the format, or for perturbation its delta type, reference time, BLA share, and
+  // the frame's interior and glitch counts (unresolved ones said plainly).
   static std::string shown_format(const mandel::RenderResult& r) {
     std::string s = mandel::format_label(r);
     if (r.method != mandel::Method::kPerturb) return s;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, " (reference %s%.2f s, %.0f%% by BLA%s)",
-                  r.perturb.reference_reused ? "reused, " : "", r.perturb.reference_seconds,
-                  r.iterations ? 100.0 * static_cast<double>(r.perturb.bla_skipped) / r.iterations : 0.0,
-                  r.perturb.glitch_pixels ? ", flagged pixels redone in MPFR" : "");
+    char buf[320];
+    const mandel::PerturbInfo& pi = r.perturb;
+    std::snprintf(buf, sizeof buf, " (reference %s%.2f s, %.0f%% by BLA; %llu interior; glitches %llu flagged, %llu corrected%s)",
+                  pi.reference_reused ? "reused, " : "", pi.reference_seconds,
+                  r.iterations ? 100.0 * static_cast<double>(pi.bla_skipped) / r.iterations : 0.0,
+                  static_cast<unsigned long long>(pi.interior_pixels), static_cast<unsigned long long>(pi.glitch_pixels),
+                  static_cast<unsigned long long>(pi.glitch_corrected),
+                  pi.glitch_unresolved ? (", " + std::to_string(pi.glitch_unresolved) + " UNRESOLVED: not right").c_str() : "");
     return s + buf;
   }
 
