@@ -110,6 +110,22 @@ struct Row {
   uint32_t ref_len = 0;
 };
 
+// The report's date, device, commit and command lines (markdown list, blank line after).
+std::string run_facts(const ArgList& args, bool gpu) {
+  char date[64];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::string device = cpu_name() + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " threads)";
+  if (gpu) {
+    const auto dv = cuda_devices();
+    device = dv[0].name + ", " + std::to_string(dv[0].sm_count) + " SMs; reference orbit on " + device;
+  }
+  std::string command = "deepscope bench perturb";
+  for (const auto& s : args) command += " " + s;
+  return "- date: " + std::string(date) + "\n- device: " + device + "\n- commit: " + DEEPSCOPE_GIT_COMMIT +
+         "\n- command: `" + command + "`\n\n";
+}
+
 // The oracle grid NAME.npy / NAME_trusted.npy (deepscope oracle) as counts and mask; false when
 // the files are missing or malformed. *n: the grid's side.
 bool load_oracle(const std::string& stem, int* n, std::vector<uint32_t>* counts, std::vector<uint8_t>* trusted) {
@@ -156,19 +172,7 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
     for (std::string d; std::getline(ss, d, ',');) names.push_back(d);
   }
   std::ostringstream md;
-  char date[64];
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  std::string device = cpu_name() + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " threads)";
-  if (gpu) {
-    const auto dv = cuda_devices();
-    device = dv[0].name + ", " + std::to_string(dv[0].sm_count) + " SMs; reference orbit on " + device;
-  }
-  std::string command = "deepscope bench perturb";
-  for (const auto& s : args) command += " " + s;
-  md << "# deepscope bench perturb --kf: Kalles Fraktaler's benchmark set\n\n"
-     << "- date: " << date << "\n- device: " << device << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
-     << "\n- command: `" << command << "`\n\n"
+  md << "# deepscope bench perturb --kf: Kalles Fraktaler's benchmark set\n\n" << run_facts(args, gpu)
      << "Each file rendered cold (reference cache cleared) by the auto path at " << size << "^2. *wall* is the "
         "whole render() call (MPFR reference on one CPU core, BLA table, kernel, glitch correction); "
         "*MPFR agreement* compares the render at the oracle grid's pixels with `deepscope oracle` "
@@ -334,23 +338,11 @@ int bench_perturb(const ArgList& args) {
     }
   }
 
-  char date[64];
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  std::string device = cpu_name() + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " threads)";
-  if (gpu) {
-    const auto dv = cuda_devices();
-    device = dv[0].name + ", " + std::to_string(dv[0].sm_count) + " SMs; reference orbit on " + device;
-  }
-  std::string command = "deepscope bench perturb";
-  for (const auto& s : args) command += " " + s;
   std::ostringstream md;
-  md << "# deepscope bench perturb\n\n"
-     << "- date: " << date << "\n- device: " << device << "\n- commit: " << DEEPSCOPE_GIT_COMMIT
-     << "\n- command: `" << command << "`\n\n"
+  md << "# deepscope bench perturb\n\n" << run_facts(args, gpu)
      << "Each view is rendered cold (reference cache cleared): *total* is the whole render() call "
-        "(MPFR reference orbit on the CPU, BLA table, upload, kernel, MPFR re-evaluation of flagged "
-        "pixels); *kernel* the pixel iteration alone. *step* re-renders after a x2 zoom about the centre "
+        "(MPFR reference orbit on the CPU, BLA table, upload, kernel, glitch correction from secondary "
+        "references); *kernel* the pixel iteration alone. *step* re-renders after a x2 zoom about the centre "
         "with the cached reference (negative: the reference could not be reused). Iterations are "
         "z -> z^2 + c steps (the sum of count - 1); *by BLA* the share of them done by BLA steps. "
         "KF is Kalles Fraktaler 2.12.11's published 1024^2 CPU time at the nearest listed depth; "

@@ -179,6 +179,15 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       return out;
     }
     if (p.interior) {
+      // A new window starts at step n from z: g = identity so far.
+      const auto start_window = [&]() {
+        wstart = n;
+        wr = zr;
+        wi = zi;
+        d1r = T(1.0);
+        d1i = d2r = d2i = T(0.0);
+        window_bla = false;
+      };
       // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
       if (period != 0 && n - wstart >= period) {
         // A window with a BLA step does not count: BLA keeps g' (A is the step's slope) but not
@@ -204,24 +213,14 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           }
         }
         if (!window_bla && exact_windows > 0) --exact_windows;
-        wstart = n;
-        wr = zr;
-        wi = zi;
-        d1r = T(1.0);
-        d1i = d2r = d2i = T(0.0);
-        window_bla = false;
+        start_window();
       }
       // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain).
       const T zmag = l1(zr, zi);
       if (kmin == 0 || zmag < zmin) {
         if (n - kmin != period || kmin == 0) {
           period = kmin == 0 ? 0u : n - kmin;
-          wstart = n;
-          wr = zr;
-          wi = zi;
-          d1r = T(1.0);
-          d1i = d2r = d2i = T(0.0);
-          window_bla = false;
+          start_window();
           hits = 0;
         }
         kmin = n;
