@@ -134,6 +134,12 @@ TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
   s << f.rdbuf();
   EXPECT_NE(s.str().find("glitch_unresolved = 64"), std::string::npos);
   EXPECT_NE(s.str().find("64 pixels are not right"), std::string::npos);
+  // Unresolved pixels are drawn magenta, never a palette colour.
+  const std::string counts = dir + "/u.npy";
+  EXPECT_EQ(in_process([&] {
+              return app::cmd_render(args({"--max-references", "0", "--counts", counts, "--out", dir + "/u2.png"}));
+            }),
+            1);
   EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--out", dir + "/c.png"})); }), 0);
   EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--delta", "f32", "--out", dir + "/x.png"})); }), 2);
 }

@@ -100,6 +100,23 @@ TEST(Canvas, UnfinishedRowsComeFromTheScaledPreview) {
   EXPECT_EQ(last[3], 255);
 }
 
+// A pixel perturbation left undecided (count 0) is magenta under every palette and offset: no
+// palette position gives that colour to a real count, so the image cannot pass for right.
+TEST(Canvas, UnresolvedPixelsAreMagenta) {
+  for (const std::string& name : palette_names()) {
+    Colouring c;
+    c.palette = palette_by_name(name);
+    c.max_iter = 1000;
+    for (float offset : {0.0f, 0.37f}) {
+      c.offset = offset;
+      const Rgb8 px = colour_pixel(c, 0u, 0.0f);
+      EXPECT_EQ(px.r, 255) << name;
+      EXPECT_EQ(px.g, 0) << name;
+      EXPECT_EQ(px.b, 255) << name;
+    }
+  }
+}
+
 TEST(Canvas, BadSizesBandsAndBackendsAreRefused) {
   EXPECT_THROW(Canvas(0, 10, Backend::kCpu), ViewError);
   EXPECT_THROW(Canvas(10, 40000, Backend::kCpu), ViewError);
