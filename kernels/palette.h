@@ -36,7 +36,8 @@ struct Colouring {
 // Position in the palette: smooth * density / kIterationsPerCycle + offset, wrapped to [0, 1).
 DEEPSCOPE_HD Rgb8 colour_pixel(const Colouring& c, uint32_t count, float smooth) {
   // Count 0 is a pixel perturbation could not decide (glitch_unresolved; no escape count is 0):
-  // magenta, a colour no palette position gives it, so an image that is not right never looks it.
+  // magenta whatever the palette and offset, so it stands apart from the pixels around it (only the
+  // rainbow palette has a magenta stop); the PNG's deepscope-perturb chunk and exit 1 record it.
   if (count == 0) return {255, 0, 255};
   if (count >= c.max_iter) return {0, 0, 0};
   float pos = smooth * c.density / kIterationsPerCycle + c.offset;

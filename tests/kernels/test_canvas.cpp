@@ -100,8 +100,8 @@ TEST(Canvas, UnfinishedRowsComeFromTheScaledPreview) {
   EXPECT_EQ(last[3], 255);
 }
 
-// A pixel perturbation left undecided (count 0) is magenta under every palette and offset: no
-// palette position gives that colour to a real count, so the image cannot pass for right.
+// A pixel perturbation left undecided (count 0) is magenta under every palette and offset, so it
+// stands apart from its neighbours' palette colours.
 TEST(Canvas, UnresolvedPixelsAreMagenta) {
   for (const std::string& name : palette_names()) {
     Colouring c;
