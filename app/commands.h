@@ -25,5 +25,8 @@ int run(const ArgList& args);
 
 // One-line usage of every subcommand, printed by --help and on usage errors.
 const char* usage_text();
+// The part of usage_text() about `command` (and its sub-command `sub`, e.g. henon scan, when given
+// and listed): its synopsis lines and description; empty when the command is not listed.
+std::string usage_for(const std::string& command, const std::string& sub = "");
 
 }  // namespace ds::app

@@ -13,6 +13,7 @@
 namespace ds::app {
 
 int run(const ArgList& args) {
+  std::string sub, second;  // the subcommand and its first word, for a usage error's usage
   try {
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
       std::cout << usage_text();
@@ -23,8 +24,16 @@ int run(const ArgList& args) {
       return 0;
     }
     if (args.empty() || args[0].rfind("--", 0) == 0) return cmd_gui(args);
-    std::string sub = args[0];
+    sub = args[0];
     ArgList rest(args.begin() + 1, args.end());
+    if (!rest.empty() && rest[0].rfind("-", 0) != 0) second = rest[0];
+    for (const std::string& a : rest)
+      if (a == "--help" || a == "-h") {
+        const std::string u = usage_for(sub, second);
+        if (u.empty()) throw cli::UsageError("unknown subcommand \"" + sub + "\"");
+        std::cout << u;
+        return 0;
+      }
     if (sub == "info") return cmd_info(rest);
     if (sub == "render") return cmd_render(rest);
     if (sub == "bench") return cmd_bench(rest);
@@ -36,7 +45,9 @@ int run(const ArgList& args) {
     if (sub == "gui") return cmd_gui(rest);
     throw cli::UsageError("unknown subcommand \"" + sub + "\"");
   } catch (const cli::UsageError& e) {
-    std::cerr << "deepscope: " << e.what() << "\n\n" << usage_text();
+    // The subcommand's own usage where it has one, else the whole program's.
+    const std::string u = sub.empty() ? std::string() : usage_for(sub, second);
+    std::cerr << "deepscope: " << e.what() << "\n\n" << (u.empty() ? std::string(usage_text()) : u);
     return 2;
   } catch (const ds::ArithError& e) {
     std::cerr << "deepscope: " << e.what() << "\n";

@@ -1,4 +1,8 @@
 // The help text of every subcommand.
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "commands.h"
 
 namespace ds::app {
@@ -82,7 +86,7 @@ Commands:
   deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench perturb [--out FILE.md] [--quick] [--cpu-only|--gpu-only] [--size N] [--depths LIST]
-                          [--locations DIR]
+                          [--locations DIR] [--kf DIR [--oracle DIR]]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
                         [--fp-counts FILE.csv] [--params format|double|both]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
@@ -100,6 +104,52 @@ Commands:
 Exit codes: 0 success, 1 failure while running, 2 bad input (usage, malformed numbers, unwritable
 output). Ctrl-C stops batch work cleanly. Documentation: docs/ in the source tree.
 )";
+}
+
+std::string usage_for(const std::string& command, const std::string& sub) {
+  // The text as entries: synopsis lines ("  deepscope ..." and their deeper-indented
+  // continuations) followed by description lines (indented 8).
+  struct Line {
+    std::string text;
+    bool synopsis_start, description;
+  };
+  std::vector<std::vector<Line>> entries;
+  std::istringstream in(usage_text());
+  bool last_description = true;
+  for (std::string l; std::getline(in, l);) {
+    const bool start = l.rfind("  deepscope ", 0) == 0;
+    const bool description = l.size() > 8 && l.compare(0, 8, "        ") == 0 && l[8] != ' ';
+    const bool continuation = !start && !description && l.size() > 8 && l.compare(0, 9, "         ") == 0;
+    if (!start && !description && !continuation) {
+      last_description = true;
+      continue;
+    }
+    if (start && last_description) entries.emplace_back();
+    if (entries.empty()) continue;
+    entries.back().push_back({l, start, description});
+    last_description = description;
+  }
+  const std::string head = "  deepscope " + command;
+  auto names = [&](const std::string& line, const std::string& more) {
+    const std::string h = more.empty() ? head : head + " " + more;
+    return line.rfind(h, 0) == 0 && (line.size() == h.size() || line[h.size()] == ' ' || line[h.size()] == '|');
+  };
+  std::string out;
+  for (const auto& e : entries) {
+    bool any = false, any_sub = false;
+    for (const Line& l : e) {
+      if (!l.synopsis_start) continue;
+      any = any || names(l.text, "");
+      any_sub = any_sub || (!sub.empty() && names(l.text, sub));
+    }
+    if (!any) continue;
+    bool keep = true;  // the current synopsis (and its continuations) is printed
+    for (const Line& l : e) {
+      if (l.synopsis_start) keep = names(l.text, any_sub ? sub : "");
+      if (l.description || keep) out += l.text + "\n";
+    }
+  }
+  return out.empty() ? std::string() : "usage:\n" + out;
 }
 
 }  // namespace ds::app

@@ -8,6 +8,7 @@
 
 #include "kernels/atomic_file.h"
 #include "cli.h"
+#include "commands.h"
 
 namespace {
 
@@ -71,3 +72,22 @@ TEST(AtomicFile, UnwritablePathsThrowAndWriteNothing) {
 }
 
 }  // namespace
+
+// Each subcommand answers --help with its own usage (exit 0), and a usage error shows that
+// subcommand's usage rather than the whole program's.
+TEST(Cli, SubcommandHelp) {
+  const std::string render = ds::app::usage_for("render");
+  EXPECT_NE(render.find("deepscope render [--re R"), std::string::npos);
+  EXPECT_NE(render.find("--verify N"), std::string::npos);
+  EXPECT_EQ(render.find("deepscope henon"), std::string::npos);
+  const std::string scan = ds::app::usage_for("henon", "scan");
+  EXPECT_NE(scan.find("deepscope henon scan"), std::string::npos);
+  EXPECT_EQ(scan.find("deepscope henon orbit"), std::string::npos);
+  EXPECT_NE(ds::app::usage_for("henon").find("deepscope henon orbit"), std::string::npos);
+  EXPECT_NE(ds::app::usage_for("tmd", "regular").find("lefevre|regular"), std::string::npos);
+  EXPECT_TRUE(ds::app::usage_for("nonesuch").empty());
+  EXPECT_EQ(ds::app::run({"render", "--help"}), 0);
+  EXPECT_EQ(ds::app::run({"henon", "scan", "-h"}), 0);
+  EXPECT_EQ(ds::app::run({"render", "--bogus"}), 2);
+  EXPECT_EQ(ds::app::run({"nonesuch", "--help"}), 2);
+}
