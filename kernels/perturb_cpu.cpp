@@ -93,6 +93,35 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   return p;
 }
 
+// The kernel's parameters for the view against `ref` (its points zr, zi in the delta type T and
+// its BLA table), the view centre's offset from it, and the half step.
+template <class T>
+PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOptions& opt, const Reference& ref,
+                            const T* zr, const T* zi, const BlaTable<T>& bla, FloatExp off_re,
+                            FloatExp off_im, FloatExp hs, bool check_underflow) {
+  PerturbParams<T> p{};
+  p.zr = zr;
+  p.zi = zi;
+  p.ref_len = ref.length();
+  p.bla = bla.entries.data();
+  for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
+  p.bla_levels = bla.levels;
+  p.off_re = from_fe<T>(off_re);
+  p.off_im = from_fe<T>(off_im);
+  p.half_step = from_fe<T>(hs);
+  p.last_error = from_fe<T>(ref.last_error);
+  for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
+  p.interior = opt.interior;
+  p.error_bound = opt.error_bound;
+  p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
+  p.ref_im_d = to_double(ref.zi.size() > 1 ? ref.zi[1] : FloatExp(0.0));
+  p.width = v.width;
+  p.height = v.height;
+  p.max_iter = v.max_iter;
+  p.check_underflow = check_underflow;
+  return p;
+}
+
 // Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
 // 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
 // blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
@@ -116,7 +145,8 @@ std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<
       stack.pop_back();
       blobs.back().push_back(k);
       const std::size_t x = k % w, y = k / w;
-      const std::size_t nb[4] = {x > 0 ? k - 1 : k, x + 1 < w ? k + 1 : k, y > 0 ? k - w : k, y + 1 < h ? k + w : k};
+      const std::size_t nb[4] = {x > 0 ? k - 1 : k, x + 1 < w ? k + 1 : k, y > 0 ? k - w : k,
+                                 y + 1 < h ? k + w : k};
       for (std::size_t n : nb)
         if (slot[n] >= 0) {
           slot[n] = -1;
@@ -130,9 +160,11 @@ std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<
 // One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
 // floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
 // was computed (false when cancelled).
-std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                                     const std::vector<std::size_t>& blob, std::size_t pick,
-                                     const std::function<void(std::size_t, uint32_t, float)>& put, bool* made) {
+std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t,
+                                     const RenderOptions& opt, const std::vector<std::size_t>& blob,
+                                     std::size_t pick,
+                                     const std::function<void(std::size_t, uint32_t, float)>& put,
+                                     bool* made) {
   const std::size_t tw = static_cast<std::size_t>(t.width);
   const int bits = reference_bits(g);
   const FloatExp hs = FloatExp::from_string(g.half_step);
@@ -167,31 +199,14 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
     reach = std::max(reach, std::sqrt(dx * dx + dy * dy));
   }
   const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm) * 1.01);
-  const BlaTable<FloatExp> bla = build_bla<FloatExp>(*ref, dcmax);
-  PerturbParams<FloatExp> p{};
-  p.zr = ref->zr.data();
-  p.zi = ref->zi.data();
-  p.ref_len = ref->length();
-  p.bla = bla.entries.data();
-  for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
-  p.bla_levels = opt.bla ? bla.levels : 0;
-  p.off_re = off_re;
-  p.off_im = off_im;
-  p.half_step = hs;
-  p.last_error = ref->last_error;
-  for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
-  p.ref_re_d = to_double(ref->zr.size() > 1 ? ref->zr[1] : FloatExp(0.0));
-  p.ref_im_d = to_double(ref->zi.size() > 1 ? ref->zi[1] : FloatExp(0.0));
-  p.width = v.width;
-  p.height = v.height;
-  p.max_iter = v.max_iter;
-  p.check_underflow = false;
-  p.interior = opt.interior;
-  p.error_bound = opt.error_bound;
+  const BlaTable<FloatExp> bla = opt.bla ? build_bla<FloatExp>(*ref, dcmax) : BlaTable<FloatExp>{};
+  const PerturbParams<FloatExp> p = params_for(v, g, opt, *ref, ref->zr.data(), ref->zi.data(), bla, off_re,
+                                               off_im, hs, /*check_underflow=*/false);
   std::vector<std::size_t> again;
   for (std::size_t k : blob) {
     if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) break;
-    const PerturbPixel px = perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
+    const PerturbPixel px =
+        perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
     put(k, px.count, px.smooth);
     if (px.count == 0) again.push_back(k);
   }
@@ -293,7 +308,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const FloatExp hs = FloatExp::from_string(g.half_step);
   // |dc| <= |offset| + s/2 * |(w, h)|, rounded up generously (x 1.01).
   const double diag =
-      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height) * g.map_norm;
+      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height) *
+      g.map_norm;
   const FloatExp dcmax = (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
 
   const auto tb = Clock::now();
@@ -303,26 +319,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   res->perturb.bla_levels = bla.levels;
   const std::vector<T>& zr = prep->zr;
   const std::vector<T>& zi = prep->zi;
-  PerturbParams<T> p{};
-  p.zr = zr.data();
-  p.zi = zi.data();
-  p.ref_len = ref.length();
-  p.bla = bla.entries.data();
-  for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
-  p.bla_levels = bla.levels;
-  p.off_re = from_fe<T>(off_re);
-  p.off_im = from_fe<T>(off_im);
-  p.half_step = from_fe<T>(hs);
-  p.last_error = from_fe<T>(ref.last_error);
-  for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
-  p.interior = opt.interior;
-  p.error_bound = opt.error_bound;
-  p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
-  p.ref_im_d = to_double(ref.zi.size() > 1 ? ref.zi[1] : FloatExp(0.0));
-  p.width = v.width;
-  p.height = v.height;
-  p.max_iter = v.max_iter;
-  p.check_underflow = sizeof(T) == sizeof(double);
+  const PerturbParams<T> p = params_for(v, g, opt, ref, zr.data(), zi.data(), bla, off_re, off_im, hs,
+                                        /*check_underflow=*/sizeof(T) == sizeof(double));
 
   std::function<void(double)> progress;
   if (opt.progress)
@@ -429,7 +427,8 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->perturb.reference_escaped = ref->escaped;
   res->perturb.reference_periodic = ref->periodic;
   res->perturb.reference_stop = ref->escaped ? "escaped" : ref->periodic ? "periodic" : "max_iter";
-  res->perturb.reference_nucleus_pixels = ref->periodic ? to_double(ref->nucleus_distance / pixel_step(g)) : 0.0;
+  res->perturb.reference_nucleus_pixels =
+      ref->periodic ? to_double(ref->nucleus_distance / pixel_step(g)) : 0.0;
   const double base = reused ? 0.0 : 0.3;
   if (delta == DeltaFormat::kF64)
     render_typed<double>(v, g, t, opt, ref, base, res);
