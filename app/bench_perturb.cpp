@@ -5,24 +5,25 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "kernels/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
+#include "image_io.h"
+#include "kernels/atomic_file.h"
 #include "kernels/device.h"
+#include "kernels/locations.h"
 #include "kernels/perturb.h"
 #include "kernels/perturb_oracle.h"
 #include "location.h"
 #include "version.h"
-#include "kernels/locations.h"
 
 namespace ds::app {
 namespace {
@@ -63,9 +64,8 @@ std::string cpu_name() {
 // 1e60 location, to the digits a zoom of 10^log10_zoom needs.
 void spiral_centre(double log10_zoom, std::string* re, std::string* im) {
   const int digits = static_cast<int>(log10_zoom) + 40;
-  mandel::perturb::misiurewicz_point(
-      mandel::locations::kMisiurewiczRe, mandel::locations::kMisiurewiczIm,
-      11, 3, static_cast<int>(digits * 3.33) + 64, digits, re, im);
+  mandel::perturb::misiurewicz_point(mandel::locations::kMisiurewiczRe, mandel::locations::kMisiurewiczIm, 11,
+                                     3, static_cast<int>(digits * 3.33) + 64, digits, re, im);
 }
 
 // log10 of a zoom written "De+N" / "DeN" (the depth list's form), beyond double's range too.
@@ -128,25 +128,18 @@ std::string run_facts(const ArgList& args, bool gpu) {
 
 // The oracle grid NAME.npy / NAME_trusted.npy (deepscope oracle) as counts and mask; false when
 // the files are missing or malformed. *n: the grid's side.
-bool load_oracle(const std::string& stem, int* n, std::vector<uint32_t>* counts, std::vector<uint8_t>* trusted) {
-  auto body = [](const std::string& path, size_t elem, int* side, std::string* data) {
+bool load_oracle(const std::string& stem, int* n, std::vector<uint32_t>* counts,
+                 std::vector<uint8_t>* trusted) {
+  auto grid = [](const std::string& path, std::size_t elem, int* side, std::string* data) {
     std::ifstream f(path, std::ios::binary);
-    if (!f) return false;
     std::stringstream ss;
     ss << f.rdbuf();
-    const std::string b = ss.str();
-    if (b.size() < 10 || b.compare(1, 5, "NUMPY") != 0) return false;
-    const size_t hl = static_cast<unsigned char>(b[8]) | (static_cast<size_t>(static_cast<unsigned char>(b[9])) << 8);
-    const std::string header = b.substr(10, hl);
-    const size_t shape = header.find("'shape': (");
-    if (shape == std::string::npos) return false;
-    *side = std::atoi(header.c_str() + shape + 10);
-    *data = b.substr(10 + hl);
-    return *side > 0 && data->size() == static_cast<size_t>(*side) * *side * elem;
+    int cols = 0;
+    return f && decode_npy(ss.str(), elem, side, &cols, data) && cols == *side;
   };
   std::string c, t;
   int n2 = 0;
-  if (!body(stem + ".npy", 4, n, &c) || !body(stem + "_trusted.npy", 1, &n2, &t) || n2 != *n) return false;
+  if (!grid(stem + ".npy", 4, n, &c) || !grid(stem + "_trusted.npy", 1, &n2, &t) || n2 != *n) return false;
   counts->resize(c.size() / 4);
   std::memcpy(counts->data(), c.data(), c.size());
   trusted->assign(t.begin(), t.end());
@@ -163,7 +156,8 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
   const std::string out = a.get("out", "");
   if (!out.empty()) check_writable(out);
   const bool gpu = !a.flag("cpu-only") && cuda_device_count() > 0;
-  if (a.flag("gpu-only") && !gpu) throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
+  if (a.flag("gpu-only") && !gpu)
+    throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
   const int size = static_cast<int>(a.get_int("size", 1024, 16, 8192));
   std::vector<std::string> names = {"1e14", "1e50", "5e113", "5e227", "4e533", "1e1086"};
   if (a.has("depths")) {
@@ -172,14 +166,18 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
     for (std::string d; std::getline(ss, d, ',');) names.push_back(d);
   }
   std::ostringstream md;
-  md << "# deepscope bench perturb --kf: Kalles Fraktaler's benchmark set\n\n" << run_facts(args, gpu)
-     << "Each file rendered cold (reference cache cleared) by the auto path at " << size << "^2. *wall* is the "
+  md << "# deepscope bench perturb --kf: Kalles Fraktaler's benchmark set\n\n"
+     << run_facts(args, gpu) << "Each file rendered cold (reference cache cleared) by the auto path at "
+     << size
+     << "^2. *wall* is the "
         "whole render() call (MPFR reference on one CPU core, BLA table, kernel, glitch correction); "
         "*MPFR agreement* compares the render at the oracle grid's pixels with `deepscope oracle` "
         "(MPFR direct iteration, trusted pixels only). KF is Kalles Fraktaler 2.12.11's published "
         "1024^2 \"fast\" time on a CPU.\n\n"
-     << "| file | zoom | iterations | engine | wall (s) | reference (s) | ref. points / bits / stop | kernel (s) | "
-        "by BLA | interior px | glitches (flagged/corrected/unresolved) | counts | MPFR agreement | KF (s) | KF / wall |\n"
+     << "| file | zoom | iterations | engine | wall (s) | reference (s) | ref. points / bits / stop | kernel "
+        "(s) | "
+        "by BLA | interior px | glitches (flagged/corrected/unresolved) | counts | MPFR agreement | KF (s) | "
+        "KF / wall |\n"
      << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const std::string& name : names) {
     mandel::View v;
@@ -206,7 +204,8 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
         near += (c > oc[k] ? c - oc[k] : oc[k] - c) <= 1;
       }
       agreement = std::to_string(same) + "/" + std::to_string(trusted) + " equal, " + std::to_string(near) +
-                  " within 1 (" + std::to_string(n) + "^2 grid, " + std::to_string(n * n - trusted) + " untrusted)";
+                  " within 1 (" + std::to_string(n) + "^2 grid, " + std::to_string(n * n - trusted) +
+                  " untrusted)";
     }
     double kf = 0;
     for (const KfTime& k : kKf)
@@ -214,13 +213,14 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
     std::fprintf(stderr, "%-7s %-16s %8.3f s (reference %.3f s, %u points, %s) %s\n", name.c_str(),
                  mandel::format_label(r).c_str(), r.seconds, p.reference_seconds, p.reference_length,
                  p.reference_stop.c_str(), agreement.c_str());
-    md << "| " << name << ".kfr | " << v.zoom << " | " << v.max_iter << " | " << mandel::format_label(r) << " on "
-       << mandel::backend_name(r.backend) << " | " << fmt("%.3f", r.seconds) << " | "
-       << fmt("%.3f", p.reference_seconds) << " | " << p.reference_length << " / " << p.reference_bits << " / "
-       << p.reference_stop << " | " << fmt("%.3f", r.kernel_seconds) << " | "
-       << fmt("%.1f%%", r.iterations ? 100.0 * p.bla_skipped / r.iterations : 0.0) << " | " << p.interior_pixels
-       << " | " << p.glitch_pixels << "/" << p.glitch_corrected << "/" << p.glitch_unresolved << " | " << *mm.first
-       << "-" << *mm.second << " | " << agreement << " | " << fmt("%.2f", kf) << " | "
+    md << "| " << name << ".kfr | " << v.zoom << " | " << v.max_iter << " | " << mandel::format_label(r)
+       << " on " << mandel::backend_name(r.backend) << " | " << fmt("%.3f", r.seconds) << " | "
+       << fmt("%.3f", p.reference_seconds) << " | " << p.reference_length << " / " << p.reference_bits
+       << " / " << p.reference_stop << " | " << fmt("%.3f", r.kernel_seconds) << " | "
+       << fmt("%.1f%%", r.iterations ? 100.0 * p.bla_skipped / r.iterations : 0.0) << " | "
+       << p.interior_pixels << " | " << p.glitch_pixels << "/" << p.glitch_corrected << "/"
+       << p.glitch_unresolved << " | " << *mm.first << "-" << *mm.second << " | " << agreement << " | "
+       << fmt("%.2f", kf) << " | "
        << (size == 1024 && kf > 0 ? fmt("%.1fx", kf / r.seconds) : std::string("-")) << " |\n";
   }
   std::cout << md.str();
@@ -231,7 +231,8 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
 }  // namespace
 
 int bench_perturb(const ArgList& args) {
-  cli::Args a(args, {"out", "size", "depths", "locations", "kf", "oracle"}, {"quick", "cpu-only", "gpu-only"});
+  cli::Args a(args, {"out", "size", "depths", "locations", "kf", "oracle"},
+              {"quick", "cpu-only", "gpu-only"});
   if (!a.positional().empty())
     throw cli::UsageError("bench perturb: unexpected \"" + a.positional()[0] + "\"");
   if (a.has("kf")) return bench_kf(a, args);
@@ -339,7 +340,8 @@ int bench_perturb(const ArgList& args) {
   }
 
   std::ostringstream md;
-  md << "# deepscope bench perturb\n\n" << run_facts(args, gpu)
+  md << "# deepscope bench perturb\n\n"
+     << run_facts(args, gpu)
      << "Each view is rendered cold (reference cache cleared): *total* is the whole render() call "
         "(MPFR reference orbit on the CPU, BLA table, upload, kernel, glitch correction from secondary "
         "references); *kernel* the pixel iteration alone. *step* re-renders after a x2 zoom about the centre "

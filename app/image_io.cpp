@@ -2,6 +2,8 @@
 // chunk reading, .npy encoding.
 #include "image_io.h"
 
+#include <cstdio>
+
 #include <stb_image_write.h>
 
 #include <cstring>
@@ -144,6 +146,20 @@ std::string encode_npy(const std::vector<float>& data, int rows, int cols) {
 }
 std::string encode_npy(const std::vector<uint8_t>& data, int rows, int cols) {
   return npy(data, rows, cols, "|u1");
+}
+
+bool decode_npy(const std::string& npy, std::size_t elem_size, int* rows, int* cols, std::string* data) {
+  if (npy.size() < 10 || npy.compare(0, 6, "\x93NUMPY") != 0) return false;
+  const std::size_t header_len = static_cast<unsigned char>(npy[8]) |
+                                 (static_cast<std::size_t>(static_cast<unsigned char>(npy[9])) << 8);
+  if (npy.size() < 10 + header_len) return false;
+  const std::string header = npy.substr(10, header_len);
+  const std::size_t shape = header.find("'shape': (");
+  if (shape == std::string::npos) return false;
+  if (std::sscanf(header.c_str() + shape + 10, "%d, %d", rows, cols) != 2 || *rows < 1 || *cols < 1)
+    return false;
+  *data = npy.substr(10 + header_len);
+  return data->size() == static_cast<std::size_t>(*rows) * static_cast<std::size_t>(*cols) * elem_size;
 }
 
 }  // namespace ds::app

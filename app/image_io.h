@@ -25,6 +25,9 @@ bool png_find_text(const std::string& png, const std::string& keyword, std::stri
 std::string encode_npy(const std::vector<uint32_t>& data, int rows, int cols);
 std::string encode_npy(const std::vector<float>& data, int rows, int cols);
 std::string encode_npy(const std::vector<uint8_t>& data, int rows, int cols);
+// The element bytes and shape of a 2-D .npy array as encode_npy writes it, with elements of
+// `elem_size` bytes; false when `npy` is not one (bad magic, no shape, or a size that disagrees).
+bool decode_npy(const std::string& npy, std::size_t elem_size, int* rows, int* cols, std::string* data);
 
 // CRC-32 (ISO 3309, as PNG uses it) of `n` bytes.
 uint32_t crc32(const unsigned char* p, std::size_t n, uint32_t crc = 0);

@@ -1,7 +1,7 @@
 // The MPFR-checked suite of real locations made by other programs (tests/data/oracle/suite.txt):
 // each location's oracle grid (deepscope oracle, stored as .npy with the command in its .json) is
-// rendered with the auto path (pixel by pixel on the CPU, the whole image on a GPU) and compared. CI runs the entries marked "cpu"; the
-// others run where DEEPSCOPE_SUITE=all (the GPU session and bench perturb).
+// rendered with the auto path (pixel by pixel on the CPU, the whole image on a GPU) and compared. CI runs the
+// entries marked "cpu"; the others run where DEEPSCOPE_SUITE=all (the GPU session and bench perturb).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "image_io.h"
 #include "kernels/mandelbrot.h"
 #include "kernels/perturb.h"
 #include "kernels/perturb_oracle.h"
@@ -49,17 +50,17 @@ std::vector<Entry> suite() {
   return out;
 }
 
-// A .npy array written by encode_npy: the element bytes after the header.
+// A .npy array written by encode_npy (image_io's decode_npy): its n elements.
 template <class T>
 std::vector<T> load_npy(const std::string& path, size_t expect) {
-  const std::string b = ds::test::slurp(path);
-  EXPECT_GE(b.size(), 10u) << path;
-  if (b.size() < 10) return {};
-  const size_t header = static_cast<unsigned char>(b[8]) | (static_cast<size_t>(static_cast<unsigned char>(b[9])) << 8);
-  const size_t at = 10 + header;
-  EXPECT_EQ(b.size() - at, expect * sizeof(T)) << path;
+  int rows = 0, cols = 0;
+  std::string data;
+  const bool ok = app::decode_npy(ds::test::slurp(path), sizeof(T), &rows, &cols, &data);
+  EXPECT_TRUE(ok) << path;
+  EXPECT_EQ(static_cast<size_t>(rows) * cols, expect) << path;
+  if (!ok || data.size() != expect * sizeof(T)) return {};
   std::vector<T> v(expect);
-  if (b.size() - at == expect * sizeof(T)) std::memcpy(v.data(), b.data() + at, expect * sizeof(T));
+  std::memcpy(v.data(), data.data(), data.size());
   return v;
 }
 

@@ -269,3 +269,19 @@ TEST(RenderCommand, CancelledRenderWritesNothing) {
 }
 
 }  // namespace
+
+// decode_npy reads back what encode_npy writes (shape and bytes) and refuses what it did not write.
+TEST(Npy, DecodeReadsBackWhatEncodeWrites) {
+  const std::vector<uint32_t> v = {1, 2, 3, 4, 5, 6};
+  int rows = 0, cols = 0;
+  std::string data;
+  ASSERT_TRUE(ds::app::decode_npy(ds::app::encode_npy(v, 2, 3), 4, &rows, &cols, &data));
+  EXPECT_EQ(rows, 2);
+  EXPECT_EQ(cols, 3);
+  EXPECT_EQ(data, std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+  const std::vector<uint8_t> m = {1, 0, 1, 1};
+  ASSERT_TRUE(ds::app::decode_npy(ds::app::encode_npy(m, 2, 2), 1, &rows, &cols, &data));
+  EXPECT_EQ(data, std::string("\x01\x00\x01\x01", 4));
+  EXPECT_FALSE(ds::app::decode_npy(ds::app::encode_npy(v, 2, 3), 1, &rows, &cols, &data));  // wrong size
+  EXPECT_FALSE(ds::app::decode_npy("not an npy file", 4, &rows, &cols, &data));
+}
