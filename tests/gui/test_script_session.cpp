@@ -1,8 +1,8 @@
-// Scripted sessions of the real window under Xvfb (CPU path): `deepscope --script` clicks, scrolls
-// and presses keys at known image pixels through the ImGui GLFW backend's handlers; the PNGs the
-// Mandelbrot panel writes (F12) must carry the location that mandel::zoom_about gives for the same
-// pixels, and the pictures must change. Also at a forced UI scale of 2 (--ui-scale): the same
-// mapping, and larger chrome.
+// Scripted sessions of the real window under a private Xvfb (tests/gui/with_xvfb.sh), CPU path:
+// `deepscope --script` clicks, scrolls and presses keys at known image pixels through the ImGui
+// GLFW backend's handlers; the PNGs the Mandelbrot panel writes (F12) must carry the location that
+// mandel::zoom_about gives for the same pixels, and the pictures must change. Also at a forced UI
+// scale of 2 (--ui-scale): the same mapping, and larger chrome.
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <sys/wait.h>
@@ -79,7 +79,7 @@ int run_session(const std::string& dir, const std::string& name, std::string scr
   std::fputs(script.c_str(), f);
   std::fclose(f);
   // The CPU path even where a GPU is present: the CI test (the GPU path is tested apart).
-  const std::string cmd = std::string("CUDA_VISIBLE_DEVICES= xvfb-run -a -s '-screen 0 1280x1024x24' ") +
+  const std::string cmd = std::string("CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " ") +
                           DEEPSCOPE_EXE + " " + args + " --script " + file + " > " + dir + "/" + name +
                           ".log 2>&1";
   return run(cmd);
@@ -115,8 +115,8 @@ void expect_location(const std::string& png, const View& want) {
 class ScriptSession : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(run("command -v xvfb-run > /dev/null"), 0)
-        << "xvfb-run is missing: ./setup.sh test installs it";
+    ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0)
+        << "Xvfb is missing: ./setup.sh test installs it";
     dir_ = ds::test::make_tmpdir("script");
   }
   std::string log(const std::string& name) const { return ds::test::slurp(dir_ + "/" + name + ".log"); }
