@@ -129,7 +129,7 @@ Job parse_job(const ArgList& args) {
                      "density",  "offset", "out",     "backend", "limb-strategy", "counts", "smooth",
                      "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows",
                      "verify",   "verify-seed", "delta", "max-references"},
-              {"quiet", "no-bla", "no-interior"});
+              {"quiet", "no-bla", "no-interior", "no-refine"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
   Job j;
@@ -185,6 +185,7 @@ Job parse_job(const ArgList& args) {
   else
     throw cli::UsageError("--delta must be auto, f64 or floatexp, got \"" + delta + "\"");
   j.opt.interior = !a.flag("no-interior");
+  j.opt.refine = !a.flag("no-refine");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
   if (a.has("verify-seed") && !a.has("verify")) throw cli::UsageError("--verify-seed needs --verify N");
   // A seed of its own unless replayed: the random samples differ from run to run. 63 bits, so

@@ -157,7 +157,7 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
   const std::string stop = p.reference_stop.empty() ? "-" : p.reference_stop.substr(0, 32);
   std::snprintf(
       line, sizeof line,
-      "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %.9g %llu %llu %d %llu %s\n",
+      "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %.9g %llu %llu %d %llu %s %llu\n",
       row_begin, r.height, r.width, static_cast<unsigned long long>(r.iterations), static_cast<int>(r.method),
       static_cast<int>(r.arith), static_cast<int>(p.delta), static_cast<int>(r.backend),
       static_cast<int>(r.limb_strategy), static_cast<unsigned long long>(p.glitch_pixels),
@@ -165,7 +165,8 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
       p.reference_length, p.reference_bits, p.bla_levels, p.reference_escaped ? 1 : 0,
       p.reference_periodic ? 1 : 0, r.seconds, static_cast<unsigned long long>(p.glitch_corrected),
       static_cast<unsigned long long>(p.glitch_unresolved), p.secondary_references,
-      static_cast<unsigned long long>(p.interior_pixels), stop.c_str());
+      static_cast<unsigned long long>(p.interior_pixels), stop.c_str(),
+      static_cast<unsigned long long>(p.glitch_refined));
   std::string out;
   put(&out, line);
   put(&out, std::string(reinterpret_cast<const char*>(r.counts.data()), r.counts.size() * sizeof(uint32_t)));
@@ -181,16 +182,16 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   const std::string line = take_field(payload, &pos);
   const std::string counts = take_field(payload, &pos), smooth = take_field(payload, &pos);
   int row_begin, rows, width, method, arith, delta, backend, limb, bits, levels, esc, per, secondary;
-  unsigned long long iters, glitch, skipped, rebases, corrected, unresolved, interior;
+  unsigned long long iters, glitch, skipped, rebases, corrected, unresolved, interior, refined = 0;
   unsigned length;
   double seconds;
   char stop[40];
   if (std::sscanf(
           line.c_str(),
-          "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %lg %llu %llu %d %llu %39s",
+          "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %lg %llu %llu %d %llu %39s %llu",
           &row_begin, &rows, &width, &iters, &method, &arith, &delta, &backend, &limb, &glitch, &skipped,
           &rebases, &length, &bits, &levels, &esc, &per, &seconds, &corrected, &unresolved, &secondary,
-          &interior, stop) != 23 ||
+          &interior, stop, &refined) < 23 ||  // chunks written before glitch_refined end at stop
       row_begin != expect_begin || rows != expect_rows || width != img->width ||
       counts.size() != static_cast<size_t>(rows) * width * sizeof(uint32_t) ||
       smooth.size() != static_cast<size_t>(rows) * width * sizeof(float))
@@ -216,6 +217,7 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   p.reference_periodic = per != 0;
   p.reference_reused = true;
   p.glitch_corrected += corrected;
+  p.glitch_refined += refined;
   p.glitch_unresolved += unresolved;
   p.secondary_references += secondary;
   p.interior_pixels += interior;
@@ -236,13 +238,15 @@ std::string render_summary(const RenderResult& r) {
     const mandel::PerturbInfo& pi = r.perturb;
     std::snprintf(line, sizeof line,
                   "reference %u points at %d bits (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
-                  "glitches: %llu pixels flagged, %llu corrected, %llu unresolved, %d secondary references; "
+                  "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
+                  "%d secondary references; "
                   "%llu interior pixels",
                   pi.reference_length, pi.reference_bits,
                   pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
                   pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
                   static_cast<unsigned long long>(pi.glitch_pixels),
                   static_cast<unsigned long long>(pi.glitch_corrected),
+                  static_cast<unsigned long long>(pi.glitch_refined),
                   static_cast<unsigned long long>(pi.glitch_unresolved), pi.secondary_references,
                   static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";

@@ -27,6 +27,7 @@ std::string perturb_text(const mandel::RenderResult& r) {
   // No times or cache facts: strips of one image must give the bytes of the whole render.
   std::string s = "glitch_pixels = " + std::to_string(p.glitch_pixels) +
                   "\nglitch_corrected = " + std::to_string(p.glitch_corrected) +
+                  "\nglitch_refined = " + std::to_string(p.glitch_refined) +
                   "\nglitch_unresolved = " + std::to_string(p.glitch_unresolved) +
                   "\nsecondary_references = " + std::to_string(p.secondary_references) +
                   "\ninterior_pixels = " + std::to_string(p.interior_pixels) +

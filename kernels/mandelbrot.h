@@ -57,7 +57,8 @@ struct PerturbInfo {
   uint64_t bla_skipped = 0;    // iterations skipped by BLA steps (part of RenderResult::iterations)
   uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)
   uint64_t glitch_pixels = 0;      // pixels the per-pixel checks flagged
-  uint64_t glitch_corrected = 0;   // flagged pixels re-rendered right from secondary references
+  uint64_t glitch_corrected = 0;   // flagged pixels re-rendered right (glitch_refined among them)
+  uint64_t glitch_refined = 0;     // of those, decided by the 106-bit tier against the same reference
   uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
   int secondary_references = 0;    // references placed inside glitched blobs
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)
@@ -101,6 +102,9 @@ struct RenderOptions {
   // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
   // cannot decide (re-rendered from secondary references); false only to measure its cost.
   bool error_bound = true;
+  // Perturbation only: re-render flagged pixels with 106-bit (floatexp2) deltas against the same
+  // reference before any secondary reference; false only to compare and measure.
+  bool refine = true;
   // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
   // the tile: a strip of a large image for one worker. The result holds just those rows, each
   // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA

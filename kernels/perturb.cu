@@ -1,6 +1,7 @@
 // CUDA backend of the perturbation engine: the reference orbit and BLA table copied to each device
 // once (kept per device), a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
-// blocks), launched in bands of about 0.25 s so the host reports progress and honours cancel.
+// blocks), launched in bands of about 0.25 s so the host reports progress and honours cancel; and
+// the 106-bit tier over a list of flagged pixels (floatexp2 deltas, no BLA).
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -31,6 +32,19 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   if (px.skipped) atomicAdd(&stats[0], static_cast<unsigned long long>(px.skipped));
   if (px.rebases) atomicAdd(&stats[1], static_cast<unsigned long long>(px.rebases));
   if (px.interior) atomicAdd(&stats[2], 1ull);
+}
+
+// The listed tile pixels (row-major tile indices), one thread each, results in list order.
+template <class T>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    perturb_list_kernel(const PerturbParams<T> p, const uint32_t* pixels, int n, int x0, int y0, int tw,
+                        uint32_t* counts, float* smooth) {
+  const int q = blockIdx.x * (kBlockX * kBlockY) + threadIdx.x;
+  if (q >= n) return;
+  const uint32_t k = pixels[q];
+  const PerturbPixel px = perturb_pixel(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw));
+  counts[q] = px.count;
+  smooth[q] = px.smooth;
 }
 
 // The reference and BLA table of the last render stay on the device: the window renders a view as
@@ -142,6 +156,40 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   *rebases = st[1];
   *interior = st[2];
   return kernel_seconds;
+}
+
+void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint32_t>& pixels, const Tile& t,
+                      const RenderOptions& opt, uint32_t* counts, float* smooth, bool* cancelled) {
+  using T = FloatExp2;
+  if (pixels.empty()) return;
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
+  DeviceBuffer zr(hp.ref_len * sizeof(T)), zi(hp.ref_len * sizeof(T));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr.p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi.p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  PerturbParams<T> p = hp;
+  p.zr = zr.as<T>();
+  p.zi = zi.as<T>();
+  p.bla = nullptr;
+  p.bla_levels = 0;
+  const std::size_t n = pixels.size();
+  DeviceBuffer didx(n * sizeof(uint32_t)), dcounts(n * sizeof(uint32_t)), dsmooth(n * sizeof(float));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(didx.p, pixels.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  // Launches of a few thousand pixels each, so that cancel is honoured between them.
+  constexpr std::size_t kChunk = 8192;
+  constexpr int kThreads = kBlockX * kBlockY;
+  for (std::size_t q0 = 0; q0 < n; q0 += kChunk) {
+    if (opt.cancel && opt.cancel->load()) {
+      *cancelled = true;
+      return;
+    }
+    const int m = static_cast<int>(std::min(kChunk, n - q0));
+    perturb_list_kernel<T><<<(m + kThreads - 1) / kThreads, kThreads>>>(
+        p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint32_t>() + q0, dsmooth.as<float>() + q0);
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dcounts.p, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, n * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
 template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,

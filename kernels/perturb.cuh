@@ -1,5 +1,6 @@
-// Perturbation for one pixel, templated on the delta type T (double or FloatExp): the one
-// function that the CPU backend and the CUDA kernel both run (host + device).
+// Perturbation for one pixel, templated on the delta type T (double, FloatExp, or FloatExp2 for
+// the pixels the first two cannot decide): the one function that the CPU backend and the CUDA
+// kernel both run (host + device).
 //
 // With Z_m the reference orbit and dc = c - C, the pixel's orbit is z_n = Z_m + dz with
 //   dz <- (2 Z_m + dz) dz + dc,  m <- m + 1            (exact algebra of z <- z^2 + c)
@@ -26,6 +27,7 @@
 #include <cstdint>
 
 #include "arith/floatexp.h"
+#include "arith/floatexp2.h"
 #include "arith/hd.h"
 #include "mandelbrot.cuh"
 #include "perturb_bla.h"
@@ -34,16 +36,21 @@ namespace ds::mandel::perturb {
 
 DEEPSCOPE_HD double as_double(double x) { return x; }
 DEEPSCOPE_HD double as_double(FloatExp x) { return to_double(x); }
+DEEPSCOPE_HD double as_double(FloatExp2 x) { return to_double(x); }
 DEEPSCOPE_HD double absval(double x) { return x < 0 ? -x : x; }
 DEEPSCOPE_HD FloatExp absval(FloatExp x) { return abs(x); }
+DEEPSCOPE_HD FloatExp2 absval(FloatExp2 x) { return abs(x); }
 DEEPSCOPE_HD double twice(double x) { return x + x; }
 DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
+DEEPSCOPE_HD FloatExp2 twice(FloatExp2 x) { return mul_pow2(x, 1); }
 // |x + iy| (the modulus), in T's range.
 DEEPSCOPE_HD double modulus(double x, double y) { return ::sqrt(x * x + y * y); }
 DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
+DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + sqr(y)); }
 // sqrt(a^2 + b^2) for a, b >= 0: how independent errors add.
 DEEPSCOPE_HD double quad(double a, double b) { return ::sqrt(a * a + b * b); }
 DEEPSCOPE_HD FloatExp quad(FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); }
+DEEPSCOPE_HD FloatExp2 quad(FloatExp2 a, FloatExp2 b) { return sqrt(sqr(a) + sqr(b)); }
 // A bound on |x + iy| >= its true value (the L1 norm): no squares, so no underflow in double.
 template <class T>
 DEEPSCOPE_HD T l1(T x, T y) {
@@ -53,8 +60,27 @@ DEEPSCOPE_HD T l1(T x, T y) {
 constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
 // The longest period whose windows the interior test runs step by step (without BLA).
 constexpr uint32_t kMaxExactPeriod = 65536;
-// The unit roundoff of binary64 and floatexp's significand (2^-53).
-constexpr double kRoundoff = 1.1102230246251565e-16;
+// The type of the pixel's side quantities (the error estimate, the interior test's derivatives and
+// closest approach): T itself for double and floatexp; floatexp for floatexp2, whose extra bits
+// these estimates do not need (the pixel's z and dz keep all 106).
+template <class T>
+struct AuxOf {
+  using type = T;
+};
+template <>
+struct AuxOf<FloatExp2> {
+  using type = FloatExp;
+};
+DEEPSCOPE_HD double aux(double x) { return x; }
+DEEPSCOPE_HD FloatExp aux(FloatExp x) { return x; }
+DEEPSCOPE_HD FloatExp aux(FloatExp2 x) { return to_floatexp(x); }
+
+// The unit roundoff of the delta type's operations: 2^-53 for binary64 and floatexp, 5 2^-106 for
+// floatexp2 (its multiplication's bound, arith/floatexp2.h).
+template <class T>
+constexpr double roundoff() {
+  return sizeof(T) == sizeof(FloatExp2) ? FloatExp2::kUnitRoundoff : 1.1102230246251565e-16;
+}
 
 template <class T>
 struct PerturbParams {
@@ -124,6 +150,8 @@ DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i) {
 // Pixel (i, j) of the image (j = 0 at the top).
 template <class T>
 DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
+  constexpr double kRoundoff = roundoff<T>();
+  using E = typename AuxOf<T>::type;
   PerturbPixel out{0u, 0.0f, 0u, 0u, false};
   // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
   const double kx = pixel_offset(i, p.width);
@@ -144,16 +172,16 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   // Interior: the closest approach to 0 so far (|z| in L1, step kmin), the candidate period, the
   // current window's start (step wstart, z = w) and g', g'' of the window so far, and how many
   // windows in a row passed the test.
-  T d1r = T(1.0), d1i = T(0.0), d2r = T(0.0), d2i = T(0.0);
+  E d1r = E(1.0), d1i = E(0.0), d2r = E(0.0), d2i = E(0.0);
   T wr = T(0.0), wi = T(0.0);
-  T zmin = T(0.0);
+  E zmin = E(0.0);
   uint32_t kmin = 0, period = 0, wstart = 0, hits = 0;
   bool window_bla = false;     // the current window took a BLA step
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
   uint32_t bla_contracting = 0;  // windows with BLA in a row that contracted
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
   // rounding, independent roundings adding in quadrature; dc's own rounding to start.
-  T err = l1(dcr, dci) * kRoundoff;
+  E err = aux(l1(dcr, dci)) * kRoundoff;
   for (;;) {
     if (n >= p.max_iter) {
       out.count = p.max_iter;
@@ -168,7 +196,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
     // threshold (4 sigma of the estimate).
     if (p.error_bound) {
-      const double e = quad(as_double(err), kRoundoff * as_double(l1(p.zr[m], p.zi[m])));
+      const double e = quad(as_double(err), kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m]))));
       if (16.0 * e >= (r2 > 4.0 ? r2 - 4.0 : 4.0 - r2)) {
         return out;
       }
@@ -184,8 +212,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         wstart = n;
         wr = zr;
         wi = zi;
-        d1r = T(1.0);
-        d1i = d2r = d2i = T(0.0);
+        d1r = E(1.0);
+        d1i = d2r = d2i = E(0.0);
         window_bla = false;
       };
       // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
@@ -194,7 +222,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         // g'', which the test needs (a false interior at rust-fractal's all_seeing_eye). Where
         // such a window contracts (|g'| < 1), the next three windows run without BLA instead.
         // A BLA step may also run past the window's end: then the window is not one period.
-        if (!window_bla && n - wstart == period && attracted(zr - wr, zi - wi, l1(zr, zi), d1r, d1i, d2r, d2i)) {
+        if (!window_bla && n - wstart == period && attracted(aux(zr - wr), aux(zi - wi), aux(l1(zr, zi)), d1r, d1i, d2r, d2i)) {
           if (++hits >= 2) {
             out.count = p.max_iter;
             out.smooth = static_cast<float>(p.max_iter);
@@ -216,7 +244,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         start_window();
       }
       // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain).
-      const T zmag = l1(zr, zi);
+      const E zmag = aux(l1(zr, zi));
       if (kmin == 0 || zmag < zmin) {
         if (n - kmin != period || kmin == 0) {
           period = kmin == 0 ? 0u : n - kmin;
@@ -231,7 +259,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       // A rebase rounds z; at a periodic reference's end z also carries that point's own error,
       // which no longer cancels against the next point (the pixel restarts at Z_0).
       if (p.error_bound)
-        err = quad(err, (l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff + (m >= last ? p.last_error : T(0.0)));
+        err = quad(err, aux(l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff + (m >= last ? aux(p.last_error) : E(0.0)));
       dzr = zr;
       dzi = zi;
       m = 0;
@@ -259,17 +287,18 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           const T a = modulus(e.ar, e.ai), adz = a * mag;
           const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
                           adz * (kBlaEpsilon * ::sqrt(static_cast<double>(len)));
-          err = quad(a * err, local);
+          err = quad(aux(a) * err, aux(local));
         }
         dzr = nr;
         dzi = ni;
         window_bla = true;
         if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
-          T t = e.ar * d1r - e.ai * d1i;
-          d1i = e.ar * d1i + e.ai * d1r;
+          const E ar = aux(e.ar), ai = aux(e.ai);
+          E t = ar * d1r - ai * d1i;
+          d1i = ar * d1i + ai * d1r;
           d1r = t;
-          t = e.ar * d2r - e.ai * d2i;
-          d2i = e.ar * d2i + e.ai * d2r;
+          t = ar * d2r - ai * d2i;
+          d2i = ar * d2i + ai * d2r;
           d2r = t;
         }
         m += len;
@@ -281,12 +310,13 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       if (stepped) continue;
     }
     if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'')
-      const T sr = d1r * d1r - d1i * d1i, si = twice(d1r * d1i);
-      const T t2 = twice(sr + (zr * d2r - zi * d2i));
-      d2i = twice(si + (zr * d2i + zi * d2r));
+      const E xr = aux(zr), xi = aux(zi);
+      const E sr = d1r * d1r - d1i * d1i, si = twice(d1r * d1i);
+      const E t2 = twice(sr + (xr * d2r - xi * d2i));
+      d2i = twice(si + (xr * d2i + xi * d2r));
       d2r = t2;
-      const T t1 = twice(zr * d1r - zi * d1i);
-      d1i = twice(zr * d1i + zi * d1r);
+      const E t1 = twice(xr * d1r - xi * d1i);
+      d1i = twice(xr * d1i + xi * d1r);
       d1r = t1;
     }
     const T tr = twice(p.zr[m]) + dzr;
@@ -295,11 +325,13 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     const T ni = (tr * dzi + ti * dzr) + dci;
     if (p.error_bound) {
       // dz' = (2 Z + dz) dz + dc: the inherited error grows by |2 z|; the step adds the roundings
-      // of 2 Z + dz, the complex product and the sum, and of Z itself (stored to 53 bits). The
+      // of 2 Z + dz, the complex product and the sum, and of Z itself (stored to T's bits). The
       // multiplier is the modulus, not the L1 norm: an overestimate by up to sqrt(2) a step would
       // compound over the orbit (r2 is exact enough unless z is tiny, where L1 costs nothing).
-      const T zl = r2 > 1e-290 ? T(::sqrt(r2)) : l1(zr, zi);
-      const T local = ((l1(tr, ti) + l1(p.zr[m], p.zi[m])) * l1(dzr, dzi) * 2.0 + l1(nr, ni)) * kRoundoff;
+      const E zl = r2 > 1e-290 ? E(::sqrt(r2)) : l1(aux(zr), aux(zi));
+      const E local = ((l1(aux(tr), aux(ti)) + l1(aux(p.zr[m]), aux(p.zi[m]))) * l1(aux(dzr), aux(dzi)) * 2.0 +
+                       l1(aux(nr), aux(ni))) *
+                      kRoundoff;
       err = quad(twice(zl) * err, local);
     }
     dzr = nr;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "arith/floatexp.h"
+#include "arith/floatexp2.h"
 #include "mandelbrot.h"
 
 namespace ds::mandel::perturb {
@@ -46,6 +47,9 @@ struct Reference {
   // so length - 1 (or max_iter) is C's exact count. False when the precision cap was reached first.
   bool escape_certified = false;
   std::vector<FloatExp> zr, zi;
+  // The tails beyond 53 bits: Z_n = (zr[n].m + zr_lo[n]) 2^zr[n].e to 106 bits (floatexp2 deltas,
+  // the second tier for pixels that binary64 cannot decide).
+  std::vector<double> zr_lo, zi_lo;
   double seconds = 0;
   uint32_t length() const { return static_cast<uint32_t>(zr.size()); }
   // True when this orbit serves a view of pixel spacing `s` (as exactly as a fresh one would).
@@ -80,6 +84,8 @@ void clear_reference_cache();
 
 // The offset (view centre - reference centre), exact in MPFR, rounded to floatexp.
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im);
+// The same offset and the half step s/2, rounded to floatexp2 (106 bits).
+void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step);
 
 // The exact c of pixel (i, j) (View::pixel_map honoured) as decimal strings, `bits` bits.
 void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::string* re, std::string* im);

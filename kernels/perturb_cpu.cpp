@@ -21,6 +21,10 @@ template <class T>
 double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
                    uint64_t* rebases, uint64_t* interior, bool* cancelled);
+// perturb.cu: perturb_pixel with floatexp2 deltas for the listed tile pixels (indices into the
+// tile, row-major), results in list order. p's points are host arrays of p.ref_len points.
+void render_list_cuda(const PerturbParams<FloatExp2>& p, const std::vector<uint32_t>& pixels, const Tile& t,
+                      const RenderOptions& opt, uint32_t* counts, float* smooth, bool* cancelled);
 #endif
 }  // namespace detail
 
@@ -35,6 +39,10 @@ double from_fe<double>(FloatExp x) {
 template <>
 FloatExp from_fe<FloatExp>(FloatExp x) {
   return x;
+}
+template <>
+FloatExp2 from_fe<FloatExp2>(FloatExp x) {
+  return FloatExp2::from_parts(x, 0.0);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -213,14 +221,79 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   return again;
 }
 
+// The second tier (docs/perturbation.md, "Undecided pixels"): the flagged pixels again against the
+// same reference, with floatexp2 deltas (106 bits), the reference's points, the centre offset and
+// the half step to 106 bits, and no BLA (its truncation is at binary64's level). A pixel flagged
+// in the first pass has an escape test that 53-bit deltas could not decide; here the error
+// estimate shrinks by 2^-50 or so, and nearly all are decided. Returns the pixels still flagged
+// (ascending); results go through `put`.
+std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                                        const Reference& ref, Backend backend,
+                                        const std::vector<std::size_t>& flagged,
+                                        const std::function<void(std::size_t, uint32_t, float)>& put,
+                                        bool* cancelled) {
+  const uint32_t len = ref.length();
+  std::vector<FloatExp2> zr(len), zi(len);
+  for (uint32_t k = 0; k < len; ++k) {
+    zr[k] = FloatExp2::from_parts(ref.zr[k], ref.zr_lo[k]);
+    zi[k] = FloatExp2::from_parts(ref.zi[k], ref.zi_lo[k]);
+  }
+  FloatExp2 off_re, off_im, hs;
+  centre_offset(ref, g, &off_re, &off_im, &hs);
+  const BlaTable<FloatExp2> no_bla{};
+  PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, zr.data(), zi.data(), no_bla, FloatExp(0.0),
+                                          FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/false);
+  p.off_re = off_re;
+  p.off_im = off_im;
+  p.half_step = hs;
+  p.bla_levels = 0;
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  std::vector<uint32_t> counts(flagged.size());
+  std::vector<float> smooth(flagged.size());
+  if (backend == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    std::vector<uint32_t> idx(flagged.begin(), flagged.end());
+    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), cancelled);
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.threads = opt.cpu_threads;
+    parallel_for(
+        flagged.size(), 1,
+        [&](std::size_t q0, std::size_t q1) {
+          for (std::size_t q = q0; q < q1; ++q) {
+            if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+            const std::size_t k = flagged[q];
+            const PerturbPixel px =
+                perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
+            counts[q] = px.count;
+            smooth[q] = px.smooth;
+          }
+        },
+        po);
+    if (opt.cancel && opt.cancel->load()) *cancelled = true;
+  }
+  std::vector<std::size_t> again;
+  if (*cancelled) return again;
+  for (std::size_t q = 0; q < flagged.size(); ++q) {
+    if (counts[q] == 0) again.push_back(flagged[q]);
+    else put(flagged[q], counts[q], smooth[q]);
+  }
+  return again;
+}
+
 // Re-renders the flagged pixels (tile indices, ascending). Results go to out_counts/out_smooth[q]
-// for the q-th flagged pixel when given (device-resident renders), else into res's arrays. In
-// passes: the pixels still flagged form new blobs with new references, until none is left, the
+// for the q-th flagged pixel when given (device-resident renders), else into res's arrays. First
+// the 106-bit tier against the same reference (refine_flagged); then, in passes: the pixels still
+// flagged form new blobs with new references, until none is left, the
 // references run out, or a blob's own reference pixel flags again (then the blob is unresolved:
 // a reference at the pixel itself is as exact as a perturbation render gets).
 void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                     const std::vector<std::size_t>& flagged, uint32_t* out_counts, float* out_smooth,
-                     RenderResult* res) {
+                     const Reference& ref, const std::vector<std::size_t>& flagged, uint32_t* out_counts,
+                     float* out_smooth, RenderResult* res) {
   std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
   for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
   const std::function<void(std::size_t, uint32_t, float)> put = [&](std::size_t k, uint32_t c, float sm) {
@@ -233,7 +306,10 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
     }
   };
   const std::size_t tw = static_cast<std::size_t>(t.width);
-  std::vector<std::size_t> pending = flagged;
+  std::vector<std::size_t> pending =
+      opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled) : flagged;
+  if (res->cancelled) return;
+  res->perturb.glitch_refined = flagged.size() - pending.size();
   uint64_t unresolved = 0;
   std::atomic<int> references{0};
   while (!pending.empty()) {
@@ -393,7 +469,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   }
   res->perturb.glitch_pixels = flagged.size();
   if (!flagged.empty()) {
-    correct_flagged(v, g, t, opt, flagged, resident ? fixed_counts.data() : nullptr,
+    correct_flagged(v, g, t, opt, ref, flagged, resident ? fixed_counts.data() : nullptr,
                     resident ? fixed_smooth.data() : nullptr, res);
 #if DEEPSCOPE_WITH_CUDA
     if (resident && !res->cancelled) {

@@ -27,6 +27,20 @@ FloatExp to_fe(const mpfr_t x) {
   return FloatExp::make(m, e);
 }
 
+// The tail of x beyond its FloatExp f = to_fe(x): lo with x = (f.m + lo) 2^f.e to 106 bits
+// (|lo| <= 2^-53). tmp: scratch of x's precision.
+double tail_of(const mpfr_t x, FloatExp f, mpfr_t tmp) {
+  if (f.m == 0) return 0.0;
+  mpfr_mul_2si(tmp, x, -f.e, MPFR_RNDN);  // exact
+  mpfr_sub_d(tmp, tmp, f.m, MPFR_RNDN);   // exact: f.m holds x's leading bits
+  return mpfr_get_d(tmp, MPFR_RNDN);
+}
+
+FloatExp2 to_fe2(const mpfr_t x, mpfr_t tmp) {
+  const FloatExp f = to_fe(x);
+  return FloatExp2::from_parts(f, tail_of(x, f, tmp));
+}
+
 void parse(mpfr_t out, const std::string& s) {
   char* end = nullptr;
   mpfr_strtofr(out, s.c_str(), &end, 10, MPFR_RNDN);  // validated by geometry()
@@ -73,13 +87,15 @@ Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool ce
                        const std::atomic<bool>* cancel, const std::function<void(double)>& progress,
                        int* more_bits) {
   const int bits = ref->bits;
-  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits);
+  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
   parse(cr.v, ref->re);
   parse(ci.v, ref->im);
   mpfr_set_zero(x.v, 1);
   mpfr_set_zero(y.v, 1);
   ref->zr.assign(1, FloatExp(0.0));
   ref->zi.assign(1, FloatExp(0.0));
+  ref->zr_lo.assign(1, 0.0);
+  ref->zi_lo.assign(1, 0.0);
   ref->escaped = ref->periodic = false;
   ref->escape_certified = certify;
   ref->error_shift = FloatExp(0.0);
@@ -101,6 +117,8 @@ Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool ce
     const FloatExp fr = to_fe(x.v), fi = to_fe(y.v);
     ref->zr.push_back(fr);
     ref->zi.push_back(fi);
+    ref->zr_lo.push_back(tail_of(x.v, fr, tmp.v));
+    ref->zi_lo.push_back(tail_of(y.v, fi, tmp.v));
     const FloatExp zmag = mag(fr, fi);
     if (n == 1) {
       err = u * zmag;  // C's own rounding
@@ -211,6 +229,21 @@ void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatE
   parse(b.v, ref.im);
   mpfr_sub(d.v, a.v, b.v, MPFR_RNDN);
   *im = to_fe(d.v);
+}
+
+void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step) {
+  const int bits = std::max(ref.bits, reference_bits(g)) + 64;
+  Mp a(bits), b(bits), d(2 * bits + 64), tmp(2 * bits + 64);
+  parse(a.v, g.re);
+  parse(b.v, ref.re);
+  mpfr_sub(d.v, a.v, b.v, MPFR_RNDN);
+  *re = to_fe2(d.v, tmp.v);
+  parse(a.v, g.im);
+  parse(b.v, ref.im);
+  mpfr_sub(d.v, a.v, b.v, MPFR_RNDN);
+  *im = to_fe2(d.v, tmp.v);
+  parse(d.v, g.half_step);
+  *half_step = to_fe2(d.v, tmp.v);
 }
 
 std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "commands.h"
 #include "kernels/perturb.h"
 #include "location.h"
+#include "test_files.h"
 
 namespace {
 
@@ -111,16 +113,17 @@ TEST(PerturbCli, BadInputExitsWithTwo) {
   EXPECT_FALSE(exists(dir + "/x.png"));
 }
 
-// f64 deltas forced at 1e320 underflow on every pixel: with no secondary reference allowed the
-// pixels stay unresolved, the command exits 1 and the PNG says so; with one allowed they are
-// corrected and it exits 0.
+// f64 deltas forced at 1e320 underflow on every pixel: with the 106-bit tier off (--no-refine) and
+// no secondary reference allowed the pixels stay unresolved, the command exits 1 and the PNG says
+// so; with one allowed they are corrected and it exits 0; with the tier on, the tier decides all
+// 64 and no reference is needed.
 TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
   const std::string dir = tmpdir();
   std::string re, im;
   deep_point(&re, &im);
   const std::vector<std::string> view = {"--re",   re.substr(0, 420), "--im",   im.substr(0, 420), "--zoom",
                                          "1e320",  "--iter",          "3000",   "--size",          "8x8",
-                                         "--backend", "cpu",          "--delta", "f64",            "--quiet"};
+                                         "--backend", "cpu",          "--delta", "f64",            "--no-refine", "--quiet"};
   auto args = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = view;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -142,6 +145,12 @@ TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
             1);
   EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--out", dir + "/c.png"})); }), 0);
   EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--delta", "f32", "--out", dir + "/x.png"})); }), 2);
+  std::vector<std::string> tiered = args({"--max-references", "0", "--out", dir + "/t.png"});
+  tiered.erase(std::find(tiered.begin(), tiered.end(), "--no-refine"));
+  EXPECT_EQ(in_process([&] { return app::cmd_render(tiered); }), 0);
+  const std::string t = ds::test::slurp(dir + "/t.png");
+  EXPECT_NE(t.find("glitch_refined = 64"), std::string::npos);
+  EXPECT_NE(t.find("glitch_unresolved = 0"), std::string::npos);
 }
 
 TEST(PerturbCli, BenchWritesItsReport) {

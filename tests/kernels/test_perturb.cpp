@@ -217,8 +217,8 @@ TEST(Perturb, AgreesWithMpfrAt1e300) {
   EXPECT_GT(*mm.second, *mm.first);  // the view is not flat
 }
 
-// f64 deltas forced where they underflow: every pixel is flagged and re-evaluated in MPFR, so
-// the image still equals the oracle.
+// f64 deltas forced where they underflow: every pixel is flagged and re-rendered with floatexp2
+// deltas (the 106-bit tier), so the image still equals the oracle.
 TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
   const View v = make_view(deep_re().substr(0, 420), deep_im().substr(0, 420), "1e320", 6000, 8, 8);
   std::vector<uint32_t> oc;
@@ -280,6 +280,46 @@ TEST(Perturb, Kf5e113AgreesWithMpfr) {
   EXPECT_GE(same, trusted * 999 / 1000);
   EXPECT_EQ(near, trusted);
   EXPECT_GT(*mm.second, *mm.first + 100);  // not flat
+}
+
+// KF's 1e50 benchmark at 128x128: with binary64 deltas some escapes hang on more than 53 bits (run
+// 1 of docs/bench/perturbation-kf.md drew two of its 1024 grid pixels wrong). Those pixels are
+// flagged, and the 106-bit tier decides every one of them against the same reference, with no
+// secondary reference. Where its count differs from what binary64 alone gave (the render without
+// the error estimate), MPFR (trusted where 320 more bits agree) must side with the tier.
+TEST(Perturb, UndecidedPixelsAreDecidedAt106Bits) {
+  const View v = kfr_view("1e50.kfr", 128, 128);
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.max_secondary_references = 0;  // anything the tier leaves would stay unresolved
+  const RenderResult with = render(v, o);
+  o.error_bound = false;
+  const RenderResult plain = render(v, o);
+  std::cout << "KF 1e50 128x128: " << with.perturb.glitch_pixels << " flagged, " << with.perturb.glitch_refined
+            << " decided at 106 bits, " << with.perturb.glitch_unresolved << " unresolved\n";
+  EXPECT_GT(with.perturb.glitch_pixels, 0u);
+  EXPECT_EQ(with.perturb.glitch_refined, with.perturb.glitch_pixels);
+  EXPECT_EQ(with.perturb.glitch_unresolved, 0u);
+  EXPECT_EQ(with.perturb.secondary_references, 0);
+  const Geometry g = geometry(v);
+  const int bits = static_cast<int>(std::ceil(g.log2_zoom + std::log2(v.height))) + 80;
+  int differ = 0, checked = 0;
+  for (size_t k = 0; k < with.counts.size() && checked < 12; ++k) {
+    if (with.counts[k] == plain.counts[k]) continue;
+    ++differ;
+    const int i = static_cast<int>(k % v.width), j = static_cast<int>(k / v.width);
+    uint32_t lo = 0, hi = 0;
+    float s = 0;
+    perturb::direct_pixel(g, v, i, j, bits, &lo, &s);
+    perturb::direct_pixel(g, v, i, j, bits + 320, &hi, &s);
+    if (lo != hi) continue;
+    ++checked;
+    EXPECT_EQ(with.counts[k], hi) << "pixel (" << i << ", " << j << "): binary64 alone gave " << plain.counts[k];
+  }
+  std::cout << differ << " pixels differ from binary64 alone; " << checked << " checked against MPFR\n";
+  EXPECT_GT(checked, 0);
 }
 
 // Interior detection at a minibrot of period 135 near 1e50 (the view holds its interior and
