@@ -58,8 +58,10 @@ DEEPSCOPE_HD T l1(T x, T y) {
 }
 // Below this magnitude a double delta is flagged as a glitch (T = double only).
 constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
-// The longest period whose windows the interior test runs step by step (without BLA).
+// The longest period whose windows the interior test runs step by step (without BLA), and the
+// most windows it composes (an attracting cycle of up to that many times the candidate period).
 constexpr uint32_t kMaxExactPeriod = 65536;
+constexpr uint32_t kMaxComposedWindows = 16;
 // The type of the pixel's side quantities (the error estimate, the interior test's derivatives and
 // closest approach): T itself for double and floatexp; floatexp for floatexp2, whose extra bits
 // these estimates do not need (the pixel's z and dz keep all 106).
@@ -133,11 +135,13 @@ DEEPSCOPE_HD int ctz32(uint32_t x) {
 // and g''(w). Kantorovich on h(x) = g(x) - x with |h'| >= 1 - |g'| and M = 2 |g''| standing in
 // for the bound of |g''| near w: where e M / (1 - |g'|)^2 <= 1/2, h has a root x* (a p-cycle)
 // within r = 2 e / (1 - |g'|) of w, and where |g'| + 2 M r < 1, g contracts the disk of radius r
-// about x* into itself, so w's orbit stays bounded. Magnitudes are L1 norms (upper bounds), and e
-// carries the rounding of the two z it subtracts.
+// about x* into itself, so w's orbit stays bounded. |g'| is the modulus (with a margin for its
+// roundings): the L1 norm overstates it by up to sqrt(2), and every pixel with |g'| > 1/sqrt(2)
+// would fail the test however long it ran (half the interior of a minibrot's cardioid). e and
+// |g''| are L1 norms (upper bounds), and e carries the rounding of the two z it subtracts.
 template <class T>
 DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i) {
-  const double lambda = as_double(l1(d1r, d1i));
+  const double lambda = as_double(modulus(d1r, d1i)) * (1.0 + 1e-12);
   if (!(lambda < 1.0)) return false;
   const double gap = 1.0 - lambda;
   const T e = l1(er, ei) + zmag * 1e-15;
@@ -170,15 +174,18 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   uint32_t m = 1, n = 1;
   const uint32_t last = p.ref_len - 1;
   // Interior: the closest approach to 0 so far (|z| in L1, step kmin), the candidate period, the
-  // current window's start (step wstart, z = w) and g', g'' of the window so far, and how many
-  // windows in a row passed the test.
+  // current window's start (step wstart, z = w) and g', g'' of the window so far; the composition
+  // G of the last ck whole windows (from z = cw: G', G''), and how many compositions passed.
   E d1r = E(1.0), d1i = E(0.0), d2r = E(0.0), d2i = E(0.0);
   T wr = T(0.0), wi = T(0.0);
+  E c1r = E(1.0), c1i = E(0.0), c2r = E(0.0), c2i = E(0.0);
+  T cwr = T(0.0), cwi = T(0.0);
   E zmin = E(0.0);
-  uint32_t kmin = 0, period = 0, wstart = 0, hits = 0;
+  uint32_t kmin = 0, kprev = 0, period = 0, wstart = 0, hits = 0, ck = 0;
+  uint32_t tries = 0;  // windows since the candidate period was last chosen or proven
   bool window_bla = false;     // the current window took a BLA step
+  bool composed_bla = false;   // a window of the composition took one
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
-  uint32_t bla_contracting = 0;  // windows with BLA in a row that contracted
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
   // rounding, independent roundings adding in quadrature; dc's own rounding to start.
   E err = aux(l1(dcr, dci)) * kRoundoff;
@@ -217,40 +224,89 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         window_bla = false;
       };
       // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
+      // The test runs on G = g composed over the last ck windows (f^(ck p)): the attracting cycle
+      // may have a multiple of the candidate period (a satellite of period 2p keeps the period p
+      // that the orbit's first close approach gave, and single windows alternate between
+      // |g'| < 1 and > 1; pairs contract).
       if (period != 0 && n - wstart >= period) {
-        // A window with a BLA step does not count: BLA keeps g' (A is the step's slope) but not
-        // g'', which the test needs (a false interior at rust-fractal's all_seeing_eye). Where
-        // such a window contracts (|g'| < 1), the next three windows run without BLA instead.
-        // A BLA step may also run past the window's end: then the window is not one period.
-        if (!window_bla && n - wstart == period && attracted(aux(zr - wr), aux(zi - wi), aux(l1(zr, zi)), d1r, d1i, d2r, d2i)) {
-          if (++hits >= 2) {
-            out.count = p.max_iter;
-            out.smooth = static_cast<float>(p.max_iter);
-            out.interior = true;
-            return out;
-          }
-        } else {
+        ++tries;
+        if (n - wstart != period) {
+          // A BLA step ran past the window's end: the window is not one period.
+          ck = 0;
           hits = 0;
-          // Only a strong contraction, in several windows in a row, over a period short enough to
-          // iterate step by step: exterior orbits pass through single contracting windows often.
-          const bool contracting = window_bla && as_double(l1(d1r, d1i)) < 0.5;
-          bla_contracting = contracting ? bla_contracting + 1 : 0u;
-          if (bla_contracting >= 4 && period <= kMaxExactPeriod) {
-            exact_windows = 3;
-            bla_contracting = 0;
+        } else {
+          if (ck == 0) {
+            cwr = wr;
+            cwi = wi;
+            c1r = d1r;
+            c1i = d1i;
+            c2r = d2r;
+            c2i = d2i;
+            composed_bla = false;
+          } else {  // (g o G)' = g' G', (g o G)'' = g'' G'^2 + g' G''
+            const E sr = c1r * c1r - c1i * c1i, si = twice(c1r * c1i);
+            const E t2r = (d2r * sr - d2i * si) + (d1r * c2r - d1i * c2i);
+            const E t2i = (d2r * si + d2i * sr) + (d1r * c2i + d1i * c2r);
+            const E t1r = d1r * c1r - d1i * c1i;
+            c1i = d1r * c1i + d1i * c1r;
+            c1r = t1r;
+            c2r = t2r;
+            c2i = t2i;
+          }
+          ++ck;
+          composed_bla = composed_bla || window_bla;
+          const E er = aux(zr - cwr), ei = aux(zi - cwi), zl = aux(l1(zr, zi));
+          const double lambda = as_double(modulus(c1r, c1i));
+          // A composition with a BLA step does not count: BLA keeps g' (A is the step's slope)
+          // but not g'', which the test needs (a false interior at rust-fractal's
+          // all_seeing_eye). Where it would pass (|G'| < 1, and G(w) near w on the scale that
+          // G'' gives), the next 2 ck + 1 windows run without BLA instead, for two compositions.
+          if (!composed_bla && attracted(er, ei, zl, c1r, c1i, c2r, c2i)) {
+            if (++hits >= 2) {
+              out.count = p.max_iter;
+              out.smooth = static_cast<float>(p.max_iter);
+              out.interior = true;
+              return out;
+            }
+            ck = 0;  // the second proof starts afresh from here
+            tries = 0;
+          } else if (composed_bla && lambda < 1.0 &&
+                     as_double((l1(er, ei) + zl * 1e-15) * twice(l1(c2r, c2i))) <= (1.0 - lambda) * (1.0 - lambda)) {
+            if (static_cast<uint64_t>(period) * ck <= kMaxExactPeriod) exact_windows = 2 * ck + 1;
+            ck = 0;
+          } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
+            ck = 0;
+            hits = 0;
+          }
+        }
+        if (tries >= 2 * kMaxComposedWindows && exact_windows == 0) {
+          tries = 0;
+          // No proof in that many windows: try the other candidate. A closest approach during
+          // the orbit's first passage (the nucleus's neighbourhood, often closer than the cycle
+          // it settles on) leaves a gap kmin - kprev between transient approaches (6 at a
+          // period-135 minibrot's centre), while kmin itself is the atom domain's period there.
+          // Later approaches recur at multiples of the period, so there the gap is right.
+          if (kprev != 0) {
+            period = period == kmin ? kmin - kprev : kmin;
+            ck = 0;
+            hits = 0;
           }
         }
         if (!window_bla && exact_windows > 0) --exact_windows;
         start_window();
       }
-      // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain).
+      // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain;
+      // kmin itself is the other candidate, above).
       const E zmag = aux(l1(zr, zi));
       if (kmin == 0 || zmag < zmin) {
         if (n - kmin != period || kmin == 0) {
           period = kmin == 0 ? 0u : n - kmin;
           start_window();
           hits = 0;
+          ck = 0;
+          tries = 0;
         }
+        kprev = kmin;
         kmin = n;
         zmin = zmag;
       }

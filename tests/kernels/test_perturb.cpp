@@ -358,6 +358,39 @@ TEST(Perturb, InteriorPixelsStopEarlyAndAgreeWithMpfr) {
   EXPECT_GT(inside, 0u);
 }
 
+// The same minibrot at 10^8 iterations: every pixel that reaches max_iter must have been proven
+// inside, none iterated to the end (one would take about a second; the whole image about a
+// second). Its centre (the orbit's first passage is closer to 0 than the cycle it settles on, so
+// the gap between close approaches says 6, not 135) and its period-270 satellite (single windows
+// of 135 alternate between |g'| < 1 and > 1) failed the test before the candidates were
+// alternated and windows composed. The exterior pixels agree with the render without the test.
+TEST(Perturb, InteriorProofsMakeHundredMillionIterationsCheap) {
+  const std::string re = "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199";
+  const std::string im = "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075";
+  const View v = make_view(re, im, "4e50", 100000000, 32, 32);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  const RenderResult r = render(v, o);
+  size_t at_max = 0;
+  for (uint32_t c : r.counts) at_max += c == v.max_iter;
+  std::cout << "minibrot 1e50 at 1e8 iterations, 32x32: " << r.perturb.interior_pixels << " proven interior, "
+            << at_max << " at max_iter, " << r.seconds << " s\n";
+  EXPECT_GT(at_max, r.counts.size() / 3);
+  EXPECT_EQ(r.perturb.interior_pixels, at_max);
+  // Exterior pixels: the same counts with the test off, at a max_iter they all escape within.
+  uint32_t outside_max = 0;
+  for (uint32_t c : r.counts)
+    if (c != v.max_iter) outside_max = std::max(outside_max, c);
+  View w = v;
+  w.max_iter = outside_max + 1;
+  o.interior = false;
+  const RenderResult plain = render(w, o);
+  for (size_t k = 0; k < r.counts.size(); ++k)
+    if (r.counts[k] != v.max_iter) EXPECT_EQ(r.counts[k], plain.counts[k]) << k;
+    else EXPECT_EQ(plain.counts[k], w.max_iter) << k;
+}
+
 TEST(Perturb, MethodSelection) {
   RenderOptions o;
   EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kDirect);
@@ -463,6 +496,31 @@ TEST(PerturbDevice, InteriorAndPixelMapMatchCpu) {
               << " (CPU), GPU " << g.seconds << " s, CPU " << c.seconds << " s\n";
   }
   EXPECT_GT(render(a, RenderOptions{}).perturb.interior_pixels, 0u);
+}
+
+// The 106-bit tier on the device (render_list_cuda, one thread per flagged pixel) against the
+// CPU's: KF's 1e50 at 128x128 flags pixels that binary64 cannot decide; both backends decide them
+// all at 106 bits, with the same counts.
+TEST(PerturbDevice, RefinedPixelsMatchCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  const View v = kfr_view("1e50.kfr", 128, 128);
+  RenderOptions o;
+  o.method = Method::kPerturb;
+  o.backend = Backend::kCpu;
+  o.max_secondary_references = 0;
+  perturb::clear_reference_cache();
+  const RenderResult c = render(v, o);
+  o.backend = Backend::kCuda;
+  const RenderResult g = render(v, o);
+  ASSERT_EQ(g.backend, Backend::kCuda);
+  std::cout << "KF 1e50 128x128: flagged " << g.perturb.glitch_pixels << " (GPU) " << c.perturb.glitch_pixels
+            << " (CPU), decided at 106 bits " << g.perturb.glitch_refined << " (GPU) " << c.perturb.glitch_refined
+            << " (CPU)\n";
+  EXPECT_GT(c.perturb.glitch_refined, 0u);
+  EXPECT_EQ(g.perturb.glitch_pixels, c.perturb.glitch_pixels);
+  EXPECT_EQ(g.perturb.glitch_refined, c.perturb.glitch_refined);
+  EXPECT_EQ(g.perturb.glitch_unresolved, 0u);
+  EXPECT_EQ(g.counts, c.counts);
 }
 
 }  // namespace
