@@ -16,6 +16,7 @@ int cmd_drift(const ArgList& args);
 int cmd_tmd(const ArgList& args);
 int cmd_merge(const ArgList& args);
 int cmd_oracle(const ArgList& args);
+int cmd_find(const ArgList& args);
 // Opens the window; in builds without the GUI, explains and returns 2.
 int cmd_gui(const ArgList& args);
 

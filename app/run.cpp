@@ -42,6 +42,7 @@ int run(const ArgList& args) {
     if (sub == "tmd") return cmd_tmd(rest);
     if (sub == "merge") return cmd_merge(rest);
     if (sub == "oracle") return cmd_oracle(rest);
+    if (sub == "find") return cmd_find(rest);
     if (sub == "gui") return cmd_gui(rest);
     throw cli::UsageError("unknown subcommand \"" + sub + "\"");
   } catch (const cli::UsageError& e) {

@@ -47,6 +47,16 @@ Commands:
         rigorous error bound, escalating precision until certified and confirmed one rung higher:
         FILE.npy (uint32), FILE_smooth.npy, FILE_trusted.npy (uint8 mask), FILE_bits.npy and the
         JSON record; resumable from FILE.npy.chunks
+  deepscope find period|nucleus|misiurewicz [--re R --im I --zoom Z | --location FILE] [--iter N]
+                   [--size WxH] [--at X,Y] [--radius PIXELS] [--max-period N] [--period P]
+                   [--preperiod Q] [--fit F] [--quiet] [--out FILE.loc]
+        the feature finder at the view's centre or pixel X,Y (docs/finder.md): period: the lowest
+        period of a component within --radius pixels (default 4) by the ball method, up to
+        --max-period (default: the iterations); nucleus: that period's (or --period's) nucleus by
+        Newton's method, with its size, orientation and atom domain, written as a location whose
+        view shows the minibrot at --fit of its height (default 0.5); misiurewicz: the Misiurewicz
+        point of --preperiod Q and --period P (default: the nearest pair up to 64 each). Exit 1 with
+        the last estimate when nothing is found or Newton's method does not converge
   deepscope henon orbit --a A --b B [--x0 X --y0 Y] [--transient N] [--points N] [--arith NAME]
                         [--backend cpu|cuda] [--bound R] --out FILE.csv
   deepscope henon period --a A --b B [--x0 X --y0 Y] [--transient N] [--pmax P] [--tol T] [--arith NAME]

@@ -7,44 +7,18 @@
 #include <mutex>
 
 #include "mandelbrot.cuh"
+#include "mpfr_util.h"
 #include "perturb.h"
 
 namespace ds::mandel::perturb {
 namespace {
 
-struct Mp {
-  mpfr_t v;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-};
-
-FloatExp to_fe(const mpfr_t x) {
-  if (mpfr_zero_p(x)) return FloatExp(0.0);
-  long e = 0;
-  const double m = mpfr_get_d_2exp(&e, x, MPFR_RNDN);  // |m| in [0.5, 1), rounded to 53 bits
-  return FloatExp::make(m, e);
-}
-
-// The tail of x beyond its FloatExp f = to_fe(x): lo with x = (f.m + lo) 2^f.e to 106 bits
-// (|lo| <= 2^-53). tmp: scratch of x's precision.
-double tail_of(const mpfr_t x, FloatExp f, mpfr_t tmp) {
-  if (f.m == 0) return 0.0;
-  mpfr_mul_2si(tmp, x, -f.e, MPFR_RNDN);  // exact
-  mpfr_sub_d(tmp, tmp, f.m, MPFR_RNDN);   // exact: f.m holds x's leading bits
-  return mpfr_get_d(tmp, MPFR_RNDN);
-}
-
-FloatExp2 to_fe2(const mpfr_t x, mpfr_t tmp) {
-  const FloatExp f = to_fe(x);
-  return FloatExp2::from_parts(f, tail_of(x, f, tmp));
-}
-
-void parse(mpfr_t out, const std::string& s) {
-  char* end = nullptr;
-  mpfr_strtofr(out, s.c_str(), &end, 10, MPFR_RNDN);  // validated by geometry()
-}
+using mpfr_util::Mp;
+using mpfr_util::parse;
+using mpfr_util::tail_of;
+using mpfr_util::to_decimal;
+using mpfr_util::to_fe;
+using mpfr_util::to_fe2;
 
 std::mutex g_cache_mu;
 std::shared_ptr<const Reference> g_cache;
@@ -301,13 +275,6 @@ void set_pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_t cr, mpfr
   mpfr_add(ci, ci, t.v, MPFR_RNDN);
 }
 
-std::string to_decimal(const mpfr_t x) {
-  char* s = nullptr;
-  mpfr_asprintf(&s, "%.*Re", static_cast<int>(mpfr_get_prec(x) * 0.30103) + 2, x);
-  std::string out = s;
-  mpfr_free_str(s);
-  return out;
-}
 }  // namespace
 
 void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::string* re, std::string* im) {

@@ -1,0 +1,69 @@
+// MPFR helpers shared by the host code that iterates in MPFR (the reference orbit and the feature
+// finder): an RAII number, decimal input and output, and rounding to floatexp / floatexp2.
+// (The oracle, perturb_oracle.cpp, keeps its own on purpose: it must not share code with what it
+// checks.)
+#pragma once
+#include <mpfr.h>
+
+#include <string>
+
+#include "arith/floatexp.h"
+#include "arith/floatexp2.h"
+
+namespace ds::mpfr_util {
+
+struct Mp {
+  mpfr_t v;
+  explicit Mp(mpfr_prec_t p) { mpfr_init2(v, p); }
+  ~Mp() { mpfr_clear(v); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+};
+
+// x rounded to 53 bits, with its exponent kept (0 stays 0).
+inline FloatExp to_fe(const mpfr_t x) {
+  if (mpfr_zero_p(x)) return FloatExp(0.0);
+  long e = 0;
+  const double m = mpfr_get_d_2exp(&e, x, MPFR_RNDN);  // |m| in [0.5, 1), rounded to 53 bits
+  return FloatExp::make(m, e);
+}
+
+// The tail of x beyond its FloatExp f = to_fe(x): lo with x = (f.m + lo) 2^f.e to 106 bits
+// (|lo| <= 2^-53). tmp: scratch of x's precision.
+inline double tail_of(const mpfr_t x, FloatExp f, mpfr_t tmp) {
+  if (f.m == 0) return 0.0;
+  mpfr_mul_2si(tmp, x, -f.e, MPFR_RNDN);  // exact
+  mpfr_sub_d(tmp, tmp, f.m, MPFR_RNDN);   // exact: f.m holds x's leading bits
+  return mpfr_get_d(tmp, MPFR_RNDN);
+}
+
+// x rounded to 106 bits (floatexp2). tmp: scratch of x's precision.
+inline FloatExp2 to_fe2(const mpfr_t x, mpfr_t tmp) {
+  const FloatExp f = to_fe(x);
+  return FloatExp2::from_parts(f, tail_of(x, f, tmp));
+}
+
+// out = the exact value of a floatexp2 (out's precision >= 107 bits holds it when the tail is
+// within 53 bits of the head, as canonical values are).
+inline void set_fe2(mpfr_t out, FloatExp2 x) {
+  mpfr_set_d(out, x.hi, MPFR_RNDN);
+  mpfr_add_d(out, out, x.lo, MPFR_RNDN);
+  mpfr_mul_2si(out, out, x.e, MPFR_RNDN);
+}
+
+// A decimal already validated by the caller (View geometry, the CLI), rounded to out's precision.
+inline void parse(mpfr_t out, const std::string& s) {
+  char* end = nullptr;
+  mpfr_strtofr(out, s.c_str(), &end, 10, MPFR_RNDN);
+}
+
+// Scientific notation with enough digits to give x back at its precision.
+inline std::string to_decimal(const mpfr_t x) {
+  char* s = nullptr;
+  mpfr_asprintf(&s, "%.*Re", static_cast<int>(mpfr_get_prec(x) * 0.30103) + 2, x);
+  std::string out = s;
+  mpfr_free_str(s);
+  return out;
+}
+
+}  // namespace ds::mpfr_util
