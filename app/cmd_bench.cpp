@@ -16,8 +16,9 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "tmd") return bench_tmd(rest);
   if (args[0] == "scale") return bench_scale(rest);
   if (args[0] == "interop") return bench_interop(rest);
+  if (args[0] == "finder") return bench_finder(rest);
   throw cli::UsageError("unknown bench target \"" + args[0] +
-                        "\" (arith, mandelbrot, henon, drift, perturb, tmd, scale, interop)");
+                        "\" (arith, mandelbrot, henon, drift, perturb, tmd, scale, interop, finder)");
 }
 
 }  // namespace ds::app

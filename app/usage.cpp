@@ -107,6 +107,9 @@ Commands:
                       [--ncu-probe] [--cpu-only|--gpu-only]
   deepscope bench scale [--out FILE.md] [--quick] [--only henon,tmd] [--henon-params N] [--henon-transient N]
                         [--tmd-width W]
+  deepscope bench finder [--locations DIR] [--out FILE.md]
+        the feature finder at KF's and rust-fractal's locations (tests/data): period and nucleus
+        times against one MPFR orbit of the same length and precision
   deepscope bench interop [--out FILE.md] [--quick] [--size WxH] [--repeat N]
         throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
         host's GPUs; interop: frame time per format, display by CUDA-GL interop against the copy through

@@ -98,8 +98,9 @@ FloatExp2 l1(C2 a) { return abs(a.re) + abs(a.im); }
 
 // Newton's step for z_p(c) = 0 by perturbation: the orbit of C + dc from the seed's points Z (up
 // to p, or to where the seed escaped: rebasing restarts at Z_0 there, as in perturb.cuh), with
-// dz/dc in floatexp. Returns z_p and z_p'.
-void perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc, C2* zp, CFe* dzp) {
+// dz/dc in floatexp. Returns z_p and z_p', and with `size` the size estimate 1 / (b l^2) (finder.h).
+void perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc, C2* zp, CFe* dzp, CFe* size = nullptr) {
+  CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
   const uint32_t last = static_cast<uint32_t>(Z.size()) - 1;
   C2 d = dc;  // z_1 = c = Z_1 + dc
   uint32_t m = 1;
@@ -111,6 +112,12 @@ void perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc, C2* zp, CFe* d
       m = 0;
     }
     const CFe zf{to_floatexp(z.re), to_floatexp(z.im)};
+    if (size) {
+      const CFe u = cmul(zf, l);
+      l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
+      const CFe li = cinv(l);
+      bsum = {bsum.re + li.re, bsum.im + li.im};
+    }
     const CFe t = cmul(zf, der);
     der = {mul_pow2(t.re, 1) + FloatExp(1.0), mul_pow2(t.im, 1)};
     const FloatExp2 tr = mul_pow2(Z[m].re, 1) + d.re, ti = mul_pow2(Z[m].im, 1) + d.im;
@@ -120,6 +127,7 @@ void perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc, C2* zp, CFe* d
   }
   *zp = C2{Z[m].re + d.re, Z[m].im + d.im};
   *dzp = der;
+  if (size) *size = p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
 }
 
 }  // namespace
@@ -243,8 +251,16 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     out.seconds = since(t0);
     return out;
   }
-  // The check (and polish) in MPFR: c = C + dc exactly; z_p, z_p', the size and the domain.
+  // The check (and polish) in MPFR: c = C + dc exactly; z_p, z_p', the size and the domain. The
+  // size from the perturbed orbit sets the precision up front (no orbit at too few bits).
   int b = bits + 32;
+  {
+    C2 zp;
+    CFe der, sz;
+    perturbed_orbit(Z, period, dc, &zp, &der, &sz);
+    const FloatExp s = cabs(sz);
+    if (std::isfinite(s.m) && s.m != 0) b = std::max(b, static_cast<int>(std::ceil(-log2_of(s))) + 80 + 32);
+  }
   MpC c(b), z(b), d(b);
   Mp t1(b), t2(b), t3(b);
   {
@@ -449,6 +465,18 @@ MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im,
         break;
       }
   return g;
+}
+
+double orbit_seconds(const std::string& re, const std::string& im, uint32_t p, int bits) {
+  const auto t0 = Clock::now();
+  MpC c(bits), z(bits);
+  Mp t1(bits), t2(bits);
+  parse(c.re.v, re);
+  parse(c.im.v, im);
+  mpfr_set_zero(z.re.v, 1);
+  mpfr_set_zero(z.im.v, 1);
+  for (uint32_t n = 0; n < p; ++n) step(z, c, t1, t2);
+  return since(t0);
 }
 
 }  // namespace ds::mandel::finder

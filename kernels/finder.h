@@ -79,4 +79,8 @@ struct MisiurewiczGuess {
 MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im, int max_preperiod, int max_period,
                                    int bits);
 
+// Seconds for one plain MPFR orbit z <- z^2 + c of p steps at `bits` (what a reference orbit of that
+// length and precision costs): the unit of `bench finder`'s ratios.
+double orbit_seconds(const std::string& re, const std::string& im, uint32_t p, int bits);
+
 }  // namespace ds::mandel::finder
