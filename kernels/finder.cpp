@@ -33,6 +33,10 @@ bool cancelled(const std::atomic<bool>* c) { return c && c->load(std::memory_ord
 struct MpC {
   Mp re, im;
   explicit MpC(mpfr_prec_t p) : re(p), im(p) {}
+  void zero() {
+    mpfr_set_zero(re.v, 1);
+    mpfr_set_zero(im.v, 1);
+  }
   void set_prec(mpfr_prec_t p) {
     mpfr_prec_round(re.v, p, MPFR_RNDN);
     mpfr_prec_round(im.v, p, MPFR_RNDN);
@@ -140,8 +144,7 @@ PeriodResult find_period(const std::string& re, const std::string& im, FloatExp 
   Mp t1(bits), t2(bits);
   parse(c.re.v, re);
   parse(c.im.v, im);
-  mpfr_set_zero(z.re.v, 1);
-  mpfr_set_zero(z.im.v, 1);
+  z.zero();
   const FloatExp u = pow2(-bits);
   const double up = 1.0 + std::ldexp(1.0, -48);  // covers the few floatexp roundings of a step
   FloatExp R(0.0), E(0.0), zprev(0.0);
@@ -190,8 +193,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     Mp t1(bits), t2(bits);
     parse(c.re.v, re);
     parse(c.im.v, im);
-    mpfr_set_zero(z.re.v, 1);
-    mpfr_set_zero(z.im.v, 1);
+    z.zero();
     Z.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
     for (uint32_t n = 1; n <= period; ++n) {
       step(z, c, t1, t2);
@@ -277,10 +279,8 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       out.cancelled = true;
       break;
     }
-    mpfr_set_zero(z.re.v, 1);
-    mpfr_set_zero(z.im.v, 1);
-    mpfr_set_zero(d.re.v, 1);
-    mpfr_set_zero(d.im.v, 1);
+    z.zero();
+    d.zero();
     CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
     FloatExp zq(0.0), dq(0.0);
     for (uint32_t n = 1; n <= period; ++n) {
@@ -358,10 +358,8 @@ Misiurewicz find_misiurewicz(const std::string& re, const std::string& im, int p
       out.cancelled = true;
       break;
     }
-    mpfr_set_zero(z.re.v, 1);
-    mpfr_set_zero(z.im.v, 1);
-    mpfr_set_zero(d.re.v, 1);
-    mpfr_set_zero(d.im.v, 1);
+    z.zero();
+    d.zero();
     for (int n = 1; n <= preperiod + period; ++n) {
       derivative_step(d, z, t1, t2);
       step(z, c, t1, t2);
@@ -417,10 +415,8 @@ MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im,
     zs.push_back(std::make_unique<MpC>(bits));
     ds.push_back(std::make_unique<MpC>(bits));
   }
-  mpfr_set_zero(zs[0]->re.v, 1);
-  mpfr_set_zero(zs[0]->im.v, 1);
-  mpfr_set_zero(ds[0]->re.v, 1);
-  mpfr_set_zero(ds[0]->im.v, 1);
+  zs[0]->zero();
+  ds[0]->zero();
   int escaped = n_max + 1;
   for (int n = 1; n <= n_max; ++n) {
     mpfr_set(zs[n]->re.v, zs[n - 1]->re.v, MPFR_RNDN);
@@ -473,8 +469,7 @@ double orbit_seconds(const std::string& re, const std::string& im, uint32_t p, i
   Mp t1(bits), t2(bits);
   parse(c.re.v, re);
   parse(c.im.v, im);
-  mpfr_set_zero(z.re.v, 1);
-  mpfr_set_zero(z.im.v, 1);
+  z.zero();
   for (uint32_t n = 0; n < p; ++n) step(z, c, t1, t2);
   return since(t0);
 }

@@ -190,34 +190,40 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   return ref;
 }
 
-void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im) {
-  // The difference of two decimals rounded once: parse both at a precision that holds the view's
-  // centre to far below a pixel, subtract exactly (precision enough for both), round to 53 bits.
+namespace {
+// view centre - reference centre into dre, dim (exact: parsed at a precision that holds the view's
+// centre to far below a pixel, subtracted at enough bits for both).
+void centre_difference(const Reference& ref, const Geometry& g, Mp& dre, Mp& dim) {
   const int bits = std::max(ref.bits, reference_bits(g)) + 64;
-  Mp a(bits), b(bits), d(2 * bits + 64);
+  Mp a(bits), b(bits);
   parse(a.v, g.re);
   parse(b.v, ref.re);
-  mpfr_sub(d.v, a.v, b.v, MPFR_RNDN);
-  *re = to_fe(d.v);
+  mpfr_sub(dre.v, a.v, b.v, MPFR_RNDN);
   parse(a.v, g.im);
   parse(b.v, ref.im);
-  mpfr_sub(d.v, a.v, b.v, MPFR_RNDN);
-  *im = to_fe(d.v);
+  mpfr_sub(dim.v, a.v, b.v, MPFR_RNDN);
+}
+int difference_bits(const Reference& ref, const Geometry& g) {
+  return 2 * (std::max(ref.bits, reference_bits(g)) + 64) + 64;
+}
+}  // namespace
+
+void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im) {
+  const int bits = difference_bits(ref, g);
+  Mp dre(bits), dim(bits);
+  centre_difference(ref, g, dre, dim);
+  *re = to_fe(dre.v);
+  *im = to_fe(dim.v);
 }
 
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step) {
-  const int bits = std::max(ref.bits, reference_bits(g)) + 64;
-  Mp a(bits), b(bits), d(2 * bits + 64), tmp(2 * bits + 64);
-  parse(a.v, g.re);
-  parse(b.v, ref.re);
-  mpfr_sub(d.v, a.v, b.v, MPFR_RNDN);
-  *re = to_fe2(d.v, tmp.v);
-  parse(a.v, g.im);
-  parse(b.v, ref.im);
-  mpfr_sub(d.v, a.v, b.v, MPFR_RNDN);
-  *im = to_fe2(d.v, tmp.v);
-  parse(d.v, g.half_step);
-  *half_step = to_fe2(d.v, tmp.v);
+  const int bits = difference_bits(ref, g);
+  Mp dre(bits), dim(bits), tmp(bits);
+  centre_difference(ref, g, dre, dim);
+  *re = to_fe2(dre.v, tmp.v);
+  *im = to_fe2(dim.v, tmp.v);
+  parse(dre.v, g.half_step);
+  *half_step = to_fe2(dre.v, tmp.v);
 }
 
 std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
