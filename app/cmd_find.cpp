@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "kernels/atomic_file.h"
 #include "kernels/finder.h"
-#include "kernels/perturb.h"
 #include "location.h"
 
 namespace ds::app {
@@ -81,52 +80,37 @@ std::string short_decimal(const std::string& s, size_t digits = 40) {
   return s.size() > digits + 8 ? s.substr(0, digits) + "..." : s;
 }
 
-void write_loc(const std::string& path, const Location& loc) {
-  write_file_atomically(path, format_location(loc));
-}
-
 }  // namespace
 
 int cmd_find(const ArgList& args) {
   FindJob j = parse_find(args);
-  const mandel::Geometry g = mandel::geometry(j.view);  // throws ViewError (exit 2) on bad fields
-  if (j.at_pixel && (j.px < 0 || j.py < 0 || j.px >= j.view.width || j.py >= j.view.height))
-    throw cli::UsageError("--at " + std::to_string(j.px) + "," + std::to_string(j.py) + " is outside the " +
-                          std::to_string(j.view.width) + "x" + std::to_string(j.view.height) + " image");
   if (!j.out.empty()) check_writable(j.out);
   install_cancel_handler();
-  const std::atomic<bool>* cancel = &cancel_flag();
-  const int bits = mandel::perturb::reference_bits(g) + 32;
-  std::string re = j.view.re, im = j.view.im;
-  if (j.at_pixel) mandel::perturb::pixel_c(g, j.view, j.px, j.py, bits, &re, &im);
-  const FloatExp radius = mandel::perturb::pixel_step(g) * j.radius_pixels;
-  const uint32_t max_period = j.max_period ? j.max_period : j.view.max_iter;
+  fnd::FindOptions o;
+  o.at_pixel = j.at_pixel;
+  o.px = j.px;
+  o.py = j.py;
+  o.radius_pixels = j.radius_pixels;
+  o.max_period = j.max_period;
+  o.period = j.period;
+  o.preperiod = j.preperiod;
+  o.fit = j.fit;
+  o.cancel = &cancel_flag();
   auto say = [&](const std::string& s) {
     if (!j.quiet) std::cerr << "deepscope find: " << s << "\n";
   };
-
-  if (j.what == "period" || (j.what == "nucleus" && j.period == 0)) {
-    const fnd::PeriodResult p = fnd::find_period(re, im, radius, max_period, bits, cancel);
-    if (p.cancelled) return 130;
-    if (p.period == 0) {
-      std::cerr << "deepscope find: no period up to " << max_period << " within " << j.radius_pixels
-                << " pixels of the point"
-                << (p.escaped_at ? " (the whole disk escaped at step " + std::to_string(p.escaped_at) + ")"
-                                 : std::string(": raise --max-period or --radius"))
-                << "\n";
-      return 1;
-    }
-    j.period = p.period;
-    std::printf("period %u\n", p.period);
-    say("ball method within " + std::to_string(j.radius_pixels) + " pixels, " + std::to_string(p.iterations) +
-        " steps at " + std::to_string(bits) + " bits, " + std::to_string(p.seconds) + " s");
-    if (j.what == "period") return 0;
+  fnd::FoundView f;
+  if (j.what == "period") f = fnd::period_at(j.view, o);  // ViewError (exit 2) on bad fields
+  else if (j.what == "nucleus") f = fnd::minibrot_view(j.view, o);
+  else f = fnd::misiurewicz_view(j.view, o);
+  if (f.cancelled) return 130;
+  if (f.period.iterations) {
+    if (f.period.period) std::printf("period %u\n", f.period.period);
+    say("ball method within " + std::to_string(j.radius_pixels) + " pixels, " + std::to_string(f.period.iterations) +
+        " steps, " + std::to_string(f.period.seconds) + " s");
   }
-
-  Location loc;
-  if (j.what == "nucleus") {
-    const fnd::Nucleus n = fnd::find_nucleus(re, im, j.period, bits, radius, cancel);
-    if (n.cancelled) return 130;
+  if (j.what == "nucleus" && (f.period.period || j.period)) {
+    const fnd::Nucleus& n = f.nucleus;
     std::printf("nucleus of period %u%s\nre %s\nim %s\nsize %s, orientation %.6f rad, atom domain %s, Newton "
                 "distance %s\n",
                 n.period, n.converged ? "" : " (NOT CONVERGED: last estimate)", n.re.c_str(), n.im.c_str(),
@@ -134,53 +118,28 @@ int cmd_find(const ArgList& args) {
                 to_string(n.newton_distance, 3).c_str());
     say(std::to_string(n.perturbed_steps) + " Newton steps by perturbation, " + std::to_string(n.mpfr_steps) +
         " MPFR orbits at up to " + std::to_string(n.bits) + " bits, " + std::to_string(n.seconds) + " s");
-    if (!n.converged) {
-      std::cerr << "deepscope find: " << n.message << "; nothing written\n";
-      return 1;
-    }
-    // The minibrot's extent (about 2.25 |size|, the whole set's width) fills `fit` of the height:
-    // the view's height is 4 / zoom.
-    loc.re = n.re;
-    loc.im = n.im;
-    loc.zoom = to_string(FloatExp(4.0 * j.fit / 2.25) / n.size, 17);
-    // Iterations: enough for the exterior near the minibrot (its escape counts are multiples of the
-    // period); interior pixels stop early. --iter overrides.
-    loc.iterations = j.iter_given ? j.view.max_iter
-                                  : static_cast<uint32_t>(std::min<double>(0xFFFFFFFE, std::max<double>(j.view.max_iter, 64.0 * n.period)));
-  } else {  // misiurewicz
-    int q = j.preperiod, p = static_cast<int>(j.period);
-    if (q == 0 || p == 0) {
-      const int mq = q ? q : 64, mp = p ? p : 64;
-      const fnd::MisiurewiczGuess gs = fnd::guess_misiurewicz(re, im, mq, mp, bits);
-      if (gs.period == 0) {
-        std::cerr << "deepscope find: no Misiurewicz point near the point (preperiod <= " << mq << ", period <= "
-                  << mp << "); give --preperiod and --period\n";
-        return 1;
-      }
-      q = q ? q : gs.preperiod;
-      p = p ? p : gs.period;
-      say("nearest by one Newton step: preperiod " + std::to_string(gs.preperiod) + ", period " +
-          std::to_string(gs.period) + " (distance " + to_string(gs.distance, 3) + ")");
-    }
-    const fnd::Misiurewicz m = fnd::find_misiurewicz(re, im, q, p, bits, mandel::perturb::pixel_step(g) * static_cast<double>(j.view.height), cancel);
-    if (m.cancelled) return 130;
-    std::printf("Misiurewicz point of preperiod %d and period %d%s\nre %s\nim %s\nNewton distance %s\n", q, p,
-                m.converged ? "" : " (NOT CONVERGED: last estimate)", m.re.c_str(), m.im.c_str(),
+  }
+  if (j.what == "misiurewicz" && f.misiurewicz.steps) {
+    const fnd::Misiurewicz& m = f.misiurewicz;
+    std::printf("Misiurewicz point of preperiod %d and period %d%s\nre %s\nim %s\nNewton distance %s\n", m.preperiod,
+                m.period, m.converged ? "" : " (NOT CONVERGED: last estimate)", m.re.c_str(), m.im.c_str(),
                 to_string(m.newton_distance, 3).c_str());
     say(std::to_string(m.steps) + " MPFR Newton steps at " + std::to_string(m.bits) + " bits, " +
         std::to_string(m.seconds) + " s");
-    if (!m.converged) {
-      std::cerr << "deepscope find: " << m.message << "; nothing written\n";
-      return 1;
-    }
-    loc.re = m.re;
-    loc.im = m.im;
-    loc.zoom = j.view.zoom;
-    loc.iterations = j.view.max_iter;
   }
+  if (!f.ok) {
+    std::cerr << "deepscope find: " << f.message << (j.out.empty() ? "" : "; nothing written") << "\n";
+    return 1;
+  }
+  if (j.what == "period") return 0;
+  Location loc;
+  loc.re = f.view.re;
+  loc.im = f.view.im;
+  loc.zoom = f.view.zoom;
+  loc.iterations = j.iter_given ? j.view.max_iter : f.view.max_iter;
   loc.width = j.view.width;
   loc.height = j.view.height;
-  write_loc(j.out, loc);
+  write_file_atomically(j.out, format_location(loc));
   say("wrote " + j.out + " (" + short_decimal(loc.re, 24) + ", zoom " + loc.zoom + ")");
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mpfr_util.h"
+#include "perturb.h"
 
 namespace ds::mandel::finder {
 namespace {
@@ -461,6 +462,113 @@ MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im,
         break;
       }
   return g;
+}
+
+namespace {
+
+// The point (decimal, at bits), the ball radius and the precision for a view-level call.
+struct Point {
+  std::string re, im;
+  FloatExp radius;
+  int bits;
+  uint32_t max_period;
+};
+Point point_of(const View& v, const FindOptions& o) {
+  const Geometry g = geometry(v);  // throws ViewError
+  if (o.at_pixel && (o.px < 0 || o.py < 0 || o.px >= v.width || o.py >= v.height))
+    throw ViewError("pixel (" + std::to_string(o.px) + ", " + std::to_string(o.py) + ") is outside the " +
+                    std::to_string(v.width) + "x" + std::to_string(v.height) + " image");
+  if (!(o.radius_pixels > 0) || !std::isfinite(o.radius_pixels))
+    throw ViewError("the search radius must be a positive number of pixels");
+  Point p;
+  p.bits = perturb::reference_bits(g) + 32;
+  p.re = v.re;
+  p.im = v.im;
+  if (o.at_pixel) perturb::pixel_c(g, v, o.px, o.py, p.bits, &p.re, &p.im);
+  p.radius = perturb::pixel_step(g) * o.radius_pixels;
+  p.max_period = o.max_period ? o.max_period : v.max_iter;
+  return p;
+}
+
+std::string no_period_message(const FindOptions& o, const Point& p, const PeriodResult& r) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%g", o.radius_pixels);
+  return "no period up to " + std::to_string(p.max_period) + " within " + b + " pixels of the point" +
+         (r.escaped_at ? " (the whole disk escaped at step " + std::to_string(r.escaped_at) + ")"
+                       : std::string(": raise the period limit or the radius"));
+}
+
+}  // namespace
+
+FoundView period_at(const View& v, const FindOptions& o) {
+  const Point p = point_of(v, o);
+  FoundView f;
+  f.view = v;
+  f.period = find_period(p.re, p.im, p.radius, p.max_period, p.bits, o.cancel);
+  f.cancelled = f.period.cancelled;
+  f.ok = f.period.period != 0;
+  if (!f.ok && !f.cancelled) f.message = no_period_message(o, p, f.period);
+  return f;
+}
+
+FoundView minibrot_view(const View& v, const FindOptions& o) {
+  const Point p = point_of(v, o);
+  FoundView f;
+  f.view = v;
+  uint32_t period = o.period;
+  if (period == 0) {
+    f.period = find_period(p.re, p.im, p.radius, p.max_period, p.bits, o.cancel);
+    f.cancelled = f.period.cancelled;
+    if (f.cancelled) return f;
+    if (f.period.period == 0) {
+      f.message = no_period_message(o, p, f.period);
+      return f;
+    }
+    period = f.period.period;
+  }
+  f.nucleus = find_nucleus(p.re, p.im, period, p.bits, p.radius, o.cancel);
+  f.cancelled = f.nucleus.cancelled;
+  if (!f.nucleus.converged) {
+    f.message = f.nucleus.message;
+    return f;
+  }
+  f.view.re = f.nucleus.re;
+  f.view.im = f.nucleus.im;
+  f.view.zoom = to_string(FloatExp(4.0 * o.fit / 2.25) / f.nucleus.size, 17);
+  f.view.max_iter =
+      static_cast<uint32_t>(std::min<double>(0xFFFFFFFE, std::max<double>(v.max_iter, 64.0 * period)));
+  f.ok = true;
+  return f;
+}
+
+FoundView misiurewicz_view(const View& v, const FindOptions& o) {
+  const Point p = point_of(v, o);
+  FoundView f;
+  f.view = v;
+  int q = o.preperiod, per = static_cast<int>(o.period);
+  if (q == 0 || per == 0) {
+    const int mq = q ? q : 64, mp = per ? per : 64;
+    const MisiurewiczGuess gs = guess_misiurewicz(p.re, p.im, mq, mp, p.bits);
+    if (gs.period == 0) {
+      f.message = "no Misiurewicz point near the point (preperiod <= " + std::to_string(mq) + ", period <= " +
+                  std::to_string(mp) + ")";
+      return f;
+    }
+    q = q ? q : gs.preperiod;
+    per = per ? per : gs.period;
+  }
+  // Newton may travel further than the ball here: the guess is a pair, not a nearby root.
+  f.misiurewicz = find_misiurewicz(p.re, p.im, q, per, p.bits, p.radius * (static_cast<double>(v.height) / o.radius_pixels),
+                                   o.cancel);
+  f.cancelled = f.misiurewicz.cancelled;
+  if (!f.misiurewicz.converged) {
+    f.message = f.misiurewicz.message;
+    return f;
+  }
+  f.view.re = f.misiurewicz.re;
+  f.view.im = f.misiurewicz.im;
+  f.ok = true;
+  return f;
 }
 
 double orbit_seconds(const std::string& re, const std::string& im, uint32_t p, int bits) {

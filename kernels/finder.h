@@ -9,6 +9,7 @@
 #include <string>
 
 #include "arith/floatexp.h"
+#include "view.h"
 
 namespace ds::mandel::finder {
 
@@ -78,6 +79,35 @@ struct MisiurewiczGuess {
 };
 MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im, int max_preperiod, int max_period,
                                    int bits);
+
+// The view-level calls that the window and `deepscope find` share: the feature at the view's
+// centre, or at pixel (px, py) when at_pixel, with a ball of radius_pixels pixel spacings.
+struct FindOptions {
+  bool at_pixel = false;
+  int px = 0, py = 0;
+  double radius_pixels = 4;
+  uint32_t max_period = 0;  // 0: the view's iterations
+  uint32_t period = 0;      // 0: found by the ball method
+  int preperiod = 0;        // Misiurewicz: 0 with period 0: guessed (up to 64 each)
+  double fit = 0.5;         // the minibrot's extent (2.25 |size|) over the view's height
+  const std::atomic<bool>* cancel = nullptr;
+};
+struct FoundView {
+  bool ok = false;         // a view was found (else message says why)
+  bool cancelled = false;
+  std::string message;
+  PeriodResult period;     // when the ball method ran
+  Nucleus nucleus;         // minibrot_view
+  Misiurewicz misiurewicz; // misiurewicz_view
+  View view;               // centred on the feature; zoom and iterations set (the size kept)
+};
+// The nucleus of the minibrot at the point, and a view of it: zoom = 4 fit / (2.25 |size|),
+// iterations max(the view's, 64 p). Throws ViewError for a bad view or pixel.
+FoundView minibrot_view(const View& v, const FindOptions& o);
+// The Misiurewicz point at the point, and the same view centred on it.
+FoundView misiurewicz_view(const View& v, const FindOptions& o);
+// The ball method's period at the point (FoundView::period; view unchanged).
+FoundView period_at(const View& v, const FindOptions& o);
 
 // Seconds for one plain MPFR orbit z <- z^2 + c of p steps at `bits` (what a reference orbit of that
 // length and precision costs): the unit of `bench finder`'s ratios.
