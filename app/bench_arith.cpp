@@ -13,11 +13,11 @@
 #include <map>
 #include <sstream>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
-#include "kernels/arith_ops.h"
-#include "kernels/device.h"
+#include "kernels/arith_ops/arith_ops.h"
+#include "kernels/core/device.h"
 #include "version.h"
 
 #ifdef DEEPSCOPE_HAVE_QD

@@ -11,12 +11,12 @@
 #include <sstream>
 #include <thread>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
 #include "drift_report.h"
-#include "kernels/device.h"
-#include "kernels/drift.h"
+#include "kernels/core/device.h"
+#include "kernels/drift/drift.h"
 #include "version.h"
 
 namespace ds::app {

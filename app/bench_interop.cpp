@@ -13,17 +13,17 @@
 
 #include "bench.h"
 #include "cli.h"
-#include "kernels/atomic_file.h"
-#include "kernels/device.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/core/device.h"
 
 #if DEEPSCOPE_WITH_GL
 #include <glad/gl.h>
 
-#include "kernels/canvas.h"
-#include "kernels/palette.h"
+#include "kernels/colour/canvas.h"
+#include "kernels/colour/palette.h"
 #include "render/canvas_texture.h"
 #include "render/headless_gl.h"
-#include "kernels/locations.h"
+#include "kernels/mandelbrot/locations.h"
 #endif
 
 namespace ds::app {

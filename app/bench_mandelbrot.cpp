@@ -14,13 +14,13 @@
 #include <map>
 #include <sstream>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
-#include "kernels/device.h"
-#include "kernels/mandelbrot.h"
+#include "kernels/core/device.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "version.h"
-#include "kernels/locations.h"
+#include "kernels/mandelbrot/locations.h"
 
 namespace ds::app {
 namespace {

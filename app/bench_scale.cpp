@@ -1,5 +1,5 @@
 // `deepscope bench scale`: scaling of the batch searches over the CUDA devices of this host
-// (kernels/work.h): the Hénon sink scan at the paper's per-parameter size and a TMD regular
+// (kernels/core/work.h): the Hénon sink scan at the paper's per-parameter size and a TMD regular
 // search, each on 1, 2, 4, ... devices and on device 0 split into two logical devices. Efficiency
 // is T(1) / (n T(n)).
 #include <algorithm>
@@ -13,10 +13,10 @@
 
 #include "bench.h"
 #include "cli.h"
-#include "kernels/atomic_file.h"
-#include "kernels/device.h"
-#include "kernels/henon.h"
-#include "kernels/tmd_lefevre.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/core/device.h"
+#include "kernels/henon/henon.h"
+#include "kernels/tmd/lefevre.h"
 #include "version.h"
 
 namespace ds::app {
@@ -153,7 +153,7 @@ int bench_scale(const ArgList& argv) {
   md << bench_preamble("scale", argv);
   md << "- GPUs: " << devs.size() << " x " << devs[0].name << " (" << devs[0].sm_count << " SMs)"
      << "\n- CPU threads: " << std::max(1u, std::thread::hardware_concurrency())
-     << "\n\nOne process, one worker thread per device (kernels/work.h), chunks handed out dynamically. "
+     << "\n\nOne process, one worker thread per device (kernels/core/work.h), chunks handed out dynamically. "
         "Two workers per GPU (`0,0`: one GPU split into two logical devices) let one worker's host "
         "work overlap the other's kernels. Efficiency compares each row with the one-GPU row of as many "
         "workers per GPU. The result column must be the same on every row.\n\n";

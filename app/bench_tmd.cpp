@@ -13,10 +13,10 @@
 #include "bench.h"
 #include "cancel.h"
 #include "cli.h"
-#include "kernels/atomic_file.h"
-#include "kernels/device.h"
-#include "kernels/tmd.h"
-#include "kernels/tmd_lefevre.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/core/device.h"
+#include "kernels/tmd/tmd.h"
+#include "kernels/tmd/lefevre.h"
 #include "version.h"
 
 namespace ds::app {

@@ -9,12 +9,12 @@
 #include <memory>
 #include <sstream>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
 #include "drift_report.h"
-#include "kernels/drift.h"
+#include "kernels/drift/drift.h"
 #include "plot_png.h"
 
 namespace ds::app {

@@ -14,11 +14,11 @@
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
-#include "kernels/atomic_file.h"
-#include "kernels/backend.h"
-#include "kernels/device.h"
-#include "kernels/henon.h"
-#include "kernels/work.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/device.h"
+#include "kernels/henon/henon.h"
+#include "kernels/core/work.h"
 #include "version.h"
 
 namespace ds::app {

@@ -7,8 +7,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "gl_probe.h"
-#include "kernels/device.h"
-#include "kernels/work.h"
+#include "kernels/core/device.h"
+#include "kernels/core/work.h"
 #include "version.h"
 
 namespace ds::app {

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "kernels/work.h"
+#include "kernels/core/work.h"
 
 namespace ds::app {
 

@@ -1,4 +1,4 @@
-// `deepscope oracle`: an N x N grid of a view's pixels by the MPFR oracle (kernels/perturb_oracle.h),
+// `deepscope oracle`: an N x N grid of a view's pixels by the MPFR oracle (kernels/perturb/oracle.h),
 // written as .npy arrays (counts, smooth counts, trusted mask, certifying bits) and a JSON record.
 // Resumable: finished pixels go to OUT.chunks as they come; every output is written whole at the end.
 #include <unistd.h>
@@ -17,9 +17,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
-#include "kernels/atomic_file.h"
-#include "kernels/perturb_oracle.h"
-#include "kernels/work.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/perturb/oracle.h"
+#include "kernels/core/work.h"
 #include "location.h"
 #include "version.h"
 

@@ -1,5 +1,5 @@
-// `deepscope tmd exhaustive|lefevre|regular`: the TMD workspace in batch mode, over kernels/tmd.h and
-// tmd_lefevre.h. Input errors exit 2 before any work (an output that would flood memory or disk is
+// `deepscope tmd exhaustive|lefevre|regular`: the TMD workspace in batch mode, over kernels/tmd/tmd.h and
+// kernels/tmd/lefevre.h. Input errors exit 2 before any work (an output that would flood memory or disk is
 // refused from an estimate); the search runs on every device given (--devices), or on one shard of
 // its chunks (--shard, which writes only its chunk file), is resumable from its chunk file and
 // writes its CSV/JSON whole or not at all. Under mpirun, only rank 0 prints and writes.
@@ -12,11 +12,11 @@
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
-#include "kernels/atomic_file.h"
-#include "kernels/backend.h"
-#include "kernels/tmd.h"
-#include "kernels/tmd_lefevre.h"
-#include "kernels/work.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/core/backend.h"
+#include "kernels/tmd/tmd.h"
+#include "kernels/tmd/lefevre.h"
+#include "kernels/core/work.h"
 
 namespace ds::app {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/drift.h"
+#include "kernels/drift/drift.h"
 
 namespace ds::app {
 

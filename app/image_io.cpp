@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 
 namespace ds::app {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "arith/decimal.h"
 #include "image_io.h"
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "location_detail.h"
 
 namespace ds::app {

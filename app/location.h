@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/view.h"
+#include "kernels/mandelbrot/view.h"
 
 namespace ds::app {
 

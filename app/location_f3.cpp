@@ -5,7 +5,7 @@
 #include <sstream>
 #include <toml.hpp>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "location.h"
 #include "location_detail.h"
 

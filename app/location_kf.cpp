@@ -4,8 +4,8 @@
 #include <set>
 #include <sstream>
 
-#include "kernels/atomic_file.h"
-#include "kernels/palette.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/colour/palette.h"
 #include "location.h"
 #include "location_detail.h"
 

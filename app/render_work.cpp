@@ -14,9 +14,9 @@
 
 #include "cancel.h"
 #include "image_io.h"
-#include "kernels/atomic_file.h"
-#include "kernels/perturb.h"
-#include "kernels/perturb_oracle.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/perturb/perturb.h"
+#include "kernels/perturb/oracle.h"
 #include "location.h"
 #include "view_png.h"
 

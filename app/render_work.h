@@ -1,4 +1,4 @@
-// Scale-out of `deepscope render` over ds::work::run (kernels/work.h): the frames of a zoom
+// Scale-out of `deepscope render` over ds::work::run (kernels/core/work.h): the frames of a zoom
 // sequence, one chunk per frame, rendered by any worker (CUDA device, CPU, MPI rank) and written by
 // the writer as each arrives, a rerun skipping the frames already written; and horizontal strips of
 // one large image, which the writer assembles and then colours and writes exactly as one render.
@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/mandelbrot.h"
-#include "kernels/palette.h"
-#include "kernels/work.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/colour/palette.h"
+#include "kernels/core/work.h"
 
 namespace ds::app {
 
@@ -20,7 +20,7 @@ struct RenderTarget {
   std::string png, counts, smooth;  // output names (counts, smooth: "" when not asked)
 };
 
-// `render --verify N`: sampled pixels checked against the MPFR oracle (kernels/perturb_oracle.h).
+// `render --verify N`: sampled pixels checked against the MPFR oracle (kernels/perturb/oracle.h).
 struct VerifyPlan {
   int samples = 0;    // 0: no check
   uint64_t seed = 0;  // of the random samples beyond the sqrt(N) x sqrt(N) grid

@@ -7,7 +7,7 @@
 #include "arith/error.h"
 #include "cli.h"
 #include "commands.h"
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "version.h"
 
 namespace ds::app {

@@ -5,14 +5,14 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/mandelbrot.h"
-#include "kernels/palette.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/colour/palette.h"
 #include "location.h"
 
 namespace ds::app {
 
 // tEXt keywords beside kPngLocationKey: what a perturbation render did (glitch counts, why the
-// reference stopped), and the result of `render --verify` (kernels/perturb_oracle.h).
+// reference stopped), and the result of `render --verify` (kernels/perturb/oracle.h).
 constexpr const char* kPngPerturbKey = "deepscope-perturb";
 constexpr const char* kPngVerifyKey = "deepscope-verify";
 

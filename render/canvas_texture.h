@@ -3,7 +3,7 @@
 // interop` both draw through show().
 #pragma once
 #include "image_texture.h"
-#include "kernels/canvas.h"
+#include "kernels/colour/canvas.h"
 
 namespace ds::render {
 

@@ -1,4 +1,4 @@
-# GPU steps of the scale-out layer (kernels/work.h; sourced by .ci/gpu-session.sh): the scan over
+# GPU steps of the scale-out layer (kernels/core/work.h; sourced by .ci/gpu-session.sh): the scan over
 # several devices and over one device split in two, the scaling benchmark over this host's GPUs,
 # and the same scan under mpirun (one rank per GPU) against one process on one GPU.
 if [ "$what" = tests ]; then run_san kernels_test_henon 'HenonDevice.ScanOverSeveral*'; fi

@@ -1,6 +1,6 @@
 // The Hénon workspace's tab: a, b, x0, y0 as sliders and exact text, the orbit as a pan/zoom point
 // cloud with axes, and the period / eigenvalue / sink readout, recomputed on a background job
-// (cancelled and restarted whenever an input changes) through kernels/henon.h; beside it the sink
+// (cancelled and restarted whenever an input changes) through kernels/henon/henon.h; beside it the sink
 // scan's parameter view (henon_scan_view.h), whose clicks open a parameter's orbit here.
 #include <imgui.h>
 
@@ -15,8 +15,8 @@
 
 #include "henon_scan_view.h"
 #include "jobs.h"
-#include "kernels/henon.h"
-#include "kernels/point_cloud.h"
+#include "kernels/henon/henon.h"
+#include "kernels/colour/point_cloud.h"
 #include "panels.h"
 #include "render/image_texture.h"
 
@@ -333,7 +333,7 @@ class HenonPanel final : public Panel {
     const ImVec2 end(origin.x + size.x, origin.y + size.y);
     dl->PushClipRect(origin, end, true);
     dl->AddRectFilled(origin, end, IM_COL32(12, 14, 20, 255));
-    // The orbit as a point cloud (kernels/point_cloud.h): rasterised where the points live, on the
+    // The orbit as a point cloud (kernels/colour/point_cloud.h): rasterised where the points live, on the
     // GPU straight into the texture's GL buffer (CUDA-GL interop), then axes and the cycle on top.
     draw_cloud(origin, size, dl);
     // Axes with ticks and labels.

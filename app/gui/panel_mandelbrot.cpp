@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "jobs.h"
-#include "kernels/mandelbrot.h"
-#include "kernels/navigate.h"
-#include "kernels/palette.h"
-#include "kernels/perturb_oracle.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/mandelbrot/navigate.h"
+#include "kernels/colour/palette.h"
+#include "kernels/perturb/oracle.h"
 #include "panels.h"
-#include "kernels/canvas.h"
+#include "kernels/colour/canvas.h"
 #include "render/canvas_texture.h"
 #include "view_png.h"
 
@@ -256,7 +256,7 @@ class MandelbrotPanel final : public Panel {
     return col;
   }
 
-  // The shown image against the MPFR oracle at sampled pixels (kernels/perturb_oracle.h), on a
+  // The shown image against the MPFR oracle at sampled pixels (kernels/perturb/oracle.h), on a
   // worker: the same check as `deepscope render --verify N`.
   void draw_verify() {
     ImGui::Separator();
@@ -519,7 +519,7 @@ class MandelbrotPanel final : public Panel {
 
   // Renders the view on a worker: a quarter-resolution pass into the preview canvas, then full
   // resolution in bands into the canvas, each step published for the frame loop to show. The
-  // canvases hold counts, not colours, on the GPU when there is one (kernels/canvas.h): showing
+  // canvases hold counts, not colours, on the GPU when there is one (kernels/colour/canvas.h): showing
   // them is a colouring kernel writing the GL texture's buffer through CUDA-GL interop
   // (render/canvas_texture.h), and a palette change recolours without rendering.
   void start_render() {

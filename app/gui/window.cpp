@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "cli.h"
 #include "location.h"
 #include "commands.h"

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "cli.h"
 #include "commands.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "arith/error.h"
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"

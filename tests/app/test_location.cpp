@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "image_io.h"
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "location.h"
 #include "test_files.h"
 

@@ -13,9 +13,9 @@
 #include <sstream>
 
 #include "image_io.h"
-#include "kernels/mandelbrot.h"
-#include "kernels/perturb.h"
-#include "kernels/perturb_oracle.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/perturb/perturb.h"
+#include "kernels/perturb/oracle.h"
 #include "location.h"
 #include "test_files.h"
 

@@ -10,7 +10,7 @@
 #include "arith/error.h"
 #include "cli.h"
 #include "commands.h"
-#include "kernels/perturb.h"
+#include "kernels/perturb/perturb.h"
 #include "location.h"
 
 namespace {

@@ -12,13 +12,13 @@
 #include <sstream>
 
 #include "arith/error.h"
-#include "kernels/atomic_file.h"
+#include "kernels/core/atomic_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
-#include "kernels/device.h"
-#include "kernels/mandelbrot.h"
+#include "kernels/core/device.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "location.h"
 #include "locations.h"
 

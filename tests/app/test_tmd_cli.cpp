@@ -14,8 +14,8 @@
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
-#include "kernels/atomic_file.h"
-#include "kernels/work.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/core/work.h"
 #include "test_files.h"
 
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/canvas.h"
-#include "kernels/device.h"
-#include "kernels/henon.h"
-#include "kernels/point_cloud.h"
+#include "kernels/colour/canvas.h"
+#include "kernels/core/device.h"
+#include "kernels/henon/henon.h"
+#include "kernels/colour/point_cloud.h"
 #include "locations.h"
 #include "oracle.h"
 #include "render/canvas_texture.h"

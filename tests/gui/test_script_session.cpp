@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/navigate.h"
+#include "kernels/mandelbrot/navigate.h"
 #include "location.h"
 #include "test_files.h"
 

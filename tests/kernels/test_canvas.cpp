@@ -1,4 +1,4 @@
-// Canvas (kernels/canvas.h): band renders equal one render; composition takes finished rows from
+// Canvas (kernels/colour/canvas.h): band renders equal one render; composition takes finished rows from
 // the canvas and the rest from the scaled preview, coloured exactly as colour_image colours them;
 // device-resident output is refused off CUDA. The CUDA canvas is tested against the CPU one in
 // tests/gl (through CUDA-GL interop) and here (read back).
@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "kernels/canvas.h"
+#include "kernels/colour/canvas.h"
 #include "locations.h"
 #include "oracle.h"
 

@@ -9,8 +9,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "kernels/drift.h"
-#include "kernels/drift_md.cuh"
+#include "kernels/drift/drift.h"
+#include "kernels/drift/md.cuh"
 #include "oracle.h"
 
 namespace {

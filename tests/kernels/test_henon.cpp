@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "kernels/henon.cuh"
-#include "kernels/henon.h"
+#include "kernels/henon/henon.cuh"
+#include "kernels/henon/henon.h"
 #include "oracle.h"
 
 namespace {

@@ -10,9 +10,9 @@
 #include <map>
 #include <mutex>
 
-#include "kernels/cpu_parallel.h"
-#include "kernels/device.h"
-#include "kernels/mandelbrot.h"
+#include "kernels/core/cpu_parallel.h"
+#include "kernels/core/device.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "locations.h"
 #include "oracle.h"
 

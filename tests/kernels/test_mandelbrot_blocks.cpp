@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/mandelbrot.cuh"
+#include "kernels/mandelbrot/mandelbrot.cuh"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The warp-level GPU code on the host: a 32-lane warp emulated with user-space fibers runs the
-// cooperative limb strategy (mandelbrot_coop.cuh) and the refill schedule (refill_pixels) exactly
+// cooperative limb strategy (kernels/mandelbrot/coop.cuh) and the refill schedule (refill_pixels) exactly
 // as the GPU runs them; every result must equal Limb<N>'s operators and mandel_pixel bit for bit,
 // and all lanes must meet at every collective. (The device section of test_mandelbrot.cpp
 // compares the real kernels.)
@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/mandelbrot_coop.cuh"
+#include "kernels/mandelbrot/coop.cuh"
 #include "oracle.h"
 #include "locations.h"
 

@@ -14,8 +14,8 @@
 #include <mutex>
 #include <sstream>
 
-#include "kernels/cpu_parallel.h"
-#include "kernels/perturb.h"
+#include "kernels/core/cpu_parallel.h"
+#include "kernels/perturb/perturb.h"
 #include "locations.h"
 #include "oracle.h"
 #include "test_files.h"

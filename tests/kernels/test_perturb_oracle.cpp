@@ -6,9 +6,9 @@
 #include <cmath>
 #include <complex>
 
-#include "kernels/mandelbrot.cuh"
-#include "kernels/perturb.h"
-#include "kernels/perturb_oracle.h"
+#include "kernels/mandelbrot/mandelbrot.cuh"
+#include "kernels/perturb/perturb.h"
+#include "kernels/perturb/oracle.h"
 #include "locations.h"
 
 namespace {

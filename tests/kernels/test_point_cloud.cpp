@@ -1,4 +1,4 @@
-// PointCloud (kernels/point_cloud.h): points land in the pixels plot_pixel names, each pixel is
+// PointCloud (kernels/colour/point_cloud.h): points land in the pixels plot_pixel names, each pixel is
 // coloured from its count, points outside the frame (and NaN) are dropped, and the CUDA rasteriser
 // gives the CPU's bytes on a Hénon orbit.
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/henon.h"
-#include "kernels/point_cloud.h"
+#include "kernels/henon/henon.h"
+#include "kernels/colour/point_cloud.h"
 #include "oracle.h"
 
 namespace ds::plot {

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/device.h"
-#include "kernels/perturb.h"
+#include "kernels/core/device.h"
+#include "kernels/perturb/perturb.h"
 #include "locations.h"
 #include "oracle.h"
 

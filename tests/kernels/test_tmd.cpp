@@ -11,7 +11,7 @@
 #include <cstring>
 #include <set>
 
-#include "kernels/tmd.h"
+#include "kernels/tmd/tmd.h"
 #include "oracle.h"
 
 namespace {

@@ -13,9 +13,9 @@
 
 #include <mpfr.h>
 
-#include "kernels/tmd.h"
-#include "kernels/tmd_lefevre.cuh"
-#include "kernels/tmd_lefevre.h"
+#include "kernels/tmd/tmd.h"
+#include "kernels/tmd/lefevre.cuh"
+#include "kernels/tmd/lefevre.h"
 #include "oracle.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The TMD workspace's device-resident block pipeline (tmd_lefevre_pipeline.h): the packet
+// The TMD workspace's device-resident block pipeline (kernels/tmd/lefevre_pipeline.h): the packet
 // expansion split by the straightforward shift gives the bits of the sequential tabulated
 // differences; the searches reproduce the phase counts, loop statistics and cases of the previous
 // implementation (host-built tests, host compaction; its chunk-file records, taken at 0eaa845 with
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/tmd.h"
-#include "kernels/tmd_lefevre.cuh"
-#include "kernels/tmd_lefevre.h"
-#include "kernels/tmd_lefevre_pipeline.h"
+#include "kernels/tmd/tmd.h"
+#include "kernels/tmd/lefevre.cuh"
+#include "kernels/tmd/lefevre.h"
+#include "kernels/tmd/lefevre_pipeline.h"
 #include "oracle.h"
 
 namespace {

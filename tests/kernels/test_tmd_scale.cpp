@@ -11,10 +11,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "kernels/tmd.h"
-#include "kernels/tmd_lefevre.h"
-#include "kernels/tmd_records.h"
-#include "kernels/work.h"
+#include "kernels/tmd/tmd.h"
+#include "kernels/tmd/lefevre.h"
+#include "kernels/tmd/records.h"
+#include "kernels/core/work.h"
 #include "oracle.h"
 #include "test_files.h"
 

@@ -1,4 +1,4 @@
-// kernels/work.h: the scheduler over several workers, the chunk file (resume, damaged tail, other
+// kernels/core/work.h: the scheduler over several workers, the chunk file (resume, damaged tail, other
 // job), shards and their merge, cancellation, errors, and the option parsers.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <set>
 #include <thread>
 
-#include "kernels/atomic_file.h"
-#include "kernels/work.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/core/work.h"
 #include "test_files.h"
 
 namespace ds::work {
