@@ -107,8 +107,8 @@ int bench_interop(const ArgList& args) {
   }
   std::cerr << "GL: " << gl->description() << "\n";
 
-  mandel::Colouring col;
-  col.palette = mandel::palette_by_name("classic");
+  colour::Colouring col;
+  col.palette = colour::palette_by_name("classic");
   std::vector<Row> rows;
   std::string interop_note;
   for (const NamedView& nv : named_views(quick)) {
@@ -132,7 +132,7 @@ int bench_interop(const ArgList& args) {
       r.view = nv.name;
       r.format = f;
       r.backend = backend_name(backend);
-      mandel::Canvas canvas(w, h, backend, 0);
+      colour::Canvas canvas(w, h, backend, 0);
       // Warm-up (perturbation: the reference orbit and BLA table are cached, as in the window
       // when only the palette or a neighbouring view changes), then the timed render.
       mandel::RenderResult res = canvas.render_rows(v, opt, 0, h);

@@ -64,7 +64,7 @@ std::string cpu_name() {
 // 1e60 location, to the digits a zoom of 10^log10_zoom needs.
 void spiral_centre(double log10_zoom, std::string* re, std::string* im) {
   const int digits = static_cast<int>(log10_zoom) + 40;
-  mandel::perturb::misiurewicz_point(mandel::locations::kMisiurewiczRe, mandel::locations::kMisiurewiczIm, 11,
+  perturb::misiurewicz_point(mandel::locations::kMisiurewiczRe, mandel::locations::kMisiurewiczIm, 11,
                                      3, static_cast<int>(digits * 3.33) + 64, digits, re, im);
 }
 
@@ -185,7 +185,7 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
     v.width = v.height = size;
     mandel::RenderOptions o;
     o.backend = gpu ? Backend::kCuda : Backend::kCpu;
-    mandel::perturb::clear_reference_cache();
+    perturb::clear_reference_cache();
     const mandel::RenderResult r = mandel::render(v, o);
     const mandel::PerturbInfo& p = r.perturb;
     const auto mm = std::minmax_element(r.counts.begin(), r.counts.end());
@@ -195,7 +195,7 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
     std::vector<uint8_t> ot;
     if (load_oracle(oracle_dir + "/kf-" + name, &n, &oc, &ot) && n <= size) {
       int trusted = 0, same = 0, near = 0;
-      const auto where = mandel::oracle::grid_pixels(v, n);
+      const auto where = perturb::oracle::grid_pixels(v, n);
       for (size_t k = 0; k < where.size(); ++k) {
         if (!ot[k]) continue;
         const uint32_t c = r.counts[static_cast<size_t>(where[k].j) * size + where[k].i];
@@ -301,7 +301,7 @@ int bench_perturb(const ArgList& args) {
       mandel::RenderOptions o;
       o.backend = b;
       o.method = mandel::Method::kPerturb;
-      mandel::perturb::clear_reference_cache();
+      perturb::clear_reference_cache();
       const mandel::RenderResult r = mandel::render(v, o);  // cold: reference computed
       Row row;
       row.location = location;

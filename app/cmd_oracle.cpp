@@ -26,7 +26,7 @@
 namespace ds::app {
 namespace {
 
-namespace orc = mandel::oracle;
+namespace orc = perturb::oracle;
 
 struct OracleJob {
   mandel::View view;

@@ -35,7 +35,7 @@ struct Job {
 
   mandel::Method method = mandel::Method::kAuto;  // kPerturb for --arith perturb
   mandel::RenderOptions opt;
-  mandel::Colouring colouring;
+  colour::Colouring colouring;
   std::string palette_name;
   double density = 1, offset = 0;
   std::string out, counts, smooth;
@@ -198,7 +198,7 @@ Job parse_job(const ArgList& args) {
     throw cli::UsageError(
         "--tile-rows splits one image; the frames of a sequence are already split one per worker");
 
-  j.colouring.palette = mandel::palette_by_name(j.palette_name);
+  j.colouring.palette = colour::palette_by_name(j.palette_name);
   j.colouring.density = static_cast<float>(j.density);
   j.colouring.offset = static_cast<float>(j.offset);
   j.colouring.max_iter = j.view.max_iter;

@@ -87,11 +87,11 @@ PixelMap stretch(double a, double f) {
 
 // KF's Colors: the palette's stops as "r,g,b," triples (KF <= 2.13 refuses a file without Colors).
 std::string kf_colors(const Location& loc) {
-  mandel::Palette p;
+  colour::Palette p;
   try {
-    p = mandel::palette_by_name(loc.palette.value_or("classic"));
+    p = colour::palette_by_name(loc.palette.value_or("classic"));
   } catch (const std::exception&) {
-    p = mandel::palette_by_name("classic");
+    p = colour::palette_by_name("classic");
   }
   std::string s;
   for (int i = 0; i < p.stops; ++i)

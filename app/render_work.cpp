@@ -53,7 +53,7 @@ std::string format_label_of(const RenderTarget& t) {
     r.arith = *t.opt.arith;
   } else {
     r.perturb.delta = t.opt.delta == mandel::DeltaFormat::kAuto
-                          ? mandel::perturb::auto_delta(mandel::geometry(t.view))
+                          ? perturb::auto_delta(mandel::geometry(t.view))
                           : t.opt.delta;
   }
   return mandel::format_label(r);
@@ -109,7 +109,7 @@ class SharedReference {
     int bits = 0;
     for (const RenderTarget* t : targets) {
       if (t->opt.method != Method::kPerturb) continue;
-      const int b = mandel::perturb::reference_bits(mandel::geometry(t->view));
+      const int b = perturb::reference_bits(mandel::geometry(t->view));
       if (!deepest_ || b > bits) {
         deepest_ = t;
         bits = b;
@@ -121,9 +121,9 @@ class SharedReference {
     if (!deepest_) return true;
     std::lock_guard<std::mutex> lock(mu_);
     if (ready_) return true;
-    mandel::perturb::clear_reference_cache();  // the one at the centre, whatever ran before
+    perturb::clear_reference_cache();  // the one at the centre, whatever ran before
     bool reused = false;
-    const auto ref = mandel::perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop,
+    const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop,
                                                     nullptr, &reused);
     if (!ref) return false;
     ready_ = true;
@@ -253,14 +253,14 @@ std::string render_summary(const RenderResult& r) {
 
 bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan& plan, bool quiet,
                   std::vector<std::pair<std::string, std::string>>* png_text, bool* wrong) {
-  mandel::oracle::VerifyOptions o;
+  perturb::oracle::VerifyOptions o;
   o.samples = plan.samples;
   o.seed = plan.seed;
   o.oracle.cancel = &cancel_flag();
   ProgressLine line;
   line.on = !quiet && isatty(2);
   line.label = "verify";
-  const mandel::oracle::VerifyReport rep = mandel::oracle::verify_render(v, r, o, line.callback());
+  const perturb::oracle::VerifyReport rep = perturb::oracle::verify_render(v, r, o, line.callback());
   line.clear();
   *wrong = rep.failed();
   if (rep.cancelled) {
@@ -273,7 +273,7 @@ bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan
       std::fprintf(stderr, "verify: %d random samples with seed %llu (--verify-seed replays them), %.1f s\n",
                    rep.samples - rep.grid * rep.grid, static_cast<unsigned long long>(rep.seed), rep.seconds);
     if (rep.failed())
-      for (const mandel::oracle::VerifySample& s : rep.detail)
+      for (const perturb::oracle::VerifySample& s : rep.detail)
         if (s.oracle.trusted() && (s.rendered > s.oracle.count + 1 || s.oracle.count > s.rendered + 1))
           std::fprintf(stderr, "verify: pixel (%d, %d): rendered %u, MPFR %u (%d bits)\n", s.at.i, s.at.j,
                        s.rendered, s.oracle.count, s.oracle.bits);

@@ -28,7 +28,7 @@ struct VerifyPlan {
 
 struct RenderPlan {
   std::string palette_name;
-  mandel::Colouring colouring;
+  colour::Colouring colouring;
   std::vector<work::Worker> workers;  // at least one
   work::Shard shard;
   bool quiet = false;

@@ -17,14 +17,14 @@ constexpr const char* kPngPerturbKey = "deepscope-perturb";
 constexpr const char* kPngVerifyKey = "deepscope-verify";
 
 // The location record of a view and the colouring it was drawn with.
-Location location_of(const mandel::View& v, const std::string& palette_name, const mandel::Colouring& c,
+Location location_of(const mandel::View& v, const std::string& palette_name, const colour::Colouring& c,
                      const std::string& format_used);
 // "key = value" lines of r.perturb's glitch counts and reference stop (kPngPerturbKey's text).
 std::string perturb_text(const mandel::RenderResult& r);
 // Colours `r` and encodes it as PNG bytes with location_of(...) embedded, perturb_text(r) for a
 // perturbation render, and the `extra` (keyword, text) chunks.
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
-                           const std::string& palette_name, const mandel::Colouring& c,
+                           const std::string& palette_name, const colour::Colouring& c,
                            const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace ds::app

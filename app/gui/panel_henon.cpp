@@ -263,18 +263,18 @@ class HenonPanel final : public Panel {
 
   void draw_cloud(ImVec2 origin, ImVec2 size, ImDrawList* dl) {
     const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
-    plot::PlotFrame f;
+    colour::PlotFrame f;
     f.cx = cx_;
     f.cy = cy_;
     f.width = std::max(1, static_cast<int>(size.x * fb.x));
     f.height = std::max(1, static_cast<int>(size.y * fb.y));
     f.upp = scale_ / f.width;
     try {
-      if (!cloud_) cloud_ = std::make_unique<plot::PointCloud>(cloud_cpu_ ? Backend::kCpu : Backend::kAuto);
+      if (!cloud_) cloud_ = std::make_unique<colour::PointCloud>(cloud_cpu_ ? Backend::kCpu : Backend::kAuto);
       if (cloud_generation_ != shown_.generation) {
         cloud_->set_points(shown_.orbit.xs, shown_.orbit.ys);
         cloud_generation_ = shown_.generation;
-        cloud_drawn_ = plot::PlotFrame{};
+        cloud_drawn_ = colour::PlotFrame{};
         cloud_drawn_.width = 0;
       }
       if (f.cx != cloud_drawn_.cx || f.cy != cloud_drawn_.cy || f.upp != cloud_drawn_.upp ||
@@ -369,10 +369,10 @@ class HenonPanel final : public Panel {
   }
 
   // The plotted orbit: the points where they are drawn, the texture, and what it shows.
-  std::unique_ptr<plot::PointCloud> cloud_;
+  std::unique_ptr<colour::PointCloud> cloud_;
   bool cloud_cpu_ = false;
   uint64_t cloud_generation_ = 0;
-  plot::PlotFrame cloud_drawn_;
+  colour::PlotFrame cloud_drawn_;
   render::ImageTexture plot_tex_;
   std::string plot_path_ = "-";
 

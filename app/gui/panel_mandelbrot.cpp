@@ -186,7 +186,7 @@ class MandelbrotPanel final : public Panel {
       ImGui::EndCombo();
     }
 
-    const auto& names = mandel::palette_names();
+    const auto& names = colour::palette_names();
     if (ImGui::BeginCombo("palette", names[palette_index_].c_str())) {
       for (size_t k = 0; k < names.size(); ++k)
         if (ImGui::Selectable(names[k].c_str(), palette_index_ == static_cast<int>(k))) {
@@ -238,7 +238,7 @@ class MandelbrotPanel final : public Panel {
     notice_.clear();
     for (const std::string& w : loc.warnings) notice_ += (notice_.empty() ? "" : "\n") + w;
     if (loc.palette) {
-      const auto& names = mandel::palette_names();
+      const auto& names = colour::palette_names();
       for (size_t k = 0; k < names.size(); ++k)
         if (names[k] == *loc.palette) palette_index_ = static_cast<int>(k);
     }
@@ -247,9 +247,9 @@ class MandelbrotPanel final : public Panel {
     set_view(v);
   }
 
-  mandel::Colouring colouring(uint32_t max_iter) const {
-    mandel::Colouring col;
-    col.palette = mandel::palette_by_name(mandel::palette_names()[palette_index_]);
+  colour::Colouring colouring(uint32_t max_iter) const {
+    colour::Colouring col;
+    col.palette = colour::palette_by_name(colour::palette_names()[palette_index_]);
     col.density = density_;
     col.offset = offset_;
     col.max_iter = max_iter;
@@ -296,7 +296,7 @@ class MandelbrotPanel final : public Panel {
     image->width = view_.width;
     image->height = view_.height;
     canvas_->read(&image->counts, &image->smooth);  // no render job runs: the canvas is ours
-    mandel::oracle::VerifyOptions o;
+    perturb::oracle::VerifyOptions o;
     o.samples = verify_samples_;
     o.seed = ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;  // as render
     const View v = view_;
@@ -307,8 +307,8 @@ class MandelbrotPanel final : public Panel {
     }
     verify_job_.start([this, v, o, image](JobControl& ctl) mutable {
       o.oracle.cancel = &ctl.cancel;
-      const mandel::oracle::VerifyReport rep =
-          mandel::oracle::verify_render(v, *image, o, [&ctl](double p) { ctl.progress = p; });
+      const perturb::oracle::VerifyReport rep =
+          perturb::oracle::verify_render(v, *image, o, [&ctl](double p) { ctl.progress = p; });
       std::string line = rep.summary();
       if (!rep.cancelled && rep.samples > rep.grid * rep.grid)
         line += " (seed " + std::to_string(rep.seed) + ")";
@@ -365,7 +365,7 @@ class MandelbrotPanel final : public Panel {
     }
   }
 
-  static std::string palette_names_at(int k) { return mandel::palette_names()[static_cast<size_t>(k)]; }
+  static std::string palette_names_at(int k) { return colour::palette_names()[static_cast<size_t>(k)]; }
 
   void save_screenshot() {
     View v = view_;
@@ -384,7 +384,7 @@ class MandelbrotPanel final : public Panel {
     mandel::RenderOptions opt;
     if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
     if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
-    const mandel::Colouring col = colouring(v.max_iter);
+    const colour::Colouring col = colouring(v.max_iter);
     const std::string palette = palette_names_at(palette_index_);
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -537,8 +537,8 @@ class MandelbrotPanel final : public Panel {
       if (!canvas_ || canvas_->width() != v.width || canvas_->height() != v.height || want != canvas_want_) {
         canvas_.reset();
         preview_.reset();
-        canvas_ = std::make_unique<mandel::Canvas>(v.width, v.height, want);
-        preview_ = std::make_unique<mandel::Canvas>(std::max(1, v.width / 4), std::max(1, v.height / 4),
+        canvas_ = std::make_unique<colour::Canvas>(v.width, v.height, want);
+        preview_ = std::make_unique<colour::Canvas>(std::max(1, v.width / 4), std::max(1, v.height / 4),
                                                     canvas_->backend(), canvas_->cuda_device());
         canvas_want_ = want;
         shown_ = Published{};
@@ -557,8 +557,8 @@ class MandelbrotPanel final : public Panel {
     if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
     uint64_t gen = ++generation_;
     message_.clear();
-    mandel::Canvas* full = canvas_.get();
-    mandel::Canvas* coarse_canvas = preview_.get();
+    colour::Canvas* full = canvas_.get();
+    colour::Canvas* coarse_canvas = preview_.get();
     job_.start([this, v, opt, gen, full, coarse_canvas](JobControl& ctl) mutable {
       opt.cancel = &ctl.cancel;
       View coarse = v;  // the same view, pixels 4x larger
@@ -686,7 +686,7 @@ class MandelbrotPanel final : public Panel {
   std::string message_, notice_, shown_arith_ = "-", shown_backend_ = "-", display_path_ = "-";
   double shown_seconds_ = 0, shown_iterations_ = 0;
   // The canvases the worker renders into (replaced only while no job runs) and the texture.
-  std::unique_ptr<mandel::Canvas> canvas_, preview_;
+  std::unique_ptr<colour::Canvas> canvas_, preview_;
   Backend canvas_want_ = Backend::kAuto;
   render::CanvasTexture display_;
   ImVec2 uv0_{0, 0}, uv1_{1, 1};

@@ -10,15 +10,15 @@
 #include "kernels/core/device.h"
 #include "kernels/mandelbrot/view.h"
 
-namespace ds::mandel {
+namespace ds::colour {
 
 Canvas::Canvas(int width, int height, Backend backend, int cuda_device)
     : width_(width), height_(height), backend_(select_backend(backend)), device_(cuda_device) {
   if (width < 1 || height < 1 || width > 32768 || height > 32768)
-    throw ViewError("a canvas must be 1..32768 pixels each way, got " + std::to_string(width) + "x" +
-                    std::to_string(height));
+    throw mandel::ViewError("a canvas must be 1..32768 pixels each way, got " + std::to_string(width) + "x" +
+                            std::to_string(height));
   const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-  const MemoryEstimate need = estimate_memory(Tile{0, 0, width, height}, backend_);
+  const mandel::MemoryEstimate need = mandel::estimate_memory(mandel::Tile{0, 0, width, height}, backend_);
   if (backend_ == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
     const uint64_t have = device_memory_bytes(cuda_device);
@@ -57,13 +57,14 @@ Canvas::~Canvas() {
 #endif
 }
 
-RenderResult Canvas::render_rows(const View& v, RenderOptions opt, int row_begin, int row_end) {
+mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOptions opt, int row_begin,
+                                         int row_end) {
   if (v.width != width_ || v.height != height_)
-    throw ViewError("the view is " + std::to_string(v.width) + "x" + std::to_string(v.height) +
-                    " but the canvas is " + std::to_string(width_) + "x" + std::to_string(height_));
+    throw mandel::ViewError("the view is " + std::to_string(v.width) + "x" + std::to_string(v.height) +
+                            " but the canvas is " + std::to_string(width_) + "x" + std::to_string(height_));
   if (row_begin < 0 || row_end > height_ || row_begin >= row_end)
-    throw ViewError("rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
-                    ") are not a band of the " + std::to_string(height_) + "-row canvas");
+    throw mandel::ViewError("rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
+                            ") are not a band of the " + std::to_string(height_) + "-row canvas");
   opt.backend = backend_;
   opt.cuda_device = device_;
   opt.row_begin = row_begin;
@@ -72,11 +73,11 @@ RenderResult Canvas::render_rows(const View& v, RenderOptions opt, int row_begin
   if (backend_ == Backend::kCuda) {
     opt.device_counts = counts_ + offset;
     opt.device_smooth = smooth_ + offset;
-    return render(v, opt);
+    return mandel::render(v, opt);
   }
   opt.device_counts = nullptr;
   opt.device_smooth = nullptr;
-  RenderResult r = render(v, opt);
+  mandel::RenderResult r = mandel::render(v, opt);
   if (!r.cancelled) {
     std::memcpy(counts_ + offset, r.counts.data(), r.counts.size() * sizeof(uint32_t));
     std::memcpy(smooth_ + offset, r.smooth.data(), r.smooth.size() * sizeof(float));
@@ -141,4 +142,4 @@ void Canvas::read(std::vector<uint32_t>* counts, std::vector<float>* smooth) con
   std::memcpy(smooth->data(), smooth_, n * sizeof(float));
 }
 
-}  // namespace ds::mandel
+}  // namespace ds::colour

@@ -5,7 +5,7 @@
 #include "kernels/core/cuda_check.h"
 #include "kernels/core/device.h"
 
-namespace ds::mandel {
+namespace ds::colour {
 namespace {
 
 __global__ void compose_kernel(const detail::ComposeArgs a) {
@@ -29,4 +29,4 @@ void device_compose(const ComposeArgs& a, int device) {
 }
 
 }  // namespace detail
-}  // namespace ds::mandel
+}  // namespace ds::colour

@@ -6,7 +6,7 @@
 #include "arith/hd.h"
 #include "palette.h"
 
-namespace ds::mandel {
+namespace ds::colour {
 
 struct FrameView {
   const uint32_t* counts = nullptr;  // null: no frame (black)
@@ -43,4 +43,4 @@ DEEPSCOPE_HD void compose_pixel(const detail::ComposeArgs& a, int x, int y) {
   d[3] = 255;
 }
 
-}  // namespace ds::mandel
+}  // namespace ds::colour

@@ -11,7 +11,7 @@
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "palette.h"
 
-namespace ds::mandel {
+namespace ds::colour {
 
 class Canvas {
  public:
@@ -30,7 +30,8 @@ class Canvas {
   // Renders rows [row_begin, row_end) of view v, whose size must be the canvas's (ViewError
   // otherwise), through render() with opt's format, method and cancel flag; the backend and device
   // are the canvas's. The result's host arrays are empty: the pixels are in the canvas.
-  RenderResult render_rows(const View& v, RenderOptions opt, int row_begin, int row_end);
+  mandel::RenderResult render_rows(const mandel::View& v, mandel::RenderOptions opt, int row_begin,
+                                   int row_end);
 
   // RGBA8 of the whole frame (4 bytes per pixel, rows top to bottom, alpha 255): rows
   // [0, rows_done) coloured from this canvas, the rest from `preview` scaled to this size (nearest
@@ -40,7 +41,8 @@ class Canvas {
 
   // The same frame in host memory, whatever the canvas's backend: a CUDA canvas composes on the
   // device and copies the image down (the path without interop; tests, screenshots).
-  void compose_rgba_host(const Colouring& c, int rows_done, const Canvas* preview, std::vector<uint8_t>* rgba) const;
+  void compose_rgba_host(const Colouring& c, int rows_done, const Canvas* preview,
+                         std::vector<uint8_t>* rgba) const;
 
   // Copies the counts and smooth counts to the host (tests, screenshots).
   void read(std::vector<uint32_t>* counts, std::vector<float>* smooth) const;
@@ -63,4 +65,4 @@ struct ComposeArgs;
 void device_compose(const ComposeArgs& a, int device);
 }  // namespace detail
 
-}  // namespace ds::mandel
+}  // namespace ds::colour

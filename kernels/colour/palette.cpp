@@ -4,7 +4,7 @@
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/mandelbrot/view.h"
 
-namespace ds::mandel {
+namespace ds::colour {
 namespace {
 
 struct Named {
@@ -40,7 +40,7 @@ Palette palette_by_name(const std::string& name) {
     if (name == p.name) return p.palette;
   std::string valid;
   for (const auto& n : palette_names()) valid += (valid.empty() ? "" : ", ") + n;
-  throw ViewError("unknown palette \"" + name + "\"; valid: " + valid);
+  throw mandel::ViewError("unknown palette \"" + name + "\"; valid: " + valid);
 }
 
 std::vector<uint8_t> colour_image(const std::vector<uint32_t>& counts, const std::vector<float>& smooth,
@@ -57,4 +57,4 @@ std::vector<uint8_t> colour_image(const std::vector<uint32_t>& counts, const std
   return rgb;
 }
 
-}  // namespace ds::mandel
+}  // namespace ds::colour

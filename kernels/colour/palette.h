@@ -9,7 +9,7 @@
 
 #include "arith/hd.h"
 
-namespace ds::mandel {
+namespace ds::colour {
 
 constexpr int kMaxPaletteStops = 16;
 // Iterations per palette cycle at density 1.
@@ -65,4 +65,4 @@ Palette palette_by_name(const std::string& name);
 std::vector<uint8_t> colour_image(const std::vector<uint32_t>& counts, const std::vector<float>& smooth,
                                   const Colouring& c);
 
-}  // namespace ds::mandel
+}  // namespace ds::colour

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ds::plot {
+namespace ds::colour {
 namespace {
 
 void check_frame(const PlotFrame& f) {
@@ -96,4 +96,4 @@ void PointCloud::render_rgba_host(const PlotFrame& f, std::vector<uint8_t>* rgba
 #endif
 }
 
-}  // namespace ds::plot
+}  // namespace ds::colour

@@ -4,7 +4,7 @@
 #include "kernels/core/device.h"
 #include "point_cloud.h"
 
-namespace ds::plot {
+namespace ds::colour {
 namespace {
 
 __global__ void count_kernel(const double* xy, std::size_t n, PlotFrame f, uint32_t* counts) {
@@ -42,4 +42,4 @@ void cloud_render(const double* dxy, std::size_t n, const PlotFrame& f, uint32_t
 }
 
 }  // namespace detail
-}  // namespace ds::plot
+}  // namespace ds::colour

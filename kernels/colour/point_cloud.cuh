@@ -6,7 +6,7 @@
 
 #include "arith/hd.h"
 
-namespace ds::plot {
+namespace ds::colour {
 
 // The plotted window: centre (cx, cy) in world units, `upp` world units per pixel, width x height
 // pixels, y up.
@@ -36,4 +36,4 @@ DEEPSCOPE_HD void density_rgba(uint32_t n, uint8_t* out) {
   out[3] = 255;
 }
 
-}  // namespace ds::plot
+}  // namespace ds::colour

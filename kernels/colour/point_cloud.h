@@ -10,7 +10,7 @@
 #include "kernels/core/backend.h"
 #include "point_cloud.cuh"
 
-namespace ds::plot {
+namespace ds::colour {
 
 class PointCloud {
  public:
@@ -51,4 +51,4 @@ void cloud_render(const double* dxy, std::size_t n, const PlotFrame& f, uint32_t
                   int device);
 }  // namespace detail
 
-}  // namespace ds::plot
+}  // namespace ds::colour

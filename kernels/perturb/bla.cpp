@@ -9,7 +9,7 @@
 #include "perturb.cuh"
 #include "perturb.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
 namespace {
 
 FloatExp hypot_fe(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
@@ -86,4 +86,4 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
 template BlaTable<double> build_bla<double>(const Reference&, FloatExp);
 template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp);
 
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

@@ -17,7 +17,7 @@
 
 #include "arith/floatexp.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
 
 constexpr int kMaxBlaLevels = 31;
 constexpr double kBlaEpsilon = 1.1102230246251565e-16;  // 2^-53
@@ -42,4 +42,4 @@ struct Reference;
 template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax);
 
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

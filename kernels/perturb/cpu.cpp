@@ -10,7 +10,7 @@
 #include "perturb.cuh"
 #include "perturb.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
 
 namespace detail {
 #if DEEPSCOPE_WITH_CUDA
@@ -437,4 +437,4 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->seconds = since(t0);
 }
 
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

@@ -3,7 +3,7 @@
 
 #include "perturb.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
 
 void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, int preperiod, int period,
                        int bits, int digits, std::string* re, std::string* im) {
@@ -73,4 +73,4 @@ void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, i
               static_cast<mpfr_ptr>(nullptr));
 }
 
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

@@ -18,7 +18,7 @@
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/mandelbrot/mandelbrot.cuh"
 
-namespace ds::mandel::oracle {
+namespace ds::perturb::oracle {
 namespace {
 
 struct Mp {
@@ -372,4 +372,4 @@ VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOpt
   return rep;
 }
 
-}  // namespace ds::mandel::oracle
+}  // namespace ds::perturb::oracle

@@ -12,7 +12,8 @@
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/mandelbrot/view.h"
 
-namespace ds::mandel::oracle {
+namespace ds::perturb::oracle {
+using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 
 struct OracleOptions {
   // Precision of the first run; 0: start_bits(g, v). Clipped to max_bits.
@@ -135,4 +136,4 @@ struct VerifyReport {
 VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOptions& opt,
                            const std::function<void(double)>& progress = nullptr);
 
-}  // namespace ds::mandel::oracle
+}  // namespace ds::perturb::oracle

@@ -12,7 +12,7 @@
 #include "perturb.cuh"
 #include "perturb.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
 namespace {
 
 constexpr int kBlockX = 16, kBlockY = 8;
@@ -150,4 +150,4 @@ template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_
                                       const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, uint64_t*, bool*);
 
 }  // namespace detail
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

@@ -30,7 +30,8 @@
 #include "kernels/mandelbrot/mandelbrot.cuh"
 #include "bla.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
+using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 
 DEEPSCOPE_HD double as_double(double x) { return x; }
 DEEPSCOPE_HD double as_double(FloatExp x) { return to_double(x); }
@@ -310,4 +311,4 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   }
 }
 
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

@@ -12,7 +12,8 @@
 #include "arith/floatexp.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
+using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 
 // Z_0 = 0, Z_{n+1} = Z_n^2 + C for the reference point C, computed in MPFR and rounded to 53 bits
 // (floatexp, so tiny Z near a minibrot's nucleus keep their value). Stored: Z_0 .. Z_{length-1},
@@ -101,4 +102,4 @@ void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, i
 // The delta type a view gets under DeltaFormat::kAuto.
 DeltaFormat auto_delta(const Geometry& g);
 
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

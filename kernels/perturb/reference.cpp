@@ -9,7 +9,7 @@
 #include "kernels/mandelbrot/mandelbrot.cuh"
 #include "perturb.h"
 
-namespace ds::mandel::perturb {
+namespace ds::perturb {
 namespace {
 
 struct Mp {
@@ -309,4 +309,4 @@ void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint
   *smooth = static_cast<float>(v.max_iter);
 }
 
-}  // namespace ds::mandel::perturb
+}  // namespace ds::perturb

@@ -41,7 +41,7 @@ int in_process(F&& f, std::string* message = nullptr) {
 }
 
 void deep_point(std::string* re, std::string* im) {
-  mandel::perturb::misiurewicz_point(
+  perturb::misiurewicz_point(
       "-0."
       "4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
       "0."

@@ -23,12 +23,12 @@
 namespace ds::render {
 namespace {
 
-using mandel::Canvas;
+using colour::Canvas;
 using test::make_view;
 
-mandel::Colouring colouring(uint32_t max_iter) {
-  mandel::Colouring c;
-  c.palette = mandel::palette_by_name("fire");
+colour::Colouring colouring(uint32_t max_iter) {
+  colour::Colouring c;
+  c.palette = colour::palette_by_name("fire");
   c.density = 1.7f;
   c.offset = 0.1f;
   c.max_iter = max_iter;
@@ -57,7 +57,7 @@ TEST(Display, HostUploadShowsTheComposedFrame) {
   coarse.height = 11;
   preview.render_rows(coarse, opt, 0, coarse.height);
   canvas.render_rows(v, opt, 0, 30);
-  const mandel::Colouring c = colouring(v.max_iter);
+  const colour::Colouring c = colouring(v.max_iter);
   CanvasTexture tex;
   EXPECT_EQ(tex.show(canvas, c, 30, &preview), DisplayPath::kHostUpload);
   std::vector<uint8_t> want;
@@ -66,8 +66,8 @@ TEST(Display, HostUploadShowsTheComposedFrame) {
   EXPECT_EQ(tex.texture().height(), v.height);
   EXPECT_EQ(tex.texture().read_rgba(), want);
   // A new palette recolours the same canvas without rendering.
-  mandel::Colouring gray = c;
-  gray.palette = mandel::palette_by_name("gray");
+  colour::Colouring gray = c;
+  gray.palette = colour::palette_by_name("gray");
   tex.show(canvas, gray, 30, &preview);
   canvas.compose_rgba_host(gray, 30, &preview, &want);
   EXPECT_EQ(tex.texture().read_rgba(), want);
@@ -99,7 +99,7 @@ TEST(InteropDevice, FrameEqualsTheCpuRenderedFrame) {
     const mandel::RenderResult r = gpu.render_rows(cs.v, opt, 0, cs.v.height);
     cpu.render_rows(cs.v, opt, 0, cs.v.height);
     const std::string label = mandel::format_label(r);
-    const mandel::Colouring c = colouring(cs.v.max_iter);
+    const colour::Colouring c = colouring(cs.v.max_iter);
     CanvasTexture interop(true), via_host(false), cpu_tex;
     ASSERT_EQ(interop.show(gpu, c, cs.v.height), DisplayPath::kInterop) << interop.interop_note();
     EXPECT_EQ(via_host.show(gpu, c, cs.v.height), DisplayPath::kDeviceDownload);
@@ -133,7 +133,7 @@ TEST(InteropDevice, ShowsBandsWhileAWorkerRenders) {
   Canvas cpu(v.width, v.height, Backend::kCpu), cpu_preview(coarse.width, coarse.height, Backend::kCpu);
   cpu_preview.render_rows(coarse, opt, 0, coarse.height);
   cpu.render_rows(v, opt, 0, v.height);
-  const mandel::Colouring c = colouring(v.max_iter);
+  const colour::Colouring c = colouring(v.max_iter);
 
   std::atomic<int> rows_done{0};
   std::thread worker([&] {
@@ -172,9 +172,9 @@ TEST(Display, PointCloudOnTheHost) {
   henon::OrbitParams op;
   op.n_points = 50000;
   const henon::OrbitResult o = henon::orbit(op);
-  plot::PointCloud cloud(Backend::kCpu);
+  colour::PointCloud cloud(Backend::kCpu);
   cloud.set_points(o.xs, o.ys);
-  plot::PlotFrame f;
+  colour::PlotFrame f;
   f.cx = 0.2;
   f.upp = 0.01;
   f.width = 333;
@@ -195,10 +195,10 @@ TEST(InteropDevice, PointCloudEqualsTheCpuCloud) {
   op.n_transient = 1000;
   op.n_points = 1000000;
   const henon::OrbitResult o = henon::orbit(op);
-  plot::PointCloud cpu(Backend::kCpu), gpu(Backend::kCuda, 0);
+  colour::PointCloud cpu(Backend::kCpu), gpu(Backend::kCuda, 0);
   cpu.set_points(o.xs, o.ys);
   gpu.set_points(o.xs, o.ys);
-  plot::PlotFrame f;
+  colour::PlotFrame f;
   f.cx = 0.0;
   f.upp = 0.0035;
   f.width = 1000;

@@ -10,9 +10,10 @@
 #include "locations.h"
 #include "oracle.h"
 
-namespace ds::mandel {
+namespace ds::colour {
 namespace {
 
+using namespace mandel;
 using test::make_view;
 
 Colouring colouring(uint32_t max_iter) {
@@ -178,4 +179,4 @@ TEST(CanvasDevice, BandsOnTheDeviceEqualHostRenders) {
 }
 
 }  // namespace
-}  // namespace ds::mandel
+}  // namespace ds::colour

@@ -15,7 +15,7 @@ namespace {
 
 using namespace ds;
 using namespace ds::mandel;
-namespace orc = ds::mandel::oracle;
+namespace orc = ds::perturb::oracle;
 
 // Pixel (i, j) iterated in binary64 with mandelbrot.cuh's count and smooth definitions: c from the
 // nearest doubles of the centre and s/2.

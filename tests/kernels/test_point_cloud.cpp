@@ -11,7 +11,7 @@
 #include "kernels/colour/point_cloud.h"
 #include "oracle.h"
 
-namespace ds::plot {
+namespace ds::colour {
 namespace {
 
 std::vector<uint8_t> expected(const PlotFrame& f, const std::vector<uint32_t>& counts) {
@@ -92,4 +92,4 @@ TEST(PointCloudDevice, CudaImageEqualsTheCpuImage) {
 }
 
 }  // namespace
-}  // namespace ds::plot
+}  // namespace ds::colour
