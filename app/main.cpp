@@ -1,5 +1,5 @@
-// deepscope's entry point: the command line goes to app::run (app/run.cpp).
-#include "commands.h"
+// deepscope's entry point: the command line goes to app::run (app/cli/run.cpp).
+#include "app/cli/commands.h"
 #include "kernels/core/work.h"
 
 int main(int argc, char** argv) {

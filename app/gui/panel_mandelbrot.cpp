@@ -24,7 +24,7 @@
 #include "panels.h"
 #include "kernels/colour/canvas.h"
 #include "render/canvas_texture.h"
-#include "view_png.h"
+#include "app/io/view_png.h"
 
 namespace ds::gui {
 namespace {

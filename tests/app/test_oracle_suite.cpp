@@ -12,11 +12,11 @@
 #include <set>
 #include <sstream>
 
-#include "image_io.h"
+#include "app/io/image_io.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/perturb/perturb.h"
 #include "kernels/perturb/oracle.h"
-#include "location.h"
+#include "app/io/location.h"
 #include "test_files.h"
 
 namespace {
