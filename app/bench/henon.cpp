@@ -1,5 +1,5 @@
 // `deepscope bench henon`: the Hénon-sinks paper's Table 1 metric, orbits per second at 1e6
-// iterations per orbit, for every format: the scan's transient loop (kernels/henon/henon.cuh advance)
+// iterations per orbit, for every format: the scan's transient loop (kernels/henon/advance.cuh advance)
 // timed at --steps steps per orbit (default 1e6 on the GPU, 1e5 on the CPU), as steps/s / 1e6.
 // With --fp-counts (docs/bench/henon_fp_counts.py over Nsight Compute) it adds the FP64
 // instructions per step and the share of the H100's FP64 ceiling they imply, and it sets the GPU

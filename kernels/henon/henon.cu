@@ -1,5 +1,5 @@
 // CUDA wrappers of the Hénon workspace: one thread per (parameter, start point) for scans, one
-// thread for an orbit, both over the per-item functions of henon.cuh. The transient runs in
+// thread for an orbit, both over the per-item functions of advance.cuh and cycle.cuh. The transient runs in
 // launches of bounded work so the host can honour cancellation between them.
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 
 #include "kernels/core/cuda_check.h"
 #include "kernels/core/cuda_memory.cuh"
-#include "henon.cuh"
+#include "cycle.cuh"
 #include "henon.h"
 
 namespace ds::henon {

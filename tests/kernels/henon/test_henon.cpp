@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "kernels/henon/henon.cuh"
+#include "kernels/henon/cycle.cuh"
 #include "kernels/henon/henon.h"
 #include "oracle.h"
 
