@@ -1,6 +1,6 @@
-// deepscope's entry point: the command line goes to app::run (app/run.cpp).
-#include "commands.h"
-#include "kernels/work.h"
+// deepscope's entry point: the command line goes to app::run (app/cli/run.cpp).
+#include "app/cli/commands.h"
+#include "kernels/core/work.h"
 
 int main(int argc, char** argv) {
   ds::work::rank();  // under mpirun: MPI starts here, on the main thread

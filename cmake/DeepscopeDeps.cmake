@@ -32,7 +32,7 @@ endif()
 
 find_package(Threads REQUIRED)
 
-# MPI (libopenmpi-dev): batch jobs spread over ranks under mpirun (kernels/work.h). Optional; AUTO
+# MPI (libopenmpi-dev): batch jobs spread over ranks under mpirun (kernels/core/work.h). Optional; AUTO
 # builds with it when found.
 set(DEEPSCOPE_MPI AUTO CACHE STRING "Build with MPI: AUTO (when found), ON, OFF")
 set_property(CACHE DEEPSCOPE_MPI PROPERTY STRINGS AUTO ON OFF)

@@ -1,9 +1,9 @@
-// Shows a mandel::Canvas in a GL texture through ImageTexture's paths (image_texture.h): on CUDA
+// Shows a colour::Canvas in a GL texture through ImageTexture's paths (image_texture.h): on CUDA
 // the colouring kernel writes the GL buffer through interop. The window and `deepscope bench
 // interop` both draw through show().
 #pragma once
 #include "image_texture.h"
-#include "kernels/canvas.h"
+#include "kernels/colour/canvas.h"
 
 namespace ds::render {
 
@@ -14,8 +14,8 @@ class CanvasTexture {
 
   // Colours rows [0, rows_done) of `canvas`, the rest from `preview` (Canvas::compose_rgba), into
   // the texture, with the GL context current. Returns the path taken.
-  DisplayPath show(const mandel::Canvas& canvas, const mandel::Colouring& c, int rows_done,
-                   const mandel::Canvas* preview = nullptr) {
+  DisplayPath show(const colour::Canvas& canvas, const colour::Colouring& c, int rows_done,
+                   const colour::Canvas* preview = nullptr) {
     return image_.show(
         canvas.width(), canvas.height(), canvas.backend() == Backend::kCuda ? canvas.cuda_device() : -1,
         [&](uint8_t* rgba) { canvas.compose_rgba(c, rows_done, preview, rgba); },

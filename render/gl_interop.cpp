@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "kernels/cuda_check.h"
+#include "kernels/core/cuda_check.h"
 
 namespace ds::render {
 namespace {

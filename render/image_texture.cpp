@@ -1,7 +1,7 @@
 // ImageTexture: the three display paths.
 #include "image_texture.h"
 
-#include "kernels/device.h"
+#include "kernels/core/device.h"
 
 namespace ds::render {
 

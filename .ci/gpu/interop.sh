@@ -2,8 +2,8 @@
 # canvases against host renders, the frame drawn through CUDA-GL interop in a headless EGL context
 # against the CPU-rendered frame, and `bench interop` (frame times at 1920x1080).
 if [ "$what" = tests ]; then
-  run_san kernels_test_canvas 'CanvasDevice.*'
-  run_san gl_test_display '*'
+  run_san kernels_colour_test_canvas 'CanvasDevice.*'
+  run_san render_test_display '*'
   grep -E "^GL:|equals|DIFFERS" "$stage/san_gl_test_display.log" | head -8
 fi
 if [ "$what" = bench ]; then

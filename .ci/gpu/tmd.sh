@@ -1,12 +1,12 @@
 # GPU steps of the TMD workspace (sourced by .ci/gpu-session.sh).
 if [ "$what" = tests ]; then
-  run_san kernels_test_tmd 'TmdDevice.*'
-  run_san kernels_test_tmd_lefevre 'TmdDevice.*'
+  run_san kernels_tmd_test_tmd 'TmdDevice.*'
+  run_san kernels_tmd_test_lefevre 'TmdDevice.*'
   # The device-resident pipeline (expansion, tests built on the device, atomic-append compaction)
   # against the CPU one and against the previous implementation's records.
-  run_san kernels_test_tmd_pipeline 'TmdDevice.*'
+  run_san kernels_tmd_test_pipeline 'TmdDevice.*'
   # Two workers on one GPU (--devices 0,0) against one: the same files.
-  run_san kernels_test_tmd_scale 'TmdDevice.*'
+  run_san kernels_tmd_test_scale 'TmdDevice.*'
 fi
 if [ "$what" = bench ]; then
   # Throughput per function on CPU and GPU, the headline (all 2^32 binary32 arguments of exp2

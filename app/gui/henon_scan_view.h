@@ -9,7 +9,7 @@
 
 #include "arith/format.h"
 #include "jobs.h"
-#include "kernels/henon.h"
+#include "kernels/henon/henon.h"
 
 namespace ds::gui {
 

@@ -1,7 +1,7 @@
 // The MD-drift workspace's tab: Lennard-Jones NVE runs with one background job per checked
 // precision (float, double, composite, ff, mixed), live energy plots with one line per precision,
 // a table of drift slopes and steps/s; and the thesis's summation and do/undo suites. Everything
-// goes through kernels/drift.h, the same calls as `deepscope drift`.
+// goes through kernels/drift/drift.h, the same calls as `deepscope drift`.
 #include <imgui.h>
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "jobs.h"
-#include "kernels/drift.h"
+#include "kernels/drift/drift.h"
 #include "panels.h"
 
 namespace ds::gui {

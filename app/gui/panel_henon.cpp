@@ -1,6 +1,6 @@
 // The Hénon workspace's tab: a, b, x0, y0 as sliders and exact text, the orbit as a pan/zoom point
 // cloud with axes, and the period / eigenvalue / sink readout, recomputed on a background job
-// (cancelled and restarted whenever an input changes) through kernels/henon.h; beside it the sink
+// (cancelled and restarted whenever an input changes) through kernels/henon/henon.h; beside it the sink
 // scan's parameter view (henon_scan_view.h), whose clicks open a parameter's orbit here.
 #include <imgui.h>
 
@@ -15,8 +15,8 @@
 
 #include "henon_scan_view.h"
 #include "jobs.h"
-#include "kernels/henon.h"
-#include "kernels/point_cloud.h"
+#include "kernels/henon/henon.h"
+#include "kernels/colour/point_cloud.h"
 #include "panels.h"
 #include "render/image_texture.h"
 
@@ -263,18 +263,18 @@ class HenonPanel final : public Panel {
 
   void draw_cloud(ImVec2 origin, ImVec2 size, ImDrawList* dl) {
     const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
-    plot::PlotFrame f;
+    colour::PlotFrame f;
     f.cx = cx_;
     f.cy = cy_;
     f.width = std::max(1, static_cast<int>(size.x * fb.x));
     f.height = std::max(1, static_cast<int>(size.y * fb.y));
     f.upp = scale_ / f.width;
     try {
-      if (!cloud_) cloud_ = std::make_unique<plot::PointCloud>(cloud_cpu_ ? Backend::kCpu : Backend::kAuto);
+      if (!cloud_) cloud_ = std::make_unique<colour::PointCloud>(cloud_cpu_ ? Backend::kCpu : Backend::kAuto);
       if (cloud_generation_ != shown_.generation) {
         cloud_->set_points(shown_.orbit.xs, shown_.orbit.ys);
         cloud_generation_ = shown_.generation;
-        cloud_drawn_ = plot::PlotFrame{};
+        cloud_drawn_ = colour::PlotFrame{};
         cloud_drawn_.width = 0;
       }
       if (f.cx != cloud_drawn_.cx || f.cy != cloud_drawn_.cy || f.upp != cloud_drawn_.upp ||
@@ -333,7 +333,7 @@ class HenonPanel final : public Panel {
     const ImVec2 end(origin.x + size.x, origin.y + size.y);
     dl->PushClipRect(origin, end, true);
     dl->AddRectFilled(origin, end, IM_COL32(12, 14, 20, 255));
-    // The orbit as a point cloud (kernels/point_cloud.h): rasterised where the points live, on the
+    // The orbit as a point cloud (kernels/colour/point_cloud.h): rasterised where the points live, on the
     // GPU straight into the texture's GL buffer (CUDA-GL interop), then axes and the cycle on top.
     draw_cloud(origin, size, dl);
     // Axes with ticks and labels.
@@ -369,10 +369,10 @@ class HenonPanel final : public Panel {
   }
 
   // The plotted orbit: the points where they are drawn, the texture, and what it shows.
-  std::unique_ptr<plot::PointCloud> cloud_;
+  std::unique_ptr<colour::PointCloud> cloud_;
   bool cloud_cpu_ = false;
   uint64_t cloud_generation_ = 0;
-  plot::PlotFrame cloud_drawn_;
+  colour::PlotFrame cloud_drawn_;
   render::ImageTexture plot_tex_;
   std::string plot_path_ = "-";
 

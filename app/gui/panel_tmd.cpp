@@ -1,6 +1,6 @@
 // The TMD workspace's tab: function, mode, precision, range, k and search (exhaustive, Lefèvre,
-// regular) as controls; the search runs on a background job through kernels/tmd.h and
-// kernels/tmd_lefevre.h (the same calls as `deepscope tmd`), with live counts, a table of the
+// regular) as controls; the search runs on a background job through kernels/tmd/tmd.h and
+// kernels/tmd/lefevre.h (the same calls as `deepscope tmd`), with live counts, a table of the
 // MPFR-confirmed cases (click a row to copy it) and, for the Lefèvre/regular searches, the
 // per-warp NMDM histogram.
 #include <imgui.h>
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "jobs.h"
-#include "kernels/backend.h"
-#include "kernels/tmd.h"
-#include "kernels/tmd_lefevre.h"
+#include "kernels/core/backend.h"
+#include "kernels/tmd/tmd.h"
+#include "kernels/tmd/lefevre.h"
 #include "panels.h"
 
 namespace ds::gui {

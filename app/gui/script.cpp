@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli.h"
+#include "app/cli/cli.h"
 
 namespace ds::gui {
 

@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/atomic_file.h"
-#include "cli.h"
-#include "location.h"
-#include "commands.h"
+#include "kernels/core/atomic_file.h"
+#include "app/cli/cli.h"
+#include "app/io/location.h"
+#include "app/cli/commands.h"
 #include "panels.h"
 #include "script.h"
 #include "render/gl_texture.h"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "kernels/cuda_check.h"
+#include "kernels/core/cuda_check.h"
 
 
 __device__ __forceinline__ uint32_t key(double d) { return (uint32_t)__double2hiint(d) & 0x7fffffffu; }
@@ -14,7 +14,7 @@ __device__ __forceinline__ uint32_t key(double d) { return (uint32_t)__double2hi
 template <int S>
 __device__ __forceinline__ void st(double a, double b, double& x, double& v) {
   double nx;
-  if (S == 0) {  // kernels/henon.cuh as written
+  if (S == 0) {  // kernels/henon/advance.cuh as written
     nx = __fma_rn(-(a * x), x, v);
     v = __fma_rn(b, x, 1.0);
   } else if (S == 1) {

@@ -1,14 +1,14 @@
 // Issue #6, f64: where the blocked escape test loses against the plain double loop. Loop shapes
-// over the same v = 1 + y step, with and without the real advance_native of kernels/henon.cuh, one
+// over the same v = 1 + y step, with and without the real advance_native of kernels/henon/advance.cuh, one
 // launch each, 540,672 orbits (132 SMs x 32 blocks x 128) x N_STEPS. Run on the GPU machine:
 //   nvcc -O3 -arch=sm_90 -std=c++17 --fmad=false --expt-relaxed-constexpr -I. -DDEEPSCOPE_WITH_CUDA=1 \
 //        -DN_STEPS=1000000 -o probe docs/bench/henon_block_probe.cu && ./probe
 #include <cstdint>
 #include <cstdio>
 
-#include "kernels/cuda_check.h"
+#include "kernels/core/cuda_check.h"
 
-#include "kernels/henon.cuh"
+#include "kernels/henon/advance.cuh"
 
 
 using ds::henon::MapParams;
@@ -165,7 +165,7 @@ int main() {
                          "blocks of 64 unrolled, end test",
                          "blocks of 256 = 32 x unroll 8, end test",
                          "blocks of 256 = 16 x unroll 16, end test",
-                         "advance_native (kernels/henon.cuh), end test",
+                         "advance_native (kernels/henon/advance.cuh), end test",
                          "advance_native_path, key every step",
                          "advance_native as at 103b545 (64 unrolled)"};
   void (*kern[])(P, int64_t, double*, int64_t*) = {k<0>, k<1>, k<2>, k<3>, k<4>, k<5>, k<6>, k<7>, k<8>};

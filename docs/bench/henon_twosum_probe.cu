@@ -1,4 +1,4 @@
-// Issue #6, f64xN: the Hénon loop of kernels/henon.cuh (advance on Expansion<N>, a and b doubles)
+// Issue #6, f64xN: the Hénon loop of kernels/henon/advance.cuh (advance on Expansion<N>, a and b doubles)
 // timed per N, 540,672 orbits, one launch each. Prints orbits/s at 1e6 iterations and a checksum
 // of the final states (bit-identical arithmetic gives the same checksum).
 //   nvcc -O3 -arch=sm_90 -std=c++17 --fmad=false --expt-relaxed-constexpr -I. -DDEEPSCOPE_WITH_CUDA=1 \
@@ -32,7 +32,7 @@
 #include <cstring>
 
 #include "arith/eft.h"
-#include "kernels/cuda_check.h"
+#include "kernels/core/cuda_check.h"
 
 #ifndef VARIANT
 #define VARIANT 0
@@ -55,7 +55,7 @@ __host__ __device__ __forceinline__ void two_sum<double>(double a, double b, dou
 }  // namespace ds::eft
 #endif
 
-#include "kernels/henon.cuh"
+#include "kernels/henon/advance.cuh"
 
 #ifdef MINB  // minimum blocks of 128 per SM: caps the registers (MINB = 3: 168)
 #define BOUNDS __launch_bounds__(128, MINB)

@@ -12,17 +12,17 @@
 #include <set>
 #include <sstream>
 
-#include "image_io.h"
-#include "kernels/mandelbrot.h"
-#include "kernels/perturb.h"
-#include "kernels/perturb_oracle.h"
-#include "location.h"
+#include "app/io/image_io.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/perturb/perturb.h"
+#include "kernels/perturb/oracle.h"
+#include "app/io/location.h"
 #include "test_files.h"
 
 namespace {
 
 using namespace ds;
-namespace orc = ds::mandel::oracle;
+namespace orc = ds::perturb::oracle;
 
 const std::string kData = DEEPSCOPE_TEST_DATA;
 
@@ -76,7 +76,7 @@ void check(const Entry& e) {
   const std::vector<uint8_t> trusted = load_npy<uint8_t>(stem + "_trusted.npy", n);
   ASSERT_EQ(oracle.size(), n);
   ASSERT_EQ(trusted.size(), n);
-  mandel::perturb::clear_reference_cache();
+  perturb::clear_reference_cache();
   mandel::RenderOptions o;  // the auto path: format, method and backend chosen as for a user
   const std::vector<orc::PixelIndex> where = orc::grid_pixels(v, e.grid);
   size_t ntrusted = 0, same = 0, near = 0, unresolved = 0;

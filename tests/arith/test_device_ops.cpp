@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "arith/format.h"
-#include "kernels/arith_ops.h"
+#include "kernels/arith_ops/arith_ops.h"
 #include "oracle.h"
 
 namespace {

@@ -17,7 +17,7 @@
 
 #include "arith/expansion.h"
 #include "arith/format.h"
-#include "kernels/arith_ops.h"
+#include "kernels/arith_ops/arith_ops.h"
 #include "oracle.h"
 
 namespace {

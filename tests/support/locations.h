@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/view.h"
-#include "kernels/locations.h"
+#include "kernels/mandelbrot/view.h"
+#include "kernels/mandelbrot/locations.h"
 
 namespace ds::test {
 
@@ -21,7 +21,7 @@ inline mandel::View make_view(const std::string& re, const std::string& im, cons
   return v;
 }
 
-// The shared locations (kernels/locations.h): KF's 1e14 benchmark and a Misiurewicz point.
+// The shared locations (kernels/mandelbrot/locations.h): KF's 1e14 benchmark and a Misiurewicz point.
 using mandel::locations::kKf1e14Im;
 using mandel::locations::kKf1e14Re;
 using mandel::locations::kMisiurewiczIm;

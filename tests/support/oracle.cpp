@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "kernels/device.h"
+#include "kernels/core/device.h"
 
 namespace ds::test {
 

@@ -1,0 +1,24 @@
+// Benchmarks behind `deepscope bench`; each prints a markdown table and can write it to --out.
+#pragma once
+#include <string>
+
+#include "app/cli/commands.h"
+
+namespace ds::app {
+
+int bench_arith(const ArgList& args);
+int bench_mandelbrot(const ArgList& args);
+int bench_henon(const ArgList& args);
+int bench_drift(const ArgList& args);
+int bench_perturb(const ArgList& args);
+int bench_tmd(const ArgList& args);
+int bench_scale(const ArgList& args);
+int bench_interop(const ArgList& args);
+int bench_finder(const ArgList& args);
+
+// printf-style formatting of one number ("%.3g").
+std::string fmt(const char* f, double v);
+// A report's heading and its date (UTC), commit and command lines, as markdown.
+std::string bench_preamble(const std::string& name, const ArgList& args);
+
+}  // namespace ds::app

@@ -1,0 +1,59 @@
+// `deepscope bench finder`: the feature finder at real locations made by other programs (KF's
+// benchmarks, rust-fractal's), 1024^2 views, a 4-pixel ball: the time to find the period and the
+// nucleus, against one plain MPFR orbit of the same length and precision (issue #24's goal: the
+// nucleus in at most 3 such orbits).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "app/bench/bench.h"
+#include "app/cli/cli.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/perturb/finder.h"
+#include "kernels/perturb/perturb.h"
+#include "app/io/location.h"
+
+namespace ds::app {
+
+int bench_finder(const ArgList& args) {
+  cli::Args a(args, {"out", "locations"}, {});
+  const std::string data = a.get("locations", "tests/data");
+  const std::string out = a.get("out", "");
+  if (!out.empty()) check_writable(out);
+  const char* files[] = {"kf-benchmarks/5e113.kfr", "locations/rf-e1000.loc", "locations/rf-e1200.loc",
+                         "kf-benchmarks/5e227.kfr"};
+  std::ostringstream md;
+  md << bench_preamble("finder", args) << "\nFeature finder: period and nucleus at real locations made by other programs.\n";
+  md << "\n1024^2 views, ball of 4 pixels about the centre. *orbit*: one plain MPFR orbit z <- z^2 + c of "
+        "the period's length at the nucleus check's final precision; *ratio*: nucleus time / orbit.\n\n";
+  md << "| location | zoom | period | bits | period (s) | nucleus (s) | perturbed steps | MPFR orbits | orbit (s) | "
+        "ratio | size |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const char* f : files) {
+    const std::string path = data + "/" + f;
+    mandel::View v;
+    apply_to_view(read_location_file(path), &v, true);
+    v.width = v.height = 1024;
+    const mandel::Geometry g = mandel::geometry(v);
+    const int bits = perturb::reference_bits(g) + 32;
+    const FloatExp radius = perturb::pixel_step(g) * 4.0;
+    const perturb::finder::PeriodResult p = perturb::finder::find_period(v.re, v.im, radius, 10000000, bits);
+    if (p.period == 0) {
+      md << "| " << f << " | " << v.zoom << " | none | | | | | | | | |\n";
+      continue;
+    }
+    const perturb::finder::Nucleus n = perturb::finder::find_nucleus(v.re, v.im, p.period, bits, radius);
+    const double orbit = perturb::finder::orbit_seconds(n.re, n.im, p.period, n.bits);
+    std::fprintf(stderr, "%-24s period %u: %.3f s + nucleus %.3f s (%s), orbit %.3f s at %d bits\n", f, p.period,
+                 p.seconds, n.seconds, n.converged ? "converged" : "NOT converged", orbit, n.bits);
+    md << "| " << f << " | " << v.zoom << " | " << p.period << " | " << n.bits << " | " << fmt("%.3f", p.seconds)
+       << " | " << fmt("%.3f", n.seconds) << (n.converged ? "" : " (not converged)") << " | " << n.perturbed_steps
+       << " | " << n.mpfr_steps << " | " << fmt("%.3f", orbit) << " | " << fmt("%.2f", n.seconds / orbit) << " | "
+       << to_string(n.size, 4) << " |\n";
+  }
+  std::cout << md.str();
+  if (!out.empty()) write_file_atomically(out, md.str());
+  return 0;
+}
+
+}  // namespace ds::app

@@ -1,0 +1,240 @@
+// `deepscope drift sum|doundo|md`: the MD-drift workspace in batch mode, over kernels/drift.h.
+// Input errors exit 2 before any work; outputs are written whole (atomic_file.h); Ctrl-C stops a
+// run between samples and writes what was computed so far.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "kernels/core/atomic_file.h"
+#include "cancel.h"
+#include "cli.h"
+#include "commands.h"
+#include "drift_report.h"
+#include "kernels/drift/drift.h"
+#include "app/io/plot_png.h"
+
+namespace ds::app {
+namespace {
+
+using drift::Backend;
+
+Backend parse_backend(const std::string& s) {
+  if (s == "auto") return Backend::kAuto;
+  if (s == "cpu") return Backend::kCpu;
+  if (s == "cuda") return Backend::kCuda;
+  throw cli::UsageError("--backend must be auto, cpu or cuda, got \"" + s + "\"");
+}
+
+// A count written as an integer or in scientific notation ("1e6"), exact and within [lo, hi].
+int64_t get_count(const cli::Args& args, const std::string& name, int64_t fallback, int64_t lo, int64_t hi) {
+  if (!args.has(name)) return fallback;
+  const std::string s = args.get(name, "");
+  const double v = cli::parse_double("--" + name, s);
+  if (!(v == std::floor(v)) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
+    throw cli::UsageError("--" + name + " must be an integer in [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "], got \"" + s + "\"");
+  return static_cast<int64_t>(v);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ','))
+    if (!part.empty()) out.push_back(part);
+  if (out.empty()) throw cli::UsageError("empty list \"" + s + "\"");
+  return out;
+}
+
+// Library range checks (std::invalid_argument) are input errors: exit 2.
+template <class F>
+auto as_usage(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+}
+
+int drift_sum(const ArgList& argv) {
+  cli::Args args(argv, {"n", "seed", "threads", "backend", "out"}, {"quiet"});
+  drift::SumSuiteParams p;
+  p.n = static_cast<int>(get_count(args, "n", 1000, 2, 10'000'000));
+  p.seed = static_cast<uint64_t>(get_count(args, "seed", static_cast<int64_t>(p.seed), 0, INT64_MAX));
+  if (args.has("threads")) {
+    p.threads.clear();
+    for (const std::string& t : split(args.get("threads", "")))
+      p.threads.push_back(static_cast<int>(cli::parse_int("--threads", t)));
+  }
+  p.backend = select_backend(parse_backend(args.get("backend", "auto")));
+  const std::string out = args.get("out", "");
+  if (!out.empty()) check_writable(out);
+  const std::vector<drift::SumRow> rows = as_usage([&] { return drift::sum_suite(p); });
+  if (!args.flag("quiet")) std::cout << sum_tables_md(rows, p);
+  if (!out.empty()) write_file_atomically(out, sum_csv(rows, p));
+  return 0;
+}
+
+int drift_doundo(const ArgList& argv) {
+  cli::Args args(argv, {"iterations", "every", "seed", "arith", "trials", "backend", "repeat", "out-dir"},
+                 {"quiet"});
+  DoUndoRun run;
+  run.iterations = get_count(args, "iterations", 1'000'000, 1, 10'000'000'000LL);
+  run.every = get_count(args, "every", std::max<int64_t>(1, run.iterations / 1000), 1, run.iterations);
+  run.seed = static_cast<uint64_t>(get_count(args, "seed", 2010, 0, INT64_MAX));
+  run.repeat = static_cast<int>(get_count(args, "repeat", 1, 1, 100));
+  run.backend = select_backend(parse_backend(args.get("backend", "auto")));
+  run.ariths.clear();
+  for (const std::string& a : split(args.get("arith", "f32,f64,composite,ff"))) {
+    const Arith ar = parse_arith(a);
+    if (!drift::doundo_arith_supported(ar))
+      throw cli::UsageError("do/undo runs in f32, f64, composite or ff");
+    run.ariths.push_back(ar);
+  }
+  for (const std::string& t : split(args.get("trials", "1,2,3"))) {
+    const int64_t v = cli::parse_int("--trials", t);
+    if (v < 1 || v > drift::kDoUndoTrials) throw cli::UsageError("--trials takes 1, 2 and 3");
+    run.trials.push_back(static_cast<int>(v));
+  }
+  const std::string dir = args.require("out-dir");
+  check_writable(dir + "/doundo.csv");
+  install_cancel_handler();
+  run.cancel = &cancel_flag();
+  const bool quiet = args.flag("quiet");
+  if (!quiet) run.progress = [](const std::string& what) { std::fprintf(stderr, "  %s\n", what.c_str()); };
+  const DoUndoOutput o = as_usage([&] { return run_doundo(run); });
+  write_file_atomically(dir + "/doundo.csv", o.csv);
+  for (const auto& png : o.pngs) write_file_atomically(dir + "/" + png.first, png.second);
+  if (!quiet) std::cout << o.table_md << "wrote " << dir << "/doundo.csv and " << o.pngs.size() << " plots\n";
+  if (o.cancelled) {
+    std::cerr << "interrupted: the runs finished so far are written\n";
+    return 130;
+  }
+  return 0;
+}
+
+int drift_md(const ArgList& argv) {
+  cli::Args args(argv,
+                 {"cells", "atoms", "precision", "steps", "dt", "every", "temp", "density", "cutoff", "seed",
+                  "backend", "out", "equilibrate"},
+                 {"unshifted", "shifted-force", "quiet"});
+  drift::MdParams p;
+  if (args.has("cells") && args.has("atoms")) throw cli::UsageError("give --cells or --atoms, not both");
+  p.cells = static_cast<int>(get_count(args, "cells", 10, -1'000'000, 1'000'000));
+  if (args.has("atoms")) {
+    const int64_t n = get_count(args, "atoms", 4000, -1'000'000'000, 1'000'000'000);
+    const int c = static_cast<int>(std::lround(std::cbrt(static_cast<double>(n) / 4.0)));
+    if (n <= 0 || 4LL * c * c * c != n)
+      throw cli::UsageError("--atoms must be 4 n^3 for an fcc lattice (500, 4000, 32000, 256000, ...), got " +
+                            std::to_string(n));
+    p.cells = c;
+  }
+  p.steps = get_count(args, "steps", 1000, -drift::kMaxSteps, 1000 * drift::kMaxSteps);
+  p.sample_every = get_count(args, "every", std::max<int64_t>(1, p.steps / 200), -drift::kMaxSteps,
+                             1000 * drift::kMaxSteps);
+  p.equilibration = get_count(args, "equilibrate", 0, -drift::kMaxSteps, 1000 * drift::kMaxSteps);
+  p.dt = args.get_double("dt", p.dt);
+  p.temperature = args.get_double("temp", p.temperature);
+  p.density = args.get_double("density", p.density);
+  p.cutoff = args.get_double("cutoff", p.cutoff);
+  p.shift = !args.flag("unshifted");
+  p.shifted_force = args.flag("shifted-force");
+  if (p.shifted_force && !p.shift) throw cli::UsageError("--shifted-force and --unshifted cannot be combined");
+  p.seed = static_cast<uint64_t>(get_count(args, "seed", static_cast<int64_t>(p.seed), 0, INT64_MAX));
+  p.backend = select_backend(parse_backend(args.get("backend", "auto")));
+  std::vector<drift::Precision> precs;
+  for (const std::string& s : split(args.get("precision", "float,double,composite,ff,mixed")))
+    precs.push_back(drift::parse_precision(s));
+  as_usage([&] {
+    drift::validate(p);
+    return 0;
+  });
+  const std::string prefix = args.require("out");
+  check_writable(prefix + ".csv");
+  const bool quiet = args.flag("quiet");
+  install_cancel_handler();
+  p.cancel = &cancel_flag();
+  // Finished precisions are kept in PREFIX.resume as they complete; a rerun with the same
+  // parameters loads them instead of running them again.
+  const std::string resume_path = prefix + ".resume";
+  const std::string fingerprint = md_fingerprint(p);
+  std::vector<MdRun> stored;
+  {
+    std::ifstream in(resume_path, std::ios::binary);
+    if (in) {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      stored = md_runs_load(ss.str(), fingerprint);
+    }
+  }
+  std::vector<MdRun> runs, finished = stored;
+  for (std::size_t k = 0; k < precs.size(); ++k) {
+    p.precision = precs[k];
+    bool resumed = false;
+    for (const MdRun& s : stored)
+      if (s.precision == precs[k]) {
+        runs.push_back(s);
+        resumed = true;
+      }
+    if (resumed) {
+      if (!quiet)
+        std::fprintf(stderr, "%-10s resumed from %s\n", drift::precision_name(precs[k]), resume_path.c_str());
+      continue;
+    }
+    if (!quiet) {
+      auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+      p.progress = [&, k, last](double f) {
+        const auto now = std::chrono::steady_clock::now();
+        if (f < 1.0 && now - *last < std::chrono::milliseconds(200)) return;
+        *last = now;
+        std::fprintf(stderr, "\r%-10s %6.2f%%  (%zu of %zu)", drift::precision_name(precs[k]), 100 * f, k + 1,
+                     precs.size());
+        std::fflush(stderr);
+      };
+    }
+    MdRun r;
+    r.precision = precs[k];
+    r.result = drift::run_md(p);
+    if (!quiet) std::fprintf(stderr, "\n");
+    const bool stop = r.result.cancelled;
+    if (r.result.blew_up) std::cerr << drift::precision_name(precs[k]) << ": " << r.result.message << "\n";
+    if (!stop) {
+      finished.push_back(r);
+      write_file_atomically(resume_path, md_runs_text(fingerprint, finished));
+    }
+    runs.push_back(std::move(r));
+    if (stop) break;
+  }
+  write_file_atomically(prefix + ".csv", md_csv(runs));
+  write_file_atomically(prefix + "_drift.png", md_drift_png(runs, p));
+  write_file_atomically(prefix + "_pe.png", md_pe_png(runs, p));
+  if (!quiet) {
+    std::cout << md_table_md(runs, p) << "wrote " << prefix << ".csv, " << prefix << "_drift.png, " << prefix
+              << "_pe.png\n";
+  }
+  if (!runs.empty() && runs.back().result.cancelled) {
+    std::cerr << "interrupted: the samples taken so far are written; finished precisions are kept in "
+              << resume_path << ": run the same command again to resume\n";
+    return 130;
+  }
+  for (const MdRun& r : runs)
+    if (r.result.blew_up) return 1;
+  return 0;
+}
+
+}  // namespace
+
+int cmd_drift(const ArgList& args) {
+  if (args.empty()) throw cli::UsageError("drift needs a command: sum, doundo or md");
+  ArgList rest(args.begin() + 1, args.end());
+  if (args[0] == "sum") return drift_sum(rest);
+  if (args[0] == "doundo") return drift_doundo(rest);
+  if (args[0] == "md") return drift_md(rest);
+  throw cli::UsageError("unknown drift command \"" + args[0] + "\" (sum, doundo, md)");
+}
+
+}  // namespace ds::app

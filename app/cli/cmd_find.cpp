@@ -1,0 +1,147 @@
+// `deepscope find period|nucleus|misiurewicz`: the feature finder (kernels/perturb/finder.h) at a view's
+// centre or one of its pixels; nucleus and misiurewicz write a location file that render takes.
+// Exit 1, with the last estimate, when nothing is found or Newton's method does not converge.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/cancel.h"
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/perturb/finder.h"
+#include "app/io/location.h"
+
+namespace ds::app {
+namespace {
+
+namespace fnd = perturb::finder;
+
+struct FindJob {
+  std::string what;  // period | nucleus | misiurewicz
+  mandel::View view;
+  bool at_pixel = false;
+  int px = 0, py = 0;
+  double radius_pixels = 4;
+  uint32_t period = 0, max_period = 0;
+  int preperiod = 0;
+  double fit = 0.5;
+  bool iter_given = false;
+  std::string out;
+  bool quiet = false;
+};
+
+FindJob parse_find(const ArgList& args) {
+  if (args.empty() || args[0].rfind("-", 0) == 0)
+    throw cli::UsageError("find needs what to find: period, nucleus or misiurewicz");
+  FindJob j;
+  j.what = args[0];
+  if (j.what != "period" && j.what != "nucleus" && j.what != "misiurewicz")
+    throw cli::UsageError("find: unknown feature \"" + j.what + "\" (period, nucleus or misiurewicz)");
+  const ArgList rest(args.begin() + 1, args.end());
+  cli::Args a(rest,
+              {"re", "im", "zoom", "iter", "size", "location", "at", "radius", "period", "preperiod",
+               "max-period", "fit", "out"},
+              {"quiet"});
+  if (!a.positional().empty())
+    throw cli::UsageError("find takes one feature name, then options: \"" + a.positional()[0] + "\"");
+  if (a.has("location")) apply_to_view(read_location_file(a.get("location", "")), &j.view, true);
+  j.view.re = a.get("re", j.view.re);
+  j.view.im = a.get("im", j.view.im);
+  j.view.zoom = a.get("zoom", j.view.zoom);
+  j.iter_given = a.has("iter");
+  j.view.max_iter = static_cast<uint32_t>(a.get_count("iter", j.view.max_iter, 1, 0xFFFFFFFELL));
+  if (a.has("size")) cli::parse_size(a.get("size", ""), 1 << 20, &j.view.width, &j.view.height);
+  if (a.has("at")) {
+    const std::string at = a.get("at", "");
+    const size_t comma = at.find(',');
+    if (comma == std::string::npos) throw cli::UsageError("--at takes a pixel X,Y, got \"" + at + "\"");
+    j.px = static_cast<int>(cli::parse_int("--at", at.substr(0, comma)));
+    j.py = static_cast<int>(cli::parse_int("--at", at.substr(comma + 1)));
+    j.at_pixel = true;
+  }
+  j.radius_pixels = a.get_double("radius", 4.0);
+  if (!(j.radius_pixels > 0) || !std::isfinite(j.radius_pixels))
+    throw cli::UsageError("--radius must be a positive number of pixels");
+  j.period = static_cast<uint32_t>(a.get_count("period", 0, 1, 0xFFFFFFFELL));
+  j.preperiod = static_cast<int>(a.get_int("preperiod", 0, 1, 1 << 20));
+  j.max_period = static_cast<uint32_t>(a.get_count("max-period", 0, 1, 0xFFFFFFFELL));
+  j.fit = a.get_double("fit", 0.5);
+  if (!(j.fit > 0 && j.fit <= 100)) throw cli::UsageError("--fit must be in (0, 100]");
+  j.out = a.get("out", "");
+  if (j.what != "period" && j.out.empty()) throw cli::UsageError("find " + j.what + " needs --out FILE.loc");
+  j.quiet = a.flag("quiet");
+  return j;
+}
+
+// The decimal with at most `digits` significant digits, for messages.
+std::string short_decimal(const std::string& s, size_t digits = 40) {
+  return s.size() > digits + 8 ? s.substr(0, digits) + "..." : s;
+}
+
+}  // namespace
+
+int cmd_find(const ArgList& args) {
+  FindJob j = parse_find(args);
+  if (!j.out.empty()) check_writable(j.out);
+  install_cancel_handler();
+  fnd::FindOptions o;
+  o.at_pixel = j.at_pixel;
+  o.px = j.px;
+  o.py = j.py;
+  o.radius_pixels = j.radius_pixels;
+  o.max_period = j.max_period;
+  o.period = j.period;
+  o.preperiod = j.preperiod;
+  o.fit = j.fit;
+  o.cancel = &cancel_flag();
+  auto say = [&](const std::string& s) {
+    if (!j.quiet) std::cerr << "deepscope find: " << s << "\n";
+  };
+  fnd::FoundView f;
+  if (j.what == "period") f = fnd::period_at(j.view, o);  // ViewError (exit 2) on bad fields
+  else if (j.what == "nucleus") f = fnd::minibrot_view(j.view, o);
+  else f = fnd::misiurewicz_view(j.view, o);
+  if (f.cancelled) return 130;
+  if (f.period.iterations) {
+    if (f.period.period) std::printf("period %u\n", f.period.period);
+    say("ball method within " + std::to_string(j.radius_pixels) + " pixels, " + std::to_string(f.period.iterations) +
+        " steps, " + std::to_string(f.period.seconds) + " s");
+  }
+  if (j.what == "nucleus" && (f.period.period || j.period)) {
+    const fnd::Nucleus& n = f.nucleus;
+    std::printf("nucleus of period %u%s\nre %s\nim %s\nsize %s, orientation %.6f rad, atom domain %s, Newton "
+                "distance %s\n",
+                n.period, n.converged ? "" : " (NOT CONVERGED: last estimate)", n.re.c_str(), n.im.c_str(),
+                to_string(n.size, 6).c_str(), n.orientation, to_string(n.domain_size, 6).c_str(),
+                to_string(n.newton_distance, 3).c_str());
+    say(std::to_string(n.perturbed_steps) + " Newton steps by perturbation, " + std::to_string(n.mpfr_steps) +
+        " MPFR orbits at up to " + std::to_string(n.bits) + " bits, " + std::to_string(n.seconds) + " s");
+  }
+  if (j.what == "misiurewicz" && f.misiurewicz.steps) {
+    const fnd::Misiurewicz& m = f.misiurewicz;
+    std::printf("Misiurewicz point of preperiod %d and period %d%s\nre %s\nim %s\nNewton distance %s\n", m.preperiod,
+                m.period, m.converged ? "" : " (NOT CONVERGED: last estimate)", m.re.c_str(), m.im.c_str(),
+                to_string(m.newton_distance, 3).c_str());
+    say(std::to_string(m.steps) + " MPFR Newton steps at " + std::to_string(m.bits) + " bits, " +
+        std::to_string(m.seconds) + " s");
+  }
+  if (!f.ok) {
+    std::cerr << "deepscope find: " << f.message << (j.out.empty() ? "" : "; nothing written") << "\n";
+    return 1;
+  }
+  if (j.what == "period") return 0;
+  Location loc;
+  loc.re = f.view.re;
+  loc.im = f.view.im;
+  loc.zoom = f.view.zoom;
+  loc.iterations = j.iter_given ? j.view.max_iter : f.view.max_iter;
+  loc.width = j.view.width;
+  loc.height = j.view.height;
+  write_file_atomically(j.out, format_location(loc));
+  say("wrote " + j.out + " (" + short_decimal(loc.re, 24) + ", zoom " + loc.zoom + ")");
+  return 0;
+}
+
+}  // namespace ds::app

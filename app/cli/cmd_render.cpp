@@ -1,0 +1,359 @@
+// `deepscope render`: a Mandelbrot view (or a zoom sequence) to PNG with the location embedded,
+// plus optional .npy count and smooth-count arrays. Everything is validated before rendering and
+// every file is written whole or not at all.
+#include <mpfr.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <random>
+
+#include "cancel.h"
+#include "cli.h"
+#include "commands.h"
+#include "app/io/image_io.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/colour/palette.h"
+#include "kernels/core/work.h"
+#include "app/io/location.h"
+#include "render_work.h"
+#include "app/io/view_png.h"
+
+namespace ds::app {
+namespace {
+
+using mandel::Backend;
+using mandel::LimbStrategy;
+
+struct Job {
+  mandel::View view;
+  std::optional<Arith> arith;  // empty: auto
+
+  mandel::Method method = mandel::Method::kAuto;  // kPerturb for --arith perturb
+  mandel::RenderOptions opt;
+  colour::Colouring colouring;
+  std::string palette_name;
+  double density = 1, offset = 0;
+  std::string out, counts, smooth;
+  int frames = 1;
+  std::string zoom_to;
+  bool quiet = false;
+  std::string devices;        // --devices LIST ("" every visible device)
+  bool one_device = false;    // --device K (CUDA only; ignored on the CPU, as before --devices)
+  std::string shard = "0/1";  // --shard i/n
+  int tile_rows = 0;          // --tile-rows R (0: strips only when several workers)
+  VerifyPlan verify;          // --verify N [--verify-seed S]
+  std::vector<std::string> location_warnings;  // fields of --location FILE not reproduced
+};
+
+Backend parse_backend(const std::string& s) {
+  if (s == "auto") return Backend::kAuto;
+  if (s == "cpu") return Backend::kCpu;
+  if (s == "cuda") return Backend::kCuda;
+  throw cli::UsageError("--backend must be auto, cpu or cuda, got \"" + s + "\"");
+}
+
+LimbStrategy parse_strategy(const std::string& s) {
+  if (s == "thread") return LimbStrategy::kThreadPerPixel;
+  if (s == "coop") return LimbStrategy::kCooperative;
+  throw cli::UsageError("--limb-strategy must be thread or coop, got \"" + s + "\"");
+}
+
+// Output name of frame k (1-based) of n: a printf pattern ("frame_%05d.png") gets k; otherwise
+// "_%05d" goes before the extension. A single frame keeps the name as given (patterns get 1).
+std::string frame_name(const std::string& path, int k, int n) {
+  size_t pct = path.find('%');
+  if (pct != std::string::npos) {
+    size_t e = pct + 1;
+    while (e < path.size() && std::isdigit(static_cast<unsigned char>(path[e]))) ++e;
+    if (e >= path.size() || path[e] != 'd' || path.find('%', e) != std::string::npos)
+      throw cli::UsageError("output pattern \"" + path +
+                            "\" must contain exactly one %d (e.g. frame_%05d.png)");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, path.substr(pct, e - pct + 1).c_str(), k);
+    return path.substr(0, pct) + buf + path.substr(e + 1);
+  }
+  if (n == 1) return path;
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "_%05d", k);
+  return path.substr(0, dot) + buf + path.substr(dot);
+}
+
+// Zooms of an n-frame sequence, geometric from z0 to z1 (both exact as given at the ends).
+std::vector<std::string> frame_zooms(const std::string& z0, const std::string& z1, int n) {
+  if (n == 1) return {z0};
+  std::vector<std::string> out;
+  mpfr_t a, b, t;
+  mpfr_inits2(256, a, b, t, static_cast<mpfr_ptr>(nullptr));
+  char* end = nullptr;
+  mpfr_strtofr(a, z0.c_str(), &end, 10, MPFR_RNDN);  // both validated by geometry()
+  mpfr_strtofr(b, z1.c_str(), &end, 10, MPFR_RNDN);
+  mpfr_div(b, b, a, MPFR_RNDN);  // ratio
+  mpfr_log(b, b, MPFR_RNDN);
+  for (int k = 0; k < n; ++k) {
+    if (k == 0) {
+      out.push_back(z0);
+      continue;
+    }
+    if (k == n - 1) {
+      out.push_back(z1);
+      continue;
+    }
+    mpfr_mul_d(t, b, static_cast<double>(k) / (n - 1), MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_mul(t, t, a, MPFR_RNDN);
+    char* s = nullptr;
+    mpfr_asprintf(&s, "%.40Re", t);
+    out.push_back(s);
+    mpfr_free_str(s);
+  }
+  mpfr_clears(a, b, t, static_cast<mpfr_ptr>(nullptr));
+  return out;
+}
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+Job parse_job(const ArgList& args) {
+  cli::Args a(args, {"re",       "im",     "zoom",    "iter",    "size",          "arith",  "palette",
+                     "density",  "offset", "out",     "backend", "limb-strategy", "counts", "smooth",
+                     "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows",
+                     "verify",   "verify-seed", "delta", "max-references"},
+              {"quiet", "no-bla", "no-interior", "no-refine"});
+  if (!a.positional().empty())
+    throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
+  Job j;
+  j.palette_name = "classic";
+  if (a.has("location")) {
+    const Location loc = read_location_file(a.get("location", ""));
+    apply_to_view(loc, &j.view, true);
+    j.location_warnings = loc.warnings;
+    if (loc.palette) j.palette_name = *loc.palette;
+    if (loc.density) j.density = *loc.density;
+    if (loc.offset) j.offset = *loc.offset;
+  }
+  j.view.re = a.get("re", j.view.re);
+  j.view.im = a.get("im", j.view.im);
+  j.view.zoom = a.get("zoom", j.view.zoom);
+  j.view.max_iter = static_cast<uint32_t>(a.get_int("iter", j.view.max_iter, 1, 0xFFFFFFFELL));
+  if (a.has("size")) cli::parse_size(a.get("size", ""), 1 << 20, &j.view.width, &j.view.height);
+  const std::string arith = a.get("arith", "auto");
+  if (arith == "perturb")
+    j.method = mandel::Method::kPerturb;
+  else if (arith != "auto")
+    j.arith = parse_arith(arith);
+  j.opt.bla = !a.flag("no-bla");
+  j.palette_name = a.get("palette", j.palette_name);
+  j.density = a.get_double("density", j.density);
+  j.offset = a.get_double("offset", j.offset);
+  if (!(j.density > 0)) throw cli::UsageError("--density must be positive");
+  j.out = a.require("out");
+  j.counts = a.get("counts", "");
+  j.smooth = a.get("smooth", "");
+  j.opt.backend = parse_backend(a.get("backend", "auto"));
+  j.opt.limb_strategy = parse_strategy(a.get("limb-strategy", "thread"));
+  j.opt.cuda_device = static_cast<int>(a.get_int("device", 0, 0, 1024));
+  if (a.has("device") && a.has("devices"))
+    throw cli::UsageError("give --device K or --devices LIST, not both");
+  j.one_device = a.has("device");
+  j.devices = a.get("devices", "");
+  j.shard = a.get("shard", j.shard);
+  j.tile_rows = static_cast<int>(a.get_int("tile-rows", 0, 1, 1 << 20));
+  j.frames = static_cast<int>(a.get_int("frames", 1, 1, 1000000));
+  j.zoom_to = a.get("zoom-to", "");
+  if (j.frames > 1 && j.zoom_to.empty()) throw cli::UsageError("--frames needs --zoom-to");
+  if (!j.zoom_to.empty() && j.frames < 2) throw cli::UsageError("--zoom-to needs --frames N with N >= 2");
+  j.quiet = a.flag("quiet");
+  j.verify.samples = static_cast<int>(a.get_int("verify", 0, 1, 1 << 20));
+  const std::string delta = a.get("delta", "auto");
+  if (delta == "auto")
+    j.opt.delta = mandel::DeltaFormat::kAuto;
+  else if (delta == "f64")
+    j.opt.delta = mandel::DeltaFormat::kF64;
+  else if (delta == "floatexp")
+    j.opt.delta = mandel::DeltaFormat::kFloatExp;
+  else
+    throw cli::UsageError("--delta must be auto, f64 or floatexp, got \"" + delta + "\"");
+  j.opt.interior = !a.flag("no-interior");
+  j.opt.refine = !a.flag("no-refine");
+  j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
+  if (a.has("verify-seed") && !a.has("verify")) throw cli::UsageError("--verify-seed needs --verify N");
+  // A seed of its own unless replayed: the random samples differ from run to run. 63 bits, so
+  // that --verify-seed takes back any seed printed.
+  j.verify.seed = a.has("verify-seed")
+                      ? static_cast<uint64_t>(a.get_int("verify-seed", 0, 0, INT64_MAX))
+                      : ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;
+  if (j.verify.samples > 0 && j.frames > 1)
+    throw cli::UsageError("--verify checks one image; verify the frames of a sequence one at a time");
+  if (j.tile_rows && j.frames > 1)
+    throw cli::UsageError(
+        "--tile-rows splits one image; the frames of a sequence are already split one per worker");
+
+  j.colouring.palette = colour::palette_by_name(j.palette_name);
+  j.colouring.density = static_cast<float>(j.density);
+  j.colouring.offset = static_cast<float>(j.offset);
+  j.colouring.max_iter = j.view.max_iter;
+  return j;
+}
+
+}  // namespace
+
+int cmd_render(const ArgList& args) {
+  Job job = parse_job(args);
+  mandel::View& v = job.view;
+  if (!job.quiet && work::is_writer())
+    for (const std::string& w : job.location_warnings) std::cerr << "deepscope render: warning: " << w << "\n";
+
+  // Validate every frame's view and format before anything renders.
+  mandel::geometry(v);
+  if (!job.zoom_to.empty()) {
+    mandel::View end = v;
+    end.zoom = job.zoom_to;
+    mandel::geometry(end);  // malformed or non-positive --zoom-to
+  }
+  const std::vector<std::string> zooms =
+      frame_zooms(v.zoom, job.zoom_to.empty() ? v.zoom : job.zoom_to, job.frames);
+  std::vector<Arith> formats;
+  std::vector<mandel::Method> methods;
+  for (const std::string& z : zooms) {
+    mandel::View fv = v;
+    fv.zoom = z;
+    mandel::RenderOptions o = job.opt;
+    o.arith = job.arith;
+    o.method = job.method;
+    const mandel::Geometry g = mandel::geometry(fv);
+    methods.push_back(mandel::select_method(g, o));
+    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o) : Arith::kF64);
+  }
+
+  // Memory: the engine's arrays, RGB, the PNG and .npy buffers (each about a copy of the pixels).
+  const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);
+  const uint64_t host_need =
+      pixels * (8 + 3 + 8 + (job.counts.empty() ? 0 : 4) + (job.smooth.empty() ? 0 : 4));
+  const uint64_t host_have = mandel::host_memory_bytes();
+  if (host_have && host_need > host_have)
+    throw cli::UsageError("a " + std::to_string(v.width) + "x" + std::to_string(v.height) +
+                          " render needs about " + gib(host_need) + " of memory; this machine has " +
+                          gib(host_have));
+
+  if (pixels * 3 > 0x7fffffffu)
+    throw cli::UsageError("size " + std::to_string(v.width) + "x" + std::to_string(v.height) +
+                          " is beyond the PNG encoder's limit of 2 GiB of pixels");
+  std::string note;
+  const Backend backend = mandel::select_backend(job.opt.backend, &note);
+  job.opt.backend = backend;
+  RenderPlan plan;
+  plan.palette_name = job.palette_name;
+  plan.colouring = job.colouring;
+  plan.quiet = job.quiet;
+  plan.verify = job.verify;
+  // --device K means --devices K on CUDA and is ignored on the CPU (as before --devices existed);
+  // a --devices list on the CPU is refused by workers().
+  const std::string devices =
+      job.one_device ? (backend == Backend::kCuda ? std::to_string(job.opt.cuda_device) : "") : job.devices;
+  try {
+    plan.workers = work::workers(backend, devices);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+  try {
+    plan.shard = work::parse_shard(job.shard);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+  // One image: strips when several workers or ranks share it, or when asked; a sequence: frames.
+  const bool strips = job.frames == 1 && (job.tile_rows > 0 || plan.workers.size() > 1 || work::size() > 1);
+  if (job.frames == 1 && !plan.shard.whole())
+    throw cli::UsageError(
+        "--shard splits the frames of a sequence (--frames N); one image cannot be sharded: "
+        "render its strips on several devices (--devices) or under mpirun instead");
+  const int strip_rows = job.tile_rows > 0 ? job.tile_rows : std::max(1, (v.height + 63) / 64);
+  const uint64_t device_pixels = strips ? static_cast<uint64_t>(strip_rows) * v.width : pixels;
+  for (const work::Worker& w : plan.workers) {
+    if (w.backend != Backend::kCuda) continue;
+    const uint64_t dev_have = mandel::device_memory_bytes(w.device);
+    if (dev_have && device_pixels * 8 > dev_have)
+      throw cli::UsageError(
+          "a " + std::to_string(v.width) + "x" +
+          std::to_string(strips ? std::min(strip_rows, v.height) : v.height) +
+          (strips ? " strip" : " render") + " needs " + gib(device_pixels * 8) + " of GPU memory; device " +
+          std::to_string(w.device) + " has " + gib(dev_have) +
+          (strips ? " (use a smaller --tile-rows)" : " (render it in strips with --tile-rows)"));
+  }
+  const bool writer = work::is_writer();
+  if (!note.empty() && !job.quiet && writer) std::cerr << "deepscope render: " << note << "\n";
+
+  // Every frame's target; output names checked writable up front (by the writer, which writes).
+  std::vector<RenderTarget> targets;
+  for (int k = 1; k <= job.frames; ++k) {
+    RenderTarget t;
+    t.view = v;
+    t.view.zoom = zooms[static_cast<size_t>(k - 1)];
+    t.opt = job.opt;
+    t.opt.arith = formats[static_cast<size_t>(k - 1)];
+    t.opt.method = methods[static_cast<size_t>(k - 1)];
+    t.opt.check_resolution = false;  // checked above with the user's choice (auto or forced)
+    t.png = frame_name(job.out, k, job.frames);
+    t.counts = job.counts.empty() ? "" : frame_name(job.counts, k, job.frames);
+    t.smooth = job.smooth.empty() ? "" : frame_name(job.smooth, k, job.frames);
+    if (writer && plan.shard.owns(k - 1))
+      for (const std::string* p : {&t.png, &t.counts, &t.smooth})
+        if (!p->empty()) check_writable(*p);
+    targets.push_back(std::move(t));
+  }
+
+  install_cancel_handler();
+  if (job.frames > 1) return render_frames(targets, plan);
+  if (strips) return render_strips(targets[0], strip_rows, plan);
+
+  // One image on one worker: one render.
+  const RenderTarget& t = targets[0];
+  mandel::RenderOptions o = t.opt;
+  o.backend = plan.workers[0].backend;
+  if (o.backend == Backend::kCuda) o.cuda_device = plan.workers[0].device;
+  o.cancel = &cancel_flag();
+  const bool tty = isatty(2) && !job.quiet;
+  std::mutex mu;
+  if (tty)
+    o.progress = [&](double x) {
+      std::lock_guard<std::mutex> lock(mu);
+      std::fprintf(stderr, "\rrender: %3.0f%%", 100.0 * x);
+      std::fflush(stderr);
+    };
+  const mandel::RenderResult r = mandel::render(t.view, o);
+  if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
+  if (r.cancelled) {
+    std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
+    return 130;
+  }
+  std::vector<std::pair<std::string, std::string>> text;
+  bool wrong = false;
+  if (job.verify.samples > 0 && !verify_image(t.view, r, job.verify, job.quiet, &text, &wrong)) {
+    std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
+    return 130;
+  }
+  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text);
+  if (!t.counts.empty()) write_file_atomically(t.counts, encode_npy(r.counts, r.height, r.width));
+  if (!t.smooth.empty()) write_file_atomically(t.smooth, encode_npy(r.smooth, r.height, r.width));
+  write_file_atomically(t.png, png);
+  if (!job.quiet) {
+    const std::string summary = render_summary(r);
+    const size_t nl = summary.find('\n');
+    std::cerr << "deepscope render: wrote " << t.png << " (" << summary.substr(0, nl) << ")\n";
+    if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
+  }
+  const int code = unresolved_exit(r.perturb.glitch_unresolved, t.png, job.quiet);
+  return wrong ? 1 : code;
+}
+
+}  // namespace ds::app

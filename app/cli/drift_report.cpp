@@ -1,0 +1,278 @@
+// Reports of the MD-drift workspace (see drift_report.h).
+#include "drift_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "app/bench/bench.h"
+#include "app/io/plot_png.h"
+
+namespace ds::app {
+namespace {
+
+}  // namespace
+
+std::string sum_tables_md(const std::vector<drift::SumRow>& rows, const drift::SumSuiteParams& p) {
+  std::ostringstream s;
+  int last = -1;
+  for (const drift::SumRow& r : rows) {
+    if (r.threads != last) {
+      last = r.threads;
+      s << "\nSum of " << p.n << " values (exact sum 0) with " << r.threads << " thread"
+        << (r.threads > 1 ? "s" : "") << " on " << backend_name(p.backend) << "\n\n| order |";
+      for (drift::SumMethod m : drift::all_sum_methods()) s << " " << drift::sum_method_name(m) << " |";
+      s << "\n|---|---|---|---|---|---|\n";
+    }
+    s << "| " << drift::sum_order_name(r.order) << " |";
+    for (drift::SumMethod m : drift::all_sum_methods())
+      s << " " << fmt("%.4e", r.result[static_cast<int>(m)]) << " |";
+    s << "\n";
+  }
+  return s.str() + "\n";
+}
+
+std::string sum_csv(const std::vector<drift::SumRow>& rows, const drift::SumSuiteParams& p) {
+  std::string s = "backend,n,seed,threads,order,method,sum\n";
+  for (const drift::SumRow& r : rows)
+    for (drift::SumMethod m : drift::all_sum_methods())
+      s += std::string(backend_name(p.backend)) + "," + std::to_string(p.n) + "," + std::to_string(p.seed) +
+           "," + std::to_string(r.threads) + "," + drift::sum_order_name(r.order) + "," +
+           drift::sum_method_name(m) + "," + fmt("%.17g", r.result[static_cast<int>(m)]) + "\n";
+  return s;
+}
+
+DoUndoOutput run_doundo(const DoUndoRun& run) {
+  DoUndoOutput o;
+  o.csv = "trial,ops,arith,iteration,drift\n";
+  std::ostringstream t;
+  t << "Seconds for " << run.iterations << " rounds in one thread on " << backend_name(run.backend)
+    << " (mean" << (run.repeat > 1 ? " and stdev of " + std::to_string(run.repeat) + " runs" : " of 1 run")
+    << ")\n\n"
+    << "| trial | arith | * then / (s) | stdev | / then * (s) | stdev | final drift * / | final drift / * |\n"
+    << "|---|---|---|---|---|---|---|---|\n";
+  for (int trial : run.trials) {
+    std::vector<std::vector<std::string>> cells(run.ariths.size());
+    for (int div_first = 0; div_first < 2 && !o.cancelled; ++div_first) {
+      std::vector<PlotSeries> series;
+      for (std::size_t a = 0; a < run.ariths.size(); ++a) {
+        if (run.cancel && run.cancel->load()) {
+          o.cancelled = true;
+          break;
+        }
+        drift::DoUndoParams p;
+        p.arith = run.ariths[a];
+        p.trial = trial;
+        p.div_first = div_first != 0;
+        p.iterations = run.iterations;
+        p.record_every = run.every;
+        p.seed = run.seed;
+        p.backend = run.backend;
+        std::vector<double> secs;
+        drift::DoUndoResult r;
+        for (int k = 0; k < run.repeat; ++k) {
+          r = drift::doundo(p);
+          secs.push_back(r.seconds);
+        }
+        double mean = 0, var = 0;
+        for (double x : secs) mean += x;
+        mean /= static_cast<double>(secs.size());
+        for (double x : secs) var += (x - mean) * (x - mean);
+        const double sd = secs.size() > 1 ? std::sqrt(var / static_cast<double>(secs.size() - 1)) : 0.0;
+        cells[a].push_back(fmt("%.4g", mean));
+        cells[a].push_back(fmt("%.2g", sd));
+        cells[a].push_back(fmt("%.3e", r.drift.empty() ? 0.0 : r.drift.back()));
+        PlotSeries s;
+        s.name = arith_name(p.arith);
+        const char* ops = div_first ? "/*" : "*/";
+        for (std::size_t i = 0; i < r.drift.size(); ++i) {
+          const int64_t it = static_cast<int64_t>(i + 1) * run.every;
+          s.x.push_back(static_cast<double>(it));
+          s.y.push_back(r.drift[i]);
+          o.csv += std::to_string(trial) + "," + ops + "," + s.name + "," + std::to_string(it) + "," +
+                   fmt("%.17g", r.drift[i]) + "\n";
+        }
+        series.push_back(std::move(s));
+        if (run.progress)
+          run.progress("trial " + std::to_string(trial) + " " + ops + " " + arith_name(p.arith) + ": " +
+                       fmt("%.4g s", mean));
+      }
+      double xl, xh, yl, yh;
+      drift::doundo_ranges(trial, &xl, &xh, &yl, &yh);
+      PlotSpec spec;
+      spec.title = "do/undo trial " + std::to_string(trial) +
+                   (div_first ? ": x = (x / y) * y" : ": x = (x * y) / y") + fmt(", x in (%g, ", xl) +
+                   fmt("%g)", xh) + fmt(", y in (%g, ", yl) + fmt("%g)", yh);
+      spec.x_label = "iteration";
+      spec.y_label = "(x - x0) / x0";
+      if (!series.empty())
+        o.pngs.emplace_back(
+            "doundo_trial" + std::to_string(trial) + (div_first ? "_divmul.png" : "_muldiv.png"),
+            plot_png(spec, series));
+    }
+    for (std::size_t a = 0; a < run.ariths.size(); ++a) {
+      if (cells[a].size() < 6) continue;
+      t << "| " << trial << " | " << arith_name(run.ariths[a]) << " | " << cells[a][0] << " | " << cells[a][1]
+        << " | " << cells[a][3] << " | " << cells[a][4] << " | " << cells[a][2] << " | " << cells[a][5]
+        << " |\n";
+    }
+    if (o.cancelled) break;
+  }
+  o.table_md = t.str() + "\n";
+  return o;
+}
+
+std::string md_csv(const std::vector<MdRun>& runs) {
+  std::string s = "precision,step,time,ke,pe,total\n";
+  for (const MdRun& r : runs)
+    for (const drift::MdSample& q : r.result.samples)
+      s += std::string(drift::precision_name(r.precision)) + "," + std::to_string(q.step) + "," +
+           fmt("%.17g", q.time) + "," + fmt("%.17g", q.ke) + "," + fmt("%.17g", q.pe) + "," +
+           fmt("%.17g", q.total) + "\n";
+  return s;
+}
+
+namespace {
+std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bool drift_plot) {
+  std::vector<PlotSeries> series;
+  for (const MdRun& r : runs) {
+    PlotSeries s;
+    s.name = drift::precision_name(r.precision);
+    const double e0 = r.result.samples.empty() ? 0.0 : r.result.samples[0].total;
+    for (const drift::MdSample& q : r.result.samples) {
+      s.x.push_back(q.time);
+      s.y.push_back(drift_plot ? q.total - e0 : q.pe);
+    }
+    series.push_back(std::move(s));
+  }
+  PlotSpec spec;
+  const int64_t n = 4LL * p.cells * p.cells * p.cells;
+  spec.title = std::string(drift_plot ? "total energy drift" : "potential energy") + ", LJ " +
+               std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) + (p.shifted_force ? ", shifted force" : p.shift ? "" : ", unshifted");
+  spec.x_label = "time (reduced units)";
+  spec.y_label = drift_plot ? "E(t) - E(0) per atom" : "PE per atom";
+  return plot_png(spec, series);
+}
+}  // namespace
+
+std::string md_drift_png(const std::vector<MdRun>& runs, const drift::MdParams& p) {
+  return md_plot(runs, p, true);
+}
+std::string md_pe_png(const std::vector<MdRun>& runs, const drift::MdParams& p) {
+  return md_plot(runs, p, false);
+}
+
+std::string md_fingerprint(const drift::MdParams& p) {
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "deepscope drift md v1 cells=%d density=%.17g temp=%.17g cutoff=%.17g shift=%d%s dt=%.17g "
+                "steps=%lld every=%lld equilibrate=%lld seed=%llu backend=%s",
+                p.cells, p.density, p.temperature, p.cutoff, p.shift ? 1 : 0, p.shifted_force ? " force" : "", p.dt,
+                static_cast<long long>(p.steps), static_cast<long long>(p.sample_every),
+                static_cast<long long>(p.equilibration), static_cast<unsigned long long>(p.seed),
+                backend_name(p.backend));
+  return b;
+}
+
+std::string md_runs_text(const std::string& fingerprint, const std::vector<MdRun>& finished) {
+  std::string s = fingerprint + "\n";
+  char b[400];
+  for (const MdRun& r : finished) {
+    const drift::MdResult& m = r.result;
+    std::snprintf(b, sizeof b, "run %s %lld %lld %d %lld %.17g %.17g %llu %.17g %s\n",
+                  drift::precision_name(r.precision), static_cast<long long>(m.atoms),
+                  static_cast<long long>(m.steps_done), m.blew_up ? 1 : 0,
+                  static_cast<long long>(m.blowup_step), m.seconds, m.steps_per_second,
+                  static_cast<unsigned long long>(m.state_hash), m.box, backend_name(m.backend));
+    s += b;
+    for (const drift::MdSample& q : m.samples) {
+      std::snprintf(b, sizeof b, "s %lld %.17g %.17g %.17g %.17g\n", static_cast<long long>(q.step), q.time,
+                    q.ke, q.pe, q.total);
+      s += b;
+    }
+    s += "end\n";
+  }
+  return s;
+}
+
+std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fingerprint) {
+  std::istringstream in(text);
+  std::string line;
+  std::vector<MdRun> runs;
+  if (!std::getline(in, line) || line != fingerprint) return runs;
+  MdRun cur;
+  bool open = false;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "run") {
+      std::string name;
+      long long atoms, done, bstep;
+      int blew;
+      unsigned long long hash;
+      cur = MdRun{};
+      ls >> name >> atoms >> done >> blew >> bstep >> cur.result.seconds >> cur.result.steps_per_second >>
+          hash >> cur.result.box;
+      if (!ls) return {};
+      try {
+        cur.precision = drift::parse_precision(name);
+      } catch (const std::exception&) {
+        return {};
+      }
+      cur.result.atoms = atoms;
+      cur.result.steps_done = done;
+      cur.result.blew_up = blew != 0;
+      cur.result.blowup_step = bstep;
+      cur.result.state_hash = hash;
+      // The backend the run used (files written before it was recorded: the one in the fingerprint).
+      std::string be;
+      if (!(ls >> be)) {
+        const auto at = fingerprint.rfind("backend=");
+        be = at == std::string::npos ? "" : fingerprint.substr(at + 8);
+      }
+      cur.result.backend = be == "cuda" ? Backend::kCuda : Backend::kCpu;
+      if (cur.result.blew_up) cur.result.message = "blew up at step " + std::to_string(bstep) + " (resumed)";
+      open = true;
+    } else if (tag == "s" && open) {
+      drift::MdSample q;
+      long long st;
+      ls >> st >> q.time >> q.ke >> q.pe >> q.total;
+      if (!ls) return {};
+      q.step = st;
+      cur.result.samples.push_back(q);
+    } else if (tag == "end" && open) {
+      cur.result.fit = drift::fit_drift(cur.result.samples);
+      runs.push_back(std::move(cur));
+      open = false;
+    } else {
+      return {};  // damaged: start over rather than trust it
+    }
+  }
+  return runs;
+}
+
+std::string md_table_md(const std::vector<MdRun>& runs, const drift::MdParams& p) {
+  std::ostringstream s;
+  s << "LJ NVE, " << 4LL * p.cells * p.cells * p.cells << " atoms, density " << p.density << ", T0 "
+    << p.temperature << ", cutoff " << p.cutoff << (p.shifted_force ? " (shifted force)" : p.shift ? " (shifted)" : " (unshifted)") << ", dt "
+    << p.dt << "\n\n"
+    << "| precision | backend | steps | steps/s | drift slope (E/atom/time) | residual rms | E(0)/atom | "
+       "E(end)/atom "
+       "| status |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const MdRun& r : runs) {
+    const drift::MdResult& m = r.result;
+    const double e0 = m.samples.empty() ? NAN : m.samples.front().total;
+    const double e1 = m.samples.empty() ? NAN : m.samples.back().total;
+    s << "| " << drift::precision_name(r.precision) << " | " << backend_name(m.backend) << " | "
+      << m.steps_done << " | " << fmt("%.4g", m.steps_per_second) << " | " << fmt("%.3e", m.fit.slope)
+      << " | " << fmt("%.2e", m.fit.rms) << " | " << fmt("%.8f", e0) << " | " << fmt("%.8f", e1) << " | "
+      << (m.blew_up     ? "blew up at step " + std::to_string(m.blowup_step)
+          : m.cancelled ? "interrupted"
+                        : "ok")
+      << " |\n";
+  }
+  return s.str() + "\n";
+}
+
+}  // namespace ds::app

@@ -1,0 +1,65 @@
+// The whole command line, as main runs it: picks the subcommand (the window when there is none)
+// and maps errors to exit codes: 2 for bad input, 1 for failures while running. The tests call it
+// to get exactly the exit code the program returns.
+#include <cstring>
+#include <iostream>
+
+#include "arith/error.h"
+#include "cli.h"
+#include "commands.h"
+#include "kernels/core/atomic_file.h"
+#include "version.h"
+
+namespace ds::app {
+
+int run(const ArgList& args) {
+  std::string sub, second;  // the subcommand and its first word, for a usage error's usage
+  try {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
+      std::cout << usage_text();
+      return 0;
+    }
+    if (!args.empty() && args[0] == "--version") {
+      std::cout << "deepscope " << DEEPSCOPE_VERSION << " (" << DEEPSCOPE_GIT_COMMIT << ")\n";
+      return 0;
+    }
+    if (args.empty() || args[0].rfind("--", 0) == 0) return cmd_gui(args);
+    sub = args[0];
+    ArgList rest(args.begin() + 1, args.end());
+    if (!rest.empty() && rest[0].rfind("-", 0) != 0) second = rest[0];
+    for (const std::string& a : rest)
+      if (a == "--help" || a == "-h") {
+        const std::string u = usage_for(sub, second);
+        if (u.empty()) throw cli::UsageError("unknown subcommand \"" + sub + "\"");
+        std::cout << u;
+        return 0;
+      }
+    if (sub == "info") return cmd_info(rest);
+    if (sub == "render") return cmd_render(rest);
+    if (sub == "bench") return cmd_bench(rest);
+    if (sub == "henon") return cmd_henon(rest);
+    if (sub == "drift") return cmd_drift(rest);
+    if (sub == "tmd") return cmd_tmd(rest);
+    if (sub == "merge") return cmd_merge(rest);
+    if (sub == "oracle") return cmd_oracle(rest);
+    if (sub == "find") return cmd_find(rest);
+    if (sub == "gui") return cmd_gui(rest);
+    throw cli::UsageError("unknown subcommand \"" + sub + "\"");
+  } catch (const cli::UsageError& e) {
+    // The subcommand's own usage where it has one, else the whole program's.
+    const std::string u = sub.empty() ? std::string() : usage_for(sub, second);
+    std::cerr << "deepscope: " << e.what() << "\n\n" << (u.empty() ? std::string(usage_text()) : u);
+    return 2;
+  } catch (const ds::ArithError& e) {
+    std::cerr << "deepscope: " << e.what() << "\n";
+    return 2;
+  } catch (const ds::IoError& e) {
+    std::cerr << "deepscope: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "deepscope: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace ds::app

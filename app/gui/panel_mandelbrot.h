@@ -1,0 +1,122 @@
+// The Mandelbrot panel's class, shared by its three files: panel_mandelbrot.cpp (controls,
+// navigation, the image and the mouse), panel_mandelbrot_render.cpp (the render worker and the
+// frames it publishes), panel_mandelbrot_files.cpp (Verify, screenshots, location files) and
+// panel_mandelbrot_find.cpp (the feature finder).
+// Private to app/gui: the window knows the panel only through make_mandelbrot_panel() (panels.h).
+#pragma once
+#include <imgui.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "app/io/location.h"
+#include "jobs.h"
+#include "kernels/colour/canvas.h"
+#include "kernels/colour/palette.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "panels.h"
+#include "render/canvas_texture.h"
+
+namespace ds::gui {
+
+class MandelbrotPanel final : public Panel {
+ public:
+  MandelbrotPanel();
+  // The workers use the canvases, the mutex and the pending frame: stop them before any member goes.
+  ~MandelbrotPanel() override;
+
+  const char* title() const override { return "Mandelbrot"; }
+  bool open_file(const std::string& path) override;
+  bool busy() const override;
+  bool image_rect(ImageRect* r) const override;
+  bool set_screenshot_path(const std::string& path) override;
+  void draw() override;
+
+ private:
+  using View = mandel::View;
+
+  // What the worker has finished for a generation: the frame loop shows rows [0, rows_done) of the
+  // canvas and the preview below them.
+  struct Published {
+    uint64_t generation = 0;
+    int rows_done = 0;
+    bool final = false;
+    uint32_t max_iter = 0;
+    double seconds = 0;
+    uint64_t iterations = 0;
+    std::string arith, backend;
+  };
+
+  // Controls, navigation, the image and the mouse (panel_mandelbrot.cpp).
+  void set_view(const View& v, bool record = true);
+  void draw_controls();
+  void apply_location(const app::Location& loc);
+  colour::Colouring colouring(uint32_t max_iter) const;
+  void draw_help();
+  void go_home();
+  void undo();
+  void redo();
+  void track_zoom(double fx, double fy, double factor);
+  void draw_image();
+  void handle_mouse(ImVec2 origin, ImVec2 size);
+
+  // Verify, screenshots and location files (panel_mandelbrot_files.cpp).
+  void draw_verify();
+  void start_verify();
+  void draw_files();
+  void save_location(bool kfr);
+  static std::string palette_names_at(int k) { return colour::palette_names()[static_cast<size_t>(k)]; }
+  void save_screenshot();
+
+  // The feature finder (panel_mandelbrot_find.cpp).
+  enum class FindKind { kMinibrot, kMisiurewicz, kPeriod };
+  void draw_find();
+  void start_find(FindKind kind, bool at_pixel, int px, int py);
+
+  // The render worker and the frames it publishes (panel_mandelbrot_render.cpp).
+  void start_render();
+  static std::string shown_format(const mandel::RenderResult& r);
+  void publish(const Published& p);
+  void poll_frame();
+  void gpu_failed(const std::string& why);
+
+  ImVec2 image_origin_{0, 0}, image_size_{0, 0};
+  View view_;
+  std::vector<View> history_;
+  size_t history_pos_ = 0;
+  char re_buf_[4096] = {}, im_buf_[4096] = {}, zoom_buf_[256] = {};
+  float click_factor_ = 4.0f, density_ = 1.0f, offset_ = 0.0f;
+  int arith_index_ = 0, palette_index_ = 0;
+  bool dirty_ = true, dragged_ = false, show_help_ = false, shown_final_ = false, recolour_ = false;
+  bool use_cpu_ = false;  // after a GPU failure
+  std::string message_, notice_, shown_arith_ = "-", shown_backend_ = "-", display_path_ = "-";
+  double shown_seconds_ = 0, shown_iterations_ = 0;
+  // The canvases the worker renders into (replaced only while no job runs) and the texture.
+  std::unique_ptr<colour::Canvas> canvas_, preview_;
+  Backend canvas_want_ = Backend::kAuto;
+  render::CanvasTexture display_;
+  ImVec2 uv0_{0, 0}, uv1_{1, 1};
+  BackgroundJob job_, shot_job_, verify_job_, find_job_;
+  float find_fit_ = 0.5f, find_radius_ = 4.0f;
+  std::string find_status_;  // guarded by mutex_, as find_failed_ and find_view_
+  bool find_failed_ = false;
+  std::atomic<bool> find_ready_{false};  // also read by busy()
+  View find_view_;
+  int verify_samples_ = 64;
+  std::string verify_status_;  // guarded by mutex_ (the verify worker writes it)
+  bool verify_wrong_ = false;
+  char shot_path_[512] = "deepscope-shot.png", loc_path_[512] = "location.txt";
+  int shot_w_ = 3840, shot_h_ = 2160;
+  bool shot_custom_ = false;
+  std::string shot_status_, file_status_;
+  std::mutex mutex_;
+  Published pending_, shown_;
+  bool has_pending_ = false;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace ds::gui

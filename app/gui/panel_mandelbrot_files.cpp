@@ -1,0 +1,163 @@
+// The Mandelbrot panel's files: Verify (the shown image against the MPFR oracle), screenshots
+// re-rendered at any size with the location embedded, and location files (ours and .kfr).
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+#include "app/io/view_png.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/perturb/oracle.h"
+#include "panel_mandelbrot.h"
+
+namespace ds::gui {
+
+// The shown image against the MPFR oracle at sampled pixels (kernels/perturb/oracle.h), on a
+// worker: the same check as `deepscope render --verify N`.
+void MandelbrotPanel::draw_verify() {
+  ImGui::Separator();
+  ImGui::SetNextItemWidth(100 * ImGui::GetIO().FontGlobalScale);
+  ImGui::InputInt("##verify samples", &verify_samples_, 16, 256);
+  verify_samples_ = std::max(1, std::min(verify_samples_, 65536));
+  ImGui::SameLine();
+  char label[64];
+  std::snprintf(label, sizeof label, "Verify %d pixels", verify_samples_);
+  // Only a finished frame: the canvas is free (no render job) and holds the view shown.
+  const bool ready = canvas_ && shown_final_ && !job_.running() && !dirty_;
+  if (ImGui::Button(label) && ready && !verify_job_.running()) start_verify();
+  if (!ready && ImGui::IsItemHovered()) ImGui::SetTooltip("wait for the frame to finish");
+  if (verify_job_.running()) {
+    ImGui::ProgressBar(static_cast<float>(verify_job_.progress()), ImVec2(-60, 0), "verifying");
+    ImGui::SameLine();
+    if (ImGui::Button("Stop")) verify_job_.cancel();
+  }
+  std::string status, err = verify_job_.error();
+  bool wrong = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    status = verify_status_;
+    wrong = verify_wrong_;
+  }
+  if (!err.empty() && !verify_job_.running()) {
+    status = "verify failed: " + err;
+    wrong = true;
+  }
+  if (!status.empty())
+    ImGui::TextColored(wrong ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), "%s",
+                       status.c_str());
+}
+
+void MandelbrotPanel::start_verify() {
+  auto image = std::make_shared<mandel::RenderResult>();
+  image->width = view_.width;
+  image->height = view_.height;
+  canvas_->read(&image->counts, &image->smooth);  // no render job runs: the canvas is ours
+  perturb::oracle::VerifyOptions o;
+  o.samples = verify_samples_;
+  o.seed =
+      ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;  // as render
+  const View v = view_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    verify_status_ = "verifying " + std::to_string(o.samples) + " pixels in MPFR ...";
+    verify_wrong_ = false;
+  }
+  verify_job_.start([this, v, o, image](JobControl& ctl) mutable {
+    o.oracle.cancel = &ctl.cancel;
+    const perturb::oracle::VerifyReport rep =
+        perturb::oracle::verify_render(v, *image, o, [&ctl](double p) { ctl.progress = p; });
+    std::string line = rep.summary();
+    if (!rep.cancelled && rep.samples > rep.grid * rep.grid)
+      line += " (seed " + std::to_string(rep.seed) + ")";
+    std::lock_guard<std::mutex> lock(mutex_);
+    verify_status_ = rep.cancelled ? "verification stopped" : line;
+    verify_wrong_ = rep.failed();
+  });
+}
+
+// Screenshots (re-rendered at the chosen size, location embedded) and location files.
+void MandelbrotPanel::draw_files() {
+  ImGui::Separator();
+  ImGui::TextUnformatted("Screenshot (F12)");
+  ImGui::InputText("png path", shot_path_, sizeof shot_path_);
+  ImGui::Checkbox("custom size", &shot_custom_);
+  if (shot_custom_) {
+    ImGui::InputInt("width", &shot_w_, 64, 512);
+    ImGui::InputInt("height", &shot_h_, 64, 512);
+    shot_w_ = std::max(1, std::min(shot_w_, 32768));
+    shot_h_ = std::max(1, std::min(shot_h_, 32768));
+  }
+  ImGui::BeginDisabled(shot_job_.running());
+  if (ImGui::Button("Save PNG") || ImGui::IsKeyPressed(GLFW_KEY_F12)) save_screenshot();
+  ImGui::EndDisabled();
+  if (shot_job_.running()) {
+    ImGui::SameLine();
+    ImGui::ProgressBar(static_cast<float>(shot_job_.progress()), ImVec2(-1, 0));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string err = shot_job_.error();
+    if (!err.empty() && !shot_job_.running()) shot_status_ = "screenshot failed: " + err;
+    if (!shot_status_.empty()) ImGui::TextWrapped("%s", shot_status_.c_str());
+  }
+  ImGui::Separator();
+  ImGui::TextUnformatted("Location file (or drop one on the window)");
+  ImGui::InputText("path", loc_path_, sizeof loc_path_);
+  if (ImGui::Button("Load")) open_file(loc_path_);
+  ImGui::SameLine();
+  if (ImGui::Button("Save")) save_location(false);
+  ImGui::SameLine();
+  if (ImGui::Button("Save .kfr")) save_location(true);
+  if (!file_status_.empty()) ImGui::TextWrapped("%s", file_status_.c_str());
+}
+
+void MandelbrotPanel::save_location(bool kfr) {
+  try {
+    const std::string name = palette_names_at(palette_index_);
+    app::Location loc = app::location_of(view_, name, colouring(view_.max_iter), shown_arith_);
+    write_file_atomically(loc_path_, kfr ? app::format_kfr(loc) : app::format_location(loc));
+    file_status_ = std::string("saved ") + loc_path_;
+  } catch (const std::exception& e) {
+    file_status_ = std::string("cannot save: ") + e.what();
+  }
+}
+
+void MandelbrotPanel::save_screenshot() {
+  View v = view_;
+  if (shot_custom_) {
+    v.width = shot_w_;
+    v.height = shot_h_;
+  }
+  const std::string path = shot_path_;
+  try {
+    check_writable(path);
+  } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shot_status_ = std::string("screenshot failed: ") + e.what();
+    return;
+  }
+  mandel::RenderOptions opt;
+  if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
+  if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
+  const colour::Colouring col = colouring(v.max_iter);
+  const std::string palette = palette_names_at(palette_index_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shot_status_ = "rendering " + path + " ...";
+  }
+  shot_job_.start([this, v, opt, col, palette, path](JobControl& ctl) mutable {
+    opt.cancel = &ctl.cancel;
+    opt.progress = [&ctl](double p) { ctl.progress = p; };
+    mandel::RenderResult r = mandel::render(v, opt);
+    if (r.cancelled) return;
+    write_file_atomically(path, app::mandelbrot_png(v, r, palette, col));
+    char msg[600];
+    std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s)", path.c_str(), v.width, v.height,
+                  mandel::format_label(r).c_str(), r.seconds);
+    std::lock_guard<std::mutex> lock(mutex_);
+    shot_status_ = msg;
+  });
+}
+}  // namespace ds::gui

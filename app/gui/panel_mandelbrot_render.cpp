@@ -1,0 +1,162 @@
+// The Mandelbrot panel's render worker (a coarse pass, then bands, into canvases) and the frames it
+// publishes for the frame loop to show and recolour.
+#include <algorithm>
+#include <cstdio>
+
+#include "kernels/core/backend.h"
+#include "panel_mandelbrot.h"
+
+namespace ds::gui {
+
+// Renders the view on a worker: a quarter-resolution pass into the preview canvas, then full
+// resolution in bands into the canvas, each step published for the frame loop to show. The
+// canvases hold counts, not colours, on the GPU when there is one (kernels/colour/canvas.h): showing
+// them is a colouring kernel writing the GL texture's buffer through CUDA-GL interop
+// (render/canvas_texture.h), and a palette change recolours without rendering.
+void MandelbrotPanel::start_render() {
+  dirty_ = false;
+  shown_final_ = false;
+  job_.cancel();  // joins: the canvases are free to replace
+  if (verify_job_.running()) {
+    verify_job_.cancel();  // its result would describe the view before this one
+    std::lock_guard<std::mutex> lock(mutex_);
+    verify_status_ = "verification stopped: the view changed";
+  }
+  View v = view_;
+  const Backend want = use_cpu_ ? Backend::kCpu : Backend::kAuto;
+  try {
+    if (!canvas_ || canvas_->width() != v.width || canvas_->height() != v.height || want != canvas_want_) {
+      canvas_.reset();
+      preview_.reset();
+      canvas_ = std::make_unique<colour::Canvas>(v.width, v.height, want);
+      preview_ = std::make_unique<colour::Canvas>(std::max(1, v.width / 4), std::max(1, v.height / 4),
+                                                  canvas_->backend(), canvas_->cuda_device());
+      canvas_want_ = want;
+      shown_ = Published{};
+      if (canvas_->backend() == Backend::kCpu && !use_cpu_) {
+        select_backend(Backend::kAuto, &notice_);  // "no usable CUDA device (why): running on the CPU"
+      }
+    }
+  } catch (const std::exception& e) {
+    message_ = std::string("cannot allocate the image: ") + e.what();
+    canvas_.reset();
+    preview_.reset();
+    return;
+  }
+  mandel::RenderOptions opt;
+  if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
+  if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
+  uint64_t gen = ++generation_;
+  message_.clear();
+  colour::Canvas* full = canvas_.get();
+  colour::Canvas* coarse_canvas = preview_.get();
+  job_.start([this, v, opt, gen, full, coarse_canvas](JobControl& ctl) mutable {
+    opt.cancel = &ctl.cancel;
+    View coarse = v;  // the same view, pixels 4x larger
+    coarse.width = coarse_canvas->width();
+    coarse.height = coarse_canvas->height();
+    opt.progress = [&ctl](double p) { ctl.progress = 0.1 * p; };
+    mandel::RenderResult r = coarse_canvas->render_rows(coarse, opt, 0, coarse.height);
+    if (r.cancelled || ctl.cancel) return;
+    Published p;
+    p.generation = gen;
+    p.max_iter = v.max_iter;
+    p.arith = shown_format(r);
+    p.backend = mandel::backend_name(r.backend);
+    publish(p);
+    const int band = std::max(16, v.height / 16);
+    mandel::PerturbInfo frame;  // the bands' glitch and interior counts, summed over the frame
+    for (int y0 = 0; y0 < v.height; y0 += band) {
+      const int y1 = std::min(v.height, y0 + band);
+      opt.progress = [&ctl, y0, &v, band](double q) {
+        ctl.progress = 0.1 + 0.9 * (y0 + q * band) / v.height;
+      };
+      mandel::RenderResult b = full->render_rows(v, opt, y0, y1);
+      if (b.cancelled || ctl.cancel) return;
+      p.rows_done = y1;
+      p.final = y1 >= v.height;
+      p.seconds += b.seconds;
+      p.iterations += b.iterations;
+      frame.glitch_pixels += b.perturb.glitch_pixels;
+      frame.glitch_corrected += b.perturb.glitch_corrected;
+      frame.glitch_unresolved += b.perturb.glitch_unresolved;
+      frame.interior_pixels += b.perturb.interior_pixels;
+      b.perturb.glitch_pixels = frame.glitch_pixels;
+      b.perturb.glitch_corrected = frame.glitch_corrected;
+      b.perturb.glitch_unresolved = frame.glitch_unresolved;
+      b.perturb.interior_pixels = frame.interior_pixels;
+      p.arith = shown_format(b);
+      publish(p);
+    }
+  });
+}
+
+// The format line: the format, or for perturbation its delta type, reference time, BLA share, and
+// the frame's interior and glitch counts (unresolved ones said plainly).
+std::string MandelbrotPanel::shown_format(const mandel::RenderResult& r) {
+  std::string s = mandel::format_label(r);
+  if (r.method != mandel::Method::kPerturb) return s;
+  char buf[320];
+  const mandel::PerturbInfo& pi = r.perturb;
+  std::snprintf(
+      buf, sizeof buf,
+      " (reference %s%.2f s, %.0f%% by BLA; %llu interior; glitches %llu flagged, %llu corrected%s)",
+      pi.reference_reused ? "reused, " : "", pi.reference_seconds,
+      r.iterations ? 100.0 * static_cast<double>(pi.bla_skipped) / r.iterations : 0.0,
+      static_cast<unsigned long long>(pi.interior_pixels), static_cast<unsigned long long>(pi.glitch_pixels),
+      static_cast<unsigned long long>(pi.glitch_corrected),
+      pi.glitch_unresolved ? (", " + std::to_string(pi.glitch_unresolved) + " UNRESOLVED: not right").c_str()
+                           : "");
+  return s + buf;
+}
+
+void MandelbrotPanel::publish(const Published& p) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_ = p;
+  has_pending_ = true;
+}
+
+// Shows newly finished rows, or recolours what is shown after a palette change.
+void MandelbrotPanel::poll_frame() {
+  bool fresh = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (has_pending_ && pending_.generation == generation_) {
+      if (shown_.generation != pending_.generation) {
+        uv0_ = ImVec2(0, 0);
+        uv1_ = ImVec2(1, 1);
+      }
+      shown_ = pending_;
+      fresh = true;
+    }
+    has_pending_ = false;
+  }
+  if (!canvas_ || shown_.generation == 0 || shown_.generation != generation_) return;
+  if (!fresh && !recolour_) return;
+  recolour_ = false;
+  try {
+    const render::DisplayPath path =
+        display_.show(*canvas_, colouring(shown_.max_iter), shown_.rows_done, preview_.get());
+    display_path_ = render::display_path_name(path);
+  } catch (const std::exception& e) {
+    gpu_failed(e.what());
+    return;
+  }
+  shown_arith_ = shown_.arith;
+  shown_backend_ = shown_.backend;
+  shown_seconds_ = shown_.seconds;
+  shown_iterations_ = static_cast<double>(shown_.iterations);
+  shown_final_ = shown_.final;
+}
+
+// A CUDA failure (a lost device, say): the CPU takes over, with a notice.
+void MandelbrotPanel::gpu_failed(const std::string& why) {
+  if (use_cpu_ || !canvas_ || canvas_->backend() != Backend::kCuda) {
+    message_ = why;
+    return;
+  }
+  use_cpu_ = true;
+  notice_ = "the GPU failed (" + why + "); rendering on the CPU";
+  dirty_ = true;
+}
+}  // namespace ds::gui

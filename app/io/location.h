@@ -1,0 +1,81 @@
+// Location files: where a Mandelbrot view is (centre, zoom, iterations, the map of the pixel plane)
+// plus optional size and colouring. Reads our "key = value" format, Kalles Fraktaler .kfr files,
+// Fraktaler-3 .toml files and PNGs this program wrote, as their authors meant them. docs/mandelbrot.md.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/mandelbrot/view.h"
+
+namespace ds::app {
+
+using PixelMap = std::array<double, 4>;
+constexpr PixelMap kIdentityMap = {1.0, 0.0, 0.0, 1.0};
+
+struct Location {
+  std::string re, im, zoom;  // decimal strings, validated when read; zoom > 0
+  std::optional<uint32_t> iterations;
+  std::optional<int> width, height;
+  std::optional<std::string> palette;
+  std::optional<double> density, offset;
+  std::string format_used;  // informational ("f64x2"): written, never applied when read
+  // The picture's pixel plane mapped onto c, in View::pixel_map's convention (x right, y up), as the
+  // file's author saw it: KF's downward imaginary axis, Rotate/Ratio, F3's transform. A map with a
+  // negative determinant (a mirror image) is valid here; apply_to_view folds it into the centre.
+  PixelMap pixel_map = kIdentityMap;
+  // Fields read but not reproduced that change only the colouring or the escape test (KF's Colors,
+  // F3's shader, ...), one line each, for the front end to show (cmd_render prints them).
+  std::vector<std::string> warnings;
+};
+
+// The tEXt keyword under which PNGs carry the location.
+constexpr const char* kPngLocationKey = "deepscope-location";
+
+// Parses location text in any of the three formats, told apart by their syntax: Fraktaler-3 TOML
+// (`program = "fraktaler-3"` or `location.real = ...`), Kalles Fraktaler ("Key: value" lines) or
+// ours ("key = value"). '#' starts a comment in ours. Every key is looked up in its format's table:
+// location keys are honoured; a field that changes what is computed and that deepscope cannot do
+// (KF Power 3, an F3 Burning Ship, ...) throws IoError naming the field and its value; colouring
+// fields go to `warnings`; unknown keys are warned about too. Missing or malformed re, im or zoom,
+// zoom <= 0, and malformed numbers throw IoError naming `source`, the line where known, and the field.
+Location parse_location(const std::string& text, const std::string& source);
+// Our format, ready to write to a file or a PNG text chunk (pixel_map only when not the identity).
+std::string format_location(const Location& loc);
+// Kalles Fraktaler .kfr text that every KF 2 version opens and shows as `loc` looks (CRLF lines;
+// Re, Im, Zoom, Iterations, Colors, and the transform in both KF's old and new keys where they
+// apply). Throws IoError for a pixel map KF cannot express.
+std::string format_kfr(const Location& loc);
+// Reads a location from a file: a PNG (by its signature) or text. Throws IoError.
+Location read_location_file(const std::string& path);
+
+// Sets the view's centre, zoom, pixel map and iterations (and its size when the location gives
+// both and `with_size`). A mirrored map (det < 0) is rendered as the mirror of the conjugate view:
+// z^2 + c has real coefficients, so the set is symmetric under c -> conj(c), and the view at the
+// conjugate centre with the map's second row negated draws the same picture with a proper map
+// (square KF files keep the identity map, which every engine renders).
+void apply_to_view(const Location& loc, mandel::View* v, bool with_size);
+
+// The maps of each program's transform parameters (derivations and sources in docs/mandelbrot.md).
+// KF <= 2.14: Rotate in radians (despite its name), Ratio 360 for square pixels.
+PixelMap kf_legacy_pixel_map(double rotate, double ratio);
+// KF >= 2.15: RotateAngle and StretchAngle in degrees, StretchAmount a log2 factor, ImagPointsUp.
+PixelMap kf_pixel_map(double rotate_angle, double stretch_angle, double stretch_amount, bool imag_points_up);
+// Fraktaler-3: transform.reflect, rotate and stretch_angle in degrees, stretch_amount in cents
+// (1/100 of a doubling); vertical_flip saves the image rows unflipped.
+PixelMap f3_pixel_map(bool reflect, double rotate, double stretch_angle, double stretch_amount,
+                      bool vertical_flip);
+
+// KF's keys for a pixel map, as format_kfr writes them for a map with det < 0 (KF's own
+// orientation). legacy: Rotate/Ratio express it (D R(theta) diag(360/Ratio, 1)); current:
+// RotateAngle/StretchAngle/StretchAmount express it (|det| = 1).
+struct KfTransform {
+  bool legacy = false, current = false;
+  double rotate = 0, ratio = 360;                                  // KF <= 2.14
+  double rotate_angle = 0, stretch_angle = 0, stretch_amount = 0;  // KF >= 2.15
+};
+KfTransform kf_transform(const PixelMap& m);
+
+}  // namespace ds::app

@@ -1,0 +1,238 @@
+// Fraktaler-3 parameter files (.toml, as F3's param.cc reads and writes them), parsed with toml11,
+// the TOML library F3 itself uses. Only the plain Mandelbrot formula is accepted.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <toml.hpp>
+
+#include "kernels/core/atomic_file.h"
+#include "location.h"
+#include "location_detail.h"
+
+namespace ds::app {
+using namespace location_detail;
+
+namespace {
+
+constexpr double kDegree = 3.14159265358979323846 / 180;
+
+// Every key of F3's pparam (param.h, operator>> in param.cc, versions 2 to 3.x); prefixes end in
+// '.'. F3 leaves out keys that hold their default, so a key that is there was usually changed.
+const KeyRule kF3Keys[] = {
+    {"program", KeyUse::kNoEffect, nullptr},
+    {"version", KeyUse::kNoEffect, nullptr},
+    {"location.real", KeyUse::kField, nullptr},
+    {"location.imag", KeyUse::kField, nullptr},
+    {"location.zoom", KeyUse::kField, nullptr},
+    {"reference.", KeyUse::kNoEffect, nullptr},  // where F3 puts its reference orbit, and its period
+    {"bailout.iterations", KeyUse::kField, nullptr},
+    {"bailout.maximum_reference_iterations", KeyUse::kNoEffect, nullptr},  // pixels rebase past its end
+    {"bailout.maximum_perturb_iterations", KeyUse::kField, nullptr},
+    {"bailout.maximum_bla_steps", KeyUse::kField, nullptr},
+    {"bailout.escape_radius", KeyUse::kColouring, "625"},
+    {"bailout.inscape_radius", KeyUse::kColouring, "0.0009765625"},
+    {"algorithm.", KeyUse::kNoEffect, nullptr},
+    {"image.width", KeyUse::kField, nullptr},
+    {"image.height", KeyUse::kField, nullptr},
+    {"image.subsampling", KeyUse::kColouring, "1"},
+    {"image.subframes", KeyUse::kColouring, "1"},  // anti-aliasing
+    {"image.supersampling", KeyUse::kColouring, "1"},
+    {"image.dpi", KeyUse::kNoEffect, nullptr},
+    {"transform.reflect", KeyUse::kField, nullptr},
+    {"transform.rotate", KeyUse::kField, nullptr},
+    {"transform.stretch_angle", KeyUse::kField, nullptr},
+    {"transform.stretch_amount", KeyUse::kField, nullptr},
+    {"transform.vertical_flip", KeyUse::kField, nullptr},
+    {"transform.exponential_map", KeyUse::kComputes, "false"},
+    {"formula", KeyUse::kField, nullptr},
+    {"postprocessing.", KeyUse::kColouring, "*"},
+    {"colour.", KeyUse::kColouring, "*"},
+    {"render.", KeyUse::kNoEffect, nullptr},
+    {"newton.", KeyUse::kNoEffect, nullptr},
+    {"opencl.", KeyUse::kNoEffect, nullptr},
+};
+
+using Leaf = std::pair<std::string, const toml::value*>;
+
+// The file's values by dotted name ("location.real"); arrays (of tables too) are leaves.
+void collect(const toml::value& t, const std::string& prefix, std::vector<Leaf>* out) {
+  for (const auto& kv : t.as_table()) {
+    const std::string name = prefix.empty() ? kv.first : prefix + "." + kv.first;
+    if (kv.second.is_table())
+      collect(kv.second, name, out);
+    else
+      out->push_back({name, &kv.second});
+  }
+}
+
+int line_of(const toml::value& x) { return static_cast<int>(x.location().line()); }
+
+std::string text_of(const toml::value& x) {
+  if (x.is_string()) return x.as_string().str;
+  if (x.is_boolean()) return x.as_boolean() ? "true" : "false";
+  if (x.is_integer()) return std::to_string(x.as_integer());
+  if (x.is_floating()) return shortest(x.as_floating());
+  return "[...]";
+}
+
+double number_of(const std::string& source, const Leaf& l) {
+  const toml::value& x = *l.second;
+  if (x.is_integer()) return static_cast<double>(x.as_integer());
+  if (x.is_floating() && std::isfinite(x.as_floating())) return x.as_floating();
+  bad(source, line_of(x), l.first + " must be a finite number, got " + text_of(x));
+}
+
+int64_t integer_of(const std::string& source, const Leaf& l, int64_t min, int64_t max) {
+  const toml::value& x = *l.second;
+  if (!x.is_integer() || x.as_integer() < min || x.as_integer() > max)
+    bad(source, line_of(x),
+        l.first + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+            text_of(x));
+  return x.as_integer();
+}
+
+bool bool_of(const std::string& source, const Leaf& l) {
+  if (!l.second->is_boolean())
+    bad(source, line_of(*l.second), l.first + " must be true or false, got " + text_of(*l.second));
+  return l.second->as_boolean();
+}
+
+// F3 writes the location as strings (any length); a number is accepted by its value.
+std::string decimal_of(const std::string& source, const Leaf& l, bool positive) {
+  const toml::value& x = *l.second;
+  if (!x.is_string() && !x.is_integer() && !x.is_floating())
+    bad(source, line_of(x), l.first + " must be a decimal string, got " + text_of(x));
+  return positive ? positive_decimal_field(source, line_of(x), l.first, text_of(x))
+                  : decimal_field(source, line_of(x), l.first, text_of(x));
+}
+
+// [[formula]]: one table per phase of a hybrid (phybrid1). Each must be z^2 + c: no abs/neg, power
+// 2, or opcodes "sqr add" (which, when given, replace the other keys).
+void check_formula(const std::string& source, const toml::value& f) {
+  if (!f.is_array()) bad(source, line_of(f), "formula must be an array of tables ([[formula]])");
+  int k = 0;
+  for (const toml::value& phase : f.as_array()) {
+    const std::string name = "formula[" + std::to_string(++k) + "]";
+    if (!phase.is_table()) bad(source, line_of(phase), name + " must be a table");
+    const auto& t = phase.as_table();
+    auto it = t.find("opcodes");
+    if (it != t.end() && it->second.is_string() && !trim(it->second.as_string().str).empty()) {
+      std::istringstream words(it->second.as_string().str);
+      std::vector<std::string> ops;
+      for (std::string w; words >> w;) ops.push_back(w);
+      if (ops != std::vector<std::string>{"sqr", "add"})
+        bad(source, line_of(it->second),
+            name + ".opcodes = \"" + it->second.as_string().str +
+                "\" is not the Mandelbrot set (\"sqr add\"); deepscope computes only z^2 + c");
+      continue;
+    }
+    for (const auto& kv : t) {
+      const std::string key = name + "." + kv.first;
+      const toml::value& x = kv.second;
+      if (kv.first == "abs_x" || kv.first == "abs_y" || kv.first == "neg_x" || kv.first == "neg_y") {
+        if (!x.is_boolean()) bad(source, line_of(x), key + " must be true or false, got " + text_of(x));
+        if (x.as_boolean())
+          bad(source, line_of(x), key + " = true is not the Mandelbrot set; deepscope computes only z^2 + c");
+      } else if (kv.first == "power") {
+        if (!x.is_integer() || x.as_integer() != 2)
+          bad(source, line_of(x), key + " = " + text_of(x) + ": deepscope computes only z^2 + c (power 2)");
+      } else if (kv.first != "opcodes") {
+        bad(source, line_of(x), key + ": unknown formula key, so the formula may not be z^2 + c");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+PixelMap f3_pixel_map(bool reflect, double rotate, double stretch_angle, double stretch_amount,
+                      bool vertical_flip) {
+  // F3 (param.cc, restring_vals; matrix.h, polar2 -> mat2; hybrid.cc, the pixel loop): pixel
+  // (i, j) computed at u = i + 0.5 - W/2, v = j + 0.5 - H/2, c = centre + s K (u, v), and the image
+  // saved with its rows flipped (image_rgb(..., vflip)), so v = ky/2 and the map is K itself:
+  // K = Rot(g r) Rot(a) diag(f, 1/f) Rot(-a) diag(1, g), g = -1 when reflected, f = 2^(amount/100).
+  // vertical_flip (F3 3.1, 2025: batch.cc and gui.cc save with vflip = !vertical_flip) saves the rows
+  // as computed: v = -ky/2, the map K D.
+  const double g = reflect ? -1.0 : 1.0;
+  const double r = g * rotate * kDegree, a = stretch_angle * kDegree, f = std::exp2(stretch_amount / 100);
+  const PixelMap k = mul(mul(mul(mul(rotation(r), rotation(a)), PixelMap{f, 0.0, 0.0, 1 / f}), rotation(-a)),
+                         PixelMap{1.0, 0.0, 0.0, g});
+  return vertical_flip ? mul(k, kFlipY) : k;
+}
+
+namespace location_detail {
+
+Location parse_f3_toml(const std::string& text, const std::string& source) {
+  toml::value root;
+  try {
+    std::istringstream in(text);
+    root = toml::parse(in, source);
+  } catch (const toml::exception& e) {
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    bad(source, static_cast<int>(e.location().line()), "not valid TOML: " + what);
+  } catch (const std::exception& e) {
+    bad(source, 0, std::string("not valid TOML: ") + e.what());
+  }
+  std::vector<Leaf> leaves;
+  collect(root, "", &leaves);
+  std::sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) { return a.first < b.first; });
+
+  // F3's defaults (param.h) for the keys it leaves out.
+  Location loc;
+  loc.re = "0";
+  loc.im = "0";
+  loc.zoom = "1";
+  int64_t iterations = 1024;
+  bool reflect = false, vertical_flip = false;
+  double rotate = 0, stretch_angle = 0, stretch_amount = 0;
+  std::vector<Leaf> limits;
+  KeyReport report;
+  for (const Leaf& l : leaves) {
+    const KeyRule* rule = find_rule(kF3Keys, std::size(kF3Keys), l.first);
+    const std::string& k = l.first;
+    if (rule == nullptr || rule->use != KeyUse::kField) {
+      report_key(rule, k, text_of(*l.second), source, line_of(*l.second), &report);
+    } else if (k == "location.real") {
+      loc.re = decimal_of(source, l, false);
+    } else if (k == "location.imag") {
+      loc.im = decimal_of(source, l, false);
+    } else if (k == "location.zoom") {
+      loc.zoom = decimal_of(source, l, true);
+    } else if (k == "bailout.iterations") {
+      iterations = integer_of(source, l, 1, 0xFFFFFFFELL);
+    } else if (k == "bailout.maximum_perturb_iterations" || k == "bailout.maximum_bla_steps") {
+      integer_of(source, l, 1, INT64_MAX);
+      limits.push_back(l);
+    } else if (k == "image.width") {
+      loc.width = static_cast<int>(integer_of(source, l, 1, 1 << 20));
+    } else if (k == "image.height") {
+      loc.height = static_cast<int>(integer_of(source, l, 1, 1 << 20));
+    } else if (k == "transform.reflect") {
+      reflect = bool_of(source, l);
+    } else if (k == "transform.vertical_flip") {
+      vertical_flip = bool_of(source, l);
+    } else if (k == "transform.rotate") {
+      rotate = number_of(source, l);
+    } else if (k == "transform.stretch_angle") {
+      stretch_angle = number_of(source, l);
+    } else if (k == "transform.stretch_amount") {
+      stretch_amount = number_of(source, l);
+      if (std::fabs(stretch_amount) > 6400)
+        bad(source, line_of(*l.second), k + " must be within [-6400, 6400] cents, got " + text_of(*l.second));
+    } else if (k == "formula") {
+      check_formula(source, *l.second);
+    }
+  }
+  loc.iterations = static_cast<uint32_t>(iterations);
+  loc.pixel_map = f3_pixel_map(reflect, rotate, stretch_angle, stretch_amount, vertical_flip);
+  // F3 gives up on a pixel at these limits (it is then drawn as interior); deepscope has none.
+  for (const Leaf& l : limits)
+    if (l.second->as_integer() < iterations)
+      report.colouring.push_back(l.first + "=" + text_of(*l.second) + " (< bailout.iterations)");
+  add_warnings(report, source, &loc);
+  return loc;
+}
+
+}  // namespace location_detail
+}  // namespace ds::app

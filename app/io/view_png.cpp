@@ -1,0 +1,51 @@
+// Rendered view -> PNG bytes with the location (and, for perturbation, the glitch counts) embedded.
+#include "view_png.h"
+
+#include "image_io.h"
+
+namespace ds::app {
+
+Location location_of(const mandel::View& v, const std::string& palette_name, const colour::Colouring& c,
+                     const std::string& format_used) {
+  Location loc;
+  loc.re = v.re;
+  loc.im = v.im;
+  loc.zoom = v.zoom;
+  loc.iterations = v.max_iter;
+  loc.width = v.width;
+  loc.height = v.height;
+  loc.palette = palette_name;
+  loc.density = c.density;
+  loc.offset = c.offset;
+  loc.format_used = format_used;
+  loc.pixel_map = {v.pixel_map[0], v.pixel_map[1], v.pixel_map[2], v.pixel_map[3]};
+  return loc;
+}
+
+std::string perturb_text(const mandel::RenderResult& r) {
+  const mandel::PerturbInfo& p = r.perturb;
+  // No times or cache facts: strips of one image must give the bytes of the whole render.
+  std::string s = "glitch_pixels = " + std::to_string(p.glitch_pixels) +
+                  "\nglitch_corrected = " + std::to_string(p.glitch_corrected) +
+                  "\nglitch_refined = " + std::to_string(p.glitch_refined) +
+                  "\nglitch_unresolved = " + std::to_string(p.glitch_unresolved) +
+                  "\nsecondary_references = " + std::to_string(p.secondary_references) +
+                  "\ninterior_pixels = " + std::to_string(p.interior_pixels) +
+                  "\nreference_stop = " + (p.reference_stop.empty() ? "unknown" : p.reference_stop) + "\n";
+  if (p.glitch_unresolved > 0)
+    s += "result = " + std::to_string(p.glitch_unresolved) + " pixels are not right\n";
+  return s;
+}
+
+std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
+                           const std::string& palette_name, const colour::Colouring& c,
+                           const std::vector<std::pair<std::string, std::string>>& extra) {
+  const std::vector<uint8_t> rgb = colour::colour_image(r.counts, r.smooth, c);
+  const Location loc = location_of(v, palette_name, c, mandel::format_label(r));
+  std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)}};
+  if (r.method == mandel::Method::kPerturb) text.emplace_back(kPngPerturbKey, perturb_text(r));
+  text.insert(text.end(), extra.begin(), extra.end());
+  return encode_png(rgb, r.width, r.height, text);
+}
+
+}  // namespace ds::app

@@ -1,0 +1,145 @@
+// Canvas (canvas.h): host storage and the CPU composition here; device storage and the CUDA
+// composition in canvas.cu.
+#include "canvas.h"
+
+#include <cstring>
+#include <string>
+
+#include "canvas.cuh"
+#include "kernels/core/cpu_parallel.h"
+#include "kernels/core/device.h"
+#include "kernels/mandelbrot/view.h"
+
+namespace ds::colour {
+
+Canvas::Canvas(int width, int height, Backend backend, int cuda_device)
+    : width_(width), height_(height), backend_(select_backend(backend)), device_(cuda_device) {
+  if (width < 1 || height < 1 || width > 32768 || height > 32768)
+    throw mandel::ViewError("a canvas must be 1..32768 pixels each way, got " + std::to_string(width) + "x" +
+                            std::to_string(height));
+  const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  const mandel::MemoryEstimate need = mandel::estimate_memory(mandel::Tile{0, 0, width, height}, backend_);
+  if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    const uint64_t have = device_memory_bytes(cuda_device);
+    if (have && need.device_bytes > have)
+      throw BackendError("a " + std::to_string(width) + "x" + std::to_string(height) +
+                         " canvas does not fit in the memory of CUDA device " + std::to_string(cuda_device));
+    counts_ = static_cast<uint32_t*>(display_alloc(n * sizeof(uint32_t), cuda_device));
+    try {
+      smooth_ = static_cast<float*>(display_alloc(n * sizeof(float), cuda_device));
+    } catch (...) {
+      display_free(counts_, cuda_device);
+      throw;
+    }
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    const uint64_t have = host_memory_bytes();
+    if (have && need.host_bytes > have)
+      throw BackendError("a " + std::to_string(width) + "x" + std::to_string(height) +
+                         " canvas does not fit in this machine's memory");
+    host_counts_.assign(n, 0);
+    host_smooth_.assign(n, 0.0f);
+    counts_ = host_counts_.data();
+    smooth_ = host_smooth_.data();
+  }
+}
+
+Canvas::~Canvas() {
+#if DEEPSCOPE_WITH_CUDA
+  if (backend_ == Backend::kCuda) {
+    display_free(counts_, device_);
+    display_free(smooth_, device_);
+    display_free(device_rgba_, device_);
+  }
+#endif
+}
+
+mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOptions opt, int row_begin,
+                                         int row_end) {
+  if (v.width != width_ || v.height != height_)
+    throw mandel::ViewError("the view is " + std::to_string(v.width) + "x" + std::to_string(v.height) +
+                            " but the canvas is " + std::to_string(width_) + "x" + std::to_string(height_));
+  if (row_begin < 0 || row_end > height_ || row_begin >= row_end)
+    throw mandel::ViewError("rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
+                            ") are not a band of the " + std::to_string(height_) + "-row canvas");
+  opt.backend = backend_;
+  opt.cuda_device = device_;
+  opt.row_begin = row_begin;
+  opt.row_end = row_end;
+  const std::size_t offset = static_cast<std::size_t>(row_begin) * static_cast<std::size_t>(width_);
+  if (backend_ == Backend::kCuda) {
+    opt.device_counts = counts_ + offset;
+    opt.device_smooth = smooth_ + offset;
+    return mandel::render(v, opt);
+  }
+  opt.device_counts = nullptr;
+  opt.device_smooth = nullptr;
+  mandel::RenderResult r = mandel::render(v, opt);
+  if (!r.cancelled) {
+    std::memcpy(counts_ + offset, r.counts.data(), r.counts.size() * sizeof(uint32_t));
+    std::memcpy(smooth_ + offset, r.smooth.data(), r.smooth.size() * sizeof(float));
+  }
+  r.counts.clear();
+  r.smooth.clear();
+  return r;
+}
+
+void Canvas::compose_rgba(const Colouring& c, int rows_done, const Canvas* preview, uint8_t* rgba) const {
+  if (preview && (preview->backend_ != backend_ || preview->device_ != device_))
+    throw BackendError("a canvas's preview must be on the same backend and device");
+  detail::ComposeArgs a;
+  a.colouring = c;
+  a.full = FrameView{counts_, smooth_, width_, height_};
+  if (preview) a.preview = FrameView{preview->counts_, preview->smooth_, preview->width_, preview->height_};
+  a.rows_done = rows_done < 0 ? 0 : rows_done > height_ ? height_ : rows_done;
+  a.rgba = rgba;
+  if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    detail::device_compose(a, device_);
+#endif
+    return;
+  }
+  ParallelOptions po;
+  parallel_for(
+      static_cast<std::size_t>(height_), 16,
+      [&](std::size_t y0, std::size_t y1) {
+        for (std::size_t y = y0; y < y1; ++y)
+          for (int x = 0; x < width_; ++x) compose_pixel(a, x, static_cast<int>(y));
+      },
+      po);
+}
+
+void Canvas::compose_rgba_host(const Colouring& c, int rows_done, const Canvas* preview,
+                               std::vector<uint8_t>* rgba) const {
+  const std::size_t bytes = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) * 4;
+  rgba->resize(bytes);
+  if (backend_ != Backend::kCuda) {
+    compose_rgba(c, rows_done, preview, rgba->data());
+    return;
+  }
+#if DEEPSCOPE_WITH_CUDA
+  if (!device_rgba_) device_rgba_ = static_cast<uint8_t*>(display_alloc(bytes, device_));
+  compose_rgba(c, rows_done, preview, device_rgba_);
+  display_copy(rgba->data(), device_rgba_, bytes, false, device_);
+#endif
+}
+
+void Canvas::read(std::vector<uint32_t>* counts, std::vector<float>* smooth) const {
+  const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  counts->resize(n);
+  smooth->resize(n);
+  if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    display_copy(counts->data(), counts_, n * sizeof(uint32_t), false, device_);
+    display_copy(smooth->data(), smooth_, n * sizeof(float), false, device_);
+#endif
+    return;
+  }
+  std::memcpy(counts->data(), counts_, n * sizeof(uint32_t));
+  std::memcpy(smooth->data(), smooth_, n * sizeof(float));
+}
+
+}  // namespace ds::colour

@@ -1,0 +1,68 @@
+// Colouring of escape-time results: cyclic palettes of colour stops, mapped by the smooth count
+// with a density and an offset; interior (non-escaping) pixels black. colour_pixel runs on host
+// and device; the palette table and whole-image colouring are host code (palette.cpp).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arith/hd.h"
+
+namespace ds::colour {
+
+constexpr int kMaxPaletteStops = 16;
+// Iterations per palette cycle at density 1.
+constexpr float kIterationsPerCycle = 32.0f;
+
+struct Rgb8 {
+  uint8_t r, g, b;
+};
+
+// Stops evenly spaced around one cycle; the last wraps to the first, so the colouring is
+// continuous for every palette.
+struct Palette {
+  int stops;
+  Rgb8 stop[kMaxPaletteStops];
+};
+
+struct Colouring {
+  Palette palette;
+  float density = 1.0f;   // palette cycles per kIterationsPerCycle iterations
+  float offset = 0.0f;    // shift in cycles (0..1 covers the palette once)
+  uint32_t max_iter = 0;  // counts equal to this are interior
+};
+
+// Position in the palette: smooth * density / kIterationsPerCycle + offset, wrapped to [0, 1).
+DEEPSCOPE_HD Rgb8 colour_pixel(const Colouring& c, uint32_t count, float smooth) {
+  // Count 0 is a pixel perturbation could not decide (glitch_unresolved; no escape count is 0):
+  // magenta whatever the palette and offset, so it stands apart from the pixels around it (only the
+  // rainbow palette has a magenta stop); the PNG's deepscope-perturb chunk and exit 1 record it.
+  if (count == 0) return {255, 0, 255};
+  if (count >= c.max_iter) return {0, 0, 0};
+  float pos = smooth * c.density / kIterationsPerCycle + c.offset;
+  pos -= floorf(pos);
+  const float x = pos * static_cast<float>(c.palette.stops);
+  int k = static_cast<int>(x);
+  if (k >= c.palette.stops) k = c.palette.stops - 1;  // pos just below 1 rounding up
+  if (k < 0) k = 0;
+  const float f = x - static_cast<float>(k);
+  const Rgb8 a = c.palette.stop[k];
+  const Rgb8 b = c.palette.stop[k + 1 < c.palette.stops ? k + 1 : 0];
+  auto mix = [f](uint8_t u, uint8_t v) {
+    float t = static_cast<float>(u) + (static_cast<float>(v) - static_cast<float>(u)) * f;
+    return static_cast<uint8_t>(t < 0.0f ? 0.0f : t > 255.0f ? 255.0f : t + 0.5f);
+  };
+  return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
+}
+
+// Names of the built-in palettes, in order ("classic", ..., "gray").
+const std::vector<std::string>& palette_names();
+// The named palette. Throws ViewError (an ArithError: exit code 2) listing the names otherwise.
+Palette palette_by_name(const std::string& name);
+
+// Interleaved RGB, 3 bytes per pixel, rows top to bottom.
+std::vector<uint8_t> colour_image(const std::vector<uint32_t>& counts, const std::vector<float>& smooth,
+                                  const Colouring& c);
+
+}  // namespace ds::colour

@@ -1,0 +1,216 @@
+// The MD-drift workspace's host API (plain C++, no CUDA types), after Saponaro's thesis
+// (shared/papers/composite-float2-md-drift.txt): the global summation suite (section 6.2), the
+// do/undo suite (section 6.3), and a Lennard-Jones NVE run in float, double, composite, ff and
+// mixed precision, on the CPU (all cores) or CUDA. The panel and `deepscope drift` are front ends
+// over these calls.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arith/format.h"
+#include "kernels/core/backend.h"
+
+namespace ds::drift {
+
+using ds::Backend;
+
+// ---------------------------------------------------------------------------------------------
+// Global summation suite (thesis section 6.2, Tables 2-5)
+
+// The arithmetic a sum runs in: the four formats of arith/ (through ds::dispatch) and
+// Kahan-compensated binary32 summation, which is an algorithm rather than a number type.
+enum class SumMethod : int { kFloat, kDouble, kComposite, kFF, kKahan };
+const std::vector<SumMethod>& all_sum_methods();
+const char* sum_method_name(SumMethod m);             // "float", "double", "composite", "ff", "kahan"
+SumMethod parse_sum_method(const std::string& name);  // throws ArithError listing the names
+
+// The thesis's data: n/2 values, each followed by its negative, so the exact sum is 0. A value is
+// large (uniform in [1, 1e6]) or small (uniform in [1e-6, 1e-5]) with probability 1/2, and every
+// value is a binary32 number, so every arithmetic sums exactly the same numbers. n is even.
+std::vector<double> sum_data(int n, uint64_t seed);
+
+// The six orders of the tables: 0 increasing, 1 decreasing, 2..5 shuffled (trials 1-4).
+constexpr int kSumOrders = 6;
+const char* sum_order_name(int order);
+std::vector<double> sum_ordered(const std::vector<double>& data, int order, uint64_t seed);
+
+// The sum of `data` with `threads` threads: thread t sums the contiguous block
+// [t n / threads, (t + 1) n / threads) in order, and the partial sums are then added in thread
+// order, all in the method's arithmetic (the thesis adds the partials on the host; we do the same
+// on both backends). Returned as the double nearest the format's value.
+double sum_array(SumMethod m, const std::vector<double>& data, int threads, Backend backend);
+
+struct SumRow {
+  int order = 0;
+  int threads = 1;
+  double result[5] = {0, 0, 0, 0, 0};  // by SumMethod
+};
+struct SumSuiteParams {
+  int n = 1000;
+  uint64_t seed = 2010;
+  std::vector<int> threads = {1, 10, 100, 1000};
+  Backend backend = Backend::kCpu;
+};
+// Every order x thread count x method. Throws std::invalid_argument for bad sizes.
+std::vector<SumRow> sum_suite(const SumSuiteParams& p);
+
+// ---------------------------------------------------------------------------------------------
+// Do/undo suite (thesis section 6.3, Figure 12, Table 6)
+
+constexpr int kDoUndoTrials = 3;
+// Trial ranges of x and y (thesis): 1: x, y in (1, 100); 2: x in (1e5, 1e6), y in (1e-6, 1e-5);
+// 3: x in (1e-6, 1e-5), y in (1e5, 1e6).
+void doundo_ranges(int trial, double* x_lo, double* x_hi, double* y_lo, double* y_hi);
+
+struct DoUndoParams {
+  Arith arith = Arith::kF32;  // f32, f64, composite or ff
+  int trial = 1;              // 1..3
+  bool div_first = false;     // false: x = (x * y) / y; true: x = (x / y) * y
+  int64_t iterations = 1'000'000;
+  int64_t record_every = 1000;  // one curve point every this many iterations
+  uint64_t seed = 2010;
+  Backend backend = Backend::kCpu;
+};
+struct DoUndoResult {
+  double x0 = 0;
+  std::vector<double> drift;  // (x_k - x0) / x0 after k = record_every, 2 record_every, ... iterations
+  double final_x = 0;
+  double seconds = 0;  // the loop alone (one thread, as the thesis), launch and copies included on CUDA
+};
+// y_k and x0 are binary32 numbers drawn from a counter-based generator (the same on both
+// backends). Throws std::invalid_argument / ArithError for bad input.
+DoUndoResult doundo(const DoUndoParams& p);
+bool doundo_arith_supported(Arith a);
+
+// ---------------------------------------------------------------------------------------------
+// Lennard-Jones NVE molecular dynamics (reduced units: sigma = epsilon = m = 1)
+
+// Precision modes: which type holds positions, velocities and the force and energy sums (state),
+// and which type the pair force is computed in (pair):
+//   float:     state float,     pair float
+//   double:    state double,    pair double
+//   composite: state composite, pair float (the thesis: positions and sums in float2)
+//   ff:        state ff,        pair float
+//   mixed:     state double,    pair float (OpenMM's mixed mode)
+enum class Precision : int { kFloat, kDouble, kComposite, kFF, kMixed };
+const std::vector<Precision>& all_precisions();
+const char* precision_name(Precision p);
+Precision parse_precision(const std::string& name);  // throws ArithError listing the names
+
+constexpr int kMinCells = 5;   // fcc unit cells per side: 500 atoms (the box must hold 3 cells of rc)
+constexpr int kMaxCells = 64;  // 1,048,576 atoms
+constexpr int64_t kMaxSteps = 1'000'000'000;
+
+struct MdParams {
+  int cells = 10;  // fcc unit cells per side: N = 4 cells^3 atoms
+  double density = 0.8442;
+  double temperature = 3.0;  // initial T*, with 3N - 3 degrees of freedom (as LAMMPS)
+  double cutoff = 2.5;
+  bool shift = true;  // potential shifted to 0 at the cutoff
+  // Diagnostic: the force shifted to 0 at the cutoff too (u_sf(r) = u(r) - u(rc) + (r - rc) F(rc)).
+  // The potential-shifted force jumps when a pair crosses the cutoff, and each crossing perturbs
+  // the energy, in every arithmetic alike; with a continuous force only Verlet's bounded dt^2
+  // error and the arithmetic's own drift remain (docs/bench/drift-seeds.md).
+  bool shifted_force = false;
+  double dt = 0.005;
+  int64_t steps = 1000;
+  int64_t sample_every = 10;  // energies at step 0 and every this many steps
+  // Steps run (and not sampled) before step 0, so that the lattice melts before drift is measured.
+  int64_t equilibration = 0;
+  uint64_t seed = 87287;
+  int cell_capacity = 0;  // initial atoms per cell slot count; 0: 2 x the mean occupancy + 16
+  Precision precision = Precision::kDouble;
+  Backend backend = Backend::kCpu;
+  const std::atomic<bool>* cancel = nullptr;  // polled between samples
+  std::function<void(double)> progress;       // fraction of steps done
+};
+
+struct MdSample {
+  int64_t step = 0;
+  double time = 0;
+  double ke = 0, pe = 0, total = 0;  // per atom; summed over atoms in the state type
+};
+
+// Least-squares line through the total energy per atom against time.
+struct DriftFit {
+  double slope = 0;  // energy per atom per unit time
+  double intercept = 0;
+  double rms = 0;  // residual
+};
+DriftFit fit_drift(const std::vector<MdSample>& s);
+
+struct MdResult {
+  int64_t atoms = 0;
+  double box = 0;
+  std::vector<MdSample> samples;
+  bool cancelled = false;
+  bool blew_up = false;
+  // First bad step, found by replaying from the last good sample (during equilibration: minus the
+  // end of the interval where it happened).
+  int64_t blowup_step = -1;
+  std::string message;
+  int64_t steps_done = 0;
+  double seconds = 0;  // stepping time (setup excluded)
+  double steps_per_second = 0;
+  DriftFit fit;
+  uint64_t state_hash = 0;  // FNV-1a of the final positions and velocities, bytes of the state type
+  Backend backend = Backend::kCpu;
+};
+
+// Validates p: throws std::invalid_argument with a message for non-positive or absurd values.
+void validate(const MdParams& p);
+// Runs the simulation; a non-finite energy stops it and is reported, with the samples so far.
+// `on_sample` (optional) sees each sample as it is taken.
+MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& on_sample = {});
+// The fcc box edge for p: cells * (4 / density)^(1/3).
+double box_length(const MdParams& p);
+
+namespace detail {
+
+// What an engine needs, built once on the host.
+struct MdSetup {
+  int64_t n = 0;
+  double box = 0, cutoff = 0, dt = 0, ecut = 0;  // ecut: u(rc) when shifted, else 0
+  double fcut = 0;                               // F(rc) with shifted_force, else 0
+  int ncell = 0, cap = 0;                        // cells per side, atoms per cell capacity
+  std::vector<double> x, v;                      // 3n each: all x, then all y, then all z
+};
+
+// A running simulation in one precision on one backend.
+class MdEngine {
+ public:
+  virtual ~MdEngine() = default;
+  // Advances n >= 1 steps; the energies of the last step are evaluated when `energy` is true.
+  virtual void step(int64_t n, bool energy) = 0;
+  // Kinetic and potential energy of the last evaluated step, totals summed in the state type.
+  virtual void energies(double* ke, double* pe) = 0;
+  virtual void save() = 0;     // snapshot of the state
+  virtual void restore() = 0;  // back to the snapshot
+  virtual uint64_t state_hash() = 0;
+  // Cell-list overflow since the last check (the step's forces are then incomplete).
+  virtual bool overflowed() = 0;
+  // Reallocates the cell list with `cap` slots per cell (forces are unchanged where nothing
+  // overflowed: each cell's atoms are in index order whatever the capacity).
+  virtual void set_cell_capacity(int cap) = 0;
+  virtual int cell_capacity() const = 0;
+  // A two-word position's low word left the pair screening's margin since the last check
+  // (md.cuh: kMaxLowWord); the forces may then miss pairs.
+  virtual bool screen_fault() = 0;
+};
+
+std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p);
+std::unique_ptr<MdEngine> make_md_cuda(const MdSetup& s, Precision p);
+
+// CUDA backends of the suites (drift.cu), n-element data already in order.
+// Fills partial_words[2 t], [2 t + 1] with the two storage words of thread t's partial sum.
+void sum_partials_cuda(SumMethod m, const double* data, int n, int threads, double* partial_words);
+void doundo_cuda(const DoUndoParams& p, double x0, double* drift, int64_t n_rec, double* final_x,
+                 double* seconds);
+
+}  // namespace detail
+
+}  // namespace ds::drift

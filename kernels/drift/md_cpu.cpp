@@ -1,0 +1,153 @@
+// The Lennard-Jones engine on the CPU: the per-atom functions of md.cuh on all cores, and a
+// sequential cell-list build (atoms enter their cell in index order, as the CUDA engine's sort
+// leaves them).
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "kernels/core/cpu_parallel.h"
+#include "drift.h"
+#include "md.cuh"
+#include "md_common.h"
+
+namespace ds::drift::detail {
+namespace {
+
+template <class S, class R>
+class MdCpu final : public MdEngine {
+ public:
+  MdCpu(const MdSetup& s) : n_(static_cast<int>(s.n)) {
+    for (int k = 0; k < 3; ++k) {
+      x_[k].resize(n_);
+      v_[k].resize(n_);
+      f_[k].assign(n_, S(0.0));
+      for (int i = 0; i < n_; ++i) {
+        x_[k][i] = S(s.x[static_cast<std::size_t>(k) * n_ + i]);
+        v_[k][i] = S(s.v[static_cast<std::size_t>(k) * n_ + i]);
+      }
+    }
+    pe_.assign(n_, S(0.0));
+    ke_.assign(n_, S(0.0));
+    count_.assign(static_cast<std::size_t>(s.ncell) * s.ncell * s.ncell, 0);
+    atoms_.assign(count_.size() * static_cast<std::size_t>(s.cap), 0);
+    fill_view(s, &m_);
+    for (int k = 0; k < 3; ++k) {
+      m_.x[k] = x_[k].data();
+      m_.v[k] = v_[k].data();
+      m_.f[k] = f_[k].data();
+    }
+    m_.pe = pe_.data();
+    m_.ke = ke_.data();
+    m_.cell_count = count_.data();
+    m_.cell_atoms = atoms_.data();
+    build_cells();
+    for_atoms([&](int i) { force_atom<S, R, true>(m_, i); });
+    for_atoms([&](int i) { kinetic_atom(m_, i); });
+  }
+
+  void step(int64_t n, bool energy) override {
+    for (int64_t s = 0; s < n; ++s) {
+      const bool e = energy && s + 1 == n;
+      std::atomic<bool> fault{false};
+      for_atoms([&](int i) {
+        if (kick_drift_atom(m_, i)) fault = true;
+      });
+      if (fault) screen_fault_ = true;
+      build_cells();
+      if (e) {
+        for_atoms([&](int i) {
+          force_atom<S, R, true>(m_, i);
+          kick_atom<S, R, true>(m_, i);
+        });
+      } else {
+        for_atoms([&](int i) {
+          force_atom<S, R, false>(m_, i);
+          kick_atom<S, R, false>(m_, i);
+        });
+      }
+    }
+  }
+
+  void energies(double* ke, double* pe) override {
+    *ke = sum_state(ke_.data(), n_);
+    *pe = sum_state(pe_.data(), n_);
+  }
+
+  void save() override {
+    for (int k = 0; k < 3; ++k) {
+      sx_[k] = x_[k];
+      sv_[k] = v_[k];
+      sf_[k] = f_[k];
+    }
+  }
+  void restore() override {
+    for (int k = 0; k < 3; ++k) {
+      x_[k] = sx_[k];
+      v_[k] = sv_[k];
+      f_[k] = sf_[k];
+    }
+  }
+  uint64_t state_hash() override {
+    uint64_t h = kFnvOffset;
+    for (int k = 0; k < 3; ++k) h = fnv1a(h, x_[k].data(), x_[k].size() * sizeof(S));
+    for (int k = 0; k < 3; ++k) h = fnv1a(h, v_[k].data(), v_[k].size() * sizeof(S));
+    return h;
+  }
+  void set_cell_capacity(int cap) override {
+    m_.cap = cap;
+    atoms_.assign(count_.size() * static_cast<std::size_t>(cap), 0);
+    m_.cell_atoms = atoms_.data();
+  }
+  int cell_capacity() const override { return m_.cap; }
+  bool screen_fault() override {
+    const bool f = screen_fault_;
+    screen_fault_ = false;
+    return f;
+  }
+  bool overflowed() override {
+    const bool o = overflow_;
+    overflow_ = false;
+    return o;
+  }
+
+ private:
+  // Each atom's force and kick touch only that atom's data (forces read positions only), so a
+  // fused loop over atoms is the same computation as the CUDA engine's separate kernels.
+  template <class Body>
+  void for_atoms(Body&& body) {
+    parallel_for(static_cast<std::size_t>(n_), 256, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) body(static_cast<int>(i));
+    });
+  }
+  void build_cells() {
+    std::fill(count_.begin(), count_.end(), 0);
+    for (int i = 0; i < n_; ++i) {
+      const int c = cell_of(m_, i);
+      const int q = count_[c]++;
+      if (q < m_.cap)
+        atoms_[static_cast<std::size_t>(c) * m_.cap + q] = i;
+      else
+        overflow_ = true;
+    }
+  }
+
+  int n_;
+  std::vector<S> x_[3], v_[3], f_[3], sx_[3], sv_[3], sf_[3], pe_, ke_;
+  std::vector<int> count_, atoms_;
+  MdView<S, R> m_{};
+  bool overflow_ = false, screen_fault_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p) {
+  std::unique_ptr<MdEngine> e;
+  dispatch_precision(p, [&](auto types) {
+    using Ty = decltype(types);
+    e = std::make_unique<MdCpu<typename Ty::State, typename Ty::Pair>>(s);
+  });
+  return e;
+}
+
+}  // namespace ds::drift::detail

@@ -1,0 +1,303 @@
+// The Lennard-Jones run's host side: precision names, input checks, the fcc lattice and initial
+// velocities, the sampling loop with blow-up detection (replayed step by step to find the exact
+// step), and the drift fit.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "drift.h"
+#include "suite.cuh"
+
+namespace ds::drift {
+
+namespace {
+
+const char* const kPrecisionNames[] = {"float", "double", "composite", "ff", "mixed"};
+
+void check(bool ok, const std::string& msg) {
+  if (!ok) throw std::invalid_argument(msg);
+}
+
+std::string fmt_g(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+std::string num(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// fcc positions (LAMMPS `lattice fcc`: basis (0,0,0), (1/2,1/2,0), (1/2,0,1/2), (0,1/2,1/2) times
+// the lattice constant a = (4 / density)^(1/3)), and Gaussian velocities (Box-Muller on the
+// counter-based stream) with zero total momentum, scaled to the temperature with 3N - 3 degrees
+// of freedom, as LAMMPS's `velocity ... create` does.
+detail::MdSetup make_setup(const MdParams& p) {
+  detail::MdSetup s;
+  const int c = p.cells;
+  s.n = 4LL * c * c * c;
+  const double a = std::cbrt(4.0 / p.density);
+  s.box = c * a;
+  s.cutoff = p.cutoff;
+  s.dt = p.dt;
+  s.ecut = p.shift || p.shifted_force ? 4.0 * (std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) : 0.0;
+  s.fcut = p.shifted_force ? 24.0 * (2.0 * std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) / p.cutoff : 0.0;
+  s.ncell = static_cast<int>(std::floor(s.box / p.cutoff));
+  const double side = s.box / s.ncell;
+  s.cap = p.cell_capacity > 0 ? p.cell_capacity
+                              : static_cast<int>(std::ceil(2.0 * p.density * side * side * side)) + 16;
+  const std::size_t n = static_cast<std::size_t>(s.n);
+  s.x.resize(3 * n);
+  s.v.resize(3 * n);
+  static const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+  std::size_t i = 0;
+  for (int k = 0; k < c; ++k)
+    for (int j = 0; j < c; ++j)
+      for (int l = 0; l < c; ++l)
+        for (int b = 0; b < 4; ++b, ++i) {
+          s.x[i] = (l + basis[b][0]) * a;
+          s.x[n + i] = (j + basis[b][1]) * a;
+          s.x[2 * n + i] = (k + basis[b][2]) * a;
+        }
+  double mean[3] = {0, 0, 0};
+  for (std::size_t q = 0; q < 3 * n; ++q) {
+    const double u1 = 1.0 - uniform01(p.seed, 2 * q), u2 = uniform01(p.seed, 2 * q + 1);
+    s.v[q] = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    mean[q / n] += s.v[q];
+  }
+  double ke = 0;
+  for (std::size_t q = 0; q < 3 * n; ++q) {
+    s.v[q] -= mean[q / n] / static_cast<double>(n);
+    ke += 0.5 * s.v[q] * s.v[q];
+  }
+  const double target = 0.5 * (3.0 * static_cast<double>(n) - 3.0) * p.temperature;
+  const double scale = ke > 0 ? std::sqrt(target / ke) : 0.0;
+  for (double& v : s.v) v *= scale;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<Precision>& all_precisions() {
+  static const std::vector<Precision> v = {Precision::kFloat, Precision::kDouble, Precision::kComposite,
+                                           Precision::kFF, Precision::kMixed};
+  return v;
+}
+
+const char* precision_name(Precision p) {
+  const int i = static_cast<int>(p);
+  if (i < 0 || i > 4) throw ArithError("unknown MD precision " + std::to_string(i));
+  return kPrecisionNames[i];
+}
+
+Precision parse_precision(const std::string& name) {
+  for (Precision p : all_precisions())
+    if (name == precision_name(p)) return p;
+  throw ArithError("unknown precision \"" + name + "\" (float, double, composite, ff, mixed)");
+}
+
+double box_length(const MdParams& p) { return p.cells * std::cbrt(4.0 / p.density); }
+
+void validate(const MdParams& p) {
+  check(p.cells >= kMinCells && p.cells <= kMaxCells,
+        "the lattice must have " + std::to_string(kMinCells) + " to " + std::to_string(kMaxCells) +
+            " fcc cells per side (500 to 1,048,576 atoms), got " + std::to_string(p.cells));
+  check(std::isfinite(p.density) && p.density >= 0.05 && p.density <= 1.5,
+        "density must be in [0.05, 1.5], got " + num(p.density));
+  check(std::isfinite(p.temperature) && p.temperature >= 0 && p.temperature <= 100,
+        "temperature must be in [0, 100], got " + num(p.temperature));
+  check(std::isfinite(p.dt) && p.dt > 0 && p.dt <= 0.1, "dt must be in (0, 0.1], got " + num(p.dt));
+  check(p.steps >= 1 && p.steps <= kMaxSteps, "steps must be in [1, 1e9], got " + std::to_string(p.steps));
+  check(p.sample_every >= 1 && p.sample_every <= p.steps,
+        "the sampling interval must be in [1, steps], got " + std::to_string(p.sample_every));
+  check(p.cell_capacity >= 0 && p.cell_capacity <= 4096, "cell capacity must be in [0, 4096]");
+  check(p.equilibration >= 0 && p.equilibration <= kMaxSteps,
+        "equilibration steps must be in [0, 1e9], got " + std::to_string(p.equilibration));
+  check(std::isfinite(p.cutoff) && p.cutoff >= 1.0 && p.cutoff <= 5.0,
+        "cutoff must be in [1, 5], got " + num(p.cutoff));
+  check(box_length(p) >= 3.0 * p.cutoff,
+        "the box (" + num(box_length(p)) +
+            ") must be at least 3 cutoffs wide for the cell list: use more cells");
+  precision_name(p.precision);
+}
+
+DriftFit fit_drift(const std::vector<MdSample>& s) {
+  DriftFit f;
+  const double n = static_cast<double>(s.size());
+  if (s.size() < 2) {
+    if (!s.empty()) f.intercept = s[0].total;
+    return f;
+  }
+  double mt = 0, me = 0;
+  for (const MdSample& q : s) mt += q.time, me += q.total;
+  mt /= n;
+  me /= n;
+  double stt = 0, ste = 0;
+  for (const MdSample& q : s) stt += (q.time - mt) * (q.time - mt), ste += (q.time - mt) * (q.total - me);
+  f.slope = stt > 0 ? ste / stt : 0.0;
+  f.intercept = me - f.slope * mt;
+  double r2 = 0;
+  for (const MdSample& q : s) {
+    const double r = q.total - (f.intercept + f.slope * q.time);
+    r2 += r * r;
+  }
+  f.rms = std::sqrt(r2 / n);
+  return f;
+}
+
+MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& on_sample) {
+  validate(p);
+  MdResult res;
+  res.backend = select_backend(p.backend);
+  detail::MdSetup setup = make_setup(p);
+  res.atoms = setup.n;
+  res.box = setup.box;
+  // Cell capacity: grown (doubling) whenever a cell overflows, up to max_cap; beyond it only a
+  // system that is blowing up crowds atoms so.
+  const int max_cap = static_cast<int>(std::min<int64_t>(setup.n, std::max(4 * setup.cap, 256)));
+  auto make = [&] {
+    return res.backend == Backend::kCuda ? detail::make_md_cuda(setup, p.precision)
+                                         : detail::make_md_cpu(setup, p.precision);
+  };
+  std::unique_ptr<detail::MdEngine> eng = make();
+  while (eng->overflowed() && setup.cap < max_cap) {  // the initial forces need every atom
+    setup.cap = std::min(max_cap, 2 * setup.cap);
+    eng = make();
+  }
+  const double inv_n = 1.0 / static_cast<double>(setup.n);
+  auto sample = [&](int64_t step, MdSample* out) {
+    double ke, pe;
+    eng->energies(&ke, &pe);
+    out->step = step;
+    out->time = static_cast<double>(step) * p.dt;
+    out->ke = ke * inv_n;
+    out->pe = pe * inv_n;
+    out->total = out->ke + out->pe;
+    return std::isfinite(out->total);
+  };
+  // NVE conserves energy: a total that moved by more than 100 (1 + |E(0)|) per atom (or is not a
+  // number) means the integrator has failed, whether or not the numbers have overflowed yet.
+  double e0 = 0, e_tol = INFINITY;
+  auto sane = [&](const MdSample& s) { return std::isfinite(s.total) && std::fabs(s.total - e0) <= e_tol; };
+  auto take = [&](const MdSample& s) {
+    res.samples.push_back(s);
+    if (on_sample) on_sample(s);
+  };
+  // Equilibration, in intervals so that it can be cancelled and a blow-up is caught (against the
+  // energy of the lattice).
+  if (p.equilibration > 0) {
+    MdSample q;
+    sample(0, &q);
+    e0 = q.total;
+    e_tol = 100.0 * (1.0 + std::fabs(e0));
+  }
+  for (int64_t done_eq = 0; done_eq < p.equilibration;) {
+    if (p.cancel && p.cancel->load()) {
+      res.cancelled = true;
+      return res;
+    }
+    const int64_t k = std::min(std::max<int64_t>(p.sample_every, 100), p.equilibration - done_eq);
+    eng->save();
+    eng->step(k, true);
+    while (eng->overflowed() && eng->cell_capacity() < max_cap) {
+      eng->restore();
+      eng->set_cell_capacity(std::min(max_cap, 2 * eng->cell_capacity()));
+      eng->step(k, true);
+    }
+    MdSample q;
+    if (!sample(done_eq + k, &q) || !sane(q)) {
+      res.blew_up = true;
+      res.blowup_step = -(done_eq + k);
+      res.message = "the energy became non-finite or left E(0) +- " + fmt_g(e_tol) +
+                    " per atom during equilibration, between its steps " + std::to_string(done_eq) + " and " +
+                    std::to_string(done_eq + k) + " (reduce dt)";
+      return res;
+    }
+    done_eq += k;
+  }
+  MdSample s0;
+  if (!sample(0, &s0)) {
+    res.blew_up = true;
+    res.blowup_step = 0;
+    res.message = "the initial energy is not finite";
+    return res;
+  }
+  take(s0);
+  e0 = s0.total;
+  e_tol = 100.0 * (1.0 + std::fabs(e0));
+  eng->save();
+  const auto t0 = std::chrono::steady_clock::now();
+  int64_t done = 0;
+  while (done < p.steps) {
+    if (p.cancel && p.cancel->load()) {
+      res.cancelled = true;
+      break;
+    }
+    const int64_t k = std::min(p.sample_every, p.steps - done);
+    eng->step(k, true);
+    MdSample s;
+    bool finite = sample(done + k, &s) && sane(s);
+    bool crowded = eng->overflowed();
+    // A cell holding more atoms than its capacity drops some from the force sums: grow the cell
+    // list (up to max_cap) and redo the interval from the last sample; the trajectory is then the
+    // same as with a large enough list from the start. Beyond max_cap the system is blowing up.
+    while (finite && crowded && eng->cell_capacity() < max_cap) {
+      eng->restore();
+      eng->set_cell_capacity(std::min(max_cap, 2 * eng->cell_capacity()));
+      eng->step(k, true);
+      finite = sample(done + k, &s) && sane(s);
+      crowded = eng->overflowed();
+    }
+    if (eng->screen_fault()) {
+      res.blew_up = true;
+      res.blowup_step = done + k;
+      res.message =
+          "a composite position's error word exceeded 0.05 (the pair screening's margin) between steps " +
+          std::to_string(done) + " and " + std::to_string(done + k) +
+          "; the run stops here (samples up to step " + std::to_string(done) + " are kept)";
+      break;
+    }
+    if (!finite || crowded) {
+      // Replay from the last good sample one step at a time (the run is deterministic) to find the
+      // first bad step.
+      eng->restore();
+      int64_t bad = done + k;
+      bool bad_crowded = crowded && finite;
+      for (int64_t q = done + 1; q <= done + k; ++q) {
+        eng->step(1, true);
+        MdSample r;
+        const bool fin = sample(q, &r) && sane(r);
+        const bool over = eng->overflowed();
+        if (!fin || over) {
+          bad = q;
+          bad_crowded = over && fin;
+          break;
+        }
+      }
+      res.blew_up = true;
+      res.blowup_step = bad;
+      res.message = (bad_crowded ? "atoms crowded beyond " + std::to_string(max_cap) + " per cell at step "
+                                 : std::string("the energy became non-finite or left E(0) +- ") +
+                                       fmt_g(e_tol) + " per atom at step ") +
+                    std::to_string(bad) + " (the system blew up: reduce dt); samples up to step " +
+                    std::to_string(done) + " are kept";
+      break;
+    }
+    take(s);
+    done += k;
+    res.steps_done = done;
+    eng->save();
+    if (p.progress) p.progress(static_cast<double>(done) / static_cast<double>(p.steps));
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.steps_per_second = res.seconds > 0 ? static_cast<double>(res.steps_done) / res.seconds : 0.0;
+  res.fit = fit_drift(res.samples);
+  res.state_hash = eng->state_hash();
+  return res;
+}
+
+}  // namespace ds::drift

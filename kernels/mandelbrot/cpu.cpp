@@ -1,0 +1,202 @@
+// render(): validation, format and backend choice, memory check, and the CPU backend, which runs
+// mandel_pixel for every format on all cores.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "kernels/core/cpu_parallel.h"
+#include "kernels/core/device.h"
+#include "mandelbrot.cuh"
+#include "mandelbrot.h"
+#include "kernels/perturb/perturb.h"
+
+namespace ds::mandel {
+
+const char* limb_strategy_name(LimbStrategy s) { return s == LimbStrategy::kCooperative ? "coop" : "thread"; }
+
+int limb_words(Arith a) {
+  switch (a) {
+    case Arith::kLimb4:
+      return 4;
+    case Arith::kLimb6:
+      return 6;
+    case Arith::kLimb8:
+      return 8;
+    case Arith::kLimb12:
+      return 12;
+    case Arith::kLimb16:
+      return 16;
+    case Arith::kLimb24:
+      return 24;
+    case Arith::kLimb32:
+      return 32;
+    default:
+      return 0;
+  }
+}
+
+Arith select_arith(const Geometry& g, const RenderOptions& opt) {
+  if (!opt.arith) return choose_arith(g, opt.guard_bits);
+  if (opt.check_resolution) require_resolves(*opt.arith, g, opt.forced_guard_bits, opt.guard_bits);
+  return *opt.arith;
+}
+
+Method select_method(const Geometry& g, const RenderOptions& opt) {
+  if (opt.method == Method::kPerturb) return Method::kPerturb;
+  if (!g.square_pixels) {
+    // The direct engines map pixels to c with square, unrotated pixels only: refuse rather than
+    // draw a rotated or stretched view square.
+    if (opt.method == Method::kDirect || opt.arith)
+      throw ViewError("this view rotates or stretches its pixels (KF Rotate/Ratio), which only perturbation "
+                      "renders; use --arith auto or perturb");
+    return Method::kPerturb;
+  }
+  if (opt.method == Method::kDirect || opt.arith) return Method::kDirect;
+  // Auto: direct only where a hardware format resolves the view; every software format is slower
+  // than perturbation there (docs/perturbation.md, "When auto picks perturbation").
+  try {
+    if (arith_traits(choose_arith(g, opt.guard_bits)).rel_cost <= 1.0) return Method::kDirect;
+  } catch (const ViewError&) {
+  }
+  return Method::kPerturb;
+}
+
+std::string format_label(const RenderResult& r) {
+  if (r.method != Method::kPerturb) return arith_name(r.arith);
+  return r.perturb.delta == DeltaFormat::kFloatExp ? "perturb/floatexp" : "perturb/f64";
+}
+
+MemoryEstimate estimate_memory(const Tile& t, Backend backend) {
+  const uint64_t pixels = static_cast<uint64_t>(t.width) * static_cast<uint64_t>(t.height);
+  MemoryEstimate m;
+  m.host_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
+  if (backend == Backend::kCuda) m.device_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
+  return m;
+}
+
+namespace {
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+template <class T>
+void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt, uint32_t* counts,
+                float* smooth) {
+  const MandelParams<T> p = make_params<T>(g, v);
+  const std::atomic<bool>* cancel = opt.cancel;
+  ParallelOptions po;
+  po.cancel = cancel;
+  po.progress = opt.progress;
+  po.threads = opt.cpu_threads;
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  parallel_for(
+      static_cast<std::size_t>(t.height), 1,
+      [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+          for (std::size_t c = 0; c < tw; ++c) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) return;
+            PixelResult px = mandel_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
+            counts[r * tw + c] = px.count;
+            smooth[r * tw + c] = px.smooth;
+          }
+        }
+      },
+      po);
+}
+
+}  // namespace
+
+Tile render_tile(const View& v, const RenderOptions& opt, const Tile& tile) {
+  const Tile t = clip_tile(v, tile);
+  if (opt.row_begin == 0 && opt.row_end < 0) return t;
+  const int end = opt.row_end < 0 ? v.height : opt.row_end;
+  if (opt.row_begin < 0 || end > v.height || opt.row_begin >= end)
+    throw ViewError("rows [" + std::to_string(opt.row_begin) + ", " + std::to_string(opt.row_end) +
+                    ") are empty or leave the " + std::to_string(v.height) + "-row view");
+  Tile r = t;
+  r.y0 = std::max(t.y0, opt.row_begin);
+  const int last = std::min(t.y0 + t.height, end);
+  if (last <= r.y0)
+    throw ViewError("rows [" + std::to_string(opt.row_begin) + ", " + std::to_string(end) +
+                    ") do not meet the tile's rows [" + std::to_string(t.y0) + ", " +
+                    std::to_string(t.y0 + t.height) + ")");
+  r.height = last - r.y0;
+  return r;
+}
+
+RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
+  const Geometry g = geometry(v);
+  const Tile t = render_tile(v, opt, tile);
+  RenderResult res;
+  res.method = select_method(g, opt);
+  if (res.method == Method::kDirect) res.arith = select_arith(g, opt);
+  res.backend = select_backend(opt.backend, &res.note);
+  const bool limb = limb_words(res.arith) > 0;
+  res.limb_strategy =
+      res.backend == Backend::kCuda && limb ? opt.limb_strategy : LimbStrategy::kThreadPerPixel;
+
+  const bool resident = opt.device_counts != nullptr;
+  if (resident && (res.backend != Backend::kCuda || !opt.device_smooth))
+    throw BackendError(res.backend != Backend::kCuda
+                           ? "device-resident output needs the CUDA backend, and this render runs on the " +
+                                 std::string(backend_name(res.backend))
+                           : "device-resident output needs both device_counts and device_smooth");
+  MemoryEstimate need = estimate_memory(t, res.backend);
+  if (resident) need = MemoryEstimate{};  // the caller's arrays hold the result
+  const uint64_t have = host_memory_bytes();
+  if (have && need.host_bytes > have)
+    throw BackendError("the " + std::to_string(t.width) + "x" + std::to_string(t.height) + " tile needs " +
+                       gib(need.host_bytes) + " of memory; this machine has " + gib(have));
+  if (res.backend == Backend::kCuda) {
+    const uint64_t dev = device_memory_bytes(opt.cuda_device);
+    if (dev && need.device_bytes > dev)
+      throw BackendError("the " + std::to_string(t.width) + "x" + std::to_string(t.height) + " tile needs " +
+                         gib(need.device_bytes) + " of GPU memory; device " +
+                         std::to_string(opt.cuda_device) + " has " + gib(dev));
+  }
+
+  const std::size_t pixels = static_cast<std::size_t>(t.width) * static_cast<std::size_t>(t.height);
+  res.width = t.width;
+  res.height = t.height;
+  if (!resident) {
+    res.counts.assign(pixels, 0);
+    res.smooth.assign(pixels, 0.0f);
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  if (res.method == Method::kPerturb) {
+    perturb::render(v, g, t, opt, &res);
+  } else if (res.backend == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    RenderOptions o = opt;
+    o.limb_strategy = res.limb_strategy;
+    res.kernel_seconds =
+        detail::render_cuda(res.arith, g, v, t, o, res.counts.data(), res.smooth.data(), &res.cancelled);
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    dispatch(res.arith, [&](auto tag) {
+      render_cpu<typename decltype(tag)::type>(g, v, t, opt, res.counts.data(), res.smooth.data());
+    });
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (res.backend == Backend::kCpu && res.method == Method::kDirect) res.kernel_seconds = res.seconds;
+  if (opt.cancel && opt.cancel->load()) res.cancelled = true;
+  if (!res.cancelled) {
+    if (resident) {
+#if DEEPSCOPE_WITH_CUDA
+      res.iterations = detail::device_iterations(opt.device_counts, pixels);
+#endif
+    } else {
+      for (uint32_t c : res.counts) res.iterations += c - 1;
+    }
+  }
+  return res;
+}
+
+}  // namespace ds::mandel

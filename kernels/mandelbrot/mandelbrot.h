@@ -1,0 +1,180 @@
+// The Mandelbrot deep-zoom engine's host API (plain C++, no CUDA types): render a view, or a tile
+// of it, in any number format on the CPU (all cores) or on CUDA, with cancellation and progress.
+// The GUI and `deepscope render` are both front ends over render().
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "arith/format.h"
+#include "kernels/core/backend.h"
+#include "view.h"
+
+namespace ds::mandel {
+
+using ds::Backend;
+using ds::backend_name;
+using ds::BackendError;
+using ds::device_memory_bytes;
+using ds::host_memory_bytes;
+using ds::select_backend;
+// How a limb format maps onto CUDA threads: one thread per pixel, or the big-limb paper's
+// cooperative layout (N threads per pixel sharing the numbers in shared memory, blocks of
+// 32 pixels x N). Both give identical counts; other formats ignore it.
+enum class LimbStrategy { kThreadPerPixel, kCooperative };
+
+// How thread-per-pixel kernels assign pixels: kRefill, persistent threads that take the next
+// pixel when theirs finishes (no warp waits for its slowest pixel); kTiles, one thread per pixel
+// in 16x2-pixel warps. Identical results; the benchmark compares them.
+enum class GpuSchedule { kRefill, kTiles };
+
+// How render() evaluates pixels. kDirect: z^2 + c in the chosen number format. kPerturb: deltas
+// against an MPFR reference orbit, with rebasing and bilinear approximation (kernels/perturb/perturb.h,
+// docs/perturbation.md). kAuto: direct where a hardware format (f32, f64) resolves the view,
+// perturbation everywhere else (also beyond every direct format's zoom limit); a forced
+// RenderOptions::arith means direct.
+enum class Method { kAuto, kDirect, kPerturb };
+// The type of perturbation deltas: kAuto takes f64 while the pixel spacing is above 2^-900 and
+// floatexp beyond (arith/floatexp.h); the others force one (tests, benchmarks).
+enum class DeltaFormat { kAuto, kF64, kFloatExp };
+
+// What a perturbation render did (RenderResult::perturb).
+struct PerturbInfo {
+  DeltaFormat delta = DeltaFormat::kAuto;  // the delta type used (kF64 or kFloatExp)
+  double reference_seconds = 0;            // computing the reference orbit (0 when reused)
+  double bla_seconds = 0;                  // delta-type reference and BLA table (0 when cached)
+  bool reference_reused = false;           // the cached reference of an earlier render served this one
+  int reference_bits = 0;                  // MPFR precision of the reference orbit
+  uint32_t reference_length = 0;           // stored points Z_0 .. Z_{length-1}
+  bool reference_escaped = false;          // the reference escaped before max_iter
+  bool reference_periodic = false;         // the reference returned to 0 (a nucleus): stored one period
+  int bla_levels = 0;
+  uint64_t bla_skipped = 0;    // iterations skipped by BLA steps (part of RenderResult::iterations)
+  uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)
+  uint64_t glitch_pixels = 0;      // pixels the per-pixel checks flagged
+  uint64_t glitch_corrected = 0;   // flagged pixels re-rendered right (glitch_refined among them)
+  uint64_t glitch_refined = 0;     // of those, decided by the 106-bit tier against the same reference
+  uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
+  int secondary_references = 0;    // references placed inside glitched blobs
+  uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)
+  // Why the reference stopped: "escaped", "max_iter" or "periodic" (the nucleus of its period lies
+  // within reference_nucleus_pixels pixels of C, docs/perturbation.md).
+  std::string reference_stop;
+  double reference_nucleus_pixels = 0;
+};
+
+// Words of a limb format (4 for limb4, ...), 0 for every other format.
+int limb_words(Arith a);
+const char* limb_strategy_name(LimbStrategy s);
+
+struct RenderOptions {
+  std::optional<Arith> arith;  // empty: the cheapest format that resolves the view (`auto`)
+  Backend backend = Backend::kAuto;
+  LimbStrategy limb_strategy = LimbStrategy::kThreadPerPixel;
+  GpuSchedule gpu_schedule = GpuSchedule::kRefill;
+  int guard_bits = kGuardBits;               // `auto`: the margin a chosen format must have
+  int forced_guard_bits = kForcedGuardBits;  // a forced format is refused below this margin
+  // false: render with a forced format even where it cannot resolve the pixels (benchmarks,
+  // demonstrations of precision loss). `auto` always checks.
+  bool check_resolution = true;
+  // Polled between rows (CPU) and between launches (CUDA); a set flag stops the render soon,
+  // and the result comes back with cancelled = true and incomplete arrays.
+  const std::atomic<bool>* cancel = nullptr;
+  // Fraction done in [0, 1], from the thread that calls render() (CUDA) or a worker (CPU).
+  std::function<void(double)> progress;
+  unsigned cpu_threads = 0;  // 0: every core
+  int cuda_device = 0;
+  // CUDA: the whole tile in one launch (benchmarks). Default: launches of about 0.25 s each, so
+  // progress and cancellation stay responsive.
+  bool single_launch = false;
+  Method method = Method::kAuto;
+  DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
+  bool bla = true;                         // perturbation only: false iterates every step
+  bool interior = true;  // perturbation only: stop pixels proven inside the set (docs/perturbation.md)
+  // Perturbation only: secondary references a render may place in glitched blobs; pixels of the
+  // blobs beyond them stay unresolved (PerturbInfo::glitch_unresolved).
+  int max_secondary_references = 10000;
+  // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
+  // cannot decide (re-rendered from secondary references); false only to measure its cost.
+  bool error_bound = true;
+  // Perturbation only: re-render flagged pixels with 106-bit (floatexp2) deltas against the same
+  // reference before any secondary reference; false only to compare and measure.
+  bool refine = true;
+  // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
+  // the tile: a strip of a large image for one worker. The result holds just those rows, each
+  // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA
+  // table), so strips stacked equal the whole render bit for bit. ViewError when the range is
+  // empty or leaves the view or the tile.
+  int row_begin = 0;
+  int row_end = -1;
+  // CUDA only: the tile's counts and smooth counts go to these arrays in the memory of device
+  // opt.cuda_device (tile width x rendered rows, row-major) and stay there; RenderResult's host
+  // arrays are left empty and its iterations are summed on the device. Canvas (canvas.h) uses this
+  // so that colouring and display (CUDA-GL interop) need no copy through the host. render() throws
+  // BackendError when the backend it selects is not CUDA.
+  uint32_t* device_counts = nullptr;
+  float* device_smooth = nullptr;
+};
+
+struct RenderResult {
+  int width = 0, height = 0;        // the tile's size
+  std::vector<uint32_t> counts;     // row-major, row 0 at the top; max_iter where no escape
+  std::vector<float> smooth;        // smooth counts (max_iter where no escape)
+                                    // (both empty when RenderOptions::device_counts was set)
+  Arith arith = Arith::kF64;        // the format used
+  Backend backend = Backend::kCpu;  // the backend used (never kAuto)
+  LimbStrategy limb_strategy = LimbStrategy::kThreadPerPixel;  // the strategy used
+  bool cancelled = false;
+  double seconds = 0;         // wall time of the render (without validation)
+  double kernel_seconds = 0;  // CUDA: time inside the kernels; CPU: same as seconds
+  uint64_t iterations = 0;    // z -> z^2 + c steps performed: the sum of (count - 1)
+  std::string note;           // e.g. why kAuto fell back to the CPU
+
+  Method method = Method::kDirect;  // the method used (never kAuto); arith is meaningful for kDirect
+  PerturbInfo perturb;              // method == kPerturb
+};
+
+// The method render() would use (never kAuto). Throws ViewError like select_arith.
+Method select_method(const Geometry& g, const RenderOptions& opt);
+// "f64x2", or "perturb/f64", "perturb/floatexp": what a result was computed with (UI, files).
+std::string format_label(const RenderResult& r);
+
+// The format render() would use: opt.arith when set (checked against the view unless
+// opt.check_resolution is false), else choose_arith. Throws ViewError.
+Arith select_arith(const Geometry& g, const RenderOptions& opt);
+
+// Bytes the engine allocates for a tile (host: counts + smooth; device: the same on the GPU).
+struct MemoryEstimate {
+  uint64_t host_bytes = 0;
+  uint64_t device_bytes = 0;
+};
+MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend);
+
+// The tile render() computes: `tile` clipped to the view and to opt's row range. Throws ViewError.
+Tile render_tile(const View& v, const RenderOptions& opt, const Tile& tile = {});
+
+// Renders `tile` of the view (the whole image by default; rows limited by opt.row_begin/row_end). Throws
+// ViewError for a bad view or format, BackendError for a missing device or too little memory (checked before
+// allocating).
+RenderResult render(const View& v, const RenderOptions& opt = {}, const Tile& tile = {});
+
+namespace detail {
+// The CUDA backend (mandelbrot.cu); only in builds with CUDA. Fills counts/smooth for the tile
+// (row-major, tile width), returns the kernel time, sets *cancelled when stopped early.
+double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
+                   uint32_t* counts, float* smooth, bool* cancelled);
+// Device-resident frames (frame_device.cu; CUDA builds only). Sum of (count - 1) over n counts.
+uint64_t device_iterations(const uint32_t* counts, std::size_t n);
+// Indices k < n with counts[k] == 0 (perturbation's flagged pixels), ascending.
+std::vector<uint32_t> device_zero_indices(const uint32_t* counts, std::size_t n);
+// counts[idx[q]] = c[q], smooth[idx[q]] = s[q] for every q.
+void device_scatter(uint32_t* counts, float* smooth, const std::vector<uint32_t>& idx,
+                    const std::vector<uint32_t>& c, const std::vector<float>& s);
+}  // namespace detail
+
+}  // namespace ds::mandel

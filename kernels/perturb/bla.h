@@ -1,0 +1,45 @@
+// Bilinear approximation (BLA) of the perturbation iteration (Zhuoran; Heiland-Allen, "Deep zoom
+// theory and practice (again)", 2022): an entry at reference index m covering 2^l steps maps
+// dz_m to dz_{m+2^l} = A dz_m + B dc, valid while |dz_m| < R.
+//   one step (l = 0):  A = 2 Z_m, B = 1, R = eps |Z_m|  (the dropped dz^2 is below eps |2 Z dz|)
+//   merge x then y:    A = A_y A_x, B = A_y B_x + B_y,
+//                      R = min(R_x, max(0, (R_y - |B_x| dcmax) / |A_x|))
+// with eps = 2^-53 and dcmax the largest |dc| of the image. eps is the unit roundoff, not a
+// speed knob: measured against direct limb rendering (64x64 views at KF's 1e14, 1e30, 3e60),
+// eps = 2^-40 already moves smooth counts by up to 2e-3 and 2^-32 by up to 0.5 and changes 0.1%
+// of the counts, because the dropped dz^2 is amplified wherever the orbit later passes close to
+// 0; 2^-53 reproduces the direct counts and smooth values exactly there, and skips 98% of the
+// iterations at 1e1000 against 99% for 2^-24 (docs/perturbation.md). Level l holds the entries at
+// m = 1 + k 2^l whose steps end at or before the reference's last point. Host types only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "arith/floatexp.h"
+
+namespace ds::perturb {
+
+constexpr int kMaxBlaLevels = 31;
+constexpr double kBlaEpsilon = 1.1102230246251565e-16;  // 2^-53
+
+template <class T>
+struct BlaEntry {
+  T ar, ai;  // A
+  T br, bi;  // B
+  T r;       // validity radius, compared with the L1 norm of dz (an upper bound of |dz|)
+};
+
+template <class T>
+struct BlaTable {
+  std::vector<BlaEntry<T>> entries;
+  uint32_t level_offset[kMaxBlaLevels + 1] = {};  // level l: [level_offset[l], level_offset[l+1])
+  int levels = 0;
+  FloatExp dcmax{0.0};
+};
+
+struct Reference;
+// Builds the table for `ref` (T = double or FloatExp) for images whose |dc| stay below dcmax.
+template <class T>
+BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax);
+
+}  // namespace ds::perturb

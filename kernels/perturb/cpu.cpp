@@ -1,0 +1,516 @@
+// perturb::render: reference orbit (cached), BLA table, the per-pixel perturbation on the CPU
+// (all cores) or CUDA, and the re-rendering of flagged pixels from secondary references.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+#include "kernels/core/cpu_parallel.h"
+#include "perturb.cuh"
+#include "perturb.h"
+
+namespace ds::perturb {
+
+namespace detail {
+#if DEEPSCOPE_WITH_CUDA
+// perturb.cu: runs perturb_pixel over the tile on the GPU (p's pointers are host arrays of
+// p.ref_len points and bla_count entries, uploaded unless tables_id names the tables already on the
+// device). Returns kernel seconds.
+template <class T>
+double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
+                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
+                   uint64_t* rebases, uint64_t* interior, bool* cancelled);
+// perturb.cu: perturb_pixel with floatexp2 deltas for the listed tile pixels (indices into the
+// tile, row-major), results in list order. p's points are host arrays of p.ref_len points.
+void render_list_cuda(const PerturbParams<FloatExp2>& p, const std::vector<uint32_t>& pixels, const Tile& t,
+                      const RenderOptions& opt, uint32_t* counts, float* smooth, bool* cancelled);
+#endif
+}  // namespace detail
+
+namespace {
+
+template <class T>
+T from_fe(FloatExp x);
+template <>
+double from_fe<double>(FloatExp x) {
+  return to_double(x);
+}
+template <>
+FloatExp from_fe<FloatExp>(FloatExp x) {
+  return x;
+}
+template <>
+FloatExp2 from_fe<FloatExp2>(FloatExp x) {
+  return FloatExp2::from_parts(x, 0.0);
+}
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The reference in the delta type and its BLA table, kept for the next render of the same
+// reference (the window renders a view as a coarse pass and bands: one table serves them all).
+// Ids of prepared tables, one sequence for every delta type: the device cache is keyed by the id
+// alone, so a double table and a floatexp table must never share one.
+std::atomic<uint64_t> g_next_table_id{1};
+
+template <class T>
+struct Prepared {
+  std::shared_ptr<const Reference> ref;
+  uint64_t id = 0;  // unique per table (the CUDA backend keeps the last one on the device)
+  bool with_bla = false;
+  std::vector<T> zr, zi;
+  BlaTable<T> bla;
+};
+
+// The least power of 4 >= x (x > 0; FloatExp keeps |m| in [0.5, 1), so x < 2^e).
+FloatExp quantize_dcmax(FloatExp x) {
+  if (!(x.m > 0)) return x;
+  return FloatExp::make(1.0, static_cast<int64_t>(x.e) + (x.e & 1));
+}
+
+template <class T>
+std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
+                                            bool with_bla) {
+  static std::mutex mu;
+  static std::shared_ptr<const Prepared<T>> last;
+  // A table built for a larger dcmax is valid (its radii are smaller): the table is built for dcmax
+  // rounded up to a power of 4, so a view's table depends on its own dcmax alone, never on which
+  // render came before (frames of a sequence rendered in any order, on any worker, resumed or
+  // not, come out bit for bit the same), and views within a factor of 4 share one.
+  dcmax = quantize_dcmax(dcmax);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (last && last->ref == ref && last->with_bla == with_bla &&
+        (!with_bla || (last->bla.dcmax.e == dcmax.e && last->bla.dcmax.m == dcmax.m)))
+      return last;
+  }
+  auto p = std::make_shared<Prepared<T>>();
+  p->ref = ref;
+  p->id = g_next_table_id++;
+  p->with_bla = with_bla;
+  p->zr.resize(ref->length());
+  p->zi.resize(ref->length());
+  for (uint32_t k = 0; k < ref->length(); ++k) {
+    p->zr[k] = from_fe<T>(ref->zr[k]);
+    p->zi[k] = from_fe<T>(ref->zi[k]);
+  }
+  if (with_bla) p->bla = build_bla<T>(*ref, dcmax);
+  std::lock_guard<std::mutex> lock(mu);
+  last = p;
+  return p;
+}
+
+// The kernel's parameters for the view against `ref` (its points zr, zi in the delta type T and
+// its BLA table), the view centre's offset from it, and the half step.
+template <class T>
+PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOptions& opt, const Reference& ref,
+                            const T* zr, const T* zi, const BlaTable<T>& bla, FloatExp off_re,
+                            FloatExp off_im, FloatExp hs, bool check_underflow) {
+  PerturbParams<T> p{};
+  p.zr = zr;
+  p.zi = zi;
+  p.ref_len = ref.length();
+  p.bla = bla.entries.data();
+  for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
+  p.bla_levels = bla.levels;
+  p.off_re = from_fe<T>(off_re);
+  p.off_im = from_fe<T>(off_im);
+  p.half_step = from_fe<T>(hs);
+  p.last_error = from_fe<T>(ref.last_error);
+  for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
+  p.interior = opt.interior;
+  p.error_bound = opt.error_bound;
+  p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
+  p.ref_im_d = to_double(ref.zi.size() > 1 ? ref.zi[1] : FloatExp(0.0));
+  p.width = v.width;
+  p.height = v.height;
+  p.max_iter = v.max_iter;
+  p.check_underflow = check_underflow;
+  return p;
+}
+
+// Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
+// 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
+// blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
+// beyond the last reference allowed, or one whose pixels flag again, stays unresolved: its pixels
+// keep count 0 and glitch_unresolved says how many, so no caller can take the image as right.
+// RenderOptions::max_secondary_references bounds the references.
+
+std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<std::size_t>& flagged) {
+  const std::size_t w = static_cast<std::size_t>(t.width), h = static_cast<std::size_t>(t.height);
+  std::vector<int32_t> slot(w * h, -1);  // index into flagged, or -1
+  for (std::size_t q = 0; q < flagged.size(); ++q) slot[flagged[q]] = static_cast<int32_t>(q);
+  std::vector<std::vector<std::size_t>> blobs;
+  std::vector<std::size_t> stack;
+  for (std::size_t q = 0; q < flagged.size(); ++q) {
+    if (slot[flagged[q]] < 0) continue;
+    blobs.emplace_back();
+    stack.assign(1, flagged[q]);
+    slot[flagged[q]] = -1;
+    while (!stack.empty()) {
+      const std::size_t k = stack.back();
+      stack.pop_back();
+      blobs.back().push_back(k);
+      const std::size_t x = k % w, y = k / w;
+      const std::size_t nb[4] = {x > 0 ? k - 1 : k, x + 1 < w ? k + 1 : k, y > 0 ? k - w : k,
+                                 y + 1 < h ? k + w : k};
+      for (std::size_t n : nb)
+        if (slot[n] >= 0) {
+          slot[n] = -1;
+          stack.push_back(n);
+        }
+    }
+  }
+  return blobs;
+}
+
+// One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
+// floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
+// was computed (false when cancelled).
+std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t,
+                                     const RenderOptions& opt, const std::vector<std::size_t>& blob,
+                                     std::size_t pick,
+                                     const std::function<void(std::size_t, uint32_t, float)>& put,
+                                     bool* made) {
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  const int bits = reference_bits(g);
+  const FloatExp hs = FloatExp::from_string(g.half_step);
+  std::string re, im;
+  pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
+  // A lone pixel's reference is its own orbit: certified, its count is the pixel's exact count.
+  const std::shared_ptr<const Reference> ref =
+      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr, blob.size() == 1);
+  *made = ref != nullptr;
+  if (!ref) return {};
+  if (blob.size() == 1 && !ref->periodic && ref->escape_certified) {
+    // A reference at the pixel itself (to 2^-64 of a pixel) is the pixel's own MPFR orbit, its
+    // escape tests all decided by the orbit's error bound: its count is where that orbit escaped,
+    // or max_iter. (A periodic stop only says a nucleus lies
+    // within 2^-24 of a pixel, not that the pixel is inside: that one is perturbed as usual.)
+    const uint32_t n = ref->length() - 1;
+    if (ref->escaped) {
+      const double zr = to_double(ref->zr[n]), zi = to_double(ref->zi[n]);
+      put(pick, n, smooth_tail(n, zr, zi, to_double(ref->zr[1]), to_double(ref->zi[1])));
+    } else {
+      put(pick, v.max_iter, static_cast<float>(v.max_iter));
+    }
+    return {};
+  }
+  FloatExp off_re, off_im;
+  centre_offset(*ref, g, &off_re, &off_im);
+  // |dc| over the blob: at most the distance to the farthest member plus a pixel, via the map.
+  double reach = 0;
+  for (std::size_t k : blob) {
+    const double dx = static_cast<double>(k % tw) - static_cast<double>(pick % tw);
+    const double dy = static_cast<double>(k / tw) - static_cast<double>(pick / tw);
+    reach = std::max(reach, std::sqrt(dx * dx + dy * dy));
+  }
+  const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm) * 1.01);
+  const BlaTable<FloatExp> bla = opt.bla ? build_bla<FloatExp>(*ref, dcmax) : BlaTable<FloatExp>{};
+  const PerturbParams<FloatExp> p = params_for(v, g, opt, *ref, ref->zr.data(), ref->zi.data(), bla, off_re,
+                                               off_im, hs, /*check_underflow=*/false);
+  std::vector<std::size_t> again;
+  for (std::size_t k : blob) {
+    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) break;
+    const PerturbPixel px =
+        perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
+    put(k, px.count, px.smooth);
+    if (px.count == 0) again.push_back(k);
+  }
+  return again;
+}
+
+// The second tier (docs/perturbation.md, "Undecided pixels"): the flagged pixels again against the
+// same reference, with floatexp2 deltas (106 bits), the reference's points, the centre offset and
+// the half step to 106 bits, and no BLA (its truncation is at binary64's level). A pixel flagged
+// in the first pass has an escape test that 53-bit deltas could not decide; here the error
+// estimate shrinks by 2^-50 or so, and nearly all are decided. Returns the pixels still flagged
+// (ascending); results go through `put`.
+std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                                        const Reference& ref, Backend backend,
+                                        const std::vector<std::size_t>& flagged,
+                                        const std::function<void(std::size_t, uint32_t, float)>& put,
+                                        bool* cancelled) {
+  const uint32_t len = ref.length();
+  std::vector<FloatExp2> zr(len), zi(len);
+  for (uint32_t k = 0; k < len; ++k) {
+    zr[k] = FloatExp2::from_parts(ref.zr[k], ref.zr_lo[k]);
+    zi[k] = FloatExp2::from_parts(ref.zi[k], ref.zi_lo[k]);
+  }
+  FloatExp2 off_re, off_im, hs;
+  centre_offset(ref, g, &off_re, &off_im, &hs);
+  const BlaTable<FloatExp2> no_bla{};
+  PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, zr.data(), zi.data(), no_bla, FloatExp(0.0),
+                                          FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/false);
+  p.off_re = off_re;
+  p.off_im = off_im;
+  p.half_step = hs;
+  p.bla_levels = 0;
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  std::vector<uint32_t> counts(flagged.size());
+  std::vector<float> smooth(flagged.size());
+  if (backend == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    std::vector<uint32_t> idx(flagged.begin(), flagged.end());
+    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), cancelled);
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.threads = opt.cpu_threads;
+    parallel_for(
+        flagged.size(), 1,
+        [&](std::size_t q0, std::size_t q1) {
+          for (std::size_t q = q0; q < q1; ++q) {
+            if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+            const std::size_t k = flagged[q];
+            const PerturbPixel px =
+                perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
+            counts[q] = px.count;
+            smooth[q] = px.smooth;
+          }
+        },
+        po);
+    if (opt.cancel && opt.cancel->load()) *cancelled = true;
+  }
+  std::vector<std::size_t> again;
+  if (*cancelled) return again;
+  for (std::size_t q = 0; q < flagged.size(); ++q) {
+    if (counts[q] == 0) again.push_back(flagged[q]);
+    else put(flagged[q], counts[q], smooth[q]);
+  }
+  return again;
+}
+
+// Re-renders the flagged pixels (tile indices, ascending). Results go to out_counts/out_smooth[q]
+// for the q-th flagged pixel when given (device-resident renders), else into res's arrays. First
+// the 106-bit tier against the same reference (refine_flagged); then, in passes: the pixels still
+// flagged form new blobs with new references, until none is left, the
+// references run out, or a blob's own reference pixel flags again (then the blob is unresolved:
+// a reference at the pixel itself is as exact as a perturbation render gets).
+void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                     const Reference& ref, const std::vector<std::size_t>& flagged, uint32_t* out_counts,
+                     float* out_smooth, RenderResult* res) {
+  std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
+  for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
+  const std::function<void(std::size_t, uint32_t, float)> put = [&](std::size_t k, uint32_t c, float sm) {
+    if (out_counts) {
+      out_counts[position[k]] = c;
+      out_smooth[position[k]] = sm;
+    } else {
+      res->counts[k] = c;
+      res->smooth[k] = sm;
+    }
+  };
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  std::vector<std::size_t> pending =
+      opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled) : flagged;
+  if (res->cancelled) return;
+  res->perturb.glitch_refined = flagged.size() - pending.size();
+  uint64_t unresolved = 0;
+  std::atomic<int> references{0};
+  while (!pending.empty()) {
+    const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, pending);
+    const int room = std::max(0, opt.max_secondary_references - references.load());
+    const std::size_t served = std::min(blobs.size(), static_cast<std::size_t>(room));
+    for (std::size_t b = served; b < blobs.size(); ++b) {
+      for (std::size_t k : blobs[b]) put(k, 0u, 0.0f);
+      unresolved += blobs[b].size();
+    }
+    std::vector<std::vector<std::size_t>> again(served);
+    std::atomic<uint64_t> stuck{0};
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.threads = opt.cpu_threads;
+    parallel_for(
+        served, 1,
+        [&](std::size_t b0, std::size_t b1) {
+          for (std::size_t b = b0; b < b1; ++b) {
+            const std::vector<std::size_t>& blob = blobs[b];
+            // The member nearest the blob's centroid (a blob may be non-convex: the centroid
+            // itself may lie outside it, where a reference helps no more than the first one).
+            double sx = 0, sy = 0;
+            for (std::size_t k : blob) {
+              sx += static_cast<double>(k % tw);
+              sy += static_cast<double>(k / tw);
+            }
+            sx /= static_cast<double>(blob.size());
+            sy /= static_cast<double>(blob.size());
+            std::size_t pick = blob.front();
+            double best = INFINITY;
+            for (std::size_t k : blob) {
+              const double dx = static_cast<double>(k % tw) - sx, dy = static_cast<double>(k / tw) - sy;
+              if (dx * dx + dy * dy < best) {
+                best = dx * dx + dy * dy;
+                pick = k;
+              }
+            }
+            bool made = false;
+            std::vector<std::size_t> left = render_blob(v, g, t, opt, blob, pick, put, &made);
+            if (!made) return;
+            ++references;
+            if (std::find(left.begin(), left.end(), pick) != left.end()) {
+              stuck += left.size();  // even the pixel's own reference cannot decide it
+              left.clear();
+            }
+            again[b] = std::move(left);
+          }
+        },
+        po);
+    if (opt.cancel && opt.cancel->load()) {
+      res->cancelled = true;
+      return;
+    }
+    unresolved += stuck.load();
+    std::vector<std::size_t> next;
+    for (const auto& l : again) next.insert(next.end(), l.begin(), l.end());
+    std::sort(next.begin(), next.end());
+    pending = std::move(next);
+  }
+  res->perturb.glitch_corrected = flagged.size() - unresolved;
+  res->perturb.glitch_unresolved = unresolved;
+  res->perturb.secondary_references = references.load();
+}
+
+template <class T>
+void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                  const std::shared_ptr<const Reference>& ref_ptr, double progress_base, RenderResult* res) {
+  const Reference& ref = *ref_ptr;
+  FloatExp off_re, off_im;
+  centre_offset(ref, g, &off_re, &off_im);
+  const FloatExp hs = FloatExp::from_string(g.half_step);
+  // |dc| <= |offset| + s/2 * |(w, h)|, rounded up generously (x 1.01).
+  const double diag =
+      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height) *
+      g.map_norm;
+  const FloatExp dcmax = (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
+
+  const auto tb = Clock::now();
+  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla);
+  res->perturb.bla_seconds = since(tb);
+  const BlaTable<T>& bla = prep->bla;
+  res->perturb.bla_levels = bla.levels;
+  const std::vector<T>& zr = prep->zr;
+  const std::vector<T>& zi = prep->zi;
+  const PerturbParams<T> p = params_for(v, g, opt, ref, zr.data(), zi.data(), bla, off_re, off_im, hs,
+                                        /*check_underflow=*/sizeof(T) == sizeof(double));
+
+  std::function<void(double)> progress;
+  if (opt.progress)
+    progress = [&](double x) { opt.progress(progress_base + (1.0 - progress_base) * 0.97 * x); };
+  uint32_t* counts = res->counts.data();
+  float* smooth = res->smooth.data();
+  const auto t0 = Clock::now();
+  if (res->backend == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    RenderOptions o = opt;
+    o.progress = progress;
+    res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
+                                                 &res->perturb.bla_skipped, &res->perturb.rebases,
+                                                 &res->perturb.interior_pixels, &res->cancelled);
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    std::atomic<uint64_t> skipped{0}, rebases{0}, interior{0};
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.progress = progress;
+    po.threads = opt.cpu_threads;
+    const std::size_t tw = static_cast<std::size_t>(t.width);
+    parallel_for(
+        static_cast<std::size_t>(t.height), 1,
+        [&](std::size_t r0, std::size_t r1) {
+          uint64_t sk = 0, rb = 0, in = 0;
+          for (std::size_t r = r0; r < r1; ++r)
+            for (std::size_t c = 0; c < tw; ++c) {
+              if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+              const PerturbPixel px =
+                  perturb_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
+              counts[r * tw + c] = px.count;
+              smooth[r * tw + c] = px.smooth;
+              sk += px.skipped;
+              rb += px.rebases;
+              in += px.interior;
+            }
+          skipped += sk;
+          rebases += rb;
+          interior += in;
+        },
+        po);
+    res->perturb.bla_skipped = skipped.load();
+    res->perturb.rebases = rebases.load();
+    res->perturb.interior_pixels = interior.load();
+    res->kernel_seconds = since(t0);
+  }
+  if (opt.cancel && opt.cancel->load()) res->cancelled = true;
+  if (res->cancelled) return;
+
+  // Flagged pixels (count 0): direct MPFR evaluation, so no unverified value is shown. A
+  // device-resident result (opt.device_counts) is searched on the device, and only the flagged
+  // pixels travel: their indices down, their MPFR values back up.
+  const bool resident = opt.device_counts != nullptr;
+  std::vector<std::size_t> flagged;
+  std::vector<uint32_t> fixed_counts;
+  std::vector<float> fixed_smooth;
+  if (resident) {
+#if DEEPSCOPE_WITH_CUDA
+    const std::size_t n = static_cast<std::size_t>(t.width) * static_cast<std::size_t>(t.height);
+    for (uint32_t k : mandel::detail::device_zero_indices(opt.device_counts, n)) flagged.push_back(k);
+#endif
+    fixed_counts.resize(flagged.size());
+    fixed_smooth.resize(flagged.size());
+  } else {
+    for (std::size_t k = 0; k < res->counts.size(); ++k)
+      if (res->counts[k] == 0) flagged.push_back(k);
+  }
+  res->perturb.glitch_pixels = flagged.size();
+  if (!flagged.empty()) {
+    correct_flagged(v, g, t, opt, ref, flagged, resident ? fixed_counts.data() : nullptr,
+                    resident ? fixed_smooth.data() : nullptr, res);
+#if DEEPSCOPE_WITH_CUDA
+    if (resident && !res->cancelled) {
+      std::vector<uint32_t> idx(flagged.begin(), flagged.end());
+      mandel::detail::device_scatter(opt.device_counts, opt.device_smooth, idx, fixed_counts, fixed_smooth);
+    }
+#endif
+  }
+  if (opt.progress && !res->cancelled) opt.progress(1.0);
+}
+
+}  // namespace
+
+void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, RenderResult* res) {
+  const DeltaFormat delta = opt.delta == DeltaFormat::kAuto ? auto_delta(g) : opt.delta;
+  res->perturb.delta = delta;
+  const auto t0 = Clock::now();
+  bool reused = false;
+  std::function<void(double)> ref_progress;
+  if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
+  std::shared_ptr<const Reference> ref = reference_for(g, v, opt.cancel, ref_progress, &reused);
+  if (!ref) {
+    res->cancelled = true;
+    res->seconds = since(t0);
+    return;
+  }
+  res->perturb.reference_seconds = reused ? 0.0 : ref->seconds;
+  res->perturb.reference_reused = reused;
+  res->perturb.reference_bits = ref->bits;
+  res->perturb.reference_length = ref->length();
+  res->perturb.reference_escaped = ref->escaped;
+  res->perturb.reference_periodic = ref->periodic;
+  res->perturb.reference_stop = ref->escaped ? "escaped" : ref->periodic ? "periodic" : "max_iter";
+  res->perturb.reference_nucleus_pixels =
+      ref->periodic ? to_double(ref->nucleus_distance / pixel_step(g)) : 0.0;
+  const double base = reused ? 0.0 : 0.3;
+  if (delta == DeltaFormat::kF64)
+    render_typed<double>(v, g, t, opt, ref, base, res);
+  else
+    render_typed<FloatExp>(v, g, t, opt, ref, base, res);
+  res->seconds = since(t0);
+}
+
+}  // namespace ds::perturb

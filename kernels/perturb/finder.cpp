@@ -1,0 +1,585 @@
+// The feature finder (finder.h): ball period, nucleus by Newton's method (floatexp2 perturbation
+// steps, MPFR checks), size, orientation and atom domain, and Misiurewicz points.
+#include "kernels/perturb/finder.h"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "kernels/perturb/mpfr_util.h"
+#include "kernels/perturb/perturb.h"
+
+namespace ds::perturb::finder {
+namespace {
+
+using mpfr_util::Mp;
+using mpfr_util::parse;
+using mpfr_util::to_decimal;
+using mpfr_util::to_fe;
+using mpfr_util::to_fe2;
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+FloatExp pow2(int k) { return FloatExp::make(1.0, k); }
+// Larger than any distance here (FloatExp's infinity would not compare by exponent).
+const FloatExp kHuge = FloatExp::make(1.0, 1 << 29);
+FloatExp mag(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
+double log2_of(FloatExp x) { return x.m == 0 ? -INFINITY : x.e + std::log2(std::fabs(x.m)); }
+
+bool cancelled(const std::atomic<bool>* c) { return c && c->load(std::memory_order_relaxed); }
+
+// A complex MPFR number.
+struct MpC {
+  Mp re, im;
+  explicit MpC(mpfr_prec_t p) : re(p), im(p) {}
+  void zero() {
+    mpfr_set_zero(re.v, 1);
+    mpfr_set_zero(im.v, 1);
+  }
+  void set_prec(mpfr_prec_t p) {
+    mpfr_prec_round(re.v, p, MPFR_RNDN);
+    mpfr_prec_round(im.v, p, MPFR_RNDN);
+  }
+};
+
+// z <- z^2 + c (t1, t2: scratch).
+void step(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
+  mpfr_sqr(t1.v, z.re.v, MPFR_RNDN);
+  mpfr_sqr(t2.v, z.im.v, MPFR_RNDN);
+  mpfr_mul(z.im.v, z.re.v, z.im.v, MPFR_RNDN);
+  mpfr_mul_2ui(z.im.v, z.im.v, 1, MPFR_RNDN);
+  mpfr_add(z.im.v, z.im.v, c.im.v, MPFR_RNDN);
+  mpfr_sub(z.re.v, t1.v, t2.v, MPFR_RNDN);
+  mpfr_add(z.re.v, z.re.v, c.re.v, MPFR_RNDN);
+}
+
+// d <- 2 z d + 1 (t1, t2: scratch).
+void derivative_step(MpC& d, const MpC& z, Mp& t1, Mp& t2) {
+  mpfr_mul(t1.v, z.re.v, d.re.v, MPFR_RNDN);
+  mpfr_mul(t2.v, z.im.v, d.im.v, MPFR_RNDN);
+  mpfr_sub(t1.v, t1.v, t2.v, MPFR_RNDN);
+  mpfr_mul(t2.v, z.re.v, d.im.v, MPFR_RNDN);
+  mpfr_mul(d.im.v, z.im.v, d.re.v, MPFR_RNDN);
+  mpfr_add(d.im.v, d.im.v, t2.v, MPFR_RNDN);
+  mpfr_mul_2ui(d.im.v, d.im.v, 1, MPFR_RNDN);
+  mpfr_mul_2ui(d.re.v, t1.v, 1, MPFR_RNDN);
+  mpfr_add_ui(d.re.v, d.re.v, 1, MPFR_RNDN);
+}
+
+// c <- c - f / g (complex; t1..t3 scratch).
+void newton_update(MpC& c, const MpC& f, const MpC& g, Mp& t1, Mp& t2, Mp& t3) {
+  mpfr_sqr(t3.v, g.re.v, MPFR_RNDN);  // |g|^2
+  mpfr_fma(t3.v, g.im.v, g.im.v, t3.v, MPFR_RNDN);
+  mpfr_mul(t1.v, f.re.v, g.re.v, MPFR_RNDN);  // f conj(g)
+  mpfr_fma(t1.v, f.im.v, g.im.v, t1.v, MPFR_RNDN);
+  mpfr_mul(t2.v, f.im.v, g.re.v, MPFR_RNDN);
+  mpfr_neg(t2.v, t2.v, MPFR_RNDN);
+  mpfr_fma(t2.v, f.re.v, g.im.v, t2.v, MPFR_RNDN);
+  mpfr_neg(t2.v, t2.v, MPFR_RNDN);
+  mpfr_div(t1.v, t1.v, t3.v, MPFR_RNDN);
+  mpfr_div(t2.v, t2.v, t3.v, MPFR_RNDN);
+  mpfr_sub(c.re.v, c.re.v, t1.v, MPFR_RNDN);
+  mpfr_sub(c.im.v, c.im.v, t2.v, MPFR_RNDN);
+}
+
+// Complex floatexp helpers for the side quantities (derivatives, size estimate).
+struct CFe {
+  FloatExp re, im;
+};
+CFe cmul(CFe a, CFe b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+CFe cinv(CFe a) {
+  const FloatExp d = sqr(a.re) + sqr(a.im);
+  return {a.re / d, neg(a.im) / d};
+}
+FloatExp cabs(CFe a) { return mag(a.re, a.im); }
+
+// The complex floatexp2 arithmetic of the perturbation steps.
+struct C2 {
+  FloatExp2 re, im;
+};
+FloatExp2 l1(C2 a) { return abs(a.re) + abs(a.im); }
+
+// Newton's step for z_p(c) = 0 by perturbation: the orbit of C + dc from the seed's points Z (up
+// to p, or to where the seed escaped: rebasing restarts at Z_0 there, as in perturb.cuh), with
+// dz/dc in floatexp. Returns z_p and z_p', and with `size` the size estimate 1 / (b l^2) (finder.h).
+void perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc, C2* zp, CFe* dzp, CFe* size = nullptr) {
+  CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
+  const uint32_t last = static_cast<uint32_t>(Z.size()) - 1;
+  C2 d = dc;  // z_1 = c = Z_1 + dc
+  uint32_t m = 1;
+  CFe der{FloatExp(1.0), FloatExp(0.0)};  // dz_1/dc
+  for (uint32_t n = 1; n < p; ++n) {
+    C2 z{Z[m].re + d.re, Z[m].im + d.im};
+    if (m >= last || l1(z) < l1(d)) {
+      d = z;
+      m = 0;
+    }
+    const CFe zf{to_floatexp(z.re), to_floatexp(z.im)};
+    if (size) {
+      const CFe u = cmul(zf, l);
+      l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
+      const CFe li = cinv(l);
+      bsum = {bsum.re + li.re, bsum.im + li.im};
+    }
+    const CFe t = cmul(zf, der);
+    der = {mul_pow2(t.re, 1) + FloatExp(1.0), mul_pow2(t.im, 1)};
+    const FloatExp2 tr = mul_pow2(Z[m].re, 1) + d.re, ti = mul_pow2(Z[m].im, 1) + d.im;
+    const C2 nd{(tr * d.re - ti * d.im) + dc.re, (tr * d.im + ti * d.re) + dc.im};
+    d = nd;
+    ++m;
+  }
+  *zp = C2{Z[m].re + d.re, Z[m].im + d.im};
+  *dzp = der;
+  if (size) *size = p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
+}
+
+}  // namespace
+
+PeriodResult find_period(const std::string& re, const std::string& im, FloatExp radius, uint32_t max_period,
+                         int bits, const std::atomic<bool>* cancel) {
+  const auto t0 = Clock::now();
+  PeriodResult out;
+  MpC c(bits), z(bits);
+  Mp t1(bits), t2(bits);
+  parse(c.re.v, re);
+  parse(c.im.v, im);
+  z.zero();
+  const FloatExp u = pow2(-bits);
+  const double up = 1.0 + std::ldexp(1.0, -48);  // covers the few floatexp roundings of a step
+  FloatExp R(0.0), E(0.0), zprev(0.0);
+  for (uint32_t n = 1; n <= max_period; ++n) {
+    step(z, c, t1, t2);
+    const FloatExp zn = mag(to_fe(z.re.v), to_fe(z.im.v));
+    R = ((mul_pow2(zprev, 1) + R) * R + radius) * up;
+    if (n > 1) E = (mul_pow2(zprev * E, 1) + sqr(E) + u * (FloatExp(4.0) * sqr(zprev) + mul_pow2(zn, 1))) * up;
+    else E = u * zn;
+    out.iterations = n;
+    const FloatExp low = zn * (1.0 - std::ldexp(1.0, -48));  // |Z_n| rounded down
+    if (low <= R + E) {
+      out.period = n;
+      break;
+    }
+    if (low - (R + E) > FloatExp(2.0)) {
+      out.escaped_at = n;
+      break;
+    }
+    zprev = zn * up;
+    if ((n & 1023) == 0 && cancelled(cancel)) {
+      out.cancelled = true;
+      break;
+    }
+  }
+  out.seconds = since(t0);
+  return out;
+}
+
+Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
+                     FloatExp search_radius, const std::atomic<bool>* cancel) {
+  const auto t0 = Clock::now();
+  Nucleus out;
+  out.period = period;
+  out.re = re;
+  out.im = im;
+  if (period < 1) {
+    out.message = "the period must be at least 1";
+    return out;
+  }
+  // The seed's orbit Z_0 .. Z_p (or to its escape) in MPFR, kept to 106 bits.
+  std::vector<C2> Z;
+  Z.reserve(period + 1);
+  {
+    MpC c(bits), z(bits);
+    Mp t1(bits), t2(bits);
+    parse(c.re.v, re);
+    parse(c.im.v, im);
+    z.zero();
+    Z.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
+    for (uint32_t n = 1; n <= period; ++n) {
+      step(z, c, t1, t2);
+      Z.push_back(C2{to_fe2(z.re.v, t1.v), to_fe2(z.im.v, t2.v)});
+      const double zr = mpfr_get_d(z.re.v, MPFR_RNDN), zi = mpfr_get_d(z.im.v, MPFR_RNDN);
+      if (zr * zr + zi * zi > 4.0) break;  // escaped: pixels rebase to Z_0 from here
+      if ((n & 1023) == 0 && cancelled(cancel)) {
+        out.cancelled = true;
+        out.seconds = since(t0);
+        return out;
+      }
+    }
+    ++out.mpfr_steps;
+  }
+  // Newton by perturbation: c = C + dc, dc in floatexp2, the step f / f' in floatexp.
+  C2 dc{FloatExp2(0.0), FloatExp2(0.0)};
+  FloatExp last_step(0.0);
+  const FloatExp far = search_radius * 64.0;
+  for (int k = 0; k < 64; ++k) {
+    C2 zp;
+    CFe der;
+    perturbed_orbit(Z, period, dc, &zp, &der);
+    ++out.perturbed_steps;
+    const CFe f{to_floatexp(zp.re), to_floatexp(zp.im)};
+    const CFe stepc = cmul(f, cinv(der));
+    const FloatExp s = cabs(stepc);
+    if (!std::isfinite(s.m)) {
+      out.message = "Newton's step is not finite (the derivative vanished)";
+      break;
+    }
+    dc = C2{dc.re - FloatExp2::from_parts(stepc.re, 0.0), dc.im - FloatExp2::from_parts(stepc.im, 0.0)};
+    const FloatExp dist = mag(to_floatexp(dc.re), to_floatexp(dc.im));
+    if (dist > far) {
+      out.message = "Newton's method left the search region (more than 64 radii from the seed)";
+      break;
+    }
+    // Converged in floatexp2: the step is at 2^-100 of the distance moved (or zero), or it
+    // stopped shrinking (the 106 bits are used up).
+    if (s.m == 0 || s <= dist * pow2(-100) || (k > 4 && !(s < last_step * 0.5))) break;
+    last_step = s;
+    if (cancelled(cancel)) {
+      out.cancelled = true;
+      out.seconds = since(t0);
+      return out;
+    }
+  }
+  if (!out.message.empty()) {  // diverged: the last estimate, not converged
+    Mp t(bits + 32), sr(bits + 32), si(bits + 32);
+    parse(sr.v, re);
+    parse(si.v, im);
+    mpfr_util::set_fe2(t.v, dc.re);
+    mpfr_add(sr.v, sr.v, t.v, MPFR_RNDN);
+    mpfr_util::set_fe2(t.v, dc.im);
+    mpfr_add(si.v, si.v, t.v, MPFR_RNDN);
+    out.re = to_decimal(sr.v);
+    out.im = to_decimal(si.v);
+    out.seconds = since(t0);
+    return out;
+  }
+  // The check (and polish) in MPFR: c = C + dc exactly; z_p, z_p', the size and the domain. The
+  // size from the perturbed orbit sets the precision up front (no orbit at too few bits).
+  int b = bits + 32;
+  {
+    C2 zp;
+    CFe der, sz;
+    perturbed_orbit(Z, period, dc, &zp, &der, &sz);
+    const FloatExp s = cabs(sz);
+    if (std::isfinite(s.m) && s.m != 0) b = std::max(b, static_cast<int>(std::ceil(-log2_of(s))) + 80 + 32);
+  }
+  MpC c(b), z(b), d(b);
+  Mp t1(b), t2(b), t3(b);
+  {
+    MpC seed(b);
+    parse(seed.re.v, re);
+    parse(seed.im.v, im);
+    mpfr_util::set_fe2(t1.v, dc.re);
+    mpfr_util::set_fe2(t2.v, dc.im);
+    mpfr_add(c.re.v, seed.re.v, t1.v, MPFR_RNDN);
+    mpfr_add(c.im.v, seed.im.v, t2.v, MPFR_RNDN);
+  }
+  for (int k = 0; k < 12; ++k) {
+    if (cancelled(cancel)) {
+      out.cancelled = true;
+      break;
+    }
+    z.zero();
+    d.zero();
+    CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
+    FloatExp zq(0.0), dq(0.0);
+    for (uint32_t n = 1; n <= period; ++n) {
+      derivative_step(d, z, t1, t2);  // d_n = 2 z_{n-1} d_{n-1} + 1
+      step(z, c, t1, t2);             // z_n
+      if (n < period) {
+        const CFe zf{to_fe(z.re.v), to_fe(z.im.v)};
+        const CFe t = cmul(zf, l);
+        l = {mul_pow2(t.re, 1), mul_pow2(t.im, 1)};
+        const CFe li = cinv(l);
+        bsum = {bsum.re + li.re, bsum.im + li.im};
+        const FloatExp az = cabs(zf);
+        if (n == 1 || az < zq) {
+          zq = az;
+          dq = cabs(CFe{to_fe(d.re.v), to_fe(d.im.v)});
+        }
+      }
+    }
+    ++out.mpfr_steps;
+    const CFe f{to_fe(z.re.v), to_fe(z.im.v)}, g{to_fe(d.re.v), to_fe(d.im.v)};
+    out.newton_distance = cabs(f) / cabs(g);
+    const CFe size = period == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
+    out.size = cabs(size);
+    out.orientation = std::atan2(to_double(size.im / out.size), to_double(size.re / out.size));
+    out.domain_size = period == 1 ? kHuge : zq / dq;
+    out.bits = b;
+    // The nucleus must be good to the working precision: its Newton distance within 2^-(b - 16)
+    // of max(|c|, size), and b at least -log2(size) + 80 (2^-64 of the minibrot's size).
+    const int need = static_cast<int>(std::ceil(-log2_of(out.size))) + 80;
+    const FloatExp cmag = mag(to_fe(c.re.v), to_fe(c.im.v));
+    const FloatExp target = (cmag > out.size ? cmag : out.size) * pow2(-(b - 16));
+    const bool precise = b >= need;
+    if (precise && out.newton_distance <= target) {
+      out.converged = true;
+      break;
+    }
+    newton_update(c, z, d, t1, t2, t3);
+    if (!precise) {
+      b = need + 32;
+      c.set_prec(b);
+      for (Mp* m : {&z.re, &z.im, &d.re, &d.im, &t1, &t2, &t3}) mpfr_set_prec(m->v, b);
+    }
+  }
+  if (!out.converged && out.message.empty() && !out.cancelled)
+    out.message = "Newton's method did not reach the working precision in 12 MPFR steps (Newton distance " +
+                  to_string(out.newton_distance, 3) + ")";
+  out.re = to_decimal(c.re.v);
+  out.im = to_decimal(c.im.v);
+  out.seconds = since(t0);
+  return out;
+}
+
+Misiurewicz find_misiurewicz(const std::string& re, const std::string& im, int preperiod, int period, int bits,
+                             FloatExp search_radius, const std::atomic<bool>* cancel) {
+  const auto t0 = Clock::now();
+  Misiurewicz out;
+  out.preperiod = preperiod;
+  out.period = period;
+  out.bits = bits;
+  out.re = re;
+  out.im = im;
+  if (preperiod < 1 || period < 1) {
+    out.message = "the preperiod and the period must be at least 1";
+    return out;
+  }
+  MpC c(bits), seed(bits), z(bits), d(bits), zq(bits), dq(bits), f(bits), g(bits), dist(bits);
+  Mp t1(bits), t2(bits), t3(bits);
+  parse(c.re.v, re);
+  parse(c.im.v, im);
+  mpfr_set(seed.re.v, c.re.v, MPFR_RNDN);
+  mpfr_set(seed.im.v, c.im.v, MPFR_RNDN);
+  const FloatExp far = search_radius * 64.0;
+  for (int k = 0; k < 64; ++k) {
+    if (cancelled(cancel)) {
+      out.cancelled = true;
+      break;
+    }
+    z.zero();
+    d.zero();
+    for (int n = 1; n <= preperiod + period; ++n) {
+      derivative_step(d, z, t1, t2);
+      step(z, c, t1, t2);
+      if (n == preperiod) {
+        mpfr_set(zq.re.v, z.re.v, MPFR_RNDN);
+        mpfr_set(zq.im.v, z.im.v, MPFR_RNDN);
+        mpfr_set(dq.re.v, d.re.v, MPFR_RNDN);
+        mpfr_set(dq.im.v, d.im.v, MPFR_RNDN);
+      }
+    }
+    mpfr_sub(f.re.v, z.re.v, zq.re.v, MPFR_RNDN);
+    mpfr_sub(f.im.v, z.im.v, zq.im.v, MPFR_RNDN);
+    mpfr_sub(g.re.v, d.re.v, dq.re.v, MPFR_RNDN);
+    mpfr_sub(g.im.v, d.im.v, dq.im.v, MPFR_RNDN);
+    ++out.steps;
+    const CFe ff{to_fe(f.re.v), to_fe(f.im.v)}, gf{to_fe(g.re.v), to_fe(g.im.v)};
+    out.newton_distance = cabs(ff) / cabs(gf);
+    if (!std::isfinite(out.newton_distance.m)) {
+      out.message = "Newton's step is not finite (the derivative vanished)";
+      break;
+    }
+    const FloatExp cmag = mag(to_fe(c.re.v), to_fe(c.im.v));
+    if (out.newton_distance <= cmag * pow2(-(bits - 16))) {
+      out.converged = true;
+      break;
+    }
+    newton_update(c, f, g, t1, t2, t3);
+    mpfr_sub(dist.re.v, c.re.v, seed.re.v, MPFR_RNDN);
+    mpfr_sub(dist.im.v, c.im.v, seed.im.v, MPFR_RNDN);
+    if (mag(to_fe(dist.re.v), to_fe(dist.im.v)) > far) {
+      out.message = "Newton's method left the search region (more than 64 radii from the seed)";
+      break;
+    }
+  }
+  if (!out.converged && out.message.empty() && !out.cancelled)
+    out.message = "Newton's method did not converge in 64 steps (Newton distance " +
+                  to_string(out.newton_distance, 3) + ")";
+  out.re = to_decimal(c.re.v);
+  out.im = to_decimal(c.im.v);
+  out.seconds = since(t0);
+  return out;
+}
+
+MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im, int max_preperiod, int max_period,
+                                   int bits) {
+  const int n_max = max_preperiod + max_period;
+  MpC c(bits);
+  Mp t1(bits), t2(bits);
+  parse(c.re.v, re);
+  parse(c.im.v, im);
+  std::vector<std::unique_ptr<MpC>> zs, ds;  // z_n, dz_n/dc for n = 0 .. n_max
+  for (int n = 0; n <= n_max; ++n) {
+    zs.push_back(std::make_unique<MpC>(bits));
+    ds.push_back(std::make_unique<MpC>(bits));
+  }
+  zs[0]->zero();
+  ds[0]->zero();
+  int escaped = n_max + 1;
+  for (int n = 1; n <= n_max; ++n) {
+    mpfr_set(zs[n]->re.v, zs[n - 1]->re.v, MPFR_RNDN);
+    mpfr_set(zs[n]->im.v, zs[n - 1]->im.v, MPFR_RNDN);
+    mpfr_set(ds[n]->re.v, ds[n - 1]->re.v, MPFR_RNDN);
+    mpfr_set(ds[n]->im.v, ds[n - 1]->im.v, MPFR_RNDN);
+    derivative_step(*ds[n], *zs[n], t1, t2);
+    step(*zs[n], c, t1, t2);
+    const double zr = mpfr_get_d(zs[n]->re.v, MPFR_RNDN), zi = mpfr_get_d(zs[n]->im.v, MPFR_RNDN);
+    if (zr * zr + zi * zi > 16.0) {
+      escaped = n;
+      break;
+    }
+  }
+  // |f| = |z_{q+p} - z_q| for every (q, p) the orbit reaches before escaping. Near a Misiurewicz
+  // point c0 the orbit shadows c0's for a while, so |f| is of the order of |c - c0| at c0's own
+  // (q, p) and its multiples, and of order 1 elsewhere. (The Newton distance |f / f'| would not
+  // tell them apart: f' grows like the cycle's multiplier to the power q for every pair.)
+  std::vector<std::vector<FloatExp>> fm(max_preperiod + 1, std::vector<FloatExp>(max_period + 1, kHuge));
+  std::vector<std::vector<FloatExp>> nd = fm;
+  FloatExp best = kHuge;
+  for (int q = 1; q <= max_preperiod; ++q)
+    for (int p = 1; p <= max_period && q + p < escaped; ++p) {
+      mpfr_sub(t1.v, zs[q + p]->re.v, zs[q]->re.v, MPFR_RNDN);
+      mpfr_sub(t2.v, zs[q + p]->im.v, zs[q]->im.v, MPFR_RNDN);
+      fm[q][p] = mag(to_fe(t1.v), to_fe(t2.v));
+      mpfr_sub(t1.v, ds[q + p]->re.v, ds[q]->re.v, MPFR_RNDN);
+      mpfr_sub(t2.v, ds[q + p]->im.v, ds[q]->im.v, MPFR_RNDN);
+      const FloatExp gm = mag(to_fe(t1.v), to_fe(t2.v));
+      if (gm.m != 0) nd[q][p] = fm[q][p] / gm;
+      if (fm[q][p] < best) best = fm[q][p];
+    }
+  MisiurewiczGuess g;
+  g.distance = kHuge;
+  // The smallest period, then preperiod, within a factor 16 of the least |f|.
+  for (int p = 1; p <= max_period && g.period == 0; ++p)
+    for (int q = 1; q <= max_preperiod; ++q)
+      if (fm[q][p] <= best * 16.0) {
+        g.preperiod = q;
+        g.period = p;
+        g.distance = nd[q][p];
+        break;
+      }
+  return g;
+}
+
+namespace {
+
+// The point (decimal, at bits), the ball radius and the precision for a view-level call.
+struct Point {
+  std::string re, im;
+  FloatExp radius;
+  int bits;
+  uint32_t max_period;
+};
+Point point_of(const View& v, const FindOptions& o) {
+  const Geometry g = geometry(v);  // throws ViewError
+  if (o.at_pixel && (o.px < 0 || o.py < 0 || o.px >= v.width || o.py >= v.height))
+    throw ViewError("pixel (" + std::to_string(o.px) + ", " + std::to_string(o.py) + ") is outside the " +
+                    std::to_string(v.width) + "x" + std::to_string(v.height) + " image");
+  if (!(o.radius_pixels > 0) || !std::isfinite(o.radius_pixels))
+    throw ViewError("the search radius must be a positive number of pixels");
+  Point p;
+  p.bits = perturb::reference_bits(g) + 32;
+  p.re = v.re;
+  p.im = v.im;
+  if (o.at_pixel) perturb::pixel_c(g, v, o.px, o.py, p.bits, &p.re, &p.im);
+  p.radius = perturb::pixel_step(g) * o.radius_pixels;
+  p.max_period = o.max_period ? o.max_period : v.max_iter;
+  return p;
+}
+
+std::string no_period_message(const FindOptions& o, const Point& p, const PeriodResult& r) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%g", o.radius_pixels);
+  return "no period up to " + std::to_string(p.max_period) + " within " + b + " pixels of the point" +
+         (r.escaped_at ? " (the whole disk escaped at step " + std::to_string(r.escaped_at) + ")"
+                       : std::string(": raise the period limit or the radius"));
+}
+
+}  // namespace
+
+FoundView period_at(const View& v, const FindOptions& o) {
+  const Point p = point_of(v, o);
+  FoundView f;
+  f.view = v;
+  f.period = find_period(p.re, p.im, p.radius, p.max_period, p.bits, o.cancel);
+  f.cancelled = f.period.cancelled;
+  f.ok = f.period.period != 0;
+  if (!f.ok && !f.cancelled) f.message = no_period_message(o, p, f.period);
+  return f;
+}
+
+FoundView minibrot_view(const View& v, const FindOptions& o) {
+  const Point p = point_of(v, o);
+  FoundView f;
+  f.view = v;
+  uint32_t period = o.period;
+  if (period == 0) {
+    f.period = find_period(p.re, p.im, p.radius, p.max_period, p.bits, o.cancel);
+    f.cancelled = f.period.cancelled;
+    if (f.cancelled) return f;
+    if (f.period.period == 0) {
+      f.message = no_period_message(o, p, f.period);
+      return f;
+    }
+    period = f.period.period;
+  }
+  f.nucleus = find_nucleus(p.re, p.im, period, p.bits, p.radius, o.cancel);
+  f.cancelled = f.nucleus.cancelled;
+  if (!f.nucleus.converged) {
+    f.message = f.nucleus.message;
+    return f;
+  }
+  f.view.re = f.nucleus.re;
+  f.view.im = f.nucleus.im;
+  f.view.zoom = to_string(FloatExp(4.0 * o.fit / 2.25) / f.nucleus.size, 17);
+  f.view.max_iter =
+      static_cast<uint32_t>(std::min<double>(0xFFFFFFFE, std::max<double>(v.max_iter, 64.0 * period)));
+  f.ok = true;
+  return f;
+}
+
+FoundView misiurewicz_view(const View& v, const FindOptions& o) {
+  const Point p = point_of(v, o);
+  FoundView f;
+  f.view = v;
+  int q = o.preperiod, per = static_cast<int>(o.period);
+  if (q == 0 || per == 0) {
+    const int mq = q ? q : 64, mp = per ? per : 64;
+    const MisiurewiczGuess gs = guess_misiurewicz(p.re, p.im, mq, mp, p.bits);
+    if (gs.period == 0) {
+      f.message = "no Misiurewicz point near the point (preperiod <= " + std::to_string(mq) + ", period <= " +
+                  std::to_string(mp) + ")";
+      return f;
+    }
+    q = q ? q : gs.preperiod;
+    per = per ? per : gs.period;
+  }
+  // Newton may travel further than the ball here: the guess is a pair, not a nearby root.
+  f.misiurewicz = find_misiurewicz(p.re, p.im, q, per, p.bits, p.radius * (static_cast<double>(v.height) / o.radius_pixels),
+                                   o.cancel);
+  f.cancelled = f.misiurewicz.cancelled;
+  if (!f.misiurewicz.converged) {
+    f.message = f.misiurewicz.message;
+    return f;
+  }
+  f.view.re = f.misiurewicz.re;
+  f.view.im = f.misiurewicz.im;
+  f.ok = true;
+  return f;
+}
+
+double orbit_seconds(const std::string& re, const std::string& im, uint32_t p, int bits) {
+  const auto t0 = Clock::now();
+  MpC c(bits), z(bits);
+  Mp t1(bits), t2(bits);
+  parse(c.re.v, re);
+  parse(c.im.v, im);
+  z.zero();
+  for (uint32_t n = 0; n < p; ++n) step(z, c, t1, t2);
+  return since(t0);
+}
+
+}  // namespace ds::perturb::finder

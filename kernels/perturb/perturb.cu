@@ -1,0 +1,201 @@
+// CUDA backend of the perturbation engine: the reference orbit and BLA table copied to each device
+// once (kept per device), a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
+// blocks), launched in bands of about 0.25 s so the host reports progress and honours cancel; and
+// the 106-bit tier over a list of flagged pixels (floatexp2 deltas, no BLA).
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "kernels/core/cuda_check.h"
+#include "kernels/core/cuda_memory.cuh"
+#include "perturb.cuh"
+#include "perturb.h"
+
+namespace ds::perturb {
+namespace {
+
+constexpr int kBlockX = 16, kBlockY = 8;
+
+template <class T>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    perturb_kernel(const PerturbParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
+                   uint32_t* counts, float* smooth, unsigned long long* stats) {
+  const int i = blockIdx.x * kBlockX + threadIdx.x;
+  const int r = row_begin + blockIdx.y * kBlockY + threadIdx.y;
+  if (i >= tw || r >= row_end) return;
+  const PerturbPixel px = perturb_pixel(p, x0 + i, y0 + r);
+  const std::size_t k = static_cast<std::size_t>(r) * tw + i;
+  counts[k] = px.count;
+  smooth[k] = px.smooth;
+  if (px.skipped) atomicAdd(&stats[0], static_cast<unsigned long long>(px.skipped));
+  if (px.rebases) atomicAdd(&stats[1], static_cast<unsigned long long>(px.rebases));
+  if (px.interior) atomicAdd(&stats[2], 1ull);
+}
+
+// The listed tile pixels (row-major tile indices), one thread each, results in list order.
+template <class T>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    perturb_list_kernel(const PerturbParams<T> p, const uint32_t* pixels, int n, int x0, int y0, int tw,
+                        uint32_t* counts, float* smooth) {
+  const int q = blockIdx.x * (kBlockX * kBlockY) + threadIdx.x;
+  if (q >= n) return;
+  const uint32_t k = pixels[q];
+  const PerturbPixel px = perturb_pixel(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw));
+  counts[q] = px.count;
+  smooth[q] = px.smooth;
+}
+
+// The reference and BLA table of the last render stay on the device: the window renders a view as
+// a coarse pass and bands, and zoom steps reuse the reference, so most calls upload nothing.
+// One entry per device, each under its own lock, so renders on different devices (the workers of
+// `deepscope render`) run concurrently and never evict each other's tables. A render holds its
+// tables by shared_ptr: another render on the same device (a GPU split into logical devices) may
+// replace the entry meanwhile without freeing memory still in use.
+struct DeviceTables {
+  uint64_t id = 0;  // Prepared's id
+  std::unique_ptr<DeviceBuffer> zr, zi, bla;
+};
+struct DeviceSlot {
+  std::mutex mu;
+  std::shared_ptr<const DeviceTables> tables;
+};
+std::mutex g_slots_mu;  // guards the map only; held briefly
+// Never destroyed: a cudaFree after the runtime unloads at exit would be an API error.
+std::map<int, std::unique_ptr<DeviceSlot>>& g_slots = *new std::map<int, std::unique_ptr<DeviceSlot>>;
+
+DeviceSlot& slot_of(int device) {
+  std::lock_guard<std::mutex> lock(g_slots_mu);
+  std::unique_ptr<DeviceSlot>& s = g_slots[device];
+  if (!s) s = std::make_unique<DeviceSlot>();
+  return *s;
+}
+
+// The tables `id` on the current device (`device`), uploaded from hp's host arrays when the
+// device's entry holds other tables.
+template <class T>
+std::shared_ptr<const DeviceTables> tables_on(int device, uint64_t id, const PerturbParams<T>& hp,
+                                              std::size_t bla_count) {
+  DeviceSlot& slot = slot_of(device);
+  std::lock_guard<std::mutex> lock(slot.mu);
+  if (slot.tables && slot.tables->id == id) return slot.tables;
+  slot.tables.reset();  // free the old tables (unless a running render still holds them) first
+  auto t = std::make_shared<DeviceTables>();
+  t->id = id;
+  t->zr = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+  t->zi = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
+  t->bla = std::make_unique<DeviceBuffer>(bla_count * sizeof(BlaEntry<T>));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zr->p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zi->p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  if (bla_count)
+    DEEPSCOPE_CUDA_CHECK(
+        cudaMemcpy(t->bla->p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
+  // Pageable uploads may return before their DMA lands: make the tables complete before any render
+  // on this device (from any thread, on any stream) can read them.
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  slot.tables = t;
+  return t;
+}
+
+}  // namespace
+
+namespace detail {
+
+template <class T>
+double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t tables_id, const Tile& t,
+                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
+                   uint64_t* rebases, uint64_t* interior, bool* cancelled) {
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
+  const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
+  const bool resident = opt.device_counts != nullptr;  // as in mandelbrot.cu
+  DeviceBuffer dcounts(resident ? 0 : pixels * sizeof(uint32_t)), dsmooth(resident ? 0 : pixels * sizeof(float));
+  uint32_t* dc = resident ? opt.device_counts : dcounts.as<uint32_t>();
+  float* ds = resident ? opt.device_smooth : dsmooth.as<float>();
+  DeviceBuffer dstats(3 * sizeof(unsigned long long));
+  const std::shared_ptr<const DeviceTables> tables = tables_on(opt.cuda_device, tables_id, hp, bla_count);
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 3 * sizeof(unsigned long long)));
+  PerturbParams<T> p = hp;
+  p.zr = tables->zr->as<T>();
+  p.zi = tables->zi->as<T>();
+  p.bla = tables->bla->as<BlaEntry<T>>();
+
+  CudaEvent start, stop;
+  double kernel_seconds = 0;
+  int rows = opt.single_launch ? t.height : std::max(1, static_cast<int>(65536 / t.width));
+  int row = 0;
+  while (row < t.height) {
+    if (opt.cancel && opt.cancel->load()) {
+      *cancelled = true;
+      return kernel_seconds;
+    }
+    const int end = std::min(t.height, row + rows);
+    dim3 block(kBlockX, kBlockY);
+    dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
+              static_cast<unsigned>((end - row + kBlockY - 1) / kBlockY));
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
+    perturb_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dstats.as<unsigned long long>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
+    DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
+    float ms = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
+    kernel_seconds += ms * 1e-3;
+    const double rows_per_second = (end - row) / std::max(ms * 1e-3, 1e-6);
+    row = end;
+    if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);
+    rows = std::max(1, static_cast<int>(std::min(rows_per_second * 0.25, 1e9)));
+  }
+  if (!resident) {
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+  unsigned long long st[3] = {0, 0, 0};
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(st, dstats.p, sizeof st, cudaMemcpyDeviceToHost));
+  *skipped = st[0];
+  *rebases = st[1];
+  *interior = st[2];
+  return kernel_seconds;
+}
+
+void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint32_t>& pixels, const Tile& t,
+                      const RenderOptions& opt, uint32_t* counts, float* smooth, bool* cancelled) {
+  using T = FloatExp2;
+  if (pixels.empty()) return;
+  DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
+  DeviceBuffer zr(hp.ref_len * sizeof(T)), zi(hp.ref_len * sizeof(T));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr.p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi.p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  PerturbParams<T> p = hp;
+  p.zr = zr.as<T>();
+  p.zi = zi.as<T>();
+  p.bla = nullptr;
+  p.bla_levels = 0;
+  const std::size_t n = pixels.size();
+  DeviceBuffer didx(n * sizeof(uint32_t)), dcounts(n * sizeof(uint32_t)), dsmooth(n * sizeof(float));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(didx.p, pixels.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  // Launches of a few thousand pixels each, so that cancel is honoured between them.
+  constexpr std::size_t kChunk = 8192;
+  constexpr int kThreads = kBlockX * kBlockY;
+  for (std::size_t q0 = 0; q0 < n; q0 += kChunk) {
+    if (opt.cancel && opt.cancel->load()) {
+      *cancelled = true;
+      return;
+    }
+    const int m = static_cast<int>(std::min(kChunk, n - q0));
+    perturb_list_kernel<T><<<(m + kThreads - 1) / kThreads, kThreads>>>(
+        p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint32_t>() + q0, dsmooth.as<float>() + q0);
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dcounts.p, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, n * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
+                                    const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, uint64_t*, bool*);
+template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, uint64_t, const Tile&,
+                                      const RenderOptions&, uint32_t*, float*, uint64_t*, uint64_t*, uint64_t*, bool*);
+
+}  // namespace detail
+}  // namespace ds::perturb

@@ -1,0 +1,402 @@
+// Perturbation for one pixel, templated on the delta type T (double, FloatExp, or FloatExp2 for
+// the pixels the first two cannot decide): the one function that the CPU backend and the CUDA
+// kernel both run (host + device).
+//
+// With Z_m the reference orbit and dc = c - C, the pixel's orbit is z_n = Z_m + dz with
+//   dz <- (2 Z_m + dz) dz + dc,  m <- m + 1            (exact algebra of z <- z^2 + c)
+// Rebasing (Zhuoran): when |z| < |dz|, or m reaches the reference's last point, dz <- z and
+// m <- 0 (Z_0 = 0), so dz never has to carry a value larger than the orbit itself.
+// BLA: where |dz| < R of a table entry covering 2^l steps from m, dz <- A dz + B dc in one step
+// (bla.h). Counts and smooth counts follow mandelbrot.cuh's contract exactly: the first
+// n >= 1 with |z_n|^2 > 4, or max_iter.
+// Precision (docs/perturbation.md, "Undecided pixels"): with error_bound, an estimate of the error
+// of z is carried along (the first-order propagation of the roundings of every step, the terms
+// BLA drops and Z's own rounding, adding in quadrature), and a pixel whose escape test falls
+// within 4 estimates of |z| = 2 is flagged like a glitch.
+// Glitch checks (docs/perturbation.md): with T = double, a delta whose magnitude falls below
+// 2^-1000 (dc included) would lose bits to underflow; such a pixel is flagged (count 0) and
+// re-rendered on the host from a secondary reference with floatexp deltas. floatexp has no such
+// limit.
+// Interior (docs/perturbation.md, "Interior"): the orbit's closest approaches to 0 give a
+// candidate period p (atom domains); from the last one, the derivative dz/dz carried along gives
+// the multiplier lambda of each window of p steps. Two windows in a row with |lambda| < 1/4 mean
+// an attracting cycle (windows with a BLA step do not count: BLA does not carry g''): for p = 1 exactly (|z_n|, |z_n+1| < 1/8 force |c| < 1/4, inside M), for
+// p > 1 through the renormalised quadratic map of the minibrot. The pixel is inside: count
+// max_iter, and it stops there.
+#pragma once
+#include <cstdint>
+
+#include "arith/floatexp.h"
+#include "arith/floatexp2.h"
+#include "arith/hd.h"
+#include "kernels/mandelbrot/mandelbrot.cuh"
+#include "bla.h"
+
+namespace ds::perturb {
+using namespace mandel;  // views, tiles and results: kernels/mandelbrot
+
+DEEPSCOPE_HD double as_double(double x) { return x; }
+DEEPSCOPE_HD double as_double(FloatExp x) { return to_double(x); }
+DEEPSCOPE_HD double as_double(FloatExp2 x) { return to_double(x); }
+DEEPSCOPE_HD double absval(double x) { return x < 0 ? -x : x; }
+DEEPSCOPE_HD FloatExp absval(FloatExp x) { return abs(x); }
+DEEPSCOPE_HD FloatExp2 absval(FloatExp2 x) { return abs(x); }
+DEEPSCOPE_HD double twice(double x) { return x + x; }
+DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
+DEEPSCOPE_HD FloatExp2 twice(FloatExp2 x) { return mul_pow2(x, 1); }
+// |x + iy| (the modulus), in T's range.
+DEEPSCOPE_HD double modulus(double x, double y) { return ::sqrt(x * x + y * y); }
+DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
+DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + sqr(y)); }
+// sqrt(a^2 + b^2) for a, b >= 0: how independent errors add.
+DEEPSCOPE_HD double quad(double a, double b) { return ::sqrt(a * a + b * b); }
+DEEPSCOPE_HD FloatExp quad(FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); }
+DEEPSCOPE_HD FloatExp2 quad(FloatExp2 a, FloatExp2 b) { return sqrt(sqr(a) + sqr(b)); }
+// A bound on |x + iy| >= its true value (the L1 norm): no squares, so no underflow in double.
+template <class T>
+DEEPSCOPE_HD T l1(T x, T y) {
+  return absval(x) + absval(y);
+}
+// Below this magnitude a double delta is flagged as a glitch (T = double only).
+constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
+// The longest period whose windows the interior test runs step by step (without BLA), and the
+// most windows it composes (an attracting cycle of up to that many times the candidate period).
+constexpr uint32_t kMaxExactPeriod = 65536;
+constexpr uint32_t kMaxComposedWindows = 16;
+// The type of the pixel's side quantities (the error estimate, the interior test's derivatives and
+// closest approach): T itself for double and floatexp; floatexp for floatexp2, whose extra bits
+// these estimates do not need (the pixel's z and dz keep all 106).
+template <class T>
+struct AuxOf {
+  using type = T;
+};
+template <>
+struct AuxOf<FloatExp2> {
+  using type = FloatExp;
+};
+DEEPSCOPE_HD double aux(double x) { return x; }
+DEEPSCOPE_HD FloatExp aux(FloatExp x) { return x; }
+DEEPSCOPE_HD FloatExp aux(FloatExp2 x) { return to_floatexp(x); }
+
+// The unit roundoff of the delta type's operations: 2^-53 for binary64 and floatexp, 5 2^-106 for
+// floatexp2 (its multiplication's bound, arith/floatexp2.h).
+template <class T>
+constexpr double roundoff() {
+  return sizeof(T) == sizeof(FloatExp2) ? FloatExp2::kUnitRoundoff : 1.1102230246251565e-16;
+}
+
+template <class T>
+struct PerturbParams {
+  const T* zr;  // reference Z_0 .. Z_{ref_len-1}
+  const T* zi;
+  uint32_t ref_len;
+  const BlaEntry<T>* bla;  // levels' entries, level l at bla + level_offset[l]
+  uint32_t level_offset[kMaxBlaLevels + 1];
+  int bla_levels;             // 0: no BLA
+  T off_re, off_im;           // view centre - reference centre
+  T half_step;                // s/2
+  double map[4];              // View::pixel_map (identity: square pixels)
+  T last_error;               // the reference's error bound at its last point (periodic stop)
+  double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
+  int width, height;          // the whole image
+  uint32_t max_iter;
+  bool check_underflow;  // T = double
+  bool interior;         // stop pixels proven inside the set
+  bool error_bound;      // carry a bound on |computed z - exact z| and flag undecided escapes
+};
+
+struct PerturbPixel {
+  uint32_t count;  // 0: flagged, re-evaluate
+  float smooth;
+  uint32_t skipped;  // iterations done by BLA steps
+  uint32_t rebases;
+  bool interior;  // proven inside the set (count = max_iter)
+};
+
+template <class T>
+DEEPSCOPE_HD bool below_floor(T x, T y) {
+  if constexpr (sizeof(T) == sizeof(double)) {
+    const double a = as_double(l1(x, y));
+    return a != 0.0 && a < kDoubleDeltaFloor;
+  } else {
+    return false;
+  }
+}
+
+// Count trailing zeros of a non-zero 32-bit value.
+DEEPSCOPE_HD int ctz32(uint32_t x) {
+#if DEEPSCOPE_DEVICE_CODE
+  return __ffs(static_cast<int>(x)) - 1;
+#else
+  return __builtin_ctz(x);
+#endif
+}
+
+// The interior test on one window (g = f^p from w): g(w) - w = (er, ei), |z| = zmag (L1), g'(w)
+// and g''(w). Kantorovich on h(x) = g(x) - x with |h'| >= 1 - |g'| and M = 2 |g''| standing in
+// for the bound of |g''| near w: where e M / (1 - |g'|)^2 <= 1/2, h has a root x* (a p-cycle)
+// within r = 2 e / (1 - |g'|) of w, and where |g'| + 2 M r < 1, g contracts the disk of radius r
+// about x* into itself, so w's orbit stays bounded. |g'| is the modulus (with a margin for its
+// roundings): the L1 norm overstates it by up to sqrt(2), and every pixel with |g'| > 1/sqrt(2)
+// would fail the test however long it ran (half the interior of a minibrot's cardioid). e and
+// |g''| are L1 norms (upper bounds), and e carries the rounding of the two z it subtracts.
+template <class T>
+DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i) {
+  const double lambda = as_double(modulus(d1r, d1i)) * (1.0 + 1e-12);
+  if (!(lambda < 1.0)) return false;
+  const double gap = 1.0 - lambda;
+  const T e = l1(er, ei) + zmag * 1e-15;
+  const T m = twice(l1(d2r, d2i));
+  const double em = as_double(e * m);  // e M: a scale-free product (e ~ the cycle's size, M ~ 1/size)
+  if (!(em <= 0.5 * gap * gap)) return false;
+  return lambda + 4.0 * em / gap < 1.0;  // |g'| + 2 M r, r = 2 e / gap
+}
+
+// Pixel (i, j) of the image (j = 0 at the top).
+template <class T>
+DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
+  constexpr double kRoundoff = roundoff<T>();
+  using E = typename AuxOf<T>::type;
+  PerturbPixel out{0u, 0.0f, 0u, 0u, false};
+  // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
+  const double kx = pixel_offset(i, p.width);
+  const double ky = -pixel_offset(j, p.height);
+  const T dcr = p.off_re + p.half_step * (p.map[0] * kx + p.map[1] * ky);
+  const T dci = p.off_im + p.half_step * (p.map[2] * kx + p.map[3] * ky);
+  const double cr_d = p.ref_re_d + as_double(dcr);
+  const double ci_d = p.ref_im_d + as_double(dci);
+  if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
+    out.count = 1;
+    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d);
+    return out;
+  }
+  if (p.check_underflow && below_floor(dcr, dci)) return out;
+  T dzr = dcr, dzi = dci;  // z_1 = c = Z_1 + dc
+  uint32_t m = 1, n = 1;
+  const uint32_t last = p.ref_len - 1;
+  // Interior: the closest approach to 0 so far (|z| in L1, step kmin), the candidate period, the
+  // current window's start (step wstart, z = w) and g', g'' of the window so far; the composition
+  // G of the last ck whole windows (from z = cw: G', G''), and how many compositions passed.
+  E d1r = E(1.0), d1i = E(0.0), d2r = E(0.0), d2i = E(0.0);
+  T wr = T(0.0), wi = T(0.0);
+  E c1r = E(1.0), c1i = E(0.0), c2r = E(0.0), c2i = E(0.0);
+  T cwr = T(0.0), cwi = T(0.0);
+  E zmin = E(0.0);
+  uint32_t kmin = 0, kprev = 0, period = 0, wstart = 0, hits = 0, ck = 0;
+  uint32_t tries = 0;  // windows since the candidate period was last chosen or proven
+  bool window_bla = false;     // the current window took a BLA step
+  bool composed_bla = false;   // a window of the composition took one
+  uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
+  // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
+  // rounding, independent roundings adding in quadrature; dc's own rounding to start.
+  E err = aux(l1(dcr, dci)) * kRoundoff;
+  for (;;) {
+    if (n >= p.max_iter) {
+      out.count = p.max_iter;
+      out.smooth = static_cast<float>(p.max_iter);
+      return out;
+    }
+    const T zr = p.zr[m] + dzr;
+    const T zi = p.zi[m] + dzi;
+    const double zr_d = as_double(zr), zi_d = as_double(zi);
+    const double r2 = zr_d * zr_d + zi_d * zi_d;
+    // The escape test |z|^2 > 4 is decided only where the error estimate keeps |z| clear of 2:
+    // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
+    // threshold (4 sigma of the estimate).
+    if (p.error_bound) {
+      const double e = quad(as_double(err), kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m]))));
+      if (16.0 * e >= (r2 > 4.0 ? r2 - 4.0 : 4.0 - r2)) {
+        return out;
+      }
+    }
+    if (r2 > 4.0) {
+      out.count = n;
+      out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d);
+      return out;
+    }
+    if (p.interior) {
+      // A new window starts at step n from z: g = identity so far.
+      const auto start_window = [&]() {
+        wstart = n;
+        wr = zr;
+        wi = zi;
+        d1r = E(1.0);
+        d1i = d2r = d2i = E(0.0);
+        window_bla = false;
+      };
+      // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
+      // The test runs on G = g composed over the last ck windows (f^(ck p)): the attracting cycle
+      // may have a multiple of the candidate period (a satellite of period 2p keeps the period p
+      // that the orbit's first close approach gave, and single windows alternate between
+      // |g'| < 1 and > 1; pairs contract).
+      if (period != 0 && n - wstart >= period) {
+        ++tries;
+        if (n - wstart != period) {
+          // A BLA step ran past the window's end: the window is not one period.
+          ck = 0;
+          hits = 0;
+        } else {
+          if (ck == 0) {
+            cwr = wr;
+            cwi = wi;
+            c1r = d1r;
+            c1i = d1i;
+            c2r = d2r;
+            c2i = d2i;
+            composed_bla = false;
+          } else {  // (g o G)' = g' G', (g o G)'' = g'' G'^2 + g' G''
+            const E sr = c1r * c1r - c1i * c1i, si = twice(c1r * c1i);
+            const E t2r = (d2r * sr - d2i * si) + (d1r * c2r - d1i * c2i);
+            const E t2i = (d2r * si + d2i * sr) + (d1r * c2i + d1i * c2r);
+            const E t1r = d1r * c1r - d1i * c1i;
+            c1i = d1r * c1i + d1i * c1r;
+            c1r = t1r;
+            c2r = t2r;
+            c2i = t2i;
+          }
+          ++ck;
+          composed_bla = composed_bla || window_bla;
+          const E er = aux(zr - cwr), ei = aux(zi - cwi), zl = aux(l1(zr, zi));
+          const double lambda = as_double(modulus(c1r, c1i));
+          // A composition with a BLA step does not count: BLA keeps g' (A is the step's slope)
+          // but not g'', which the test needs (a false interior at rust-fractal's
+          // all_seeing_eye). Where it would pass (|G'| < 1, and G(w) near w on the scale that
+          // G'' gives), the next 2 ck + 1 windows run without BLA instead, for two compositions.
+          if (!composed_bla && attracted(er, ei, zl, c1r, c1i, c2r, c2i)) {
+            if (++hits >= 2) {
+              out.count = p.max_iter;
+              out.smooth = static_cast<float>(p.max_iter);
+              out.interior = true;
+              return out;
+            }
+            ck = 0;  // the second proof starts afresh from here
+            tries = 0;
+          } else if (composed_bla && lambda < 1.0 &&
+                     as_double((l1(er, ei) + zl * 1e-15) * twice(l1(c2r, c2i))) <= (1.0 - lambda) * (1.0 - lambda)) {
+            if (static_cast<uint64_t>(period) * ck <= kMaxExactPeriod) exact_windows = 2 * ck + 1;
+            ck = 0;
+          } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
+            ck = 0;
+            hits = 0;
+          }
+        }
+        if (tries >= 2 * kMaxComposedWindows && exact_windows == 0) {
+          tries = 0;
+          // No proof in that many windows: try the other candidate. A closest approach during
+          // the orbit's first passage (the nucleus's neighbourhood, often closer than the cycle
+          // it settles on) leaves a gap kmin - kprev between transient approaches (6 at a
+          // period-135 minibrot's centre), while kmin itself is the atom domain's period there.
+          // Later approaches recur at multiples of the period, so there the gap is right.
+          if (kprev != 0) {
+            period = period == kmin ? kmin - kprev : kmin;
+            ck = 0;
+            hits = 0;
+          }
+        }
+        if (!window_bla && exact_windows > 0) --exact_windows;
+        start_window();
+      }
+      // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain;
+      // kmin itself is the other candidate, above).
+      const E zmag = aux(l1(zr, zi));
+      if (kmin == 0 || zmag < zmin) {
+        if (n - kmin != period || kmin == 0) {
+          period = kmin == 0 ? 0u : n - kmin;
+          start_window();
+          hits = 0;
+          ck = 0;
+          tries = 0;
+        }
+        kprev = kmin;
+        kmin = n;
+        zmin = zmag;
+      }
+    }
+    if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
+      // A rebase rounds z; at a periodic reference's end z also carries that point's own error,
+      // which no longer cancels against the next point (the pixel restarts at Z_0).
+      if (p.error_bound)
+        err = quad(err, aux(l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff + (m >= last ? aux(p.last_error) : E(0.0)));
+      dzr = zr;
+      dzi = zi;
+      m = 0;
+      ++out.rebases;
+    }
+    if (m > 0 && p.bla_levels > 1 && exact_windows == 0) {
+      const uint32_t k = m - 1;
+      int l = k == 0 ? p.bla_levels - 1 : ctz32(k);
+      if (l > p.bla_levels - 1) l = p.bla_levels - 1;
+      const T mag = l1(dzr, dzi);
+      bool stepped = false;
+      for (; l >= 1; --l) {
+        const uint32_t idx = p.level_offset[l] + (k >> l);
+        if (idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
+        const uint32_t len = 1u << l;
+        if (p.max_iter - n < len) continue;
+        const BlaEntry<T>& e = p.bla[idx];
+        if (!(mag < e.r)) continue;
+        const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
+        const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
+        if (p.error_bound) {
+          // |A| err, then the roundings of A dz + B dc and the terms BLA drops (each of the 2^l
+          // steps drops at most eps |2 Z dz|, its radius, carried on by |A|; independent, so they
+          // add as sqrt(2^l)).
+          const T a = modulus(e.ar, e.ai), adz = a * mag;
+          const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
+                          adz * (kBlaEpsilon * ::sqrt(static_cast<double>(len)));
+          err = quad(aux(a) * err, aux(local));
+        }
+        dzr = nr;
+        dzi = ni;
+        window_bla = true;
+        if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
+          const E ar = aux(e.ar), ai = aux(e.ai);
+          E t = ar * d1r - ai * d1i;
+          d1i = ar * d1i + ai * d1r;
+          d1r = t;
+          t = ar * d2r - ai * d2i;
+          d2i = ar * d2i + ai * d2r;
+          d2r = t;
+        }
+        m += len;
+        n += len;
+        out.skipped += len;
+        stepped = true;
+        break;
+      }
+      if (stepped) continue;
+    }
+    if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'')
+      const E xr = aux(zr), xi = aux(zi);
+      const E sr = d1r * d1r - d1i * d1i, si = twice(d1r * d1i);
+      const E t2 = twice(sr + (xr * d2r - xi * d2i));
+      d2i = twice(si + (xr * d2i + xi * d2r));
+      d2r = t2;
+      const E t1 = twice(xr * d1r - xi * d1i);
+      d1i = twice(xr * d1i + xi * d1r);
+      d1r = t1;
+    }
+    const T tr = twice(p.zr[m]) + dzr;
+    const T ti = twice(p.zi[m]) + dzi;
+    const T nr = (tr * dzr - ti * dzi) + dcr;
+    const T ni = (tr * dzi + ti * dzr) + dci;
+    if (p.error_bound) {
+      // dz' = (2 Z + dz) dz + dc: the inherited error grows by |2 z|; the step adds the roundings
+      // of 2 Z + dz, the complex product and the sum, and of Z itself (stored to T's bits). The
+      // multiplier is the modulus, not the L1 norm: an overestimate by up to sqrt(2) a step would
+      // compound over the orbit (r2 is exact enough unless z is tiny, where L1 costs nothing).
+      const E zl = r2 > 1e-290 ? E(::sqrt(r2)) : l1(aux(zr), aux(zi));
+      const E local = ((l1(aux(tr), aux(ti)) + l1(aux(p.zr[m]), aux(p.zi[m]))) * l1(aux(dzr), aux(dzi)) * 2.0 +
+                       l1(aux(nr), aux(ni))) *
+                      kRoundoff;
+      err = quad(twice(zl) * err, local);
+    }
+    dzr = nr;
+    dzi = ni;
+    ++m;
+    ++n;
+    if (p.check_underflow && below_floor(dzr, dzi)) return out;
+  }
+}
+
+}  // namespace ds::perturb

@@ -1,0 +1,111 @@
+// The perturbation engine's host API (plain C++, no CUDA types): the MPFR reference orbit and its
+// cache, the direct MPFR evaluation of single pixels (the glitch fallback), and the render entry
+// that mandel::render() calls for Method::kPerturb. Method and error policy: docs/perturbation.md.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arith/floatexp.h"
+#include "arith/floatexp2.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+
+namespace ds::perturb {
+using namespace mandel;  // views, tiles and results: kernels/mandelbrot
+
+// Z_0 = 0, Z_{n+1} = Z_n^2 + C for the reference point C, computed in MPFR and rounded to 53 bits
+// (floatexp, so tiny Z near a minibrot's nucleus keep their value). Stored: Z_0 .. Z_{length-1},
+// where Z_{length-1} is Z_max_iter, or the first Z with |Z|^2 > 4 (escaped), or the first Z_n
+// (n >= 2) that is zero to within a fraction of a pixel (periodic, below).
+//
+// Two checks ride along in floatexp, at no MPFR cost (docs/perturbation.md, "Reference"):
+//  - A_n = dZ_n/dC (A_1 = 1, A_{n+1} = 2 Z_n A_n + 1), so |Z_n / A_n| is the Newton distance from C
+//    to the nucleus of period n. The orbit stops as periodic only where that distance (plus the
+//    orbit's error) is at most 2^-24 pixel spacings: then every pixel's forced rebase at Z_n
+//    (z = Z_n + dz) rounds away less than 2^-77 of a pixel, as exact as any other step. A mere
+//    |Z_n| < 2^-64 is not enough at depth: near (not on) a minibrot it held long before the orbit
+//    escaped, and every pixel rebased onto the wrong orbit (KF's 5e113 came out flat).
+//  - E_n, a first-order bound on |Z_n - exact Z_n| from MPFR's roundings at `bits` bits. Pixels see
+//    the error as a shift of c by E_n / |A_n|; where that exceeds 2^-16 pixel spacings the orbit is
+//    recomputed with more bits, so the precision that a long orbit needs is measured, not assumed.
+struct Reference {
+  std::string re, im;  // C, decimal, as given
+  int bits = 0;        // MPFR precision of the iteration (after any increase)
+  int bits_asked = 0;  // the precision asked for (reference_bits of the view)
+  uint32_t max_iter = 0;
+  bool escaped = false;
+  // The orbit stopped at Z_{length-1} ~ 0 (C lies within nucleus_distance of the nucleus of period
+  // length-1): pixels rebase there (z = Z_last + dz becomes their new dz) and go round again.
+  bool periodic = false;
+  FloatExp nucleus_distance{0.0};  // |Z_last / A_last| + error (periodic only)
+  FloatExp error_shift{0.0};       // max_n E_n / |A_n|: the orbit's error as a shift of c
+  FloatExp last_error{0.0};        // E at the last point (a periodic stop's rebase inherits it)
+  FloatExp step{0.0};              // the pixel spacing it was computed for
+  // Asked with certify: every escape test of C's own orbit was decided by E (|Z| +- E clear of 2),
+  // so length - 1 (or max_iter) is C's exact count. False when the precision cap was reached first.
+  bool escape_certified = false;
+  std::vector<FloatExp> zr, zi;
+  // The tails beyond 53 bits: Z_n = (zr[n].m + zr_lo[n]) 2^zr[n].e to 106 bits (floatexp2 deltas,
+  // the second tier for pixels that binary64 cannot decide).
+  std::vector<double> zr_lo, zi_lo;
+  double seconds = 0;
+  uint32_t length() const { return static_cast<uint32_t>(zr.size()); }
+  // True when this orbit serves a view of pixel spacing `s` (as exactly as a fresh one would).
+  bool serves_step(FloatExp s) const;
+};
+
+// MPFR bits that the reference (and the offsets of the pixels from it) need at the view: the
+// pixel spacing's binary exponent plus 64. The orbit's own check may add more (Reference).
+int reference_bits(const Geometry& g);
+// The view's pixel spacing s (2 * half_step) in floatexp.
+FloatExp pixel_step(const Geometry& g);
+
+// Computes the orbit of (re, im) for up to max_iter iterations, for pixels of spacing `step`,
+// starting at `bits` bits and adding bits while the orbit's error bound says so (and, with
+// certify, until the bound decides every escape test of C's own orbit; a certified orbit never
+// stops as periodic). Polls *cancel (returns
+// nullptr when set) and reports progress in [0, 1].
+std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
+                                                   uint32_t max_iter, FloatExp step,
+                                                   const std::atomic<bool>* cancel,
+                                                   const std::function<void(double)>& progress,
+                                                   bool certify = false);
+
+// The reference for a view: the last one computed (kept in a one-entry cache) when it has enough
+// bits and iterations and its centre lies within the view's reach (|C - centre| at most twice the
+// image's half-diagonal, so every pixel's delta keeps its precision), else a new one at the view's
+// centre. *reused tells which. nullptr when cancelled.
+std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
+                                               const std::atomic<bool>* cancel,
+                                               const std::function<void(double)>& progress, bool* reused);
+void clear_reference_cache();
+
+// The offset (view centre - reference centre), exact in MPFR, rounded to floatexp.
+void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im);
+// The same offset and the half step s/2, rounded to floatexp2 (106 bits).
+void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step);
+
+// The exact c of pixel (i, j) (View::pixel_map honoured) as decimal strings, `bits` bits.
+void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::string* re, std::string* im);
+
+// Pixel (i, j) of the view iterated directly in MPFR at `bits` (the engine's count and smooth
+// definitions, mandelbrot.cuh): the fallback for pixels the checks flag, and a test oracle.
+void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint32_t* count, float* smooth);
+
+// Renders `t` (clipped) of the view by perturbation on opt.backend (resolved, kCpu or kCuda) and
+// fills res (counts, smooth, perturb, iterations, times, cancelled).
+void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, RenderResult* res);
+
+// A Misiurewicz point c (z_{preperiod+period}(c) = z_preperiod(c), z_0 = 0) refined from the seed
+// by Newton's method in MPFR at `bits` bits, printed in fixed notation with `digits` decimals:
+// deep locations for tests and benchmarks. Throws ViewError on bad arguments.
+void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, int preperiod, int period,
+                       int bits, int digits, std::string* re, std::string* im);
+
+// The delta type a view gets under DeltaFormat::kAuto.
+DeltaFormat auto_delta(const Geometry& g);
+
+}  // namespace ds::perturb

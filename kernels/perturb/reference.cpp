@@ -1,0 +1,318 @@
+// The reference orbit in MPFR and its one-entry cache, the exact centre offset, and the direct
+// MPFR evaluation of single pixels (the glitch fallback).
+#include <mpfr.h>
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+#include "kernels/mandelbrot/mandelbrot.cuh"
+#include "kernels/perturb/mpfr_util.h"
+#include "perturb.h"
+
+namespace ds::perturb {
+namespace {
+
+using mpfr_util::Mp;
+using mpfr_util::parse;
+using mpfr_util::tail_of;
+using mpfr_util::to_decimal;
+using mpfr_util::to_fe;
+using mpfr_util::to_fe2;
+
+std::mutex g_cache_mu;
+std::shared_ptr<const Reference> g_cache;
+
+// log2 |view centre - reference centre| (-inf when equal), exact difference rounded once.
+double log2_offset(const Reference& ref, const Geometry& g) {
+  FloatExp re, im;
+  centre_offset(ref, g, &re, &im);
+  const FloatExp r = sqrt(sqr(re) + sqr(im));
+  if (r.m == 0) return -INFINITY;
+  return r.e + std::log2(r.m);
+}
+
+}  // namespace
+
+FloatExp pixel_step(const Geometry& g) { return mul_pow2(FloatExp::from_string(g.half_step), 1); }
+
+int reference_bits(const Geometry& g) { return std::max(64, static_cast<int>(std::ceil(-g.log2_step)) + 64); }
+
+DeltaFormat auto_delta(const Geometry& g) {
+  return g.log2_step > -900 ? DeltaFormat::kF64 : DeltaFormat::kFloatExp;
+}
+
+namespace {
+
+// The orbit's precision target and the periodic stop's tolerance, in pixel spacings
+// (docs/perturbation.md, "Reference").
+constexpr int kErrorShiftLog2 = -16;    // error as a shift of c: at most 2^-16 pixel
+constexpr int kReuseShiftLog2 = -12;    // a cached orbit still serves a view up to 2^-12 pixel
+constexpr int kNucleusLog2 = -24;       // periodic stop: the nucleus within 2^-24 pixel of C
+constexpr int kMaxExtraBitsFactor = 8;  // bits may grow to 8x the asked precision + 4096
+
+FloatExp mag(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
+FloatExp pow2(int k) { return FloatExp::make(1.0, k); }
+
+enum class Pass { kDone, kCancelled, kNeedsBits };
+
+// One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision.
+Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool certify,
+                       const std::atomic<bool>* cancel, const std::function<void(double)>& progress,
+                       int* more_bits) {
+  const int bits = ref->bits;
+  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
+  parse(cr.v, ref->re);
+  parse(ci.v, ref->im);
+  mpfr_set_zero(x.v, 1);
+  mpfr_set_zero(y.v, 1);
+  ref->zr.assign(1, FloatExp(0.0));
+  ref->zi.assign(1, FloatExp(0.0));
+  ref->zr_lo.assign(1, 0.0);
+  ref->zi_lo.assign(1, 0.0);
+  ref->escaped = ref->periodic = false;
+  ref->escape_certified = certify;
+  ref->error_shift = FloatExp(0.0);
+  const FloatExp u = pow2(-bits);  // MPFR's unit roundoff at `bits` (round to nearest: 2^-bits)
+  const FloatExp shift_limit = ref->step * pow2(kErrorShiftLog2);
+  const FloatExp nucleus_limit = ref->step * pow2(kNucleusLog2);
+  // A = dZ/dC and E, the error bound, both of Z_n (n = 1 below: Z_1 = C, rounded once).
+  FloatExp ar(1.0), ai(0.0);
+  FloatExp err(0.0);
+  FloatExp zr_prev(0.0), zi_prev(0.0);
+  for (uint32_t n = 1; n <= max_iter; ++n) {
+    mpfr_sqr(x2.v, x.v, MPFR_RNDN);
+    mpfr_sqr(y2.v, y.v, MPFR_RNDN);
+    mpfr_mul(xy.v, x.v, y.v, MPFR_RNDN);
+    mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
+    mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
+    mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
+    mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
+    const FloatExp fr = to_fe(x.v), fi = to_fe(y.v);
+    ref->zr.push_back(fr);
+    ref->zi.push_back(fi);
+    ref->zr_lo.push_back(tail_of(x.v, fr, tmp.v));
+    ref->zi_lo.push_back(tail_of(y.v, fi, tmp.v));
+    const FloatExp zmag = mag(fr, fi);
+    if (n == 1) {
+      err = u * zmag;  // C's own rounding
+    } else {
+      // Z_n = Z_{n-1}^2 + C in five rounded operations: each adds at most u |its result|, and
+      // |x^2|, |y^2|, |x^2 - y^2|, |2xy| are at most |Z_{n-1}|^2; the inherited error grows by the
+      // derivative 2 |Z_{n-1}| (plus its square, second order but kept: it is an upper bound).
+      const FloatExp zprev = mag(zr_prev, zi_prev);
+      const FloatExp ar2 = mul_pow2(zr_prev * ar - zi_prev * ai, 1) + FloatExp(1.0);
+      const FloatExp ai2 = mul_pow2(zr_prev * ai + zi_prev * ar, 1);
+      ar = ar2;
+      ai = ai2;
+      err = mul_pow2(zprev * err, 1) + sqr(err) + u * (FloatExp(4.0) * sqr(zprev) + mul_pow2(zmag, 1));
+    }
+    zr_prev = fr;
+    zi_prev = fi;
+    const FloatExp amag = mag(ar, ai);
+    // The error seen by pixels, as a shift of c. A_n = 0 exactly would make it unbounded: then
+    // only the absolute error counts (the pixels' deltas are second order there).
+    const FloatExp shift = amag.m != 0 ? err / amag : err;
+    if (shift > ref->error_shift) ref->error_shift = shift;
+    if (shift > shift_limit && !last_try) {
+      // Raise the precision by what the bound asks plus a margin, and at least by a quarter.
+      const double need = std::log2(to_double(shift / shift_limit)) + 32.0;
+      *more_bits = std::max(static_cast<int>(std::ceil(need)), bits / 4);
+      return Pass::kNeedsBits;
+    }
+    const double dr = to_double(fr), di = to_double(fi);
+    const bool out = dr * dr + di * di > 4.0;
+    if (certify) {
+      // C's own count: every escape test must be decided by the bound (|Z| +- E clear of 2).
+      const double r = std::sqrt(dr * dr + di * di), e = to_double(err) + 1e-15 * r;
+      if ((out ? r - e <= 2.0 : r + e > 2.0)) {
+        if (last_try) {
+          ref->escape_certified = false;
+        } else {
+          *more_bits = std::max(64, bits / 2);
+          return Pass::kNeedsBits;
+        }
+      }
+    }
+    if (out) {
+      ref->escaped = true;
+      break;
+    }
+    // Periodic: the nucleus of period n lies within |Z_n / A_n| (Newton's step) of C; stop only
+    // where that, with the orbit's own error, is below kNucleusLog2 pixel spacings.
+    // (Not for a certified orbit: a pixel at C itself has dc ~ 0, and after the stop its fate
+    // hangs on Z_n^2, whose error E_n^2 no pixel spacing bounds.)
+    if (n >= 2 && amag.m != 0 && !certify) {
+      const FloatExp dist = (zmag + err) / amag;
+      if (dist <= nucleus_limit) {
+        ref->periodic = true;
+        ref->last_error = err;
+        ref->nucleus_distance = dist;
+        break;
+      }
+    }
+    if ((n & 4095) == 0) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) return Pass::kCancelled;
+      if (progress) progress(static_cast<double>(n) / max_iter);
+    }
+  }
+  return Pass::kDone;
+}
+
+}  // namespace
+
+bool Reference::serves_step(FloatExp s) const {
+  if (error_shift > s * pow2(kReuseShiftLog2)) return false;
+  return !periodic || nucleus_distance <= s * pow2(kNucleusLog2 + 8);
+}
+
+std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
+                                                   uint32_t max_iter, FloatExp step,
+                                                   const std::atomic<bool>* cancel,
+                                                   const std::function<void(double)>& progress, bool certify) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto ref = std::make_shared<Reference>();
+  ref->re = re;
+  ref->im = im;
+  ref->bits = ref->bits_asked = bits;
+  ref->max_iter = max_iter;
+  ref->step = step;
+  const int max_bits = kMaxExtraBitsFactor * bits + 4096;
+  for (;;) {
+    int more = 0;
+    const bool last_try = ref->bits >= max_bits;
+    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, certify, cancel, progress, &more);
+    if (pass == Pass::kCancelled) return nullptr;
+    if (pass == Pass::kDone) break;
+    ref->bits = std::min(max_bits, ref->bits + more);
+  }
+  ref->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return ref;
+}
+
+namespace {
+// view centre - reference centre into dre, dim (exact: parsed at a precision that holds the view's
+// centre to far below a pixel, subtracted at enough bits for both).
+void centre_difference(const Reference& ref, const Geometry& g, Mp& dre, Mp& dim) {
+  const int bits = std::max(ref.bits, reference_bits(g)) + 64;
+  Mp a(bits), b(bits);
+  parse(a.v, g.re);
+  parse(b.v, ref.re);
+  mpfr_sub(dre.v, a.v, b.v, MPFR_RNDN);
+  parse(a.v, g.im);
+  parse(b.v, ref.im);
+  mpfr_sub(dim.v, a.v, b.v, MPFR_RNDN);
+}
+int difference_bits(const Reference& ref, const Geometry& g) {
+  return 2 * (std::max(ref.bits, reference_bits(g)) + 64) + 64;
+}
+}  // namespace
+
+void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im) {
+  const int bits = difference_bits(ref, g);
+  Mp dre(bits), dim(bits);
+  centre_difference(ref, g, dre, dim);
+  *re = to_fe(dre.v);
+  *im = to_fe(dim.v);
+}
+
+void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step) {
+  const int bits = difference_bits(ref, g);
+  Mp dre(bits), dim(bits), tmp(bits);
+  centre_difference(ref, g, dre, dim);
+  *re = to_fe2(dre.v, tmp.v);
+  *im = to_fe2(dim.v, tmp.v);
+  parse(dre.v, g.half_step);
+  *half_step = to_fe2(dre.v, tmp.v);
+}
+
+std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
+                                               const std::atomic<bool>* cancel,
+                                               const std::function<void(double)>& progress, bool* reused) {
+  const int bits = reference_bits(g);
+  std::shared_ptr<const Reference> last;
+  {
+    std::lock_guard<std::mutex> lock(g_cache_mu);
+    last = g_cache;
+  }
+  *reused = false;
+  // The cached reference may have up to 32 bits fewer than a fresh one (a few zoom steps deeper):
+  // it still carries 32 bits below the pixel spacing.
+  const FloatExp step = pixel_step(g);
+  if (last && last->bits_asked >= bits - 32 && last->serves_step(step) &&
+      (last->escaped || last->periodic || last->max_iter >= v.max_iter)) {
+    // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
+    // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).
+    const double log2_half_diag =
+        g.log2_step - 1 +
+        0.5 * std::log2(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
+    const double reach = log2_half_diag + (last->escaped && last->length() <= v.max_iter ? 1.0 : 6.0);
+    if (log2_offset(*last, g) <= reach) {
+      *reused = true;
+      return last;
+    }
+  }
+  std::shared_ptr<const Reference> ref = compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress);
+  if (ref) {
+    std::lock_guard<std::mutex> lock(g_cache_mu);
+    g_cache = ref;
+  }
+  return ref;
+}
+
+void clear_reference_cache() {
+  std::lock_guard<std::mutex> lock(g_cache_mu);
+  g_cache.reset();
+}
+
+namespace {
+// c of pixel (i, j) into cr, ci (precision set by the caller): centre + (s/2) M (kx, ky).
+void set_pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_t cr, mpfr_t ci) {
+  const mpfr_prec_t bits = mpfr_get_prec(cr);
+  Mp hs(bits), t(bits);
+  parse(cr, g.re);
+  parse(ci, g.im);
+  parse(hs.v, g.half_step);
+  const double kx = pixel_offset(i, v.width), ky = -pixel_offset(j, v.height);
+  const double* m = g.pixel_map;
+  mpfr_mul_d(t.v, hs.v, m[0] * kx + m[1] * ky, MPFR_RNDN);
+  mpfr_add(cr, cr, t.v, MPFR_RNDN);
+  mpfr_mul_d(t.v, hs.v, m[2] * kx + m[3] * ky, MPFR_RNDN);
+  mpfr_add(ci, ci, t.v, MPFR_RNDN);
+}
+
+}  // namespace
+
+void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::string* re, std::string* im) {
+  Mp cr(bits), ci(bits);
+  set_pixel_c(g, v, i, j, cr.v, ci.v);
+  *re = to_decimal(cr.v);
+  *im = to_decimal(ci.v);
+}
+
+void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint32_t* count, float* smooth) {
+  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits);
+  set_pixel_c(g, v, i, j, cr.v, ci.v);
+  const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
+  mpfr_set(x.v, cr.v, MPFR_RNDN);
+  mpfr_set(y.v, ci.v, MPFR_RNDN);
+  for (uint32_t n = 1; n < v.max_iter; ++n) {
+    const double xd = mpfr_get_d(x.v, MPFR_RNDN), yd = mpfr_get_d(y.v, MPFR_RNDN);
+    if (xd * xd + yd * yd > 4.0) {
+      *count = n;
+      *smooth = smooth_tail(n, xd, yd, cr_d, ci_d);
+      return;
+    }
+    mpfr_sqr(x2.v, x.v, MPFR_RNDN);
+    mpfr_sqr(y2.v, y.v, MPFR_RNDN);
+    mpfr_mul(xy.v, x.v, y.v, MPFR_RNDN);
+    mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
+    mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
+    mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
+    mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
+  }
+  *count = v.max_iter;
+  *smooth = static_cast<float>(v.max_iter);
+}
+
+}  // namespace ds::perturb

@@ -1,0 +1,264 @@
+// The TMD workspace's Lefèvre/regular block pipeline on CUDA, device-resident: the packets' data
+// goes up once; the expansion (hierarchical polynomials), the phase-1 tests, the compaction of the
+// failing intervals, the phase-2 tests of their sub-intervals, the compaction of the failing
+// sub-intervals and the phase-3 scans all run on the device, one kernel per step over the same
+// per-item functions as the CPU (lefevre.cuh). Compaction appends with an atomic counter (the
+// order is irrelevant: counts are sums and candidates are sorted by the caller); between the
+// phases only the counts come back, to size the next grid (as in the paper, section 4.3.1). At the
+// end the per-warp iteration summaries and the candidates come back.
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <vector>
+
+#include "kernels/core/cuda_check.h"
+#include "lefevre.cuh"
+#include "lefevre_pipeline.h"
+
+namespace ds::tmd::pipeline {
+namespace {
+
+constexpr int kBlock = 128;
+using ull = unsigned long long;
+
+// Counters of one block's run, on the device.
+struct Counters {
+  ull fail1, args2, subs2, fail2, args3, cand;
+};
+
+struct DevItem {  // one expansion work item: intervals k0 + s0 .. k0 + s0 + n - 1 of packet p
+  int32_t p;
+  int32_t n;
+  int64_t s0;
+};
+
+__global__ void expand_kernel(const PacketJob* pk, const DevItem* items, int64_t n_items, lb::Frac* coef,
+                              int32_t* pidx) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n_items) return;
+  const DevItem it = items[i];
+  const PacketJob& pj = pk[it.p];
+  const int64_t k = pj.k0 + it.s0;
+  lb::expand_packet_range(pj.packet, it.s0, it.n, coef + 3 * k);
+  for (int m = 0; m < it.n; ++m) pidx[k + m] = pj.param;
+}
+
+__global__ void singles_kernel(const Single* s, int64_t n, lb::Frac* coef, int32_t* pidx) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  for (int j = 0; j < 3; ++j) coef[3 * s[i].k + j] = s[i].y[j];
+  pidx[s[i].k] = s[i].param;
+}
+
+__global__ void phase1_kernel(lb::BlockGeom g, const lb::Frac* coef, const int32_t* pidx,
+                              const lb::IntervalParams* params, const int64_t* tested, int64_t T,
+                              uint32_t* iters, int64_t* fail1, Counters* c) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= T) return;
+  const int64_t k = tested ? tested[i] : i, n = lb::interval_args(g, k);
+  const lb::Bound r = lb::phase1_item(g, coef + 3 * k, params[pidx[k]], n);
+  iters[i] = r.iters;
+  if (!r.success) {
+    fail1[atomicAdd(&c->fail1, 1ull)] = k;
+    atomicAdd(&c->args2, static_cast<ull>(n));
+    atomicAdd(&c->subs2, static_cast<ull>((n + g.L - 1) / g.L));
+  }
+}
+
+__global__ void warps_kernel(const uint32_t* iters, int64_t T, lb::WarpIters* w) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i * 32 >= T) return;
+  w[i] = lb::warp_iters(iters + 32 * i, static_cast<int>(T - 32 * i < 32 ? T - 32 * i : 32));
+}
+
+__global__ void phase2_kernel(lb::BlockGeom g, const lb::Frac* coef, const int32_t* pidx,
+                              const lb::IntervalParams* params, const int64_t* fail1, int64_t n_fail1,
+                              int64_t* fail2, Counters* c) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n_fail1 * g.split) return;
+  const int64_t k = fail1[i / g.split], n = lb::interval_args(g, k);
+  const int s = static_cast<int>(i % g.split);
+  if (static_cast<int64_t>(s) * g.L >= n) return;
+  int64_t sub_n = 0;
+  const lb::Bound r = lb::phase2_item(g, coef + 3 * k, params[pidx[k]], n, s, &sub_n);
+  if (!r.success) {
+    fail2[atomicAdd(&c->fail2, 1ull)] = k * g.split + s;
+    atomicAdd(&c->args3, static_cast<ull>(sub_n));
+  }
+}
+
+__global__ void phase3_kernel(lb::BlockGeom g, const lb::Frac* coef, const int32_t* pidx,
+                              const lb::IntervalParams* params, const int64_t* fail2, int64_t n_fail2,
+                              int64_t* cand, int64_t cap, Counters* c) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n_fail2) return;
+  const int64_t k = fail2[i] / g.split;
+  const int s = static_cast<int>(fail2[i] % g.split);
+  const lb::Scan sc = lb::phase3_scan(g, coef + 3 * k, params[pidx[k]], k, s);
+  lb::run_scan(sc, g.nearest, [&](int64_t x) {
+    const ull slot = atomicAdd(&c->cand, 1ull);
+    if (static_cast<int64_t>(slot) < cap) cand[slot] = x;
+  });
+}
+
+unsigned grid_for(int64_t n) {
+  return static_cast<unsigned>(std::max<int64_t>(1, (n + kBlock - 1) / kBlock));
+}
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { DEEPSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+// Device memory from the stream-ordered allocator: allocating and freeing do not wait for the
+// device (cudaFree would, stalling the other worker sharing the device), and the pool reuses
+// memory from block to block.
+struct StreamBuffer {
+  void* p = nullptr;
+  cudaStream_t s;
+  StreamBuffer(std::size_t bytes, cudaStream_t st) : s(st) {
+    DEEPSCOPE_CUDA_CHECK(cudaMallocAsync(&p, bytes ? bytes : 1, s));
+  }
+  ~StreamBuffer() { cudaFreeAsync(p, s); }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  template <class U>
+  U* as() const {
+    return static_cast<U*>(p);
+  }
+};
+
+template <class T>
+void upload(StreamBuffer& d, const std::vector<T>& h, cudaStream_t s) {
+  if (!h.empty())
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+}
+
+Counters read_counters(const StreamBuffer& c, cudaStream_t s) {
+  Counters h;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(&h, c.p, sizeof h, cudaMemcpyDeviceToHost, s));
+  DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
+  return h;
+}
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+void run_block_cuda(const BlockInput& in, BlockOutput* out) {
+  const lb::BlockGeom& g = in.g;
+  const int64_t nb = in.nb;
+  BlockOutput& o = *out;
+  Stream st;
+  const cudaStream_t s = st.s;
+  // Polynomials: upload the packets and singles, expand on the device.
+  auto t = Clock::now();
+  std::vector<DevItem> items;
+  for (std::size_t p = 0; p < in.packets.size(); ++p)
+    for (int64_t s0 = 0; s0 < in.packets[p].packet.n; s0 += kSubPacket)
+      items.push_back({static_cast<int32_t>(p),
+                       static_cast<int32_t>(std::min(kSubPacket, in.packets[p].packet.n - s0)), s0});
+  StreamBuffer d_pk(in.packets.size() * sizeof(PacketJob), s), d_items(items.size() * sizeof(DevItem), s);
+  StreamBuffer d_singles(in.singles.size() * sizeof(Single), s);
+  StreamBuffer d_params(in.params.size() * sizeof(lb::IntervalParams), s);
+  StreamBuffer d_coef(static_cast<std::size_t>(3 * nb) * sizeof(lb::Frac), s);
+  StreamBuffer d_pidx(static_cast<std::size_t>(nb) * sizeof(int32_t), s);
+  StreamBuffer d_cnt(sizeof(Counters), s);
+  DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(d_cnt.p, 0, sizeof(Counters), s));
+  upload(d_pk, in.packets, s);
+  upload(d_items, items, s);
+  upload(d_singles, in.singles, s);
+  upload(d_params, in.params, s);
+  if (!items.empty()) {
+    expand_kernel<<<grid_for(static_cast<int64_t>(items.size())), kBlock, 0, s>>>(
+        d_pk.as<PacketJob>(), d_items.as<DevItem>(), static_cast<int64_t>(items.size()),
+        d_coef.as<lb::Frac>(), d_pidx.as<int32_t>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  }
+  if (!in.singles.empty()) {
+    singles_kernel<<<grid_for(static_cast<int64_t>(in.singles.size())), kBlock, 0, s>>>(
+        d_singles.as<Single>(), static_cast<int64_t>(in.singles.size()), d_coef.as<lb::Frac>(),
+        d_pidx.as<int32_t>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  }
+  DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
+  o.seconds_expand = since(t);
+  // Phase 1 and the compaction of its failures.
+  t = Clock::now();
+  const int64_t T = in.all_tested ? nb : static_cast<int64_t>(in.tested.size());
+  o.phase1 = T;
+  StreamBuffer d_tested(in.all_tested ? 0 : in.tested.size() * sizeof(int64_t), s);
+  if (!in.all_tested) upload(d_tested, in.tested, s);
+  StreamBuffer d_iters(static_cast<std::size_t>(T) * sizeof(uint32_t), s);
+  StreamBuffer d_fail1(static_cast<std::size_t>(T) * sizeof(int64_t), s);
+  const int64_t n_warps = (T + 31) / 32;
+  StreamBuffer d_warps(static_cast<std::size_t>(n_warps) * sizeof(lb::WarpIters), s);
+  Counters c{};
+  if (T > 0) {
+    phase1_kernel<<<grid_for(T), kBlock, 0, s>>>(
+        g, d_coef.as<lb::Frac>(), d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(),
+        in.all_tested ? nullptr : d_tested.as<int64_t>(), T, d_iters.as<uint32_t>(), d_fail1.as<int64_t>(),
+        d_cnt.as<Counters>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    warps_kernel<<<grid_for(n_warps), kBlock, 0, s>>>(d_iters.as<uint32_t>(), T, d_warps.as<lb::WarpIters>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    o.warps.resize(static_cast<std::size_t>(n_warps));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(o.warps.data(), d_warps.p, o.warps.size() * sizeof(lb::WarpIters),
+                                         cudaMemcpyDeviceToHost, s));
+    c = read_counters(d_cnt, s);
+  }
+  const int64_t n1 = static_cast<int64_t>(c.fail1);
+  o.phase2_args = static_cast<int64_t>(c.args2);
+  o.phase2 = static_cast<int64_t>(c.subs2);
+  o.seconds_phase1 = since(t);
+  // Phase 2 over every sub-interval of the failing intervals, and the compaction of its failures.
+  t = Clock::now();
+  StreamBuffer d_fail2(static_cast<std::size_t>(n1 * g.split) * sizeof(int64_t), s);
+  if (n1 > 0) {
+    phase2_kernel<<<grid_for(n1 * g.split), kBlock, 0, s>>>(
+        g, d_coef.as<lb::Frac>(), d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(),
+        d_fail1.as<int64_t>(), n1, d_fail2.as<int64_t>(), d_cnt.as<Counters>());
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    c = read_counters(d_cnt, s);
+  }
+  const int64_t n2 = static_cast<int64_t>(c.fail2);
+  o.phase3 = n2;
+  o.phase3_args = static_cast<int64_t>(c.args3);
+  o.seconds_phase2 = since(t);
+  // Phase 3: the scans append their candidates; a buffer too small is grown and the scans rerun.
+  t = Clock::now();
+  if (n2 > 0) {
+    int64_t cap = std::max<int64_t>(1024, n2);
+    for (;;) {
+      StreamBuffer d_cand(static_cast<std::size_t>(cap) * sizeof(int64_t), s);
+      DEEPSCOPE_CUDA_CHECK(
+          cudaMemsetAsync(static_cast<char*>(d_cnt.p) + offsetof(Counters, cand), 0, sizeof(ull), s));
+      phase3_kernel<<<grid_for(n2), kBlock, 0, s>>>(g, d_coef.as<lb::Frac>(), d_pidx.as<int32_t>(),
+                                                    d_params.as<lb::IntervalParams>(), d_fail2.as<int64_t>(),
+                                                    n2, d_cand.as<int64_t>(), cap, d_cnt.as<Counters>());
+      DEEPSCOPE_CUDA_CHECK_LAUNCH();
+      c = read_counters(d_cnt, s);
+      const int64_t nc = static_cast<int64_t>(c.cand);
+      o.candidate_count = nc;
+      if (nc > in.max_candidates) break;  // the caller refuses the block: nothing to copy
+      if (nc <= cap) {
+        o.candidates.resize(static_cast<std::size_t>(nc));
+        if (nc > 0) {
+          DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(o.candidates.data(), d_cand.p,
+                                               static_cast<std::size_t>(nc) * sizeof(int64_t),
+                                               cudaMemcpyDeviceToHost, s));
+          DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
+        }
+        break;
+      }
+      cap = nc;
+    }
+  }
+  o.seconds_phase3 = since(t);
+}
+
+}  // namespace ds::tmd::pipeline

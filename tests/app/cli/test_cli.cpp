@@ -1,0 +1,93 @@
+// Command-line parsing and whole-or-nothing file output.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "kernels/core/atomic_file.h"
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
+
+namespace {
+
+using ds::cli::Args;
+using ds::cli::UsageError;
+
+TEST(Cli, ParsesValuesFlagsAndRejectsUnknowns) {
+  Args a({"--iter", "500", "--arith=dd", "--quick", "pos"}, {"iter", "arith"}, {"quick"});
+  EXPECT_EQ(a.get_int("iter", 0, 1, 1000), 500);
+  EXPECT_EQ(a.get("arith", ""), "dd");
+  EXPECT_TRUE(a.flag("quick"));
+  ASSERT_EQ(a.positional().size(), 1u);
+  EXPECT_THROW(Args({"--bogus"}, {"iter"}, {}), UsageError);
+  EXPECT_THROW(Args({"-x"}, {"iter"}, {}), UsageError);
+  EXPECT_THROW(Args({"--iter"}, {"iter"}, {}), UsageError);
+  EXPECT_THROW(Args({"--quick=1"}, {}, {"quick"}), UsageError);
+  EXPECT_THROW(Args({"--iter", "12x"}, {"iter"}, {}).get_int("iter", 0, 1, 100), UsageError);
+  EXPECT_THROW(Args({"--iter", "0"}, {"iter"}, {}).get_int("iter", 0, 1, 100), UsageError);
+  // Negative numbers are values, not options.
+  Args neg({"--re", "-1.75"}, {"re"}, {});
+  EXPECT_EQ(neg.get("re", ""), "-1.75");
+}
+
+TEST(Cli, ParsesSizes) {
+  int w = 0, h = 0;
+  ds::cli::parse_size("1920x1080", 65536, &w, &h);
+  EXPECT_EQ(w, 1920);
+  EXPECT_EQ(h, 1080);
+  for (const char* bad : {"0x10", "10x0", "10", "x10", "10x", "-5x5", "5x5x5", "100000x100000", "axb"})
+    EXPECT_THROW(ds::cli::parse_size(bad, 65536, &w, &h), UsageError) << bad;
+}
+
+std::string tmpdir() {
+  char tmpl[] = "/tmp/deepscope-test-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+TEST(AtomicFile, WritesWholeFileAndLeavesNoTemporary) {
+  std::string dir = tmpdir(), path = dir + "/out.bin";
+  std::string data(1 << 20, 'x');
+  ds::write_file_atomically(path, data);
+  std::ifstream in(path, std::ios::binary);
+  std::string back((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(back, data);
+  ds::write_file_atomically(path, "short");  // replaces, never appends
+  std::ifstream in2(path, std::ios::binary);
+  std::string back2((std::istreambuf_iterator<char>(in2)), {});
+  EXPECT_EQ(back2, "short");
+  EXPECT_EQ(std::system(("test $(ls " + dir + " | wc -l) -eq 1").c_str()), 0) << "a temporary file was left";
+}
+
+TEST(AtomicFile, UnwritablePathsThrowAndWriteNothing) {
+  EXPECT_THROW(ds::write_file_atomically("/nonexistent-dir/x.png", "data"), ds::IoError);
+  EXPECT_THROW(ds::check_writable("/nonexistent-dir/x.png"), ds::IoError);
+  EXPECT_THROW(ds::check_writable(""), ds::IoError);
+  if (geteuid() != 0) {  // root can write anywhere; the read-only check only means something otherwise
+    std::string dir = tmpdir();
+    chmod(dir.c_str(), 0500);
+    EXPECT_THROW(ds::write_file_atomically(dir + "/x.png", "data"), ds::IoError);
+  }
+}
+
+}  // namespace
+
+// Each subcommand answers --help with its own usage (exit 0), and a usage error shows that
+// subcommand's usage rather than the whole program's.
+TEST(Cli, SubcommandHelp) {
+  const std::string render = ds::app::usage_for("render");
+  EXPECT_NE(render.find("deepscope render [--re R"), std::string::npos);
+  EXPECT_NE(render.find("--verify N"), std::string::npos);
+  EXPECT_EQ(render.find("deepscope henon"), std::string::npos);
+  const std::string scan = ds::app::usage_for("henon", "scan");
+  EXPECT_NE(scan.find("deepscope henon scan"), std::string::npos);
+  EXPECT_EQ(scan.find("deepscope henon orbit"), std::string::npos);
+  EXPECT_NE(ds::app::usage_for("henon").find("deepscope henon orbit"), std::string::npos);
+  EXPECT_NE(ds::app::usage_for("tmd", "regular").find("lefevre|regular"), std::string::npos);
+  EXPECT_TRUE(ds::app::usage_for("nonesuch").empty());
+  EXPECT_EQ(ds::app::run({"render", "--help"}), 0);
+  EXPECT_EQ(ds::app::run({"henon", "scan", "-h"}), 0);
+  EXPECT_EQ(ds::app::run({"render", "--bogus"}), 2);
+  EXPECT_EQ(ds::app::run({"nonesuch", "--help"}), 2);
+}

@@ -1,0 +1,186 @@
+// `deepscope drift`: the files sum, doundo and md write (CSV and PNG), a blown-up run keeping its
+// samples, and bad input refused with the exceptions main maps to exit code 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "arith/error.h"
+#include "kernels/core/atomic_file.h"
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
+#include "app/cli/drift_report.h"
+#include "test_files.h"
+#include "app/io/image_io.h"
+#include "app/io/plot_png.h"
+
+namespace {
+
+using ds::app::ArgList;
+using ds::app::cmd_drift;
+
+std::string tmpdir() { return ds::test::make_tmpdir("drift-cli"); }
+using ds::test::slurp;
+
+// The exit code the program returns for `deepscope drift ARGS`.
+int exit_code(ArgList args) {
+  args.insert(args.begin(), "drift");
+  return ds::app::run(args);
+}
+
+std::size_t lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST(DriftCli, SumWritesCsv) {
+  const std::string out = tmpdir() + "/sum.csv";
+  ASSERT_EQ(cmd_drift({"sum", "--backend", "cpu", "--threads", "1,10", "--out", out, "--quiet"}), 0);
+  const std::string csv = slurp(out);
+  EXPECT_EQ(csv.rfind("backend,n,seed,threads,order,method,sum\n", 0), 0u);
+  EXPECT_EQ(lines(csv), 1u + 2 * 6 * 5);
+}
+
+TEST(DriftCli, DoUndoWritesCsvAndPlots) {
+  const std::string dir = tmpdir();
+  ASSERT_EQ(cmd_drift({"doundo", "--backend", "cpu", "--iterations", "2000", "--every", "100", "--trials",
+                       "2", "--out-dir", dir, "--quiet"}),
+            0);
+  EXPECT_EQ(lines(slurp(dir + "/doundo.csv")), 1u + 2 * 4 * 20);
+  for (const char* f : {"/doundo_trial2_muldiv.png", "/doundo_trial2_divmul.png"})
+    EXPECT_TRUE(ds::app::is_png(slurp(dir + f))) << f;
+}
+
+TEST(DriftCli, MdWritesCsvAndPlots) {
+  const std::string pre = tmpdir() + "/md";
+  testing::internal::CaptureStdout();
+  const int rc = cmd_drift({"md", "--atoms", "500", "--steps", "20", "--every", "5", "--precision",
+                            "float,composite", "--backend", "cpu", "--out", pre, "--quiet"});
+  testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0);
+  const std::string csv = slurp(pre + ".csv");
+  EXPECT_EQ(csv.rfind("precision,step,time,ke,pe,total\n", 0), 0u);
+  EXPECT_EQ(lines(csv), 1u + 2 * 5);
+  EXPECT_TRUE(ds::app::is_png(slurp(pre + "_drift.png")));
+  EXPECT_TRUE(ds::app::is_png(slurp(pre + "_pe.png")));
+}
+
+TEST(DriftCli, MdResumesFinishedPrecisions) {
+  const std::string pre = tmpdir() + "/res";
+  const ArgList first = {"md",          "--atoms", "500",       "--steps", "20",    "--every", "5",
+                         "--precision", "float",   "--backend", "cpu",     "--out", pre,       "--quiet"};
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(cmd_drift(first), 0);
+  testing::internal::GetCapturedStdout();
+  const std::string csv1 = slurp(pre + ".csv");
+  // Same parameters, one more precision: float is loaded, double is run.
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int rc = cmd_drift({"md", "--atoms", "500", "--steps", "20", "--every", "5", "--precision",
+                            "float,double", "--backend", "cpu", "--out", pre});
+  const std::string err = testing::internal::GetCapturedStderr();
+  testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0);
+  EXPECT_NE(err.find("float      resumed"), std::string::npos) << err;
+  EXPECT_EQ(err.find("double     resumed"), std::string::npos) << err;
+  const std::string csv2 = slurp(pre + ".csv");
+  EXPECT_EQ(lines(csv2), 1u + 2 * 5);
+  EXPECT_EQ(csv2.substr(0, csv1.size()), csv1);  // float's rows, to the digit
+  // Other parameters: nothing is reused.
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(cmd_drift({"md", "--atoms", "500", "--steps", "10", "--every", "5", "--precision", "float",
+                       "--backend", "cpu", "--out", pre}),
+            0);
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("resumed"), std::string::npos);
+  testing::internal::GetCapturedStdout();
+}
+
+// A resumed run keeps the backend it ran on (a run on CUDA was once reported as "cpu" when
+// loaded back), and a file written before the backend was recorded takes the fingerprint's.
+TEST(DriftCli, ResumeFileKeepsTheBackend) {
+  ds::drift::MdParams p;
+  p.backend = ds::Backend::kCuda;
+  const std::string fp = ds::app::md_fingerprint(p);
+  ds::app::MdRun run;
+  run.precision = ds::drift::Precision::kComposite;
+  run.result.atoms = 4000;
+  run.result.steps_done = 10;
+  run.result.backend = ds::Backend::kCuda;
+  run.result.samples.push_back(ds::drift::MdSample{0, 0.0, 1.0, -2.0, -1.0});
+  run.result.samples.push_back(ds::drift::MdSample{10, 0.05, 1.0, -2.0, -1.0});
+  const std::string text = ds::app::md_runs_text(fp, {run});
+  std::vector<ds::app::MdRun> back = ds::app::md_runs_load(text, fp);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
+  EXPECT_EQ(back[0].precision, ds::drift::Precision::kComposite);
+  // The same line without its last token, as files written before it was recorded.
+  std::string old = text;
+  const auto at = old.find(" cuda\n", old.find("\nrun "));
+  ASSERT_NE(at, std::string::npos);
+  old.erase(at, 5);
+  back = ds::app::md_runs_load(old, fp);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
+  run.result.backend = ds::Backend::kCpu;
+  p.backend = ds::Backend::kCpu;
+  back = ds::app::md_runs_load(ds::app::md_runs_text(ds::app::md_fingerprint(p), {run}), ds::app::md_fingerprint(p));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].result.backend, ds::Backend::kCpu);
+}
+
+TEST(DriftCli, BlowUpKeepsSamplesAndFails) {
+  const std::string pre = tmpdir() + "/boom";
+  testing::internal::CaptureStderr();
+  const int rc = exit_code({"md", "--cells", "5", "--steps", "400", "--every", "20", "--dt", "0.1", "--temp",
+                            "100", "--precision", "double", "--backend", "cpu", "--out", pre, "--quiet"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(err.find("at step"), std::string::npos) << err;
+  EXPECT_GE(lines(slurp(pre + ".csv")), 2u);  // header and the step-0 sample at least
+}
+
+TEST(DriftCli, BadInputExitsTwo) {
+  const std::string pre = tmpdir() + "/x";
+  for (const ArgList& a : std::vector<ArgList>{
+           {"md", "--cells", "0", "--out", pre},
+           {"md", "--cells", "-4", "--out", pre},
+           {"md", "--atoms", "1000", "--out", pre},
+           {"md", "--atoms", "-500", "--out", pre},
+           {"md", "--dt", "-0.01", "--out", pre},
+           {"md", "--dt", "3", "--out", pre},
+           {"md", "--dt", "abc", "--out", pre},
+           {"md", "--steps", "0", "--out", pre},
+           {"md", "--steps", "1e15", "--out", pre},
+           {"md", "--precision", "half", "--out", pre},
+           {"md", "--cells", "5"},
+           {"md", "--out", "/nonexistent-dir/x"},
+           {"sum", "--n", "7"},
+           {"sum", "--threads", "0"},
+           {"doundo", "--arith", "limb4", "--out-dir", "/tmp"},
+           {"doundo", "--iterations", "-5", "--out-dir", "/tmp"},
+           {"doundo", "--trials", "4", "--out-dir", "/tmp"},
+           {"frobnicate"},
+       })
+    EXPECT_EQ(exit_code(a), 2) << a[0] << " " << (a.size() > 2 ? a[1] + " " + a[2] : "");
+}
+
+TEST(PlotPng, DrawsSeriesInTheirColours) {
+  ds::app::PlotSpec spec;
+  spec.width = 400;
+  spec.height = 300;
+  ds::app::PlotSeries s{"line", {0, 1, 2, 3}, {0, 1, 0, 1}};
+  const std::vector<uint8_t> rgb = ds::app::plot_rgb(spec, {s});
+  ASSERT_EQ(rgb.size(), 400u * 300u * 3u);
+  uint8_t c[3];
+  ds::app::plot_colour(0, c);
+  std::size_t hits = 0;
+  for (std::size_t i = 0; i < rgb.size(); i += 3)
+    hits += rgb[i] == c[0] && rgb[i + 1] == c[1] && rgb[i + 2] == c[2];
+  EXPECT_GT(hits, 300u);  // the zig-zag (and the legend swatch)
+  EXPECT_THROW(ds::app::plot_rgb(spec, {ds::app::PlotSeries{"bad", {0, 1}, {0}}}), std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,195 @@
+// `deepscope oracle` and `deepscope render --verify`: files written whole (or not at all when
+// cancelled), the verification recorded in the PNG, bad input refused with exit code 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "app/cli/cancel.h"
+#include "app/cli/commands.h"
+#include "app/io/image_io.h"
+#include "app/io/location.h"
+#include "locations.h"
+#include "test_files.h"
+#include "app/io/view_png.h"
+
+namespace {
+
+using ds::app::ArgList;
+using ds::test::slurp;
+
+bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
+
+// The exit code and stderr of the whole command line, as main runs it.
+int run(const ArgList& args, std::string* err = nullptr) {
+  testing::internal::CaptureStderr();
+  const int rc = ds::app::run(args);
+  const std::string e = testing::internal::GetCapturedStderr();
+  if (err) *err = e;
+  return rc;
+}
+
+std::string png_text(const std::string& path, const std::string& key) {
+  std::string text;
+  if (!ds::app::png_find_text(slurp(path), key, &text)) return "";
+  return text;
+}
+
+TEST(OracleCli, WritesTheGridAndItsRecord) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  std::string err;
+  const int rc = run({"oracle", "--re", "-0.7453", "--im", "0.1127", "--zoom", "300", "--iter", "1000",
+                      "--size", "64x48", "--grid", "4", "--out", dir + "/g.npy"},
+                     &err);
+  ASSERT_EQ(rc, 0) << err;
+  for (const char* f : {"/g.npy", "/g_smooth.npy", "/g_trusted.npy", "/g_bits.npy", "/g.json"})
+    EXPECT_TRUE(exists(dir + f)) << f;
+  EXPECT_FALSE(exists(dir + "/g.npy.chunks"));
+  const std::string counts = slurp(dir + "/g.npy");
+  EXPECT_NE(counts.find("'descr': '<u4'"), std::string::npos);
+  EXPECT_NE(counts.find("'shape': (4, 4)"), std::string::npos);
+  EXPECT_EQ(counts.size() % 64, 0u);  // header padded to 64 bytes, 16 x 4 bytes of data
+  EXPECT_NE(slurp(dir + "/g_trusted.npy").find("'descr': '|u1'"), std::string::npos);
+  const std::string meta = slurp(dir + "/g.json");
+  EXPECT_NE(meta.find("\"trusted\": 16,"), std::string::npos) << meta;
+  EXPECT_NE(meta.find("\"commit\": "), std::string::npos);
+  EXPECT_NE(meta.find("deepscope oracle --re -0.7453"), std::string::npos);
+  EXPECT_NE(err.find("16/16 pixels trusted"), std::string::npos) << err;
+}
+
+TEST(OracleCli, CancelledRunWritesNothingAndResumes) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const ArgList args = {"oracle", "--re",   "-0.7453",       "--im",   "0.1127",      "--zoom",
+                        "300",    "--iter", "500",           "--size", "32x32",       "--grid",
+                        "3",      "--meta", dir + "/m.json", "--out",  dir + "/g.npy"};
+  ds::app::cancel_flag() = true;  // as if Ctrl-C came before the first pixel finished
+  std::string err;
+  const int rc = run(args, &err);
+  ds::app::cancel_flag() = false;
+  EXPECT_EQ(rc, 130) << err;
+  EXPECT_FALSE(exists(dir + "/g.npy"));
+  EXPECT_FALSE(exists(dir + "/m.json"));
+  ASSERT_EQ(run(args, &err), 0) << err;
+  EXPECT_TRUE(exists(dir + "/g.npy"));
+  EXPECT_NE(slurp(dir + "/m.json").find("\"grid\": 3"), std::string::npos);
+}
+
+TEST(OracleCli, BadInputExitsTwo) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const std::string out = dir + "/g.npy";
+  const ArgList view = {"oracle", "--re", "-0.5",   "--im",  "0",      "--zoom", "1",
+                        "--iter", "100",  "--size", "32x16", "--grid", "4"};
+  struct Case {
+    ArgList extra;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {{}, "--out"},
+      {{"--grid", "0", "--out", out}, "--grid"},
+      {{"--grid", "17", "--out", out}, "larger than the image"},
+      {{"--frobnicate", "--out", out}, "frobnicate"},
+      {{"--pixel-map", "1,0,0", "--out", out}, "four numbers"},
+      {{"--pixel-map", "1,1,1,1", "--out", out}, "singular"},
+      {{"--zoom", "-3", "--out", out}, "zoom"},
+      {{"--out", dir + "/missing/g.npy"}, "missing"},
+  };
+  for (const Case& c : cases) {
+    ArgList a = view;
+    a.insert(a.end(), c.extra.begin(), c.extra.end());
+    std::string err;
+    EXPECT_EQ(run(a, &err), 2) << c.says;
+    EXPECT_NE(err.find(c.says), std::string::npos) << err;
+  }
+  EXPECT_FALSE(exists(out));
+}
+
+TEST(RenderVerify, ShallowViewPasses) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const std::string png = dir + "/v.png";
+  std::string err;
+  const int rc = run({"render", "--re", "-0.7453", "--im", "0.1127", "--zoom", "300", "--iter", "1000",
+                      "--size", "64x48", "--backend", "cpu", "--verify", "16", "--out", png},
+                     &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_NE(
+      err.find("verify: 16/16 sampled pixels agree with MPFR (0 within \u00b11, 0 untrusted oracle pixels)"),
+      std::string::npos)
+      << err;
+  const std::string text = png_text(png, ds::app::kPngVerifyKey);
+  EXPECT_NE(text.find("result = passed"), std::string::npos) << text;
+  EXPECT_NE(text.find("4x4 grid, 0 random"), std::string::npos) << text;
+}
+
+// Perturbation in strips: the verification and the glitch counts land in the assembled PNG; the
+// random samples replay from the printed seed.
+TEST(RenderVerify, PerturbationStripsCarryVerifyAndGlitchText) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const std::string png = dir + "/p.png";
+  std::string err;
+  const int rc = run({"render",
+                      "--re",
+                      ds::test::kKf1e14Re,
+                      "--im",
+                      ds::test::kKf1e14Im,
+                      "--zoom",
+                      "1e14",
+                      "--iter",
+                      "4036",
+                      "--size",
+                      "32x21",
+                      "--arith",
+                      "perturb",
+                      "--backend",
+                      "cpu",
+                      "--tile-rows",
+                      "8",
+                      "--verify",
+                      "11",
+                      "--verify-seed",
+                      "7",
+                      "--out",
+                      png},
+                     &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_NE(err.find("seed 7"), std::string::npos) << err;
+  const std::string v = png_text(png, ds::app::kPngVerifyKey);
+  EXPECT_NE(v.find("result = passed"), std::string::npos) << v;
+  EXPECT_NE(v.find("3x3 grid, 2 random, seed 7"), std::string::npos) << v;
+  const std::string p = png_text(png, ds::app::kPngPerturbKey);
+  EXPECT_NE(p.find("glitch_unresolved = "), std::string::npos) << p;
+  EXPECT_NE(p.find("secondary_references = "), std::string::npos) << p;
+  EXPECT_NE(err.find("glitches: "), std::string::npos) << err;
+}
+
+// f32 forced at zoom 8e3 (within its 4 forced guard bits) draws wrong counts: the PNG is written,
+// says so, and the exit code is 1.
+TEST(RenderVerify, WrongRenderExitsOneAndSaysSo) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const std::string png = dir + "/w.png";
+  std::string err;
+  const int rc = run({"render", "--re",    "-0.7453",  "--im",    "0.1127",  "--zoom", "8e3",
+                      "--iter", "3000",    "--size",   "128x128", "--arith", "f32",    "--backend",
+                      "cpu",    "--quiet", "--verify", "64",      "--out",   png},
+                     &err);
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_NE(err.find("differ by more than 1: the render is WRONG"), std::string::npos) << err;
+  ASSERT_TRUE(exists(png));
+  const std::string text = png_text(png, ds::app::kPngVerifyKey);
+  EXPECT_NE(text.find("result = wrong"), std::string::npos) << text;
+  EXPECT_NE(text.find("pixel "), std::string::npos) << text;
+}
+
+TEST(RenderVerify, BadInputExitsTwo) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const ArgList view = {"render", "--zoom", "1", "--iter", "50", "--size", "16x16", "--out", dir + "/x.png"};
+  for (const ArgList& extra : std::vector<ArgList>{{"--verify", "0"},
+                                                   {"--verify-seed", "3"},
+                                                   {"--verify", "4", "--frames", "3", "--zoom-to", "10"}}) {
+    ArgList a = view;
+    a.insert(a.end(), extra.begin(), extra.end());
+    std::string err;
+    EXPECT_EQ(run(a, &err), 2) << extra[0];
+    EXPECT_NE(err.find("--verify"), std::string::npos) << err;
+  }
+  EXPECT_FALSE(exists(dir + "/x.png"));
+}
+
+}  // namespace

@@ -1,0 +1,173 @@
+// `deepscope render --arith perturb` and `auto` past every direct format, and `deepscope bench
+// perturb`: files written whole, the format recorded in the PNG's location, bad input exits 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "arith/error.h"
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
+#include "kernels/perturb/perturb.h"
+#include "app/io/location.h"
+#include "test_files.h"
+
+namespace {
+
+using namespace ds;
+
+std::string tmpdir() {
+  char tmpl[] = "/tmp/deepscope-perturb-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
+
+template <class F>
+int in_process(F&& f, std::string* message = nullptr) {
+  try {
+    return f();
+  } catch (const cli::UsageError& e) {
+    if (message) *message = e.what();
+    return 2;
+  } catch (const ArithError& e) {
+    if (message) *message = e.what();
+    return 2;
+  } catch (const std::exception& e) {
+    if (message) *message = e.what();
+    return 1;
+  }
+}
+
+void deep_point(std::string* re, std::string* im) {
+  perturb::misiurewicz_point(
+      "-0."
+      "4843959562623775919128287421586067691596124435419865096507798028029960660414365868871991207499025159",
+      "0."
+      "6418924099139518844354150775006524215199605374875397669595578755542089273055838652129049918350557796",
+      11, 3, 3500, 1040, re, im);
+}
+
+TEST(PerturbCli, AutoRendersBeyondEveryDirectFormat) {
+  const std::string dir = tmpdir();
+  std::string re, im;
+  deep_point(&re, &im);
+  const std::string png = dir + "/deep.png";
+  std::string msg;
+  const int rc = in_process(
+      [&] {
+        return app::cmd_render({"--re", re, "--im", im, "--zoom", "1e1000", "--iter", "8000", "--size",
+                                "32x24", "--backend", "cpu", "--quiet", "--out", png});
+      },
+      &msg);
+  ASSERT_EQ(rc, 0) << msg;
+  const app::Location loc = app::read_location_file(png);
+  EXPECT_EQ(loc.zoom, "1e1000");
+  EXPECT_EQ(loc.format_used, "perturb/floatexp");
+  EXPECT_EQ(loc.re, re);
+}
+
+TEST(PerturbCli, ForcedPerturbAndNoBlaAgree) {
+  const std::string dir = tmpdir();
+  std::string re, im;
+  deep_point(&re, &im);
+  // 1e100: BLA does most iterations there, so --no-bla checks it.
+  const std::vector<std::string> view = {"--re", re,       "--im",  im,          "--zoom", "1e100",  "--iter",
+                                         "6000", "--size", "24x24", "--backend", "cpu",    "--quiet"};
+  auto args = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = view;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(in_process([&] {
+              return app::cmd_render(
+                  args({"--arith", "perturb", "--counts", dir + "/a.npy", "--out", dir + "/a.png"}));
+            }),
+            0);
+  ASSERT_EQ(in_process([&] {
+              return app::cmd_render(args(
+                  {"--arith", "perturb", "--no-bla", "--counts", dir + "/b.npy", "--out", dir + "/b.png"}));
+            }),
+            0);
+  std::ifstream a(dir + "/a.npy", std::ios::binary), b(dir + "/b.npy", std::ios::binary);
+  std::stringstream sa, sb;
+  sa << a.rdbuf();
+  sb << b.rdbuf();
+  EXPECT_GT(sa.str().size(), 24u * 24u * 4u);
+  EXPECT_EQ(sa.str(), sb.str());
+  EXPECT_EQ(app::read_location_file(dir + "/a.png").format_used, "perturb/f64");
+}
+
+TEST(PerturbCli, BadInputExitsWithTwo) {
+  const std::string dir = tmpdir();
+  EXPECT_EQ(in_process([&] {
+              return app::cmd_render(
+                  {"--re", "0", "--im", "0", "--zoom", "-1", "--arith", "perturb", "--out", dir + "/x.png"});
+            }),
+            2);
+  EXPECT_EQ(in_process([&] { return app::cmd_render({"--arith", "pertrub", "--out", dir + "/x.png"}); }), 2);
+  EXPECT_EQ(in_process([&] { return app::cmd_bench({"perturb", "--depths", "1e7"}); }), 2);
+  EXPECT_FALSE(exists(dir + "/x.png"));
+}
+
+// f64 deltas forced at 1e320 underflow on every pixel: with the 106-bit tier off (--no-refine) and
+// no secondary reference allowed the pixels stay unresolved, the command exits 1 and the PNG says
+// so; with one allowed they are corrected and it exits 0; with the tier on, the tier decides all
+// 64 and no reference is needed.
+TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
+  const std::string dir = tmpdir();
+  std::string re, im;
+  deep_point(&re, &im);
+  const std::vector<std::string> view = {"--re",   re.substr(0, 420), "--im",   im.substr(0, 420), "--zoom",
+                                         "1e320",  "--iter",          "3000",   "--size",          "8x8",
+                                         "--backend", "cpu",          "--delta", "f64",            "--no-refine", "--quiet"};
+  auto args = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = view;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--max-references", "0", "--out", dir + "/u.png"})); }),
+            1);
+  ASSERT_TRUE(exists(dir + "/u.png"));
+  std::ifstream f(dir + "/u.png", std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  EXPECT_NE(s.str().find("glitch_unresolved = 64"), std::string::npos);
+  EXPECT_NE(s.str().find("64 pixels are not right"), std::string::npos);
+  // Unresolved pixels are drawn magenta, never a palette colour.
+  const std::string counts = dir + "/u.npy";
+  EXPECT_EQ(in_process([&] {
+              return app::cmd_render(args({"--max-references", "0", "--counts", counts, "--out", dir + "/u2.png"}));
+            }),
+            1);
+  EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--out", dir + "/c.png"})); }), 0);
+  EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--delta", "f32", "--out", dir + "/x.png"})); }), 2);
+  std::vector<std::string> tiered = args({"--max-references", "0", "--out", dir + "/t.png"});
+  tiered.erase(std::find(tiered.begin(), tiered.end(), "--no-refine"));
+  EXPECT_EQ(in_process([&] { return app::cmd_render(tiered); }), 0);
+  const std::string t = ds::test::slurp(dir + "/t.png");
+  EXPECT_NE(t.find("glitch_refined = 64"), std::string::npos);
+  EXPECT_NE(t.find("glitch_unresolved = 0"), std::string::npos);
+}
+
+TEST(PerturbCli, BenchWritesItsReport) {
+  const std::string dir = tmpdir();
+  const std::string md = dir + "/perturbation.md";
+  ASSERT_EQ(in_process([&] {
+              return app::cmd_bench(
+                  {"perturb", "--cpu-only", "--size", "16", "--depths", "1e50,1e1000", "--out", md});
+            }),
+            0);
+  std::ifstream f(md);
+  std::stringstream s;
+  s << f.rdbuf();
+  EXPECT_NE(s.str().find("| misiurewicz spiral | 1e1000 | perturb/floatexp | cpu | 16^2 |"),
+            std::string::npos)
+      << s.str();
+  EXPECT_NE(s.str().find("1e1086 | 274.50"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,287 @@
+// `deepscope render`: bad input exits with code 2 and writes nothing; good input writes a PNG
+// that reopens as a location, .npy arrays, numbered zoom frames; Ctrl-C leaves nothing behind.
+// Runs the command in-process, and the built executable where it can be found (DEEPSCOPE_EXE, or
+// ../app/deepscope next to this test in a CMake build tree).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "arith/error.h"
+#include "kernels/core/atomic_file.h"
+#include "app/cli/cancel.h"
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
+#include "app/io/image_io.h"
+#include "kernels/core/device.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "app/io/location.h"
+#include "locations.h"
+
+namespace {
+
+using namespace ds;
+
+const char* kKfRe = ds::test::kKf1e14Re;
+const char* kKfIm = ds::test::kKf1e14Im;
+
+std::string tmpdir() {
+  char tmpl[] = "/tmp/deepscope-render-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Files in `dir` (to check that nothing, not even a temporary, was left).
+int entries(const std::string& dir) {
+  std::string cmd = "test -d " + dir + " && ls -A " + dir + " | wc -l";
+  FILE* p = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) pclose(p);
+  return n;
+}
+
+// cmd_render with main()'s mapping of exceptions to exit codes.
+int render_in_process(const app::ArgList& args, std::string* message = nullptr) {
+  try {
+    return app::cmd_render(args);
+  } catch (const cli::UsageError& e) {
+    if (message) *message = e.what();
+    return 2;
+  } catch (const ArithError& e) {
+    if (message) *message = e.what();
+    return 2;
+  } catch (const IoError& e) {
+    if (message) *message = e.what();
+    return 2;
+  } catch (const std::exception& e) {
+    if (message) *message = e.what();
+    return 1;
+  }
+}
+
+std::string executable() {
+#ifdef DEEPSCOPE_EXE
+  return DEEPSCOPE_EXE;
+#else
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return "";
+  self[n] = 0;
+  std::string dir(self);
+  dir = dir.substr(0, dir.find_last_of('/'));
+  return dir + "/../app/deepscope";
+#endif
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs the executable; returns its exit code (stderr into *err).
+int run_executable(const app::ArgList& args, std::string* err = nullptr) {
+  const std::string log = tmpdir() + "/stderr.txt";
+  std::string cmd = quote(executable()) + " render";
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " >/dev/null 2>" + quote(log);
+  const int status = std::system(cmd.c_str());
+  if (err) *err = slurp(log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct BadCase {
+  const char* what;
+  app::ArgList args;  // --out is added
+};
+
+std::vector<BadCase> bad_cases(const std::string& dir) {
+  const std::string kfr = dir + "/kf.kfr", broken = dir + "/broken.kfr";
+  std::ofstream(kfr) << "Re: " << kKfRe << "\nIm: " << kKfIm << "\nZoom: 1.00e014\nIterations: 4036\n";
+  std::ofstream(broken) << "Re: -0.5\nZoom: 2\n";  // no Im
+  return {
+      {"malformed re", {"--re", "abc"}},
+      {"malformed im", {"--im", "1e5x"}},
+      {"NaN re", {"--re", "nan"}},
+      {"zero zoom", {"--zoom", "0"}},
+      {"negative zoom", {"--zoom", "-5"}},
+      {"malformed zoom", {"--zoom", "1e"}},
+      {"zero size", {"--size", "0x10"}},
+      {"malformed size", {"--size", "64by48"}},
+      {"size beyond memory", {"--size", "200000x200000"}},
+      {"unknown format", {"--arith", "f65"}},
+      {"f64 at 1e14", {"--location", kfr, "--arith", "f64", "--size", "64x64"}},
+      {"unknown palette", {"--palette", "nope"}},
+      {"zero iterations", {"--iter", "0"}},
+      {"negative iterations", {"--iter", "-5"}},
+      {"missing location", {"--location", dir + "/nowhere.kfr"}},
+      {"malformed location", {"--location", broken}},
+      {"frames without zoom-to", {"--frames", "3"}},
+      {"zoom-to without frames", {"--zoom-to", "10"}},
+      {"bad zoom-to", {"--frames", "3", "--zoom-to", "0"}},
+      {"zero density", {"--density", "0"}},
+      {"bad backend", {"--backend", "gpu"}},
+      {"bad limb strategy", {"--limb-strategy", "warp"}},
+      {"unknown option", {"--bogus", "1"}},
+      {"positional argument", {"extra"}},
+      {"unwritable counts", {"--counts", "/nonexistent-dir/c.npy"}},
+  };
+}
+
+TEST(RenderCommand, BadInputExitsWithTwoAndWritesNothing) {
+  const std::string dir = tmpdir(), outdir = tmpdir();
+  for (const BadCase& c : bad_cases(dir)) {
+    app::ArgList args = c.args;
+    args.push_back("--out");
+    args.push_back(outdir + "/x.png");
+    args.push_back("--quiet");
+    std::string msg;
+    EXPECT_EQ(render_in_process(args, &msg), 2) << c.what;
+    EXPECT_FALSE(msg.empty()) << c.what;
+    EXPECT_EQ(entries(outdir), 0) << c.what << ": something was written";
+  }
+  std::string msg;
+  EXPECT_EQ(render_in_process({"--out", "/nonexistent-dir/x.png", "--quiet"}, &msg), 2);
+  EXPECT_EQ(render_in_process({"--size", "8x8"}, &msg), 2) << "--out is required";
+}
+
+TEST(RenderCommand, F64AtKfLocationNamesItsLimitAndAnAlternative) {
+  const std::string dir = tmpdir();
+  std::string msg;
+  EXPECT_EQ(render_in_process({"--re", kKfRe, "--im", kKfIm, "--zoom", "1e14", "--arith", "f64", "--size",
+                               "64x64", "--out", dir + "/x.png"},
+                              &msg),
+            2);
+  EXPECT_NE(msg.find("up to zoom"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("would work"), std::string::npos) << msg;
+}
+
+TEST(RenderCommand, TheExecutableExitsWithTwoOnBadInput) {
+  if (access(executable().c_str(), X_OK) != 0)
+    GTEST_SKIP() << "deepscope executable not found at " << executable() << " (set DEEPSCOPE_EXE)";
+  const std::string dir = tmpdir(), outdir = tmpdir();
+  for (const BadCase& c : bad_cases(dir)) {
+    app::ArgList args = c.args;
+    args.push_back("--out");
+    args.push_back(outdir + "/x.png");
+    std::string err;
+    EXPECT_EQ(run_executable(args, &err), 2) << c.what << ": " << err;
+    EXPECT_NE(err.find("deepscope"), std::string::npos) << c.what;
+    EXPECT_EQ(entries(outdir), 0) << c.what << ": something was written";
+  }
+  // A missing GPU with --backend cuda is a clear error, not a silent fallback.
+  if (cuda_device_count() == 0) {
+    std::string err;
+    EXPECT_NE(run_executable({"--backend", "cuda", "--size", "16x16", "--out", outdir + "/x.png"}, &err), 0);
+    EXPECT_NE(err.find("CUDA"), std::string::npos) << err;
+    EXPECT_EQ(entries(outdir), 0);
+  }
+}
+
+TEST(RenderCommand, PlainRenderWorksAndThePngReopensTheView) {
+  const std::string dir = tmpdir();
+  const bool have_exe = access(executable().c_str(), X_OK) == 0;
+  if (have_exe) {
+    EXPECT_EQ(run_executable({"--size", "64x36", "--backend", "cpu", "--out", dir + "/plain.png"}), 0);
+    EXPECT_TRUE(app::is_png(slurp(dir + "/plain.png")));
+  }
+  const std::string shot = dir + "/shot.png";
+  ASSERT_EQ(render_in_process({"--re",      kKfRe,      "--im",         kKfIm,      "--zoom",      "1e14",
+                               "--iter",    "4036",     "--size",       "48x32",    "--palette",   "gray",
+                               "--density", "3",        "--backend",    "cpu",      "--quiet",     "--out",
+                               shot,        "--counts", dir + "/c.npy", "--smooth", dir + "/s.npy"}),
+            0);
+  const app::Location loc = app::read_location_file(shot);
+  EXPECT_EQ(loc.re, kKfRe);
+  EXPECT_EQ(loc.zoom, "1e14");
+  EXPECT_EQ(*loc.iterations, 4036u);
+  EXPECT_EQ(*loc.palette, "gray");
+  EXPECT_EQ(*loc.width, 48);
+  // Reopening the PNG renders the same view with the same colours: the same bytes.
+  ASSERT_EQ(
+      render_in_process({"--location", shot, "--backend", "cpu", "--quiet", "--out", dir + "/again.png"}), 0);
+  EXPECT_EQ(slurp(dir + "/again.png"), slurp(shot));
+  // The counts are the engine's, row 0 at the top.
+  mandel::View v;
+  v.re = kKfRe;
+  v.im = kKfIm;
+  v.zoom = "1e14";
+  v.max_iter = 4036;
+  v.width = 48;
+  v.height = 32;
+  mandel::RenderOptions o;
+  o.backend = mandel::Backend::kCpu;
+  const mandel::RenderResult r = mandel::render(v, o);
+  EXPECT_EQ(slurp(dir + "/c.npy"), app::encode_npy(r.counts, 32, 48));
+  EXPECT_EQ(slurp(dir + "/s.npy"), app::encode_npy(r.smooth, 32, 48));
+  EXPECT_EQ(entries(dir), have_exe ? 5 : 4);  // shot, again, c, s (and plain): no temporaries
+}
+
+TEST(RenderCommand, KfrLocationAndZoomSequence) {
+  const std::string dir = tmpdir();
+  const std::string kfr = dir + "/kf.kfr";
+  std::ofstream(kfr) << "Re: " << kKfRe << "\r\nIm: " << kKfIm
+                     << "\r\nZoom: 1.00e014\r\nIterations: 4036\r\n";
+  ASSERT_EQ(
+      render_in_process({"--location", kfr, "--size", "24x16", "--backend", "cpu", "--quiet", "--frames", "3",
+                         "--zoom-to", "1e16", "--out", dir + "/seq.png", "--counts", dir + "/seq.npy"}),
+      0);
+  for (int k = 1; k <= 3; ++k) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/seq_%05d.png", k);
+    ASSERT_TRUE(exists(dir + name)) << name;
+    std::snprintf(name, sizeof name, "/seq_%05d.npy", k);
+    EXPECT_TRUE(exists(dir + name)) << name;
+  }
+  EXPECT_EQ(app::read_location_file(dir + "/seq_00001.png").zoom, "1.00e014");
+  EXPECT_EQ(app::read_location_file(dir + "/seq_00003.png").zoom, "1e16");
+  const double mid = std::stod(app::read_location_file(dir + "/seq_00002.png").zoom);
+  EXPECT_NEAR(mid, 1e15, 1e3);
+  // A printf pattern names the frames itself.
+  ASSERT_EQ(render_in_process({"--location", kfr, "--size", "8x8", "--backend", "cpu", "--quiet", "--frames",
+                               "2", "--zoom-to", "2e14", "--out", dir + "/f%03d.png"}),
+            0);
+  EXPECT_TRUE(exists(dir + "/f001.png"));
+  EXPECT_TRUE(exists(dir + "/f002.png"));
+}
+
+TEST(RenderCommand, CancelledRenderWritesNothing) {
+  const std::string dir = tmpdir();
+  app::cancel_flag() = true;  // as if Ctrl-C came before the first row
+  const int rc = render_in_process({"--size", "64x64", "--backend", "cpu", "--quiet", "--out", dir + "/x.png",
+                                    "--counts", dir + "/x.npy"});
+  app::cancel_flag() = false;
+  EXPECT_EQ(rc, 130);
+  EXPECT_EQ(entries(dir), 0);
+}
+
+}  // namespace
+
+// decode_npy reads back what encode_npy writes (shape and bytes) and refuses what it did not write.
+TEST(Npy, DecodeReadsBackWhatEncodeWrites) {
+  const std::vector<uint32_t> v = {1, 2, 3, 4, 5, 6};
+  int rows = 0, cols = 0;
+  std::string data;
+  ASSERT_TRUE(ds::app::decode_npy(ds::app::encode_npy(v, 2, 3), 4, &rows, &cols, &data));
+  EXPECT_EQ(rows, 2);
+  EXPECT_EQ(cols, 3);
+  EXPECT_EQ(data, std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+  const std::vector<uint8_t> m = {1, 0, 1, 1};
+  ASSERT_TRUE(ds::app::decode_npy(ds::app::encode_npy(m, 2, 2), 1, &rows, &cols, &data));
+  EXPECT_EQ(data, std::string("\x01\x00\x01\x01", 4));
+  EXPECT_FALSE(ds::app::decode_npy(ds::app::encode_npy(v, 2, 3), 1, &rows, &cols, &data));  // wrong size
+  EXPECT_FALSE(ds::app::decode_npy("not an npy file", 4, &rows, &cols, &data));
+}

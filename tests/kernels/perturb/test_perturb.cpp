@@ -1,0 +1,526 @@
+// Perturbation engine (kernels/perturb/perturb.h): agreement with direct limb rendering at 1e30 and 1e60
+// (escape counts on >= 99.9% of pixels, smooth counts within kSmoothTol), with an independent
+// MPFR per-pixel oracle at 1e300 (floatexp deltas) and beyond f64's range (flagged pixels
+// re-evaluated), BLA on and off, reference reuse, method selection, cancel and progress, and
+// (device section) CUDA against the CPU.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "kernels/core/cpu_parallel.h"
+#include "kernels/perturb/perturb.h"
+#include "locations.h"
+#include "oracle.h"
+#include "test_files.h"
+
+namespace {
+
+using namespace ds;
+using namespace ds::mandel;
+
+const char* kSeedRe = ds::test::kMisiurewiczRe;
+const char* kSeedIm = ds::test::kMisiurewiczIm;
+
+// Smooth counts of two correct renders differ only through the rounding of z at escape.
+constexpr double kSmoothTol = 1e-3;
+
+// The Misiurewicz point of preperiod 11 and period 3 near -0.4844 + 0.6419i (the seed is
+// test_mandelbrot's 1e60 centre), refined by MPFR Newton to `bits` bits, `digits` digits.
+void misiurewicz(int bits, int digits, std::string* re, std::string* im) {
+  perturb::misiurewicz_point(kSeedRe, kSeedIm, 11, 3, bits, digits, re, im);
+}
+
+using ds::test::make_view;
+
+const std::string& deep_re() {
+  static std::string re, im;
+  if (re.empty()) misiurewicz(4400, 1200, &re, &im);
+  return re;
+}
+const std::string& deep_im() {
+  static std::string re, im;
+  if (re.empty()) misiurewicz(4400, 1200, &re, &im);
+  return im;
+}
+
+RenderResult perturb_cpu(const View& v, DeltaFormat d = DeltaFormat::kAuto, bool bla = true) {
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.delta = d;
+  o.bla = bla;
+  return render(v, o);
+}
+
+// The cheapest limb format that resolves the view with auto's guard bits.
+Arith limb_for(const View& v) {
+  const Geometry g = geometry(v);
+  for (Arith a : {Arith::kLimb4, Arith::kLimb6, Arith::kLimb8, Arith::kLimb12, Arith::kLimb16})
+    if (resolves(a, g)) return a;
+  ADD_FAILURE() << "no limb format resolves the view";
+  return Arith::kLimb16;
+}
+
+struct Agreement {
+  double count_share = 0;  // share of pixels with equal counts
+  double max_smooth = 0;   // largest smooth difference where counts agree
+};
+Agreement compare(const std::vector<uint32_t>& ca, const std::vector<float>& sa,
+                  const std::vector<uint32_t>& cb, const std::vector<float>& sb) {
+  EXPECT_EQ(ca.size(), cb.size());
+  Agreement a;
+  size_t same = 0;
+  for (size_t k = 0; k < ca.size() && k < cb.size(); ++k) {
+    if (ca[k] != cb[k]) continue;
+    ++same;
+    a.max_smooth = std::max(a.max_smooth, std::fabs(static_cast<double>(sa[k]) - sb[k]));
+  }
+  a.count_share = ca.empty() ? 1.0 : static_cast<double>(same) / ca.size();
+  return a;
+}
+
+void expect_agrees_with_direct(const View& v) {
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.arith = limb_for(v);
+  const RenderResult direct = render(v, o);
+  for (DeltaFormat d : {DeltaFormat::kAuto, DeltaFormat::kFloatExp}) {
+    for (bool bla : {true, false}) {
+      const RenderResult p = perturb_cpu(v, d, bla);
+      ASSERT_EQ(p.method, Method::kPerturb);
+      const Agreement a = compare(p.counts, p.smooth, direct.counts, direct.smooth);
+      std::cout << "zoom " << v.zoom << " " << format_label(p) << (bla ? " bla" : " no-bla") << " vs "
+                << arith_name(direct.arith) << ": counts equal on " << 100 * a.count_share
+                << "%, max smooth diff " << a.max_smooth << ", BLA skipped " << p.perturb.bla_skipped
+                << " of " << p.iterations << " iterations, rebases " << p.perturb.rebases << ", flagged "
+                << p.perturb.glitch_pixels << "\n";
+      EXPECT_GE(a.count_share, 0.999);
+      EXPECT_LE(a.max_smooth, kSmoothTol);
+      if (!bla) {
+        EXPECT_EQ(p.perturb.bla_skipped, 0u);
+      }
+    }
+  }
+}
+
+// Independent oracle: every pixel iterated in MPFR at `prec` bits (c exact from the decimal
+// centre and s/2 = 2/(zoom height); z_1 = c; first n >= 1 with |z_n|^2 > 4, or max_iter), with the
+// engine's smooth formula evaluated in binary64 from z at escape.
+void mpfr_render(const View& v, mpfr_prec_t prec, std::vector<uint32_t>* counts, std::vector<float>* smooth) {
+  counts->assign(static_cast<size_t>(v.width) * v.height, 0);
+  smooth->assign(counts->size(), 0.0f);
+  ds::parallel_for(static_cast<size_t>(v.height), 1, [&](size_t r0, size_t r1) {
+    mpfr_t re, im, hs, cr, ci, x, y, x2, y2, t;
+    mpfr_inits2(prec, re, im, hs, cr, ci, x, y, x2, y2, t, static_cast<mpfr_ptr>(nullptr));
+    mpfr_set_str(re, v.re.c_str(), 10, MPFR_RNDN);
+    mpfr_set_str(im, v.im.c_str(), 10, MPFR_RNDN);
+    mpfr_set_str(hs, v.zoom.c_str(), 10, MPFR_RNDN);
+    mpfr_mul_ui(hs, hs, static_cast<unsigned long>(v.height), MPFR_RNDN);
+    mpfr_ui_div(hs, 2, hs, MPFR_RNDN);
+    for (size_t r = r0; r < r1; ++r)
+      for (int i = 0; i < v.width; ++i) {
+        mpfr_mul_si(t, hs, 2 * i + 1 - v.width, MPFR_RNDN);
+        mpfr_add(cr, re, t, MPFR_RNDN);
+        mpfr_mul_si(t, hs, 2 * static_cast<long>(r) + 1 - v.height, MPFR_RNDN);
+        mpfr_sub(ci, im, t, MPFR_RNDN);
+        mpfr_set(x, cr, MPFR_RNDN);
+        mpfr_set(y, ci, MPFR_RNDN);
+        uint32_t n = 1;
+        double xd = 0, yd = 0;
+        bool escaped = false;
+        for (; n < v.max_iter; ++n) {
+          xd = mpfr_get_d(x, MPFR_RNDN);
+          yd = mpfr_get_d(y, MPFR_RNDN);
+          if (xd * xd + yd * yd > 4.0) {
+            escaped = true;
+            break;
+          }
+          mpfr_sqr(x2, x, MPFR_RNDN);
+          mpfr_sqr(y2, y, MPFR_RNDN);
+          mpfr_mul(t, x, y, MPFR_RNDN);
+          mpfr_sub(x, x2, y2, MPFR_RNDN);
+          mpfr_add(x, x, cr, MPFR_RNDN);
+          mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
+          mpfr_add(y, t, ci, MPFR_RNDN);
+        }
+        const size_t k = r * v.width + i;
+        (*counts)[k] = escaped ? n : v.max_iter;
+        float s = static_cast<float>(v.max_iter);
+        if (escaped) {
+          // binary64 tail to |z| > 2^8, then m + 1 - log2(log2 |z|)
+          const double crd = mpfr_get_d(cr, MPFR_RNDN), cid = mpfr_get_d(ci, MPFR_RNDN);
+          double m = n, r2 = xd * xd + yd * yd;
+          for (int q = 0; q < 64 && r2 <= 65536.0; ++q) {
+            const double nx = xd * xd - yd * yd + crd;
+            yd = 2.0 * xd * yd + cid;
+            xd = nx;
+            r2 = xd * xd + yd * yd;
+            m += 1.0;
+          }
+          const double mu = m + 1.0 - std::log2(0.5 * std::log2(r2));
+          s = static_cast<float>(mu > 0 ? mu : 0);
+        }
+        (*smooth)[k] = s;
+      }
+    mpfr_clears(re, im, hs, cr, ci, x, y, x2, y2, t, static_cast<mpfr_ptr>(nullptr));
+  });
+}
+
+TEST(Perturb, AgreesWithDirectLimbAtKf1e14) {
+  expect_agrees_with_direct(make_view(ds::test::kKf1e14Re, ds::test::kKf1e14Im,
+                                      "1e14", 4036, 64, 64));
+}
+
+// A view centred on the period-3 nucleus ("airplane"): the reference stops after one period and
+// every pixel rebases there; the image still matches direct rendering.
+TEST(Perturb, PeriodicReferenceAtANucleus) {
+  const View v = make_view("-1.754877666246692760049508896358528691894606617772793143989283970646081", "0",
+                           "1e20", 1000, 64, 64);
+  const RenderResult p = perturb_cpu(v);
+  EXPECT_TRUE(p.perturb.reference_periodic);
+  EXPECT_EQ(p.perturb.reference_length, 4u);  // Z_0 .. Z_3, Z_3 ~ 0
+  expect_agrees_with_direct(v);
+}
+
+TEST(Perturb, AgreesWithDirectLimbAt1e30) {
+  expect_agrees_with_direct(
+      make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e30", 3000, 64, 64));
+}
+
+TEST(Perturb, AgreesWithDirectLimbAt1e60) {
+  expect_agrees_with_direct(
+      make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "3e60", 3000, 64, 64));
+}
+
+TEST(Perturb, AgreesWithMpfrAt1e300) {
+  const View v = make_view(deep_re().substr(0, 400), deep_im().substr(0, 400), "2e300", 6000, 16, 16);
+  std::vector<uint32_t> oc;
+  std::vector<float> os;
+  mpfr_render(v, 1200, &oc, &os);
+  const RenderResult p = perturb_cpu(v);
+  EXPECT_EQ(p.perturb.delta, DeltaFormat::kFloatExp);
+  const Agreement a = compare(p.counts, p.smooth, oc, os);
+  const auto mm = std::minmax_element(oc.begin(), oc.end());
+  std::cout << "1e300: counts " << *mm.first << ".." << *mm.second << ", equal on " << 100 * a.count_share
+            << "%, max smooth diff " << a.max_smooth << ", BLA skipped " << p.perturb.bla_skipped << " of "
+            << p.iterations << "\n";
+  EXPECT_GE(a.count_share, 0.999);
+  EXPECT_LE(a.max_smooth, kSmoothTol);
+  EXPECT_GT(p.perturb.bla_skipped, 0u);
+  EXPECT_GT(*mm.second, *mm.first);  // the view is not flat
+}
+
+// f64 deltas forced where they underflow: every pixel is flagged and re-rendered with floatexp2
+// deltas (the 106-bit tier), so the image still equals the oracle.
+TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
+  const View v = make_view(deep_re().substr(0, 420), deep_im().substr(0, 420), "1e320", 6000, 8, 8);
+  std::vector<uint32_t> oc;
+  std::vector<float> os;
+  mpfr_render(v, 1300, &oc, &os);
+  const RenderResult p = perturb_cpu(v, DeltaFormat::kF64);
+  EXPECT_EQ(p.perturb.glitch_pixels, 64u);
+  const Agreement a = compare(p.counts, p.smooth, oc, os);
+  EXPECT_EQ(a.count_share, 1.0);
+  EXPECT_LE(a.max_smooth, kSmoothTol);
+  for (uint32_t c : p.counts) EXPECT_GT(c, 0u);
+}
+
+// A Kalles Fraktaler .kfr file's centre, zoom and iterations (tests/data/kf-benchmarks).
+View kfr_view(const std::string& name, int w, int h) {
+  const std::string text = ds::test::slurp(std::string(DEEPSCOPE_TEST_DATA) + "/kf-benchmarks/" + name);
+  std::map<std::string, std::string> kv;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
+    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+    kv[line.substr(0, colon)] = value;
+  }
+  EXPECT_TRUE(kv.count("Re") && kv.count("Im") && kv.count("Zoom") && kv.count("Iterations")) << name;
+  return make_view(kv["Re"], kv["Im"], kv["Zoom"], static_cast<uint32_t>(std::stoul(kv["Iterations"])), w, h);
+}
+
+// KF's 5e113 benchmark, a view near (not on) a minibrot made by another program: the reference's
+// orbit passes within 2^-64 of 0 long before it escapes, and the old stopping rule made every pixel
+// rebase onto the wrong orbit (one flat count, 13,762, where MPFR gives 22,3xx to 23,6xx). The
+// oracle: MPFR at log2(zoom height) + 80 bits, trusted where a run with 320 more bits agrees.
+TEST(Perturb, Kf5e113AgreesWithMpfr) {
+  const View v = kfr_view("5e113.kfr", 16, 16);
+  const int bits = static_cast<int>(std::ceil(geometry(v).log2_zoom + std::log2(v.height))) + 80;
+  std::vector<uint32_t> lo, hi;
+  std::vector<float> slo, shi;
+  mpfr_render(v, bits, &lo, &slo);
+  mpfr_render(v, bits + 320, &hi, &shi);
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  const RenderResult p = render(v, o);  // auto: perturbation
+  ASSERT_EQ(p.method, Method::kPerturb);
+  EXPECT_NE(p.perturb.reference_stop, "periodic");
+  size_t trusted = 0, same = 0, near = 0;
+  for (size_t k = 0; k < hi.size(); ++k) {
+    if (lo[k] != hi[k]) continue;
+    ++trusted;
+    same += p.counts[k] == hi[k];
+    near += (p.counts[k] > hi[k] ? p.counts[k] - hi[k] : hi[k] - p.counts[k]) <= 1;
+  }
+  const auto mm = std::minmax_element(p.counts.begin(), p.counts.end());
+  std::cout << "KF 5e113 16x16: oracle trusted on " << trusted << " of " << hi.size() << ", equal on " << same
+            << ", within 1 on " << near << "; counts " << *mm.first << ".." << *mm.second << "\n";
+  EXPECT_GE(trusted, hi.size() * 9 / 10);
+  EXPECT_GE(same, trusted * 999 / 1000);
+  EXPECT_EQ(near, trusted);
+  EXPECT_GT(*mm.second, *mm.first + 100);  // not flat
+}
+
+// KF's 1e50 benchmark at 128x128: with binary64 deltas some escapes hang on more than 53 bits (run
+// 1 of docs/bench/perturbation-kf.md drew two of its 1024 grid pixels wrong). Those pixels are
+// flagged, and the 106-bit tier decides every one of them against the same reference, with no
+// secondary reference. Where its count differs from what binary64 alone gave (the render without
+// the error estimate), MPFR (trusted where 320 more bits agree) must side with the tier.
+TEST(Perturb, UndecidedPixelsAreDecidedAt106Bits) {
+  const View v = kfr_view("1e50.kfr", 128, 128);
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.max_secondary_references = 0;  // anything the tier leaves would stay unresolved
+  const RenderResult with = render(v, o);
+  o.error_bound = false;
+  const RenderResult plain = render(v, o);
+  std::cout << "KF 1e50 128x128: " << with.perturb.glitch_pixels << " flagged, " << with.perturb.glitch_refined
+            << " decided at 106 bits, " << with.perturb.glitch_unresolved << " unresolved\n";
+  EXPECT_GT(with.perturb.glitch_pixels, 0u);
+  EXPECT_EQ(with.perturb.glitch_refined, with.perturb.glitch_pixels);
+  EXPECT_EQ(with.perturb.glitch_unresolved, 0u);
+  EXPECT_EQ(with.perturb.secondary_references, 0);
+  const Geometry g = geometry(v);
+  const int bits = static_cast<int>(std::ceil(g.log2_zoom + std::log2(v.height))) + 80;
+  int differ = 0, checked = 0;
+  for (size_t k = 0; k < with.counts.size() && checked < 12; ++k) {
+    if (with.counts[k] == plain.counts[k]) continue;
+    ++differ;
+    const int i = static_cast<int>(k % v.width), j = static_cast<int>(k / v.width);
+    uint32_t lo = 0, hi = 0;
+    float s = 0;
+    perturb::direct_pixel(g, v, i, j, bits, &lo, &s);
+    perturb::direct_pixel(g, v, i, j, bits + 320, &hi, &s);
+    if (lo != hi) continue;
+    ++checked;
+    EXPECT_EQ(with.counts[k], hi) << "pixel (" << i << ", " << j << "): binary64 alone gave " << plain.counts[k];
+  }
+  std::cout << differ << " pixels differ from binary64 alone; " << checked << " checked against MPFR\n";
+  EXPECT_GT(checked, 0);
+}
+
+// Interior detection at a minibrot of period 135 near 1e50 (the view holds its interior and
+// boundary): pixels proven inside stop early with count max_iter, and the image equals both the
+// render without the detection and MPFR's (trusted where 320 more bits agree).
+TEST(Perturb, InteriorPixelsStopEarlyAndAgreeWithMpfr) {
+  const View v = make_view("-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199",
+                           "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075",
+                           "4e50", 20000, 16, 16);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  const RenderResult with = render(v, o);
+  o.interior = false;
+  const RenderResult without = render(v, o);
+  EXPECT_GT(with.perturb.interior_pixels, 0u);
+  EXPECT_EQ(without.perturb.interior_pixels, 0u);
+  EXPECT_EQ(with.counts, without.counts);
+  const int bits = static_cast<int>(std::ceil(geometry(v).log2_zoom + std::log2(v.height))) + 80;
+  std::vector<uint32_t> lo, hi;
+  std::vector<float> slo, shi;
+  mpfr_render(v, bits, &lo, &slo);
+  mpfr_render(v, bits + 320, &hi, &shi);
+  size_t trusted = 0, same = 0, inside = 0;
+  for (size_t k = 0; k < hi.size(); ++k) {
+    if (lo[k] != hi[k]) continue;
+    ++trusted;
+    same += with.counts[k] == hi[k];
+    inside += hi[k] == v.max_iter;
+  }
+  std::cout << "minibrot 1e50: " << with.perturb.interior_pixels << " pixels proven interior, " << inside
+            << " at max_iter in MPFR; " << with.seconds << " s against " << without.seconds
+            << " s without the test; equal to MPFR on " << same << " of " << trusted << " trusted\n";
+  EXPECT_GE(trusted, hi.size() * 9 / 10);
+  EXPECT_EQ(same, trusted);
+  EXPECT_GT(inside, 0u);
+}
+
+// The same minibrot at 10^8 iterations: every pixel that reaches max_iter must have been proven
+// inside, none iterated to the end (one would take about a second; the whole image about a
+// second). Its centre (the orbit's first passage is closer to 0 than the cycle it settles on, so
+// the gap between close approaches says 6, not 135) and its period-270 satellite (single windows
+// of 135 alternate between |g'| < 1 and > 1) failed the test before the candidates were
+// alternated and windows composed. The exterior pixels agree with the render without the test.
+TEST(Perturb, InteriorProofsMakeHundredMillionIterationsCheap) {
+  const std::string re = "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199";
+  const std::string im = "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075";
+  const View v = make_view(re, im, "4e50", 100000000, 32, 32);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  const RenderResult r = render(v, o);
+  size_t at_max = 0;
+  for (uint32_t c : r.counts) at_max += c == v.max_iter;
+  std::cout << "minibrot 1e50 at 1e8 iterations, 32x32: " << r.perturb.interior_pixels << " proven interior, "
+            << at_max << " at max_iter, " << r.seconds << " s\n";
+  EXPECT_GT(at_max, r.counts.size() / 3);
+  EXPECT_EQ(r.perturb.interior_pixels, at_max);
+  // Exterior pixels: the same counts with the test off, at a max_iter they all escape within.
+  uint32_t outside_max = 0;
+  for (uint32_t c : r.counts)
+    if (c != v.max_iter) outside_max = std::max(outside_max, c);
+  View w = v;
+  w.max_iter = outside_max + 1;
+  o.interior = false;
+  const RenderResult plain = render(w, o);
+  for (size_t k = 0; k < r.counts.size(); ++k)
+    if (r.counts[k] != v.max_iter) EXPECT_EQ(r.counts[k], plain.counts[k]) << k;
+    else EXPECT_EQ(plain.counts[k], w.max_iter) << k;
+}
+
+TEST(Perturb, MethodSelection) {
+  RenderOptions o;
+  EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kDirect);
+  EXPECT_EQ(
+      select_method(
+          geometry(make_view(deep_re().substr(0, 60), deep_im().substr(0, 60), "1e14", 500, 64, 64)), o),
+      Method::kPerturb);
+  // Beyond every direct format's limit auto still renders.
+  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e1000", 500, 64, 64)), o),
+            Method::kPerturb);
+  o.arith = Arith::kLimb8;
+  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e30", 500, 64, 64)), o),
+            Method::kDirect);
+  o.arith.reset();
+  o.method = Method::kPerturb;
+  EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kPerturb);
+}
+
+TEST(Perturb, ReferenceIsReusedWhilePanning) {
+  perturb::clear_reference_cache();
+  const View a = make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e50", 3000, 48, 48);
+  const RenderResult ra = perturb_cpu(a);
+  EXPECT_FALSE(ra.perturb.reference_reused);
+  EXPECT_GT(ra.perturb.reference_seconds, 0.0);
+  View b = a;  // pan by about 10 pixels to the right
+  b.re = a.re.substr(0, 60) + "7" + a.re.substr(61);
+  const RenderResult rb = perturb_cpu(b);
+  perturb::clear_reference_cache();
+  const RenderResult fresh = perturb_cpu(b);
+  EXPECT_TRUE(rb.perturb.reference_reused);
+  EXPECT_FALSE(fresh.perturb.reference_reused);
+  EXPECT_GE(compare(rb.counts, rb.smooth, fresh.counts, fresh.smooth).count_share, 0.999);
+}
+
+TEST(Perturb, CancelAndProgress) {
+  perturb::clear_reference_cache();
+  const View v = make_view(deep_re(), deep_im(), "1e1000", 20000, 32, 32);
+  std::atomic<bool> cancel{true};
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.cancel = &cancel;
+  EXPECT_TRUE(render(v, o).cancelled);
+  cancel = false;
+  std::mutex mu;
+  double last = -1;
+  bool monotone = true;
+  o.progress = [&](double x) {
+    std::lock_guard<std::mutex> lock(mu);
+    monotone = monotone && x >= last;
+    last = x;
+  };
+  const RenderResult r = render(v, o);
+  EXPECT_FALSE(r.cancelled);
+  EXPECT_EQ(last, 1.0);
+  EXPECT_TRUE(monotone);
+  EXPECT_EQ(r.perturb.delta, DeltaFormat::kFloatExp);
+  EXPECT_GT(r.perturb.bla_skipped, r.iterations / 2);  // deep spirals: BLA does most of the work
+  for (uint32_t c : r.counts) EXPECT_GT(c, 1000u);
+}
+
+TEST(PerturbDevice, CudaMatchesCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  for (const char* zoom : {"1e60", "1e300", "1e1000"}) {
+    const View v = make_view(deep_re(), deep_im(), zoom, 20000, 96, 64);
+    RenderOptions o;
+    o.method = Method::kPerturb;
+    o.backend = Backend::kCpu;
+    const RenderResult c = render(v, o);
+    o.backend = Backend::kCuda;
+    const RenderResult g = render(v, o);
+    ASSERT_EQ(g.backend, Backend::kCuda);
+    EXPECT_EQ(g.counts, c.counts) << zoom;
+    EXPECT_EQ(g.perturb.bla_skipped, c.perturb.bla_skipped) << zoom;
+    EXPECT_LE(compare(g.counts, g.smooth, c.counts, c.smooth).max_smooth, 1e-4) << zoom;
+  }
+}
+
+// The kernel's interior test and pixel map against the CPU's: a minibrot view with interior
+// pixels, and KF's 1e1086 with its Ratio stretch (a non-identity map) at a small size.
+TEST(PerturbDevice, InteriorAndPixelMapMatchCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  View a = make_view("-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199",
+                     "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075",
+                     "4e50", 200000, 64, 64);
+  View b = kfr_view("1e1086.kfr", 48, 32);
+  b.pixel_map[0] = 1.0;
+  b.pixel_map[1] = 0.35;
+  b.pixel_map[2] = 0.0;
+  b.pixel_map[3] = 0.9;
+  for (const View& v : {a, b}) {
+    RenderOptions o;
+    o.method = Method::kPerturb;
+    o.backend = Backend::kCpu;
+    perturb::clear_reference_cache();
+    const RenderResult c = render(v, o);
+    o.backend = Backend::kCuda;
+    const RenderResult g = render(v, o);
+    ASSERT_EQ(g.backend, Backend::kCuda);
+    EXPECT_EQ(g.counts, c.counts) << v.zoom;
+    EXPECT_EQ(g.perturb.interior_pixels, c.perturb.interior_pixels) << v.zoom;
+    std::cout << v.zoom << ": interior " << g.perturb.interior_pixels << " (GPU) " << c.perturb.interior_pixels
+              << " (CPU), GPU " << g.seconds << " s, CPU " << c.seconds << " s\n";
+  }
+  EXPECT_GT(render(a, RenderOptions{}).perturb.interior_pixels, 0u);
+}
+
+// The 106-bit tier on the device (render_list_cuda, one thread per flagged pixel) against the
+// CPU's: KF's 1e50 at 128x128 flags pixels that binary64 cannot decide; both backends decide them
+// all at 106 bits, with the same counts.
+TEST(PerturbDevice, RefinedPixelsMatchCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  const View v = kfr_view("1e50.kfr", 128, 128);
+  RenderOptions o;
+  o.method = Method::kPerturb;
+  o.backend = Backend::kCpu;
+  o.max_secondary_references = 0;
+  perturb::clear_reference_cache();
+  const RenderResult c = render(v, o);
+  o.backend = Backend::kCuda;
+  const RenderResult g = render(v, o);
+  ASSERT_EQ(g.backend, Backend::kCuda);
+  std::cout << "KF 1e50 128x128: flagged " << g.perturb.glitch_pixels << " (GPU) " << c.perturb.glitch_pixels
+            << " (CPU), decided at 106 bits " << g.perturb.glitch_refined << " (GPU) " << c.perturb.glitch_refined
+            << " (CPU)\n";
+  EXPECT_GT(c.perturb.glitch_refined, 0u);
+  EXPECT_EQ(g.perturb.glitch_pixels, c.perturb.glitch_pixels);
+  EXPECT_EQ(g.perturb.glitch_refined, c.perturb.glitch_refined);
+  EXPECT_EQ(g.perturb.glitch_unresolved, 0u);
+  EXPECT_EQ(g.counts, c.counts);
+}
+
+}  // namespace
