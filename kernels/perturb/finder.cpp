@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kernels/perturb/mpfr_util.h"
@@ -570,6 +571,33 @@ FoundView misiurewicz_view(const View& v, const FindOptions& o) {
   f.ok = true;
   return f;
 }
+
+}  // namespace ds::perturb::finder
+
+namespace ds::perturb {
+
+// perturb.h's locator for tests and benchmarks: the finder's Newton iteration, printed in fixed
+// notation. Throws ViewError where it does not converge.
+void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, int preperiod, int period,
+                       int bits, int digits, std::string* re, std::string* im) {
+  if (preperiod < 1 || period < 1 || bits < 64 || digits < 1)
+    throw ViewError("misiurewicz_point: preperiod, period >= 1, bits >= 64, digits >= 1");
+  const finder::Misiurewicz m =
+      finder::find_misiurewicz(seed_re, seed_im, preperiod, period, bits, FloatExp::make(1.0, 4));
+  if (!m.converged) throw ViewError("misiurewicz_point: " + m.message);
+  mpfr_util::Mp x(bits);
+  for (const auto& [from, to] : {std::pair<const std::string*, std::string*>{&m.re, re}, {&m.im, im}}) {
+    mpfr_util::parse(x.v, *from);
+    char* s = nullptr;
+    mpfr_asprintf(&s, "%.*Rf", digits, x.v);
+    *to = s;
+    mpfr_free_str(s);
+  }
+}
+
+}  // namespace ds::perturb
+
+namespace ds::perturb::finder {
 
 double orbit_seconds(const std::string& re, const std::string& im, uint32_t p, int bits) {
   const auto t0 = Clock::now();

@@ -100,8 +100,9 @@ void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint
 void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, RenderResult* res);
 
 // A Misiurewicz point c (z_{preperiod+period}(c) = z_preperiod(c), z_0 = 0) refined from the seed
-// by Newton's method in MPFR at `bits` bits, printed in fixed notation with `digits` decimals:
-// deep locations for tests and benchmarks. Throws ViewError on bad arguments.
+// by Newton's method in MPFR at `bits` bits (finder::find_misiurewicz), printed in fixed notation
+// with `digits` decimals: deep locations for tests and benchmarks. Throws ViewError on bad
+// arguments or where Newton's method does not converge.
 void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, int preperiod, int period,
                        int bits, int digits, std::string* re, std::string* im);
 
