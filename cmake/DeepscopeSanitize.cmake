@@ -15,3 +15,13 @@ if(DEEPSCOPE_SANITIZE)
   message(STATUS "deepscope: host code built with -fsanitize=${_ds_san}")
 endif()
 
+# Fuzzing (DEEPSCOPE_FUZZ=ON, clang only): every C and C++ target gets libFuzzer's coverage
+# instrumentation, so the readers inside deepscope_app and deepscope_kernels are what the fuzzer
+# explores; tests/fuzz links the targets with libFuzzer's main.
+if(DEEPSCOPE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "DEEPSCOPE_FUZZ needs clang (libFuzzer): configure a separate build directory "
+                        "with CC=clang CXX=clang++, or `cmake --preset fuzz` (docs/quality.md)")
+  endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=fuzzer-no-link>")
+endif()
