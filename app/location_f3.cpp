@@ -67,6 +67,42 @@ void collect(const toml::value& t, const std::string& prefix, std::vector<Leaf>*
 
 int line_of(const toml::value& x) { return static_cast<int>(x.location().line()); }
 
+// The offset of the first byte of `s` that is not part of valid UTF-8 (no overlong forms, no
+// surrogates, nothing past U+10FFFF), or npos. A TOML file must be UTF-8, and Debian 12's toml11
+// (3.7.1) reads outside its buffer when a literal string holds invalid UTF-8 (toml11 issue 199,
+// fixed upstream by pull request 208; found here by tests/fuzz), so such text never reaches it.
+std::size_t invalid_utf8_at(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = p[i];
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return i;
+    }
+    if (n - i < len || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
 std::string text_of(const toml::value& x) {
   if (x.is_string()) return x.as_string().str;
   if (x.is_boolean()) return x.as_boolean() ? "true" : "false";
@@ -163,6 +199,10 @@ PixelMap f3_pixel_map(bool reflect, double rotate, double stretch_angle, double 
 namespace location_detail {
 
 Location parse_f3_toml(const std::string& text, const std::string& source) {
+  const std::size_t bad_byte = invalid_utf8_at(text);
+  if (bad_byte != std::string::npos)
+    bad(source, 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad_byte, '\n')),
+        "not valid TOML: byte " + std::to_string(bad_byte + 1) + " is not UTF-8 (TOML files are UTF-8)");
   toml::value root;
   try {
     std::istringstream in(text);

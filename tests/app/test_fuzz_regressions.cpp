@@ -3,15 +3,30 @@
 // for the Hénon scan CSV. The inputs themselves are in tests/fuzz/corpus/NAME/, replayed by
 // fuzz_replay_NAME.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
+#include "commands.h"
+#include "kernels/atomic_file.h"
 #include "kernels/henon.h"
+#include "location.h"
 
 namespace {
 
 using namespace ds;
+
+// The IoError message of parse_location(text), or "" when it parses.
+std::string location_error(const std::string& text) {
+  try {
+    app::parse_location(text, "t");
+  } catch (const IoError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // The std::invalid_argument message of parse_scan_csv(text), or "" when it parses.
 std::string scan_csv_error(const std::string& text) {
@@ -47,6 +62,38 @@ TEST(FuzzRegressions, ScanCsvGridMustBeBackedByTheFile) {
       henon::parse_scan_csv(kScanHeader + "0,0,1.4,0.3,0,4,0,,\n1023,1023,1.4,0.3,0,4,0,,\n");
   EXPECT_EQ(r.na * r.nb, 1 << 20);
   EXPECT_TRUE(r.params.front().done && r.params.back().done && !r.params[1].done);
+}
+
+// Debian 12's toml11 (3.7.1) read outside its buffer on a literal string holding invalid UTF-8
+// (toml11 issue 199): the F3 reader now refuses text that is not UTF-8 before toml11 sees it, and
+// the command reports it with exit code 2.
+TEST(FuzzRegressions, TomlThatIsNotUtf8IsRefusedBeforeToml11) {
+  const std::string head = "program = \"fraktaler-3\"\nlocation.zoom = \"10\"\n";
+  const std::string bad[] = {
+      "location.real = '\xff'\n",
+      "location.real = '''\n-1.5\xC0\x80'''\n",     // an overlong form
+      "'al_\xED\xA0\x80' = 1\n",                    // a surrogate
+      "location.imag = \"0.5\xF4\x90\x80\x80\"\n",  // past U+10FFFF
+      "location.imag = \"0.5\xE2\x82\"\n",          // cut short
+  };
+  for (const std::string& b : bad) {
+    const std::string e = location_error(head + b);
+    EXPECT_NE(e.find("location t:"), std::string::npos) << e;
+    EXPECT_NE(e.find(": not valid TOML: byte "), std::string::npos) << e;
+    EXPECT_NE(e.find(" is not UTF-8"), std::string::npos) << e;
+  }
+  // UTF-8 itself is fine: a comment in French, a string with a 4-byte character.
+  EXPECT_EQ(location_error(head + bad[0]).find("location t:3: not valid TOML: byte 63 is not UTF-8"), 0u);
+  EXPECT_EQ(location_error(head + "# Hénon\nrender.filename = \"f3 \xF0\x9F\x8C\x80\"\n"), "");
+
+  char dir[] = "/tmp/deepscope-fuzzreg-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/bad.toml";
+  std::ofstream(path, std::ios::binary) << head << bad[0];
+  EXPECT_EQ(app::run({"render", "--location", path, "--size", "8x8", "--out", std::string(dir) + "/x.png"}),
+            2);
+  unlink(path.c_str());
+  rmdir(dir);
 }
 
 }  // namespace
