@@ -258,14 +258,16 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
       stretch_angle = number_of(source, l);
     } else if (k == "transform.stretch_amount") {
       stretch_amount = number_of(source, l);
-      if (std::fabs(stretch_amount) > 6400)
-        bad(source, line_of(*l.second), k + " must be within [-6400, 6400] cents, got " + text_of(*l.second));
+      if (std::fabs(stretch_amount) > 2000)
+        bad(source, line_of(*l.second),
+            k + " must be within [-2000, 2000] cents (a stretch by 2^20 at most), got " + text_of(*l.second));
     } else if (k == "formula") {
       check_formula(source, *l.second);
     }
   }
   loc.iterations = static_cast<uint32_t>(iterations);
   loc.pixel_map = f3_pixel_map(reflect, rotate, stretch_angle, stretch_amount, vertical_flip);
+  check_pixel_map(source, 0, "the pixel map of the transform", loc.pixel_map);
   // F3 gives up on a pixel at these limits (it is then drawn as interior); deepscope has none.
   for (const Leaf& l : limits)
     if (l.second->as_integer() < iterations)

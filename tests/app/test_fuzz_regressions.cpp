@@ -96,4 +96,32 @@ TEST(FuzzRegressions, TomlThatIsNotUtf8IsRefusedBeforeToml11) {
   rmdir(dir);
 }
 
+// A .kfr stretched by 2^50 gave a pixel map whose determinant is lost in rounding: written back in
+// our format, it read back as singular (and its orientation was a coin toss). Every reader now
+// refuses such maps, and the stretch amounts are limited to a factor 2^20.
+TEST(FuzzRegressions, PixelMapsMustKeepTheirDeterminant) {
+  const std::string kf = "Re: -0.75\r\nIm: 0.1\r\nZoom: 1e3\r\nRotateAngle: 34\r\n";
+  EXPECT_NE(location_error(kf + "StretchAngle: 5\r\nStretchAmount: 50\r\n")
+                .find("StretchAmount must be within [-20, 20]"),
+            std::string::npos);
+  EXPECT_NE(location_error(kf + "StretchAmount: -20.5\r\n").find("StretchAmount"), std::string::npos);
+  for (const std::string amount : {"20", "-20", "13.7"}) {
+    const app::Location l =
+        app::parse_location(kf + "StretchAngle: 45\r\nStretchAmount: " + amount + "\r\n", "t");
+    const app::Location back = app::parse_location(app::format_location(l), "back");
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(back.pixel_map[i], l.pixel_map[i]) << amount;
+  }
+  const std::string f3 = "program = \"fraktaler-3\"\ntransform.stretch_angle = 45.0\n";
+  EXPECT_NE(location_error(f3 + "transform.stretch_amount = 5000.0\n").find("within [-2000, 2000] cents"),
+            std::string::npos);
+  EXPECT_EQ(location_error(f3 + "transform.stretch_amount = 2000.0\n"), "");
+  // Our format: the map the .kfr gave, a map whose determinant overflows to inf - inf = NaN (it was
+  // taken for non-singular), a plain singular one, and one whose products underflow to 0.
+  const std::string ours = "re = 0\nim = 0\nzoom = 1\npixel_map = ";
+  for (const char* m : {"1117347432108481.5 -97755233529294.14 97755233529294.14 -8552474734142.539",
+                        "1e200 1e200 1e200 1e200", "1 2 2 4", "1e-200 0 0 1e-200"})
+    EXPECT_NE(location_error(ours + m + "\n").find("is singular, or too stretched"), std::string::npos) << m;
+  EXPECT_EQ(location_error(ours + "1e150 0 0 1e-150\n"), "");  // huge and tiny entries, determinant 1
+}
+
 }  // namespace
