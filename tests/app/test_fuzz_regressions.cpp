@@ -1,7 +1,7 @@
 // Inputs the fuzzers found (tests/fuzz, docs/bench/fuzz.md), each now refused with the clear error
 // its reader promises: IoError for location files (the CLI's exit code 2), std::invalid_argument
-// for the Hénon scan CSV. The inputs themselves are in tests/fuzz/corpus/NAME/, replayed by
-// fuzz_replay_NAME.
+// for the Hénon scan CSV, std::runtime_error for chunk-file payloads. The inputs themselves are in
+// tests/fuzz/corpus/NAME/, replayed by fuzz_replay_NAME.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "kernels/atomic_file.h"
 #include "kernels/henon.h"
+#include "kernels/tmd_records.h"
 #include "location.h"
 
 namespace {
@@ -122,6 +123,25 @@ TEST(FuzzRegressions, PixelMapsMustKeepTheirDeterminant) {
                         "1e200 1e200 1e200 1e200", "1 2 2 4", "1e-200 0 0 1e-200"})
     EXPECT_NE(location_error(ours + m + "\n").find("is singular, or too stretched"), std::string::npos) << m;
   EXPECT_EQ(location_error(ours + "1e150 0 0 1e-150\n"), "");  // huge and tiny entries, determinant 1
+}
+
+// A TMD payload announcing INT64_MAX cases: counting its lines computed n + 1, a signed overflow
+// (UBSan). It is refused as a malformed record, as any other wrong count.
+TEST(FuzzRegressions, TmdPayloadCaseCountNearInt64MaxIsRefused) {
+  for (const char* n : {"9223372036854775807", "9223372036854775806", "2"}) {
+    try {
+      tmd::records::parse_exhaustive(std::string("5 9223372036854775807 0 ") + n + " 0.5 0.25\n");
+      ADD_FAILURE() << n;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(n) + " cases announced, 0 lines follow"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  std::string lefevre = "1 2 3 4 5 6 9223372036854775807 7 8 9 10 1.5 0.5";
+  for (int i = 0; i < 20; ++i) lefevre += " 0";
+  lefevre += " 0.1 0.1 0.1 0.1 0.1 9223372036854775807\n";
+  EXPECT_THROW(tmd::records::parse_lefevre(lefevre), std::runtime_error);
 }
 
 }  // namespace
