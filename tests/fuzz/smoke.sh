@@ -30,7 +30,8 @@ echo "fuzz targets built with clang in $((t1 - t0)) s"
 rc=0
 ctest --test-dir "$build" --output-on-failure || rc=$?
 echo "fuzz runs: $(($(date +%s) - t1)) s (${seconds} s per target)"
-for log in "$build"/Testing/Temporary/LastTest.log; do
-  grep -E "^(stat::number_of_executed_units|stat::average_exec_per_sec)|^Test command" "$log" | sed 's/^/  /' || true
-done
+# One line per target: its executions and rate.
+awk '/^[0-9]+\/[0-9]+ Test: / { t = $3 } /^stat::number_of_executed_units:/ { n = $2 }
+     /^stat::average_exec_per_sec:/ { printf "  %s: %s executions, %s exec/s\n", t, n, $2 }' \
+  "$build/Testing/Temporary/LastTest.log" || true
 exit $rc
