@@ -15,6 +15,7 @@ using namespace location_detail;
 namespace {
 
 constexpr double kDegree = 3.14159265358979323846 / 180;
+constexpr int kMaxTomlNesting = 64;
 
 // Every key of F3's pparam (param.h, operator>> in param.cc, versions 2 to 3.x); prefixes end in
 // '.'. F3 leaves out keys that hold their default, so a key that is there was usually changed.
@@ -101,6 +102,49 @@ std::size_t invalid_utf8_at(const std::string& s) {
     i += len;
   }
   return std::string::npos;
+}
+
+// How deeply TOML text nests: the most open arrays and inline tables plus the dots of the key being
+// read (a.b.c = 1 and [a.b.c] nest tables as deep as {a = {b = {c = 1}}}), strings and comments
+// skipped. toml11 (3.7.1) parses and destroys nested values recursively without a limit: a thousand
+// '[' or a key of 20,000 parts overflowed the stack (found by tests/fuzz), so deeper text never
+// reaches it.
+int toml_nesting(const std::string& s) {
+  std::vector<char> open;     // the brackets open here
+  bool key = true;            // reading a key: from a line's start outside brackets, or after '{' or
+                              // ',' in an inline table, up to '='
+  int dots = 0, deepest = 0;  // dots: those of the key being read
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '#') {
+      i = s.find('\n', i);
+      if (i == std::string::npos) break;
+      --i;  // the newline is read next
+    } else if (c == '"' || c == '\'') {
+      const std::size_t q = s.compare(i, 3, std::string(3, c)) == 0 ? 3 : 1;
+      std::size_t j = i + q;
+      while (j < s.size() && s.compare(j, q, std::string(q, c)) != 0 && (q == 3 || s[j] != '\n'))
+        j += (c == '"' && s[j] == '\\') ? 2 : 1;
+      if (q == 1 && j < s.size() && s[j] == '\n')
+        i = j - 1;  // not closed on its line (toml11 reports it): the newline is read next
+      else
+        i = std::min(j + q, s.size()) - 1;
+    } else if (c == '[' || c == '{') {
+      open.push_back(c);
+    } else if (c == ']' || c == '}') {
+      if (!open.empty()) open.pop_back();
+    } else if (c == '=') {
+      key = false;
+    } else if (c == '.' && key) {
+      ++dots;
+    }
+    if ((c == '\n' && open.empty()) || c == '{' || (c == ',' && !open.empty() && open.back() == '{')) {
+      key = true;
+      dots = 0;
+    }
+    deepest = std::max(deepest, static_cast<int>(open.size()) + dots);
+  }
+  return deepest;
 }
 
 std::string text_of(const toml::value& x) {
@@ -203,6 +247,11 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
   if (bad_byte != std::string::npos)
     bad(source, 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad_byte, '\n')),
         "not valid TOML: byte " + std::to_string(bad_byte + 1) + " is not UTF-8 (TOML files are UTF-8)");
+  const int nesting = toml_nesting(text);
+  if (nesting > kMaxTomlNesting)
+    bad(source, 0,
+        "arrays, inline tables and dotted keys nest " + std::to_string(nesting) + " deep, more than the " +
+            std::to_string(kMaxTomlNesting) + " deepscope reads (a Fraktaler-3 file nests 3 deep)");
   toml::value root;
   try {
     std::istringstream in(text);

@@ -144,4 +144,37 @@ TEST(FuzzRegressions, TmdPayloadCaseCountNearInt64MaxIsRefused) {
   EXPECT_THROW(tmd::records::parse_lefevre(lefevre), std::runtime_error);
 }
 
+// toml11 (3.7.1) recurses without a limit: a thousand '[' (or '{', or a key of thousands of dotted
+// parts) overflowed the stack. The F3 reader refuses nesting deeper than 64 before toml11 sees it;
+// brackets and dots inside strings and comments do not count.
+TEST(FuzzRegressions, TomlNestingIsBoundedBeforeToml11) {
+  const std::string head = "program = \"fraktaler-3\"\nlocation.zoom = \"10\"\n";
+  auto repeat = [](const std::string& x, int n) {
+    std::string r;
+    for (int i = 0; i < n; ++i) r += x;
+    return r;
+  };
+  const std::string deep[] = {
+      "x = " + repeat("[", 1000) + repeat("]", 1000) + "\n",
+      "x = " + repeat("{a = ", 65) + "1" + repeat("}", 65) + "\n",
+      repeat("a.", 20000) + "a = 1\n",
+      "[" + repeat("a.", 70) + "a]\nx = 1\n",
+      "x = {" + repeat("a.", 70) + "a = 1}\n",
+      "x = [\n" + repeat("[", 70) + "\n" + repeat("]", 70) + "\n]\n",
+  };
+  for (const std::string& d : deep) {
+    const std::string e = location_error(head + d);
+    EXPECT_NE(e.find(" deep, more than the 64 deepscope reads"), std::string::npos) << e.substr(0, 200);
+  }
+  const std::string fine[] = {
+      "x = " + repeat("[", 60) + repeat("]", 60) + "\n",
+      "render.filename = \"" + repeat("[{.", 500) + "\"\n",
+      "# " + repeat("[", 500) + "\nx = 1\n",
+      "[colour]\nshader = '''\n" + repeat("vec3 a[2]; { x.y.z; }\n", 100) + repeat("[", 100) + "'''\n",
+      "x = [" + repeat("1.5, ", 500) + "2.5]\n",
+      "x = \"a\\\"[[[[\"\ny = 1\n",  // an escaped quote inside a string
+  };
+  for (const std::string& f : fine) EXPECT_EQ(location_error(head + f), "") << f.substr(0, 200);
+}
+
 }  // namespace
