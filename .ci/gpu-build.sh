@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # On the GPU machine: unpacks the carried .debs (.ci/gpu-deps.sh) into a private prefix, then
-# configures and builds the headless program and the tests there (no GUI). Usage:
-#   .ci/gpu-build.sh [BUILD_DIR]       (default build-gpu)
+# configures and builds the headless program and the tests there (no GUI). Further arguments go to
+# the configure step (`.ci/gpu-build.sh build-asan --preset asan-ubsan`). Usage:
+#   .ci/gpu-build.sh [BUILD_DIR [CMAKE_ARGS...]]       (default build-gpu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
+shift || true
 prefix=/tmp/deepscope-deps
 mkdir -p "$prefix"
 for f in .deps/*.deb; do dpkg-deb -x "$f" "$prefix"; done
@@ -12,7 +14,7 @@ for f in .deps/*.deb; do dpkg-deb -x "$f" "$prefix"; done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDEEPSCOPE_GUI=OFF -DDEEPSCOPE_GLAD_DIR="$PWD/.deps/glad" \
   -DCMAKE_PREFIX_PATH="$prefix/usr" -DCMAKE_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu" \
-  -DCMAKE_INCLUDE_PATH="$prefix/usr/include"
+  -DCMAKE_INCLUDE_PATH="$prefix/usr/include" "$@"
 cmake --build "$build" -j "$(nproc)"
 echo "export LD_LIBRARY_PATH=$LD_LIBRARY_PATH" > "$build/env.sh"
 # EGL: glvnd (unpacked above) finds NVIDIA's vendor library through its JSON file.

@@ -1,5 +1,8 @@
 # GPU steps of the arithmetic core (sourced by .ci/gpu-session.sh).
-if [ "$what" = tests ]; then run_san arith_test_device_ops 'DeviceOps.*'; fi
+if [ "$what" = memcheck ]; then
+  run_san arith_test_device_ops 'DeviceOps.*'
+  run_san arith_test_expansion '*DeviceMatchesHost*'
+fi
 if [ "$what" = bench ]; then
   ncu --csv --metrics $metrics -k regex:chain_kernel $exe bench arith --gpu-only --steps 1000 --chains 1024 \
     > "$raw/ncu_arith.csv" 2> "$raw/ncu_arith.err"

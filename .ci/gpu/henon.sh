@@ -1,5 +1,5 @@
 # GPU steps of the Hénon workspace (sourced by .ci/gpu-session.sh).
-if [ "$what" = tests ]; then run_san kernels_henon_test_henon 'HenonDevice.*'; fi
+if [ "$what" = memcheck ]; then run_san kernels_henon_test_henon 'HenonDevice.*'; fi
 if [ "$what" = bench ]; then
   # FP instructions per step of the transient loop (Nsight Compute replays every launch, so a small
   # run: the floating formats at 2,000 steps x 16,896 orbits; the counts per step do not change),

@@ -1,7 +1,9 @@
 # GPU steps of the Mandelbrot engine (sourced by .ci/gpu-session.sh).
-if [ "$what" = tests ]; then
+if [ "$what" = memcheck ]; then
   run_san kernels_mandelbrot_test_mandelbrot 'MandelbrotCuda.*'
   run_san kernels_mandelbrot_test_render_rows 'RenderRowsDevice.*'
+fi
+if [ "$what" = tests ]; then
   # deepscope render on one GPU split into two logical devices (strips, frames): the same bytes as
   # one render on one device.
   d=$(mktemp -d)

@@ -1,6 +1,6 @@
 # GPU steps of the perturbation engine (sourced by .ci/gpu-session.sh).
+if [ "$what" = memcheck ]; then run_san kernels_perturb_test_perturb 'PerturbDevice.*'; fi
 if [ "$what" = tests ]; then
-  run_san kernels_perturb_test_perturb 'PerturbDevice.*'
   "$t/kernels_perturb_test_perturb" --gtest_filter='PerturbDevice.*' > "$stage/perturb_device.log" 2>&1
   grep -E '^\[  (PASSED|FAILED|SKIPPED)|interior' "$stage/perturb_device.log" | tail -6
   # The real-location suite, deep entries included, on the auto path (CUDA here).

@@ -1,7 +1,7 @@
-# GPU steps of the scale-out layer (kernels/core/work.h; sourced by .ci/gpu-session.sh): the scan over
+# GPU steps of the scale-out layer (kernels/work.h; sourced by .ci/gpu-session.sh): the scan over
 # several devices and over one device split in two, the scaling benchmark over this host's GPUs,
 # and the same scan under mpirun (one rank per GPU) against one process on one GPU.
-if [ "$what" = tests ]; then run_san kernels_henon_test_henon 'HenonDevice.ScanOverSeveral*'; fi
+if [ "$what" = memcheck ]; then run_san kernels_henon_test_henon 'HenonDevice.ScanOverSeveral*'; fi
 if [ "$what" = bench ]; then
   $exe bench scale ${scale_args:-} --out "$stage/scale-out.md" > /dev/null 2> "$raw/bench_scale.err"
   tail -n 12 "$raw/bench_scale.err"

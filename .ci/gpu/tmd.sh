@@ -1,5 +1,5 @@
 # GPU steps of the TMD workspace (sourced by .ci/gpu-session.sh).
-if [ "$what" = tests ]; then
+if [ "$what" = memcheck ]; then
   run_san kernels_tmd_test_tmd 'TmdDevice.*'
   run_san kernels_tmd_test_lefevre 'TmdDevice.*'
   # The device-resident pipeline (expansion, tests built on the device, atomic-append compaction)

@@ -1,6 +1,8 @@
 // Worker-thread jobs with cancel and progress for the window's panels.
 #include "jobs.h"
 
+#include "kernels/core/cpu_parallel.h"
+
 namespace ds::gui {
 
 BackgroundJob::~BackgroundJob() { cancel(); }
@@ -32,6 +34,7 @@ void BackgroundJob::start(std::function<void(JobControl&)> work) {
         error_ = e.what();
       }
     }
+    release_thread_caches();  // MPFR's per-thread caches (kernels/cpu_parallel.h)
     running_ = false;
   });
 }

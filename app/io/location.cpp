@@ -78,6 +78,13 @@ double real_field(const std::string& source, int line, const std::string& key, c
   return x;
 }
 
+void check_pixel_map(const std::string& source, int line, const std::string& what, const PixelMap& m) {
+  const double scale = std::fabs(m[0] * m[3]) + std::fabs(m[1] * m[2]);
+  const double det = m[0] * m[3] - m[1] * m[2];
+  if (!std::isfinite(scale) || !(std::fabs(det) > 0x1p-44 * scale))
+    bad(source, line, what + " is singular, or too stretched for double precision to tell its determinant");
+}
+
 const KeyRule* find_rule(const KeyRule* rules, size_t n, const std::string& key) {
   const std::string k = lower(key);
   for (size_t i = 0; i < n; ++i) {
@@ -192,7 +199,7 @@ PixelMap pixel_map_field(const std::string& source, int line, const std::string&
     m[i] = real_field(source, line, "pixel_map", word);
   }
   if (in >> word) bad(source, line, "pixel_map needs four numbers (m0 m1 m2 m3), got \"" + v + "\"");
-  if (!(m[0] * m[3] - m[1] * m[2] != 0)) bad(source, line, "pixel_map \"" + v + "\" is singular");
+  check_pixel_map(source, line, "pixel_map \"" + v + "\"", m);
   return m;
 }
 

@@ -18,6 +18,11 @@ std::string decimal_field(const std::string& source, int line, const std::string
 std::string positive_decimal_field(const std::string& source, int line, const std::string& key,
                                    const std::string& v);
 double real_field(const std::string& source, int line, const std::string& key, const std::string& v);
+// A pixel map the views can use: its determinant (and so its orientation) must stand out of the
+// rounding of its products, |det| > 2^-44 (|m0 m3| + |m1 m2|), which holds for a rotation composed
+// with a stretch by up to 2^20. Throws IoError naming `what` otherwise (singular, overflowing, or so
+// stretched that double precision cannot tell its determinant's sign).
+void check_pixel_map(const std::string& source, int line, const std::string& what, const PixelMap& m);
 int64_t integer_field(const std::string& source, int line, const std::string& key, const std::string& v,
                       int64_t min, int64_t max);
 

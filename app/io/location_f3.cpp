@@ -15,6 +15,7 @@ using namespace location_detail;
 namespace {
 
 constexpr double kDegree = 3.14159265358979323846 / 180;
+constexpr int kMaxTomlNesting = 64;
 
 // Every key of F3's pparam (param.h, operator>> in param.cc, versions 2 to 3.x); prefixes end in
 // '.'. F3 leaves out keys that hold their default, so a key that is there was usually changed.
@@ -66,6 +67,85 @@ void collect(const toml::value& t, const std::string& prefix, std::vector<Leaf>*
 }
 
 int line_of(const toml::value& x) { return static_cast<int>(x.location().line()); }
+
+// The offset of the first byte of `s` that is not part of valid UTF-8 (no overlong forms, no
+// surrogates, nothing past U+10FFFF), or npos. A TOML file must be UTF-8, and Debian 12's toml11
+// (3.7.1) reads outside its buffer when a literal string holds invalid UTF-8 (toml11 issue 199,
+// fixed upstream by pull request 208; found here by tests/fuzz), so such text never reaches it.
+std::size_t invalid_utf8_at(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = p[i];
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return i;
+    }
+    if (n - i < len || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
+// How deeply TOML text nests: the most open arrays and inline tables plus the dots of the key being
+// read (a.b.c = 1 and [a.b.c] nest tables as deep as {a = {b = {c = 1}}}), strings and comments
+// skipped. toml11 (3.7.1) parses and destroys nested values recursively without a limit: a thousand
+// '[' or a key of 20,000 parts overflowed the stack (found by tests/fuzz), so deeper text never
+// reaches it.
+int toml_nesting(const std::string& s) {
+  std::vector<char> open;     // the brackets open here
+  bool key = true;            // reading a key: from a line's start outside brackets, or after '{' or
+                              // ',' in an inline table, up to '='
+  int dots = 0, deepest = 0;  // dots: those of the key being read
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '#') {
+      i = s.find('\n', i);
+      if (i == std::string::npos) break;
+      --i;  // the newline is read next
+    } else if (c == '"' || c == '\'') {
+      const std::size_t q = s.compare(i, 3, std::string(3, c)) == 0 ? 3 : 1;
+      std::size_t j = i + q;
+      while (j < s.size() && s.compare(j, q, std::string(q, c)) != 0 && (q == 3 || s[j] != '\n'))
+        j += (c == '"' && s[j] == '\\') ? 2 : 1;
+      if (q == 1 && j < s.size() && s[j] == '\n')
+        i = j - 1;  // not closed on its line (toml11 reports it): the newline is read next
+      else
+        i = std::min(j + q, s.size()) - 1;
+    } else if (c == '[' || c == '{') {
+      open.push_back(c);
+    } else if (c == ']' || c == '}') {
+      if (!open.empty()) open.pop_back();
+    } else if (c == '=') {
+      key = false;
+    } else if (c == '.' && key) {
+      ++dots;
+    }
+    if ((c == '\n' && open.empty()) || c == '{' || (c == ',' && !open.empty() && open.back() == '{')) {
+      key = true;
+      dots = 0;
+    }
+    deepest = std::max(deepest, static_cast<int>(open.size()) + dots);
+  }
+  return deepest;
+}
 
 std::string text_of(const toml::value& x) {
   if (x.is_string()) return x.as_string().str;
@@ -163,6 +243,15 @@ PixelMap f3_pixel_map(bool reflect, double rotate, double stretch_angle, double 
 namespace location_detail {
 
 Location parse_f3_toml(const std::string& text, const std::string& source) {
+  const std::size_t bad_byte = invalid_utf8_at(text);
+  if (bad_byte != std::string::npos)
+    bad(source, 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad_byte, '\n')),
+        "not valid TOML: byte " + std::to_string(bad_byte + 1) + " is not UTF-8 (TOML files are UTF-8)");
+  const int nesting = toml_nesting(text);
+  if (nesting > kMaxTomlNesting)
+    bad(source, 0,
+        "arrays, inline tables and dotted keys nest " + std::to_string(nesting) + " deep, more than the " +
+            std::to_string(kMaxTomlNesting) + " deepscope reads (a Fraktaler-3 file nests 3 deep)");
   toml::value root;
   try {
     std::istringstream in(text);
@@ -218,14 +307,16 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
       stretch_angle = number_of(source, l);
     } else if (k == "transform.stretch_amount") {
       stretch_amount = number_of(source, l);
-      if (std::fabs(stretch_amount) > 6400)
-        bad(source, line_of(*l.second), k + " must be within [-6400, 6400] cents, got " + text_of(*l.second));
+      if (std::fabs(stretch_amount) > 2000)
+        bad(source, line_of(*l.second),
+            k + " must be within [-2000, 2000] cents (a stretch by 2^20 at most), got " + text_of(*l.second));
     } else if (k == "formula") {
       check_formula(source, *l.second);
     }
   }
   loc.iterations = static_cast<uint32_t>(iterations);
   loc.pixel_map = f3_pixel_map(reflect, rotate, stretch_angle, stretch_amount, vertical_flip);
+  check_pixel_map(source, 0, "the pixel map of the transform", loc.pixel_map);
   // F3 gives up on a pixel at these limits (it is then drawn as interior); deepscope has none.
   for (const Leaf& l : limits)
     if (l.second->as_integer() < iterations)

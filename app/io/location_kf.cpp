@@ -198,8 +198,8 @@ Location parse_kfr(const std::string& text, const std::string& source) {
       stretch_angle = real_field(source, line, key, v);
     } else if (k == "stretchamount") {
       stretch_amount = real_field(source, line, key, v);
-      if (std::fabs(*stretch_amount) > 64)
-        bad(source, line, key + " must be within [-64, 64], got \"" + v + "\"");
+      if (std::fabs(*stretch_amount) > 20)
+        bad(source, line, key + " must be within [-20, 20] (a stretch by 2^20 at most), got \"" + v + "\"");
     } else if (k == "imagpointsup") {
       imag_points_up = integer_field(source, line, key, v, 0, 1) != 0;
     }
@@ -228,6 +228,10 @@ Location parse_kfr(const std::string& text, const std::string& source) {
   } else {
     loc.pixel_map = old_map;
   }
+  check_pixel_map(source, 0,
+                  current ? "the pixel map of RotateAngle/StretchAngle/StretchAmount/ImagPointsUp"
+                          : "the pixel map of Rotate/Ratio",
+                  loc.pixel_map);
   add_warnings(report, source, &loc);
   return loc;
 }

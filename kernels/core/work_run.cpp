@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "atomic_file.h"
+#include "cpu_parallel.h"
 #include "device.h"
 #include "work.h"
 #include "work_internal.h"
@@ -168,7 +169,11 @@ class Runner {
     sh_.current.assign(n, -1);
     sh_.part.assign(n, 0.0);
     sh_.running = static_cast<int>(n);
-    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_loop(i); });
+    for (std::size_t i = 0; i < n; ++i)
+      threads_.emplace_back([this, i] {
+        worker_loop(i);
+        release_thread_caches();
+      });
   }
 
   // One worker: takes chunks from the queue until it is empty and will stay so, or a stop. On the

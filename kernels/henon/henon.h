@@ -164,7 +164,8 @@ ScanResult scan(const ScanParams& p);
 std::string scan_csv(const ScanResult& r);
 std::string scan_json(const ScanParams& p, const ScanResult& r);
 // Reads scan_csv's text back (na, nb from the largest indices; parameters not in the file stay
-// not done). Throws std::invalid_argument naming the line for malformed input.
+// not done, up to a grid of 64 times the parameters in the file, or 2^20). Throws
+// std::invalid_argument naming the line for malformed input.
 ScanResult parse_scan_csv(const std::string& text);
 
 // Throughput of the scan's transient loop (escape test included): n_orbits orbits of n_steps

@@ -112,7 +112,9 @@ ScanResult parse_scan_csv(const std::string& text) {
       throw std::invalid_argument("scan CSV line " + std::to_string(n) + ": expected 9 fields");
     const int64_t ia = to_int(f[0], n), ib = to_int(f[1], n), period = to_int(f[4], n),
                   count = to_int(f[5], n);
-    if (ia < 0 || ib < 0 || ia > kMaxScanSide || ib > kMaxScanSide || count < 0 || period < -1)
+    // Counts are int32 in ScanResult: a larger one must be refused, not wrapped to a negative count.
+    if (ia < 0 || ib < 0 || ia > kMaxScanSide || ib > kMaxScanSide || count < 0 || count > INT32_MAX ||
+        period < -1 || period > kMaxPeriod)
       throw std::invalid_argument("scan CSV line " + std::to_string(n) + ": value out of range");
     if (rows.empty() || rows.back().ia != ia || rows.back().ib != ib) {
       ParamResult p;
@@ -142,6 +144,13 @@ ScanResult parse_scan_csv(const std::string& text) {
   }
   if (rows.empty()) throw std::invalid_argument("scan CSV has no results");
   if (na * nb > kMaxScanParams) throw std::invalid_argument("scan CSV grid too large");
+  // Parameters may be left out (they stay not done), but the grid must be backed by the file's
+  // rows, so that one damaged index cannot ask for gigabytes (a fuzzer's 150-byte file asked for 36 GB).
+  const int64_t backed = std::max<int64_t>(64 * static_cast<int64_t>(rows.size()), 1 << 20);
+  if (na * nb > backed)
+    throw std::invalid_argument("scan CSV: its indices span " + std::to_string(na) + " x " +
+                                std::to_string(nb) + " parameters but the file holds results for " +
+                                std::to_string(rows.size()) + " (a damaged a_index or b_index?)");
   r.params.resize(static_cast<std::size_t>(na * nb));
   for (ParamResult& p : r.params) p.done = false;
   for (ParamResult& p : rows) {

@@ -87,8 +87,9 @@ std::vector<std::string> lines_of(const std::string& payload) {
   return out;
 }
 
+// n >= 0 (Fields::i64's bound); compared as counts, since n + 1 overflows for n = INT64_MAX.
 void check_case_count(const std::vector<std::string>& lines, int64_t n) {
-  if (static_cast<int64_t>(lines.size()) != n + 1)
+  if (static_cast<uint64_t>(n) != lines.size() - 1)
     bad(std::to_string(n) + " cases announced, " + std::to_string(lines.size() - 1) + " lines follow");
 }
 

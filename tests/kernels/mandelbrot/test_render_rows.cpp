@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/core/cpu_parallel.h"
 #include "kernels/core/device.h"
 #include "kernels/perturb/perturb.h"
 #include "locations.h"
@@ -131,6 +132,7 @@ TEST(RenderRows, ConcurrentPerturbationStripsEqualTheWholeImage) {
       s.row_begin = 3 * k;
       s.row_end = 3 * k + 3;
       parts[static_cast<size_t>(k)] = render(v, s);
+      ds::release_thread_caches();  // as every thread of the program's own does
     });
   for (std::thread& t : threads) t.join();
   std::vector<uint32_t> counts;
@@ -219,11 +221,13 @@ TEST(RenderRowsDevice, CudaPerturbationStripsAndConcurrentViews) {
       RenderOptions s = o;
       s.cuda_device = 0;
       ca = render(a, s);
+      ds::release_thread_caches();
     });
     std::thread tb([&] {
       RenderOptions s = o;
       s.cuda_device = devices > 1 && round > 0 ? devices - 1 : 0;
       cb = render(b, s);
+      ds::release_thread_caches();
     });
     ta.join();
     tb.join();
