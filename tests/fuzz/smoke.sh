@@ -2,10 +2,12 @@
 # The fuzz smoke test of a normal build (tests/fuzz/CMakeLists.txt): configures a clang tree with
 # the preset `fuzz` in BUILD_DIR, builds the fuzz targets and runs each one briefly from its seed
 # corpus (FUZZ_SECONDS, default 5) under ASan + UBSan. Exit 77 (ctest: skipped) where clang or
-# libFuzzer is missing. Usage: smoke.sh SOURCE_DIR BUILD_DIR
+# libFuzzer is missing. Further arguments go to the configure step (where the dependencies are).
+# Usage: smoke.sh SOURCE_DIR BUILD_DIR [CMAKE_ARGS...]
 set -euo pipefail
 src=$1
 build=$2
+shift 2
 seconds=${FUZZ_SECONDS:-5}
 if ! command -v clang++ > /dev/null || ! command -v clang > /dev/null; then
   echo "fuzz smoke test SKIPPED: clang++ not found (Debian: apt-get install clang libclang-rt-14-dev)"
@@ -21,7 +23,7 @@ if ! clang++ -fsanitize=fuzzer,address,undefined "$probe/p.cpp" -o "$probe/p" > 
 fi
 t0=$(date +%s)
 # MPI and the tests are off in the preset; nothing of the normal build is reused.
-cmake --preset fuzz -S "$src" -B "$build" -DDEEPSCOPE_FUZZ_SECONDS="$seconds" > "$probe/configure.log" 2>&1 ||
+cmake --preset fuzz -S "$src" -B "$build" -DDEEPSCOPE_FUZZ_SECONDS="$seconds" "$@" > "$probe/configure.log" 2>&1 ||
   { cat "$probe/configure.log"; exit 1; }
 cmake --build "$build" --target deepscope_fuzz -j "$(nproc)" > "$probe/build.log" 2>&1 ||
   { tail -n 60 "$probe/build.log"; exit 1; }
