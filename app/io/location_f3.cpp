@@ -1,6 +1,7 @@
 // Fraktaler-3 parameter files (.toml, as F3's param.cc reads and writes them), parsed with toml11,
 // the TOML library F3 itself uses. Only the plain Mandelbrot formula is accepted.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 #include <toml.hpp>
@@ -104,16 +105,24 @@ std::size_t invalid_utf8_at(const std::string& s) {
   return std::string::npos;
 }
 
-// How deeply TOML text nests: the most open arrays and inline tables plus the dots of the key being
-// read (a.b.c = 1 and [a.b.c] nest tables as deep as {a = {b = {c = 1}}}), strings and comments
-// skipped. toml11 (3.7.1) parses and destroys nested values recursively without a limit: a thousand
-// '[' or a key of 20,000 parts overflowed the stack (found by tests/fuzz), so deeper text never
-// reaches it.
-int toml_nesting(const std::string& s) {
-  std::vector<char> open;     // the brackets open here
-  bool key = true;            // reading a key: from a line's start outside brackets, or after '{' or
-                              // ',' in an inline table, up to '='
-  int dots = 0, deepest = 0;  // dots: those of the key being read
+// What toml11 (3.7.1) cannot take safely, found by tests/fuzz, measured with strings and comments
+// skipped so that such text never reaches it. `nesting`: the most open arrays and inline tables
+// plus the dots of the key being read (a.b.c = 1 and [a.b.c] nest tables as deep as
+// {a = {b = {c = 1}}}); toml11 parses and destroys nested values recursively without a limit, and a
+// thousand '[' or a key of 20,000 parts overflowed the stack. `binary_digits`: the longest binary
+// integer (0b...) among the values; toml11 doubles an int64 once per digit, a signed overflow from
+// the 63rd digit on, leading zeros included.
+struct TomlShape {
+  int nesting = 0;
+  std::size_t binary_digits = 0;
+};
+
+TomlShape toml_shape(const std::string& s) {
+  TomlShape shape;
+  std::vector<char> open;  // the brackets open here
+  bool key = true;         // reading a key: from a line's start outside brackets, or after '{' or
+                           // ',' in an inline table, up to '='
+  int dots = 0;            // those of the key being read
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '#') {
@@ -137,14 +146,21 @@ int toml_nesting(const std::string& s) {
       key = false;
     } else if (c == '.' && key) {
       ++dots;
+    } else if (c == '0' && !key && i + 1 < s.size() && s[i + 1] == 'b' &&
+               (i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_'))) {
+      std::size_t digits = 0, j = i + 2;
+      for (; j < s.size() && (s[j] == '0' || s[j] == '1' || s[j] == '_'); ++j) digits += s[j] != '_';
+      shape.binary_digits = std::max(shape.binary_digits, digits);
+      i = j - 1;
+      continue;
     }
     if ((c == '\n' && open.empty()) || c == '{' || (c == ',' && !open.empty() && open.back() == '{')) {
       key = true;
       dots = 0;
     }
-    deepest = std::max(deepest, static_cast<int>(open.size()) + dots);
+    shape.nesting = std::max(shape.nesting, static_cast<int>(open.size()) + dots);
   }
-  return deepest;
+  return shape;
 }
 
 std::string text_of(const toml::value& x) {
@@ -247,11 +263,16 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
   if (bad_byte != std::string::npos)
     bad(source, 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad_byte, '\n')),
         "not valid TOML: byte " + std::to_string(bad_byte + 1) + " is not UTF-8 (TOML files are UTF-8)");
-  const int nesting = toml_nesting(text);
-  if (nesting > kMaxTomlNesting)
+  const TomlShape shape = toml_shape(text);
+  if (shape.nesting > kMaxTomlNesting)
     bad(source, 0,
-        "arrays, inline tables and dotted keys nest " + std::to_string(nesting) + " deep, more than the " +
-            std::to_string(kMaxTomlNesting) + " deepscope reads (a Fraktaler-3 file nests 3 deep)");
+        "arrays, inline tables and dotted keys nest " + std::to_string(shape.nesting) +
+            " deep, more than the " + std::to_string(kMaxTomlNesting) +
+            " deepscope reads (a Fraktaler-3 file nests 3 deep)");
+  if (shape.binary_digits > 62)
+    bad(source, 0,
+        "a binary integer (0b...) of " + std::to_string(shape.binary_digits) +
+            " digits: deepscope reads at most 62");
   toml::value root;
   try {
     std::istringstream in(text);

@@ -177,4 +177,20 @@ TEST(FuzzRegressions, TomlNestingIsBoundedBeforeToml11) {
   for (const std::string& f : fine) EXPECT_EQ(location_error(head + f), "") << f.substr(0, 200);
 }
 
+// toml11 (3.7.1) reads 0b... by doubling an int64 once per digit: from the 63rd digit on (leading
+// zeros too) a signed overflow (UBSan). The F3 reader refuses such literals before toml11 sees them.
+TEST(FuzzRegressions, TomlBinaryIntegersOfMoreThan62DigitsAreRefused) {
+  const std::string head = "program = \"fraktaler-3\"\nlocation.zoom = \"10\"\n";
+  const std::string zeros62(62, '0');
+  EXPECT_EQ(location_error(head + "x = 0b" + zeros62 + "\n"), "");
+  EXPECT_EQ(location_error(head + "x = [0b1_" + std::string(61, '1') + ", 0b0]\n"), "");
+  EXPECT_EQ(location_error(head + "x = \"0b" + zeros62 + "000\"\n# 0b" + zeros62 + "000\n"), "");
+  for (const std::string& v :
+       {"x = 0b" + zeros62 + "0\n", "x = {a = 0b1" + zeros62 + "}\n", "x = [1, 0b" + zeros62 + "_1]\n"}) {
+    const std::string e = location_error(head + v);
+    EXPECT_NE(e.find("a binary integer (0b...) of 63 digits: deepscope reads at most 62"), std::string::npos)
+        << e;
+  }
+}
+
 }  // namespace
