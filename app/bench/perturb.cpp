@@ -176,9 +176,9 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
         "1024^2 \"fast\" time on a CPU.\n\n"
      << "| file | zoom | iterations | engine | wall (s) | reference (s) | ref. points / bits / stop | kernel "
         "(s) | "
-        "by BLA | interior px | glitches (flagged/by 106 bits/corrected/unresolved) | counts | MPFR agreement | KF (s) | "
-        "KF / wall |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "by BLA | interior px | glitches (flagged/by 106 bits/corrected/unresolved) | glitch s (106 bits / secondary) | "
+        "counts | MPFR agreement | KF (s) | KF / wall |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const std::string& name : names) {
     mandel::View v;
     apply_to_view(read_location_file(dir + "/" + name + ".kfr"), &v, false);
@@ -219,7 +219,8 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
        << " / " << p.reference_stop << " | " << fmt("%.3f", r.kernel_seconds) << " | "
        << fmt("%.1f%%", r.iterations ? 100.0 * p.bla_skipped / r.iterations : 0.0) << " | "
        << p.interior_pixels << " | " << p.glitch_pixels << "/" << p.glitch_refined << "/" << p.glitch_corrected << "/"
-       << p.glitch_unresolved << " | " << *mm.first << "-" << *mm.second << " | " << agreement << " | "
+       << p.glitch_unresolved << " | " << fmt("%.3f", p.refine_seconds) << " / " << fmt("%.3f", p.secondary_seconds)
+       << " | " << *mm.first << "-" << *mm.second << " | " << agreement << " | "
        << fmt("%.2f", kf) << " | "
        << (size == 1024 && kf > 0 ? fmt("%.1fx", kf / r.seconds) : std::string("-")) << " |\n";
   }

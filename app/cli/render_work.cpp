@@ -239,7 +239,7 @@ std::string render_summary(const RenderResult& r) {
     std::snprintf(line, sizeof line,
                   "reference %u points at %d bits (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
                   "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
-                  "%d secondary references; "
+                  "%d secondary references (%.3f s at 106 bits, %.3f s secondary); "
                   "%llu interior pixels",
                   pi.reference_length, pi.reference_bits,
                   pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
@@ -248,7 +248,7 @@ std::string render_summary(const RenderResult& r) {
                   static_cast<unsigned long long>(pi.glitch_corrected),
                   static_cast<unsigned long long>(pi.glitch_refined),
                   static_cast<unsigned long long>(pi.glitch_unresolved), pi.secondary_references,
-                  static_cast<unsigned long long>(pi.interior_pixels));
+                  pi.refine_seconds, pi.secondary_seconds, static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
   }

@@ -306,10 +306,18 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
     }
   };
   const std::size_t tw = static_cast<std::size_t>(t.width);
+  const auto t0 = Clock::now();
   std::vector<std::size_t> pending =
       opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled) : flagged;
+  res->perturb.refine_seconds += since(t0);
   if (res->cancelled) return;
   res->perturb.glitch_refined = flagged.size() - pending.size();
+  const auto t1 = Clock::now();
+  struct Timer {  // secondary_seconds on every way out of the passes below
+    RenderResult* res;
+    Clock::time_point t1;
+    ~Timer() { res->perturb.secondary_seconds += since(t1); }
+  } timer{res, t1};
   uint64_t unresolved = 0;
   std::atomic<int> references{0};
   while (!pending.empty()) {

@@ -174,8 +174,13 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
   const std::size_t n = pixels.size();
   DeviceBuffer didx(n * sizeof(uint32_t)), dcounts(n * sizeof(uint32_t)), dsmooth(n * sizeof(float));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(didx.p, pixels.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  // Launches of a few thousand pixels each, so that cancel is honoured between them.
-  constexpr std::size_t kChunk = 8192;
+  // Launches of as many pixels as the device holds resident at once (a launch of fewer leaves
+  // SMs idle for the whole of the longest pixel's orbit: each thread here is one latency-bound
+  // chain of up to max_iter steps); cancel is honoured between launches.
+  int sms = 0, per_sm = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, opt.cuda_device));
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, opt.cuda_device));
+  const std::size_t kChunk = std::max<std::size_t>(8192, static_cast<std::size_t>(sms) * per_sm);
   constexpr int kThreads = kBlockX * kBlockY;
   for (std::size_t q0 = 0; q0 < n; q0 += kChunk) {
     if (opt.cancel && opt.cancel->load()) {
