@@ -10,6 +10,8 @@ fi
 if [ "$what" = bench ]; then
   $exe bench perturb --kf tests/data/kf-benchmarks --out "$stage/perturbation-kf.md" > /dev/null 2> "$raw/bench_kf.err"
   cat "$raw/bench_kf.err" | tail -n 8
+  $exe bench reference --out "$stage/reference.md" > /dev/null 2> "$raw/bench_reference.err"
+  tail -n 10 "$raw/bench_reference.err"
   $exe bench perturb --out "$stage/perturbation.md" > /dev/null 2> "$raw/bench_perturb.err"
   tail -n 8 "$raw/bench_perturb.err"
 fi

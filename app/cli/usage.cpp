@@ -110,6 +110,9 @@ Commands:
   deepscope bench finder [--locations DIR] [--out FILE.md]
         the feature finder at KF's and rust-fractal's locations (tests/data): period and nucleus
         times against one MPFR orbit of the same length and precision
+  deepscope bench reference [--bits 128,512,...] [--seconds S] [--out FILE.md]
+        the reference orbit's iterations/s per precision: single-thread MPFR beside the step's
+        products split over 2 and 3 threads, the orbits compared bit for bit
   deepscope bench interop [--out FILE.md] [--quick] [--size WxH] [--repeat N]
         throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
         host's GPUs; interop: frame time per format, display by CUDA-GL interop against the copy through

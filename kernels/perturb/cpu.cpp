@@ -180,7 +180,8 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
   // A lone pixel's reference is its own orbit: certified, its count is the pixel's exact count.
   const std::shared_ptr<const Reference> ref =
-      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr, blob.size() == 1);
+      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr, blob.size() == 1,
+                        /*threads=*/1);  // blobs already run one per core
   *made = ref != nullptr;
   if (!ref) return {};
   if (blob.size() == 1 && !ref->periodic && ref->escape_certified) {

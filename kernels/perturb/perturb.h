@@ -52,6 +52,7 @@ struct Reference {
   // the second tier for pixels that binary64 cannot decide).
   std::vector<double> zr_lo, zi_lo;
   double seconds = 0;
+  int step_threads = 1;  // threads that computed each step's products (reference_step.h)
   uint32_t length() const { return static_cast<uint32_t>(zr.size()); }
   // True when this orbit serves a view of pixel spacing `s` (as exactly as a fresh one would).
   bool serves_step(FloatExp s) const;
@@ -67,12 +68,14 @@ FloatExp pixel_step(const Geometry& g);
 // starting at `bits` bits and adding bits while the orbit's error bound says so (and, with
 // certify, until the bound decides every escape test of C's own orbit; a certified orbit never
 // stops as periodic). Polls *cancel (returns
-// nullptr when set) and reports progress in [0, 1].
+// nullptr when set) and reports progress in [0, 1]. threads: how many threads compute each step's
+// products (reference_step.h; 0: chosen by precision and cores, 1: serial); the orbit is the
+// same bit for bit either way.
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint32_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress,
-                                                   bool certify = false);
+                                                   bool certify = false, int threads = 0);
 
 // The reference for a view: the last one computed (kept in a one-entry cache) when it has enough
 // bits and iterations and its centre lies within the view's reach (|C - centre| at most twice the

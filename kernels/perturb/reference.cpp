@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <thread>
 
 #include "kernels/mandelbrot/mandelbrot.cuh"
 #include "kernels/perturb/mpfr_util.h"
+#include "kernels/perturb/reference_step.h"
 #include "perturb.h"
 
 namespace ds::perturb {
@@ -57,11 +59,15 @@ FloatExp pow2(int k) { return FloatExp::make(1.0, k); }
 enum class Pass { kDone, kCancelled, kNeedsBits };
 
 // One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision.
-Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool certify,
+Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool certify, int threads,
                        const std::atomic<bool>* cancel, const std::function<void(double)>& progress,
                        int* more_bits) {
   const int bits = ref->bits;
   Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
+  if (threads <= 0)
+    threads = reference_step_threads(bits, static_cast<int>(std::thread::hardware_concurrency()));
+  ReferenceStep step(threads, x.v, y.v, x2.v, y2.v, xy.v);
+  ref->step_threads = step.threads();
   parse(cr.v, ref->re);
   parse(ci.v, ref->im);
   mpfr_set_zero(x.v, 1);
@@ -81,9 +87,7 @@ Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool ce
   FloatExp err(0.0);
   FloatExp zr_prev(0.0), zi_prev(0.0);
   for (uint32_t n = 1; n <= max_iter; ++n) {
-    mpfr_sqr(x2.v, x.v, MPFR_RNDN);
-    mpfr_sqr(y2.v, y.v, MPFR_RNDN);
-    mpfr_mul(xy.v, x.v, y.v, MPFR_RNDN);
+    step.products();  // x2 = x^2, y2 = y^2, xy = x y
     mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
     mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
     mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
@@ -169,7 +173,8 @@ bool Reference::serves_step(FloatExp s) const {
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint32_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
-                                                   const std::function<void(double)>& progress, bool certify) {
+                                                   const std::function<void(double)>& progress, bool certify,
+                                                   int threads) {
   const auto t0 = std::chrono::steady_clock::now();
   auto ref = std::make_shared<Reference>();
   ref->re = re;
@@ -181,7 +186,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   for (;;) {
     int more = 0;
     const bool last_try = ref->bits >= max_bits;
-    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, certify, cancel, progress, &more);
+    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, certify, threads, cancel, progress, &more);
     if (pass == Pass::kCancelled) return nullptr;
     if (pass == Pass::kDone) break;
     ref->bits = std::min(max_bits, ref->bits + more);

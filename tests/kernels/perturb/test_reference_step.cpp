@@ -1,0 +1,78 @@
+// The reference orbit's step on several threads (kernels/perturb/reference_step.h): the same orbit,
+// bit for bit, as single-thread MPFR; and the automatic choice by precision.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/perturb/perturb.h"
+#include "kernels/perturb/reference_step.h"
+
+namespace {
+
+using namespace ds;
+
+void expect_same(const perturb::Reference& a, const perturb::Reference& b) {
+  ASSERT_EQ(a.length(), b.length());
+  EXPECT_EQ(a.bits, b.bits);
+  EXPECT_EQ(a.escaped, b.escaped);
+  EXPECT_EQ(a.periodic, b.periodic);
+  for (uint32_t k = 0; k < a.length(); ++k) {
+    ASSERT_TRUE(a.zr[k] == b.zr[k] && a.zi[k] == b.zi[k]) << "point " << k;
+    ASSERT_EQ(a.zr_lo[k], b.zr_lo[k]) << "point " << k;
+    ASSERT_EQ(a.zi_lo[k], b.zi_lo[k]) << "point " << k;
+  }
+}
+
+// KF's 5e113 benchmark centre (its reference escapes after 22,906 points at 450 bits): thousands of
+// handovers at a precision where each product is short, the hardest case for the handover's
+// ordering, and a real orbit that escapes.
+TEST(ReferenceStep, ThreadedOrbitEqualsSingleThreadMpfrAtKf5e113) {
+  const std::string re =
+      "-1.47981577613247326072298452597877854692240725774045369689878510139864920741002293820250517329282011"
+      "227363313053159203914640783415609608168660705123082446357179491909705403381200";
+  const std::string im =
+      "-0.00063911193261361727152139632255671572957303918943984736047394936471220951961813321928573067036466"
+      "151147195436388486168819318341208023229522609015461543581599807510715681229605";
+  const FloatExp step = FloatExp::make(1.0, -386);
+  const auto one = perturb::compute_reference(re, im, 450, 40000, step, nullptr, nullptr, false, 1);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->step_threads, 1);
+  for (int threads : {2, 3}) {
+    const auto many = perturb::compute_reference(re, im, 450, 40000, step, nullptr, nullptr, false, threads);
+    ASSERT_TRUE(many);
+    EXPECT_EQ(many->step_threads, threads);
+    expect_same(*one, *many);
+  }
+  EXPECT_TRUE(one->escaped);
+  EXPECT_GT(one->length(), 1000u);
+}
+
+// Where the split is chosen: long mantissas (a point inside the main cardioid with digits to 40,000
+// bits, whose orbit neither escapes nor stops).
+TEST(ReferenceStep, ThreadedOrbitEqualsSingleThreadMpfrAtFortyThousandBits) {
+  std::string re = "-0.1", im = "0.6";
+  uint64_t s = 12345;
+  for (int k = 0; k < 12100; ++k) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    re += static_cast<char>('0' + (s >> 60) % 10);
+    im += static_cast<char>('0' + (s >> 56) % 10);
+  }
+  const FloatExp step = FloatExp::make(1.0, -39936);
+  const auto one = perturb::compute_reference(re, im, 40000, 60, step, nullptr, nullptr, false, 1);
+  const auto three = perturb::compute_reference(re, im, 40000, 60, step, nullptr, nullptr, false, 3);
+  ASSERT_TRUE(one && three);
+  EXPECT_EQ(one->length(), 61u);
+  expect_same(*one, *three);
+}
+
+TEST(ReferenceStep, AutomaticChoiceSplitsOnlyLongMantissasWhereCoresExist) {
+  EXPECT_EQ(perturb::reference_step_threads(512, 16), 1);
+  EXPECT_EQ(perturb::reference_step_threads(16384, 16), 1);
+  EXPECT_EQ(perturb::reference_step_threads(32768, 16), 3);
+  EXPECT_EQ(perturb::reference_step_threads(1 << 20, 3), 1);
+  EXPECT_EQ(perturb::reference_step_threads(1 << 20, 1), 1);
+  EXPECT_EQ(perturb::reference_step_threads(1 << 20, 2), 1);
+  EXPECT_EQ(perturb::reference_step_threads(1 << 20, 16), 3);
+}
+
+}  // namespace
