@@ -99,6 +99,25 @@ ScanParams plane_scan_params(const PlaneView& v) {
   return sp;
 }
 
+std::pair<std::string, std::string> plane_pixel(const PlaneView& v, int i, int j) {
+  const ScanParams sp = plane_scan_params(v);
+  if (i < 0 || i >= v.width_px || j < 0 || j >= v.height_px)
+    throw std::invalid_argument("plane: pixel (" + std::to_string(i) + ", " + std::to_string(j) +
+                                ") is outside the " + std::to_string(v.width_px) + " x " +
+                                std::to_string(v.height_px) + " view");
+  Big a, b, t;
+  mpfr_set_str(a.v, sp.a_min.c_str(), 10, MPFR_RNDN);
+  mpfr_set_str(t.v, sp.a_step.c_str(), 10, MPFR_RNDN);
+  mpfr_mul_ui(t.v, t.v, static_cast<unsigned long>(i), MPFR_RNDN);
+  mpfr_add(a.v, a.v, t.v, MPFR_RNDN);
+  mpfr_set_str(b.v, sp.b_min.c_str(), 10, MPFR_RNDN);
+  mpfr_set_str(t.v, sp.b_step.c_str(), 10, MPFR_RNDN);
+  mpfr_mul_ui(t.v, t.v, static_cast<unsigned long>(v.height_px - 1 - j), MPFR_RNDN);
+  mpfr_add(b.v, b.v, t.v, MPFR_RNDN);
+  const int digits = decimal::digits_for_bits(arith_traits(v.arith).bits) + 5;
+  return {to_decimal(a.v, digits), to_decimal(b.v, digits)};
+}
+
 int32_t attracting_period(const ParamResult& r) {
   for (const CycleFound& c : r.cycles)  // by period
     if (c.sink) return c.period;

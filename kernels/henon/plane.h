@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "henon.h"
@@ -45,6 +46,12 @@ struct PlaneView {
 // centre that is not a finite decimal, width <= 0, a side outside [1, kMaxImageSide], |b| >
 // kMaxPlaneB at the top or bottom row (also the scan's own checks: estimate_scan).
 ScanParams plane_scan_params(const PlaneView& v);
+
+// The parameter of pixel (i, j) (column i from the left, row j from the top): a_min + i a_step and
+// b_min + (H - 1 - j) b_step of plane_scan_params(v), exactly (MPFR) and with the grid's digits.
+// What the window's plane view hands to the orbit view on a click. Throws std::invalid_argument
+// for a pixel outside the view (and like plane_scan_params).
+std::pair<std::string, std::string> plane_pixel(const PlaneView& v, int i, int j);
 
 // The plane's colouring rule for one parameter: the lowest period among the sinks found; -1 when
 // every start point escaped; 0 otherwise (no sink within p_max: chaotic, quasi-periodic, not yet

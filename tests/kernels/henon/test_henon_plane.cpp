@@ -181,6 +181,16 @@ TEST(HenonPlane, AgreesWithTheScanOnTheSameGrid) {
       EXPECT_EQ(pr.period[static_cast<std::size_t>(j * 8 + i)], want) << "a " << p.a << " b " << p.b;
       seen.insert(want);
     }
+  // A pixel's parameter (the window's click) is the one the scan used, row 0 at the top.
+  for (int j : {0, 3})
+    for (int i : {0, 5}) {
+      const auto ab = plane_pixel(v, i, j);
+      const ParamResult& p = sr.params[static_cast<std::size_t>((3 - j) * 8 + i)];
+      EXPECT_NEAR(std::stod(ab.first), std::stod(p.a), 1e-15) << i << "," << j;
+      EXPECT_NEAR(std::stod(ab.second), std::stod(p.b), 1e-15) << i << "," << j;
+    }
+  EXPECT_EQ(std::stod(plane_pixel(v, 7, 0).second), 0.35);
+  EXPECT_THROW(plane_pixel(v, 8, 0), std::invalid_argument);
   // The grid crosses the fixed point, the 2-cycle and the 4-cycle regions.
   EXPECT_GE(seen.size(), 3u);
   EXPECT_EQ(pr.escaped + pr.no_period + pr.with_period, 32);
