@@ -391,7 +391,8 @@ ScanEstimate estimate_scan(const ScanParams& p, Backend be) {
                  static_cast<uint64_t>(p.n_init) * 16 + static_cast<uint64_t>(p.start_points.size()) * 8;
   if (be == Backend::kCuda)
     e.device_bytes = static_cast<uint64_t>(chunk_items) * (2 * tsize + 8 + sizeof(detail::ItemOut)) +
-                     static_cast<uint64_t>(e.chunk_params) * 2 * tsize + static_cast<uint64_t>(p.n_init) * 16;
+                     static_cast<uint64_t>(e.chunk_params) * 2 * tsize +
+                     static_cast<uint64_t>(p.start_points.empty() ? p.n_init : e.chunk_params) * 16;
   e.steps = static_cast<double>(e.items) * (static_cast<double>(p.n_transient) + 3.0 * p.p_max);
   e.seconds = e.steps * std::max(1.0, cost) / nominal_rate(be);
   return e;
