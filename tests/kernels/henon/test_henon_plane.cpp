@@ -438,28 +438,17 @@ TEST(HenonBasin, SinkAndEscapeBothAppear) {
   EXPECT_NEAR(at.y, min_y, 1e-8);
 }
 
-// (0.92, -0.9): a fixed point and a period-3 sink coexist (found with `henon basin`; the 4 x 4 box
-// also holds escaping start points). Distinct ids, each confirmed by detect_period from a pixel of
-// its basin.
-TEST(HenonBasin, CoexistingAttractorsGetDistinctIds) {
-  BasinView v = basin_view("0.92", "-0.9");
-  v.width = 4;
-  v.n_transient = 20000;
-  v.p_max = 64;
-  const BasinResult r = basin(v);
-  ASSERT_EQ(r.attractors.size(), 2u) << "escaped " << r.escaped << ", no period " << r.no_period;
-  EXPECT_EQ(r.attractors[0].period, 1);
-  EXPECT_EQ(r.attractors[1].period, 3);
-  EXPECT_GT(r.escaped, 0);
+// Each attractor of a basin image against detect_period and MPFR from a pixel of its basin: the
+// same period, a sink, the same canonical point.
+void check_attractors(const BasinView& v, const BasinResult& r) {
   for (const Attractor& at : r.attractors) {
     SCOPED_TRACE("attractor " + std::to_string(at.id));
-    // A pixel of its basin, run again on its own.
     std::size_t q = 0;
     while (q < r.id.size() && r.id[q] != at.id) ++q;
     ASSERT_LT(q, r.id.size());
     const double px = v.width / v.width_px;
-    const double x0 = v.centre_x - v.width / 2 + (static_cast<double>(q % 41) + 0.5) * px;
-    const double y0 = v.centre_y + v.width / 2 - (static_cast<double>(q / 41) + 0.5) * px;
+    const double x0 = v.centre_x - v.width / 2 + (static_cast<double>(q % v.width_px) + 0.5) * px;
+    const double y0 = v.centre_y + px * v.height_px / 2 - (static_cast<double>(q / v.width_px) + 0.5) * px;
     PeriodParams p;
     p.map.a = v.a;
     p.map.b = v.b;
@@ -474,7 +463,43 @@ TEST(HenonBasin, CoexistingAttractorsGetDistinctIds) {
     double min_x = 1e300;
     for (const auto& pt : c.cycle) min_x = std::min(min_x, std::stod(pt.first));
     EXPECT_NEAR(at.x, min_x, 1e-8);
+    MpHenon m(v.a, v.b);
+    EXPECT_EQ(m.attracting_period(x0, y0, v.n_transient, v.p_max, std::stod(v.tol), v.bound), at.period);
   }
+}
+
+// (0.92, -0.9): a fixed point and a period-3 sink coexist (found with `henon basin`; the 4 x 4 box
+// also holds escaping start points). Distinct ids, each confirmed from a pixel of its basin.
+TEST(HenonBasin, CoexistingAttractorsGetDistinctIds) {
+  BasinView v = basin_view("0.92", "-0.9");
+  v.width = 4;
+  v.n_transient = 20000;
+  v.p_max = 64;
+  const BasinResult r = basin(v);
+  ASSERT_EQ(r.attractors.size(), 2u) << "escaped " << r.escaped << ", no period " << r.no_period;
+  EXPECT_EQ(r.attractors[0].period, 1);
+  EXPECT_EQ(r.attractors[1].period, 3);
+  EXPECT_GT(r.escaped, 0);
+  check_attractors(v, r);
+}
+
+// (0.925, 0.54): two distinct period-8 sinks (found by `henon scan` with 64 start points per
+// parameter over a in [0, 2], b in [0.3, 1]; the same two after 10x the transient). Told apart by
+// their cycle points with the smallest x: distinct ids, ordered by x.
+TEST(HenonBasin, TwoSinksOfTheSamePeriodGetDistinctIds) {
+  BasinView v = basin_view("0.925", "0.54");
+  v.width = 4;
+  v.n_transient = 20000;
+  v.p_max = 64;
+  v.tol = "1e-10";
+  const BasinResult r = basin(v);
+  ASSERT_EQ(r.attractors.size(), 2u) << "escaped " << r.escaped << ", no period " << r.no_period;
+  EXPECT_EQ(r.attractors[0].period, 8);
+  EXPECT_EQ(r.attractors[1].period, 8);
+  EXPECT_LT(r.attractors[0].x, r.attractors[1].x - 0.1);
+  EXPECT_GT(r.attractors[0].pixels, 0);
+  EXPECT_GT(r.attractors[1].pixels, 0);
+  check_attractors(v, r);
 }
 
 TEST(HenonBasin, BadViewsNameTheField) {
