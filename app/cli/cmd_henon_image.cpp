@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "henon_cli.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/work.h"
 #include "kernels/henon/plane.h"
 
 namespace ds::app {
@@ -95,7 +96,7 @@ int henon_plane(const ArgList& argv) {
       usage_on_invalid([&] { return henon::estimate_scan(henon::plane_scan_params(v), be); });
   check_writable(out);
   check_writable(npy);
-  const bool quiet = args.flag("quiet");
+  const bool quiet = args.flag("quiet") || !work::is_writer();  // under mpirun rank 0 reports
   if (!quiet)
     std::cerr << "henon plane: " << v.width_px << " x " << v.height_px << " pixels, " << colouring << ", "
               << arith_name(v.arith) << " on " << henon::backend_name(be) << "; "
@@ -108,6 +109,8 @@ int henon_plane(const ArgList& argv) {
   if (!quiet) v.progress = stderr_progress();
   std::string summary;
   if (lyapunov) {
+    // Not split over mpirun ranks: rank 0 computes it, the others have nothing to do.
+    if (!work::is_writer()) return 0;
     const henon::LyapunovResult r = usage_on_invalid([&] { return henon::plane_lyapunov(v, steps); });
     if (!quiet) std::fprintf(stderr, "\n");
     if (r.cancelled) return interrupted("", 0, 0);
@@ -122,6 +125,7 @@ int henon_plane(const ArgList& argv) {
   } else {
     const henon::PlaneResult r = usage_on_invalid([&] { return henon::plane(v); });
     if (!quiet) std::fprintf(stderr, "\n");
+    if (!r.writer) return r.cancelled ? 130 : 0;  // an mpirun rank other than 0: chunks only
     if (r.cancelled) return interrupted(v.chunk_file, r.chunks_loaded + r.chunks_run, r.chunks);
     const std::string text = plane_text(v, colouring, 0, 0,
                                         {{"with_period", std::to_string(r.with_period)},
@@ -166,7 +170,7 @@ int henon_basin(const ArgList& argv) {
       usage_on_invalid([&] { return henon::estimate_scan(henon::basin_scan_params(v), be); });
   check_writable(out);
   check_writable(npy);
-  const bool quiet = args.flag("quiet");
+  const bool quiet = args.flag("quiet") || !work::is_writer();  // under mpirun rank 0 reports
   if (!quiet)
     std::cerr << "henon basin: (a, b) = (" << v.a << ", " << v.b << "), " << v.width_px << " x "
               << v.height_px << " start points, " << arith_name(v.arith) << " on " << henon::backend_name(be)
@@ -176,6 +180,7 @@ int henon_basin(const ArgList& argv) {
   if (!quiet) v.progress = stderr_progress();
   const henon::BasinResult r = usage_on_invalid([&] { return henon::basin(v); });
   if (!quiet) std::fprintf(stderr, "\n");
+  if (!r.writer) return r.cancelled ? 130 : 0;
   if (r.cancelled) return interrupted(v.chunk_file, r.chunks_loaded + r.chunks_run, r.chunks);
   write_file_atomically(npy, encode_npy(r.id, r.height, r.width));
   write_file_atomically(out, henon_png(category_rgb(r.id), r.width, r.height, basin_text(v, r)));
