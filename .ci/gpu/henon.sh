@@ -1,5 +1,8 @@
 # GPU steps of the Hénon workspace (sourced by .ci/gpu-session.sh).
-if [ "$what" = memcheck ]; then run_san kernels_henon_test_henon 'HenonDevice.*'; fi
+if [ "$what" = memcheck ]; then
+  run_san kernels_henon_test_henon 'HenonDevice.*'
+  run_san kernels_henon_test_henon_plane 'HenonPlaneDevice.*'
+fi
 if [ "$what" = bench ]; then
   # FP instructions per step of the transient loop (Nsight Compute replays every launch, so a small
   # run: the floating formats at 2,000 steps x 16,896 orbits; the counts per step do not change),
@@ -21,4 +24,19 @@ if [ "$what" = bench ]; then
       --transient 10000000 --pmax 5000 --backend cuda --csv "$stage/henon_sink.csv" ; } > "$stage/henon_sink.log" 2>&1
   tail -n 3 "$stage/henon_sink.log"
   fi
+  # The parameter plane (docs/henon.md, "Parameter plane and basins"): 1920x1080 pixels, one start
+  # point each, 1e5 transient steps, p_max 1000, over a in [-0.5, 2], b in [-0.70, 0.70]. Targets:
+  # f64 <= 1 s, f64x2 <= 10 s. Then the Lyapunov colouring (f64, 1e4 steps) and a 1024x1024 basin.
+  for ar in f64 f64x2; do
+    { time $exe henon plane --centre-a 0.75 --centre-b 0 --width 2.5 --size 1920x1080 --transient 100000 \
+        --pmax 1000 --arith $ar --backend cuda --out "$stage/henon_plane_$ar.png" ; } > "$stage/henon_plane_$ar.log" 2>&1
+    tail -n 4 "$stage/henon_plane_$ar.log"
+  done
+  { time $exe henon plane --centre-a 0.75 --centre-b 0 --width 2.5 --size 1920x1080 --transient 100000 \
+      --colour lyapunov --lyapunov-steps 10000 --backend cuda --out "$stage/henon_plane_lyap.png" ; } \
+    > "$stage/henon_plane_lyap.log" 2>&1
+  tail -n 4 "$stage/henon_plane_lyap.log"
+  { time $exe henon basin --a 1.0 --b 0.3 --width 6 --size 1024x1024 --transient 100000 --pmax 1000 \
+      --backend cuda --out "$stage/henon_basin.png" ; } > "$stage/henon_basin.log" 2>&1
+  tail -n 4 "$stage/henon_basin.log"
 fi

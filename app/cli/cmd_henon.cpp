@@ -1,4 +1,5 @@
-// `deepscope henon orbit|period|scan`: the Hénon workspace in batch mode, over kernels/henon.h.
+// `deepscope henon orbit|period|scan`: the Hénon workspace in batch mode, over kernels/henon.h
+// (plane and basin images: cmd_henon_image.cpp).
 // Input errors exit 2 before any work; a scan is resumable from its chunk file and writes its
 // CSV/JSON whole or not at all.
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
+#include "henon_cli.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/core/backend.h"
 #include "kernels/core/device.h"
@@ -22,16 +24,30 @@
 #include "version.h"
 
 namespace ds::app {
+
+henon::Backend parse_henon_backend(const std::string& s) {
+  if (s == "auto") return henon::Backend::kAuto;
+  if (s == "cpu") return henon::Backend::kCpu;
+  if (s == "cuda") return henon::Backend::kCuda;
+  throw cli::UsageError("--backend must be auto, cpu or cuda, got \"" + s + "\"");
+}
+
+void parse_henon_box(const std::string& s, double* box) {
+  std::istringstream in(s);
+  std::string part;
+  int n = 0;
+  while (std::getline(in, part, ',')) {
+    if (n == 4) throw cli::UsageError("--box expects x_lo,x_hi,y_lo,y_hi");
+    box[n++] = cli::parse_double("--box", part);
+  }
+  if (n != 4) throw cli::UsageError("--box expects x_lo,x_hi,y_lo,y_hi");
+}
+
 namespace {
 
 using henon::Backend;
 
-Backend parse_backend(const std::string& s) {
-  if (s == "auto") return Backend::kAuto;
-  if (s == "cpu") return Backend::kCpu;
-  if (s == "cuda") return Backend::kCuda;
-  throw cli::UsageError("--backend must be auto, cpu or cuda, got \"" + s + "\"");
-}
+Backend parse_backend(const std::string& s) { return parse_henon_backend(s); }
 
 henon::MapInput map_input(const cli::Args& args) {
   henon::MapInput m;
@@ -130,16 +146,7 @@ int henon_period(const ArgList& argv) {
   return 0;
 }
 
-void parse_box(const std::string& s, double* box) {
-  std::istringstream in(s);
-  std::string part;
-  int n = 0;
-  while (std::getline(in, part, ',')) {
-    if (n == 4) throw cli::UsageError("--box expects x_lo,x_hi,y_lo,y_hi");
-    box[n++] = cli::parse_double("--box", part);
-  }
-  if (n != 4) throw cli::UsageError("--box expects x_lo,x_hi,y_lo,y_hi");
-}
+void parse_box(const std::string& s, double* box) { parse_henon_box(s, box); }
 
 std::string mib(uint64_t b) {
   char buf[32];
@@ -260,12 +267,14 @@ int henon_scan(const ArgList& argv) {
 }  // namespace
 
 int cmd_henon(const ArgList& args) {
-  if (args.empty()) throw cli::UsageError("henon needs a command: orbit, period or scan");
+  if (args.empty()) throw cli::UsageError("henon needs a command: orbit, period, scan, plane or basin");
   ArgList rest(args.begin() + 1, args.end());
   if (args[0] == "orbit") return henon_orbit(rest);
   if (args[0] == "period") return henon_period(rest);
   if (args[0] == "scan") return henon_scan(rest);
-  throw cli::UsageError("unknown henon command \"" + args[0] + "\" (orbit, period, scan)");
+  if (args[0] == "plane") return henon_plane(rest);
+  if (args[0] == "basin") return henon_basin(rest);
+  throw cli::UsageError("unknown henon command \"" + args[0] + "\" (orbit, period, scan, plane, basin)");
 }
 
 }  // namespace ds::app

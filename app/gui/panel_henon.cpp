@@ -1,7 +1,8 @@
 // The Hénon workspace's tab: a, b, x0, y0 as sliders and exact text, the orbit as a pan/zoom point
 // cloud with axes, and the period / eigenvalue / sink readout, recomputed on a background job
 // (cancelled and restarted whenever an input changes) through kernels/henon/henon.h; beside it the sink
-// scan's parameter view (henon_scan_view.h), whose clicks open a parameter's orbit here.
+// scan's parameter view (henon_scan_view.h) and the parameter plane (henon_plane_view.h), whose clicks
+// open a parameter's orbit here.
 #include <imgui.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "henon_plane_view.h"
 #include "henon_scan_view.h"
 #include "jobs.h"
 #include "kernels/henon/henon.h"
@@ -43,7 +45,7 @@ class HenonPanel final : public Panel {
   ~HenonPanel() override { job_.cancel(); }
 
   const char* title() const override { return "Hénon"; }
-  bool busy() const override { return job_.running() || dirty_ || scan_.busy(); }
+  bool busy() const override { return job_.running() || dirty_ || scan_.busy() || plane_.busy(); }
 
   // A .csv dropped on the window opens in the scan view (a malformed one is reported there).
   bool open_file(const std::string& path) override {
@@ -59,6 +61,7 @@ class HenonPanel final : public Panel {
     draw_controls();
     if (ImGui::CollapsingHeader("Sink scan", ImGuiTreeNodeFlags_DefaultOpen))
       scan_.draw_controls(all_ariths()[arith_index_]);
+    if (ImGui::CollapsingHeader("Parameter plane")) plane_.draw_controls(all_ariths()[arith_index_]);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("henon_plot", ImVec2(0, 0), true,
@@ -71,6 +74,11 @@ class HenonPanel final : public Panel {
       if (ImGui::BeginTabItem("Scan", nullptr, show_scan_ ? ImGuiTabItemFlags_SetSelected : 0)) {
         HenonScanView::Pick pick;
         if (scan_.draw_view(&pick)) open_pick(pick);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Plane")) {
+        HenonScanView::Pick pick;
+        if (plane_.draw_view(&pick.a, &pick.b)) open_pick(pick);
         ImGui::EndTabItem();
       }
       show_orbit_ = show_scan_ = false;
@@ -385,6 +393,7 @@ class HenonPanel final : public Panel {
   bool dirty_ = false, fit_ = false;
   bool show_orbit_ = false, show_scan_ = false;  // select that view's tab on the next frame
   HenonScanView scan_;
+  HenonPlaneView plane_;
   double cx_ = 0, cy_ = 0, scale_ = 3;
 
   BackgroundJob job_;

@@ -60,10 +60,10 @@ std::string npy(const std::vector<T>& data, int rows, int cols, const char* desc
   out.push_back(static_cast<char>(header.size() & 0xff));
   out.push_back(static_cast<char>(header.size() >> 8));
   out += header;
-  static_assert(sizeof(T) == 4 || sizeof(T) == 1, "npy: 1- or 4-byte elements");
+  static_assert(sizeof(T) == 8 || sizeof(T) == 4 || sizeof(T) == 1, "npy: 1-, 4- or 8-byte elements");
   out.reserve(out.size() + data.size() * sizeof(T));
   for (T v : data) {
-    uint32_t u = 0;
+    uint64_t u = 0;
     std::memcpy(&u, &v, sizeof(T));
     for (std::size_t b = 0; b < sizeof(T); ++b)
       out.push_back(static_cast<char>((u >> (8 * b)) & 0xff));  // little-endian
@@ -146,6 +146,12 @@ std::string encode_npy(const std::vector<float>& data, int rows, int cols) {
 }
 std::string encode_npy(const std::vector<uint8_t>& data, int rows, int cols) {
   return npy(data, rows, cols, "|u1");
+}
+std::string encode_npy(const std::vector<int32_t>& data, int rows, int cols) {
+  return npy(data, rows, cols, "<i4");
+}
+std::string encode_npy(const std::vector<double>& data, int rows, int cols) {
+  return npy(data, rows, cols, "<f8");
 }
 
 bool decode_npy(const std::string& npy, std::size_t elem_size, int* rows, int* cols, std::string* data) {

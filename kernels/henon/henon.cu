@@ -3,12 +3,15 @@
 // launches of bounded work so the host can honour cancellation between them.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <vector>
 
-#include "kernels/core/cuda_check.h"
-#include "kernels/core/cuda_memory.cuh"
 #include "cycle.cuh"
 #include "henon.h"
+#include "kernels/core/cuda_check.h"
+#include "kernels/core/cuda_memory.cuh"
+#include "lyapunov.cuh"
+#include "plane.h"
 
 namespace ds::henon {
 namespace {
@@ -16,11 +19,11 @@ namespace {
 constexpr int kBlock = 128;
 
 template <class T>
-__global__ void init_kernel(const double* init, int64_t n_init, int64_t items, T bound, T* xs, T* ys,
+__global__ void init_kernel(const double* init, int64_t init_count, int64_t items, T bound, T* xs, T* ys,
                             int32_t* alive) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= items) return;
-  const int64_t j = i % n_init;
+  const int64_t j = i % init_count;
   const T x(init[2 * j]), y = stored_y(T(init[2 * j + 1]));
   xs[i] = x;
   ys[i] = y;
@@ -147,16 +150,16 @@ Transient transient_kernel(int64_t n_params, bool double_ab) {
 template <class T>
 bool scan_chunk(const T* a, const T* b, int64_t n_params, const double* init, int64_t n_init, T bound, T tol,
                 int64_t n_transient, int32_t p_max, const std::atomic<bool>* cancel, detail::ItemOut* out,
-                double* loop_seconds) {
+                double* loop_seconds, int64_t init_count) {
   const int64_t items = n_params * n_init;
-  DeviceBuffer da(n_params * sizeof(T)), db(n_params * sizeof(T)), di(2 * n_init * sizeof(double));
+  DeviceBuffer da(n_params * sizeof(T)), db(n_params * sizeof(T)), di(2 * init_count * sizeof(double));
   DeviceBuffer dx(items * sizeof(T)), dy(items * sizeof(T)), dalive(items * sizeof(int32_t));
   DeviceBuffer dout(items * sizeof(detail::ItemOut));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(da.p, a, n_params * sizeof(T), cudaMemcpyHostToDevice));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(db.p, b, n_params * sizeof(T), cudaMemcpyHostToDevice));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(di.p, init, 2 * n_init * sizeof(double), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(di.p, init, 2 * init_count * sizeof(double), cudaMemcpyHostToDevice));
   const unsigned blocks = blocks_for(items);
-  init_kernel<T><<<blocks, kBlock>>>(di.as<double>(), n_init, items, bound, dx.as<T>(), dy.as<T>(),
+  init_kernel<T><<<blocks, kBlock>>>(di.as<double>(), init_count, items, bound, dx.as<T>(), dy.as<T>(),
                                      dalive.as<int32_t>());
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   int64_t per = launch_steps<T>(items);
@@ -263,18 +266,96 @@ bool orbit_one(T a, T b, T bound, T* state, int64_t n_transient, int64_t n_point
   return ok;
 }
 
+// The Lyapunov steps of every live item (a and b per item); an orbit that escapes is dropped.
+template <class T>
+__global__ void lyapunov_kernel(const T* as, const T* bs, int64_t items, T bound, int64_t steps, T* xs, T* ys,
+                                int32_t* alive, TangentState* st) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= items || !alive[i]) return;
+  const MapParams<T> p{as[i], bs[i], bound, bound};
+  T x = xs[i], y = ys[i];
+  TangentState s = st[i];
+  if (!lyapunov_steps(p, x, y, s, steps)) alive[i] = 0;
+  xs[i] = x;
+  ys[i] = y;
+  st[i] = s;
+}
+
+// The transient (the scan's advance_kernel, one parameter per item), then the tangent steps, both
+// in launches sized like the scan's so that cancellation stays prompt.
+template <class T>
+bool lyapunov_items(const T* a, const T* b, int64_t items, const double start[2], T bound,
+                    int64_t n_transient, int64_t n_steps, const std::atomic<bool>* cancel,
+                    const std::function<void(double)>& progress, double* sums) {
+  DeviceBuffer da(items * sizeof(T)), db(items * sizeof(T)), di(2 * sizeof(double));
+  DeviceBuffer dx(items * sizeof(T)), dy(items * sizeof(T)), dalive(items * sizeof(int32_t));
+  DeviceBuffer dst(items * sizeof(TangentState));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(da.p, a, items * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(db.p, b, items * sizeof(T), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(di.p, start, 2 * sizeof(double), cudaMemcpyHostToDevice));
+  std::vector<TangentState> st(static_cast<std::size_t>(items));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dst.p, st.data(), items * sizeof(TangentState), cudaMemcpyHostToDevice));
+  const unsigned blocks = blocks_for(items);
+  init_kernel<T>
+      <<<blocks, kBlock>>>(di.as<double>(), 1, items, bound, dx.as<T>(), dy.as<T>(), dalive.as<int32_t>());
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  const double total = static_cast<double>(n_transient) + static_cast<double>(n_steps);
+  for (int phase = 0; phase < 2; ++phase) {
+    const int64_t n = phase == 0 ? n_transient : n_steps;
+    int64_t per = launch_steps<T>(items);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int64_t done = 0; done < n;) {
+      const int64_t s = std::min(per, n - done);
+      if (phase == 0)
+        advance_kernel<T, false><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), T(0.0), T(0.0), 1, items, bound,
+                                                     bound, s, dx.as<T>(), dy.as<T>(), dalive.as<int32_t>(),
+                                                     nullptr);
+      else
+        lyapunov_kernel<T><<<blocks, kBlock>>>(da.as<T>(), db.as<T>(), items, bound, s, dx.as<T>(),
+                                               dy.as<T>(), dalive.as<int32_t>(), dst.as<TangentState>());
+      DEEPSCOPE_CUDA_CHECK_LAUNCH();
+      DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+      done += s;
+      if (stop(cancel)) return false;
+      if (progress)
+        progress((static_cast<double>(done) + (phase == 1 ? static_cast<double>(n_transient) : 0.0)) / total);
+      const auto t1 = std::chrono::steady_clock::now();
+      per = next_launch_steps(s, std::chrono::duration<double>(t1 - t0).count());
+      t0 = t1;
+    }
+  }
+  std::vector<int32_t> alive(static_cast<std::size_t>(items));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(alive.data(), dalive.p, items * sizeof(int32_t), cudaMemcpyDeviceToHost));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(st.data(), dst.p, items * sizeof(TangentState), cudaMemcpyDeviceToHost));
+  for (int64_t i = 0; i < items; ++i)
+    sums[i] = alive[static_cast<std::size_t>(i)] ? st[static_cast<std::size_t>(i)].log_sum
+                                                 : std::numeric_limits<double>::quiet_NaN();
+  return true;
+}
+
 }  // namespace
 
 namespace detail {
 
+bool lyapunov_cuda(Arith arith, const void* a, const void* b, int64_t items, const double start[2],
+                   const void* bound, int64_t n_transient, int64_t n_steps, const std::atomic<bool>* cancel,
+                   const std::function<void(double)>& progress, double* sums) {
+  return dispatch(arith, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return lyapunov_items<T>(static_cast<const T*>(a), static_cast<const T*>(b), items, start,
+                             *static_cast<const T*>(bound), n_transient, n_steps, cancel, progress, sums);
+  });
+}
+
 bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,
                      int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
-                     const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds) {
+                     const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds,
+                     int64_t init_count) {
   return dispatch(arith, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return scan_chunk<T>(static_cast<const T*>(a), static_cast<const T*>(b), n_params, init, n_init,
                          *static_cast<const T*>(bound), *static_cast<const T*>(tol), n_transient, p_max,
-                         cancel, out, loop_seconds);
+                         cancel, out, loop_seconds, init_count > 0 ? init_count : n_init);
   });
 }
 

@@ -103,6 +103,10 @@ struct ScanParams {
   int64_t nb = 1;
   int64_t n_init = 64;
   double init_box[4] = {-1.25, 1.25, -0.375, 0.375};
+  // Explicit start points instead of the box's: one per parameter (x, y interleaved, in the
+  // results' order ib * na + ia), so 2 na nb values, each finite and inside the escape bound, with
+  // n_init = 1. Basins use it: every parameter is the same (a, b), every start point a pixel.
+  std::vector<double> start_points;
   int64_t n_transient = 100000;
   int32_t p_max = 5000;
   std::string tol = "1e-10";
@@ -197,9 +201,12 @@ struct ItemOut {
 };
 // %.17g: the CSV's, the JSON's and the chunk file's doubles.
 std::string format_double(double v);
+// init holds init_count points (0: n_init); item i starts from point i % init_count (n_init: the
+// same points for every parameter; n_params * n_init: a point per item).
 bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,
                      int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
-                     const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds = nullptr);
+                     const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds = nullptr,
+                     int64_t init_count = 0);
 // One orbit on CUDA: state in the format's storage (x then y), advanced and plotted as on the CPU.
 // Items that one wave of the scan's transient kernel holds on CUDA device 0 (SMs x resident
 // blocks x block size), for the kernel a chunk of n_params parameters runs (double_params: a and b

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -25,6 +26,7 @@
 namespace ds::henon {
 
 std::vector<double> init_points(const ScanParams& p) {
+  if (!p.start_points.empty()) return p.start_points;
   // R2 sequence (Roberts 2018): g = 1/phi2, phi2 the real root of x^3 = x + 1.
   const double phi2 = 1.32471795724474602596;
   const double g1 = 1.0 / phi2, g2 = 1.0 / (phi2 * phi2);
@@ -59,6 +61,26 @@ void validate_scan(const ScanParams& p) {
       throw ArithError("init box must be finite and inside the escape bound");
   if (!(p.init_box[0] <= p.init_box[1]) || !(p.init_box[2] <= p.init_box[3]))
     throw std::invalid_argument("init box must be x_lo <= x_hi, y_lo <= y_hi");
+  if (!p.start_points.empty()) {
+    if (p.n_init != 1)
+      throw std::invalid_argument("start points: n_init must be 1 (one start point per parameter)");
+    if (static_cast<double>(p.start_points.size()) !=
+        2.0 * static_cast<double>(p.na) * static_cast<double>(p.nb))
+      throw std::invalid_argument("start points: need 2 na nb = " + std::to_string(2 * p.na * p.nb) +
+                                  " values (x, y per parameter), got " +
+                                  std::to_string(p.start_points.size()));
+    for (double v : p.start_points)
+      if (!std::isfinite(v) || std::fabs(v) > p.bound)
+        throw std::invalid_argument("start points must be finite and inside the escape bound");
+  }
+}
+
+// FNV-1a over the explicit start points' bytes: a chunk file of other start points is refused.
+uint64_t start_points_hash(const std::vector<double>& v) {
+  uint64_t h = 1469598103934665603ULL;
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(v.data());
+  for (std::size_t i = 0; i < v.size() * sizeof(double); ++i) h = (h ^ b[i]) * 1099511628211ULL;
+  return h;
 }
 
 // Checks the parameter axis a_min + i step (i < n) in T at both ends, before anything is allocated.
@@ -97,6 +119,8 @@ std::string fingerprint(const ScanParams& p) {
     << " b=" << p.b_min << "+j*" << p.b_step << ",n=" << p.nb << " init=" << p.n_init << "[" << p.init_box[0]
     << "," << p.init_box[1] << "," << p.init_box[2] << "," << p.init_box[3] << "] nt=" << p.n_transient
     << " pmax=" << p.p_max << " tol=" << p.tol << " bound=" << p.bound << " chunk=" << resolve_chunk(p);
+  if (!p.start_points.empty())
+    s << " starts=" << p.start_points.size() / 2 << ":" << start_points_hash(p.start_points);
   return s.str();
 }
 
@@ -112,18 +136,55 @@ std::string param_record(const ParamResult& r) {
   return s + "\n";
 }
 
+// Whitespace-separated tokens of a record, read in order (a hand parser: an istringstream per
+// record cost a plane of 2e6 pixels most of its host time in locale and stream set-up).
+class Tokens {
+ public:
+  explicit Tokens(const std::string& s) : p_(s.c_str()) {}
+  // The C locale's white space, without a library call per character.
+  static bool space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+  bool word(std::string* out) {
+    while (*p_ && space(*p_)) ++p_;
+    const char* b = p_;
+    while (*p_ && !space(*p_)) ++p_;
+    if (p_ == b) return false;
+    out->assign(b, p_);
+    return true;
+  }
+  template <class I>
+  bool integer(I* out, int64_t lo, int64_t hi) {
+    std::string w;
+    if (!word(&w)) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(w.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+    *out = static_cast<I>(v);
+    return true;
+  }
+
+ private:
+  const char* p_;
+};
+
 bool parse_record(const std::string& line, ParamResult* r) {
-  std::istringstream in(line);
+  Tokens in(line);
   std::string tag;
-  std::size_t n = 0;
-  if (!(in >> tag >> r->ia >> r->ib >> r->a >> r->b >> r->escaped >> r->aperiodic >> n) || tag != "p")
+  int64_t n = 0;
+  const int64_t i32_lo = INT32_MIN, i32_hi = INT32_MAX;
+  if (!in.word(&tag) || tag != "p" || !in.integer(&r->ia, INT64_MIN, INT64_MAX) ||
+      !in.integer(&r->ib, INT64_MIN, INT64_MAX) || !in.word(&r->a) || !in.word(&r->b) ||
+      !in.integer(&r->escaped, i32_lo, i32_hi) || !in.integer(&r->aperiodic, i32_lo, i32_hi) ||
+      !in.integer(&n, 0, INT64_MAX))
     return false;
   r->cycles.clear();
-  for (std::size_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     CycleFound c;
     int sink = 0;
     std::string xs, ys;
-    if (!(in >> c.period >> c.count >> sink >> xs >> ys)) return false;
+    if (!in.integer(&c.period, i32_lo, i32_hi) || !in.integer(&c.count, i32_lo, i32_hi) ||
+        !in.integer(&sink, i32_lo, i32_hi) || !in.word(&xs) || !in.word(&ys))
+      return false;
     c.sink = sink != 0;
     c.x = std::strtod(xs.c_str(), nullptr);
     c.y = std::strtod(ys.c_str(), nullptr);
@@ -177,6 +238,8 @@ bool run_chunk_cpu(const std::vector<T>& as, const std::vector<T>& bs, const std
                    const ScanParams& sp, const T& bound, const T& tol, int64_t n_params,
                    const std::function<void(double)>& progress, std::vector<detail::ItemOut>& out) {
   const int64_t items = n_params * sp.n_init;
+  // Item i starts from point i % count: the shared points, or one per item (explicit start points).
+  const int64_t init_count = static_cast<int64_t>(init.size() / 2);
   std::atomic<bool> aborted{false};
   ParallelOptions po;
   po.cancel = sp.cancel;
@@ -185,7 +248,7 @@ bool run_chunk_cpu(const std::vector<T>& as, const std::vector<T>& bs, const std
       static_cast<std::size_t>(items), 1,
       [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) {
-          const int64_t pl = static_cast<int64_t>(i) / sp.n_init, j = static_cast<int64_t>(i) % sp.n_init;
+          const int64_t pl = static_cast<int64_t>(i) / sp.n_init, j = static_cast<int64_t>(i) % init_count;
           const MapParams<T> p{as[pl], bs[pl], bound, tol};
           T x(init[2 * j]), y = stored_y(T(init[2 * j + 1]));
           detail::ItemOut r{-1, 0, 0.0, 0.0};
@@ -223,7 +286,12 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
   const std::vector<T> bv = axis_values<T>("b", sp.b_min, sp.b_step, sp.nb, sp);
   const MapParams<T> base = make_params<T>("0", "0", sp.bound, sp.tol);
   const double tol_d = to_double(base.tol);
-  const std::vector<double> init = init_points(sp);
+  const std::vector<double> init = sp.start_points.empty() ? init_points(sp) : std::vector<double>();
+  // The values' decimal text, once per axis value (an exact conversion: a plane of 2e6 pixels spent
+  // most of its host time converting each parameter's a and b again).
+  std::vector<std::string> a_text(av.size()), b_text(bv.size());
+  for (std::size_t i = 0; i < av.size(); ++i) a_text[i] = to_string(av[i], 20);
+  for (std::size_t j = 0; j < bv.size(); ++j) b_text[j] = to_string(bv[j], 20);
   const int64_t np = sp.na * sp.nb, chunk = resolve_chunk(sp), chunks = (np + chunk - 1) / chunk;
 
   ScanResult res;
@@ -254,14 +322,21 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
     }
     std::vector<detail::ItemOut> out(static_cast<std::size_t>(n * sp.n_init),
                                      detail::ItemOut{-1, 0, 0.0, 0.0});
+    // Explicit start points: this chunk's own, one per parameter.
+    const std::vector<double> own =
+        sp.start_points.empty()
+            ? std::vector<double>()
+            : std::vector<double>(sp.start_points.begin() + 2 * q0, sp.start_points.begin() + 2 * q1);
+    const std::vector<double>& starts = sp.start_points.empty() ? init : own;
     bool complete;
     if (w.backend == Backend::kCuda) {
-      complete = detail::scan_chunk_cuda(sp.arith, ca.data(), cb.data(), n, init.data(), sp.n_init,
-                                         &base.bound, &base.tol, sp.n_transient, sp.p_max, &stop, out.data());
+      complete = detail::scan_chunk_cuda(sp.arith, ca.data(), cb.data(), n, starts.data(), sp.n_init,
+                                         &base.bound, &base.tol, sp.n_transient, sp.p_max, &stop, out.data(),
+                                         nullptr, static_cast<int64_t>(starts.size() / 2));
     } else {
       ScanParams local = sp;
       local.cancel = &stop;
-      complete = run_chunk_cpu<T>(ca, cb, init, local, base.bound, base.tol, n, part, out);
+      complete = run_chunk_cpu<T>(ca, cb, starts, local, base.bound, base.tol, n, part, out);
     }
     if (!complete) return false;
     for (int64_t q = q0; q < q1; ++q) {
@@ -269,8 +344,8 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
       r.done = true;
       r.ia = q % sp.na;
       r.ib = q / sp.na;
-      r.a = to_string(av[r.ia], 20);
-      r.b = to_string(bv[r.ib], 20);
+      r.a = a_text[static_cast<std::size_t>(r.ia)];
+      r.b = b_text[static_cast<std::size_t>(r.ib)];
       for (int64_t j = 0; j < sp.n_init; ++j) add_item(r, out[(q - q0) * sp.n_init + j], tol_d);
       std::sort(r.cycles.begin(), r.cycles.end(), [](const CycleFound& x, const CycleFound& y) {
         return x.period != y.period ? x.period < y.period : x.x < y.x;
@@ -313,10 +388,11 @@ ScanEstimate estimate_scan(const ScanParams& p, Backend be) {
   const double cost = arith_traits(p.arith).rel_cost;
   e.host_bytes = result_bytes(np) + static_cast<uint64_t>(p.na + p.nb) * tsize +
                  static_cast<uint64_t>(chunk_items) * (sizeof(detail::ItemOut) + 2 * tsize) +
-                 static_cast<uint64_t>(p.n_init) * 16;
+                 static_cast<uint64_t>(p.n_init) * 16 + static_cast<uint64_t>(p.start_points.size()) * 8;
   if (be == Backend::kCuda)
     e.device_bytes = static_cast<uint64_t>(chunk_items) * (2 * tsize + 8 + sizeof(detail::ItemOut)) +
-                     static_cast<uint64_t>(e.chunk_params) * 2 * tsize + static_cast<uint64_t>(p.n_init) * 16;
+                     static_cast<uint64_t>(e.chunk_params) * 2 * tsize +
+                     static_cast<uint64_t>(p.start_points.empty() ? p.n_init : e.chunk_params) * 16;
   e.steps = static_cast<double>(e.items) * (static_cast<double>(p.n_transient) + 3.0 * p.p_max);
   e.seconds = e.steps * std::max(1.0, cost) / nominal_rate(be);
   return e;

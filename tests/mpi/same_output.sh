@@ -35,7 +35,11 @@ run_case() {  # run_case TAG OUT-FILES... -- ARGS (ARGS use @OUT@ for the output
 case $case in
   henon)
     run_case scan.csv scan.json -- henon scan --a-min 1.2 --a-step 0.0007 --na 60 --init 16 --transient 3000 \
-      --pmax 200 --chunk 2 --backend cpu --csv @OUT@/scan.csv ;;
+      --pmax 200 --chunk 2 --backend cpu --csv @OUT@/scan.csv
+    run_case plane.png plane.npy -- henon plane --centre-a 1.0 --centre-b 0.2 --width 0.8 --size 32x16 \
+      --transient 2000 --pmax 32 --chunk 64 --backend cpu --quiet --out @OUT@/plane.png
+    run_case basin.png basin.npy -- henon basin --a 1.0 --b 0.3 --width 6 --size 32x32 --transient 2000 \
+      --pmax 32 --chunk 100 --backend cpu --quiet --out @OUT@/basin.png ;;
   tmd)
     run_case exp2.csv -- tmd exhaustive --func exp2 --mode nearest --k 14 --range 0x3f800000:0x3f87ffff \
       --chunk 65536 --backend cpu --quiet --out @OUT@/exp2.csv

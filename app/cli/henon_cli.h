@@ -1,0 +1,21 @@
+// Shared by the `deepscope henon` commands (cmd_henon.cpp) and its image commands
+// (cmd_henon_image.cpp): option parsing helpers and the image sub-commands.
+#pragma once
+#include <string>
+
+#include "cli.h"
+#include "commands.h"
+#include "kernels/henon/henon.h"
+
+namespace ds::app {
+
+// "auto", "cpu" or "cuda"; anything else is a cli::UsageError.
+henon::Backend parse_henon_backend(const std::string& s);
+// "x_lo,x_hi,y_lo,y_hi" into box[4]; cli::UsageError otherwise.
+void parse_henon_box(const std::string& s, double* box);
+
+// `deepscope henon plane` and `deepscope henon basin`.
+int henon_plane(const ArgList& argv);
+int henon_basin(const ArgList& argv);
+
+}  // namespace ds::app
