@@ -128,7 +128,7 @@ Job parse_job(const ArgList& args) {
   cli::Args a(args, {"re",       "im",     "zoom",    "iter",    "size",          "arith",  "palette",
                      "density",  "offset", "out",     "backend", "limb-strategy", "counts", "smooth",
                      "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows",
-                     "verify",   "verify-seed", "delta", "max-references"},
+                     "verify",   "verify-seed", "delta", "max-references", "reference-cache"},
               {"quiet", "no-bla", "no-interior", "no-refine"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -187,6 +187,15 @@ Job parse_job(const ArgList& args) {
   j.opt.interior = !a.flag("no-interior");
   j.opt.refine = !a.flag("no-refine");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
+  if (a.has("reference-cache")) {
+    j.opt.reference_cache = a.get("reference-cache", "");
+    // A folder that cannot take a file fails now, not after a long reference.
+    try {
+      check_writable(j.opt.reference_cache + "/.deepscope-probe");
+    } catch (const IoError& e) {
+      throw cli::UsageError(std::string("--reference-cache: ") + e.what());
+    }
+  }
   if (a.has("verify-seed") && !a.has("verify")) throw cli::UsageError("--verify-seed needs --verify N");
   // A seed of its own unless replayed: the random samples differ from run to run. 63 bits, so
   // that --verify-seed takes back any seed printed.

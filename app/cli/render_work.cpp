@@ -123,8 +123,9 @@ class SharedReference {
     if (ready_) return true;
     perturb::clear_reference_cache();  // the one at the centre, whatever ran before
     bool reused = false;
-    const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop,
-                                                    nullptr, &reused);
+    std::string cache;
+    const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop, nullptr,
+                                            &reused, deepest_->opt.reference_cache, &cache);
     if (!ref) return false;
     ready_ = true;
     if (line) {
@@ -132,6 +133,7 @@ class SharedReference {
       std::snprintf(buf, sizeof buf, "deepscope render: reference orbit: %u points at %d bits, %.3f s\n",
                     ref->length(), ref->bits, ref->seconds);
       line->print(buf);
+      if (!cache.empty()) line->print("deepscope render: reference cache: " + cache + "\n");
     }
     return true;
   }
@@ -251,6 +253,7 @@ std::string render_summary(const RenderResult& r) {
                   pi.refine_seconds, pi.secondary_seconds, static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
+    if (!pi.reference_cache.empty()) out += "\nreference cache: " + pi.reference_cache;
   }
   return out;
 }

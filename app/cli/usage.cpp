@@ -27,7 +27,7 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--quiet] --out FILE.png
+                   [--reference-cache DIR] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. Frames go one per
         worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already
@@ -39,6 +39,8 @@ Commands:
         Perturbation re-renders pixels that its deltas cannot decide with 106-bit deltas (not with
         --no-refine), then from up to --max-references N secondary references (default 10000);
         pixels left unresolved are counted in the PNG and the command exits 1.
+        --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
+        iterations: a later render of the same reference loads it instead of computing it.
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]

@@ -68,6 +68,7 @@ struct PerturbInfo {
   // within reference_nucleus_pixels pixels of C, docs/perturbation.md).
   std::string reference_stop;
   double reference_nucleus_pixels = 0;
+  std::string reference_cache;  // with RenderOptions::reference_cache: "loaded FILE", "saved FILE", ...
 };
 
 // Words of a limb format (4 for limb4, ...), 0 for every other format.
@@ -101,6 +102,7 @@ struct RenderOptions {
   // Perturbation only: secondary references a render may place in glitched blobs; pixels of the
   // blobs beyond them stay unresolved (PerturbInfo::glitch_unresolved).
   int max_secondary_references = 10000;
+  std::string reference_cache;  // perturbation: a folder of reference files (reference_file.h); "" none
   // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
   // cannot decide (re-rendered from secondary references); false only to measure its cost.
   bool error_bound = true;

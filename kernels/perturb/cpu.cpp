@@ -499,7 +499,8 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   bool reused = false;
   std::function<void(double)> ref_progress;
   if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
-  std::shared_ptr<const Reference> ref = reference_for(g, v, opt.cancel, ref_progress, &reused);
+  std::shared_ptr<const Reference> ref =
+      reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache, &res->perturb.reference_cache);
   if (!ref) {
     res->cancelled = true;
     res->seconds = since(t0);

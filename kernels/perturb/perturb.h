@@ -80,10 +80,13 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
 // The reference for a view: the last one computed (kept in a one-entry cache) when it has enough
 // bits and iterations and its centre lies within the view's reach (|C - centre| at most twice the
 // image's half-diagonal, so every pixel's delta keeps its precision), else a new one at the view's
-// centre. *reused tells which. nullptr when cancelled.
+// centre. *reused tells which. nullptr when cancelled. With cache_dir (`--reference-cache`), a new
+// one is first looked for there (reference_file.h) and, when computed, stored there; *cache says
+// what happened (loaded, saved, or a file there rejected and replaced).
 std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::atomic<bool>* cancel,
-                                               const std::function<void(double)>& progress, bool* reused);
+                                               const std::function<void(double)>& progress, bool* reused,
+                                               const std::string& cache_dir = "", std::string* cache = nullptr);
 void clear_reference_cache();
 
 // The offset (view centre - reference centre), exact in MPFR, rounded to floatexp.

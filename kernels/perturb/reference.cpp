@@ -4,12 +4,16 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "kernels/mandelbrot/mandelbrot.cuh"
 #include "kernels/perturb/mpfr_util.h"
 #include "kernels/perturb/reference_step.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/perturb/reference_file.h"
 #include "perturb.h"
 
 namespace ds::perturb {
@@ -233,7 +237,8 @@ void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, Float
 
 std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::atomic<bool>* cancel,
-                                               const std::function<void(double)>& progress, bool* reused) {
+                                               const std::function<void(double)>& progress, bool* reused,
+                                               const std::string& cache_dir, std::string* cache) {
   const int bits = reference_bits(g);
   std::shared_ptr<const Reference> last;
   {
@@ -257,10 +262,44 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
       return last;
     }
   }
+  std::string path;
+  if (!cache_dir.empty()) {
+    path = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step);
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::ostringstream bytes;
+      bytes << in.rdbuf();
+      try {
+        std::shared_ptr<const Reference> loaded = decode_reference(bytes.str());
+        // The same key, field by field (a hash collision or a renamed file is not this orbit).
+        if (loaded->re == g.re && loaded->im == g.im && loaded->bits_asked == bits &&
+            loaded->max_iter == v.max_iter && loaded->step == step) {
+          if (cache) *cache = "loaded " + path;
+          *reused = true;
+          std::lock_guard<std::mutex> lock(g_cache_mu);
+          g_cache = loaded;
+          return loaded;
+        }
+        if (cache) *cache = "rejected " + path + " (another view's orbit); recomputed";
+      } catch (const std::exception& e) {
+        if (cache) *cache = "rejected " + path + " (" + e.what() + "); recomputed";
+      }
+    }
+  }
   std::shared_ptr<const Reference> ref = compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress);
   if (ref) {
-    std::lock_guard<std::mutex> lock(g_cache_mu);
-    g_cache = ref;
+    {
+      std::lock_guard<std::mutex> lock(g_cache_mu);
+      g_cache = ref;
+    }
+    if (!path.empty()) {
+      try {
+        write_file_atomically(path, encode_reference(*ref));
+        if (cache) *cache = (cache->empty() ? "saved " : *cache + "; saved ") + path;
+      } catch (const IoError& e) {
+        if (cache) *cache = std::string("not saved: ") + e.what();
+      }
+    }
   }
   return ref;
 }

@@ -1,0 +1,135 @@
+// Reference orbits on disk (kernels/perturb/reference_file.h, `render --reference-cache DIR`): a
+// file round-trips every field; a damaged or foreign file is never used; a render that loads the
+// orbit gives the counts of one that computed it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/perturb/perturb.h"
+#include "kernels/perturb/reference_file.h"
+#include "locations.h"
+
+namespace {
+
+using namespace ds;
+
+// KF's 5e113 benchmark location at 48x48 (its reference: 22,906 points at 450 bits).
+mandel::View kf5e113(int size) {
+  return test::make_view(
+      "-1.47981577613247326072298452597877854692240725774045369689878510139864920741002293820250517329282011"
+      "227363313053159203914640783415609608168660705123082446357179491909705403381200",
+      "-0.00063911193261361727152139632255671572957303918943984736047394936471220951961813321928573067036466"
+      "151147195436388486168819318341208023229522609015461543581599807510715681229605",
+      "5e113", 35494, size, size);
+}
+
+std::string temp_dir() {
+  char tmpl[] = "/tmp/deepscope-refcache-XXXXXX";
+  const char* d = mkdtemp(tmpl);
+  EXPECT_NE(d, nullptr);
+  return d ? d : "/tmp";
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+void expect_same(const perturb::Reference& a, const perturb::Reference& b) {
+  EXPECT_EQ(a.re, b.re);
+  EXPECT_EQ(a.im, b.im);
+  EXPECT_EQ(a.bits, b.bits);
+  EXPECT_EQ(a.bits_asked, b.bits_asked);
+  EXPECT_EQ(a.max_iter, b.max_iter);
+  EXPECT_EQ(a.escaped, b.escaped);
+  EXPECT_EQ(a.periodic, b.periodic);
+  EXPECT_EQ(a.escape_certified, b.escape_certified);
+  EXPECT_TRUE(a.error_shift == b.error_shift && a.step == b.step && a.last_error == b.last_error &&
+              a.nucleus_distance == b.nucleus_distance);
+  ASSERT_EQ(a.length(), b.length());
+  for (uint32_t k = 0; k < a.length(); ++k) {
+    ASSERT_TRUE(a.zr[k] == b.zr[k] && a.zi[k] == b.zi[k]) << k;
+    ASSERT_EQ(a.zr_lo[k], b.zr_lo[k]) << k;
+    ASSERT_EQ(a.zi_lo[k], b.zi_lo[k]) << k;
+  }
+}
+
+TEST(ReferenceFile, RoundTripsEveryFieldAndRefusesDamage) {
+  const mandel::View v = kf5e113(48);
+  const mandel::Geometry g = mandel::geometry(v);
+  const auto ref = perturb::compute_reference(v.re, v.im, perturb::reference_bits(g), 5000, perturb::pixel_step(g),
+                                              nullptr, nullptr);
+  ASSERT_TRUE(ref);
+  const std::string bytes = perturb::encode_reference(*ref);
+  EXPECT_EQ(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 17 + 48 + 8 + 4 + 40 * ref->length() + 8);
+  expect_same(*ref, *perturb::decode_reference(bytes));
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x10;
+  EXPECT_THROW(perturb::decode_reference(flipped), std::runtime_error);
+  EXPECT_THROW(perturb::decode_reference(bytes.substr(0, bytes.size() - 100)), std::runtime_error);
+  EXPECT_THROW(perturb::decode_reference("DSREF00"), std::runtime_error);
+  EXPECT_THROW(perturb::decode_reference(std::string(64, 'x')), std::runtime_error);
+}
+
+TEST(ReferenceFile, RenderLoadsTheSavedOrbitAndGivesTheSameCounts) {
+  const std::string dir = temp_dir();
+  mandel::View v = kf5e113(48);
+  mandel::RenderOptions o;
+  o.method = mandel::Method::kPerturb;
+  o.backend = mandel::Backend::kCpu;
+  o.reference_cache = dir;
+  perturb::clear_reference_cache();
+  const mandel::RenderResult first = mandel::render(v, o);
+  ASSERT_EQ(first.perturb.reference_cache.rfind("saved ", 0), 0u) << first.perturb.reference_cache;
+  const std::string file = first.perturb.reference_cache.substr(6);
+  EXPECT_EQ(file.rfind(dir + "/ref-", 0), 0u) << file;
+  EXPECT_NO_THROW(perturb::decode_reference(read(file)));
+  perturb::clear_reference_cache();
+  const mandel::RenderResult second = mandel::render(v, o);
+  EXPECT_EQ(second.perturb.reference_cache, "loaded " + file);
+  EXPECT_TRUE(second.perturb.reference_reused);
+  EXPECT_EQ(second.counts, first.counts);
+  EXPECT_EQ(second.smooth, first.smooth);
+
+  // A damaged file is rejected, the orbit computed again (same counts) and the file replaced.
+  std::string bytes = read(file);
+  bytes[bytes.size() - 20] ^= 1;
+  write(file, bytes);
+  perturb::clear_reference_cache();
+  const mandel::RenderResult third = mandel::render(v, o);
+  EXPECT_NE(third.perturb.reference_cache.find("rejected"), std::string::npos) << third.perturb.reference_cache;
+  EXPECT_NE(third.perturb.reference_cache.find("checksum"), std::string::npos) << third.perturb.reference_cache;
+  EXPECT_FALSE(third.perturb.reference_reused);
+  EXPECT_EQ(third.counts, first.counts);
+  EXPECT_NO_THROW(perturb::decode_reference(read(file)));
+
+  // Another view's orbit under this view's name (a renamed file) is not used either.
+  mandel::View other = v;
+  other.max_iter = 30000;
+  perturb::clear_reference_cache();
+  mandel::RenderOptions o2 = o;
+  const mandel::RenderResult r_other = mandel::render(other, o2);
+  const std::string other_file = r_other.perturb.reference_cache.substr(6);
+  ASSERT_NE(other_file, file);
+  write(file, read(other_file));
+  perturb::clear_reference_cache();
+  const mandel::RenderResult fourth = mandel::render(v, o);
+  EXPECT_NE(fourth.perturb.reference_cache.find("another view's orbit"), std::string::npos)
+      << fourth.perturb.reference_cache;
+  EXPECT_EQ(fourth.counts, first.counts);
+  perturb::clear_reference_cache();
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+}
+
+}  // namespace
