@@ -118,6 +118,18 @@ std::pair<std::string, std::string> plane_pixel(const PlaneView& v, int i, int j
   return {to_decimal(a.v, digits), to_decimal(b.v, digits)};
 }
 
+namespace {
+void run_of(const ScanResult& r, ImageScanRun* out) {
+  out->backend = r.backend;
+  out->chunks = r.chunks;
+  out->chunks_loaded = r.chunks_loaded;
+  out->chunks_run = r.chunks_run;
+  out->writer = r.writer;
+  out->cancelled = r.cancelled;
+  out->seconds = r.seconds;
+}
+}  // namespace
+
 int32_t attracting_period(const ParamResult& r) {
   for (const CycleFound& c : r.cycles)  // by period
     if (c.sink) return c.period;
@@ -131,13 +143,7 @@ PlaneResult plane(const PlaneView& v) {
   PlaneResult out;
   out.width = v.width_px;
   out.height = v.height_px;
-  out.backend = r.backend;
-  out.chunks = r.chunks;
-  out.chunks_loaded = r.chunks_loaded;
-  out.chunks_run = r.chunks_run;
-  out.writer = r.writer;
-  out.cancelled = r.cancelled;
-  out.seconds = r.seconds;
+  run_of(r, &out);
   if (!r.writer || r.cancelled) return out;
   const int64_t W = v.width_px, H = v.height_px;
   out.period.resize(static_cast<std::size_t>(W * H));
@@ -216,13 +222,7 @@ BasinResult basin(const BasinView& v) {
   BasinResult out;
   out.width = v.width_px;
   out.height = v.height_px;
-  out.backend = r.backend;
-  out.chunks = r.chunks;
-  out.chunks_loaded = r.chunks_loaded;
-  out.chunks_run = r.chunks_run;
-  out.writer = r.writer;
-  out.cancelled = r.cancelled;
-  out.seconds = r.seconds;
+  run_of(r, &out);
   if (!r.writer || r.cancelled) return out;
   const std::size_t n = r.params.size();
   // Cycles of the same period whose canonical points lie within the scan's grouping distance

@@ -58,16 +58,20 @@ std::pair<std::string, std::string> plane_pixel(const PlaneView& v, int i, int j
 // converged after the transient, or a cycle found that is not attracting).
 int32_t attracting_period(const ParamResult& r);
 
-struct PlaneResult {
-  int width = 0, height = 0;
-  std::vector<int32_t> period;  // row-major, row 0 at the top (largest b): attracting_period
-  int64_t escaped = 0, no_period = 0, with_period = 0;  // pixels
-  int32_t max_period = 0;                               // the largest period in the image
+// How the scan behind an image ran (plane and basin alike).
+struct ImageScanRun {
   Backend backend = Backend::kCpu;
   int64_t chunks = 0, chunks_loaded = 0, chunks_run = 0;
   bool writer = true;  // false on MPI ranks other than 0 (no results there)
   bool cancelled = false;
   double seconds = 0;
+};
+
+struct PlaneResult : ImageScanRun {
+  int width = 0, height = 0;
+  std::vector<int32_t> period;  // row-major, row 0 at the top (largest b): attracting_period
+  int64_t escaped = 0, no_period = 0, with_period = 0;  // pixels
+  int32_t max_period = 0;                               // the largest period in the image
 };
 // The scan of plane_scan_params(v), one period per pixel.
 PlaneResult plane(const PlaneView& v);
@@ -121,7 +125,7 @@ struct Attractor {
   int64_t pixels = 0;  // start points that reached it
 };
 
-struct BasinResult {
+struct BasinResult : ImageScanRun {
   int width = 0, height = 0;
   // Row-major, row 0 at the top: -1 escaped, 0 no attracting period within p_max, k > 0 the
   // start point reached attractors[k - 1].
@@ -129,11 +133,6 @@ struct BasinResult {
   std::vector<Attractor> attractors;
   int64_t escaped = 0, no_period = 0;
   int64_t non_sink = 0;  // start points whose cycle failed the sink test (counted in no_period)
-  Backend backend = Backend::kCpu;
-  int64_t chunks = 0, chunks_loaded = 0, chunks_run = 0;
-  bool writer = true;
-  bool cancelled = false;
-  double seconds = 0;
 };
 
 // The scan behind a basin view (na = W, nb = H, a and b steps 0, explicit start points). Throws
