@@ -13,6 +13,7 @@
 #include "kernels/perturb/perturb.h"
 #include "kernels/perturb/reference_file.h"
 #include "locations.h"
+#include "reference_compare.h"
 
 namespace {
 
@@ -46,25 +47,6 @@ void write(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-void expect_same(const perturb::Reference& a, const perturb::Reference& b) {
-  EXPECT_EQ(a.re, b.re);
-  EXPECT_EQ(a.im, b.im);
-  EXPECT_EQ(a.bits, b.bits);
-  EXPECT_EQ(a.bits_asked, b.bits_asked);
-  EXPECT_EQ(a.max_iter, b.max_iter);
-  EXPECT_EQ(a.escaped, b.escaped);
-  EXPECT_EQ(a.periodic, b.periodic);
-  EXPECT_EQ(a.escape_certified, b.escape_certified);
-  EXPECT_TRUE(a.error_shift == b.error_shift && a.step == b.step && a.last_error == b.last_error &&
-              a.nucleus_distance == b.nucleus_distance);
-  ASSERT_EQ(a.length(), b.length());
-  for (uint32_t k = 0; k < a.length(); ++k) {
-    ASSERT_TRUE(a.zr[k] == b.zr[k] && a.zi[k] == b.zi[k]) << k;
-    ASSERT_EQ(a.zr_lo[k], b.zr_lo[k]) << k;
-    ASSERT_EQ(a.zi_lo[k], b.zi_lo[k]) << k;
-  }
-}
-
 TEST(ReferenceFile, RoundTripsEveryFieldAndRefusesDamage) {
   const mandel::View v = kf5e113(48);
   const mandel::Geometry g = mandel::geometry(v);
@@ -73,7 +55,7 @@ TEST(ReferenceFile, RoundTripsEveryFieldAndRefusesDamage) {
   ASSERT_TRUE(ref);
   const std::string bytes = perturb::encode_reference(*ref);
   EXPECT_EQ(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 17 + 48 + 8 + 4 + 40 * ref->length() + 8);
-  expect_same(*ref, *perturb::decode_reference(bytes));
+  test::expect_same_orbit(*ref, *perturb::decode_reference(bytes));
   std::string flipped = bytes;
   flipped[bytes.size() / 2] ^= 0x10;
   EXPECT_THROW(perturb::decode_reference(flipped), std::runtime_error);

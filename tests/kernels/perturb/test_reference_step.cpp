@@ -6,22 +6,11 @@
 
 #include "kernels/perturb/perturb.h"
 #include "kernels/perturb/reference_step.h"
+#include "reference_compare.h"
 
 namespace {
 
 using namespace ds;
-
-void expect_same(const perturb::Reference& a, const perturb::Reference& b) {
-  ASSERT_EQ(a.length(), b.length());
-  EXPECT_EQ(a.bits, b.bits);
-  EXPECT_EQ(a.escaped, b.escaped);
-  EXPECT_EQ(a.periodic, b.periodic);
-  for (uint32_t k = 0; k < a.length(); ++k) {
-    ASSERT_TRUE(a.zr[k] == b.zr[k] && a.zi[k] == b.zi[k]) << "point " << k;
-    ASSERT_EQ(a.zr_lo[k], b.zr_lo[k]) << "point " << k;
-    ASSERT_EQ(a.zi_lo[k], b.zi_lo[k]) << "point " << k;
-  }
-}
 
 // KF's 5e113 benchmark centre (its reference escapes after 22,906 points at 450 bits): thousands of
 // handovers at a precision where each product is short, the hardest case for the handover's
@@ -41,7 +30,7 @@ TEST(ReferenceStep, ThreadedOrbitEqualsSingleThreadMpfrAtKf5e113) {
     const auto many = perturb::compute_reference(re, im, 450, 40000, step, nullptr, nullptr, false, threads);
     ASSERT_TRUE(many);
     EXPECT_EQ(many->step_threads, threads);
-    expect_same(*one, *many);
+    test::expect_same_orbit(*one, *many);
   }
   EXPECT_TRUE(one->escaped);
   EXPECT_GT(one->length(), 1000u);
@@ -62,7 +51,7 @@ TEST(ReferenceStep, ThreadedOrbitEqualsSingleThreadMpfrAtFortyThousandBits) {
   const auto three = perturb::compute_reference(re, im, 40000, 60, step, nullptr, nullptr, false, 3);
   ASSERT_TRUE(one && three);
   EXPECT_EQ(one->length(), 61u);
-  expect_same(*one, *three);
+  test::expect_same_orbit(*one, *three);
 }
 
 TEST(ReferenceStep, AutomaticChoiceSplitsOnlyLongMantissasWhereCoresExist) {
