@@ -132,7 +132,7 @@ void read_fp_counts(const std::string& path, std::map<std::string, FpCount>* m) 
 struct Row {
   std::string view, format, backend, strategy;
   int w = 0, h = 0;
-  uint32_t max_iter = 0;
+  uint64_t max_iter = 0;
   double seconds = 0;  // kernel time (GPU) or wall time (CPU), best of the repeats
   uint64_t iterations = 0;
   std::string fp;     // "fp64+fp32 (source)" or "-"

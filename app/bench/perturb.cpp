@@ -103,11 +103,12 @@ std::string times_two(const std::string& z) {
 struct Row {
   std::string location, zoom, label, backend;
   int size = 0;
-  uint32_t max_iter = 0, min_count = 0, max_count = 0;
+  uint64_t max_iter = 0;
+  uint32_t min_count = 0, max_count = 0;  // the bench's views stay below 2^32 iterations
   double seconds = 0, kernel = 0, reference = 0, bla = 0, step_seconds = 0;
   uint64_t iterations = 0, skipped = 0, glitches = 0;
   int bits = 0;
-  uint32_t ref_len = 0;
+  uint64_t ref_len = 0;
 };
 
 // The report's date, device, commit and command lines (markdown list, blank line after).
@@ -210,8 +211,9 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
     double kf = 0;
     for (const KfTime& k : kKf)
       if (name == k.depth) kf = k.seconds;
-    std::fprintf(stderr, "%-7s %-16s %8.3f s (reference %.3f s, %u points, %s) %s\n", name.c_str(),
-                 mandel::format_label(r).c_str(), r.seconds, p.reference_seconds, p.reference_length,
+    std::fprintf(stderr, "%-7s %-16s %8.3f s (reference %.3f s, %llu points, %s) %s\n", name.c_str(),
+                 mandel::format_label(r).c_str(), r.seconds, p.reference_seconds,
+                 static_cast<unsigned long long>(p.reference_length),
                  p.reference_stop.c_str(), agreement.c_str());
     md << "| " << name << ".kfr | " << v.zoom << " | " << v.max_iter << " | " << mandel::format_label(r)
        << " on " << mandel::backend_name(r.backend) << " | " << fmt("%.3f", r.seconds) << " | "
@@ -329,11 +331,11 @@ int bench_perturb(const ArgList& args) {
       const mandel::RenderResult s = mandel::render(z, o);
       row.step_seconds = s.perturb.reference_reused ? s.seconds : -s.seconds;
       std::fprintf(stderr,
-                   "%-10s %-16s %-4s %4d^2 %8.3f s (reference %.3f s, %u points%s, kernel %.3f s) step %.3f "
+                   "%-10s %-16s %-4s %4d^2 %8.3f s (reference %.3f s, %llu points%s, kernel %.3f s) step %.3f "
                    "s, %.3g iter, "
                    "%.1f%% by BLA\n",
                    v.zoom.c_str(), row.label.c_str(), row.backend.c_str(), size, row.seconds, row.reference,
-                   row.ref_len, r.perturb.reference_escaped ? " escaped" : "", row.kernel, s.seconds,
+                   static_cast<unsigned long long>(row.ref_len), r.perturb.reference_escaped ? " escaped" : "", row.kernel, s.seconds,
                    static_cast<double>(row.iterations),
                    row.iterations ? 100.0 * row.skipped / row.iterations : 0.0);
       rows.push_back(row);

@@ -47,7 +47,7 @@ Run run(const std::string& re, const std::string& im, int bits, uint32_t iters, 
 
 bool same_orbit(const perturb::Reference& a, const perturb::Reference& b) {
   if (a.length() != b.length() || a.bits != b.bits) return false;
-  for (uint32_t k = 0; k < a.length(); ++k)
+  for (uint64_t k = 0; k < a.length(); ++k)
     if (!(a.zr[k] == b.zr[k]) || !(a.zi[k] == b.zi[k]) || a.zr_lo[k] != b.zr_lo[k] || a.zi_lo[k] != b.zi_lo[k])
       return false;
   return true;

@@ -103,9 +103,9 @@ OracleJob parse_oracle(const ArgList& args) {
 // A pixel's chunk payload: one text line (smooth as a hex float, so a resume loses nothing).
 std::string encode_pixel(const orc::OraclePixel& p) {
   char b[200];
-  std::snprintf(b, sizeof b, "%u %a %d %d %d %d %d %.17g %u\n", p.count, static_cast<double>(p.smooth),
-                static_cast<int>(p.status), p.bits, p.confirm_bits, p.top_bits, p.runs, p.log2_bound,
-                p.lost_at);
+  std::snprintf(b, sizeof b, "%llu %a %d %d %d %d %d %.17g %llu\n", static_cast<unsigned long long>(p.count),
+                static_cast<double>(p.smooth), static_cast<int>(p.status), p.bits, p.confirm_bits, p.top_bits, p.runs,
+                p.log2_bound, static_cast<unsigned long long>(p.lost_at));
   return b;
 }
 
@@ -113,10 +113,13 @@ orc::OraclePixel decode_pixel(const std::string& s) {
   orc::OraclePixel p;
   double smooth = 0;
   int status = 0;
-  if (std::sscanf(s.c_str(), "%u %la %d %d %d %d %d %lg %u", &p.count, &smooth, &status, &p.bits,
-                  &p.confirm_bits, &p.top_bits, &p.runs, &p.log2_bound, &p.lost_at) != 9 ||
+  unsigned long long count = 0, lost_at = 0;
+  if (std::sscanf(s.c_str(), "%llu %la %d %d %d %d %d %lg %llu", &count, &smooth, &status, &p.bits,
+                  &p.confirm_bits, &p.top_bits, &p.runs, &p.log2_bound, &lost_at) != 9 ||
       status < 0 || status > static_cast<int>(orc::Status::kCancelled))
     throw std::runtime_error("oracle: malformed pixel record in the chunk file");
+  p.count = count;
+  p.lost_at = lost_at;
   p.smooth = static_cast<float>(smooth);
   p.status = static_cast<orc::Status>(status);
   return p;
@@ -303,17 +306,19 @@ int cmd_oracle(const ArgList& args) {
     return 130;
   }
 
-  std::vector<uint32_t> counts(px.size()), bits(px.size());
+  // Counts and smooth counts in the engine's storage (counts.h), written as deepscope render writes them.
+  const bool wide = mandel::wide_counts(j.view.max_iter);
+  std::vector<uint32_t> counts(px.size()), bits(px.size()), counts_high(wide ? px.size() : 0);
   std::vector<float> smooth(px.size());
   std::vector<uint8_t> trusted(px.size());
   for (size_t k = 0; k < px.size(); ++k) {
-    counts[k] = px[k].count;
-    smooth[k] = px[k].smooth;
+    mandel::store_pixel(counts.data(), wide ? counts_high.data() : nullptr, smooth.data(), k, px[k].count,
+                        px[k].smooth);
     trusted[k] = px[k].trusted() ? 1 : 0;
     bits[k] = px[k].trusted() ? static_cast<uint32_t>(px[k].bits) : 0;
   }
-  write_file_atomically(j.out, encode_npy(counts, n, n));
-  write_file_atomically(j.smooth, encode_npy(smooth, n, n));
+  write_file_atomically(j.out, encode_counts_npy(counts, counts_high, n, n));
+  write_file_atomically(j.smooth, encode_smooth_npy(smooth, counts, counts_high, n, n));
   write_file_atomically(j.trusted, encode_npy(trusted, n, n));
   write_file_atomically(j.bits, encode_npy(bits, n, n));
   write_file_atomically(j.meta, meta_json(j, args, g, px, s.seconds, s.loaded));

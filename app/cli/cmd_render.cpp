@@ -248,7 +248,9 @@ int cmd_render(const ArgList& args) {
   // Memory: the engine's arrays, RGB, the PNG and .npy buffers (each about a copy of the pixels).
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);
   const uint64_t host_need =
-      pixels * (8 + 3 + 8 + (job.counts.empty() ? 0 : 4) + (job.smooth.empty() ? 0 : 4));
+      pixels * (8 + 3 + 8 + (mandel::wide_counts(v.max_iter) ? 4 : 0) +
+                (job.counts.empty() ? 0 : mandel::wide_counts(v.max_iter) ? 8 : 4) +
+                (job.smooth.empty() ? 0 : mandel::wide_counts(v.max_iter) ? 8 : 4));
   const uint64_t host_have = mandel::host_memory_bytes();
   if (host_have && host_need > host_have)
     throw cli::UsageError("a " + std::to_string(v.width) + "x" + std::to_string(v.height) +
@@ -352,8 +354,10 @@ int cmd_render(const ArgList& args) {
     return 130;
   }
   const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text);
-  if (!t.counts.empty()) write_file_atomically(t.counts, encode_npy(r.counts, r.height, r.width));
-  if (!t.smooth.empty()) write_file_atomically(t.smooth, encode_npy(r.smooth, r.height, r.width));
+  if (!t.counts.empty())
+    write_file_atomically(t.counts, encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
+  if (!t.smooth.empty())
+    write_file_atomically(t.smooth, encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width));
   write_file_atomically(t.png, png);
   if (!job.quiet) {
     const std::string summary = render_summary(r);

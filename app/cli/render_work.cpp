@@ -130,8 +130,8 @@ class SharedReference {
     ready_ = true;
     if (line) {
       char buf[160];
-      std::snprintf(buf, sizeof buf, "deepscope render: reference orbit: %u points at %d bits, %.3f s\n",
-                    ref->length(), ref->bits, ref->seconds);
+      std::snprintf(buf, sizeof buf, "deepscope render: reference orbit: %llu points at %d bits, %.3f s\n",
+                    static_cast<unsigned long long>(ref->length()), ref->bits, ref->seconds);
       line->print(buf);
       if (!cache.empty()) line->print("deepscope render: reference cache: " + cache + "\n");
     }
@@ -159,12 +159,12 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
   const std::string stop = p.reference_stop.empty() ? "-" : p.reference_stop.substr(0, 32);
   std::snprintf(
       line, sizeof line,
-      "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %.9g %llu %llu %d %llu %s %llu\n",
+      "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %llu %d %d %d %d %.9g %llu %llu %d %llu %s %llu\n",
       row_begin, r.height, r.width, static_cast<unsigned long long>(r.iterations), static_cast<int>(r.method),
       static_cast<int>(r.arith), static_cast<int>(p.delta), static_cast<int>(r.backend),
       static_cast<int>(r.limb_strategy), static_cast<unsigned long long>(p.glitch_pixels),
       static_cast<unsigned long long>(p.bla_skipped), static_cast<unsigned long long>(p.rebases),
-      p.reference_length, p.reference_bits, p.bla_levels, p.reference_escaped ? 1 : 0,
+      static_cast<unsigned long long>(p.reference_length), p.reference_bits, p.bla_levels, p.reference_escaped ? 1 : 0,
       p.reference_periodic ? 1 : 0, r.seconds, static_cast<unsigned long long>(p.glitch_corrected),
       static_cast<unsigned long long>(p.glitch_unresolved), p.secondary_references,
       static_cast<unsigned long long>(p.interior_pixels), stop.c_str(),
@@ -173,6 +173,9 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
   put(&out, line);
   put(&out, std::string(reinterpret_cast<const char*>(r.counts.data()), r.counts.size() * sizeof(uint32_t)));
   put(&out, std::string(reinterpret_cast<const char*>(r.smooth.data()), r.smooth.size() * sizeof(float)));
+  // Wide views only (counts.h), so narrow strips are the bytes they were.
+  if (r.wide())
+    put(&out, std::string(reinterpret_cast<const char*>(r.counts_high.data()), r.counts_high.size() * sizeof(uint32_t)));
   return out;
 }
 
@@ -183,25 +186,28 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   size_t pos = 0;
   const std::string line = take_field(payload, &pos);
   const std::string counts = take_field(payload, &pos), smooth = take_field(payload, &pos);
+  const std::string high = img->wide() ? take_field(payload, &pos) : std::string();
   int row_begin, rows, width, method, arith, delta, backend, limb, bits, levels, esc, per, secondary;
   unsigned long long iters, glitch, skipped, rebases, corrected, unresolved, interior, refined = 0;
-  unsigned length;
+  unsigned long long length;
   double seconds;
   char stop[40];
   if (std::sscanf(
           line.c_str(),
-          "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %u %d %d %d %d %lg %llu %llu %d %llu %39s %llu",
+          "strip %d %d %d %llu %d %d %d %d %d %llu %llu %llu %llu %d %d %d %d %lg %llu %llu %d %llu %39s %llu",
           &row_begin, &rows, &width, &iters, &method, &arith, &delta, &backend, &limb, &glitch, &skipped,
           &rebases, &length, &bits, &levels, &esc, &per, &seconds, &corrected, &unresolved, &secondary,
           &interior, stop, &refined) < 23 ||  // chunks written before glitch_refined end at stop
       row_begin != expect_begin || rows != expect_rows || width != img->width ||
       counts.size() != static_cast<size_t>(rows) * width * sizeof(uint32_t) ||
-      smooth.size() != static_cast<size_t>(rows) * width * sizeof(float))
+      smooth.size() != static_cast<size_t>(rows) * width * sizeof(float) ||
+      (img->wide() && high.size() != counts.size()))
     throw std::runtime_error("render: a strip's payload does not fit rows " + std::to_string(expect_begin) +
                              "+" + std::to_string(expect_rows) + " of the image");
   const size_t at = static_cast<size_t>(row_begin) * width;
   std::memcpy(img->counts.data() + at, counts.data(), counts.size());
   std::memcpy(img->smooth.data() + at, smooth.data(), smooth.size());
+  if (img->wide()) std::memcpy(img->counts_high.data() + at, high.data(), high.size());
   img->iterations += iters;
   img->method = static_cast<Method>(method);
   img->arith = static_cast<Arith>(arith);
@@ -239,11 +245,11 @@ std::string render_summary(const RenderResult& r) {
   if (r.method == Method::kPerturb) {
     const mandel::PerturbInfo& pi = r.perturb;
     std::snprintf(line, sizeof line,
-                  "reference %u points at %d bits (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
+                  "reference %llu points at %d bits (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
                   "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
                   "%d secondary references (%.3f s at 106 bits, %.3f s secondary); "
                   "%llu interior pixels",
-                  pi.reference_length, pi.reference_bits,
+                  static_cast<unsigned long long>(pi.reference_length), pi.reference_bits,
                   pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
                   pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
                   static_cast<unsigned long long>(pi.glitch_pixels),
@@ -282,8 +288,9 @@ bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan
     if (rep.failed())
       for (const perturb::oracle::VerifySample& s : rep.detail)
         if (s.oracle.trusted() && (s.rendered > s.oracle.count + 1 || s.oracle.count > s.rendered + 1))
-          std::fprintf(stderr, "verify: pixel (%d, %d): rendered %u, MPFR %u (%d bits)\n", s.at.i, s.at.j,
-                       s.rendered, s.oracle.count, s.oracle.bits);
+          std::fprintf(stderr, "verify: pixel (%d, %d): rendered %llu, MPFR %llu (%d bits)\n", s.at.i, s.at.j,
+                       static_cast<unsigned long long>(s.rendered), static_cast<unsigned long long>(s.oracle.count),
+                       s.oracle.bits);
   }
   png_text->emplace_back(kPngVerifyKey, rep.metadata());
   return true;
@@ -341,8 +348,9 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     if (r.cancelled) return false;
     payload->clear();
     put(payload, mandelbrot_png(t.view, r, plan.palette_name, plan.colouring));
-    put(payload, t.counts.empty() ? std::string() : encode_npy(r.counts, r.height, r.width));
-    put(payload, t.smooth.empty() ? std::string() : encode_npy(r.smooth, r.height, r.width));
+    put(payload, t.counts.empty() ? std::string() : encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
+    put(payload, t.smooth.empty() ? std::string()
+                                  : encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width));
     put(payload, render_summary(r));
     put(payload, std::to_string(r.perturb.glitch_unresolved));
     return true;
@@ -393,9 +401,11 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   img.width = v.width;
   img.height = v.height;
   const size_t pixels = static_cast<size_t>(v.width) * static_cast<size_t>(v.height);
+  img.max_iter = v.max_iter;
   if (writer) {
     img.counts.assign(pixels, 0);
     img.smooth.assign(pixels, 0.0f);
+    if (img.wide()) img.counts_high.assign(pixels, 0);
   }
   ProgressLine line;
   line.on = talk && isatty(2);
@@ -448,9 +458,10 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     return 130;
   }
   if (!image.counts.empty())
-    write_file_atomically(image.counts, encode_npy(img.counts, img.height, img.width));
+    write_file_atomically(image.counts, encode_counts_npy(img.counts, img.counts_high, img.height, img.width));
   if (!image.smooth.empty())
-    write_file_atomically(image.smooth, encode_npy(img.smooth, img.height, img.width));
+    write_file_atomically(image.smooth,
+                          encode_smooth_npy(img.smooth, img.counts, img.counts_high, img.height, img.width));
   write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring, text));
   std::remove(job.chunk_file.c_str());
   if (talk) {

@@ -230,7 +230,7 @@ void MandelbrotPanel::apply_location(const app::Location& loc) {
   set_view(v);
 }
 
-colour::Colouring MandelbrotPanel::colouring(uint32_t max_iter) const {
+colour::Colouring MandelbrotPanel::colouring(uint64_t max_iter) const {
   colour::Colouring col;
   col.palette = colour::palette_by_name(colour::palette_names()[palette_index_]);
   col.density = density_;

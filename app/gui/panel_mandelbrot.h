@@ -45,7 +45,7 @@ class MandelbrotPanel final : public Panel {
     uint64_t generation = 0;
     int rows_done = 0;
     bool final = false;
-    uint32_t max_iter = 0;
+    uint64_t max_iter = 0;
     double seconds = 0;
     uint64_t iterations = 0;
     std::string arith, backend;
@@ -55,7 +55,7 @@ class MandelbrotPanel final : public Panel {
   void set_view(const View& v, bool record = true);
   void draw_controls();
   void apply_location(const app::Location& loc);
-  colour::Colouring colouring(uint32_t max_iter) const;
+  colour::Colouring colouring(uint64_t max_iter) const;
   void draw_help();
   void go_home();
   void undo();

@@ -141,6 +141,29 @@ bool png_find_text(const std::string& png, const std::string& keyword, std::stri
 std::string encode_npy(const std::vector<uint32_t>& data, int rows, int cols) {
   return npy(data, rows, cols, "<u4");
 }
+std::string encode_npy(const std::vector<uint64_t>& data, int rows, int cols) {
+  return npy(data, rows, cols, "<u8");
+}
+std::string encode_counts_npy(const std::vector<uint32_t>& counts, const std::vector<uint32_t>& counts_high, int rows,
+                              int cols) {
+  bool fits = true;
+  for (uint32_t h : counts_high) fits = fits && h == 0;
+  if (fits) return encode_npy(counts, rows, cols);
+  if (counts_high.size() != counts.size()) throw IoError("npy: counts and their high words differ in size");
+  std::vector<uint64_t> all(counts.size());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = (static_cast<uint64_t>(counts_high[k]) << 32) | counts[k];
+  return encode_npy(all, rows, cols);
+}
+std::string encode_smooth_npy(const std::vector<float>& smooth, const std::vector<uint32_t>& counts,
+                              const std::vector<uint32_t>& counts_high, int rows, int cols) {
+  if (counts_high.empty()) return encode_npy(smooth, rows, cols);
+  if (counts_high.size() != smooth.size() || counts.size() != smooth.size())
+    throw IoError("npy: smooth counts and counts differ in size");
+  std::vector<double> all(smooth.size());
+  for (std::size_t k = 0; k < all.size(); ++k)
+    all[k] = static_cast<double>((static_cast<uint64_t>(counts_high[k]) << 32) | counts[k]) + smooth[k];
+  return encode_npy(all, rows, cols);
+}
 std::string encode_npy(const std::vector<float>& data, int rows, int cols) {
   return npy(data, rows, cols, "<f4");
 }

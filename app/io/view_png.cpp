@@ -40,7 +40,8 @@ std::string perturb_text(const mandel::RenderResult& r) {
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
                            const std::string& palette_name, const colour::Colouring& c,
                            const std::vector<std::pair<std::string, std::string>>& extra) {
-  const std::vector<uint8_t> rgb = colour::colour_image(r.counts, r.smooth, c);
+  const std::vector<uint8_t> rgb =
+      colour::colour_image(r.counts, r.smooth, c, r.wide() ? r.counts_high : std::vector<uint32_t>{});
   const Location loc = location_of(v, palette_name, c, mandel::format_label(r));
   std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)}};
   if (r.method == mandel::Method::kPerturb) text.emplace_back(kPngPerturbKey, perturb_text(r));

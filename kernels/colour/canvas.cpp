@@ -65,6 +65,10 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   if (row_begin < 0 || row_end > height_ || row_begin >= row_end)
     throw mandel::ViewError("rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
                             ") are not a band of the " + std::to_string(height_) + "-row canvas");
+  // The canvas holds 32-bit counts and smooth counts (narrow, counts.h).
+  if (mandel::wide_counts(v.max_iter))
+    throw mandel::ViewError("the window shows views of at most 4294967295 iterations, not " +
+                            std::to_string(v.max_iter) + "; render this one with `deepscope render`");
   opt.backend = backend_;
   opt.cuda_device = device_;
   opt.row_begin = row_begin;

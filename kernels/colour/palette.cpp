@@ -44,11 +44,13 @@ Palette palette_by_name(const std::string& name) {
 }
 
 std::vector<uint8_t> colour_image(const std::vector<uint32_t>& counts, const std::vector<float>& smooth,
-                                  const Colouring& c) {
+                                  const Colouring& c, const std::vector<uint32_t>& counts_high) {
   std::vector<uint8_t> rgb(counts.size() * 3);
+  const bool wide = !counts_high.empty();
   parallel_for(counts.size(), 1 << 16, [&](std::size_t b, std::size_t e) {
     for (std::size_t k = b; k < e; ++k) {
-      const Rgb8 px = colour_pixel(c, counts[k], smooth[k]);
+      const Rgb8 px = wide ? colour_pixel_wide(c, (static_cast<uint64_t>(counts_high[k]) << 32) | counts[k], smooth[k])
+                           : colour_pixel(c, counts[k], smooth[k]);
       rgb[3 * k] = px.r;
       rgb[3 * k + 1] = px.g;
       rgb[3 * k + 2] = px.b;

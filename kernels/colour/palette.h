@@ -30,17 +30,11 @@ struct Colouring {
   Palette palette;
   float density = 1.0f;   // palette cycles per kIterationsPerCycle iterations
   float offset = 0.0f;    // shift in cycles (0..1 covers the palette once)
-  uint32_t max_iter = 0;  // counts equal to this are interior
+  uint64_t max_iter = 0;  // counts equal to this are interior
 };
 
-// Position in the palette: smooth * density / kIterationsPerCycle + offset, wrapped to [0, 1).
-DEEPSCOPE_HD Rgb8 colour_pixel(const Colouring& c, uint32_t count, float smooth) {
-  // Count 0 is a pixel perturbation could not decide (glitch_unresolved; no escape count is 0):
-  // magenta whatever the palette and offset, so it stands apart from the pixels around it (only the
-  // rainbow palette has a magenta stop); the PNG's deepscope-perturb chunk and exit 1 record it.
-  if (count == 0) return {255, 0, 255};
-  if (count >= c.max_iter) return {0, 0, 0};
-  float pos = smooth * c.density / kIterationsPerCycle + c.offset;
+// The palette's colour at position pos (any real: wrapped to [0, 1)).
+DEEPSCOPE_HD Rgb8 palette_colour(const Colouring& c, float pos) {
   pos -= floorf(pos);
   const float x = pos * static_cast<float>(c.palette.stops);
   int k = static_cast<int>(x);
@@ -56,13 +50,36 @@ DEEPSCOPE_HD Rgb8 colour_pixel(const Colouring& c, uint32_t count, float smooth)
   return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
 }
 
+// Position in the palette: smooth * density / kIterationsPerCycle + offset, wrapped to [0, 1).
+DEEPSCOPE_HD Rgb8 colour_pixel(const Colouring& c, uint64_t count, float smooth) {
+  // Count 0 is a pixel perturbation could not decide (glitch_unresolved; no escape count is 0):
+  // magenta whatever the palette and offset, so it stands apart from the pixels around it (only the
+  // rainbow palette has a magenta stop); the PNG's deepscope-perturb chunk and exit 1 record it.
+  if (count == 0) return {255, 0, 255};
+  if (count >= c.max_iter) return {0, 0, 0};
+  return palette_colour(c, smooth * c.density / kIterationsPerCycle + c.offset);
+}
+
+// The same for a wide result (counts.h: fraction = smooth count - count): the whole cycles of the
+// count are dropped in double before the fraction is added, so the position keeps its precision at
+// any count.
+DEEPSCOPE_HD Rgb8 colour_pixel_wide(const Colouring& c, uint64_t count, float fraction) {
+  if (count == 0) return {255, 0, 255};
+  if (count >= c.max_iter) return {0, 0, 0};
+  const double per = static_cast<double>(c.density) / kIterationsPerCycle;
+  double cycles = static_cast<double>(count) * per;
+  cycles -= floor(cycles);
+  return palette_colour(c, static_cast<float>(cycles + fraction * per + c.offset));
+}
+
 // Names of the built-in palettes, in order ("classic", ..., "gray").
 const std::vector<std::string>& palette_names();
 // The named palette. Throws ViewError (an ArithError: exit code 2) listing the names otherwise.
 Palette palette_by_name(const std::string& name);
 
 // Interleaved RGB, 3 bytes per pixel, rows top to bottom.
+// counts_high: the high words of a wide result (counts.h), empty for a narrow one.
 std::vector<uint8_t> colour_image(const std::vector<uint32_t>& counts, const std::vector<float>& smooth,
-                                  const Colouring& c);
+                                  const Colouring& c, const std::vector<uint32_t>& counts_high = {});
 
 }  // namespace ds::colour

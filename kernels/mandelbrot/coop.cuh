@@ -201,7 +201,7 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
   PixelResult res = {0u, 0.0f};
   bool done = !valid;
   if (!done && cr_d * cr_d + ci_d * ci_d > 4.0) {
-    res = {1u, smooth_tail(1u, cr_d, ci_d, cr_d, ci_d)};
+    res = {1u, smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide_counts(p.max_iter))};
     done = true;
   }
   // c = centre + half_step * offset: Limb(offset) is one integer word, so the product is exact
@@ -217,9 +217,9 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
   const uint32_t ci = add_signed(w, l, l.word() ? p.im.w[l.k] : 0u, p.im.neg, pi, pi_neg ^ 1u, &ci_neg);
 
   uint32_t x = cr, x_neg = cr_neg, y = ci, y_neg = ci_neg;
-  uint32_t n = 1;
+  uint64_t n = 1;
   if (!done && n >= p.max_iter) {
-    res = {p.max_iter, static_cast<float>(p.max_iter)};
+    res = {p.max_iter, smooth_at_limit(p.max_iter)};
     done = true;
   }
   while (!w.all(done)) {
@@ -240,7 +240,7 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
     if (w.any(escaping)) {
       const double zr = to_double(w, l, x, x_neg), zi = to_double(w, l, y, y_neg);
       if (escaping) {
-        res = {n, smooth_tail(n, zr, zi, cr_d, ci_d)};
+        res = {n, smooth_tail(n, zr, zi, cr_d, ci_d, wide_counts(p.max_iter))};
         done = true;
       }
     }
@@ -250,7 +250,7 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
       y = yn;
       y_neg = yn_neg;
       if (++n >= p.max_iter) {
-        res = {p.max_iter, static_cast<float>(p.max_iter)};
+        res = {p.max_iter, smooth_at_limit(p.max_iter)};
         done = true;
       }
     }

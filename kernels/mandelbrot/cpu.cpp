@@ -67,11 +67,12 @@ std::string format_label(const RenderResult& r) {
   return r.perturb.delta == DeltaFormat::kFloatExp ? "perturb/floatexp" : "perturb/f64";
 }
 
-MemoryEstimate estimate_memory(const Tile& t, Backend backend) {
+MemoryEstimate estimate_memory(const Tile& t, Backend backend, uint64_t max_iter) {
   const uint64_t pixels = static_cast<uint64_t>(t.width) * static_cast<uint64_t>(t.height);
+  const uint64_t per_pixel = sizeof(uint32_t) + sizeof(float) + (wide_counts(max_iter) ? sizeof(uint32_t) : 0);
   MemoryEstimate m;
-  m.host_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
-  if (backend == Backend::kCuda) m.device_bytes = pixels * (sizeof(uint32_t) + sizeof(float));
+  m.host_bytes = pixels * per_pixel;
+  if (backend == Backend::kCuda) m.device_bytes = pixels * per_pixel;
   return m;
 }
 
@@ -85,7 +86,7 @@ std::string gib(uint64_t bytes) {
 
 template <class T>
 void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt, uint32_t* counts,
-                float* smooth) {
+                float* smooth, uint32_t* counts_high) {
   const MandelParams<T> p = make_params<T>(g, v);
   const std::atomic<bool>* cancel = opt.cancel;
   ParallelOptions po;
@@ -100,8 +101,7 @@ void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOpt
           for (std::size_t c = 0; c < tw; ++c) {
             if (cancel && cancel->load(std::memory_order_relaxed)) return;
             PixelResult px = mandel_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
-            counts[r * tw + c] = px.count;
-            smooth[r * tw + c] = px.smooth;
+            store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
           }
         }
       },
@@ -139,13 +139,17 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   res.limb_strategy =
       res.backend == Backend::kCuda && limb ? opt.limb_strategy : LimbStrategy::kThreadPerPixel;
 
+  res.max_iter = v.max_iter;
+  const bool wide = res.wide();
   const bool resident = opt.device_counts != nullptr;
-  if (resident && (res.backend != Backend::kCuda || !opt.device_smooth))
+  if (resident && (res.backend != Backend::kCuda || !opt.device_smooth || (wide && !opt.device_counts_high)))
     throw BackendError(res.backend != Backend::kCuda
                            ? "device-resident output needs the CUDA backend, and this render runs on the " +
                                  std::string(backend_name(res.backend))
-                           : "device-resident output needs both device_counts and device_smooth");
-  MemoryEstimate need = estimate_memory(t, res.backend);
+                       : !opt.device_smooth
+                           ? "device-resident output needs both device_counts and device_smooth"
+                           : "device-resident output of a view with max_iter >= 2^32 needs device_counts_high");
+  MemoryEstimate need = estimate_memory(t, res.backend, v.max_iter);
   if (resident) need = MemoryEstimate{};  // the caller's arrays hold the result
   const uint64_t have = host_memory_bytes();
   if (have && need.host_bytes > have)
@@ -165,7 +169,9 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   if (!resident) {
     res.counts.assign(pixels, 0);
     res.smooth.assign(pixels, 0.0f);
+    if (wide) res.counts_high.assign(pixels, 0);
   }
+  uint32_t* high = wide && !resident ? res.counts_high.data() : nullptr;
 
   const auto t0 = std::chrono::steady_clock::now();
   if (res.method == Method::kPerturb) {
@@ -175,13 +181,13 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
     RenderOptions o = opt;
     o.limb_strategy = res.limb_strategy;
     res.kernel_seconds =
-        detail::render_cuda(res.arith, g, v, t, o, res.counts.data(), res.smooth.data(), &res.cancelled);
+        detail::render_cuda(res.arith, g, v, t, o, res.counts.data(), res.smooth.data(), high, &res.cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
   } else {
     dispatch(res.arith, [&](auto tag) {
-      render_cpu<typename decltype(tag)::type>(g, v, t, opt, res.counts.data(), res.smooth.data());
+      render_cpu<typename decltype(tag)::type>(g, v, t, opt, res.counts.data(), res.smooth.data(), high);
     });
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -190,10 +196,11 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   if (!res.cancelled) {
     if (resident) {
 #if DEEPSCOPE_WITH_CUDA
-      res.iterations = detail::device_iterations(opt.device_counts, pixels);
+      res.iterations =
+          detail::device_iterations(opt.device_counts, wide ? opt.device_counts_high : nullptr, pixels);
 #endif
     } else {
-      for (uint32_t c : res.counts) res.iterations += c - 1;
+      for (std::size_t k = 0; k < pixels; ++k) res.iterations += res.count(k) - 1;
     }
   }
   return res;

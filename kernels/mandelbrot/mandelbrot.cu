@@ -19,14 +19,13 @@ constexpr int kBlockX = 16, kBlockY = 8;  // warps of 16x2 pixels: neighbours di
 template <class T>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     pixel_kernel(const MandelParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
-                 uint32_t* counts, float* smooth) {
+                 uint32_t* counts, float* smooth, uint32_t* counts_high) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   const int r = row_begin + blockIdx.y * kBlockY + threadIdx.y;
   if (i >= tw || r >= row_end) return;
   const PixelResult px = mandel_pixel(p, x0 + i, y0 + r);
   const std::size_t k = static_cast<std::size_t>(r) * tw + i;
-  counts[k] = px.count;
-  smooth[k] = px.smooth;
+  store_pixel(counts, counts_high, smooth, k, px.count, px.smooth);
 }
 
 constexpr int kRefillThreads = 128;
@@ -36,10 +35,10 @@ constexpr int kRefillThreads = 128;
 template <class T>
 __global__ void __launch_bounds__(kRefillThreads)
     refill_kernel(const MandelParams<T> p, int x0, int y0, int tw, int row_begin, int rows, uint32_t* counts,
-                  float* smooth, unsigned long long* counter) {
+                  float* smooth, uint32_t* counts_high, unsigned long long* counter) {
   DeviceWarp w;
   w.counter = counter;
-  refill_pixels(w, p, x0, y0, tw, row_begin, rows, counts, smooth);
+  refill_pixels(w, p, x0, y0, tw, row_begin, rows, counts, smooth, counts_high);
 }
 
 // The big-limb paper's layout: blocks of 32 pixels x S threads (S >= N words), one pixel per
@@ -47,7 +46,7 @@ __global__ void __launch_bounds__(kRefillThreads)
 template <int N>
 __global__ void __launch_bounds__(coop::Shape<N>::kThreads)
     coop_kernel(const MandelParams<Limb<N>> p, int x0, int y0, int tw, int row_begin, uint32_t* counts,
-                float* smooth) {
+                float* smooth, uint32_t* counts_high) {
   constexpr int S = coop::Shape<N>::S;
   __shared__ uint32_t sh[coop::Shape<N>::kPixelsPerBlock][2 * S];
   const int pix = static_cast<int>(threadIdx.x) / S;
@@ -56,8 +55,7 @@ __global__ void __launch_bounds__(coop::Shape<N>::kThreads)
   const PixelResult px = coop::coop_pixel<N>(DeviceWarp{}, p, x0 + i, y0 + r, i < tw, sh[pix]);
   if (static_cast<int>(threadIdx.x) % S == 0 && i < tw) {
     const std::size_t k = static_cast<std::size_t>(r) * tw + i;
-    counts[k] = px.count;
-    smooth[k] = px.smooth;
+    store_pixel(counts, counts_high, smooth, k, px.count, px.smooth);
   }
 }
 
@@ -75,7 +73,8 @@ struct LimbWords<Limb<N>> {
 // Launches rows [row_begin, row_end) of the tile with the kernel that T and the options select.
 template <class T>
 void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row_end,
-                 const RenderOptions& opt, uint32_t* counts, float* smooth, unsigned long long* counter) {
+                 const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
+                 unsigned long long* counter) {
   constexpr int kWords = LimbWords<T>::value;
   if constexpr (kWords > 0) {
     if (opt.limb_strategy == LimbStrategy::kCooperative) {
@@ -83,7 +82,7 @@ void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row
       dim3 grid(static_cast<unsigned>((t.width + kPixels - 1) / kPixels),
                 static_cast<unsigned>(row_end - row_begin));
       coop_kernel<kWords>
-          <<<grid, coop::Shape<kWords>::kThreads>>>(p, t.x0, t.y0, t.width, row_begin, counts, smooth);
+          <<<grid, coop::Shape<kWords>::kThreads>>>(p, t.x0, t.y0, t.width, row_begin, counts, smooth, counts_high);
       DEEPSCOPE_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -100,28 +99,31 @@ void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row
         std::max(1LL, std::min(needed, static_cast<long long>(std::max(per_sm, 1)) * sms));
     DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long)));
     refill_kernel<T><<<static_cast<unsigned>(blocks), kRefillThreads>>>(
-        p, t.x0, t.y0, t.width, row_begin, row_end - row_begin, counts, smooth, counter);
+        p, t.x0, t.y0, t.width, row_begin, row_end - row_begin, counts, smooth, counts_high, counter);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     return;
   }
   dim3 block(kBlockX, kBlockY);
   dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
             static_cast<unsigned>((row_end - row_begin + kBlockY - 1) / kBlockY));
-  pixel_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row_begin, row_end, counts, smooth);
+  pixel_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row_begin, row_end, counts, smooth, counts_high);
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
 double render_typed(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                    uint32_t* counts, float* smooth, bool* cancelled) {
+                    uint32_t* counts, float* smooth, uint32_t* counts_high, bool* cancelled) {
   const MandelParams<T> p = make_params<T>(g, v);
+  const bool wide = wide_counts(v.max_iter);
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   // Device-resident output (opt.device_counts) is written in place; otherwise scratch arrays are
   // copied to the host at the end.
   const bool resident = opt.device_counts != nullptr;
   DeviceBuffer dcounts(resident ? 0 : pixels * sizeof(uint32_t)), dsmooth(resident ? 0 : pixels * sizeof(float));
+  DeviceBuffer dhigh(resident || !wide ? 0 : pixels * sizeof(uint32_t));
   DeviceBuffer dcounter(sizeof(unsigned long long));
   uint32_t* dc = resident ? opt.device_counts : static_cast<uint32_t*>(dcounts.p);
+  uint32_t* dh = !wide ? nullptr : resident ? opt.device_counts_high : static_cast<uint32_t*>(dhigh.p);
   float* ds = resident ? opt.device_smooth : static_cast<float*>(dsmooth.p);
   CudaEvent start, stop;
   double kernel_seconds = 0;
@@ -135,7 +137,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     }
     const int end = std::min({t.height, row + rows, row + 65535});  // grid.y limit of the coop kernel
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
-    launch_band(p, t, row, end, opt, dc, ds, static_cast<unsigned long long*>(dcounter.p));
+    launch_band(p, t, row, end, opt, dc, ds, dh, static_cast<unsigned long long*>(dcounter.p));
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
     DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
     float ms = 0;
@@ -149,6 +151,8 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
   if (!resident) {
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+    if (wide)
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts_high, dh, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
   }
   if (opt.progress) opt.progress(1.0);
   return kernel_seconds;
@@ -159,10 +163,10 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
 namespace detail {
 
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, bool* cancelled) {
+                   uint32_t* counts, float* smooth, uint32_t* counts_high, bool* cancelled) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   return dispatch(a, [&](auto tag) {
-    return render_typed<typename decltype(tag)::type>(g, v, t, opt, counts, smooth, cancelled);
+    return render_typed<typename decltype(tag)::type>(g, v, t, opt, counts, smooth, counts_high, cancelled);
   });
 }
 

@@ -14,14 +14,10 @@
 #include "arith/eft.h"
 #include "arith/hd.h"
 #include "arith/native.h"
+#include "counts.h"
 #include "view.h"
 
 namespace ds::mandel {
-
-struct PixelResult {
-  uint32_t count;
-  float smooth;
-};
 
 // Everything the per-pixel function needs, built on the host by make_params.
 template <class T>
@@ -30,7 +26,7 @@ struct MandelParams {
   T half_step;                     // s/2, s the pixel spacing
   double re_d, im_d, half_step_d;  // nearest doubles: the |c| > 2 pre-test and the smooth tail only
   int width, height;               // the whole image (tiles index into it)
-  uint32_t max_iter;
+  uint64_t max_iter;
 };
 
 // z <- z^2 + c unless |z|^2 > 4 (then returns true and leaves z). Generic form: three products
@@ -91,18 +87,27 @@ struct NativeBlock<float> {
 // Pixel centre offsets in units of s/2: 2i + 1 - width and 2j + 1 - height (exact integers).
 DEEPSCOPE_HD double pixel_offset(int index, int extent) { return 2.0 * index + 1.0 - extent; }
 
-// The smooth count for an orbit that escaped at count n with z_n = (zr, zi), in binary64.
-DEEPSCOPE_HD float smooth_tail(uint32_t n, double zr, double zi, double cr, double ci) {
+// The smooth count for an orbit that escaped at count n with z_n = (zr, zi), in binary64, as
+// stored (counts.h): narrow (wide = false), the smooth count mu = n + k + 1 - log2(log2 |z_{n+k}|)
+// rounded to float; wide, mu - n, computed without n so that it keeps its fraction at any n.
+DEEPSCOPE_HD float smooth_tail(uint64_t n, double zr, double zi, double cr, double ci, bool wide = false) {
   double r2 = zr * zr + zi * zi;
-  double m = n;
-  for (int k = 0; k < 64 && r2 <= 65536.0; ++k) {
+  double k = 0.0;
+  for (int q = 0; q < 64 && r2 <= 65536.0; ++q) {
     double t = zr * zr - zi * zi + cr;
     zi = 2.0 * zr * zi + ci;
     zr = t;
     r2 = zr * zr + zi * zi;
-    m += 1.0;
+    k += 1.0;
   }
-  double mu = m + 1.0 - log2(0.5 * log2(r2));  // log2|z| = log2(r2)/2
+  const double loglog = log2(0.5 * log2(r2));  // log2|z| = log2(r2)/2
+  if (wide) {
+    const double excess = k + 1.0 - loglog;  // mu - n, exact of n
+    const double floor = -static_cast<double>(n);  // mu >= 0, as below
+    return static_cast<float>(excess > floor ? excess : floor);
+  }
+  const double m = static_cast<double>(n) + k;  // n + k exactly (n < 2^32), as the count went up
+  double mu = m + 1.0 - loglog;
   return static_cast<float>(mu > 0.0 ? mu : 0.0);
 }
 
@@ -112,7 +117,7 @@ template <class T>
 struct PixelState {
   T x, y, cr, ci;
   double cr_d, ci_d;
-  uint32_t n;
+  uint64_t n;
   bool escaped;
 };
 
@@ -127,7 +132,7 @@ DEEPSCOPE_HD bool pixel_begin(const MandelParams<T>& p, int i, int j, PixelState
   // |c| > 2 escapes at n = 1; testing it in binary64 keeps every iterated |c| <= 2, so fixed-point
   // formats never square more than |z| <= 6.
   if (s.cr_d * s.cr_d + s.ci_d * s.ci_d > 4.0) {
-    *done = {1u, smooth_tail(1u, s.cr_d, s.ci_d, s.cr_d, s.ci_d)};
+    *done = {1u, smooth_tail(1u, s.cr_d, s.ci_d, s.cr_d, s.ci_d, wide_counts(p.max_iter))};
     return true;
   }
   s.cr = p.re + p.half_step * kr;
@@ -137,7 +142,7 @@ DEEPSCOPE_HD bool pixel_begin(const MandelParams<T>& p, int i, int j, PixelState
   s.n = 1;
   s.escaped = false;
   if (s.n >= p.max_iter) {
-    *done = {p.max_iter, static_cast<float>(p.max_iter)};
+    *done = {p.max_iter, smooth_at_limit(p.max_iter)};
     return true;
   }
   return false;
@@ -145,10 +150,10 @@ DEEPSCOPE_HD bool pixel_begin(const MandelParams<T>& p, int i, int j, PixelState
 
 // Up to `budget` more iterations; true when the pixel is finished (escaped, or n = max_iter).
 template <class T>
-DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint32_t budget) {
-  const uint32_t end = p.max_iter - s.n > budget ? s.n + budget : p.max_iter;
+DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint64_t budget) {
+  const uint64_t end = p.max_iter - s.n > budget ? s.n + budget : p.max_iter;
   T x = s.x, y = s.y;
-  uint32_t n = s.n;
+  uint64_t n = s.n;
   bool escaped = false;
   if constexpr (IsNative<T>::value) {
     using F = decltype(x.v);
@@ -187,8 +192,8 @@ DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint32_t
 // The result of a finished pixel.
 template <class T>
 DEEPSCOPE_HD PixelResult pixel_end(const MandelParams<T>& p, const PixelState<T>& s) {
-  if (!s.escaped) return {p.max_iter, static_cast<float>(p.max_iter)};
-  return {s.n, smooth_tail(s.n, to_double(s.x), to_double(s.y), s.cr_d, s.ci_d)};
+  if (!s.escaped) return {p.max_iter, smooth_at_limit(p.max_iter)};
+  return {s.n, smooth_tail(s.n, to_double(s.x), to_double(s.y), s.cr_d, s.ci_d, wide_counts(p.max_iter))};
 }
 
 // The count and smooth count of pixel (i, j) of the image (j = 0 at the top).
@@ -288,7 +293,7 @@ struct RefillBudget<Native<F>> {
 // slowest pixel. Results are mandel_pixel's: the same begin/run/end on each pixel.
 template <class T, class W>
 DEEPSCOPE_HD void refill_pixels(const W& w, const MandelParams<T>& p, int x0, int y0, int tw, int row_begin,
-                                int rows, uint32_t* counts, float* smooth) {
+                                int rows, uint32_t* counts, float* smooth, uint32_t* counts_high) {
   const unsigned long long total =
       static_cast<unsigned long long>(tw) * static_cast<unsigned long long>(rows);
   const unsigned lane = w.lane();
@@ -314,8 +319,7 @@ DEEPSCOPE_HD void refill_pixels(const W& w, const MandelParams<T>& p, int x0, in
           PixelResult done;
           if (pixel_begin(p, x0 + i, y0 + r, s, &done)) {
             const std::size_t k = static_cast<std::size_t>(r) * tw + i;
-            counts[k] = done.count;
-            smooth[k] = done.smooth;
+            store_pixel(counts, counts_high, smooth, k, done.count, done.smooth);
             need = true;
           } else {
             active = true;
@@ -328,8 +332,7 @@ DEEPSCOPE_HD void refill_pixels(const W& w, const MandelParams<T>& p, int x0, in
       const std::size_t k =
           static_cast<std::size_t>(row_begin + idx / static_cast<unsigned long long>(tw)) * tw +
           static_cast<std::size_t>(idx % static_cast<unsigned long long>(tw));
-      counts[k] = res.count;
-      smooth[k] = res.smooth;
+      store_pixel(counts, counts_high, smooth, k, res.count, res.smooth);
       active = false;
       need = true;
     }

@@ -50,7 +50,7 @@ struct PerturbInfo {
   double bla_seconds = 0;                  // delta-type reference and BLA table (0 when cached)
   bool reference_reused = false;           // the cached reference of an earlier render served this one
   int reference_bits = 0;                  // MPFR precision of the reference orbit
-  uint32_t reference_length = 0;           // stored points Z_0 .. Z_{length-1}
+  uint64_t reference_length = 0;           // stored points Z_0 .. Z_{length-1}
   bool reference_escaped = false;          // the reference escaped before max_iter
   bool reference_periodic = false;         // the reference returned to 0 (a nucleus): stored one period
   int bla_levels = 0;
@@ -121,15 +121,22 @@ struct RenderOptions {
   // arrays are left empty and its iterations are summed on the device. Canvas (canvas.h) uses this
   // so that colouring and display (CUDA-GL interop) need no copy through the host. render() throws
   // BackendError when the backend it selects is not CUDA.
+  // Views with max_iter >= 2^32 (wide counts, counts.h) also need device_counts_high.
   uint32_t* device_counts = nullptr;
   float* device_smooth = nullptr;
+  uint32_t* device_counts_high = nullptr;
 };
 
 struct RenderResult {
   int width = 0, height = 0;        // the tile's size
-  std::vector<uint32_t> counts;     // row-major, row 0 at the top; max_iter where no escape
-  std::vector<float> smooth;        // smooth counts (max_iter where no escape)
-                                    // (both empty when RenderOptions::device_counts was set)
+  // Counts are stored as counts.h says: narrow views (max_iter < 2^32) fill counts (max_iter where no
+  // escape) and smooth (smooth counts, max_iter where no escape) and leave counts_high empty; wide
+  // views also fill counts_high (the high 32 bits of each count), and smooth holds smooth count -
+  // count (0 where no escape). count() and smooth_count() read either.
+  std::vector<uint32_t> counts;       // row-major, row 0 at the top (the low 32 bits when wide)
+  std::vector<float> smooth;          // (all three empty when RenderOptions::device_counts was set)
+  std::vector<uint32_t> counts_high;  // wide views only
+  uint64_t max_iter = 0;              // the view's limit (counts reach it where no escape)
   Arith arith = Arith::kF64;        // the format used
   Backend backend = Backend::kCpu;  // the backend used (never kAuto)
   LimbStrategy limb_strategy = LimbStrategy::kThreadPerPixel;  // the strategy used
@@ -141,6 +148,13 @@ struct RenderResult {
 
   Method method = Method::kDirect;  // the method used (never kAuto); arith is meaningful for kDirect
   PerturbInfo perturb;              // method == kPerturb
+
+  bool wide() const { return wide_counts(max_iter); }
+  uint64_t count(std::size_t k) const { return load_count(counts.data(), wide() ? counts_high.data() : nullptr, k); }
+  // The smooth count in double (wide: count + stored fraction, to double's 53 bits).
+  double smooth_count(std::size_t k) const {
+    return wide() ? static_cast<double>(count(k)) + smooth[k] : static_cast<double>(smooth[k]);
+  }
 };
 
 // The method render() would use (never kAuto). Throws ViewError like select_arith.
@@ -152,12 +166,13 @@ std::string format_label(const RenderResult& r);
 // opt.check_resolution is false), else choose_arith. Throws ViewError.
 Arith select_arith(const Geometry& g, const RenderOptions& opt);
 
-// Bytes the engine allocates for a tile (host: counts + smooth; device: the same on the GPU).
+// Bytes the engine allocates for a tile (host: counts + smooth, and the counts' high words for wide
+// views; device: the same on the GPU).
 struct MemoryEstimate {
   uint64_t host_bytes = 0;
   uint64_t device_bytes = 0;
 };
-MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend);
+MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend, uint64_t max_iter = 1000);
 
 // The tile render() computes: `tile` clipped to the view and to opt's row range. Throws ViewError.
 Tile render_tile(const View& v, const RenderOptions& opt, const Tile& tile = {});
@@ -170,15 +185,17 @@ RenderResult render(const View& v, const RenderOptions& opt = {}, const Tile& ti
 namespace detail {
 // The CUDA backend (mandelbrot.cu); only in builds with CUDA. Fills counts/smooth for the tile
 // (row-major, tile width), returns the kernel time, sets *cancelled when stopped early.
+// counts_high: nullptr for narrow views (counts.h).
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, bool* cancelled);
-// Device-resident frames (frame_device.cu; CUDA builds only). Sum of (count - 1) over n counts.
-uint64_t device_iterations(const uint32_t* counts, std::size_t n);
-// Indices k < n with counts[k] == 0 (perturbation's flagged pixels), ascending.
-std::vector<uint32_t> device_zero_indices(const uint32_t* counts, std::size_t n);
-// counts[idx[q]] = c[q], smooth[idx[q]] = s[q] for every q.
-void device_scatter(uint32_t* counts, float* smooth, const std::vector<uint32_t>& idx,
-                    const std::vector<uint32_t>& c, const std::vector<float>& s);
+                   uint32_t* counts, float* smooth, uint32_t* counts_high, bool* cancelled);
+// Device-resident frames (frame_device.cu; CUDA builds only); counts_high nullptr for narrow views.
+// Sum of (count - 1) over n counts.
+uint64_t device_iterations(const uint32_t* counts, const uint32_t* counts_high, std::size_t n);
+// Indices k < n whose count is 0 (perturbation's flagged pixels), ascending.
+std::vector<uint32_t> device_zero_indices(const uint32_t* counts, const uint32_t* counts_high, std::size_t n);
+// Pixel idx[q] gets count c[q] and stored smooth value s[q] for every q.
+void device_scatter(uint32_t* counts, float* smooth, uint32_t* counts_high, const std::vector<uint32_t>& idx,
+                    const std::vector<uint64_t>& c, const std::vector<float>& s);
 }  // namespace detail
 
 }  // namespace ds::mandel

@@ -72,11 +72,68 @@ std::string format_pow2(double log2_value) {
   return buf;
 }
 
+bool parse_iterations(const std::string& text, uint64_t* out) {
+  // Digits with at most one '.', then an optional exponent: the value is digits * 10^(exp - decimals),
+  // computed exactly in integers (no double: 2^63 - 1 is not a double).
+  std::size_t i = 0;
+  if (i < text.size() && text[i] == '+') ++i;
+  std::string digits;
+  long long decimals = 0;
+  bool point = false, any = false;
+  for (; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch >= '0' && ch <= '9') {
+      any = true;
+      if (point) ++decimals;
+      if (!(digits.empty() && ch == '0')) digits += ch;
+      else if (point) digits += ch;  // zeros after the point still scale
+    } else if (ch == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (!any) return false;
+  long long exponent = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool neg = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) neg = text[i++] == '-';
+    if (i >= text.size()) return false;
+    for (; i < text.size(); ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      if (exponent > 1000) continue;  // far past any count; decided below
+      exponent = exponent * 10 + (text[i] - '0');
+    }
+    if (neg) exponent = -exponent;
+  }
+  if (i != text.size()) return false;
+  // Drop leading zeros (a "0.000" prefix) and the zeros that the exponent divides away.
+  std::size_t lead = digits.find_first_not_of('0');
+  if (lead == std::string::npos) return false;  // zero
+  digits.erase(0, lead);
+  long long scale = exponent - decimals;  // value = digits * 10^scale
+  while (scale < 0 && !digits.empty() && digits.back() == '0') {
+    digits.pop_back();
+    ++scale;
+  }
+  if (scale < 0) return false;  // not an integer
+  if (scale > 19 || digits.size() + static_cast<std::size_t>(scale) > 19) return false;
+  digits.append(static_cast<std::size_t>(scale), '0');
+  unsigned __int128 v = 0;
+  for (char ch : digits) v = v * 10 + static_cast<unsigned>(ch - '0');
+  if (v < 1 || v > kMaxIterations) return false;
+  *out = static_cast<uint64_t>(v);
+  return true;
+}
+
 Geometry geometry(const View& v) {
   if (v.width < 1 || v.height < 1)
     throw ViewError("image size must be at least 1x1, got " + std::to_string(v.width) + "x" +
                     std::to_string(v.height));
-  if (v.max_iter < 1) throw ViewError("the iteration limit must be at least 1");
+  if (v.max_iter < 1 || v.max_iter > kMaxIterations)
+    throw ViewError("the iteration limit must be in [1, " + std::to_string(kMaxIterations) + "], got " +
+                    std::to_string(v.max_iter));
   Geometry g;
   g.height = v.height;
   g.re = trim(v.re);

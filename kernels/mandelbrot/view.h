@@ -6,6 +6,7 @@
 #include <string>
 
 #include "arith/format.h"
+#include "counts.h"
 
 namespace ds::mandel {
 
@@ -38,7 +39,7 @@ struct View {
   std::string zoom = "1";
   int width = 1280;
   int height = 720;
-  uint32_t max_iter = 1000;
+  uint64_t max_iter = 1000;  // 1 .. kMaxIterations (counts.h)
   // Kalles Fraktaler's Rotate and Ratio (stretch) as a linear map of the pixel plane. The offset of
   // pixel (i, j) from the centre in half-steps, (kx, ky) = (2i + 1 - width, height - 2j - 1) (x to
   // the right, y up), lands at
@@ -74,7 +75,7 @@ struct Geometry {
 };
 constexpr int kGeometryBits = 1152;
 
-// Validates the view (malformed numbers, zoom <= 0, sizes < 1, max_iter < 1, coordinates
+// Validates the view (malformed numbers, zoom <= 0, sizes < 1, max_iter outside [1, kMaxIterations], coordinates
 // beyond kMaxCoordinate, a pixel map that is not finite or is singular) and computes its geometry. Throws ViewError naming the offending field.
 Geometry geometry(const View& v);
 
@@ -94,6 +95,11 @@ Arith choose_arith(const Geometry& g, int guard_bits = kGuardBits);
 // and the format choose_arith(g, auto_guard_bits) would take.
 void require_resolves(Arith a, const Geometry& g, int guard_bits = kForcedGuardBits,
                       int auto_guard_bits = kGuardBits);
+
+// Parses an iteration count as written in options and files: a decimal integer ("5000000000"), or
+// a decimal with an exponent whose value is an integer ("5e9", "5.8e9"), exactly, in
+// [1, kMaxIterations]. Returns false for anything else (negative, fractional, past 2^63 - 1).
+bool parse_iterations(const std::string& text, uint64_t* out);
 
 // Short decimal rendering of 2^log2_value ("1.23e+14"), for zoom limits beyond double range too.
 std::string format_pow2(double log2_value);

@@ -21,17 +21,17 @@ template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
   BlaTable<T> t;
   t.dcmax = dcmax;
-  const uint32_t len = ref.length();
+  const uint64_t len = ref.length();
   if (len < 3) return t;
   // Level sizes: level 0 has the steps m -> m + 1 for m = 1 .. len - 2, level l + 1 half of level l.
   std::size_t total = 0;
   int levels = 0;
   for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2, ++levels) {
-    t.level_offset[levels] = static_cast<uint32_t>(total);
+    t.level_offset[levels] = total;
     total += n;
   }
   t.levels = levels;
-  for (int l = levels; l <= kMaxBlaLevels; ++l) t.level_offset[l] = static_cast<uint32_t>(total);
+  for (int l = levels; l <= kMaxBlaLevels; ++l) t.level_offset[l] = total;
   // One allocation, every level in place (large tables cost more in page faults than in merges).
   std::vector<BlaEntry<FloatExp>> all(total);
   const FloatExp eps(kBlaEpsilon);

@@ -32,7 +32,7 @@ struct BlaEntry {
 template <class T>
 struct BlaTable {
   std::vector<BlaEntry<T>> entries;
-  uint32_t level_offset[kMaxBlaLevels + 1] = {};  // level l: [level_offset[l], level_offset[l+1])
+  uint64_t level_offset[kMaxBlaLevels + 1] = {};  // level l: [level_offset[l], level_offset[l+1])
   int levels = 0;
   FloatExp dcmax{0.0};
 };

@@ -19,12 +19,12 @@ namespace detail {
 // device). Returns kernel seconds.
 template <class T>
 double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
-                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint64_t* skipped,
-                   uint64_t* rebases, uint64_t* interior, bool* cancelled);
+                   const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
+                   uint64_t* skipped, uint64_t* rebases, uint64_t* interior, bool* cancelled);
 // perturb.cu: perturb_pixel with floatexp2 deltas for the listed tile pixels (indices into the
 // tile, row-major), results in list order. p's points are host arrays of p.ref_len points.
 void render_list_cuda(const PerturbParams<FloatExp2>& p, const std::vector<uint32_t>& pixels, const Tile& t,
-                      const RenderOptions& opt, uint32_t* counts, float* smooth, bool* cancelled);
+                      const RenderOptions& opt, uint64_t* counts, float* smooth, bool* cancelled);
 #endif
 }  // namespace detail
 
@@ -91,7 +91,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->with_bla = with_bla;
   p->zr.resize(ref->length());
   p->zi.resize(ref->length());
-  for (uint32_t k = 0; k < ref->length(); ++k) {
+  for (uint64_t k = 0; k < ref->length(); ++k) {
     p->zr[k] = from_fe<T>(ref->zr[k]);
     p->zi[k] = from_fe<T>(ref->zi[k]);
   }
@@ -171,7 +171,7 @@ std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<
 std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t,
                                      const RenderOptions& opt, const std::vector<std::size_t>& blob,
                                      std::size_t pick,
-                                     const std::function<void(std::size_t, uint32_t, float)>& put,
+                                     const std::function<void(std::size_t, uint64_t, float)>& put,
                                      bool* made) {
   const std::size_t tw = static_cast<std::size_t>(t.width);
   const int bits = reference_bits(g);
@@ -189,12 +189,13 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
     // escape tests all decided by the orbit's error bound: its count is where that orbit escaped,
     // or max_iter. (A periodic stop only says a nucleus lies
     // within 2^-24 of a pixel, not that the pixel is inside: that one is perturbed as usual.)
-    const uint32_t n = ref->length() - 1;
+    const uint64_t n = ref->length() - 1;
     if (ref->escaped) {
       const double zr = to_double(ref->zr[n]), zi = to_double(ref->zi[n]);
-      put(pick, n, smooth_tail(n, zr, zi, to_double(ref->zr[1]), to_double(ref->zi[1])));
+      put(pick, n,
+          smooth_tail(n, zr, zi, to_double(ref->zr[1]), to_double(ref->zi[1]), wide_counts(v.max_iter)));
     } else {
-      put(pick, v.max_iter, static_cast<float>(v.max_iter));
+      put(pick, v.max_iter, smooth_at_limit(v.max_iter));
     }
     return {};
   }
@@ -231,11 +232,11 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                                         const Reference& ref, Backend backend,
                                         const std::vector<std::size_t>& flagged,
-                                        const std::function<void(std::size_t, uint32_t, float)>& put,
+                                        const std::function<void(std::size_t, uint64_t, float)>& put,
                                         bool* cancelled) {
-  const uint32_t len = ref.length();
+  const uint64_t len = ref.length();
   std::vector<FloatExp2> zr(len), zi(len);
-  for (uint32_t k = 0; k < len; ++k) {
+  for (uint64_t k = 0; k < len; ++k) {
     zr[k] = FloatExp2::from_parts(ref.zr[k], ref.zr_lo[k]);
     zi[k] = FloatExp2::from_parts(ref.zi[k], ref.zi_lo[k]);
   }
@@ -249,7 +250,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   p.half_step = hs;
   p.bla_levels = 0;
   const std::size_t tw = static_cast<std::size_t>(t.width);
-  std::vector<uint32_t> counts(flagged.size());
+  std::vector<uint64_t> counts(flagged.size());
   std::vector<float> smooth(flagged.size());
   if (backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
@@ -293,17 +294,17 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
 // references run out, or a blob's own reference pixel flags again (then the blob is unresolved:
 // a reference at the pixel itself is as exact as a perturbation render gets).
 void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                     const Reference& ref, const std::vector<std::size_t>& flagged, uint32_t* out_counts,
+                     const Reference& ref, const std::vector<std::size_t>& flagged, uint64_t* out_counts,
                      float* out_smooth, RenderResult* res) {
   std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
   for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
-  const std::function<void(std::size_t, uint32_t, float)> put = [&](std::size_t k, uint32_t c, float sm) {
+  const std::function<void(std::size_t, uint64_t, float)> put = [&](std::size_t k, uint64_t c, float sm) {
     if (out_counts) {
       out_counts[position[k]] = c;
       out_smooth[position[k]] = sm;
     } else {
-      res->counts[k] = c;
-      res->smooth[k] = sm;
+      store_pixel(res->counts.data(), res->wide() ? res->counts_high.data() : nullptr, res->smooth.data(), k, c,
+                  sm);
     }
   };
   const std::size_t tw = static_cast<std::size_t>(t.width);
@@ -412,12 +413,13 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     progress = [&](double x) { opt.progress(progress_base + (1.0 - progress_base) * 0.97 * x); };
   uint32_t* counts = res->counts.data();
   float* smooth = res->smooth.data();
+  uint32_t* counts_high = res->wide() ? res->counts_high.data() : nullptr;  // null when device-resident
   const auto t0 = Clock::now();
   if (res->backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
     RenderOptions o = opt;
     o.progress = progress;
-    res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
+    res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth, counts_high,
                                                  &res->perturb.bla_skipped, &res->perturb.rebases,
                                                  &res->perturb.interior_pixels, &res->cancelled);
 #else
@@ -439,8 +441,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
               if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
               const PerturbPixel px =
                   perturb_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
-              counts[r * tw + c] = px.count;
-              smooth[r * tw + c] = px.smooth;
+              store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
               sk += px.skipped;
               rb += px.rebases;
               in += px.interior;
@@ -463,18 +464,19 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   // pixels travel: their indices down, their MPFR values back up.
   const bool resident = opt.device_counts != nullptr;
   std::vector<std::size_t> flagged;
-  std::vector<uint32_t> fixed_counts;
+  std::vector<uint64_t> fixed_counts;
+  uint32_t* device_high = res->wide() ? opt.device_counts_high : nullptr;
   std::vector<float> fixed_smooth;
   if (resident) {
 #if DEEPSCOPE_WITH_CUDA
     const std::size_t n = static_cast<std::size_t>(t.width) * static_cast<std::size_t>(t.height);
-    for (uint32_t k : mandel::detail::device_zero_indices(opt.device_counts, n)) flagged.push_back(k);
+    for (uint32_t k : mandel::detail::device_zero_indices(opt.device_counts, device_high, n)) flagged.push_back(k);
 #endif
     fixed_counts.resize(flagged.size());
     fixed_smooth.resize(flagged.size());
   } else {
     for (std::size_t k = 0; k < res->counts.size(); ++k)
-      if (res->counts[k] == 0) flagged.push_back(k);
+      if (res->count(k) == 0) flagged.push_back(k);
   }
   res->perturb.glitch_pixels = flagged.size();
   if (!flagged.empty()) {
@@ -483,7 +485,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
 #if DEEPSCOPE_WITH_CUDA
     if (resident && !res->cancelled) {
       std::vector<uint32_t> idx(flagged.begin(), flagged.end());
-      mandel::detail::device_scatter(opt.device_counts, opt.device_smooth, idx, fixed_counts, fixed_smooth);
+      mandel::detail::device_scatter(opt.device_counts, opt.device_smooth, device_high, idx, fixed_counts,
+                                     fixed_smooth);
     }
 #endif
   }

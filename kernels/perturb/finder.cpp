@@ -487,7 +487,7 @@ Point point_of(const View& v, const FindOptions& o) {
   p.im = v.im;
   if (o.at_pixel) perturb::pixel_c(g, v, o.px, o.py, p.bits, &p.re, &p.im);
   p.radius = perturb::pixel_step(g) * o.radius_pixels;
-  p.max_period = o.max_period ? o.max_period : v.max_iter;
+  p.max_period = o.max_period ? o.max_period : static_cast<uint32_t>(std::min<uint64_t>(v.max_iter, 0xFFFFFFFFu));
   return p;
 }
 
@@ -536,8 +536,7 @@ FoundView minibrot_view(const View& v, const FindOptions& o) {
   f.view.re = f.nucleus.re;
   f.view.im = f.nucleus.im;
   f.view.zoom = to_string(FloatExp(4.0 * o.fit / 2.25) / f.nucleus.size, 17);
-  f.view.max_iter =
-      static_cast<uint32_t>(std::min<double>(0xFFFFFFFE, std::max<double>(v.max_iter, 64.0 * period)));
+  f.view.max_iter = std::max<uint64_t>(v.max_iter, std::min<uint64_t>(uint64_t{64} * period, 0xFFFFFFFE));
   f.ok = true;
   return f;
 }

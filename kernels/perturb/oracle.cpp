@@ -37,9 +37,9 @@ constexpr mpfr_prec_t kOffsetBits = 192;
 struct Run {
   bool certified = false;
   bool cancelled = false;
-  uint32_t count = 0;
+  uint64_t count = 0;
   float smooth = 0;
-  uint32_t lost_at = 0;  // uncertified: the iteration whose disc straddled |z| = 2
+  uint64_t lost_at = 0;  // uncertified: the iteration whose disc straddled |z| = 2
   double log2_bound = 0;
 };
 
@@ -92,11 +92,14 @@ void pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_prec_t bits, m
 // decided count is also required to have r_n <= 2^-30 |z~_n| at the escape, so the smooth count
 // (from z_n in binary64) is that of the exact orbit too.
 // r is a FloatExp (2^-bits is far below binary64 at deep zooms) rounded to nearest: three
-// roundings a step lose at most a factor (1 - 2^-53)^(3 * 2^32) > 1 - 2^-19 over any orbit, which
-// the factor kSlack on r in both tests covers. |z~| comes from the doubles of x, y (relative error
+// roundings a step lose at most a factor (1 - 2^-53)^(3 * 2^32) > 1 - 2^-19 over an orbit of up to
+// 2^32 steps, which the factor 1 + 2^-16 on r in both tests covers; past 2^32 (64-bit counts) the
+// factor is exp(3 max_iter 2^-52) >= (1 - 2^-53)^(-3 max_iter), infinite (nothing certified) where
+// that overflows, past about 1e18 steps. |z~| comes from the doubles of x, y (relative error
 // < 2^-50), widened by 2^-49 each way and floored at 2^-490 (squares of tinier doubles underflow).
 Run run_at(const Geometry& g, const View& v, int i, int j, int bits, const std::atomic<bool>* cancel) {
-  constexpr double kSlack = 1.0 + 0x1p-16;
+  const double kSlack = v.max_iter <= 0xFFFFFFFFull ? 1.0 + 0x1p-16
+                                                     : std::exp(std::ldexp(3.0 * static_cast<double>(v.max_iter), -52));
   const mpfr_prec_t p = bits;
   Mp cr(p), ci(p), x(p), y(p), x2(p), y2(p), xy(p);
   double ec = 0;
@@ -107,7 +110,7 @@ Run run_at(const Geometry& g, const View& v, int i, int j, int bits, const std::
   mpfr_set(y.v, ci.v, MPFR_RNDN);
   FloatExp r = FloatExp::make(ec, -bits);
   Run out;
-  for (uint32_t n = 1; n < v.max_iter; ++n) {
+  for (uint64_t n = 1; n < v.max_iter; ++n) {
     if ((n & 4095u) == 0 && cancel && cancel->load(std::memory_order_relaxed)) {
       out.cancelled = true;
       return out;
@@ -123,7 +126,7 @@ Run run_at(const Geometry& g, const View& v, int i, int j, int bits, const std::
       }
       out.certified = true;
       out.count = n;
-      out.smooth = smooth_tail(n, xd, yd, cr_d, ci_d);
+      out.smooth = smooth_tail(n, xd, yd, cr_d, ci_d, wide_counts(v.max_iter));
       out.log2_bound = std::log2(r.m) + r.e;
       return out;
     }
@@ -142,7 +145,7 @@ Run run_at(const Geometry& g, const View& v, int i, int j, int bits, const std::
   }
   out.certified = true;  // every z_n, n < max_iter, certified inside |z| <= 2
   out.count = v.max_iter;
-  out.smooth = static_cast<float>(v.max_iter);
+  out.smooth = smooth_at_limit(v.max_iter);
   out.log2_bound = r.m == 0 ? -std::numeric_limits<double>::infinity() : std::log2(r.m) + r.e;
   return out;
 }
@@ -351,7 +354,7 @@ VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOpt
   for (size_t k = 0; k < where.size(); ++k) {
     VerifySample s;
     s.at = where[k];
-    s.rendered = r.counts[static_cast<size_t>(where[k].j) * v.width + where[k].i];
+    s.rendered = r.count(static_cast<size_t>(where[k].j) * v.width + where[k].i);
     s.oracle = px[k];
     if (px[k].status == Status::kCancelled) rep.cancelled = true;
     if (!px[k].trusted()) {

@@ -41,8 +41,8 @@ const char* status_name(Status s);
 struct OraclePixel {
   // The count and smooth count (mandelbrot.cuh's contract) of the certified run (of the confirming
   // run when there is one); 0 and 0 when no run certified a count.
-  uint32_t count = 0;
-  float smooth = 0;
+  uint64_t count = 0;
+  float smooth = 0;  // as stored (counts.h: smooth count - count where max_iter >= 2^32)
   Status status = Status::kUncertain;
   int bits = 0;          // precision of the first run that certified the count (0: none)
   int confirm_bits = 0;  // precision of the run that confirmed it (0: none)
@@ -51,7 +51,7 @@ struct OraclePixel {
   // The certifying run's bound on |z_n - exact z_n| at the deciding step, as log2 (-inf: none).
   double log2_bound = 0;
   // The iteration at which the highest uncertified run's bound straddled |z| = 2 (0: none).
-  uint32_t lost_at = 0;
+  uint64_t lost_at = 0;
   bool trusted() const { return status == Status::kTrusted; }
 };
 
@@ -106,7 +106,7 @@ std::vector<PixelIndex> verify_pixels(const View& v, int samples, uint64_t seed)
 
 struct VerifySample {
   PixelIndex at;
-  uint32_t rendered = 0;
+  uint64_t rendered = 0;
   OraclePixel oracle;
 };
 

@@ -89,9 +89,9 @@ template <class T>
 struct PerturbParams {
   const T* zr;  // reference Z_0 .. Z_{ref_len-1}
   const T* zi;
-  uint32_t ref_len;
+  uint64_t ref_len;
   const BlaEntry<T>* bla;  // levels' entries, level l at bla + level_offset[l]
-  uint32_t level_offset[kMaxBlaLevels + 1];
+  uint64_t level_offset[kMaxBlaLevels + 1];
   int bla_levels;             // 0: no BLA
   T off_re, off_im;           // view centre - reference centre
   T half_step;                // s/2
@@ -99,17 +99,17 @@ struct PerturbParams {
   T last_error;               // the reference's error bound at its last point (periodic stop)
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
   int width, height;          // the whole image
-  uint32_t max_iter;
+  uint64_t max_iter;
   bool check_underflow;  // T = double
   bool interior;         // stop pixels proven inside the set
   bool error_bound;      // carry a bound on |computed z - exact z| and flag undecided escapes
 };
 
 struct PerturbPixel {
-  uint32_t count;  // 0: flagged, re-evaluate
-  float smooth;
-  uint32_t skipped;  // iterations done by BLA steps
-  uint32_t rebases;
+  uint64_t count;  // 0: flagged, re-evaluate
+  float smooth;    // as stored (counts.h: the smooth count, or smooth count - count for wide views)
+  uint64_t skipped;  // iterations done by BLA steps
+  uint64_t rebases;
   bool interior;  // proven inside the set (count = max_iter)
 };
 
@@ -123,12 +123,12 @@ DEEPSCOPE_HD bool below_floor(T x, T y) {
   }
 }
 
-// Count trailing zeros of a non-zero 32-bit value.
-DEEPSCOPE_HD int ctz32(uint32_t x) {
+// Count trailing zeros of a non-zero 64-bit value.
+DEEPSCOPE_HD int ctz64(uint64_t x) {
 #if DEEPSCOPE_DEVICE_CODE
-  return __ffs(static_cast<int>(x)) - 1;
+  return __ffsll(static_cast<long long>(x)) - 1;
 #else
-  return __builtin_ctz(x);
+  return __builtin_ctzll(x);
 #endif
 }
 
@@ -158,6 +158,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   constexpr double kRoundoff = roundoff<T>();
   using E = typename AuxOf<T>::type;
   PerturbPixel out{0u, 0.0f, 0u, 0u, false};
+  const bool wide = wide_counts(p.max_iter);
   // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
   const double kx = pixel_offset(i, p.width);
   const double ky = -pixel_offset(j, p.height);
@@ -167,13 +168,13 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   const double ci_d = p.ref_im_d + as_double(dci);
   if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
     out.count = 1;
-    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d);
+    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
     return out;
   }
   if (p.check_underflow && below_floor(dcr, dci)) return out;
   T dzr = dcr, dzi = dci;  // z_1 = c = Z_1 + dc
-  uint32_t m = 1, n = 1;
-  const uint32_t last = p.ref_len - 1;
+  uint64_t m = 1, n = 1;
+  const uint64_t last = p.ref_len - 1;
   // Interior: the closest approach to 0 so far (|z| in L1, step kmin), the candidate period, the
   // current window's start (step wstart, z = w) and g', g'' of the window so far; the composition
   // G of the last ck whole windows (from z = cw: G', G''), and how many compositions passed.
@@ -182,7 +183,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   E c1r = E(1.0), c1i = E(0.0), c2r = E(0.0), c2i = E(0.0);
   T cwr = T(0.0), cwi = T(0.0);
   E zmin = E(0.0);
-  uint32_t kmin = 0, kprev = 0, period = 0, wstart = 0, hits = 0, ck = 0;
+  uint64_t kmin = 0, kprev = 0, period = 0, wstart = 0;  // steps (64-bit like n)
+  uint32_t hits = 0, ck = 0;
   uint32_t tries = 0;  // windows since the candidate period was last chosen or proven
   bool window_bla = false;     // the current window took a BLA step
   bool composed_bla = false;   // a window of the composition took one
@@ -193,7 +195,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   for (;;) {
     if (n >= p.max_iter) {
       out.count = p.max_iter;
-      out.smooth = static_cast<float>(p.max_iter);
+      out.smooth = smooth_at_limit(p.max_iter);
       return out;
     }
     const T zr = p.zr[m] + dzr;
@@ -211,7 +213,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     }
     if (r2 > 4.0) {
       out.count = n;
-      out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d);
+      out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
       return out;
     }
     if (p.interior) {
@@ -265,7 +267,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           if (!composed_bla && attracted(er, ei, zl, c1r, c1i, c2r, c2i)) {
             if (++hits >= 2) {
               out.count = p.max_iter;
-              out.smooth = static_cast<float>(p.max_iter);
+              out.smooth = smooth_at_limit(p.max_iter);
               out.interior = true;
               return out;
             }
@@ -273,7 +275,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
             tries = 0;
           } else if (composed_bla && lambda < 1.0 &&
                      as_double((l1(er, ei) + zl * 1e-15) * twice(l1(c2r, c2i))) <= (1.0 - lambda) * (1.0 - lambda)) {
-            if (static_cast<uint64_t>(period) * ck <= kMaxExactPeriod) exact_windows = 2 * ck + 1;
+            if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod) exact_windows = 2 * ck + 1;
             ck = 0;
           } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
             ck = 0;
@@ -323,15 +325,15 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       ++out.rebases;
     }
     if (m > 0 && p.bla_levels > 1 && exact_windows == 0) {
-      const uint32_t k = m - 1;
-      int l = k == 0 ? p.bla_levels - 1 : ctz32(k);
+      const uint64_t k = m - 1;
+      int l = k == 0 ? p.bla_levels - 1 : ctz64(k);
       if (l > p.bla_levels - 1) l = p.bla_levels - 1;
       const T mag = l1(dzr, dzi);
       bool stepped = false;
       for (; l >= 1; --l) {
-        const uint32_t idx = p.level_offset[l] + (k >> l);
+        const uint64_t idx = p.level_offset[l] + (k >> l);
         if (idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
-        const uint32_t len = 1u << l;
+        const uint64_t len = uint64_t{1} << l;
         if (p.max_iter - n < len) continue;
         const BlaEntry<T>& e = p.bla[idx];
         if (!(mag < e.r)) continue;

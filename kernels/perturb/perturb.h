@@ -35,7 +35,7 @@ struct Reference {
   std::string re, im;  // C, decimal, as given
   int bits = 0;        // MPFR precision of the iteration (after any increase)
   int bits_asked = 0;  // the precision asked for (reference_bits of the view)
-  uint32_t max_iter = 0;
+  uint64_t max_iter = 0;
   bool escaped = false;
   // The orbit stopped at Z_{length-1} ~ 0 (C lies within nucleus_distance of the nucleus of period
   // length-1): pixels rebase there (z = Z_last + dz becomes their new dz) and go round again.
@@ -53,7 +53,7 @@ struct Reference {
   std::vector<double> zr_lo, zi_lo;
   double seconds = 0;
   int step_threads = 1;  // threads that computed each step's products (reference_step.h)
-  uint32_t length() const { return static_cast<uint32_t>(zr.size()); }
+  uint64_t length() const { return static_cast<uint64_t>(zr.size()); }
   // True when this orbit serves a view of pixel spacing `s` (as exactly as a fresh one would).
   bool serves_step(FloatExp s) const;
 };
@@ -72,7 +72,7 @@ FloatExp pixel_step(const Geometry& g);
 // products (reference_step.h; 0: chosen by precision and cores, 1: serial); the orbit is the
 // same bit for bit either way.
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
-                                                   uint32_t max_iter, FloatExp step,
+                                                   uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress,
                                                    bool certify = false, int threads = 0);
@@ -99,7 +99,8 @@ void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::stri
 
 // Pixel (i, j) of the view iterated directly in MPFR at `bits` (the engine's count and smooth
 // definitions, mandelbrot.cuh): the fallback for pixels the checks flag, and a test oracle.
-void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint32_t* count, float* smooth);
+// smooth is as stored (counts.h: the smooth count, or smooth count - count where max_iter >= 2^32).
+void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint64_t* count, float* smooth);
 
 // Renders `t` (clipped) of the view by perturbation on opt.backend (resolved, kCpu or kCuda) and
 // fills res (counts, smooth, perturb, iterations, times, cancelled).

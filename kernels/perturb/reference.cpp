@@ -63,7 +63,7 @@ FloatExp pow2(int k) { return FloatExp::make(1.0, k); }
 enum class Pass { kDone, kCancelled, kNeedsBits };
 
 // One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision.
-Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool certify, int threads,
+Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool certify, int threads,
                        const std::atomic<bool>* cancel, const std::function<void(double)>& progress,
                        int* more_bits) {
   const int bits = ref->bits;
@@ -90,7 +90,7 @@ Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool ce
   FloatExp ar(1.0), ai(0.0);
   FloatExp err(0.0);
   FloatExp zr_prev(0.0), zi_prev(0.0);
-  for (uint32_t n = 1; n <= max_iter; ++n) {
+  for (uint64_t n = 1; n <= max_iter; ++n) {
     step.products();  // x2 = x^2, y2 = y^2, xy = x y
     mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
     mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
@@ -161,7 +161,7 @@ Pass iterate_reference(Reference* ref, uint32_t max_iter, bool last_try, bool ce
     }
     if ((n & 4095) == 0) {
       if (cancel && cancel->load(std::memory_order_relaxed)) return Pass::kCancelled;
-      if (progress) progress(static_cast<double>(n) / max_iter);
+      if (progress) progress(static_cast<double>(n) / static_cast<double>(max_iter));
     }
   }
   return Pass::kDone;
@@ -175,7 +175,7 @@ bool Reference::serves_step(FloatExp s) const {
 }
 
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
-                                                   uint32_t max_iter, FloatExp step,
+                                                   uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress, bool certify,
                                                    int threads) {
@@ -334,17 +334,17 @@ void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::stri
   *im = to_decimal(ci.v);
 }
 
-void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint32_t* count, float* smooth) {
+void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint64_t* count, float* smooth) {
   Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits);
   set_pixel_c(g, v, i, j, cr.v, ci.v);
   const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
   mpfr_set(x.v, cr.v, MPFR_RNDN);
   mpfr_set(y.v, ci.v, MPFR_RNDN);
-  for (uint32_t n = 1; n < v.max_iter; ++n) {
+  for (uint64_t n = 1; n < v.max_iter; ++n) {
     const double xd = mpfr_get_d(x.v, MPFR_RNDN), yd = mpfr_get_d(y.v, MPFR_RNDN);
     if (xd * xd + yd * yd > 4.0) {
       *count = n;
-      *smooth = smooth_tail(n, xd, yd, cr_d, ci_d);
+      *smooth = smooth_tail(n, xd, yd, cr_d, ci_d, wide_counts(v.max_iter));
       return;
     }
     mpfr_sqr(x2.v, x.v, MPFR_RNDN);
@@ -356,7 +356,7 @@ void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint
     mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
   }
   *count = v.max_iter;
-  *smooth = static_cast<float>(v.max_iter);
+  *smooth = smooth_at_limit(v.max_iter);
 }
 
 }  // namespace ds::perturb

@@ -1,12 +1,12 @@
 // Reference files (reference_file.h). Layout, little-endian as the host writes it (x86-64, the
 // only host the program builds for):
-//   "DSREF001"                          magic and version
+//   "DSREF002"                          magic and version (001: u32 max_iter and length)
 //   u64 n, n bytes                      re (decimal, as given), then im the same way
-//   i32 bits, i32 bits_asked, i32 step_threads, u32 max_iter, u8 flags (escaped 1, periodic 2,
+//   i32 bits, i32 bits_asked, i32 step_threads, u64 max_iter, u8 flags (escaped 1, periodic 2,
 //   escape_certified 4)
 //   4 floatexp (f64 m, i32 e): nucleus_distance, error_shift, last_error, step
 //   f64 seconds
-//   u32 length; then length floatexp zr, length floatexp zi, length f64 zr_lo, length f64 zi_lo
+//   u64 length; then length floatexp zr, length floatexp zi, length f64 zr_lo, length f64 zi_lo
 //   u64 FNV-1a of every byte before it
 #include "reference_file.h"
 
@@ -17,7 +17,7 @@
 namespace ds::perturb {
 namespace {
 
-constexpr char kMagic[8] = {'D', 'S', 'R', 'E', 'F', '0', '0', '1'};
+constexpr char kMagic[8] = {'D', 'S', 'R', 'E', 'F', '0', '0', '2'};
 
 uint64_t fnv1a(const char* p, std::size_t n) {
   uint64_t h = 1469598103934665603ull;
@@ -80,27 +80,27 @@ std::string encode_reference(const Reference& ref) {
   put<int32_t>(&s, ref.bits);
   put<int32_t>(&s, ref.bits_asked);
   put<int32_t>(&s, ref.step_threads);
-  put<uint32_t>(&s, ref.max_iter);
+  put<uint64_t>(&s, ref.max_iter);
   put<uint8_t>(&s, static_cast<uint8_t>((ref.escaped ? 1 : 0) | (ref.periodic ? 2 : 0) | (ref.escape_certified ? 4 : 0)));
   put_fe(&s, ref.nucleus_distance);
   put_fe(&s, ref.error_shift);
   put_fe(&s, ref.last_error);
   put_fe(&s, ref.step);
   put<double>(&s, ref.seconds);
-  const uint32_t n = ref.length();
-  put<uint32_t>(&s, n);
+  const uint64_t n = ref.length();
+  put<uint64_t>(&s, n);
   s.reserve(s.size() + static_cast<std::size_t>(n) * 40 + 8);
-  for (uint32_t k = 0; k < n; ++k) put_fe(&s, ref.zr[k]);
-  for (uint32_t k = 0; k < n; ++k) put_fe(&s, ref.zi[k]);
-  for (uint32_t k = 0; k < n; ++k) put<double>(&s, ref.zr_lo[k]);
-  for (uint32_t k = 0; k < n; ++k) put<double>(&s, ref.zi_lo[k]);
+  for (uint64_t k = 0; k < n; ++k) put_fe(&s, ref.zr[k]);
+  for (uint64_t k = 0; k < n; ++k) put_fe(&s, ref.zi[k]);
+  for (uint64_t k = 0; k < n; ++k) put<double>(&s, ref.zr_lo[k]);
+  for (uint64_t k = 0; k < n; ++k) put<double>(&s, ref.zi_lo[k]);
   put<uint64_t>(&s, fnv1a(s.data(), s.size()));
   return s;
 }
 
 std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
   if (bytes.size() < sizeof kMagic + 8 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    throw std::runtime_error("reference file: not a deepscope reference (magic DSREF001)");
+    throw std::runtime_error("reference file: not a deepscope reference (magic DSREF002)");
   uint64_t sum;
   std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
   if (sum != fnv1a(bytes.data(), bytes.size() - 8)) throw std::runtime_error("reference file: checksum mismatch");
@@ -112,7 +112,7 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
   ref->bits = r.get<int32_t>();
   ref->bits_asked = r.get<int32_t>();
   ref->step_threads = r.get<int32_t>();
-  ref->max_iter = r.get<uint32_t>();
+  ref->max_iter = r.get<uint64_t>();
   const uint8_t flags = r.get<uint8_t>();
   ref->escaped = flags & 1;
   ref->periodic = flags & 2;
@@ -122,25 +122,26 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
   ref->last_error = r.fe();
   ref->step = r.fe();
   ref->seconds = r.get<double>();
-  const uint32_t n = r.get<uint32_t>();
+  const uint64_t n = r.get<uint64_t>();
   if (ref->bits < 64 || ref->bits_asked < 64 || ref->bits < ref->bits_asked || n == 0 ||
-      n > static_cast<uint64_t>(ref->max_iter) + 1 || flags > 7)
+      ref->max_iter < 1 || ref->max_iter > mandel::kMaxIterations || n > ref->max_iter + 1 || flags > 7)
     throw std::runtime_error("reference file: impossible header (bits, iterations or length)");
+  if (n > (body.size() - r.at) / 40) r.need(body.size());  // truncated (and n * 40 cannot overflow)
   r.need(static_cast<std::size_t>(n) * 40);
   ref->zr.resize(n);
   ref->zi.resize(n);
   ref->zr_lo.resize(n);
   ref->zi_lo.resize(n);
-  for (uint32_t k = 0; k < n; ++k) ref->zr[k] = r.fe();
-  for (uint32_t k = 0; k < n; ++k) ref->zi[k] = r.fe();
-  for (uint32_t k = 0; k < n; ++k) ref->zr_lo[k] = r.get<double>();
-  for (uint32_t k = 0; k < n; ++k) ref->zi_lo[k] = r.get<double>();
+  for (uint64_t k = 0; k < n; ++k) ref->zr[k] = r.fe();
+  for (uint64_t k = 0; k < n; ++k) ref->zi[k] = r.fe();
+  for (uint64_t k = 0; k < n; ++k) ref->zr_lo[k] = r.get<double>();
+  for (uint64_t k = 0; k < n; ++k) ref->zi_lo[k] = r.get<double>();
   if (r.at != body.size()) throw std::runtime_error("reference file: trailing bytes");
   return ref;
 }
 
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,
-                                 uint32_t max_iter, FloatExp step) {
+                                 uint64_t max_iter, FloatExp step) {
   std::string key = re + "|" + im + "|" + std::to_string(bits) + "|" + std::to_string(max_iter) + "|";
   put_fe(&key, step);
   char name[40];

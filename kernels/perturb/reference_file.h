@@ -21,7 +21,7 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes);
 // spacing `step`: named by a hash of all four; the file also stores them, and a loaded file must
 // match them exactly.
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,
-                                 uint32_t max_iter, FloatExp step);
+                                 uint64_t max_iter, FloatExp step);
 
 // What reference_for did with the cache directory (RenderResult's perturb info reports it).
 enum class CacheUse { kNone, kLoaded, kSaved, kRejected };

@@ -49,7 +49,7 @@ Outcome<F> blocked(F cr, F ci, uint32_t max_iter, uint32_t budget) {
   s.n = 1;
   while (!pixel_run(p, s, budget)) {
   }
-  return {s.n, s.escaped, s.x.v, s.y.v};
+  return {static_cast<uint32_t>(s.n), s.escaped, s.x.v, s.y.v};  // max_iter < 2^32 here
 }
 
 template <class F>

@@ -352,7 +352,7 @@ void check_refill(const View& v, int row_begin, int rows) {
   auto fw = std::make_unique<FiberWarp>();
   FiberWarp* f = fw.get();
   f->run([&](unsigned lane) {
-    refill_pixels(HostWarp{f, lane}, params, 0, 0, v.width, row_begin, rows, counts.data(), smooth.data());
+    refill_pixels(HostWarp{f, lane}, params, 0, 0, v.width, row_begin, rows, counts.data(), smooth.data(), nullptr);
   });
   ASSERT_FALSE(f->desync) << "lanes of the warp reached different collectives";
   for (int j = 0; j < v.height; ++j)

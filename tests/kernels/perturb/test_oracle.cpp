@@ -63,7 +63,7 @@ TEST(Oracle, TrustedCountsMatchGenerousMpfr) {
   for (size_t k = 0; k < grid.pixels.size(); ++k) {
     const orc::OraclePixel& p = grid.pixels[k];
     ASSERT_TRUE(p.trusted()) << orc::status_name(p.status);
-    uint32_t count = 0;
+    uint64_t count = 0;
     float smooth = 0;
     perturb::direct_pixel(g, v, grid.where[k].i, grid.where[k].j, 600, &count, &smooth);
     EXPECT_EQ(p.count, count);

@@ -310,7 +310,7 @@ TEST(Perturb, UndecidedPixelsAreDecidedAt106Bits) {
     if (with.counts[k] == plain.counts[k]) continue;
     ++differ;
     const int i = static_cast<int>(k % v.width), j = static_cast<int>(k / v.width);
-    uint32_t lo = 0, hi = 0;
+    uint64_t lo = 0, hi = 0;
     float s = 0;
     perturb::direct_pixel(g, v, i, j, bits, &lo, &s);
     perturb::direct_pixel(g, v, i, j, bits + 320, &hi, &s);

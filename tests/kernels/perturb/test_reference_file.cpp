@@ -54,7 +54,8 @@ TEST(ReferenceFile, RoundTripsEveryFieldAndRefusesDamage) {
                                               nullptr, nullptr);
   ASSERT_TRUE(ref);
   const std::string bytes = perturb::encode_reference(*ref);
-  EXPECT_EQ(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 17 + 48 + 8 + 4 + 40 * ref->length() + 8);
+  // DSREF002: 3 x i32, u64 max_iter, u8 flags; 4 floatexp; f64 seconds; u64 length; the points; the sum.
+  EXPECT_EQ(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 21 + 48 + 8 + 8 + 40 * ref->length() + 8);
   test::expect_same_orbit(*ref, *perturb::decode_reference(bytes));
   std::string flipped = bytes;
   flipped[bytes.size() / 2] ^= 0x10;
