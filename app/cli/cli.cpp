@@ -1,6 +1,8 @@
 // Command-line parsing for every subcommand.
 #include "cli.h"
 
+#include "kernels/mandelbrot/view.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -72,6 +74,16 @@ int64_t Args::get_count(const std::string& name, int64_t fallback, int64_t lo, i
     throw UsageError("--" + name + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                      "], got \"" + s + "\"");
   return static_cast<int64_t>(v);
+}
+
+uint64_t Args::get_iterations(const std::string& name, uint64_t fallback) const {
+  if (!has(name)) return fallback;
+  const std::string s = get(name, "");
+  uint64_t v = 0;
+  if (!mandel::parse_iterations(s, &v))
+    throw UsageError("--" + name + " must be an integer in [1, " + std::to_string(mandel::kMaxIterations) +
+                     "], got \"" + s + "\"");
+  return v;
 }
 
 int64_t parse_int(const std::string& option, const std::string& s) {

@@ -27,6 +27,8 @@ class Args {
   double get_double(const std::string& name, double fallback) const;
   // A count written as an integer or in scientific notation ("1e10"), exact and within [lo, hi].
   int64_t get_count(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const;
+  // An iteration count (mandel::parse_iterations: "5000000000", "5e9"), exact, in [1, 2^63 - 1].
+  uint64_t get_iterations(const std::string& name, uint64_t fallback) const;
   bool flag(const std::string& name) const { return has(name); }
   const std::vector<std::string>& positional() const { return positional_; }
 

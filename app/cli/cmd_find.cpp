@@ -51,7 +51,7 @@ FindJob parse_find(const ArgList& args) {
   j.view.im = a.get("im", j.view.im);
   j.view.zoom = a.get("zoom", j.view.zoom);
   j.iter_given = a.has("iter");
-  j.view.max_iter = static_cast<uint32_t>(a.get_count("iter", j.view.max_iter, 1, 0xFFFFFFFELL));
+  j.view.max_iter = a.get_iterations("iter", j.view.max_iter);
   if (a.has("size")) cli::parse_size(a.get("size", ""), 1 << 20, &j.view.width, &j.view.height);
   if (a.has("at")) {
     const std::string at = a.get("at", "");

@@ -9,6 +9,7 @@
 #include "app/gui/gl_probe.h"
 #include "kernels/core/device.h"
 #include "kernels/core/work.h"
+#include "kernels/mandelbrot/counts.h"
 #include "version.h"
 
 namespace ds::app {
@@ -36,6 +37,8 @@ int cmd_info(const ArgList& args) {
             << DEEPSCOPE_BUILD_CUDA_ARCH << "), GUI " << DEEPSCOPE_BUILD_GUI << ", host FMA "
             << DEEPSCOPE_BUILD_HOST_FMA << "\n";
   std::cout << "formats: " << arith_names_joined() << " (deepscope info --arith for traits)\n";
+  std::cout << "iterations: 64-bit counts, limit 1 to " << mandel::kMaxIterations
+            << " (2^63 - 1); .npy counts are uint64 where a count passes 2^32 - 1\n";
   auto devs = cuda_devices();
   if (devs.empty()) {
     std::cout << "CUDA: no CUDA device (" << cuda_unavailable_reason() << ")\n";

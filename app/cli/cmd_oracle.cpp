@@ -79,7 +79,7 @@ OracleJob parse_oracle(const ArgList& args) {
   j.view.re = a.get("re", j.view.re);
   j.view.im = a.get("im", j.view.im);
   j.view.zoom = a.get("zoom", j.view.zoom);
-  j.view.max_iter = static_cast<uint32_t>(a.get_int("iter", j.view.max_iter, 1, 0xFFFFFFFELL));
+  j.view.max_iter = a.get_iterations("iter", j.view.max_iter);
   if (a.has("size")) cli::parse_size(a.get("size", ""), 1 << 20, &j.view.width, &j.view.height);
   if (a.has("pixel-map")) parse_pixel_map(a.get("pixel-map", ""), j.view.pixel_map);
   j.grid = static_cast<int>(a.get_int("grid", 32, 1, 4096));

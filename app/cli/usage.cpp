@@ -29,7 +29,8 @@ Commands:
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
                    [--reference-cache DIR] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
-        perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. Frames go one per
+        perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
+        (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
         worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already
         written; --shard I/N renders frames F with (F-1) % N == I and writes them itself (no merge).
         One image is split into strips of rows (--tile-rows R, or 64 strips when several workers

@@ -123,10 +123,13 @@ void MandelbrotPanel::draw_controls() {
   ImGui::EndDisabled();
 
   ImGui::Separator();
-  int iter = static_cast<int>(view_.max_iter);
-  if (ImGui::InputInt("iterations", &iter, 100, 1000, ImGuiInputTextFlags_EnterReturnsTrue) ||
+  // 64-bit, as files may give it (a view past 2^32 - 1 iterations is shown, and refused by the canvas).
+  uint64_t iter = view_.max_iter;
+  const uint64_t step = 100, step_fast = 1000;
+  if (ImGui::InputScalar("iterations", ImGuiDataType_U64, &iter, &step, &step_fast, "%llu",
+                         ImGuiInputTextFlags_EnterReturnsTrue) ||
       ImGui::IsItemDeactivatedAfterEdit()) {
-    view_.max_iter = static_cast<uint32_t>(std::max(1, std::min(iter, 100000000)));
+    view_.max_iter = std::max<uint64_t>(1, std::min<uint64_t>(iter, mandel::kMaxIterations));
     dirty_ = true;
   }
   ImGui::SliderFloat("click zoom", &click_factor_, 1.5f, 16.0f, "x%.1f", ImGuiSliderFlags_Logarithmic);

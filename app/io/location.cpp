@@ -69,6 +69,14 @@ int64_t integer_field(const std::string& source, int line, const std::string& ke
   return x;
 }
 
+uint64_t iterations_field(const std::string& source, int line, const std::string& key, const std::string& v) {
+  uint64_t x = 0;
+  if (!mandel::parse_iterations(v, &x))
+    bad(source, line,
+        key + " must be an integer in [1, " + std::to_string(mandel::kMaxIterations) + "], got \"" + v + "\"");
+  return x;
+}
+
 double real_field(const std::string& source, int line, const std::string& key, const std::string& v) {
   errno = 0;
   char* end = nullptr;
@@ -232,7 +240,7 @@ Location parse_ours(const std::string& text, const std::string& source) {
     } else if (key == "zoom") {
       loc.zoom = positive_decimal_field(source, line, "zoom", v);
     } else if (key == "iterations") {
-      loc.iterations = static_cast<uint32_t>(integer_field(source, line, key, v, 1, 0xFFFFFFFELL));
+      loc.iterations = iterations_field(source, line, key, v);
     } else if (key == "width") {
       loc.width = static_cast<int>(integer_field(source, line, key, v, 1, 1 << 20));
     } else if (key == "height") {

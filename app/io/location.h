@@ -17,7 +17,7 @@ constexpr PixelMap kIdentityMap = {1.0, 0.0, 0.0, 1.0};
 
 struct Location {
   std::string re, im, zoom;  // decimal strings, validated when read; zoom > 0
-  std::optional<uint32_t> iterations;
+  std::optional<uint64_t> iterations;  // 1 .. 2^63 - 1 (mandel::kMaxIterations)
   std::optional<int> width, height;
   std::optional<std::string> palette;
   std::optional<double> density, offset;

@@ -25,6 +25,8 @@ double real_field(const std::string& source, int line, const std::string& key, c
 void check_pixel_map(const std::string& source, int line, const std::string& what, const PixelMap& m);
 int64_t integer_field(const std::string& source, int line, const std::string& key, const std::string& v,
                       int64_t min, int64_t max);
+// An iteration count (mandel::parse_iterations: an exact integer in [1, 2^63 - 1], "5e9" too).
+uint64_t iterations_field(const std::string& source, int line, const std::string& key, const std::string& v);
 
 // What a key of a foreign format does in deepscope. The tables (one per format) list every key the
 // program writes or reads, so nothing is dropped without a word.

@@ -310,7 +310,7 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
     } else if (k == "location.zoom") {
       loc.zoom = decimal_of(source, l, true);
     } else if (k == "bailout.iterations") {
-      iterations = integer_of(source, l, 1, 0xFFFFFFFELL);
+      iterations = integer_of(source, l, 1, INT64_MAX);  // 2^63 - 1 = mandel::kMaxIterations
     } else if (k == "bailout.maximum_perturb_iterations" || k == "bailout.maximum_bla_steps") {
       integer_of(source, l, 1, INT64_MAX);
       limits.push_back(l);
@@ -335,7 +335,7 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
       check_formula(source, *l.second);
     }
   }
-  loc.iterations = static_cast<uint32_t>(iterations);
+  loc.iterations = static_cast<uint64_t>(iterations);
   loc.pixel_map = f3_pixel_map(reflect, rotate, stretch_angle, stretch_amount, vertical_flip);
   check_pixel_map(source, 0, "the pixel map of the transform", loc.pixel_map);
   // F3 gives up on a pixel at these limits (it is then drawn as interior); deepscope has none.

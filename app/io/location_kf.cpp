@@ -186,7 +186,7 @@ Location parse_kfr(const std::string& text, const std::string& source) {
     } else if (k == "zoom") {
       loc.zoom = positive_decimal_field(source, line, key, v);
     } else if (k == "iterations") {
-      loc.iterations = static_cast<uint32_t>(integer_field(source, line, key, v, 1, 0xFFFFFFFELL));
+      loc.iterations = iterations_field(source, line, key, v);
     } else if (k == "rotate") {
       rotate = real_field(source, line, key, v);
     } else if (k == "ratio") {

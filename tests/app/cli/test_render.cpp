@@ -112,6 +112,7 @@ std::vector<BadCase> bad_cases(const std::string& dir) {
   const std::string kfr = dir + "/kf.kfr", broken = dir + "/broken.kfr";
   std::ofstream(kfr) << "Re: " << kKfRe << "\nIm: " << kKfIm << "\nZoom: 1.00e014\nIterations: 4036\n";
   std::ofstream(broken) << "Re: -0.5\nZoom: 2\n";  // no Im
+  std::ofstream(dir + "/deep.kfr") << "Re: 2\nIm: 0\nZoom: 2\nIterations: 9223372036854775808\n";
   return {
       {"malformed re", {"--re", "abc"}},
       {"malformed im", {"--im", "1e5x"}},
@@ -127,6 +128,10 @@ std::vector<BadCase> bad_cases(const std::string& dir) {
       {"unknown palette", {"--palette", "nope"}},
       {"zero iterations", {"--iter", "0"}},
       {"negative iterations", {"--iter", "-5"}},
+      {"iterations of 2^63", {"--iter", "9223372036854775808"}},
+      {"iterations past 2^64", {"--iter", "18446744073709551617"}},
+      {"fractional iterations", {"--iter", "2.5"}},
+      {"iterations of 2^63 in a location", {"--location", dir + "/deep.kfr"}},
       {"missing location", {"--location", dir + "/nowhere.kfr"}},
       {"malformed location", {"--location", broken}},
       {"frames without zoom-to", {"--frames", "3"}},
@@ -228,6 +233,41 @@ TEST(RenderCommand, PlainRenderWorksAndThePngReopensTheView) {
   EXPECT_EQ(slurp(dir + "/c.npy"), app::encode_npy(r.counts, 32, 48));
   EXPECT_EQ(slurp(dir + "/s.npy"), app::encode_npy(r.smooth, 32, 48));
   EXPECT_EQ(entries(dir), have_exe ? 5 : 4);  // shot, again, c, s (and plain): no temporaries
+}
+
+// Counts are 64-bit end to end: --iter takes up to 2^63 - 1 ("5e9" too), and a view whose pixels all
+// escape within a few steps (Re c >= 0.66, right of M) gives the counts of --iter 1000 there; the
+// PNG carries the limit, the .npy counts stay uint32 (every count fits) and smooth counts are float64.
+TEST(RenderCommand, IterationsPast2To32) {
+  const std::string dir = tmpdir();
+  const app::ArgList view = {"--re", "2", "--im", "0", "--zoom", "2", "--size", "16x12", "--backend", "cpu", "--quiet"};
+  auto with = [&](app::ArgList extra) {
+    app::ArgList a = view;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(render_in_process(with({"--iter", "1000", "--out", dir + "/a.png", "--counts", dir + "/a.npy"})), 0);
+  ASSERT_EQ(render_in_process(with({"--iter", "5e9", "--out", dir + "/b.png", "--counts", dir + "/b.npy", "--smooth",
+                                    dir + "/b_smooth.npy"})),
+            0);
+  ASSERT_EQ(render_in_process(with({"--iter", "9223372036854775807", "--out", dir + "/c.png"})), 0);
+  EXPECT_EQ(*app::read_location_file(dir + "/b.png").iterations, 5000000000ull);
+  EXPECT_EQ(*app::read_location_file(dir + "/c.png").iterations, 9223372036854775807ull);
+  EXPECT_EQ(slurp(dir + "/a.npy"), slurp(dir + "/b.npy"));
+  EXPECT_NE(slurp(dir + "/b_smooth.npy").find("'<f8'"), std::string::npos);
+  std::string msg;
+  EXPECT_EQ(render_in_process(with({"--iter", "9223372036854775808", "--out", dir + "/d.png"}), &msg), 2);
+  EXPECT_NE(msg.find("9223372036854775808"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--iter"), std::string::npos) << msg;
+  if (access(executable().c_str(), X_OK) == 0) {
+    std::string err;
+    app::ArgList a = with({"--iter", "5000000000", "--out", dir + "/e.png"});
+    EXPECT_EQ(run_executable(a, &err), 0) << err;
+    a = with({"--iter", "9223372036854775808", "--out", dir + "/f.png"});
+    EXPECT_EQ(run_executable(a, &err), 2);
+    EXPECT_NE(err.find("9223372036854775808"), std::string::npos) << err;
+    EXPECT_FALSE(exists(dir + "/f.png"));
+  }
 }
 
 TEST(RenderCommand, KfrLocationAndZoomSequence) {

@@ -214,7 +214,7 @@ TEST(Location, RejectsMalformedFiles) {
       {"Re: 1\r\nIm: 0\r\nZoom: 1\r\nRotate: 1e400\r\n", "Rotate"},
       {"Re: 1\r\nIm: 0\r\nZoom: 1\r\nRotate: a\r\n", "Rotate"},
       {"Re: 1\r\nIm: 0\r\nZoom: 1\r\nRotateAngle: x\r\n", "RotateAngle"},
-      {"Re: 1\r\nIm: 0\r\nZoom: 1\r\nIterations: 5000000000\r\n", "Iterations"},
+      {"Re: 1\r\nIm: 0\r\nZoom: 1\r\nIterations: 9223372036854775808\r\n", "Iterations"},
       {"Re: 1\r\nIm: 0\r\nZoom: 1\r\nno colon here\r\n", "Key: value"},
   };
   for (const auto& c : cases) {
@@ -385,7 +385,7 @@ TEST(Location, Fraktaler3FormulasOtherThanMandelbrotAreErrors) {
       {"[[formula]]\nneg_y = true\n", {"formula[1].neg_y"}},
       {"[[formula]]\nmystery = 1\n", {"formula[1].mystery"}},
       {"transform.exponential_map = true\n", {"transform.exponential_map", "true"}},
-      {"bailout.iterations = 10000000000\n", {"bailout.iterations"}},
+      {"bailout.iterations = -10000000000\n", {"bailout.iterations", "-10000000000"}},
       {"location.real = \"abc\"\n", {"location.real"}},
       {"location.imag = \"\"\n", {"location.imag"}},
       {"location.zoom = \"0\"\n", {"location.zoom must be > 0"}},
