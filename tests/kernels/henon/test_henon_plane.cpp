@@ -4,6 +4,7 @@
 // explicit scan start points, bad input, and (device section) CUDA == CPU.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -387,6 +388,13 @@ TEST(HenonScan, ExplicitStartPointsEqualOneBoxPointEach) {
   EXPECT_THROW(scan(f), std::runtime_error);
 }
 
+void write_file(const std::string& path, const std::string& body) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr) << path;
+  std::fwrite(body.data(), 1, body.size(), f);
+  std::fclose(f);
+}
+
 BasinView basin_view(const char* a, const char* b) {
   BasinView v;
   v.a = a;
@@ -400,6 +408,61 @@ BasinView basin_view(const char* a, const char* b) {
   v.p_max = 32;
   v.tol = "1e-9";
   return v;
+}
+
+// The plane and basin keep their own chunk records (4 bytes a pixel, one item a pixel): a run
+// cancelled after its first chunks resumes from the file to the uninterrupted result, a plane's
+// file is refused by a basin (and by the scan), and a record of the wrong size is reported.
+TEST(HenonPlane, ResumedPlaneAndBasinEqualUninterrupted) {
+  const std::string dir = test::make_tmpdir("henon-plane-resume");
+  const PlaneView v = hand_view();  // 32 pixels, chunks of 5
+  const PlaneResult whole = plane(v);
+  PlaneView part = v;
+  part.chunk_file = dir + "/p.chunks";
+  ASSERT_FALSE(plane(part).cancelled);
+  // Cut the file after its third record and half into the fourth, as a crash would leave it.
+  const std::string full = test::slurp(part.chunk_file);
+  std::size_t cut = full.find('\n') + 1;
+  for (int k = 0; k < 3; ++k) cut = full.find("end ", full.find("chunk ", cut));
+  cut = full.find('\n', cut) + 1;
+  write_file(part.chunk_file, full.substr(0, cut + 12));
+  const PlaneResult resumed = plane(part);
+  EXPECT_FALSE(resumed.cancelled);
+  EXPECT_EQ(resumed.chunks_loaded, 3);
+  EXPECT_EQ(resumed.chunks_run, resumed.chunks - 3);
+  EXPECT_EQ(resumed.period, whole.period);
+  EXPECT_EQ(resumed.max_period, whole.max_period);
+  EXPECT_EQ(plane(part).chunks_run, 0);
+
+  // The same file offered to the scan behind the plane belongs to another job.
+  ScanParams sp = plane_scan_params(part);
+  EXPECT_THROW(scan(sp), std::runtime_error);
+
+  BasinView b = basin_view("1.0", "0.3");
+  b.chunk_params = 200;
+  const BasinResult bw = basin(b);
+  b.chunk_file = dir + "/b.chunks";
+  ASSERT_FALSE(basin(b).cancelled);
+  const BasinResult br = basin(b);
+  EXPECT_EQ(br.chunks_run, 0);
+  EXPECT_EQ(br.id, bw.id);
+  ASSERT_EQ(br.attractors.size(), bw.attractors.size());
+  EXPECT_EQ(br.attractors[0].x, bw.attractors[0].x);
+
+  // A plane record of 3 bytes for its 5 pixels: the header is the plane's, the record whole.
+  const std::string text = test::slurp(part.chunk_file);
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  ASSERT_EQ(header.rfind("deepscope-henon-plane v1 ", 0), 0u) << header;
+  const std::string bad_file = dir + "/bad.chunks";
+  write_file(bad_file, header + "chunk 0 3\nabc" + "end 0\n");
+  PlaneView damaged = v;
+  damaged.chunk_file = bad_file;
+  try {
+    plane(damaged);
+    ADD_FAILURE() << "a damaged record was taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged plane chunk"), std::string::npos) << e.what();
+  }
 }
 
 // (1.0, 0.3): one attracting cycle and escape. The far corners escape; the attractor's period and
