@@ -68,7 +68,7 @@ Commands:
                        [--json F] [--estimate] --csv FILE
   deepscope henon plane --centre-a A --centre-b B --width W [--size WxH] [--colour period|lyapunov]
                         [--init K] [--box XLO,XHI,YLO,YHI] [--transient N] [--pmax P] [--tol T]
-                        [--lyapunov-steps N] [--lyapunov-scale S] [--arith NAME] [--bound R]
+                        [--lyapunov-steps N] [--lyapunov-scale S] [--arith NAME|auto] [--bound R]
                         [--backend auto|cpu|cuda] [--chunk C] [--resume FILE] [--npy F.npy] [--quiet] --out FILE.png
   deepscope henon basin --a A --b B [--centre-x X --centre-y Y] --width W [--size WxH] [--transient N]
                         [--pmax P] [--tol T] [--arith NAME] [--bound R] [--backend auto|cpu|cuda] [--chunk C]
@@ -77,7 +77,8 @@ Commands:
         scans use every CUDA device (--devices 0,2 picks; 0,0 splits one), mpirun ranks, and shards.
         plane: the (a, b) plane (|b| <= 1.5) coloured by the period of the sink reached (black: none
         within --pmax, white: escape) or by the largest Lyapunov exponent (blue < 0 < red), with an
-        int32 (period) or float64 (exponent) .npy beside the PNG; basin: the (x, y) plane of one (a, b),
+        int32 (period) or float64 (exponent) .npy beside the PNG (--arith auto: the cheapest format that
+        resolves the pixels, as the Mandelbrot view picks); basin: the (x, y) plane of one (a, b),
         each start point coloured by the attracting cycle it reaches (int32 ids in the .npy)
   deepscope drift sum [--n N] [--seed S] [--threads 1,10,100,1000] [--backend auto|cpu|cuda] [--out FILE.csv]
   deepscope drift doundo [--iterations N] [--every K] [--arith LIST] [--trials 1,2,3] [--repeat R]

@@ -101,6 +101,9 @@ struct ScanParams {
   int64_t na = 1;
   std::string b_min = "0.3", b_step = "0";
   int64_t nb = 1;
+  // The b axis starts at grid index b_first: b_ib = b_min + (b_first + ib) b_step, so that rows of a
+  // larger grid (the window's plane bands) get the very values the whole grid gives them.
+  int64_t b_first = 0;
   int64_t n_init = 64;
   double init_box[4] = {-1.25, 1.25, -0.375, 0.375};
   // Explicit start points instead of the box's: one per parameter (x, y interleaved, in the

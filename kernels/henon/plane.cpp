@@ -63,6 +63,11 @@ ScanParams plane_scan_params(const PlaneView& v) {
   parse_decimal("plane: width", v.width, w.v);
   if (!(mpfr_sgn(w.v) > 0)) throw std::invalid_argument("plane: width must be positive, got " + v.width);
   if (!v.placement.shard.whole()) throw std::invalid_argument("plane: shards are not supported");
+  const bool band = v.row_begin != 0 || v.row_end != 0;
+  if (band && !(0 <= v.row_begin && v.row_begin < v.row_end && v.row_end <= v.height_px))
+    throw std::invalid_argument("plane: band rows [" + std::to_string(v.row_begin) + ", " +
+                                std::to_string(v.row_end) + ") must lie within the " +
+                                std::to_string(v.height_px) + " rows and hold at least one");
   // da = w / W; a_min = ca - w/2 + da/2; b_min = cb - H da / 2 + da/2; b_max = b_min + (H - 1) da.
   mpfr_div_ui(da.v, w.v, static_cast<unsigned long>(v.width_px), MPFR_RNDN);
   mpfr_sub(t.v, da.v, w.v, MPFR_RNDN);
@@ -76,6 +81,7 @@ ScanParams plane_scan_params(const PlaneView& v) {
   if (!(std::fabs(lo) <= kMaxPlaneB) || !(std::fabs(hi) <= kMaxPlaneB))
     throw std::invalid_argument("plane: b must stay within [-1.5, 1.5]; the view spans b in [" + fmt(lo) +
                                 ", " + fmt(hi) + "] (centre_b " + v.centre_b + ", width " + v.width + ")");
+  plane_check_resolves(v);
   const int digits = decimal::digits_for_bits(arith_traits(v.arith).bits) + 5;
   ScanParams sp;
   sp.arith = v.arith;
@@ -85,6 +91,10 @@ ScanParams plane_scan_params(const PlaneView& v) {
   sp.b_min = to_decimal(b_min.v, digits);
   sp.b_step = sp.a_step;
   sp.nb = v.height_px;
+  if (band) {  // scan rows ib = H - row_end .. H - row_begin - 1 of the whole grid
+    sp.nb = v.row_end - v.row_begin;
+    sp.b_first = v.height_px - v.row_end;
+  }
   sp.n_init = v.n_init;
   std::copy(v.init_box, v.init_box + 4, sp.init_box);
   sp.n_transient = v.n_transient;
@@ -154,7 +164,7 @@ void take_binary(const char* what, int64_t q0, int64_t q1, const std::string& pa
 
 PlaneResult plane(const PlaneView& v) {
   const ScanParams sp = plane_scan_params(v);
-  const int64_t W = v.width_px, H = v.height_px;
+  const int64_t W = sp.na, H = sp.nb;
   // One int32 per parameter (attracting_period), in the scan's order (row ib = 0 at the bottom):
   // the chunks carry 4 bytes a pixel instead of text records.
   std::vector<int32_t> by_param;
@@ -175,8 +185,8 @@ PlaneResult plane(const PlaneView& v) {
   };
   const ScanResult r = detail::scan_with(sp, codec);
   PlaneResult out;
-  out.width = v.width_px;
-  out.height = v.height_px;
+  out.width = static_cast<int>(W);
+  out.height = static_cast<int>(H);
   run_of(r, &out);
   if (!r.writer || r.cancelled) return out;
   out.period.resize(static_cast<std::size_t>(W * H));

@@ -50,6 +50,7 @@ int64_t resolve_chunk(const ScanParams& p) {
 void validate_scan(const ScanParams& p) {
   check_range("na", p.na, 1, kMaxScanSide);
   check_range("nb", p.nb, 1, kMaxScanSide);
+  check_range("b_first", p.b_first, 0, kMaxScanSide);
   check_range("n_init", p.n_init, 1, 1'000'000);
   check_range("transient iterations", p.n_transient, 0, kMaxTransient);
   check_range("p_max", p.p_max, 1, kMaxPeriod);
@@ -85,11 +86,11 @@ uint64_t start_points_hash(const std::vector<double>& v) {
 
 // Checks the parameter axis a_min + i step (i < n) in T at both ends, before anything is allocated.
 template <class T>
-void check_axis(const char* name, const std::string& lo, const std::string& stp, int64_t n,
+void check_axis(const char* name, const std::string& lo, const std::string& stp, int64_t first, int64_t n,
                 const ScanParams& sp) {
   const T t0 = parse_value<T>(std::string(name) + "_min", lo);
   const T ts = parse_value<T>(std::string(name) + "_step", stp);
-  const double span = std::fabs(to_double(ts)) * static_cast<double>(n - 1);
+  const double span = std::fabs(to_double(ts)) * static_cast<double>(first + n - 1);
   const double hi = std::fabs(to_double(t0)) + span;
   if (!std::isfinite(hi) || hi >= T::traits().max_abs / 4)
     throw ArithError(std::string(name) + " range leaves the range of " + T::traits().name);
@@ -103,12 +104,12 @@ void check_axis(const char* name, const std::string& lo, const std::string& stp,
 
 // The parameter values a_min + i step in T (two rounded operations each).
 template <class T>
-std::vector<T> axis_values(const char* name, const std::string& lo, const std::string& stp, int64_t n,
-                           const ScanParams& sp) {
-  check_axis<T>(name, lo, stp, n, sp);
+std::vector<T> axis_values(const char* name, const std::string& lo, const std::string& stp, int64_t first,
+                           int64_t n, const ScanParams& sp) {
+  check_axis<T>(name, lo, stp, first, n, sp);
   const T t0 = T::from_string(lo), ts = T::from_string(stp);
   std::vector<T> v(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[i] = t0 + ts * T(static_cast<double>(i));
+  for (int64_t i = 0; i < n; ++i) v[i] = t0 + ts * T(static_cast<double>(first + i));
   return v;
 }
 
@@ -118,7 +119,7 @@ std::string fingerprint(const ScanParams& p) {
   s << "arith=" << arith_name(p.arith) << " a=" << p.a_min << "+i*" << p.a_step << ",n=" << p.na
     << " b=" << p.b_min << "+j*" << p.b_step << ",n=" << p.nb << " init=" << p.n_init << "[" << p.init_box[0]
     << "," << p.init_box[1] << "," << p.init_box[2] << "," << p.init_box[3] << "] nt=" << p.n_transient
-    << " pmax=" << p.p_max << " tol=" << p.tol << " bound=" << p.bound << " chunk=" << resolve_chunk(p);
+    << (p.b_first ? " b_first=" + std::to_string(p.b_first) : std::string()) << " pmax=" << p.p_max << " tol=" << p.tol << " bound=" << p.bound << " chunk=" << resolve_chunk(p);
   if (!p.start_points.empty())
     s << " starts=" << p.start_points.size() / 2 << ":" << start_points_hash(p.start_points);
   return s.str();
@@ -284,8 +285,8 @@ double nominal_rate(Backend b) {
 // codec, which writes the chunk's payload and reads it back (computed, or loaded from the file).
 template <class T>
 ScanResult scan_t(const ScanParams& sp, Backend be, const detail::ScanCodec& codec) {
-  const std::vector<T> av = axis_values<T>("a", sp.a_min, sp.a_step, sp.na, sp);
-  const std::vector<T> bv = axis_values<T>("b", sp.b_min, sp.b_step, sp.nb, sp);
+  const std::vector<T> av = axis_values<T>("a", sp.a_min, sp.a_step, 0, sp.na, sp);
+  const std::vector<T> bv = axis_values<T>("b", sp.b_min, sp.b_step, sp.b_first, sp.nb, sp);
   const MapParams<T> base = make_params<T>("0", "0", sp.bound, sp.tol);
   const double tol_d = to_double(base.tol);
   const std::vector<double> init = sp.start_points.empty() ? init_points(sp) : std::vector<double>();
@@ -368,8 +369,8 @@ ScanEstimate estimate_scan(const ScanParams& p, Backend be) {
   validate_scan(p);
   dispatch(p.arith, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    check_axis<T>("a", p.a_min, p.a_step, p.na, p);
-    check_axis<T>("b", p.b_min, p.b_step, p.nb, p);
+    check_axis<T>("a", p.a_min, p.a_step, 0, p.na, p);
+    check_axis<T>("b", p.b_min, p.b_step, p.b_first, p.nb, p);
   });
   ScanEstimate e;
   const int64_t np = p.na * p.nb;
