@@ -97,7 +97,7 @@ TEST(Script, MalformedLinesNameTheLine) {
       {"key\n", "my.script:1: expected \"key NAME"},
       {"png\n", "my.script:1: expected \"png PATH\""},
       {"screenshot   \n", "my.script:1: expected \"screenshot PATH\""},
-      {"tab window\n", "my.script:1: the tab is mandelbrot, henon, tmd or drift"},
+      {"tab window\n", "my.script:1: the tab is mandelbrot, henon, henon-plane, tmd or drift"},
       {"quit now\n", "my.script:1: expected \"quit\""},
       {"# only a comment\n\n", "my.script: the script has no commands"},
   };

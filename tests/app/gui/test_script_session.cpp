@@ -10,11 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "kernels/mandelbrot/navigate.h"
+#include "app/io/henon_png.h"
 #include "app/io/location.h"
+#include "kernels/henon/plane.h"
 #include "kernels/perturb/finder.h"
 #include "test_files.h"
 
@@ -219,6 +222,87 @@ TEST_F(ScriptSession, UiScale2KeepsTheClickMappingAndDrawsLargerChrome) {
   std::printf("tab bar rows: %d at scale 1, %d at scale 2\n", rows[0], rows[1]);
   EXPECT_GE(rows[0], 15);
   EXPECT_GE(rows[1], rows[0] * 18 / 10) << "the chrome is not drawn larger at --ui-scale 2";
+}
+
+// Where the runner put the pointer for script line `line`: the image point it reached (the window
+// position is whole pixels) and that window position, as it printed them.
+bool pointer_at(const std::string& log, int line, double* ix, double* iy, double* wx, double* wy) {
+  const std::string want = "script line " + std::to_string(line) + ": pointer at image (";
+  const size_t k = log.find(want);
+  if (k == std::string::npos) return false;
+  return std::sscanf(log.c_str() + k + want.size(), "%lf, %lf), window (%lf, %lf)", ix, iy, wx, wy) == 4;
+}
+
+// The Hénon tab's Plane view: its image is henon::plane of the view, and a wheel zoom about an
+// image point shows henon::plane of plane_zoom_about(view, point, 1.25^steps); Ctrl+Z goes back.
+// Checked on the screenshots' colours where a pixel's 3x3 neighbours share its period (so the
+// texture's filtering cannot matter); the pointer's tooltip covers a few of them.
+TEST_F(ScriptSession, HenonPlaneViewDrawsThePlaneAndZoomsAboutThePointer) {
+  const char* script =
+      "tab henon-plane\n"
+      "wait-idle 300\n"
+      "move 0 0\n"
+      "move 479 269\n"
+      "screenshot $D/plane0.png\n"
+      "scroll 300 100 4\n"
+      "wait-idle 300\n"
+      "screenshot $D/plane1.png\n"
+      "key ctrl+z\n"
+      "wait-idle 300\n"
+      "screenshot $D/plane2.png\n"
+      "quit\n";
+  ASSERT_EQ(run_session(dir_, "plane", script, "--size 1280x800"), 0) << log("plane");
+  double ix0, iy0, x0, y0, ix1, iy1, x1, y1;
+  ASSERT_TRUE(pointer_at(log("plane"), 3, &ix0, &iy0, &x0, &y0)) << log("plane");
+  ASSERT_TRUE(pointer_at(log("plane"), 4, &ix1, &iy1, &x1, &y1)) << log("plane");
+  // window = origin + image * scale
+  const double scale = (x1 - x0) / (ix1 - ix0);
+  ASSERT_GT(scale, 1.0);
+  EXPECT_NEAR((y1 - y0) / (iy1 - iy0), scale, 0.01);
+  x0 -= ix0 * scale;
+  y0 -= iy0 * scale;
+  ds::henon::PlaneView v;  // the view's defaults in the window
+  v.centre_a = "0.75";
+  v.centre_b = "0";
+  v.width = "2.5";
+  v.width_px = 480;
+  v.height_px = 270;
+  v.n_transient = 10000;
+  v.p_max = 64;
+  v.tol = "1e-10";
+  v.backend = ds::henon::Backend::kCpu;
+  const ds::henon::PlaneView zoomed = ds::henon::plane_zoom_about(v, 300, 100, std::pow(1.25, 4));
+  struct Shot {
+    const char* file;
+    const ds::henon::PlaneView* view;
+  };
+  for (const Shot& shot : {Shot{"plane0.png", &v}, Shot{"plane1.png", &zoomed}, Shot{"plane2.png", &v}}) {
+    SCOPED_TRACE(shot.file);
+    const Png png = load(dir_ + "/" + shot.file);
+    ASSERT_GT(png.w, 0);
+    const ds::henon::PlaneResult want = ds::henon::plane(*shot.view);
+    int samples = 0, agree = 0;
+    for (int j = 1; j + 1 < 270; j += 7)
+      for (int i = 1; i + 1 < 480; i += 7) {
+        const int32_t k = want.period[static_cast<size_t>(j) * 480 + i];
+        bool uniform = true;
+        for (int dj = -1; dj <= 1; ++dj)
+          for (int di = -1; di <= 1; ++di) uniform &= want.period[static_cast<size_t>(j + dj) * 480 + i + di] == k;
+        if (!uniform) continue;
+        unsigned char rgb[3];
+        ds::app::category_colour(k, rgb);
+        const int px = static_cast<int>(x0 + (i + 0.5) * scale), py = static_cast<int>(y0 + (j + 0.5) * scale);
+        ASSERT_LT(px, png.w);
+        ASSERT_LT(py, png.h);
+        const unsigned char* q = &png.rgb[(static_cast<size_t>(py) * png.w + px) * 3];
+        ++samples;
+        agree += std::abs(q[0] - rgb[0]) <= 8 && std::abs(q[1] - rgb[1]) <= 8 && std::abs(q[2] - rgb[2]) <= 8;
+      }
+    std::printf("%s: %d of %d samples show the expected period's colour\n", shot.file, agree, samples);
+    EXPECT_GT(samples, 500);
+    EXPECT_GE(agree, samples * 95 / 100);
+  }
+  EXPECT_GT(share_changed(load(dir_ + "/plane0.png"), load(dir_ + "/plane1.png")), 0.1);
 }
 
 // Bad scripts and options are refused with exit code 2 before any window opens (no display).
