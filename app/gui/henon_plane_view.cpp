@@ -75,6 +75,14 @@ void HenonPlaneView::draw_controls(Arith arith) {
   apply |= ImGui::InputText("plane tolerance", tol_, kBuf, enter);
   ImGui::SetNextItemWidth(110);
   ImGui::Combo("plane backend", &backend_, "auto\0cpu\0cuda\0");
+  apply |= ImGui::Combo("plane colour", &colouring_, "period\0Lyapunov exponent\0");
+  if (colouring_ == 1) {
+    const ImS64 one = 1, most = henon::kMaxLyapunovSteps;
+    ImGui::SetNextItemWidth(110);
+    ImGui::DragScalar("exponent steps", ImGuiDataType_S64, &lyapunov_steps_, 1000.0f, &one, &most, "%lld");
+    ImGui::SetNextItemWidth(110);
+    if (ImGui::SliderFloat("colour scale", &lyapunov_scale_, 0.05f, 2.0f, "%.2f")) texture_stale_ = true;
+  }
   ImGui::Checkbox("format auto by zoom", &auto_arith_);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("On: the cheapest of f64 .. f64x8 that tells the pixels apart (the Mandelbrot rule).\n"
@@ -146,12 +154,16 @@ void HenonPlaneView::start() {
   dirty_ = false;
   started_ = true;
   const henon::PlaneView v = view_;
-  job_.start([this, v](JobControl& c) {
+  const bool lyapunov = colouring_ == 1;
+  const int64_t steps = lyapunov_steps_;
+  job_.start([this, v, lyapunov, steps](JobControl& c) {
     const auto t0 = std::chrono::steady_clock::now();
     const int W = v.width_px, H = v.height_px;
     Frame f;
     f.view = v;
+    f.lyapunov = lyapunov;
     f.period.assign(static_cast<std::size_t>(W) * H, 0);
+    if (lyapunov) f.exponent.assign(static_cast<std::size_t>(W) * H, 0.0);
     auto publish = [&] {
       f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::lock_guard<std::mutex> lock(mutex_);
@@ -164,12 +176,23 @@ void HenonPlaneView::start() {
       cv.width_px = W / 4;
       cv.height_px = H / 4;
       cv.cancel = &c.cancel;
-      const henon::PlaneResult cr = henon::plane(cv);
-      if (cr.cancelled) return;
+      henon::PlaneResult cr;
+      henon::LyapunovResult cl;
+      if (lyapunov) {
+        cl = henon::plane_lyapunov(cv, steps);
+        if (cl.cancelled) return;
+      } else {
+        cr = henon::plane(cv);
+        if (cr.cancelled) return;
+      }
       for (int j = 0; j < H; ++j)
-        for (int i = 0; i < W; ++i)
-          f.period[static_cast<std::size_t>(j) * W + i] =
-              cr.period[static_cast<std::size_t>(j * cv.height_px / H) * cv.width_px + i * cv.width_px / W];
+        for (int i = 0; i < W; ++i) {
+          const std::size_t q = static_cast<std::size_t>(j * cv.height_px / H) * cv.width_px + i * cv.width_px / W;
+          if (lyapunov)
+            f.exponent[static_cast<std::size_t>(j) * W + i] = cl.exponent[q];
+          else
+            f.period[static_cast<std::size_t>(j) * W + i] = cr.period[q];
+        }
       c.progress = 0.1;
       publish();
     }
@@ -182,13 +205,20 @@ void HenonPlaneView::start() {
       bv.cancel = &c.cancel;
       const int rows = bv.row_end - j0;
       bv.progress = [&c, j0, rows, H](double q) { c.progress = 0.1 + 0.9 * (j0 + q * rows) / H; };
-      const henon::PlaneResult r = henon::plane(bv);
-      if (r.cancelled) return;
-      std::copy(r.period.begin(), r.period.end(), f.period.begin() + static_cast<std::ptrdiff_t>(j0) * W);
-      f.escaped += r.escaped;
-      f.no_period += r.no_period;
-      f.with_period += r.with_period;
-      f.max_period = std::max(f.max_period, r.max_period);
+      if (lyapunov) {
+        const henon::LyapunovResult r = henon::plane_lyapunov(bv, steps);
+        if (r.cancelled) return;
+        std::copy(r.exponent.begin(), r.exponent.end(), f.exponent.begin() + static_cast<std::ptrdiff_t>(j0) * W);
+        f.escaped += r.escaped;
+      } else {
+        const henon::PlaneResult r = henon::plane(bv);
+        if (r.cancelled) return;
+        std::copy(r.period.begin(), r.period.end(), f.period.begin() + static_cast<std::ptrdiff_t>(j0) * W);
+        f.escaped += r.escaped;
+        f.no_period += r.no_period;
+        f.with_period += r.with_period;
+        f.max_period = std::max(f.max_period, r.max_period);
+      }
       f.rows_done = bv.row_end;
       publish();
     }
@@ -246,14 +276,22 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
         [&](std::vector<uint8_t>* rgba) {
           rgba->resize(static_cast<std::size_t>(SW) * SH * 4);
           for (std::size_t q = 0; q < shown_.period.size(); ++q) {
-            app::category_colour(shown_.period[q], &(*rgba)[4 * q]);
+            if (shown_.lyapunov)
+              app::lyapunov_colour(shown_.exponent[q], lyapunov_scale_, &(*rgba)[4 * q]);
+            else
+              app::category_colour(shown_.period[q], &(*rgba)[4 * q]);
             (*rgba)[4 * q + 3] = 255;
           }
         });
     texture_stale_ = false;
   }
   const bool done = shown_.rows_done == SH;
-  ImGui::Text("%s, %s: %d x %d%s%lld with a sink (largest period %d), %lld without, %lld escaped; %.2f s",
+  if (shown_.lyapunov)
+    ImGui::Text("%s, %s: %d x %d%slargest Lyapunov exponent (blue < 0 < red, scale %.2f), %lld escaped (grey); %.2f s",
+                arith_name(view_.arith), auto_arith_ ? "auto" : "chosen", SW, SH, done ? ": " : " (rows so far): ",
+                lyapunov_scale_, static_cast<long long>(shown_.escaped), shown_.seconds);
+  else
+    ImGui::Text("%s, %s: %d x %d%s%lld with a sink (largest period %d), %lld without, %lld escaped; %.2f s",
               arith_name(view_.arith), auto_arith_ ? "auto" : "chosen", SW, SH,
               done ? ": " : " (rows so far): ", static_cast<long long>(shown_.with_period), shown_.max_period,
               static_cast<long long>(shown_.no_period), static_cast<long long>(shown_.escaped), shown_.seconds);
@@ -323,11 +361,15 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
     const auto ab = henon::plane_pixel(view_, i, j);
     const bool current = shown_.view.width == view_.width && shown_.view.centre_a == view_.centre_a &&
                          shown_.view.centre_b == view_.centre_b && j < shown_.rows_done;
-    const int32_t k = current ? shown_.period[static_cast<std::size_t>(j) * W + i] : 0;
-    const std::string what = !current ? "computing"
-                             : k < 0  ? "escaped"
-                             : k == 0 ? "no period within p_max"
-                                      : "period " + std::to_string(k);
+    const std::size_t q = static_cast<std::size_t>(j) * W + i;
+    const int32_t k = current && !shown_.lyapunov ? shown_.period[q] : 0;
+    char exponent[64];
+    std::snprintf(exponent, sizeof exponent, "largest Lyapunov exponent %.6g", current && shown_.lyapunov ? shown_.exponent[q] : 0.0);
+    const std::string what = !current         ? "computing"
+                             : shown_.lyapunov ? (std::isnan(shown_.exponent[q]) ? "escaped" : exponent)
+                             : k < 0          ? "escaped"
+                             : k == 0         ? "no period within p_max"
+                                              : "period " + std::to_string(k);
     ImGui::SetTooltip("a = %s\nb = %s\n%s", ab.first.c_str(), ab.second.c_str(), what.c_str());
   } catch (const std::exception& e) {
     message_ = e.what();

@@ -5,6 +5,8 @@
 // henon::plane_zoom_about / plane_pan_pixels), Ctrl+Z / Ctrl+Y undo and redo, and "auto" picks the
 // format by zoom; a click hands the pixel's (a, b) to the orbit view's sliders.
 #pragma once
+#include <imgui.h>
+
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -40,7 +42,9 @@ class HenonPlaneView {
   // One image being built: the coarse pass upscaled, then bands written over it.
   struct Frame {
     henon::PlaneView view;  // the whole view (no band)
+    bool lyapunov = false;  // coloured by exponent (exponent filled) instead of period
     std::vector<int32_t> period;
+    std::vector<double> exponent;
     int rows_done = 0;  // rows of the full-resolution bands so far
     int64_t escaped = 0, no_period = 0, with_period = 0;
     int32_t max_period = 0;
@@ -62,6 +66,9 @@ class HenonPlaneView {
   int p_max_ = 64;
   int backend_ = 0;  // auto, cpu, cuda
   bool auto_arith_ = true;
+  int colouring_ = 0;  // 0 period, 1 Lyapunov exponent (henon::plane_lyapunov)
+  ImS64 lyapunov_steps_ = 10000;
+  float lyapunov_scale_ = 0.5f;
   Arith tab_arith_ = Arith::kF64;
   float click_factor_ = 4.0f;
 
