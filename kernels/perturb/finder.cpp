@@ -4,10 +4,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "kernels/mandelbrot/auto_iter.h"
 #include "kernels/perturb/mpfr_util.h"
 #include "kernels/perturb/perturb.h"
 
@@ -100,40 +103,180 @@ FloatExp cabs(CFe a) { return mag(a.re, a.im); }
 struct C2 {
   FloatExp2 re, im;
 };
-FloatExp2 l1(C2 a) { return abs(a.re) + abs(a.im); }
+
+// The perturbation steps' deltas: FloatExp (53 bits) for the first Newton steps, FloatExp2
+// (106 bits) for the last; the seed's orbit is kept in FloatExp2 and read at either width.
+template <class T>
+struct CT {
+  T re, im;
+};
+template <class T>
+T narrow(FloatExp2 x);
+template <>
+FloatExp narrow<FloatExp>(FloatExp2 x) {
+  return to_floatexp(x);
+}
+template <>
+FloatExp2 narrow<FloatExp2>(FloatExp2 x) {
+  return x;
+}
+FloatExp as_fe(FloatExp x) { return x; }
+FloatExp as_fe(FloatExp2 x) { return to_floatexp(x); }
+
+// What an orbit of p steps gives Newton's method, in floatexp: f = z_p, g = dz_p/dc,
+// h = d2z_p/dc2 (for K = |h / 2g|, the constant of the quadratic convergence), and with `side`
+// the size estimate 1 / (b l^2) (finder.h) and the atom domain's |z_q|, |dz_q/dc|.
+struct OrbitFacts {
+  CFe f{FloatExp(0.0), FloatExp(0.0)}, g = f, h = f, size = f;
+  FloatExp zq{0.0}, dq{0.0};
+};
+
+// One step of the side quantities from z_n (n < p): the derivatives (d, h) are advanced by the
+// caller; l, bsum, zq, dq here.
+struct SideSums {
+  CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
+  FloatExp zq2{0.0};                     // the least |z_q|^2 so far
+  CFe dq{FloatExp(0.0), FloatExp(0.0)};  // dz_q/dc there
+  void add(CFe zf, CFe d, uint32_t n) {
+    const CFe u = cmul(zf, l);
+    l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
+    const CFe li = cinv(l);
+    bsum = {bsum.re + li.re, bsum.im + li.im};
+    const FloatExp az2 = sqr(zf.re) + sqr(zf.im);
+    if (n == 1 || az2 < zq2) {
+      zq2 = az2;
+      dq = d;
+    }
+  }
+  CFe size(uint32_t p) const {
+    return p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
+  }
+  FloatExp zq() const { return sqrt(zq2); }
+  FloatExp dqm() const { return cabs(dq); }
+};
+
+// h <- 2 (z h + d^2), d <- 2 z d + 1: the derivatives of z_{n+1} = z_n^2 + c from those of z_n.
+void derivatives_step(CFe zf, CFe* d, CFe* h) {
+  const CFe zh = cmul(zf, *h), dd = cmul(*d, *d), zd = cmul(zf, *d);
+  *h = {mul_pow2(zh.re + dd.re, 1), mul_pow2(zh.im + dd.im, 1)};
+  *d = {mul_pow2(zd.re, 1) + FloatExp(1.0), mul_pow2(zd.im, 1)};
+}
 
 // Newton's step for z_p(c) = 0 by perturbation: the orbit of C + dc from the seed's points Z (up
 // to p, or to where the seed escaped: rebasing restarts at Z_0 there, as in perturb.cuh), with
-// dz/dc in floatexp. Returns z_p and z_p', and with `size` the size estimate 1 / (b l^2) (finder.h).
-void perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc, C2* zp, CFe* dzp, CFe* size = nullptr) {
-  CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
+// the derivatives in floatexp.
+template <class T>
+OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool side) {
+  SideSums sums;
   const uint32_t last = static_cast<uint32_t>(Z.size()) - 1;
-  C2 d = dc;  // z_1 = c = Z_1 + dc
+  const CT<T> dc{narrow<T>(dc2.re), narrow<T>(dc2.im)};
+  CT<T> d = dc;  // z_1 = c = Z_1 + dc
   uint32_t m = 1;
-  CFe der{FloatExp(1.0), FloatExp(0.0)};  // dz_1/dc
+  CFe der{FloatExp(1.0), FloatExp(0.0)}, h{FloatExp(0.0), FloatExp(0.0)};  // dz_1/dc, d2z_1/dc2
   for (uint32_t n = 1; n < p; ++n) {
-    C2 z{Z[m].re + d.re, Z[m].im + d.im};
-    if (m >= last || l1(z) < l1(d)) {
+    const T zr = narrow<T>(Z[m].re), zi = narrow<T>(Z[m].im);
+    CT<T> z{zr + d.re, zi + d.im};
+    if (m >= last || abs(z.re) + abs(z.im) < abs(d.re) + abs(d.im)) {
       d = z;
       m = 0;
     }
-    const CFe zf{to_floatexp(z.re), to_floatexp(z.im)};
-    if (size) {
-      const CFe u = cmul(zf, l);
-      l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
-      const CFe li = cinv(l);
-      bsum = {bsum.re + li.re, bsum.im + li.im};
-    }
-    const CFe t = cmul(zf, der);
-    der = {mul_pow2(t.re, 1) + FloatExp(1.0), mul_pow2(t.im, 1)};
-    const FloatExp2 tr = mul_pow2(Z[m].re, 1) + d.re, ti = mul_pow2(Z[m].im, 1) + d.im;
-    const C2 nd{(tr * d.re - ti * d.im) + dc.re, (tr * d.im + ti * d.re) + dc.im};
+    const CFe zf{as_fe(z.re), as_fe(z.im)};
+    if (side) sums.add(zf, der, n);
+    derivatives_step(zf, &der, &h);
+    const T ar = narrow<T>(Z[m].re), ai = narrow<T>(Z[m].im);
+    const T tr = mul_pow2(ar, 1) + d.re, ti = mul_pow2(ai, 1) + d.im;
+    const CT<T> nd{(tr * d.re - ti * d.im) + dc.re, (tr * d.im + ti * d.re) + dc.im};
     d = nd;
     ++m;
   }
-  *zp = C2{Z[m].re + d.re, Z[m].im + d.im};
-  *dzp = der;
-  if (size) *size = p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
+  OrbitFacts o;
+  o.f = CFe{as_fe(narrow<T>(Z[m].re) + d.re), as_fe(narrow<T>(Z[m].im) + d.im)};
+  o.g = der;
+  o.h = h;
+  if (side) {
+    o.size = sums.size(p);
+    o.zq = sums.zq();
+    o.dq = sums.dqm();
+  }
+  return o;
+}
+
+// The orbit of c in MPFR at z's precision, and dz/dc in MPFR at d's (lower) precision, enough
+// for the bits this Newton step gains: a derivative good to 2^-q leaves an error 2^-q of the step
+// (53-bit floatexp held each step to about 45 bits). zr, u1, u2: scratch at d's precision, t1, t2
+// at z's. The size, the atom domain and K come from the perturbed steps (their c is within the
+// step of this one: the estimates do not change).
+void mpfr_orbit(const MpC& c, uint32_t p, MpC& z, MpC& d, MpC& zr, Mp& t1, Mp& t2, Mp& u1, Mp& u2) {
+  z.zero();
+  d.zero();
+  zr.zero();
+  for (uint32_t n = 1; n <= p; ++n) {
+    derivative_step(d, zr, u1, u2);  // d_n = 2 z_{n-1} d_{n-1} + 1
+    step(z, c, t1, t2);
+    mpfr_set(zr.re.v, z.re.v, MPFR_RNDN);
+    mpfr_set(zr.im.v, z.im.v, MPFR_RNDN);
+  }
+}
+
+// The margin of a predicted error below the target that ends Newton's method without another
+// orbit (the predictions matched the measured distances to 0.2 bits at the bench's locations).
+constexpr int kMarginBits = 8;
+
+enum class NewtonStage { kConverged, kStalled, kFailed, kCancelled };
+struct PerturbedNewton {
+  NewtonStage stage = NewtonStage::kStalled;
+  FloatExp last_step{0.0};                 // the last step's length
+  FloatExp dist{0.0};                      // |dc| after it: the deltas' rounding is relative to it
+  FloatExp k{0.0};                         // |h / 2g| at the last orbit
+  CFe size{FloatExp(0.0), FloatExp(0.0)};  // with `side`: the last orbit's size estimate
+  FloatExp zq{0.0}, dq{0.0};               // and its atom domain's |z_q|, |dz_q/dc|
+};
+
+// Newton steps by perturbation with T-wide deltas from *dc: until the step is within
+// 2^-stop_bits of the distance moved (converged at T's precision) or below `floor` (the seed
+// orbit's precision), or stops halving after the first free_steps. kFailed with out->message
+// when a step is not finite or leaves `far`.
+template <class T>
+PerturbedNewton perturbed_newton(const std::vector<C2>& Z, uint32_t period, FloatExp far, int stop_bits,
+                                 int free_steps, FloatExp floor, bool side, const std::atomic<bool>* cancel,
+                                 C2* dc, Nucleus* out) {
+  PerturbedNewton r;
+  for (int k = 0; k < 64; ++k) {
+    const OrbitFacts o = perturbed_orbit<T>(Z, period, *dc, side);
+    ++out->perturbed_steps;
+    const CFe stepc = cmul(o.f, cinv(o.g));
+    const FloatExp s = cabs(stepc);
+    r.k = cabs(o.h) / mul_pow2(cabs(o.g), 1);
+    r.size = o.size;
+    r.zq = o.zq;
+    r.dq = o.dq;
+    if (!std::isfinite(s.m)) {
+      out->message = "Newton's step is not finite (the derivative vanished)";
+      r.stage = NewtonStage::kFailed;
+      return r;
+    }
+    *dc = C2{dc->re - FloatExp2::from_parts(stepc.re, 0.0), dc->im - FloatExp2::from_parts(stepc.im, 0.0)};
+    const FloatExp dist = mag(to_floatexp(dc->re), to_floatexp(dc->im));
+    if (dist > far) {
+      out->message = "Newton's method left the search region (more than 64 radii from the seed)";
+      r.stage = NewtonStage::kFailed;
+      return r;
+    }
+    const bool stalled = k >= free_steps && !(s < r.last_step * 0.5);
+    r.last_step = s;
+    r.dist = dist;
+    if (s.m == 0 || s <= dist * pow2(-stop_bits) || s <= floor) {
+      r.stage = NewtonStage::kConverged;
+      return r;
+    }
+    if (stalled) return r;
+    if (cancelled(cancel)) {
+      out->cancelled = true;
+      r.stage = NewtonStage::kCancelled;
+      return r;
+    }
+  }
+  return r;
 }
 
 }  // namespace
@@ -187,7 +330,8 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     out.message = "the period must be at least 1";
     return out;
   }
-  // The seed's orbit Z_0 .. Z_p (or to its escape) in MPFR, kept to 106 bits.
+  // The seed's orbit Z_0 .. Z_p (or to its escape) in MPFR, kept to 106 bits (cut from the limbs:
+  // rounding through MPFR calls cost as much as the orbit).
   std::vector<C2> Z;
   Z.reserve(period + 1);
   {
@@ -199,9 +343,10 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     Z.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
     for (uint32_t n = 1; n <= period; ++n) {
       step(z, c, t1, t2);
-      Z.push_back(C2{to_fe2(z.re.v, t1.v), to_fe2(z.im.v, t2.v)});
-      const double zr = mpfr_get_d(z.re.v, MPFR_RNDN), zi = mpfr_get_d(z.im.v, MPFR_RNDN);
-      if (zr * zr + zi * zi > 4.0) break;  // escaped: pixels rebase to Z_0 from here
+      const FloatExp2 zr = mpfr_util::to_fe2_cut(z.re.v), zi = mpfr_util::to_fe2_cut(z.im.v);
+      Z.push_back(C2{zr, zi});
+      const double x = to_double(zr), y = to_double(zi);
+      if (x * x + y * y > 4.0) break;  // escaped: pixels rebase to Z_0 from here
       if ((n & 1023) == 0 && cancelled(cancel)) {
         out.cancelled = true;
         out.seconds = since(t0);
@@ -210,36 +355,54 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     }
     ++out.mpfr_steps;
   }
-  // Newton by perturbation: c = C + dc, dc in floatexp2, the step f / f' in floatexp.
+  // Newton by perturbation: c = C + dc, dc in floatexp2, the step f / f' in floatexp. First with
+  // 53-bit deltas (several times cheaper) until they converge (2^-40 of the distance: the
+  // derivative's rounding over p steps takes some of the 53 bits) or reach the seed orbit's own
+  // precision; then, only where one MPFR step from there would not reach the working precision,
+  // with 106-bit deltas.
   C2 dc{FloatExp2(0.0), FloatExp2(0.0)};
-  FloatExp last_step(0.0);
   const FloatExp far = search_radius * 64.0;
-  for (int k = 0; k < 64; ++k) {
-    C2 zp;
-    CFe der;
-    perturbed_orbit(Z, period, dc, &zp, &der);
-    ++out.perturbed_steps;
-    const CFe f{to_floatexp(zp.re), to_floatexp(zp.im)};
-    const CFe stepc = cmul(f, cinv(der));
-    const FloatExp s = cabs(stepc);
-    if (!std::isfinite(s.m)) {
-      out.message = "Newton's step is not finite (the derivative vanished)";
-      break;
-    }
-    dc = C2{dc.re - FloatExp2::from_parts(stepc.re, 0.0), dc.im - FloatExp2::from_parts(stepc.im, 0.0)};
-    const FloatExp dist = mag(to_floatexp(dc.re), to_floatexp(dc.im));
-    if (dist > far) {
-      out.message = "Newton's method left the search region (more than 64 radii from the seed)";
-      break;
-    }
-    // Converged in floatexp2: the step is at 2^-100 of the distance moved (or zero), or it
-    // stopped shrinking (the 106 bits are used up).
-    if (s.m == 0 || s <= dist * pow2(-100) || (k > 4 && !(s < last_step * 0.5))) break;
-    last_step = s;
-    if (cancelled(cancel)) {
-      out.cancelled = true;
-      out.seconds = since(t0);
-      return out;
+  FloatExp cmag0;
+  {
+    Mp a(64), b(64);
+    parse(a.v, re);
+    parse(b.v, im);
+    cmag0 = mag(to_fe(a.v), to_fe(b.v));
+    if (cmag0.m == 0) cmag0 = FloatExp(1.0);
+  }
+  const FloatExp seed_floor = cmag0 * pow2(-(bits - 16));  // what the seed orbit's rounding allows
+  // The estimate's error after a stage whose last step was s: the quadratic term, the deltas'
+  // precision (2^-q of |dc|: f = Z_p + d_p cancels to the distance from the seed), the seed's
+  // floor. (At the bench's locations the 53-bit stage ended 2^-43 of |dc| from the nucleus.)
+  auto error_after = [&](const PerturbedNewton& r, int q) {
+    FloatExp e = r.k * sqr(r.last_step);
+    const FloatExp rounding = r.dist * pow2(-q);
+    if (rounding > e) e = rounding;
+    return seed_floor > e ? seed_floor : e;
+  };
+  // The working precision from a size estimate: -log2(size) + 80 bits and a 32-bit guard.
+  auto bits_for_size = [&](FloatExp size) {
+    int b = bits + 32;
+    if (std::isfinite(size.m) && size.m != 0)
+      b = std::max(b, static_cast<int>(std::ceil(-log2_of(size))) + 112);
+    return b;
+  };
+  PerturbedNewton pert =
+      perturbed_newton<FloatExp>(Z, period, far, 40, 3, seed_floor, true, cancel, &dc, &out);
+  if (pert.stage == NewtonStage::kCancelled) {
+    out.seconds = since(t0);
+    return out;
+  }
+  FloatExp err = error_after(pert, 43);
+  if (pert.stage != NewtonStage::kFailed) {
+    const FloatExp target = cmag0 * pow2(-(bits_for_size(cabs(pert.size)) - 16));
+    if (!(pert.k * sqr(err) <= target * pow2(-kMarginBits)) && err > seed_floor * pow2(8)) {
+      pert = perturbed_newton<FloatExp2>(Z, period, far, 100, 1, seed_floor, true, cancel, &dc, &out);
+      if (pert.stage == NewtonStage::kCancelled) {
+        out.seconds = since(t0);
+        return out;
+      }
+      err = error_after(pert, 96);
     }
   }
   if (!out.message.empty()) {  // diverged: the last estimate, not converged
@@ -255,20 +418,18 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     out.seconds = since(t0);
     return out;
   }
-  // The check (and polish) in MPFR: c = C + dc exactly; z_p, z_p', the size and the domain. The
-  // size from the perturbed orbit sets the precision up front (no orbit at too few bits).
-  int b = bits + 32;
+  // Newton in MPFR from c = C + dc (exactly), with precision doubling: a step from an error e
+  // leaves about K e^2 (K = |z_p'' / 2 z_p'|), so its orbit runs at -log2(K e^2) bits and a guard,
+  // and its derivative at the bits the step gains; the last at the working precision b_final
+  // (-log2(size) + 112 bits, from the size estimate). A step at b_final whose predicted error
+  // K s^2 (with the derivative's rounding) is 2^-kMarginBits of the target ends it: that orbit is
+  // the check, and none is run at the result (its Newton distance is the prediction, which the
+  // tests check against their own MPFR orbits).
+  int b_final = bits_for_size(cabs(pert.size));
+  MpC c(b_final), z(b_final), d(b_final), zr(b_final);
+  Mp t1(b_final), t2(b_final), u1(b_final), u2(b_final), u3(b_final);
   {
-    C2 zp;
-    CFe der, sz;
-    perturbed_orbit(Z, period, dc, &zp, &der, &sz);
-    const FloatExp s = cabs(sz);
-    if (std::isfinite(s.m) && s.m != 0) b = std::max(b, static_cast<int>(std::ceil(-log2_of(s))) + 80 + 32);
-  }
-  MpC c(b), z(b), d(b);
-  Mp t1(b), t2(b), t3(b);
-  {
-    MpC seed(b);
+    MpC seed(b_final);
     parse(seed.re.v, re);
     parse(seed.im.v, im);
     mpfr_util::set_fe2(t1.v, dc.re);
@@ -276,55 +437,56 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     mpfr_add(c.re.v, seed.re.v, t1.v, MPFR_RNDN);
     mpfr_add(c.im.v, seed.im.v, t2.v, MPFR_RNDN);
   }
-  for (int k = 0; k < 12; ++k) {
+  out.size = cabs(pert.size);
+  out.orientation = std::atan2(to_double(pert.size.im / out.size), to_double(pert.size.re / out.size));
+  out.domain_size = period == 1 ? kHuge : pert.zq / pert.dq;
+  const FloatExp K = pert.k;
+  for (int k = 0; k < 16; ++k) {
     if (cancelled(cancel)) {
       out.cancelled = true;
       break;
     }
-    z.zero();
-    d.zero();
-    CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
-    FloatExp zq(0.0), dq(0.0);
-    for (uint32_t n = 1; n <= period; ++n) {
-      derivative_step(d, z, t1, t2);  // d_n = 2 z_{n-1} d_{n-1} + 1
-      step(z, c, t1, t2);             // z_n
-      if (n < period) {
-        const CFe zf{to_fe(z.re.v), to_fe(z.im.v)};
-        const CFe t = cmul(zf, l);
-        l = {mul_pow2(t.re, 1), mul_pow2(t.im, 1)};
-        const CFe li = cinv(l);
-        bsum = {bsum.re + li.re, bsum.im + li.im};
-        const FloatExp az = cabs(zf);
-        if (n == 1 || az < zq) {
-          zq = az;
-          dq = cabs(CFe{to_fe(d.re.v), to_fe(d.im.v)});
-        }
-      }
-    }
-    ++out.mpfr_steps;
-    const CFe f{to_fe(z.re.v), to_fe(z.im.v)}, g{to_fe(d.re.v), to_fe(d.im.v)};
-    out.newton_distance = cabs(f) / cabs(g);
-    const CFe size = period == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
-    out.size = cabs(size);
-    out.orientation = std::atan2(to_double(size.im / out.size), to_double(size.re / out.size));
-    out.domain_size = period == 1 ? kHuge : zq / dq;
-    out.bits = b;
-    // The nucleus must be good to the working precision: its Newton distance within 2^-(b - 16)
-    // of max(|c|, size), and b at least -log2(size) + 80 (2^-64 of the minibrot's size).
-    const int need = static_cast<int>(std::ceil(-log2_of(out.size))) + 80;
     const FloatExp cmag = mag(to_fe(c.re.v), to_fe(c.im.v));
-    const FloatExp target = (cmag > out.size ? cmag : out.size) * pow2(-(b - 16));
-    const bool precise = b >= need;
-    if (precise && out.newton_distance <= target) {
+    const FloatExp scale = cmag > out.size ? cmag : out.size;
+    const FloatExp target = scale * pow2(-(b_final - 16));
+    FloatExp want = K * sqr(err);  // this step's expected result
+    if (!(want > target * pow2(-kMarginBits))) want = target * pow2(-kMarginBits);
+    int b = b_final;
+    if (std::isfinite(log2_of(want)))
+      b = std::min(b_final,
+                   std::max(bits + 32, static_cast<int>(std::ceil(log2_of(cmag) - log2_of(want))) + 32));
+    // The derivative: good to the bits gained (err / want) and a guard for p steps of rounding.
+    int bd = b;
+    if (std::isfinite(log2_of(want)) && std::isfinite(log2_of(err)))
+      bd = std::min(b, std::max(64, static_cast<int>(std::ceil(log2_of(err) - log2_of(want))) + 48 +
+                                        static_cast<int>(std::log2(static_cast<double>(period)))));
+    for (Mp* m : {&z.re, &z.im, &t1, &t2}) mpfr_set_prec(m->v, b);
+    for (Mp* m : {&d.re, &d.im, &zr.re, &zr.im, &u1, &u2, &u3}) mpfr_set_prec(m->v, bd);
+    mpfr_orbit(c, period, z, d, zr, t1, t2, u1, u2);
+    ++out.mpfr_steps;
+    const FloatExp s = mag(to_fe(z.re.v), to_fe(z.im.v)) / mag(to_fe(d.re.v), to_fe(d.im.v));
+    out.newton_distance = s;
+    out.bits = b;
+    if (!std::isfinite(s.m)) {
+      out.message = "Newton's step is not finite (the derivative vanished)";
+      break;
+    }
+    if (b == b_final && s <= target) {  // c is the nucleus to the working precision
       out.converged = true;
       break;
     }
-    newton_update(c, z, d, t1, t2, t3);
-    if (!precise) {
-      b = need + 32;
-      c.set_prec(b);
-      for (Mp* m : {&z.re, &z.im, &d.re, &d.im, &t1, &t2, &t3}) mpfr_set_prec(m->v, b);
+    newton_update(c, z, d, u1, u2, u3);
+    // The step's result: K s^2 from the quadratic term, s 2^-(bd - 16 - log2 p) from the
+    // derivative's rounding.
+    FloatExp predicted = K * sqr(s);
+    const FloatExp rounding = s * pow2(-(bd - 16 - static_cast<int>(std::log2(static_cast<double>(period)))));
+    if (rounding > predicted) predicted = rounding;
+    if (b == b_final && predicted <= target * pow2(-kMarginBits) && K * s <= pow2(-16)) {
+      out.newton_distance = predicted;
+      out.converged = true;
+      break;
     }
+    err = predicted;
   }
   if (!out.converged && out.message.empty() && !out.cancelled)
     out.message = "Newton's method did not reach the working precision in 12 MPFR steps (Newton distance " +
@@ -536,8 +698,7 @@ FoundView minibrot_view(const View& v, const FindOptions& o) {
   f.view.re = f.nucleus.re;
   f.view.im = f.nucleus.im;
   f.view.zoom = to_string(FloatExp(4.0 * o.fit / 2.25) / f.nucleus.size, 17);
-  f.view.max_iter =
-      static_cast<uint32_t>(std::min<double>(0xFFFFFFFE, std::max<double>(v.max_iter, 64.0 * period)));
+  f.view.max_iter = mandel::auto_iterations_for_period(v.max_iter, period);
   f.ok = true;
   return f;
 }

@@ -104,7 +104,8 @@ struct FoundView {
   View view;               // centred on the feature; zoom and iterations set (the size kept)
 };
 // The nucleus of the minibrot at the point, and a view of it: zoom = 4 fit / (2.25 |size|),
-// iterations max(the view's, 64 p). Throws ViewError for a bad view or pixel.
+// iterations mandel::auto_iterations_for_period (max(the view's, 64 p), at most 1e8). Throws
+// ViewError for a bad view or pixel.
 FoundView minibrot_view(const View& v, const FindOptions& o);
 // The Misiurewicz point at the point, and the same view centred on it.
 FoundView misiurewicz_view(const View& v, const FindOptions& o);
