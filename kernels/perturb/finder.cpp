@@ -133,24 +133,25 @@ struct OrbitFacts {
 
 // One step of the side quantities from z_n (n < p): the derivatives (d, h) are advanced by the
 // caller; l, bsum, zq, dq here.
+// The size estimate 1 / (b l^2) with l = prod_{i<p} 2 z_i and b = 1 + sum_{i<p} 1 / l_i needs no
+// sum: l_n b_n follows z_p's derivative's recursion (l_n b_n = 2 z_n l_{n-1} b_{n-1} + 1, with
+// l_0 b_0 = 1 = dz_1/dc), so b l = dz_p/dc and the size is 1 / (l dz_p/dc): one product a step, no
+// division. Also the atom domain's least |z_q| and dz_q/dc there.
 struct SideSums {
-  CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
+  CFe l{FloatExp(1.0), FloatExp(0.0)};
   FloatExp zq2{0.0};                     // the least |z_q|^2 so far
   CFe dq{FloatExp(0.0), FloatExp(0.0)};  // dz_q/dc there
   void add(CFe zf, CFe d, uint32_t n) {
     const CFe u = cmul(zf, l);
     l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
-    const CFe li = cinv(l);
-    bsum = {bsum.re + li.re, bsum.im + li.im};
     const FloatExp az2 = sqr(zf.re) + sqr(zf.im);
     if (n == 1 || az2 < zq2) {
       zq2 = az2;
       dq = d;
     }
   }
-  CFe size(uint32_t p) const {
-    return p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
-  }
+  // dp: dz_p/dc.
+  CFe size(uint32_t p, CFe dp) const { return p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(dp, l)); }
   FloatExp zq() const { return sqrt(zq2); }
   FloatExp dqm() const { return cabs(dq); }
 };
@@ -194,7 +195,7 @@ OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool si
   o.g = der;
   o.h = h;
   if (side) {
-    o.size = sums.size(p);
+    o.size = sums.size(p, der);
     o.zq = sums.zq();
     o.dq = sums.dqm();
   }
