@@ -133,47 +133,126 @@ struct OrbitFacts {
 
 // One step of the side quantities from z_n (n < p): the derivatives (d, h) are advanced by the
 // caller; l, bsum, zq, dq here.
-// The size estimate 1 / (b l^2) with l = prod_{i<p} 2 z_i and b = 1 + sum_{i<p} 1 / l_i needs no
-// sum: l_n b_n follows z_p's derivative's recursion (l_n b_n = 2 z_n l_{n-1} b_{n-1} + 1, with
-// l_0 b_0 = 1 = dz_1/dc), so b l = dz_p/dc and the size is 1 / (l dz_p/dc): one product a step, no
-// division. Also the atom domain's least |z_q| and dz_q/dc there.
-struct SideSums {
-  CFe l{FloatExp(1.0), FloatExp(0.0)};
-  FloatExp zq2{0.0};                     // the least |z_q|^2 so far
-  CFe dq{FloatExp(0.0), FloatExp(0.0)};  // dz_q/dc there
-  void add(CFe zf, CFe d, uint32_t n) {
-    const CFe u = cmul(zf, l);
-    l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
-    const FloatExp az2 = sqr(zf.re) + sqr(zf.im);
-    if (n == 1 || az2 < zq2) {
-      zq2 = az2;
-      dq = d;
+// The derivatives dz/dc, d2z/dc2 and the product l = prod 2 z_i along a perturbed orbit, as complex
+// doubles with powers of two of their own (dz/dc = d 2^ed, d2z/dc2 = h 2^eh, l = l 2^el), brought
+// back near 1 every 8 steps: each grows or shrinks by about |2 z| <= 2^3 a step, far inside
+// double's range over 8 steps, where FloatExp renormalises after every operation (several times
+// the cost). eh >= 2 ed, so the d^2 term of h's recursion is scaled down (by dd = 2^(2 ed - eh)).
+//
+// The size estimate 1 / (b l^2) with b = 1 + sum_{i<p} 1 / l_i needs no sum: l_n b_n follows
+// z_p's derivative's recursion (l_n b_n = 2 z_n l_{n-1} b_{n-1} + 1, with l_0 b_0 = 1 = dz_1/dc),
+// so b l = dz_p/dc and the size is 1 / (l dz_p/dc). The atom domain: the least |z_q| and dz_q/dc
+// there.
+struct Derivatives {
+  double dr = 1, di = 0, hr = 0, hi = 0, lr = 1, li = 0;
+  int64_t ed = 0, eh = 0, el = 0;
+  double one = 1;     // 2^-ed: the +1 of dz/dc's recursion at d's scale
+  double dd = 1;      // 2^(2 ed - eh): d^2 at h's scale
+  FloatExp zq2{0.0};  // the least |z_q|^2 so far, and |dz_q/dc| there
+  double zq2_d = 0;   // zq2 as a double (0 where it underflows: then no double |z|^2 is less)
+  FloatExp dq{0.0};
+
+  // From z_n (n < p): dz_{n+1}/dc, d2z_{n+1}/dc2, and with `side` l and the atom domain.
+  void step(FloatExp zre, FloatExp zim, uint32_t n, bool side) {
+    const double zr = to_double(zre), zi = to_double(zim), za = std::max(std::fabs(zr), std::fabs(zi));
+    // Beyond 2^40 (an escaping orbit) 8 steps in doubles could overflow; below 2^-500, |z|^2 and
+    // z d could underflow: those steps in floatexp.
+    if (!(za < 0x1p40 && za > 0x1p-500)) {
+      step_floatexp(CFe{zre, zim}, n, side);
+      return;
+    }
+    if (side) {
+      const double az2 = zr * zr + zi * zi;
+      if (n == 1 || az2 < zq2_d) {
+        zq2_d = az2;
+        zq2 = FloatExp(az2);
+        dq = FloatExp::make(std::sqrt(dr * dr + di * di), ed);
+      }
+      const double t = 2 * (zr * lr - zi * li);
+      li = 2 * (zr * li + zi * lr);
+      lr = t;
+    }
+    const double nhr = 2 * (zr * hr - zi * hi + dd * (dr * dr - di * di));
+    hi = 2 * (zr * hi + zi * hr + dd * 2 * dr * di);
+    hr = nhr;
+    const double ndr = 2 * (zr * dr - zi * di) + one;
+    di = 2 * (zr * di + zi * dr);
+    dr = ndr;
+    if ((n & 7) == 0) renormalise();
+  }
+  void renormalise() {
+    auto pow2_of = [](int64_t k) {
+      return std::ldexp(1.0, static_cast<int>(std::max<int64_t>(-2000, std::min<int64_t>(2000, k))));
+    };
+    const double m = std::max(std::fabs(dr), std::fabs(di));
+    if (m > 0 && std::isfinite(m)) {
+      const int k = std::ilogb(m);
+      const double s = std::ldexp(1.0, -k);
+      dr *= s, di *= s;
+      ed += k;
+      one = pow2_of(-ed);
+    }
+    const double mh = std::max(std::fabs(hr), std::fabs(hi));
+    const int64_t eh_new =
+        std::max<int64_t>(mh > 0 && std::isfinite(mh) ? eh + std::ilogb(mh) : 2 * ed, 2 * ed);
+    const double sh = pow2_of(eh - eh_new);
+    hr *= sh, hi *= sh;
+    eh = eh_new;
+    dd = pow2_of(2 * ed - eh);
+    const double ml = std::max(std::fabs(lr), std::fabs(li));
+    if (ml > 0 && std::isfinite(ml)) {
+      const int k = std::ilogb(ml);
+      const double s = std::ldexp(1.0, -k);
+      lr *= s, li *= s;
+      el += k;
     }
   }
-  // dp: dz_p/dc.
-  CFe size(uint32_t p, CFe dp) const { return p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(dp, l)); }
-  FloatExp zq() const { return sqrt(zq2); }
-  FloatExp dqm() const { return cabs(dq); }
+  // The same step in FloatExp, for |z| beyond 2^40 or below 2^-500.
+  void step_floatexp(CFe zf, uint32_t n, bool side) {
+    CFe d = der(), h = second(), l{FloatExp::make(lr, el), FloatExp::make(li, el)};
+    if (side) {
+      const FloatExp az2 = sqr(zf.re) + sqr(zf.im);
+      if (n == 1 || az2 < zq2) {
+        zq2 = az2;
+        zq2_d = to_double(az2);
+        dq = cabs(d);
+      }
+      const CFe u = cmul(zf, l);
+      l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
+    }
+    const CFe zh = cmul(zf, h), d2 = cmul(d, d), zd = cmul(zf, d);
+    h = {mul_pow2(zh.re + d2.re, 1), mul_pow2(zh.im + d2.im, 1)};
+    d = {mul_pow2(zd.re, 1) + FloatExp(1.0), mul_pow2(zd.im, 1)};
+    // Back to doubles with their own powers of two.
+    auto split = [](CFe x, double* a, double* b, int64_t* e) {
+      *e = std::max(x.re.m != 0 ? x.re.e : INT64_MIN / 4, x.im.m != 0 ? x.im.e : INT64_MIN / 4);
+      if (*e == INT64_MIN / 4) *e = 0;
+      *a = x.re.m == 0 ? 0.0 : std::ldexp(x.re.m, static_cast<int>(std::max<int64_t>(-2000, x.re.e - *e)));
+      *b = x.im.m == 0 ? 0.0 : std::ldexp(x.im.m, static_cast<int>(std::max<int64_t>(-2000, x.im.e - *e)));
+    };
+    split(d, &dr, &di, &ed);
+    split(h, &hr, &hi, &eh);
+    split(l, &lr, &li, &el);
+    renormalise();
+  }
+  CFe der() const { return {FloatExp::make(dr, ed), FloatExp::make(di, ed)}; }
+  CFe second() const { return {FloatExp::make(hr, eh), FloatExp::make(hi, eh)}; }
+  CFe size(uint32_t p) const {
+    if (p == 1) return {FloatExp(1.0), FloatExp(0.0)};
+    return cinv(cmul(der(), CFe{FloatExp::make(lr, el), FloatExp::make(li, el)}));
+  }
 };
-
-// h <- 2 (z h + d^2), d <- 2 z d + 1: the derivatives of z_{n+1} = z_n^2 + c from those of z_n.
-void derivatives_step(CFe zf, CFe* d, CFe* h) {
-  const CFe zh = cmul(zf, *h), dd = cmul(*d, *d), zd = cmul(zf, *d);
-  *h = {mul_pow2(zh.re + dd.re, 1), mul_pow2(zh.im + dd.im, 1)};
-  *d = {mul_pow2(zd.re, 1) + FloatExp(1.0), mul_pow2(zd.im, 1)};
-}
 
 // Newton's step for z_p(c) = 0 by perturbation: the orbit of C + dc from the seed's points Z (up
 // to p, or to where the seed escaped: rebasing restarts at Z_0 there, as in perturb.cuh), with
 // the derivatives in floatexp.
 template <class T>
 OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool side) {
-  SideSums sums;
+  Derivatives dv;  // dz_1/dc = 1, d2z_1/dc2 = 0
   const uint32_t last = static_cast<uint32_t>(Z.size()) - 1;
   const CT<T> dc{narrow<T>(dc2.re), narrow<T>(dc2.im)};
   CT<T> d = dc;  // z_1 = c = Z_1 + dc
   uint32_t m = 1;
-  CFe der{FloatExp(1.0), FloatExp(0.0)}, h{FloatExp(0.0), FloatExp(0.0)};  // dz_1/dc, d2z_1/dc2
   for (uint32_t n = 1; n < p; ++n) {
     const T zr = narrow<T>(Z[m].re), zi = narrow<T>(Z[m].im);
     CT<T> z{zr + d.re, zi + d.im};
@@ -181,9 +260,7 @@ OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool si
       d = z;
       m = 0;
     }
-    const CFe zf{as_fe(z.re), as_fe(z.im)};
-    if (side) sums.add(zf, der, n);
-    derivatives_step(zf, &der, &h);
+    dv.step(as_fe(z.re), as_fe(z.im), n, side);
     const T ar = narrow<T>(Z[m].re), ai = narrow<T>(Z[m].im);
     const T tr = mul_pow2(ar, 1) + d.re, ti = mul_pow2(ai, 1) + d.im;
     const CT<T> nd{(tr * d.re - ti * d.im) + dc.re, (tr * d.im + ti * d.re) + dc.im};
@@ -192,12 +269,12 @@ OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool si
   }
   OrbitFacts o;
   o.f = CFe{as_fe(narrow<T>(Z[m].re) + d.re), as_fe(narrow<T>(Z[m].im) + d.im)};
-  o.g = der;
-  o.h = h;
+  o.g = dv.der();
+  o.h = dv.second();
   if (side) {
-    o.size = sums.size(p, der);
-    o.zq = sums.zq();
-    o.dq = sums.dqm();
+    o.size = dv.size(p);
+    o.zq = sqrt(dv.zq2);
+    o.dq = dv.dq;
   }
   return o;
 }
