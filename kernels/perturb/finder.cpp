@@ -567,7 +567,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     err = predicted;
   }
   if (!out.converged && out.message.empty() && !out.cancelled)
-    out.message = "Newton's method did not reach the working precision in 12 MPFR steps (Newton distance " +
+    out.message = "Newton's method did not reach the working precision in 16 MPFR steps (Newton distance " +
                   to_string(out.newton_distance, 3) + ")";
   out.re = to_decimal(c.re.v);
   out.im = to_decimal(c.im.v);
