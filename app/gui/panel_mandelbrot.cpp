@@ -135,8 +135,8 @@ void MandelbrotPanel::draw_controls() {
   ImGui::Checkbox("auto iterations", &auto_iter_);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
-        "raise the limit to 64 periods of a found minibrot, and double it after a render\n"
-        "whose pixels still iterate at the limit (kernels/mandelbrot/auto_iter.h)");
+        "double the limit after a render whose pixels still iterate at it\n"
+        "(kernels/mandelbrot/auto_iter.h; a found minibrot's view has 64 periods already)");
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto_iter_ && !auto_iter_status_.empty()) ImGui::TextDisabled("%s", auto_iter_status_.c_str());

@@ -123,7 +123,6 @@ class MandelbrotPanel final : public Panel {
     double log2_size = 0, log2_domain = 0, orientation = 0;
     uint32_t period = 0;
   } found_;
-  uint32_t found_period_ = 0;  // guarded by mutex_: the period of the view in find_view_, 0 none
   // The animated zoom: the views still to show (coarse), the last one the target (full render).
   std::vector<View> anim_;
   size_t anim_pos_ = 0;

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "kernels/mandelbrot/auto_iter.h"
 #include "kernels/perturb/finder.h"
 #include "panel_mandelbrot.h"
 
@@ -46,7 +45,6 @@ void MandelbrotPanel::draw_find() {
   bool failed = false;
   View found;
   bool take = false;
-  uint32_t found_period = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     status = find_status_;
@@ -54,14 +52,11 @@ void MandelbrotPanel::draw_find() {
     if (find_ready_) {
       take = true;
       found = find_view_;
-      found_period = found_period_;
       find_ready_ = false;
     }
   }
-  if (take) {
-    if (auto_iter_) found.max_iter = mandel::auto_iterations_for_period(found.max_iter, found_period);
-    start_zoom_animation(found);
-  }
+  // (A minibrot's view already has mandel::auto_iterations_for_period's limit: minibrot_view.)
+  if (take) start_zoom_animation(found);
   const std::string err = find_job_.error();
   if (!err.empty() && !find_job_.running()) {
     status = "find failed: " + err;
@@ -146,7 +141,6 @@ void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
       found_.orientation = f.nucleus.orientation;
       found_.period = f.nucleus.period;
     }
-    found_period_ = kind == FindKind::kMinibrot && f.ok ? f.nucleus.period : 0;
     if (f.ok && kind != FindKind::kPeriod) {
       find_view_ = f.view;
       find_ready_ = true;
