@@ -17,11 +17,12 @@ IterationStats iteration_stats(const std::vector<uint32_t>& counts, uint32_t max
   s.pixels = counts.size();
   s.interior = interior;
   s.interior_known = interior_known;
+  const uint64_t late_from = max_iter - max_iter / 8;  // counts in [7/8 max_iter, max_iter)
   for (uint32_t c : counts) {
     if (c >= max_iter)
       ++s.at_limit;
-    else
-      s.max_escaped = std::max(s.max_escaped, c);
+    else if (c >= late_from)
+      ++s.late;
   }
   s.interior = std::min(s.interior, s.at_limit);
   return s;
@@ -44,8 +45,9 @@ AutoIterDecision auto_iterations_after_render(uint32_t current, const IterationS
     }
     return d;
   }
-  if (s.max_escaped > 0 && static_cast<uint64_t>(s.max_escaped) * 8 > 7ull * current) {
-    std::snprintf(why, sizeof why, "a pixel escaped at %u, in the top eighth of the limit %u", s.max_escaped,
+  if (static_cast<double>(s.late) > share * static_cast<double>(s.pixels)) {
+    std::snprintf(why, sizeof why, "%llu of %llu pixels escaped in the top eighth of the limit %u",
+                  static_cast<unsigned long long>(s.late), static_cast<unsigned long long>(s.pixels),
                   current);
     d.max_iter = static_cast<uint32_t>(doubled);
     d.reason = why;

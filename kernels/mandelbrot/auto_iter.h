@@ -21,7 +21,7 @@ struct IterationStats {
   uint64_t at_limit = 0;        // pixels with count == max_iter (interior and unresolved alike)
   uint64_t interior = 0;        // of those, proven interior (perturbation's interior check)
   bool interior_known = false;  // the render proved interior pixels (else interior is 0 by default)
-  uint32_t max_escaped = 0;     // the largest count of an escaped pixel (0: none escaped)
+  uint64_t late = 0;            // escaped pixels whose count is in the top eighth of the limit
 };
 // counts: a frame's escape counts (max_iter where no escape).
 IterationStats iteration_stats(const std::vector<uint32_t>& counts, uint32_t max_iter, uint64_t interior,
@@ -30,9 +30,10 @@ IterationStats iteration_stats(const std::vector<uint32_t>& counts, uint32_t max
 // After a render: the limit to render with next (== current when it is enough), and why.
 // - Interior proven (perturbation): more than `share` of the pixels not proven interior hit the
 //   limit: they may still escape, so the limit doubles.
-// - Otherwise a pixel at the limit may as well be interior; what shows the limit is too low is an
-//   escaped pixel in the top eighth of it (KF's rule of thumb: the escape times have not thinned
-//   out before the limit), and the limit doubles.
+// - Otherwise a pixel at the limit may as well be interior; what shows the limit is too low is
+//   more than `share` of the pixels escaping in the top eighth of it (the escape times have not
+//   thinned out before the limit), and the limit doubles. A share, not any one pixel: near a
+//   boundary some pixel escapes late at every limit, and the limit would double without end.
 struct AutoIterDecision {
   uint32_t max_iter = 0;
   std::string reason;  // empty when unchanged
