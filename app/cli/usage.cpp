@@ -27,7 +27,7 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--reference-cache DIR] [--quiet] --out FILE.png
+                   [--reference-cache DIR] [--auto-iter] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. Frames go one per
         worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already
@@ -42,6 +42,8 @@ Commands:
         --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
         iterations: a later render of the same reference loads it instead of computing it.
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)
+        --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels
+        still iterate at the limit (docs/finder.md, "Auto iterations")
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
                    [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy

@@ -58,12 +58,12 @@ int key_code(const std::string& name) {
                 {"space", GLFW_KEY_SPACE},         {"left", GLFW_KEY_LEFT},
                 {"right", GLFW_KEY_RIGHT},         {"up", GLFW_KEY_UP},
                 {"down", GLFW_KEY_DOWN},           {"minus", GLFW_KEY_MINUS},
-                {"equal", GLFW_KEY_EQUAL}};
+                {"equal", GLFW_KEY_EQUAL},         {"menu", GLFW_KEY_MENU}};
   for (const auto& k : kNamed)
     if (n == k.name) return k.code;
   throw BadLine{"unknown key \"" + name +
                 "\" (F1..F25, a..z, 0..9, Home, End, PageUp, PageDown, Insert, Delete, "
-                "Backspace, Enter, Escape, Tab, Space, Left, Right, Up, Down, Minus, Equal)"};
+                "Backspace, Enter, Escape, Tab, Space, Left, Right, Up, Down, Minus, Equal, Menu)"};
 }
 
 // "ctrl+shift+z" -> key and modifier bits.

@@ -357,6 +357,108 @@ TEST_F(ScriptSession, KeyNGoesToTheMinibrotUnderTheMouse) {
   std::printf("minibrot of period %u under pixel (100, 120): zoom %s\n", want.nucleus.period, found.zoom.c_str());
 }
 
+// The image menu (the Menu key under the mouse, then its first item) finds the period-3 island's
+// minibrot and zooms to it (animated; one history entry); zoomed out twice, the overlay draws its
+// atom domain (yellow circle) and size (cyan circle) on the image, and the readout under the mouse
+// names period 3.
+TEST_F(ScriptSession, ImageMenuZoomsToTheMinibrotAndTheOverlayShowsIt) {
+  const std::string loc = dir_ + "/island.loc";
+  FILE* f = std::fopen(loc.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n", f);
+  std::fclose(f);
+  const char* script =
+      "wait-idle 60\n"
+      "move 300 300\n"
+      "key menu\n"
+      "wait 5\n"
+      "screenshot $D/menu.png\n"
+      "click 340 333\n"
+      "wait 3\n"
+      "wait-idle 60\n"
+      "png $D/found.png\n"
+      "key F12\n"
+      "wait-idle\n"
+      "click 300 300 right\n"
+      "wait-idle\n"
+      "click 300 300 right\n"
+      "wait-idle\n"
+      "move 300 300\n"
+      "wait 40\n"
+      "wait-idle\n"
+      "png $D/out.png\n"
+      "key F12\n"
+      "wait-idle\n"
+      "screenshot $D/overlay.png\n"
+      "quit\n";
+  ASSERT_EQ(run_session(dir_, "menu", script, "--size 960x640 --location " + loc), 0) << log("menu");
+  const ds::app::Location found = ds::app::read_location_file(dir_ + "/found.png");
+  EXPECT_NEAR(std::stod(found.re), -1.7548776662466927, 1e-13) << found.re;
+  EXPECT_NEAR(std::stod(found.im), 0.0, 1e-13) << found.im;
+  EXPECT_NE(log("menu").find("screenshot written"), std::string::npos);
+
+  // Where the circles must be: the nucleus's pixel in the zoomed-out view, the atom domain's and
+  // the size's radii from the library; the image's place in the window from the script's log.
+  const ds::app::Location out = ds::app::read_location_file(dir_ + "/out.png");
+  ASSERT_TRUE(out.width && out.height && out.iterations);
+  View v;
+  v.re = out.re;
+  v.im = out.im;
+  v.zoom = out.zoom;
+  v.width = *out.width;
+  v.height = *out.height;
+  v.max_iter = *out.iterations;
+  double nx = 0, ny = 0;
+  ASSERT_TRUE(ds::mandel::pixel_of(v, found.re, found.im, &nx, &ny));
+  View at = v;
+  at.re = found.re;
+  at.im = found.im;
+  const ds::perturb::finder::FoundView n = ds::perturb::finder::minibrot_view(at, {});
+  ASSERT_TRUE(n.ok) << n.message;
+  EXPECT_NEAR(std::stod(found.zoom), std::stod(n.view.zoom),
+              1e-9 * std::stod(n.view.zoom));  // 4 fit / 2.25 |size|
+  const double step = std::exp2(ds::mandel::geometry(v).log2_step);
+  const double domain_px = ds::to_double(n.nucleus.domain_size) / step;
+  const double size_px = 0.75 * ds::to_double(n.nucleus.size) / step;
+  int ox = 0, oy = 0, ix = 0, iy = 0;
+  const std::string lg = log("menu");
+  const size_t k = lg.find("pointer at image (300, 300), window (");
+  ASSERT_NE(k, std::string::npos) << lg;
+  ASSERT_EQ(std::sscanf(lg.c_str() + k, "pointer at image (%d, %d), window (%d, %d)", &ix, &iy, &ox, &oy), 4);
+  const Png shot = load(dir_ + "/overlay.png");
+  ASSERT_GT(shot.w, 400) << lg;
+  // Share of 360 directions from the nucleus with a pixel near the colour within 2 pixels of radius
+  // r (the line is 2 pixels wide, antialiased, and the pointer's pixel is placed to a half pixel).
+  auto on_circle = [&](double r, int R, int G, int B) {
+    int hit = 0, seen = 0;
+    for (int a = 0; a < 360; ++a) {
+      bool any = false, inside = false;
+      for (double dr = -2; dr <= 2; dr += 0.5) {
+        const int x = static_cast<int>(std::lround(ox - ix + nx + (r + dr) * std::cos(a * M_PI / 180)));
+        const int y = static_cast<int>(std::lround(oy - iy + ny + (r + dr) * std::sin(a * M_PI / 180)));
+        if (x < ox - ix || y < 0 || x >= shot.w || y >= shot.h) continue;
+        inside = true;
+        const unsigned char* p = &shot.rgb[3 * (static_cast<size_t>(y) * shot.w + x)];
+        any |= std::abs(p[0] - R) < 40 && std::abs(p[1] - G) < 40 && std::abs(p[2] - B) < 40;
+      }
+      seen += inside;
+      hit += inside && any;
+    }
+    return seen ? static_cast<double>(hit) / seen : 0.0;
+  };
+  const double domain_on = on_circle(domain_px, 255, 220, 60),
+               domain_in = on_circle(0.9 * domain_px, 255, 220, 60);
+  const double size_on = on_circle(size_px, 80, 255, 255), size_in = on_circle(2.2 * size_px, 80, 255, 255);
+  std::printf(
+      "atom domain %.1f px: %.0f%% yellow on the circle, %.0f%% at 0.9 r; size %.1f px: %.0f%% cyan, %.0f%% "
+      "at 2.2 r\n",
+      domain_px, 100 * domain_on, 100 * domain_in, size_px, 100 * size_on, 100 * size_in);
+  EXPECT_GT(domain_on, 0.8);
+  EXPECT_LT(domain_in, 0.2);
+  EXPECT_GT(size_on, 0.7);
+  EXPECT_LT(size_in, 0.3);
+}
+
 TEST_F(ScriptSession, BadScriptIsRefusedBeforeTheWindowOpens) {
   const std::string bad = dir_ + "/bad.script";
   FILE* f = std::fopen(bad.c_str(), "w");
