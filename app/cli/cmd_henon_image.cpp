@@ -63,12 +63,15 @@ int henon_plane(const ArgList& argv) {
        "transient", "pmax", "tol", "bound", "arith", "backend", "chunk", "resume", "npy", "out"},
       {"quiet"});
   henon::PlaneView v;
-  v.arith = parse_arith(args.get("arith", "f64"));
+  const std::string arith = args.get("arith", "f64");
+  if (arith != "auto") v.arith = parse_arith(arith);
   v.centre_a = args.get("centre-a", v.centre_a);
   v.centre_b = args.get("centre-b", v.centre_b);
   v.width = args.get("width", v.width);
   if (args.has("size"))
     cli::parse_size(args.get("size", ""), henon::kMaxImageSide, &v.width_px, &v.height_px);
+  // auto: the cheapest format that tells the view's pixels apart (the window's rule).
+  if (arith == "auto") v.arith = usage_on_invalid([&] { return henon::plane_auto_arith(v); });
   const std::string colouring = args.get("colour", "period");
   if (colouring != "period" && colouring != "lyapunov")
     throw cli::UsageError("--colour must be period or lyapunov, got \"" + colouring + "\"");

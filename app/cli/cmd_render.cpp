@@ -11,17 +11,18 @@
 #include <mutex>
 #include <random>
 
+#include "app/io/image_io.h"
+#include "app/io/location.h"
+#include "app/io/view_png.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
-#include "app/io/image_io.h"
-#include "kernels/core/atomic_file.h"
-#include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/colour/palette.h"
+#include "kernels/core/atomic_file.h"
 #include "kernels/core/work.h"
-#include "app/io/location.h"
+#include "kernels/mandelbrot/auto_iter.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "render_work.h"
-#include "app/io/view_png.h"
 
 namespace ds::app {
 namespace {
@@ -47,6 +48,7 @@ struct Job {
   std::string shard = "0/1";  // --shard i/n
   int tile_rows = 0;          // --tile-rows R (0: strips only when several workers)
   VerifyPlan verify;          // --verify N [--verify-seed S]
+  bool auto_iter = false;     // --auto-iter: render again with a raised limit (auto_iter.h)
   std::vector<std::string> location_warnings;  // fields of --location FILE not reproduced
 };
 
@@ -125,11 +127,12 @@ std::string gib(uint64_t bytes) {
 }
 
 Job parse_job(const ArgList& args) {
-  cli::Args a(args, {"re",       "im",     "zoom",    "iter",    "size",          "arith",  "palette",
-                     "density",  "offset", "out",     "backend", "limb-strategy", "counts", "smooth",
-                     "location", "frames", "zoom-to", "device",  "devices",       "shard",  "tile-rows",
-                     "verify",   "verify-seed", "delta", "max-references", "reference-cache"},
-              {"quiet", "no-bla", "no-interior", "no-refine"});
+  cli::Args a(
+      args, {"re",       "im",          "zoom",    "iter",           "size",           "arith",  "palette",
+             "density",  "offset",      "out",     "backend",        "limb-strategy",  "counts", "smooth",
+             "location", "frames",      "zoom-to", "device",         "devices",        "shard",  "tile-rows",
+             "verify",   "verify-seed", "delta",   "max-references", "reference-cache"},
+      {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
   Job j;
@@ -204,6 +207,10 @@ Job parse_job(const ArgList& args) {
                       : ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;
   if (j.verify.samples > 0 && j.frames > 1)
     throw cli::UsageError("--verify checks one image; verify the frames of a sequence one at a time");
+  j.auto_iter = a.flag("auto-iter");
+  if (j.auto_iter && (j.frames > 1 || j.tile_rows))
+    throw cli::UsageError(
+        "--auto-iter renders one image again with a raised limit: not with --frames or --tile-rows");
   if (j.tile_rows && j.frames > 1)
     throw cli::UsageError(
         "--tile-rows splits one image; the frames of a sequence are already split one per worker");
@@ -325,10 +332,16 @@ int cmd_render(const ArgList& args) {
 
   install_cancel_handler();
   if (job.frames > 1) return render_frames(targets, plan);
+  if (strips && job.auto_iter)
+    throw cli::UsageError(
+        "--auto-iter renders one image on one worker; this one is split among " +
+        std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
+        " (use --devices K)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 
-  // One image on one worker: one render.
-  const RenderTarget& t = targets[0];
+  // One image on one worker: one render (with --auto-iter, again at a raised limit while the
+  // counts say so: kernels/mandelbrot/auto_iter.h).
+  RenderTarget& t = targets[0];
   mandel::RenderOptions o = t.opt;
   o.backend = plan.workers[0].backend;
   if (o.backend == Backend::kCuda) o.cuda_device = plan.workers[0].device;
@@ -341,7 +354,19 @@ int cmd_render(const ArgList& args) {
       std::fprintf(stderr, "\rrender: %3.0f%%", 100.0 * x);
       std::fflush(stderr);
     };
-  const mandel::RenderResult r = mandel::render(t.view, o);
+  mandel::RenderResult r = mandel::render(t.view, o);
+  for (int round = 0; job.auto_iter && !r.cancelled && round < 8; ++round) {
+    const mandel::AutoIterDecision d = mandel::auto_iterations_after_render(
+        t.view.max_iter, mandel::iteration_stats(r.counts, t.view.max_iter, r.perturb.interior_pixels,
+                                                 r.method == mandel::Method::kPerturb && o.interior,
+                                                 r.counts_high));
+    if (d.max_iter <= t.view.max_iter) break;
+    if (!job.quiet)
+      std::cerr << "\rdeepscope render: --auto-iter: " << d.max_iter << " iterations (" << d.reason << ")\n";
+    t.view.max_iter = d.max_iter;
+    job.colouring.max_iter = d.max_iter;
+    r = mandel::render(t.view, o);
+  }
   if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
   if (r.cancelled) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";

@@ -27,7 +27,7 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--reference-cache DIR] [--quiet] --out FILE.png
+                   [--reference-cache DIR] [--auto-iter] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -43,6 +43,8 @@ Commands:
         --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
         iterations: a later render of the same reference loads it instead of computing it.
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)
+        --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels
+        still iterate at the limit (docs/finder.md, "Auto iterations")
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
                    [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy
@@ -69,7 +71,7 @@ Commands:
                        [--json F] [--estimate] --csv FILE
   deepscope henon plane --centre-a A --centre-b B --width W [--size WxH] [--colour period|lyapunov]
                         [--init K] [--box XLO,XHI,YLO,YHI] [--transient N] [--pmax P] [--tol T]
-                        [--lyapunov-steps N] [--lyapunov-scale S] [--arith NAME] [--bound R]
+                        [--lyapunov-steps N] [--lyapunov-scale S] [--arith NAME|auto] [--bound R]
                         [--backend auto|cpu|cuda] [--chunk C] [--resume FILE] [--npy F.npy] [--quiet] --out FILE.png
   deepscope henon basin --a A --b B [--centre-x X --centre-y Y] --width W [--size WxH] [--transient N]
                         [--pmax P] [--tol T] [--arith NAME] [--bound R] [--backend auto|cpu|cuda] [--chunk C]
@@ -78,7 +80,8 @@ Commands:
         scans use every CUDA device (--devices 0,2 picks; 0,0 splits one), mpirun ranks, and shards.
         plane: the (a, b) plane (|b| <= 1.5) coloured by the period of the sink reached (black: none
         within --pmax, white: escape) or by the largest Lyapunov exponent (blue < 0 < red), with an
-        int32 (period) or float64 (exponent) .npy beside the PNG; basin: the (x, y) plane of one (a, b),
+        int32 (period) or float64 (exponent) .npy beside the PNG (--arith auto: the cheapest format that
+        resolves the pixels, as the Mandelbrot view picks); basin: the (x, y) plane of one (a, b),
         each start point coloured by the attracting cycle it reaches (int32 ids in the .npy)
   deepscope drift sum [--n N] [--seed S] [--threads 1,10,100,1000] [--backend auto|cpu|cuda] [--out FILE.csv]
   deepscope drift doundo [--iterations N] [--every K] [--arith LIST] [--trials 1,2,3] [--repeat R]

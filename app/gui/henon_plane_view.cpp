@@ -1,10 +1,12 @@
-// The Hénon parameter-plane view (see henon_plane_view.h): henon::plane on a background job, the
-// periods coloured with app/io/henon_png.h's palette and uploaded as one texture.
+// The Hénon parameter-plane view (see henon_plane_view.h): henon::plane on a background job, a
+// coarse pass and then bands, the periods coloured with app/io/henon_png.h's palette and uploaded
+// as one texture, and the Mandelbrot view's navigation over it.
 #include "henon_plane_view.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -13,7 +15,7 @@
 namespace ds::gui {
 
 namespace {
-void set_text(char* buf, std::size_t n, const char* s) { std::snprintf(buf, n, "%s", s); }
+void set_text(char* buf, std::size_t n, const std::string& s) { std::snprintf(buf, n, "%s", s.c_str()); }
 }  // namespace
 
 HenonPlaneView::HenonPlaneView() {
@@ -21,45 +23,12 @@ HenonPlaneView::HenonPlaneView() {
   set_text(centre_b_, kBuf, "0");
   set_text(width_, kBuf, "2.5");
   set_text(tol_, kBuf, "1e-10");
+  view_ = view_from_fields();
 }
 
-void HenonPlaneView::draw_controls(Arith arith) {
-  arith_ = arith;
-  ImGui::PushID("plane");
-  ImGui::SetNextItemWidth(150);
-  ImGui::InputText("centre a", centre_a_, kBuf);
-  ImGui::SetNextItemWidth(150);
-  ImGui::InputText("centre b", centre_b_, kBuf);
-  ImGui::SetNextItemWidth(150);
-  ImGui::InputText("width in a", width_, kBuf);
-  ImGui::SetNextItemWidth(110);
-  ImGui::DragInt("pixels W", &width_px_, 4.0f, 1, 4096);
-  ImGui::SetNextItemWidth(110);
-  ImGui::DragInt("pixels H", &height_px_, 4.0f, 1, 4096);
-  const ImS64 zero = 0, nt_max = henon::kMaxTransient;
-  ImGui::SetNextItemWidth(110);
-  ImGui::DragScalar("plane transient", ImGuiDataType_S64, &n_transient_, 1000.0f, &zero, &nt_max, "%lld");
-  ImGui::SetNextItemWidth(110);
-  ImGui::DragInt("plane p_max", &p_max_, 4.0f, 1, henon::kMaxPeriod);
-  ImGui::SetNextItemWidth(110);
-  ImGui::InputText("plane tolerance", tol_, kBuf);
-  ImGui::SetNextItemWidth(110);
-  ImGui::Combo("plane backend", &backend_, "auto\0cpu\0cuda\0");
-  if (job_.running()) {
-    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-70, 0), "computing");
-    ImGui::SameLine();
-    if (ImGui::Button("cancel")) job_.cancel();
-  } else if (ImGui::Button("run plane")) {
-    start();
-  }
-  const std::string err = job_.error();
-  if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
-  ImGui::PopID();
-}
-
-void HenonPlaneView::start() {
+henon::PlaneView HenonPlaneView::view_from_fields() const {
   henon::PlaneView v;
-  v.arith = arith_;
+  v.arith = tab_arith_;
   v.centre_a = centre_a_;
   v.centre_b = centre_b_;
   v.width = width_;
@@ -71,80 +40,341 @@ void HenonPlaneView::start() {
   v.backend = backend_ == 1   ? henon::Backend::kCpu
               : backend_ == 2 ? henon::Backend::kCuda
                               : henon::Backend::kAuto;
-  job_.start([this, v](JobControl& c) mutable {
-    v.cancel = &c.cancel;
-    v.progress = [&c](double f) { c.progress = f; };
-    henon::PlaneResult r = henon::plane(v);
-    if (r.cancelled) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    pending_view_ = v;
-    pending_view_.cancel = nullptr;
-    pending_view_.progress = nullptr;
-    pending_ = std::move(r);
-    has_pending_ = true;
+  return v;
+}
+
+void HenonPlaneView::fields_from_view(const henon::PlaneView& v) {
+  set_text(centre_a_, kBuf, v.centre_a);
+  set_text(centre_b_, kBuf, v.centre_b);
+  set_text(width_, kBuf, v.width);
+}
+
+void HenonPlaneView::draw_controls(Arith arith) {
+  tab_arith_ = arith;
+  ImGui::PushID("plane");
+  bool apply = false;
+  const ImGuiInputTextFlags enter = ImGuiInputTextFlags_EnterReturnsTrue;
+  ImGui::SetNextItemWidth(200);
+  apply |= ImGui::InputText("centre a", centre_a_, kBuf, enter);
+  ImGui::SetNextItemWidth(200);
+  apply |= ImGui::InputText("centre b", centre_b_, kBuf, enter);
+  ImGui::SetNextItemWidth(200);
+  apply |= ImGui::InputText("width in a", width_, kBuf, enter);
+  ImGui::SetNextItemWidth(110);
+  ImGui::DragInt("pixels W", &width_px_, 4.0f, 1, 4096);
+  ImGui::SetNextItemWidth(110);
+  ImGui::DragInt("pixels H", &height_px_, 4.0f, 1, 4096);
+  width_px_ = std::clamp(width_px_, 1, 4096);
+  height_px_ = std::clamp(height_px_, 1, 4096);
+  const ImS64 zero = 0, nt_max = henon::kMaxTransient;
+  ImGui::SetNextItemWidth(110);
+  ImGui::DragScalar("plane transient", ImGuiDataType_S64, &n_transient_, 1000.0f, &zero, &nt_max, "%lld");
+  ImGui::SetNextItemWidth(110);
+  ImGui::DragInt("plane p_max", &p_max_, 4.0f, 1, henon::kMaxPeriod);
+  ImGui::SetNextItemWidth(110);
+  apply |= ImGui::InputText("plane tolerance", tol_, kBuf, enter);
+  ImGui::SetNextItemWidth(110);
+  ImGui::Combo("plane backend", &backend_, "auto\0cpu\0cuda\0");
+  apply |= ImGui::Combo("plane colour", &colouring_, "period\0Lyapunov exponent\0");
+  if (colouring_ == 1) {
+    const ImS64 one = 1, most = henon::kMaxLyapunovSteps;
+    ImGui::SetNextItemWidth(110);
+    ImGui::DragScalar("exponent steps", ImGuiDataType_S64, &lyapunov_steps_, 1000.0f, &one, &most, "%lld");
+    ImGui::SetNextItemWidth(110);
+    if (ImGui::SliderFloat("colour scale", &lyapunov_scale_, 0.05f, 2.0f, "%.2f")) texture_stale_ = true;
+  }
+  ImGui::Checkbox("format auto by zoom", &auto_arith_);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("On: the cheapest of f64 .. f64x8 that tells the pixels apart (the Mandelbrot rule).\n"
+                      "Off: the format selected above.");
+  ImGui::SetNextItemWidth(110);
+  ImGui::SliderFloat("click zoom", &click_factor_, 1.5f, 16.0f, "%.1fx");
+  if (job_.running()) {
+    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-70, 0), "computing");
+    ImGui::SameLine();
+    if (ImGui::Button("cancel")) job_.cancel();
+  } else if (ImGui::Button("run plane")) {
+    apply = true;
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(history_pos_ == 0);
+  if (ImGui::Button("undo")) undo();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(history_pos_ + 1 >= history_.size());
+  if (ImGui::Button("redo")) redo();
+  ImGui::EndDisabled();
+  if (apply) set_view(view_from_fields());
+  const std::string err = job_.error();
+  if (!message_.empty())
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", message_.c_str());
+  else if (!err.empty())
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
+  ImGui::PopID();
+}
+
+void HenonPlaneView::set_view(const henon::PlaneView& in, bool record) {
+  henon::PlaneView v = in;
+  v.row_begin = v.row_end = 0;
+  try {
+    v.arith = auto_arith_ ? henon::plane_auto_arith(v) : tab_arith_;
+    (void)henon::plane_scan_params(v);  // every check of the view before it replaces the shown one
+  } catch (const std::exception& e) {
+    message_ = e.what();
+    return;
+  }
+  message_.clear();
+  view_ = v;
+  fields_from_view(v);
+  if (record) {
+    if (!history_.empty()) history_.resize(history_pos_ + 1);
+    history_.push_back(v);
+    history_pos_ = history_.size() - 1;
+  }
+  dirty_ = true;
+}
+
+void HenonPlaneView::undo() {
+  if (history_pos_ == 0) return;
+  --history_pos_;
+  set_view(history_[history_pos_], false);
+  u0_ = v0_ = 0;
+  u1_ = v1_ = 1;
+}
+
+void HenonPlaneView::redo() {
+  if (history_pos_ + 1 >= history_.size()) return;
+  ++history_pos_;
+  set_view(history_[history_pos_], false);
+  u0_ = v0_ = 0;
+  u1_ = v1_ = 1;
+}
+
+void HenonPlaneView::start() {
+  dirty_ = false;
+  started_ = true;
+  const henon::PlaneView v = view_;
+  const bool lyapunov = colouring_ == 1;
+  const int64_t steps = lyapunov_steps_;
+  job_.start([this, v, lyapunov, steps](JobControl& c) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int W = v.width_px, H = v.height_px;
+    Frame f;
+    f.view = v;
+    f.lyapunov = lyapunov;
+    f.period.assign(static_cast<std::size_t>(W) * H, 0);
+    if (lyapunov) f.exponent.assign(static_cast<std::size_t>(W) * H, 0.0);
+    auto publish = [&] {
+      f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_ = f;
+      has_pending_ = true;
+    };
+    // A coarse pass (a quarter of the pixels each way, its own parameters) to show at once.
+    if (W >= 32 && H >= 32) {
+      henon::PlaneView cv = v;
+      cv.width_px = W / 4;
+      cv.height_px = H / 4;
+      cv.cancel = &c.cancel;
+      henon::PlaneResult cr;
+      henon::LyapunovResult cl;
+      if (lyapunov) {
+        cl = henon::plane_lyapunov(cv, steps);
+        if (cl.cancelled) return;
+      } else {
+        cr = henon::plane(cv);
+        if (cr.cancelled) return;
+      }
+      for (int j = 0; j < H; ++j)
+        for (int i = 0; i < W; ++i) {
+          const std::size_t q = static_cast<std::size_t>(j * cv.height_px / H) * cv.width_px + i * cv.width_px / W;
+          if (lyapunov)
+            f.exponent[static_cast<std::size_t>(j) * W + i] = cl.exponent[q];
+          else
+            f.period[static_cast<std::size_t>(j) * W + i] = cr.period[q];
+        }
+      c.progress = 0.1;
+      publish();
+    }
+    // Then the view itself in bands of rows, each with the whole view's parameters.
+    const int band = std::max(16, H / 8);
+    for (int j0 = 0; j0 < H; j0 += band) {
+      henon::PlaneView bv = v;
+      bv.row_begin = j0;
+      bv.row_end = std::min(H, j0 + band);
+      bv.cancel = &c.cancel;
+      const int rows = bv.row_end - j0;
+      bv.progress = [&c, j0, rows, H](double q) { c.progress = 0.1 + 0.9 * (j0 + q * rows) / H; };
+      if (lyapunov) {
+        const henon::LyapunovResult r = henon::plane_lyapunov(bv, steps);
+        if (r.cancelled) return;
+        std::copy(r.exponent.begin(), r.exponent.end(), f.exponent.begin() + static_cast<std::ptrdiff_t>(j0) * W);
+        f.escaped += r.escaped;
+      } else {
+        const henon::PlaneResult r = henon::plane(bv);
+        if (r.cancelled) return;
+        std::copy(r.period.begin(), r.period.end(), f.period.begin() + static_cast<std::ptrdiff_t>(j0) * W);
+        f.escaped += r.escaped;
+        f.no_period += r.no_period;
+        f.with_period += r.with_period;
+        f.max_period = std::max(f.max_period, r.max_period);
+      }
+      f.rows_done = bv.row_end;
+      publish();
+    }
   });
 }
 
+void HenonPlaneView::track(double fx, double fy, double factor) {
+  const float px = u0_ + static_cast<float>(fx) * (u1_ - u0_), py = v0_ + static_cast<float>(fy) * (v1_ - v0_);
+  const float k = static_cast<float>(1.0 / factor);
+  u0_ = px + (u0_ - px) * k;
+  u1_ = px + (u1_ - px) * k;
+  v0_ = py + (v0_ - py) * k;
+  v1_ = py + (v1_ - py) * k;
+}
+
+bool HenonPlaneView::image_rect(ImageRect* r) const {
+  if (!drawn_) return false;
+  *r = rect_;
+  return true;
+}
+
+void HenonPlaneView::open() {
+  if (!started_ && history_.empty()) set_view(view_from_fields());
+}
+
 bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
+  open();
+  if (dirty_) start();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (has_pending_) {
       has_pending_ = false;
-      shown_view_ = pending_view_;
-      shown_ = std::move(pending_);
-      texture_stale_ = true;
+      // A frame of the view being computed; one of a view navigated away from is dropped.
+      if (pending_.view.centre_a == view_.centre_a && pending_.view.centre_b == view_.centre_b &&
+          pending_.view.width == view_.width && pending_.view.width_px == view_.width_px &&
+          pending_.view.height_px == view_.height_px) {
+        shown_ = std::move(pending_);
+        texture_stale_ = true;
+        u0_ = v0_ = 0;
+        u1_ = v1_ = 1;
+      }
     }
   }
+  const int W = view_.width_px, H = view_.height_px;
   if (shown_.period.empty()) {
-    ImGui::TextWrapped(
-        "No plane yet: set the view on the left and run it (the same computation as `deepscope henon "
-        "plane`). "
-        "Colours: a period each (the PNG's palette), black no period within p_max, white escape.");
+    ImGui::TextWrapped("Computing the plane (the same computation as `deepscope henon plane`) ... Colours: a "
+                       "period each (the PNG's palette), black no period within p_max, white escape.");
+    drawn_ = false;
     return false;
   }
+  const int SW = shown_.view.width_px, SH = shown_.view.height_px;
   if (texture_stale_) {
     texture_.show(
-        shown_.width, shown_.height, -1, [](uint8_t*) {},
+        SW, SH, -1, [](uint8_t*) {},
         [&](std::vector<uint8_t>* rgba) {
-          rgba->resize(static_cast<std::size_t>(shown_.width) * shown_.height * 4);
+          rgba->resize(static_cast<std::size_t>(SW) * SH * 4);
           for (std::size_t q = 0; q < shown_.period.size(); ++q) {
-            app::category_colour(shown_.period[q], &(*rgba)[4 * q]);
+            if (shown_.lyapunov)
+              app::lyapunov_colour(shown_.exponent[q], lyapunov_scale_, &(*rgba)[4 * q]);
+            else
+              app::category_colour(shown_.period[q], &(*rgba)[4 * q]);
             (*rgba)[4 * q + 3] = 255;
           }
         });
     texture_stale_ = false;
   }
-  ImGui::Text(
-      "%d x %d: %lld with a sink (largest period %d), %lld without, %lld escaped. Click a pixel to open it.",
-      shown_.width, shown_.height, static_cast<long long>(shown_.with_period), shown_.max_period,
-      static_cast<long long>(shown_.no_period), static_cast<long long>(shown_.escaped));
+  const bool done = shown_.rows_done == SH;
+  if (shown_.lyapunov)
+    ImGui::Text("%s, %s: %d x %d%slargest Lyapunov exponent (blue < 0 < red, scale %.2f), %lld escaped (grey); %.2f s",
+                arith_name(view_.arith), auto_arith_ ? "auto" : "chosen", SW, SH, done ? ": " : " (rows so far): ",
+                lyapunov_scale_, static_cast<long long>(shown_.escaped), shown_.seconds);
+  else
+    ImGui::Text("%s, %s: %d x %d%s%lld with a sink (largest period %d), %lld without, %lld escaped; %.2f s",
+              arith_name(view_.arith), auto_arith_ ? "auto" : "chosen", SW, SH,
+              done ? ": " : " (rows so far): ", static_cast<long long>(shown_.with_period), shown_.max_period,
+              static_cast<long long>(shown_.no_period), static_cast<long long>(shown_.escaped), shown_.seconds);
+  ImGui::TextDisabled("wheel zoom, drag pan, double-click zoom in, right-click out, Ctrl+Z/Y; click: open the orbit");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  avail.y = std::max(avail.y - 18, 50.0f);
-  // The image at its own aspect, as large as the region allows.
-  const float scale = std::max(1e-3f, std::min(avail.x / shown_.width, avail.y / shown_.height));
-  const ImVec2 size(shown_.width * scale, shown_.height * scale);
-  ImGui::InvisibleButton("plane_canvas", size, ImGuiButtonFlags_MouseButtonLeft);
-  const bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+  avail.y = std::max(avail.y - 4, 50.0f);
+  // The image at the view's aspect, as large as the region allows.
+  const float scale = std::max(1e-3f, std::min(avail.x / W, avail.y / H));
+  const ImVec2 size(W * scale, H * scale);
+  ImGui::InvisibleButton("plane_canvas", size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+  const bool hovered = ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (texture_.texture().id())
+  if (texture_.texture().id()) {
+    dl->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
     dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_.texture().id())), origin,
-                 ImVec2(origin.x + size.x, origin.y + size.y));
+                 ImVec2(origin.x + size.x, origin.y + size.y), ImVec2(u0_, v0_), ImVec2(u1_, v1_));
+    dl->PopClipRect();
+  }
+  rect_ = ImageRect{origin.x, origin.y, size.x, size.y, W, H};
+  drawn_ = true;
   if (!hovered) return false;
   const ImGuiIO& io = ImGui::GetIO();
-  const int i = std::clamp(static_cast<int>((io.MousePos.x - origin.x) / scale), 0, shown_.width - 1);
-  const int j = std::clamp(static_cast<int>((io.MousePos.y - origin.y) / scale), 0, shown_.height - 1);
-  const auto ab = henon::plane_pixel(shown_view_, i, j);
-  const int32_t k = shown_.period[static_cast<std::size_t>(j) * shown_.width + i];
-  ImGui::SetTooltip("a = %.12g\nb = %.12g\n%s", std::strtod(ab.first.c_str(), nullptr),
-                    std::strtod(ab.second.c_str(), nullptr),
-                    k < 0    ? "escaped"
-                    : k == 0 ? "no period"
-                             : ("period " + std::to_string(k)).c_str());
-  if (!clicked) return false;
-  *a = ab.first;
-  *b = ab.second;
-  return true;
+  const double fx = (io.MousePos.x - origin.x) / size.x, fy = (io.MousePos.y - origin.y) / size.y;
+  const double x = fx * W, y = fy * H;
+  const int i = std::clamp(static_cast<int>(x), 0, W - 1), j = std::clamp(static_cast<int>(y), 0, H - 1);
+  bool picked = false;
+  try {
+    if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Z))) undo();
+    if (io.KeyCtrl && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Y))) redo();
+    if (io.MouseWheel != 0) {
+      const double f = std::pow(1.25, io.MouseWheel);
+      set_view(henon::plane_zoom_about(view_, x, y, f));
+      track(fx, fy, f);
+    }
+    if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 4.0f)) {
+      const ImVec2 d = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 4.0f);
+      ImGui::ResetMouseDragDelta(ImGuiMouseButton_Left);
+      dragged_ = true;
+      const double dx = d.x / scale, dy = d.y / scale;
+      set_view(henon::plane_pan_pixels(view_, dx, dy), false);
+      const float du = static_cast<float>(dx / W) * (u1_ - u0_), dv = static_cast<float>(dy / H) * (v1_ - v0_);
+      u0_ -= du;
+      u1_ -= du;
+      v0_ -= dv;
+      v1_ -= dv;
+    }
+    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+      set_view(henon::plane_zoom_about(view_, x, y, click_factor_));
+      track(fx, fy, click_factor_);
+    } else if (ImGui::IsMouseReleased(ImGuiMouseButton_Left)) {
+      if (dragged_) {
+        set_view(view_);  // one history entry per drag
+      } else {
+        const auto ab = henon::plane_pixel(view_, i, j);
+        *a = ab.first;
+        *b = ab.second;
+        picked = true;
+      }
+      dragged_ = false;
+    }
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+      set_view(henon::plane_zoom_about(view_, x, y, 1.0 / click_factor_));
+      track(fx, fy, 1.0 / click_factor_);
+    }
+    // The pixel under the mouse: its exact parameter, and its period once this view's row is done.
+    const auto ab = henon::plane_pixel(view_, i, j);
+    const bool current = shown_.view.width == view_.width && shown_.view.centre_a == view_.centre_a &&
+                         shown_.view.centre_b == view_.centre_b && j < shown_.rows_done;
+    const std::size_t q = static_cast<std::size_t>(j) * W + i;
+    const int32_t k = current && !shown_.lyapunov ? shown_.period[q] : 0;
+    char exponent[64];
+    std::snprintf(exponent, sizeof exponent, "largest Lyapunov exponent %.6g", current && shown_.lyapunov ? shown_.exponent[q] : 0.0);
+    const std::string what = !current         ? "computing"
+                             : shown_.lyapunov ? (std::isnan(shown_.exponent[q]) ? "escaped" : exponent)
+                             : k < 0          ? "escaped"
+                             : k == 0         ? "no period within p_max"
+                                              : "period " + std::to_string(k);
+    ImGui::SetTooltip("a = %s\nb = %s\n%s", ab.first.c_str(), ab.second.c_str(), what.c_str());
+  } catch (const std::exception& e) {
+    message_ = e.what();
+  }
+  return picked;
 }
 
 }  // namespace ds::gui

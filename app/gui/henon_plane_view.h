@@ -1,7 +1,12 @@
-// The Hénon tab's parameter-plane view: runs henon::plane (the batch command's `henon plane`) on a
-// background job and shows the (a, b) plane coloured by period with the PNG's palette; clicking a
-// pixel hands its (a, b) to the orbit view's sliders.
+// The Hénon tab's parameter-plane view: henon::plane (the batch command's `henon plane`) on a
+// background job, a coarse pass first and then the view in bands of rows, shown as it arrives and
+// coloured by period with the PNG's palette. The wheel zooms about the cursor, dragging pans, a
+// double click zooms in and a right click out (the Mandelbrot view's navigation code, through
+// henon::plane_zoom_about / plane_pan_pixels), Ctrl+Z / Ctrl+Y undo and redo, and "auto" picks the
+// format by zoom; a click hands the pixel's (a, b) to the orbit view's sliders.
 #pragma once
+#include <imgui.h>
+
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -10,6 +15,7 @@
 #include "arith/format.h"
 #include "jobs.h"
 #include "kernels/henon/plane.h"
+#include "panels.h"
 #include "render/image_texture.h"
 
 namespace ds::gui {
@@ -19,33 +25,70 @@ class HenonPlaneView {
   HenonPlaneView();
   ~HenonPlaneView() { job_.cancel(); }
 
-  // The view's inputs and Run / Cancel, for the controls column.
+  // The view's inputs, Run / Cancel, undo / redo, for the controls column. `arith`: the tab's
+  // format, used when "auto" is off.
   void draw_controls(Arith arith);
   // The image; returns true with *a, *b set (the pixel's exact parameter) when a pixel was clicked.
+  // The first time it is drawn it starts the view's computation.
   bool draw_view(std::string* a, std::string* b);
-  bool busy() const { return job_.running(); }
+  bool busy() const { return job_.running() || dirty_; }
+  // Called when the view is opened: the first time, its computation is due (busy from now).
+  void open();
+  // The image's rectangle as last drawn (for scripted sessions); false before it was drawn.
+  bool image_rect(ImageRect* r) const;
+  void forget_drawn() { drawn_ = false; }
 
  private:
+  // One image being built: the coarse pass upscaled, then bands written over it.
+  struct Frame {
+    henon::PlaneView view;  // the whole view (no band)
+    bool lyapunov = false;  // coloured by exponent (exponent filled) instead of period
+    std::vector<int32_t> period;
+    std::vector<double> exponent;
+    int rows_done = 0;  // rows of the full-resolution bands so far
+    int64_t escaped = 0, no_period = 0, with_period = 0;
+    int32_t max_period = 0;
+    double seconds = 0;
+  };
+  henon::PlaneView view_from_fields() const;
+  void fields_from_view(const henon::PlaneView& v);
+  // Makes v the current view (a history entry unless `record` is false) and starts computing it.
+  void set_view(const henon::PlaneView& v, bool record = true);
+  void undo();
+  void redo();
   void start();
+  void track(double fx, double fy, double factor);
 
-  static constexpr int kBuf = 128;
+  static constexpr int kBuf = 256;
   char centre_a_[kBuf], centre_b_[kBuf], width_[kBuf], tol_[kBuf];
-  int width_px_ = 320, height_px_ = 180;
+  int width_px_ = 480, height_px_ = 270;
   int64_t n_transient_ = 10000;
   int p_max_ = 64;
   int backend_ = 0;  // auto, cpu, cuda
-  Arith arith_ = Arith::kF64;
+  bool auto_arith_ = true;
+  int colouring_ = 0;  // 0 period, 1 Lyapunov exponent (henon::plane_lyapunov)
+  ImS64 lyapunov_steps_ = 10000;
+  float lyapunov_scale_ = 0.5f;
+  Arith tab_arith_ = Arith::kF64;
+  float click_factor_ = 4.0f;
+
+  henon::PlaneView view_;  // the view being computed or shown (fields applied)
+  std::vector<henon::PlaneView> history_;
+  std::size_t history_pos_ = 0;
+  bool dirty_ = false, started_ = false, dragged_ = false;
+  std::string message_;
 
   BackgroundJob job_;
   std::mutex mutex_;  // guards pending_ / has_pending_ (written by the job)
-  henon::PlaneView pending_view_;
-  henon::PlaneResult pending_;
+  Frame pending_;
   bool has_pending_ = false;
 
-  henon::PlaneView shown_view_;
-  henon::PlaneResult shown_;
+  Frame shown_;
   bool texture_stale_ = false;
   render::ImageTexture texture_;
+  float u0_ = 0, v0_ = 0, u1_ = 1, v1_ = 1;  // the texture's part shown (moves with navigation)
+  ImageRect rect_;
+  bool drawn_ = false;
 };
 
 }  // namespace ds::gui

@@ -55,12 +55,23 @@ class HenonPanel final : public Panel {
     return true;
   }
 
+  bool open_view(const std::string& name) override {
+    if (name != "plane") return false;
+    show_plane_ = true;
+    plane_.open();
+    return true;
+  }
+  // The plane's image while the Plane view is open (the orbit and scan views have none to point at).
+  bool image_rect(ImageRect* r) const override { return plane_.image_rect(r); }
+
   void draw() override {
     take_outcome();
+    plane_.forget_drawn();
     ImGui::BeginChild("henon_controls", ImVec2(380, 0), true);
     draw_controls();
     if (ImGui::CollapsingHeader("Sink scan", ImGuiTreeNodeFlags_DefaultOpen))
       scan_.draw_controls(all_ariths()[arith_index_]);
+    if (show_plane_) ImGui::SetNextItemOpen(true);  // the plane's controls beside its view
     if (ImGui::CollapsingHeader("Parameter plane")) plane_.draw_controls(all_ariths()[arith_index_]);
     ImGui::EndChild();
     ImGui::SameLine();
@@ -76,12 +87,12 @@ class HenonPanel final : public Panel {
         if (scan_.draw_view(&pick)) open_pick(pick);
         ImGui::EndTabItem();
       }
-      if (ImGui::BeginTabItem("Plane")) {
+      if (ImGui::BeginTabItem("Plane", nullptr, show_plane_ ? ImGuiTabItemFlags_SetSelected : 0)) {
         HenonScanView::Pick pick;
         if (plane_.draw_view(&pick.a, &pick.b)) open_pick(pick);
         ImGui::EndTabItem();
       }
-      show_orbit_ = show_scan_ = false;
+      show_orbit_ = show_scan_ = show_plane_ = false;
       ImGui::EndTabBar();
     }
     ImGui::EndChild();
@@ -391,7 +402,7 @@ class HenonPanel final : public Panel {
   int p_max_ = 1000;
   std::size_t arith_index_ = 1;  // f64
   bool dirty_ = false, fit_ = false;
-  bool show_orbit_ = false, show_scan_ = false;  // select that view's tab on the next frame
+  bool show_orbit_ = false, show_scan_ = false, show_plane_ = false;  // select that view's tab next frame
   HenonScanView scan_;
   HenonPlaneView plane_;
   double cx_ = 0, cy_ = 0, scale_ = 3;

@@ -30,6 +30,7 @@ MandelbrotPanel::~MandelbrotPanel() {
   shot_job_.cancel();
   verify_job_.cancel();
   find_job_.cancel();
+  hover_job_.cancel();
 }
 
 // A dropped location file (ours, .kfr) or a PNG this program wrote.
@@ -44,8 +45,8 @@ bool MandelbrotPanel::open_file(const std::string& path) {
 }
 
 bool MandelbrotPanel::busy() const {
-  return job_.running() || !shown_final_ || shot_job_.running() || verify_job_.running() || find_job_.running() ||
-         find_ready_;
+  return job_.running() || !shown_final_ || shot_job_.running() || verify_job_.running() ||
+         find_job_.running() || find_ready_ || animating_;
 }
 
 // Scripted sessions (script.h): the image rectangle handle_mouse saw last frame, and the
@@ -75,6 +76,8 @@ void MandelbrotPanel::draw() {
 }
 
 void MandelbrotPanel::set_view(const View& v, bool record) {
+  animating_ = false;  // any navigation stops an animated zoom (its steps set these again)
+  coarse_only_ = false;
   if (record) {
     history_.resize(history_pos_ + 1);
     history_.push_back(v);
@@ -131,6 +134,15 @@ void MandelbrotPanel::draw_controls() {
       ImGui::IsItemDeactivatedAfterEdit()) {
     view_.max_iter = std::max<uint64_t>(1, std::min<uint64_t>(iter, mandel::kMaxIterations));
     dirty_ = true;
+  }
+  ImGui::Checkbox("auto iterations", &auto_iter_);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "double the limit after a render whose pixels still iterate at it\n"
+        "(kernels/mandelbrot/auto_iter.h; a found minibrot's view has 64 periods already)");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto_iter_ && !auto_iter_status_.empty()) ImGui::TextDisabled("%s", auto_iter_status_.c_str());
   }
   ImGui::SliderFloat("click zoom", &click_factor_, 1.5f, 16.0f, "x%.1f", ImGuiSliderFlags_Logarithmic);
 
@@ -253,6 +265,7 @@ void MandelbrotPanel::draw_help() {
       "Ctrl+Z / Ctrl+Y undo / redo location\n"
       "Home            whole set\n"
       "N / M / P       the minibrot / Misiurewicz point / period under the mouse\n"
+      "right held, Menu  the image menu: zoom to the minibrot or Misiurewicz point here, period\n"
       "F12             save a screenshot (PNG with the location)\n"
       "drop a file     open a location, .kfr or deepscope PNG\n"
       "F1              this help");
@@ -305,6 +318,8 @@ void MandelbrotPanel::draw_image() {
     dirty_ = true;
   }
   poll_frame();
+  step_zoom_animation();
+  apply_auto_iterations();
   ImVec2 origin = ImGui::GetCursorScreenPos();
   if (display_.texture().id()) {
     ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(display_.texture().id())), avail, uv0_,
@@ -313,13 +328,19 @@ void MandelbrotPanel::draw_image() {
     ImGui::Dummy(avail);
   }
   handle_mouse(origin, avail);
+  draw_overlay(origin, avail);
+  draw_image_menu();
   if (dirty_) start_render();
 }
 
 void MandelbrotPanel::handle_mouse(ImVec2 origin, ImVec2 size) {
   image_origin_ = origin, image_size_ = size;  // for image_rect()
   ImGuiIO& io = ImGui::GetIO();
-  if (!ImGui::IsItemHovered()) return;
+  const bool hovered = ImGui::IsItemHovered();
+  hover_period(hovered && !ImGui::IsAnyMouseDown(),
+               static_cast<int>((io.MousePos.x - origin.x) / size.x * view_.width),
+               static_cast<int>((io.MousePos.y - origin.y) / size.y * view_.height));
+  if (!hovered) return;
   double fx = (io.MousePos.x - origin.x) / size.x, fy = (io.MousePos.y - origin.y) / size.y;
   double x = fx * view_.width, y = fy * view_.height;
   try {
@@ -355,7 +376,18 @@ void MandelbrotPanel::handle_mouse(ImVec2 origin, ImVec2 size) {
       }
       dragged_ = false;
     }
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+    // A short right click zooms out; held kMenuHold seconds (or the Menu key) it opens the image
+    // menu at the pixel where it went down.
+    constexpr float kMenuHold = 0.35f;
+    if ((io.MouseDownDuration[ImGuiMouseButton_Right] >= kMenuHold &&
+         io.MouseDownDurationPrev[ImGuiMouseButton_Right] < kMenuHold) ||
+        ImGui::IsKeyPressed(GLFW_KEY_MENU)) {
+      menu_px_ = ix;
+      menu_py_ = iy;
+      menu_pending_ = true;
+    }
+    if (ImGui::IsMouseReleased(ImGuiMouseButton_Right) &&
+        io.MouseDownDurationPrev[ImGuiMouseButton_Right] < kMenuHold) {
       set_view(mandel::zoom_about(view_, x, y, 1.0 / click_factor_));
       track_zoom(fx, fy, 1.0 / click_factor_);
     }

@@ -1,7 +1,8 @@
 // The Mandelbrot panel's class, shared by its three files: panel_mandelbrot.cpp (controls,
 // navigation, the image and the mouse), panel_mandelbrot_render.cpp (the render worker and the
 // frames it publishes), panel_mandelbrot_files.cpp (Verify, screenshots, location files) and
-// panel_mandelbrot_find.cpp (the feature finder).
+// panel_mandelbrot_find.cpp (the feature finder and the image's menu) and panel_mandelbrot_zoom.cpp
+// (the animated zoom, the period under the mouse, the found minibrot's overlay, auto iterations).
 // Private to app/gui: the window knows the panel only through make_mandelbrot_panel() (panels.h).
 #pragma once
 #include <imgui.h>
@@ -76,6 +77,15 @@ class MandelbrotPanel final : public Panel {
   enum class FindKind { kMinibrot, kMisiurewicz, kPeriod };
   void draw_find();
   void start_find(FindKind kind, bool at_pixel, int px, int py);
+  void draw_image_menu();  // the image's context menu (right button held, or the Menu key)
+
+  // The animated zoom, the period under the mouse, the overlay, auto iterations
+  // (panel_mandelbrot_zoom.cpp).
+  void start_zoom_animation(const View& target);
+  void step_zoom_animation();
+  void hover_period(bool hovered, int px, int py);
+  void draw_overlay(ImVec2 origin, ImVec2 size);
+  void apply_auto_iterations();
 
   // The render worker and the frames it publishes (panel_mandelbrot_render.cpp).
   void start_render();
@@ -106,6 +116,31 @@ class MandelbrotPanel final : public Panel {
   bool find_failed_ = false;
   std::atomic<bool> find_ready_{false};  // also read by busy()
   View find_view_;
+  // The last minibrot found (guarded by mutex_ while the finder writes it).
+  struct FoundMinibrot {
+    bool valid = false;
+    std::string re, im;
+    double log2_size = 0, log2_domain = 0, orientation = 0;
+    uint32_t period = 0;
+  } found_;
+  // The animated zoom: the views still to show (coarse), the last one the target (full render).
+  std::vector<View> anim_;
+  size_t anim_pos_ = 0;
+  double anim_shown_at_ = 0;
+  bool animating_ = false, coarse_only_ = false;
+  // The period under the mouse: a ball-method search once the pointer rests.
+  BackgroundJob hover_job_;
+  int hover_px_ = -1, hover_py_ = -1;
+  double hover_since_ = 0;
+  bool hover_started_ = false;
+  std::string hover_text_;  // guarded by mutex_
+  // The image menu's pixel, and when the right button went down.
+  int menu_px_ = 0, menu_py_ = 0;
+  bool menu_pending_ = false;
+  // Auto iterations (kernels/mandelbrot/auto_iter.h): the limit follows found periods and renders.
+  bool auto_iter_ = false;
+  std::string auto_iter_status_;  // guarded by mutex_ (the render worker writes it)
+  uint64_t auto_iter_next_ = 0;   // guarded by mutex_: a raised limit to render with, 0 none
   int verify_samples_ = 64;
   std::string verify_status_;  // guarded by mutex_ (the verify worker writes it)
   bool verify_wrong_ = false;

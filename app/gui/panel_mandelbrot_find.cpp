@@ -1,10 +1,12 @@
 // The Mandelbrot panel's feature finder: the minibrot, Misiurewicz point or period at the view's
 // centre (buttons) or under the mouse (keys N, M, P), on a worker through the same library calls
-// as `deepscope find` (kernels/perturb/finder.h). A minibrot or Misiurewicz point found becomes the
-// view (one history entry: Ctrl+Z goes back).
+// as `deepscope find` (kernels/perturb/finder.h), and the image's menu (right button held, or the
+// Menu key) with the same three at the pixel. A minibrot or Misiurewicz point found becomes the
+// view through an animated zoom (one history entry: Ctrl+Z goes back).
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "kernels/perturb/finder.h"
@@ -53,7 +55,8 @@ void MandelbrotPanel::draw_find() {
       find_ready_ = false;
     }
   }
-  if (take) set_view(found);
+  // (A minibrot's view already has mandel::auto_iterations_for_period's limit: minibrot_view.)
+  if (take) start_zoom_animation(found);
   const std::string err = find_job_.error();
   if (!err.empty() && !find_job_.running()) {
     status = "find failed: " + err;
@@ -62,6 +65,32 @@ void MandelbrotPanel::draw_find() {
   if (!status.empty())
     ImGui::TextColored(failed ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), "%s",
                        status.c_str());
+  std::string hover;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    hover = hover_text_;
+  }
+  if (!hover.empty()) ImGui::TextDisabled("%s", hover.c_str());
+}
+
+// The image's menu at the pixel where the right button was held (or the pointer was at the Menu
+// key): the three finds there, each through start_find.
+void MandelbrotPanel::draw_image_menu() {
+  if (menu_pending_) {
+    ImGui::OpenPopup("image menu");
+    menu_pending_ = false;
+  }
+  if (!ImGui::BeginPopup("image menu")) return;
+  ImGui::TextDisabled("at pixel (%d, %d)", menu_px_, menu_py_);
+  const bool idle = !find_job_.running();
+  char label[96];
+  std::snprintf(label, sizeof label, "Zoom to the minibrot here (fit %.2f)", find_fit_);
+  if (ImGui::MenuItem(label, "N", false, idle)) start_find(FindKind::kMinibrot, true, menu_px_, menu_py_);
+  if (ImGui::MenuItem("Find the period here", "P", false, idle))
+    start_find(FindKind::kPeriod, true, menu_px_, menu_py_);
+  if (ImGui::MenuItem("Zoom to the Misiurewicz point here", "M", false, idle))
+    start_find(FindKind::kMisiurewicz, true, menu_px_, menu_py_);
+  ImGui::EndPopup();
 }
 
 void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
@@ -103,6 +132,15 @@ void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
     std::lock_guard<std::mutex> lock(mutex_);
     find_status_ = line;
     find_failed_ = !f.ok && !f.cancelled;
+    if (f.ok && kind == FindKind::kMinibrot) {
+      found_.valid = true;
+      found_.re = f.nucleus.re;
+      found_.im = f.nucleus.im;
+      found_.log2_size = f.nucleus.size.e + std::log2(std::fabs(f.nucleus.size.m));
+      found_.log2_domain = f.nucleus.domain_size.e + std::log2(std::fabs(f.nucleus.domain_size.m));
+      found_.orientation = f.nucleus.orientation;
+      found_.period = f.nucleus.period;
+    }
     if (f.ok && kind != FindKind::kPeriod) {
       find_view_ = f.view;
       find_ready_ = true;

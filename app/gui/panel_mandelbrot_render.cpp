@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "kernels/core/backend.h"
+#include "kernels/mandelbrot/auto_iter.h"
 #include "panel_mandelbrot.h"
 
 namespace ds::gui {
@@ -50,7 +51,8 @@ void MandelbrotPanel::start_render() {
   message_.clear();
   colour::Canvas* full = canvas_.get();
   colour::Canvas* coarse_canvas = preview_.get();
-  job_.start([this, v, opt, gen, full, coarse_canvas](JobControl& ctl) mutable {
+  const bool coarse_only = coarse_only_, auto_iter = auto_iter_;  // an animated zoom's frame; auto iterations
+  job_.start([this, v, opt, gen, full, coarse_canvas, coarse_only, auto_iter](JobControl& ctl) mutable {
     opt.cancel = &ctl.cancel;
     View coarse = v;  // the same view, pixels 4x larger
     coarse.width = coarse_canvas->width();
@@ -64,6 +66,7 @@ void MandelbrotPanel::start_render() {
     p.arith = shown_format(r);
     p.backend = mandel::backend_name(r.backend);
     publish(p);
+    if (coarse_only) return;
     const int band = std::max(16, v.height / 16);
     mandel::PerturbInfo frame;  // the bands' glitch and interior counts, summed over the frame
     for (int y0 = 0; y0 < v.height; y0 += band) {
@@ -87,6 +90,19 @@ void MandelbrotPanel::start_render() {
       b.perturb.interior_pixels = frame.interior_pixels;
       p.arith = shown_format(b);
       publish(p);
+      if (p.final && auto_iter) {
+        std::vector<uint32_t> counts;
+        std::vector<float> smooth;
+        full->read(&counts, &smooth);
+        const bool interior_known = b.method == mandel::Method::kPerturb;
+        const mandel::AutoIterDecision d = mandel::auto_iterations_after_render(
+            v.max_iter, mandel::iteration_stats(counts, v.max_iter, frame.interior_pixels, interior_known));
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (d.max_iter > v.max_iter) {
+          auto_iter_next_ = d.max_iter;
+          auto_iter_status_ = "auto iterations: " + std::to_string(d.max_iter) + " (" + d.reason + ")";
+        }
+      }
     }
   });
 }

@@ -24,6 +24,8 @@ class Panel {
   virtual bool open_file(const std::string&) { return false; }
   // Hooks for scripted sessions (script.h). The image drawn last frame, if the panel has one.
   virtual bool image_rect(ImageRect*) const { return false; }
+  // Shows one of the panel's views ("plane" in the Hénon tab) from the next frame; false if it has none.
+  virtual bool open_view(const std::string&) { return false; }
   // Sets the path its screenshot (F12) goes to, as typing it would; false if it has none.
   virtual bool set_screenshot_path(const std::string&) { return false; }
 };

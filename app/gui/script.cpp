@@ -58,12 +58,12 @@ int key_code(const std::string& name) {
                 {"space", GLFW_KEY_SPACE},         {"left", GLFW_KEY_LEFT},
                 {"right", GLFW_KEY_RIGHT},         {"up", GLFW_KEY_UP},
                 {"down", GLFW_KEY_DOWN},           {"minus", GLFW_KEY_MINUS},
-                {"equal", GLFW_KEY_EQUAL}};
+                {"equal", GLFW_KEY_EQUAL},         {"menu", GLFW_KEY_MENU}};
   for (const auto& k : kNamed)
     if (n == k.name) return k.code;
   throw BadLine{"unknown key \"" + name +
                 "\" (F1..F25, a..z, 0..9, Home, End, PageUp, PageDown, Insert, Delete, "
-                "Backspace, Enter, Escape, Tab, Space, Left, Right, Up, Down, Minus, Equal)"};
+                "Backspace, Enter, Escape, Tab, Space, Left, Right, Up, Down, Minus, Equal, Menu)"};
 }
 
 // "ctrl+shift+z" -> key and modifier bits.
@@ -144,11 +144,13 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     s.op = cmd == "png" ? ScriptStep::Op::kPng : ScriptStep::Op::kScreenshot;
     s.path = rest_after_command;
   } else if (cmd == "tab") {
-    want(1, 1, "tab mandelbrot|henon|tmd|drift");
+    want(1, 1, "tab mandelbrot|henon|henon-plane|tmd|drift");
     s.op = ScriptStep::Op::kTab;
     for (const char* t : kTabNames)
       if (w[1] == t) s.path = t;
-    if (s.path.empty()) throw BadLine{"the tab is mandelbrot, henon, tmd or drift, got \"" + w[1] + "\""};
+    if (w[1] == "henon-plane") s.path = w[1];  // the Hénon tab with its Plane view open
+    if (s.path.empty())
+      throw BadLine{"the tab is mandelbrot, henon, henon-plane, tmd or drift, got \"" + w[1] + "\""};
   } else if (cmd == "quit") {
     want(0, 0, "quit");
     s.op = ScriptStep::Op::kQuit;

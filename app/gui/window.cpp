@@ -183,6 +183,12 @@ int cmd_gui(const ArgList& args) {
         const std::string t = script->take_tab();
         for (int i = 0; i < 4; ++i)
           if (t == gui::kTabNames[i]) select = panels[static_cast<std::size_t>(i)].get();
+        if (t == "henon-plane")
+          for (int i = 0; i < 4; ++i)
+            if (std::string(gui::kTabNames[i]) == "henon") {
+              select = panels[static_cast<std::size_t>(i)].get();
+              select->open_view("plane");
+            }
       }
       for (const std::string& path : g_dropped) {
         // The Mandelbrot panel takes any other file (and reports a malformed location in its

@@ -101,6 +101,9 @@ struct ScanParams {
   int64_t na = 1;
   std::string b_min = "0.3", b_step = "0";
   int64_t nb = 1;
+  // The b axis starts at grid index b_first: b_ib = b_min + (b_first + ib) b_step, so that rows of a
+  // larger grid (the window's plane bands) get the very values the whole grid gives them.
+  int64_t b_first = 0;
   int64_t n_init = 64;
   double init_box[4] = {-1.25, 1.25, -0.375, 0.375};
   // Explicit start points instead of the box's: one per parameter (x, y interleaved, in the
@@ -201,17 +204,42 @@ struct ItemOut {
 };
 // %.17g: the CSV's, the JSON's and the chunk file's doubles.
 std::string format_double(double v);
+// The outcomes of one parameter's n start points merged as the scan merges them (start points on
+// the same cycle, canonical points within about 100 tol, count once), cycles by period, then x.
+void merge_items(const ItemOut* items, int64_t n, double tol, ParamResult* r);
+// One finished chunk of a scan: parameters q0 <= q < q1 (q = ib * na + ia), their n_init items
+// each (out[(q - q0) * n_init + j]), the tolerance as a double, and (when the codec asks for it)
+// every axis value's decimal text.
+struct ChunkItems {
+  int64_t q0, q1, na;
+  const ItemOut* out;
+  int64_t n_init;
+  double tol;
+  const std::vector<std::string>*a_text, *b_text;
+};
+// How a scan's chunks become payloads (the resume file's records) and results: scan() writes a text
+// record per parameter; the plane keeps one period per pixel, the basin one item per pixel. take()
+// is called on the writer once per chunk, computed or loaded, with the chunk's parameter range.
+struct ScanCodec {
+  std::string magic;        // the chunk file header's first words, ending in a space
+  bool axis_text = false;   // fill ChunkItems' a_text and b_text
+  std::function<void(const ChunkItems&, std::string* payload)> encode;
+  std::function<void(int64_t q0, int64_t q1, const std::string& payload)> take;
+};
+// scan() with another codec: validation, memory check, backends, resume file, MPI and shards as
+// scan(); the result's params stay empty (the codec's take() holds the results).
+ScanResult scan_with(const ScanParams& p, const ScanCodec& codec);
 // init holds init_count points (0: n_init); item i starts from point i % init_count (n_init: the
 // same points for every parameter; n_params * n_init: a point per item).
 bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,
                      int64_t n_init, const void* bound, const void* tol, int64_t n_transient, int32_t p_max,
                      const std::atomic<bool>* cancel, ItemOut* out, double* loop_seconds = nullptr,
                      int64_t init_count = 0);
-// One orbit on CUDA: state in the format's storage (x then y), advanced and plotted as on the CPU.
 // Items that one wave of the scan's transient kernel holds on CUDA device 0 (SMs x resident
 // blocks x block size), for the kernel a chunk of n_params parameters runs (double_params: a and b
 // are doubles). A launch over a whole number of waves leaves no SM idle at its end.
 int64_t cuda_wave_items(Arith arith, bool double_params, int64_t n_params);
+// One orbit on CUDA: state in the format's storage (x then y), advanced and plotted as on the CPU.
 bool orbit_cuda(Arith arith, const void* a, const void* b, const void* bound, void* state,
                 int64_t n_transient, int64_t n_points, const std::atomic<bool>* cancel, double* xs,
                 double* ys, int64_t* n_out, int64_t* escape_step);

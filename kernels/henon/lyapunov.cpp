@@ -40,13 +40,14 @@ template <class T>
 bool lyapunov_t(const ScanParams& sp, Backend be, int64_t n_steps, const std::atomic<bool>* cancel,
                 const std::function<void(double)>& progress, std::vector<double>& sums) {
   const int64_t W = sp.na, H = sp.nb, items = W * H;
-  // The scan's parameter values (scan.cpp, axis_values): a_min + i a_step, two rounded operations.
+  // The scan's parameter values (scan.cpp, axis_values): a_min + i a_step, two rounded operations
+  // (b from grid index b_first + ib).
   const T a0 = T::from_string(sp.a_min), da = T::from_string(sp.a_step);
   const T b0 = T::from_string(sp.b_min), db = T::from_string(sp.b_step);
   const MapParams<T> base = make_params<T>("0", "0", sp.bound, sp.tol);
   std::vector<T> as(static_cast<std::size_t>(items)), bs(static_cast<std::size_t>(items));
   for (int64_t j = 0; j < H; ++j) {
-    const T b = b0 + db * T(static_cast<double>(H - 1 - j));  // row 0 at the top
+    const T b = b0 + db * T(static_cast<double>(sp.b_first + H - 1 - j));  // row 0 at the top
     for (int64_t i = 0; i < W; ++i) {
       as[static_cast<std::size_t>(j * W + i)] = a0 + da * T(static_cast<double>(i));
       bs[static_cast<std::size_t>(j * W + i)] = b;
@@ -92,8 +93,8 @@ LyapunovResult plane_lyapunov(const PlaneView& v, int64_t n_steps) {
     return lyapunov_t<typename decltype(tag)::type>(sp, be, n_steps, v.cancel, v.progress, sums);
   });
   LyapunovResult r;
-  r.width = v.width_px;
-  r.height = v.height_px;
+  r.width = static_cast<int>(sp.na);
+  r.height = static_cast<int>(sp.nb);  // the band's rows for a band
   r.backend = be;
   r.cancelled = !complete;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -5,6 +5,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -62,6 +63,11 @@ ScanParams plane_scan_params(const PlaneView& v) {
   parse_decimal("plane: width", v.width, w.v);
   if (!(mpfr_sgn(w.v) > 0)) throw std::invalid_argument("plane: width must be positive, got " + v.width);
   if (!v.placement.shard.whole()) throw std::invalid_argument("plane: shards are not supported");
+  const bool band = v.row_begin != 0 || v.row_end != 0;
+  if (band && !(0 <= v.row_begin && v.row_begin < v.row_end && v.row_end <= v.height_px))
+    throw std::invalid_argument("plane: band rows [" + std::to_string(v.row_begin) + ", " +
+                                std::to_string(v.row_end) + ") must lie within the " +
+                                std::to_string(v.height_px) + " rows and hold at least one");
   // da = w / W; a_min = ca - w/2 + da/2; b_min = cb - H da / 2 + da/2; b_max = b_min + (H - 1) da.
   mpfr_div_ui(da.v, w.v, static_cast<unsigned long>(v.width_px), MPFR_RNDN);
   mpfr_sub(t.v, da.v, w.v, MPFR_RNDN);
@@ -75,6 +81,7 @@ ScanParams plane_scan_params(const PlaneView& v) {
   if (!(std::fabs(lo) <= kMaxPlaneB) || !(std::fabs(hi) <= kMaxPlaneB))
     throw std::invalid_argument("plane: b must stay within [-1.5, 1.5]; the view spans b in [" + fmt(lo) +
                                 ", " + fmt(hi) + "] (centre_b " + v.centre_b + ", width " + v.width + ")");
+  plane_check_resolves(v);
   const int digits = decimal::digits_for_bits(arith_traits(v.arith).bits) + 5;
   ScanParams sp;
   sp.arith = v.arith;
@@ -84,6 +91,10 @@ ScanParams plane_scan_params(const PlaneView& v) {
   sp.b_min = to_decimal(b_min.v, digits);
   sp.b_step = sp.a_step;
   sp.nb = v.height_px;
+  if (band) {  // scan rows ib = H - row_end .. H - row_begin - 1 of the whole grid
+    sp.nb = v.row_end - v.row_begin;
+    sp.b_first = v.height_px - v.row_end;
+  }
   sp.n_init = v.n_init;
   std::copy(v.init_box, v.init_box + 4, sp.init_box);
   sp.n_transient = v.n_transient;
@@ -137,22 +148,51 @@ int32_t attracting_period(const ParamResult& r) {
   return 0;
 }
 
+namespace {
+
+// A chunk's payload of fixed-size binary values, one per parameter, read back with its size checked.
+template <class V>
+void take_binary(const char* what, int64_t q0, int64_t q1, const std::string& payload, V* dst) {
+  const std::size_t n = static_cast<std::size_t>(q1 - q0);
+  if (payload.size() != n * sizeof(V))
+    throw std::runtime_error(std::string("damaged ") + what + " chunk: " + std::to_string(payload.size()) +
+                             " bytes for " + std::to_string(n) + " pixels");
+  std::memcpy(dst + q0, payload.data(), payload.size());
+}
+
+}  // namespace
+
 PlaneResult plane(const PlaneView& v) {
   const ScanParams sp = plane_scan_params(v);
-  const ScanResult r = scan(sp);
+  const int64_t W = sp.na, H = sp.nb;
+  // One int32 per parameter (attracting_period), in the scan's order (row ib = 0 at the bottom):
+  // the chunks carry 4 bytes a pixel instead of text records.
+  std::vector<int32_t> by_param;
+  if (work::is_writer()) by_param.assign(static_cast<std::size_t>(W * H), 0);
+  detail::ScanCodec codec;
+  codec.magic = "deepscope-henon-plane v1 ";
+  codec.encode = [](const detail::ChunkItems& c, std::string* payload) {
+    payload->resize(static_cast<std::size_t>(c.q1 - c.q0) * sizeof(int32_t));
+    for (int64_t q = c.q0; q < c.q1; ++q) {
+      ParamResult r;
+      detail::merge_items(c.out + (q - c.q0) * c.n_init, c.n_init, c.tol, &r);
+      const int32_t k = attracting_period(r);
+      std::memcpy(&(*payload)[static_cast<std::size_t>(q - c.q0) * sizeof k], &k, sizeof k);
+    }
+  };
+  codec.take = [&](int64_t q0, int64_t q1, const std::string& payload) {
+    take_binary("plane", q0, q1, payload, by_param.data());
+  };
+  const ScanResult r = detail::scan_with(sp, codec);
   PlaneResult out;
-  out.width = v.width_px;
-  out.height = v.height_px;
+  out.width = static_cast<int>(W);
+  out.height = static_cast<int>(H);
   run_of(r, &out);
   if (!r.writer || r.cancelled) return out;
-  const int64_t W = v.width_px, H = v.height_px;
   out.period.resize(static_cast<std::size_t>(W * H));
   for (int64_t j = 0; j < H; ++j)
     for (int64_t i = 0; i < W; ++i) {
-      const ParamResult& pr = r.params[static_cast<std::size_t>((H - 1 - j) * W + i)];
-      if (!pr.done)
-        throw std::logic_error("plane: the scan left parameter " + std::to_string(i) + " unfinished");
-      const int32_t k = attracting_period(pr);
+      const int32_t k = by_param[static_cast<std::size_t>((H - 1 - j) * W + i)];
       out.period[static_cast<std::size_t>(j * W + i)] = k;
       if (k < 0)
         ++out.escaped;
@@ -218,13 +258,25 @@ ScanParams basin_scan_params(const BasinView& v) {
 
 BasinResult basin(const BasinView& v) {
   const ScanParams sp = basin_scan_params(v);
-  const ScanResult r = scan(sp);
+  // One item per pixel (n_init = 1), kept as the kernel wrote it: 24 bytes a pixel in the chunks.
+  std::vector<detail::ItemOut> items;
+  if (work::is_writer()) items.assign(static_cast<std::size_t>(sp.na * sp.nb), detail::ItemOut{-1, 0, 0.0, 0.0});
+  detail::ScanCodec codec;
+  codec.magic = "deepscope-henon-basin v1 ";
+  codec.encode = [](const detail::ChunkItems& c, std::string* payload) {
+    payload->assign(reinterpret_cast<const char*>(c.out),
+                    static_cast<std::size_t>(c.q1 - c.q0) * sizeof(detail::ItemOut));
+  };
+  codec.take = [&](int64_t q0, int64_t q1, const std::string& payload) {
+    take_binary("basin", q0, q1, payload, items.data());
+  };
+  const ScanResult r = detail::scan_with(sp, codec);
   BasinResult out;
   out.width = v.width_px;
   out.height = v.height_px;
   run_of(r, &out);
   if (!r.writer || r.cancelled) return out;
-  const std::size_t n = r.params.size();
+  const std::size_t n = items.size();
   // Cycles of the same period whose canonical points lie within the scan's grouping distance
   // (add_item in scan.cpp) are one attractor.
   const double tol = std::strtod(v.tol.c_str(), nullptr);
@@ -233,8 +285,8 @@ BasinResult basin(const BasinView& v) {
   std::vector<int64_t> pixel_attractor(n, -1);
   out.id.assign(n, 0);
   for (std::size_t q = 0; q < n; ++q) {
-    const ParamResult& pr = r.params[q];
-    if (!pr.done) throw std::logic_error("basin: the scan left pixel " + std::to_string(q) + " unfinished");
+    ParamResult pr;  // one start point: the tolerance plays no part in the merge
+    detail::merge_items(&items[q], 1, tol, &pr);
     if (pr.escaped > 0) {
       out.id[q] = -1;
       ++out.escaped;

@@ -28,6 +28,9 @@ struct PlaneView {
   std::string centre_a = "1.2", centre_b = "0.15";
   std::string width = "1";  // extent in a, > 0
   int width_px = 256, height_px = 144;
+  // A band: only rows [row_begin, row_end) of the view (row 0 at the top), with the very parameters
+  // the whole view gives them (the window computes a plane band by band). 0, 0: every row.
+  int row_begin = 0, row_end = 0;
   int64_t n_init = 1;
   double init_box[4] = {-1.25, 1.25, -0.375, 0.375};
   int64_t n_transient = 10000;
@@ -53,6 +56,22 @@ ScanParams plane_scan_params(const PlaneView& v);
 // for a pixel outside the view (and like plane_scan_params).
 std::pair<std::string, std::string> plane_pixel(const PlaneView& v, int i, int j);
 
+// Navigation, with the Mandelbrot view's code (kernels/mandelbrot/navigate.h) on the same pixel
+// convention: the view zoomed by `factor` (> 1 zooms in) about the image point (x, y) (pixels from
+// the top-left corner), the point under it staying there; and the view moved so that the picture
+// follows a drag by (dx, dy) pixels. Centres keep the digits the new width needs. Throw
+// std::invalid_argument for a bad view or factor.
+PlaneView plane_zoom_about(const PlaneView& v, double x, double y, double factor);
+PlaneView plane_pan_pixels(const PlaneView& v, double dx, double dy);
+// `auto` for the plane: the cheapest of f64, f64x2 .. f64x8 that resolves the view's pixel spacing
+// at its coordinates with the Mandelbrot view's 24 guard bits (mandel::resolves). Throws
+// std::invalid_argument naming the deepest format's limit when none does.
+Arith plane_auto_arith(const PlaneView& v);
+// Throws std::invalid_argument, with the Mandelbrot view's message and the format `auto` would take,
+// when v.arith (a floating format) cannot tell neighbouring pixels apart (4 guard bits: the
+// Mandelbrot rule for a format the user chose). plane_scan_params calls it.
+void plane_check_resolves(const PlaneView& v);
+
 // The plane's colouring rule for one parameter: the lowest period among the sinks found; -1 when
 // every start point escaped; 0 otherwise (no sink within p_max: chaotic, quasi-periodic, not yet
 // converged after the transient, or a cycle found that is not attracting).
@@ -68,7 +87,7 @@ struct ImageScanRun {
 };
 
 struct PlaneResult : ImageScanRun {
-  int width = 0, height = 0;
+  int width = 0, height = 0;  // height: the band's rows for a band
   std::vector<int32_t> period;  // row-major, row 0 at the top (largest b): attracting_period
   int64_t escaped = 0, no_period = 0, with_period = 0;  // pixels
   int32_t max_period = 0;                               // the largest period in the image

@@ -50,6 +50,7 @@ int64_t resolve_chunk(const ScanParams& p) {
 void validate_scan(const ScanParams& p) {
   check_range("na", p.na, 1, kMaxScanSide);
   check_range("nb", p.nb, 1, kMaxScanSide);
+  check_range("b_first", p.b_first, 0, kMaxScanSide);
   check_range("n_init", p.n_init, 1, 1'000'000);
   check_range("transient iterations", p.n_transient, 0, kMaxTransient);
   check_range("p_max", p.p_max, 1, kMaxPeriod);
@@ -85,11 +86,11 @@ uint64_t start_points_hash(const std::vector<double>& v) {
 
 // Checks the parameter axis a_min + i step (i < n) in T at both ends, before anything is allocated.
 template <class T>
-void check_axis(const char* name, const std::string& lo, const std::string& stp, int64_t n,
+void check_axis(const char* name, const std::string& lo, const std::string& stp, int64_t first, int64_t n,
                 const ScanParams& sp) {
   const T t0 = parse_value<T>(std::string(name) + "_min", lo);
   const T ts = parse_value<T>(std::string(name) + "_step", stp);
-  const double span = std::fabs(to_double(ts)) * static_cast<double>(n - 1);
+  const double span = std::fabs(to_double(ts)) * static_cast<double>(first + n - 1);
   const double hi = std::fabs(to_double(t0)) + span;
   if (!std::isfinite(hi) || hi >= T::traits().max_abs / 4)
     throw ArithError(std::string(name) + " range leaves the range of " + T::traits().name);
@@ -103,12 +104,12 @@ void check_axis(const char* name, const std::string& lo, const std::string& stp,
 
 // The parameter values a_min + i step in T (two rounded operations each).
 template <class T>
-std::vector<T> axis_values(const char* name, const std::string& lo, const std::string& stp, int64_t n,
-                           const ScanParams& sp) {
-  check_axis<T>(name, lo, stp, n, sp);
+std::vector<T> axis_values(const char* name, const std::string& lo, const std::string& stp, int64_t first,
+                           int64_t n, const ScanParams& sp) {
+  check_axis<T>(name, lo, stp, first, n, sp);
   const T t0 = T::from_string(lo), ts = T::from_string(stp);
   std::vector<T> v(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[i] = t0 + ts * T(static_cast<double>(i));
+  for (int64_t i = 0; i < n; ++i) v[i] = t0 + ts * T(static_cast<double>(first + i));
   return v;
 }
 
@@ -118,7 +119,7 @@ std::string fingerprint(const ScanParams& p) {
   s << "arith=" << arith_name(p.arith) << " a=" << p.a_min << "+i*" << p.a_step << ",n=" << p.na
     << " b=" << p.b_min << "+j*" << p.b_step << ",n=" << p.nb << " init=" << p.n_init << "[" << p.init_box[0]
     << "," << p.init_box[1] << "," << p.init_box[2] << "," << p.init_box[3] << "] nt=" << p.n_transient
-    << " pmax=" << p.p_max << " tol=" << p.tol << " bound=" << p.bound << " chunk=" << resolve_chunk(p);
+    << (p.b_first ? " b_first=" + std::to_string(p.b_first) : std::string()) << " pmax=" << p.p_max << " tol=" << p.tol << " bound=" << p.bound << " chunk=" << resolve_chunk(p);
   if (!p.start_points.empty())
     s << " starts=" << p.start_points.size() / 2 << ":" << start_points_hash(p.start_points);
   return s.str();
@@ -195,14 +196,14 @@ bool parse_record(const std::string& line, ParamResult* r) {
 }
 
 // The records of a chunk's payload (param_record lines), into res.params.
-void take_records(const std::string& payload, int64_t na, int64_t nb, ScanResult* res) {
+void take_records(const std::string& payload, int64_t na, int64_t nb, std::vector<ParamResult>* params) {
   std::istringstream in(payload);
   std::string line;
   while (std::getline(in, line)) {
     ParamResult r;
     if (!parse_record(line, &r) || r.ia < 0 || r.ia >= na || r.ib < 0 || r.ib >= nb)
       throw std::runtime_error("damaged Hénon chunk record: \"" + line.substr(0, 200) + "\"");
-    res->params[static_cast<std::size_t>(r.ib * na + r.ia)] = std::move(r);
+    (*params)[static_cast<std::size_t>(r.ib * na + r.ia)] = std::move(r);
   }
 }
 
@@ -280,18 +281,15 @@ double nominal_rate(Backend b) {
   return 2e8 * std::max(1u, std::thread::hardware_concurrency());
 }
 
+// The scan's chunked run (work::run over the parameter grid), each chunk's items handed to the
+// codec, which writes the chunk's payload and reads it back (computed, or loaded from the file).
 template <class T>
-ScanResult scan_t(const ScanParams& sp, Backend be) {
-  const std::vector<T> av = axis_values<T>("a", sp.a_min, sp.a_step, sp.na, sp);
-  const std::vector<T> bv = axis_values<T>("b", sp.b_min, sp.b_step, sp.nb, sp);
+ScanResult scan_t(const ScanParams& sp, Backend be, const detail::ScanCodec& codec) {
+  const std::vector<T> av = axis_values<T>("a", sp.a_min, sp.a_step, 0, sp.na, sp);
+  const std::vector<T> bv = axis_values<T>("b", sp.b_min, sp.b_step, sp.b_first, sp.nb, sp);
   const MapParams<T> base = make_params<T>("0", "0", sp.bound, sp.tol);
   const double tol_d = to_double(base.tol);
   const std::vector<double> init = sp.start_points.empty() ? init_points(sp) : std::vector<double>();
-  // The values' decimal text, once per axis value (an exact conversion: a plane of 2e6 pixels spent
-  // most of its host time converting each parameter's a and b again).
-  std::vector<std::string> a_text(av.size()), b_text(bv.size());
-  for (std::size_t i = 0; i < av.size(); ++i) a_text[i] = to_string(av[i], 20);
-  for (std::size_t j = 0; j < bv.size(); ++j) b_text[j] = to_string(bv[j], 20);
   const int64_t np = sp.na * sp.nb, chunk = resolve_chunk(sp), chunks = (np + chunk - 1) / chunk;
 
   ScanResult res;
@@ -300,18 +298,26 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
   res.na = sp.na;
   res.nb = sp.nb;
   res.writer = work::is_writer();
-  if (res.writer) res.params.resize(static_cast<std::size_t>(np));
+  // The values' decimal text, once per axis value, for codecs that record it (an exact conversion:
+  // a plane of 2e6 pixels spent most of its host time converting each parameter's a and b again).
+  std::vector<std::string> a_text, b_text;
+  if (codec.axis_text) {
+    a_text.resize(av.size());
+    b_text.resize(bv.size());
+    for (std::size_t i = 0; i < av.size(); ++i) a_text[i] = to_string(av[i], 20);
+    for (std::size_t j = 0; j < bv.size(); ++j) b_text[j] = to_string(bv[j], 20);
+  }
 
   work::Job job;
   job.chunks = chunks;
   job.weight = [&](int64_t c) { return static_cast<double>(std::min(np, (c + 1) * chunk) - c * chunk); };
   job.chunk_file = sp.chunk_file;
-  job.header = std::string(kChunkMagic) + fingerprint(sp);
+  job.header = codec.magic + fingerprint(sp);
   job.shard = sp.placement.shard;
   job.workers = work::workers(be, sp.placement.devices);
   job.cancel = sp.cancel;
   job.progress = sp.progress;
-  // One chunk: its orbits on the worker's backend, then one record per parameter.
+  // One chunk: its orbits on the worker's backend, then the codec's payload.
   job.compute = [&](int64_t c, const work::Worker& w, const std::atomic<bool>& stop,
                     const std::function<void(double)>& part, std::string* payload) {
     const int64_t q0 = c * chunk, q1 = std::min(np, q0 + chunk), n = q1 - q0;
@@ -339,23 +345,12 @@ ScanResult scan_t(const ScanParams& sp, Backend be) {
       complete = run_chunk_cpu<T>(ca, cb, starts, local, base.bound, base.tol, n, part, out);
     }
     if (!complete) return false;
-    for (int64_t q = q0; q < q1; ++q) {
-      ParamResult r;
-      r.done = true;
-      r.ia = q % sp.na;
-      r.ib = q / sp.na;
-      r.a = a_text[static_cast<std::size_t>(r.ia)];
-      r.b = b_text[static_cast<std::size_t>(r.ib)];
-      for (int64_t j = 0; j < sp.n_init; ++j) add_item(r, out[(q - q0) * sp.n_init + j], tol_d);
-      std::sort(r.cycles.begin(), r.cycles.end(), [](const CycleFound& x, const CycleFound& y) {
-        return x.period != y.period ? x.period < y.period : x.x < y.x;
-      });
-      *payload += param_record(r);
-    }
+    codec.encode(detail::ChunkItems{q0, q1, sp.na, out.data(), sp.n_init, tol_d, &a_text, &b_text}, payload);
     return true;
   };
   job.take = [&](int64_t c, const std::string& payload, bool loaded) {
-    take_records(payload, sp.na, sp.nb, &res);
+    const int64_t q0 = c * chunk, q1 = std::min(np, q0 + chunk);
+    codec.take(q0, q1, payload);
     if (!loaded && sp.on_chunk) sp.on_chunk(c, chunks);
   };
   const work::Stats st = work::run(job);
@@ -374,8 +369,8 @@ ScanEstimate estimate_scan(const ScanParams& p, Backend be) {
   validate_scan(p);
   dispatch(p.arith, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    check_axis<T>("a", p.a_min, p.a_step, p.na, p);
-    check_axis<T>("b", p.b_min, p.b_step, p.nb, p);
+    check_axis<T>("a", p.a_min, p.a_step, 0, p.na, p);
+    check_axis<T>("b", p.b_min, p.b_step, p.b_first, p.nb, p);
   });
   ScanEstimate e;
   const int64_t np = p.na * p.nb;
@@ -398,7 +393,16 @@ ScanEstimate estimate_scan(const ScanParams& p, Backend be) {
   return e;
 }
 
-ScanResult scan(const ScanParams& p) {
+namespace detail {
+
+void merge_items(const ItemOut* items, int64_t n, double tol, ParamResult* r) {
+  for (int64_t j = 0; j < n; ++j) add_item(*r, items[j], tol);
+  std::sort(r->cycles.begin(), r->cycles.end(), [](const CycleFound& x, const CycleFound& y) {
+    return x.period != y.period ? x.period < y.period : x.x < y.x;
+  });
+}
+
+ScanResult scan_with(const ScanParams& p, const ScanCodec& codec) {
   const Backend be = select_backend(p.backend);
   const ScanEstimate e = estimate_scan(p, be);
   const uint64_t host = host_memory_bytes();
@@ -412,7 +416,34 @@ ScanResult scan(const ScanParams& p) {
                                " MiB of GPU memory; the device has " + std::to_string(dev >> 20) +
                                " MiB (use a smaller --chunk)");
   }
-  return dispatch(p.arith, [&](auto tag) { return scan_t<typename decltype(tag)::type>(p, be); });
+  return dispatch(p.arith, [&](auto tag) { return scan_t<typename decltype(tag)::type>(p, be, codec); });
+}
+
+}  // namespace detail
+
+ScanResult scan(const ScanParams& p) {
+  // One text record per parameter (param_record): every cycle with its point, as the CSV needs.
+  std::vector<ParamResult> params;
+  detail::ScanCodec codec;
+  codec.magic = kChunkMagic;
+  codec.axis_text = true;
+  codec.encode = [](const detail::ChunkItems& c, std::string* payload) {
+    for (int64_t q = c.q0; q < c.q1; ++q) {
+      ParamResult r;
+      r.done = true;
+      r.ia = q % c.na;
+      r.ib = q / c.na;
+      r.a = (*c.a_text)[static_cast<std::size_t>(r.ia)];
+      r.b = (*c.b_text)[static_cast<std::size_t>(r.ib)];
+      detail::merge_items(c.out + (q - c.q0) * c.n_init, c.n_init, c.tol, &r);
+      *payload += param_record(r);
+    }
+  };
+  codec.take = [&](int64_t, int64_t, const std::string& payload) { take_records(payload, p.na, p.nb, &params); };
+  if (work::is_writer()) params.resize(static_cast<std::size_t>(p.na * p.nb));
+  ScanResult r = detail::scan_with(p, codec);
+  if (r.writer) r.params = std::move(params);
+  return r;
 }
 
 OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params,

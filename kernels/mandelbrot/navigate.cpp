@@ -3,6 +3,7 @@
 
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -106,6 +107,63 @@ View pan_pixels(const View& v, double dx, double dy) {
 void point_at(const View& v, double x, double y, std::string* re, std::string* im) {
   Geometry g = geometry(v);
   transform(v, x, y, 0.0, re, im, g.log2_zoom);
+}
+
+bool pixel_of(const View& v, const std::string& re, const std::string& im, double* x, double* y) {
+  Geometry g;
+  try {
+    g = geometry(v);
+  } catch (const ViewError&) {
+    return false;
+  }
+  const mpfr_prec_t p = bits_for(g.log2_zoom, v.height);
+  M s(p), a(p), b(p);
+  char* end = nullptr;
+  mpfr_set_str(s.v, g.half_step.c_str(), 10, MPFR_RNDN);
+  mpfr_mul_2ui(s.v, s.v, 1, MPFR_RNDN);
+  if (mpfr_strtofr(a.v, re.c_str(), &end, 10, MPFR_RNDN), re.empty() || *end) return false;
+  if (mpfr_strtofr(b.v, im.c_str(), &end, 10, MPFR_RNDN), im.empty() || *end) return false;
+  M c(p);
+  mpfr_set_str(c.v, g.re.c_str(), 10, MPFR_RNDN);
+  mpfr_sub(a.v, a.v, c.v, MPFR_RNDN);
+  mpfr_div(a.v, a.v, s.v, MPFR_RNDN);
+  mpfr_set_str(c.v, g.im.c_str(), 10, MPFR_RNDN);
+  mpfr_sub(b.v, b.v, c.v, MPFR_RNDN);
+  mpfr_div(b.v, b.v, s.v, MPFR_RNDN);
+  const double dx = mpfr_get_d(a.v, MPFR_RNDN), dy = mpfr_get_d(b.v, MPFR_RNDN);
+  if (!(std::fabs(dx) <= 0x1p40) || !(std::fabs(dy) <= 0x1p40)) return false;
+  *x = v.width / 2.0 + dx;
+  *y = v.height / 2.0 - dy;
+  return true;
+}
+
+std::vector<View> zoom_path(const View& from, const View& to, int frames) {
+  const Geometry g0 = geometry(from), g1 = geometry(to);
+  double x = 0, y = 0;
+  if (!pixel_of(from, to.re, to.im, &x, &y))
+    throw ViewError("the target is too far from the view to animate the zoom to it");
+  const double dlog2 = g1.log2_zoom - g0.log2_zoom;
+  frames = std::max(frames, 1);
+  frames = std::max(frames, static_cast<int>(std::ceil(std::fabs(dlog2) / 512)));
+  const double factor = std::exp2(dlog2 / frames);
+  const double ox = x - from.width / 2.0, oy = y - from.height / 2.0;  // the target's first offset
+  std::vector<View> out;
+  View v = from;
+  for (int i = 1; i < frames; ++i) {
+    v = zoom_about(v, x, y, factor);  // the target keeps its pixel (x, y)
+    const double nx = from.width / 2.0 + ox * (1.0 - static_cast<double>(i) / frames);
+    const double ny = from.height / 2.0 + oy * (1.0 - static_cast<double>(i) / frames);
+    // The target's pixel measured again (the rounding of each step would grow by `factor` a frame).
+    if (!pixel_of(v, to.re, to.im, &x, &y))
+      throw ViewError("the target is too far from the view to animate the zoom to it");
+    v = pan_pixels(v, nx - x, ny - y);  // the picture, and the target with it, moves by (nx - x, ny - y)
+    if (!pixel_of(v, to.re, to.im, &x, &y))
+      throw ViewError("the target is too far from the view to animate the zoom to it");
+    v.max_iter = from.max_iter;
+    out.push_back(v);
+  }
+  out.push_back(to);
+  return out;
 }
 
 }  // namespace ds::mandel

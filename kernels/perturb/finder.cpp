@@ -1,142 +1,20 @@
-// The feature finder (finder.h): ball period, nucleus by Newton's method (floatexp2 perturbation
-// steps, MPFR checks), size, orientation and atom domain, and Misiurewicz points.
+// The feature finder (finder.h): the period by the ball method, Misiurewicz points, and the
+// view-level calls the window and `deepscope find` share; the nucleus is finder_nucleus.cpp's.
 #include "kernels/perturb/finder.h"
 
-#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "kernels/perturb/mpfr_util.h"
+#include "kernels/mandelbrot/auto_iter.h"
+#include "kernels/perturb/finder_detail.h"
 #include "kernels/perturb/perturb.h"
 
 namespace ds::perturb::finder {
-namespace {
 
-using mpfr_util::Mp;
-using mpfr_util::parse;
-using mpfr_util::to_decimal;
-using mpfr_util::to_fe;
-using mpfr_util::to_fe2;
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-FloatExp pow2(int k) { return FloatExp::make(1.0, k); }
-// Larger than any distance here (FloatExp's infinity would not compare by exponent).
-const FloatExp kHuge = FloatExp::make(1.0, 1 << 29);
-FloatExp mag(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
-double log2_of(FloatExp x) { return x.m == 0 ? -INFINITY : x.e + std::log2(std::fabs(x.m)); }
-
-bool cancelled(const std::atomic<bool>* c) { return c && c->load(std::memory_order_relaxed); }
-
-// A complex MPFR number.
-struct MpC {
-  Mp re, im;
-  explicit MpC(mpfr_prec_t p) : re(p), im(p) {}
-  void zero() {
-    mpfr_set_zero(re.v, 1);
-    mpfr_set_zero(im.v, 1);
-  }
-  void set_prec(mpfr_prec_t p) {
-    mpfr_prec_round(re.v, p, MPFR_RNDN);
-    mpfr_prec_round(im.v, p, MPFR_RNDN);
-  }
-};
-
-// z <- z^2 + c (t1, t2: scratch).
-void step(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
-  mpfr_sqr(t1.v, z.re.v, MPFR_RNDN);
-  mpfr_sqr(t2.v, z.im.v, MPFR_RNDN);
-  mpfr_mul(z.im.v, z.re.v, z.im.v, MPFR_RNDN);
-  mpfr_mul_2ui(z.im.v, z.im.v, 1, MPFR_RNDN);
-  mpfr_add(z.im.v, z.im.v, c.im.v, MPFR_RNDN);
-  mpfr_sub(z.re.v, t1.v, t2.v, MPFR_RNDN);
-  mpfr_add(z.re.v, z.re.v, c.re.v, MPFR_RNDN);
-}
-
-// d <- 2 z d + 1 (t1, t2: scratch).
-void derivative_step(MpC& d, const MpC& z, Mp& t1, Mp& t2) {
-  mpfr_mul(t1.v, z.re.v, d.re.v, MPFR_RNDN);
-  mpfr_mul(t2.v, z.im.v, d.im.v, MPFR_RNDN);
-  mpfr_sub(t1.v, t1.v, t2.v, MPFR_RNDN);
-  mpfr_mul(t2.v, z.re.v, d.im.v, MPFR_RNDN);
-  mpfr_mul(d.im.v, z.im.v, d.re.v, MPFR_RNDN);
-  mpfr_add(d.im.v, d.im.v, t2.v, MPFR_RNDN);
-  mpfr_mul_2ui(d.im.v, d.im.v, 1, MPFR_RNDN);
-  mpfr_mul_2ui(d.re.v, t1.v, 1, MPFR_RNDN);
-  mpfr_add_ui(d.re.v, d.re.v, 1, MPFR_RNDN);
-}
-
-// c <- c - f / g (complex; t1..t3 scratch).
-void newton_update(MpC& c, const MpC& f, const MpC& g, Mp& t1, Mp& t2, Mp& t3) {
-  mpfr_sqr(t3.v, g.re.v, MPFR_RNDN);  // |g|^2
-  mpfr_fma(t3.v, g.im.v, g.im.v, t3.v, MPFR_RNDN);
-  mpfr_mul(t1.v, f.re.v, g.re.v, MPFR_RNDN);  // f conj(g)
-  mpfr_fma(t1.v, f.im.v, g.im.v, t1.v, MPFR_RNDN);
-  mpfr_mul(t2.v, f.im.v, g.re.v, MPFR_RNDN);
-  mpfr_neg(t2.v, t2.v, MPFR_RNDN);
-  mpfr_fma(t2.v, f.re.v, g.im.v, t2.v, MPFR_RNDN);
-  mpfr_neg(t2.v, t2.v, MPFR_RNDN);
-  mpfr_div(t1.v, t1.v, t3.v, MPFR_RNDN);
-  mpfr_div(t2.v, t2.v, t3.v, MPFR_RNDN);
-  mpfr_sub(c.re.v, c.re.v, t1.v, MPFR_RNDN);
-  mpfr_sub(c.im.v, c.im.v, t2.v, MPFR_RNDN);
-}
-
-// Complex floatexp helpers for the side quantities (derivatives, size estimate).
-struct CFe {
-  FloatExp re, im;
-};
-CFe cmul(CFe a, CFe b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
-CFe cinv(CFe a) {
-  const FloatExp d = sqr(a.re) + sqr(a.im);
-  return {a.re / d, neg(a.im) / d};
-}
-FloatExp cabs(CFe a) { return mag(a.re, a.im); }
-
-// The complex floatexp2 arithmetic of the perturbation steps.
-struct C2 {
-  FloatExp2 re, im;
-};
-FloatExp2 l1(C2 a) { return abs(a.re) + abs(a.im); }
-
-// Newton's step for z_p(c) = 0 by perturbation: the orbit of C + dc from the seed's points Z (up
-// to p, or to where the seed escaped: rebasing restarts at Z_0 there, as in perturb.cuh), with
-// dz/dc in floatexp. Returns z_p and z_p', and with `size` the size estimate 1 / (b l^2) (finder.h).
-void perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc, C2* zp, CFe* dzp, CFe* size = nullptr) {
-  CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
-  const uint32_t last = static_cast<uint32_t>(Z.size()) - 1;
-  C2 d = dc;  // z_1 = c = Z_1 + dc
-  uint32_t m = 1;
-  CFe der{FloatExp(1.0), FloatExp(0.0)};  // dz_1/dc
-  for (uint32_t n = 1; n < p; ++n) {
-    C2 z{Z[m].re + d.re, Z[m].im + d.im};
-    if (m >= last || l1(z) < l1(d)) {
-      d = z;
-      m = 0;
-    }
-    const CFe zf{to_floatexp(z.re), to_floatexp(z.im)};
-    if (size) {
-      const CFe u = cmul(zf, l);
-      l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
-      const CFe li = cinv(l);
-      bsum = {bsum.re + li.re, bsum.im + li.im};
-    }
-    const CFe t = cmul(zf, der);
-    der = {mul_pow2(t.re, 1) + FloatExp(1.0), mul_pow2(t.im, 1)};
-    const FloatExp2 tr = mul_pow2(Z[m].re, 1) + d.re, ti = mul_pow2(Z[m].im, 1) + d.im;
-    const C2 nd{(tr * d.re - ti * d.im) + dc.re, (tr * d.im + ti * d.re) + dc.im};
-    d = nd;
-    ++m;
-  }
-  *zp = C2{Z[m].re + d.re, Z[m].im + d.im};
-  *dzp = der;
-  if (size) *size = p == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
-}
-
-}  // namespace
+using namespace detail;
 
 PeriodResult find_period(const std::string& re, const std::string& im, FloatExp radius, uint32_t max_period,
                          int bits, const std::atomic<bool>* cancel) {
@@ -172,165 +50,6 @@ PeriodResult find_period(const std::string& re, const std::string& im, FloatExp 
       break;
     }
   }
-  out.seconds = since(t0);
-  return out;
-}
-
-Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
-                     FloatExp search_radius, const std::atomic<bool>* cancel) {
-  const auto t0 = Clock::now();
-  Nucleus out;
-  out.period = period;
-  out.re = re;
-  out.im = im;
-  if (period < 1) {
-    out.message = "the period must be at least 1";
-    return out;
-  }
-  // The seed's orbit Z_0 .. Z_p (or to its escape) in MPFR, kept to 106 bits.
-  std::vector<C2> Z;
-  Z.reserve(period + 1);
-  {
-    MpC c(bits), z(bits);
-    Mp t1(bits), t2(bits);
-    parse(c.re.v, re);
-    parse(c.im.v, im);
-    z.zero();
-    Z.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
-    for (uint32_t n = 1; n <= period; ++n) {
-      step(z, c, t1, t2);
-      Z.push_back(C2{to_fe2(z.re.v, t1.v), to_fe2(z.im.v, t2.v)});
-      const double zr = mpfr_get_d(z.re.v, MPFR_RNDN), zi = mpfr_get_d(z.im.v, MPFR_RNDN);
-      if (zr * zr + zi * zi > 4.0) break;  // escaped: pixels rebase to Z_0 from here
-      if ((n & 1023) == 0 && cancelled(cancel)) {
-        out.cancelled = true;
-        out.seconds = since(t0);
-        return out;
-      }
-    }
-    ++out.mpfr_steps;
-  }
-  // Newton by perturbation: c = C + dc, dc in floatexp2, the step f / f' in floatexp.
-  C2 dc{FloatExp2(0.0), FloatExp2(0.0)};
-  FloatExp last_step(0.0);
-  const FloatExp far = search_radius * 64.0;
-  for (int k = 0; k < 64; ++k) {
-    C2 zp;
-    CFe der;
-    perturbed_orbit(Z, period, dc, &zp, &der);
-    ++out.perturbed_steps;
-    const CFe f{to_floatexp(zp.re), to_floatexp(zp.im)};
-    const CFe stepc = cmul(f, cinv(der));
-    const FloatExp s = cabs(stepc);
-    if (!std::isfinite(s.m)) {
-      out.message = "Newton's step is not finite (the derivative vanished)";
-      break;
-    }
-    dc = C2{dc.re - FloatExp2::from_parts(stepc.re, 0.0), dc.im - FloatExp2::from_parts(stepc.im, 0.0)};
-    const FloatExp dist = mag(to_floatexp(dc.re), to_floatexp(dc.im));
-    if (dist > far) {
-      out.message = "Newton's method left the search region (more than 64 radii from the seed)";
-      break;
-    }
-    // Converged in floatexp2: the step is at 2^-100 of the distance moved (or zero), or it
-    // stopped shrinking (the 106 bits are used up).
-    if (s.m == 0 || s <= dist * pow2(-100) || (k > 4 && !(s < last_step * 0.5))) break;
-    last_step = s;
-    if (cancelled(cancel)) {
-      out.cancelled = true;
-      out.seconds = since(t0);
-      return out;
-    }
-  }
-  if (!out.message.empty()) {  // diverged: the last estimate, not converged
-    Mp t(bits + 32), sr(bits + 32), si(bits + 32);
-    parse(sr.v, re);
-    parse(si.v, im);
-    mpfr_util::set_fe2(t.v, dc.re);
-    mpfr_add(sr.v, sr.v, t.v, MPFR_RNDN);
-    mpfr_util::set_fe2(t.v, dc.im);
-    mpfr_add(si.v, si.v, t.v, MPFR_RNDN);
-    out.re = to_decimal(sr.v);
-    out.im = to_decimal(si.v);
-    out.seconds = since(t0);
-    return out;
-  }
-  // The check (and polish) in MPFR: c = C + dc exactly; z_p, z_p', the size and the domain. The
-  // size from the perturbed orbit sets the precision up front (no orbit at too few bits).
-  int b = bits + 32;
-  {
-    C2 zp;
-    CFe der, sz;
-    perturbed_orbit(Z, period, dc, &zp, &der, &sz);
-    const FloatExp s = cabs(sz);
-    if (std::isfinite(s.m) && s.m != 0) b = std::max(b, static_cast<int>(std::ceil(-log2_of(s))) + 80 + 32);
-  }
-  MpC c(b), z(b), d(b);
-  Mp t1(b), t2(b), t3(b);
-  {
-    MpC seed(b);
-    parse(seed.re.v, re);
-    parse(seed.im.v, im);
-    mpfr_util::set_fe2(t1.v, dc.re);
-    mpfr_util::set_fe2(t2.v, dc.im);
-    mpfr_add(c.re.v, seed.re.v, t1.v, MPFR_RNDN);
-    mpfr_add(c.im.v, seed.im.v, t2.v, MPFR_RNDN);
-  }
-  for (int k = 0; k < 12; ++k) {
-    if (cancelled(cancel)) {
-      out.cancelled = true;
-      break;
-    }
-    z.zero();
-    d.zero();
-    CFe l{FloatExp(1.0), FloatExp(0.0)}, bsum{FloatExp(1.0), FloatExp(0.0)};
-    FloatExp zq(0.0), dq(0.0);
-    for (uint32_t n = 1; n <= period; ++n) {
-      derivative_step(d, z, t1, t2);  // d_n = 2 z_{n-1} d_{n-1} + 1
-      step(z, c, t1, t2);             // z_n
-      if (n < period) {
-        const CFe zf{to_fe(z.re.v), to_fe(z.im.v)};
-        const CFe t = cmul(zf, l);
-        l = {mul_pow2(t.re, 1), mul_pow2(t.im, 1)};
-        const CFe li = cinv(l);
-        bsum = {bsum.re + li.re, bsum.im + li.im};
-        const FloatExp az = cabs(zf);
-        if (n == 1 || az < zq) {
-          zq = az;
-          dq = cabs(CFe{to_fe(d.re.v), to_fe(d.im.v)});
-        }
-      }
-    }
-    ++out.mpfr_steps;
-    const CFe f{to_fe(z.re.v), to_fe(z.im.v)}, g{to_fe(d.re.v), to_fe(d.im.v)};
-    out.newton_distance = cabs(f) / cabs(g);
-    const CFe size = period == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(bsum, cmul(l, l)));
-    out.size = cabs(size);
-    out.orientation = std::atan2(to_double(size.im / out.size), to_double(size.re / out.size));
-    out.domain_size = period == 1 ? kHuge : zq / dq;
-    out.bits = b;
-    // The nucleus must be good to the working precision: its Newton distance within 2^-(b - 16)
-    // of max(|c|, size), and b at least -log2(size) + 80 (2^-64 of the minibrot's size).
-    const int need = static_cast<int>(std::ceil(-log2_of(out.size))) + 80;
-    const FloatExp cmag = mag(to_fe(c.re.v), to_fe(c.im.v));
-    const FloatExp target = (cmag > out.size ? cmag : out.size) * pow2(-(b - 16));
-    const bool precise = b >= need;
-    if (precise && out.newton_distance <= target) {
-      out.converged = true;
-      break;
-    }
-    newton_update(c, z, d, t1, t2, t3);
-    if (!precise) {
-      b = need + 32;
-      c.set_prec(b);
-      for (Mp* m : {&z.re, &z.im, &d.re, &d.im, &t1, &t2, &t3}) mpfr_set_prec(m->v, b);
-    }
-  }
-  if (!out.converged && out.message.empty() && !out.cancelled)
-    out.message = "Newton's method did not reach the working precision in 12 MPFR steps (Newton distance " +
-                  to_string(out.newton_distance, 3) + ")";
-  out.re = to_decimal(c.re.v);
-  out.im = to_decimal(c.im.v);
   out.seconds = since(t0);
   return out;
 }
@@ -536,7 +255,7 @@ FoundView minibrot_view(const View& v, const FindOptions& o) {
   f.view.re = f.nucleus.re;
   f.view.im = f.nucleus.im;
   f.view.zoom = to_string(FloatExp(4.0 * o.fit / 2.25) / f.nucleus.size, 17);
-  f.view.max_iter = std::max<uint64_t>(v.max_iter, std::min<uint64_t>(uint64_t{64} * period, 0xFFFFFFFE));
+  f.view.max_iter = mandel::auto_iterations_for_period(v.max_iter, period);
   f.ok = true;
   return f;
 }

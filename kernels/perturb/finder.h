@@ -30,23 +30,27 @@ struct PeriodResult {
 PeriodResult find_period(const std::string& re, const std::string& im, FloatExp radius, uint32_t max_period,
                          int bits, const std::atomic<bool>* cancel = nullptr);
 
-// Newton's method for the nucleus of period p (z_p(c) = 0) from the seed. The steps run by
-// perturbation against the seed's MPFR orbit with floatexp2 (106-bit) deltas, one cheap orbit of
-// p steps each; then the result is checked, and polished where needed, by full MPFR orbits at a
-// precision b of at least -log2(size) + 80 bits. Converged when the Newton distance |z_p / z_p'|
-// of the final MPFR orbit is within 2^-(b - 16) of max(|c|, size): the working precision.
+// Newton's method for the nucleus of period p (z_p(c) = 0) from the seed. The first steps run by
+// perturbation against the seed's MPFR orbit (53-bit floatexp deltas, then 106-bit floatexp2
+// ones where needed), one cheap orbit of p steps each; then MPFR steps with precision doubling,
+// the last at b = -log2(size) + 112 bits (at least the seed's + 32). Converged when the Newton
+// distance |z_p / z_p'| at the result is within 2^-(b - 16) of max(|c|, size), the working
+// precision: measured by an MPFR orbit there, or predicted 2^-8 below that bound by the last
+// step's quadratic convergence (K s^2, K = |z_p'' / 2 z_p'|) and its derivative's rounding.
+// docs/finder.md.
 struct Nucleus {
   bool converged = false;
   bool cancelled = false;
   std::string re, im;        // the nucleus, or the last estimate
   uint32_t period = 0;
-  int bits = 0;              // MPFR precision of the final check
+  int bits = 0;              // MPFR precision of the last orbit
   int perturbed_steps = 0;   // Newton steps by perturbation
-  int mpfr_steps = 0;        // full MPFR orbits (checks and polishing steps)
-  FloatExp newton_distance;  // |z_p / z_p'| at the result
+  int mpfr_steps = 0;        // MPFR orbits: the seed's, the Newton steps' and any check
+  FloatExp newton_distance;  // |z_p / z_p'| at the result (measured, or the last step's prediction)
   // Size estimate (Munafo; mandelbrot-numerics m_*_size): 1/(b l^2) with l = prod 2 z_i and
   // b = sum 1/l over i < p: the minibrot is about c + size * (the whole set's shape), so its
-  // cardioid spans about 1.5 |size| and it is turned by arg(size).
+  // cardioid spans about 1.5 |size| and it is turned by arg(size). From the last perturbed orbit
+  // (its c within the last step of the nucleus), like the atom domain.
   FloatExp size;
   double orientation = 0;    // arg(size), radians
   FloatExp domain_size;      // atom domain radius: |z_q| / |dz_q/dc| at the q < p with least |z_q|
@@ -104,7 +108,8 @@ struct FoundView {
   View view;               // centred on the feature; zoom and iterations set (the size kept)
 };
 // The nucleus of the minibrot at the point, and a view of it: zoom = 4 fit / (2.25 |size|),
-// iterations max(the view's, 64 p). Throws ViewError for a bad view or pixel.
+// iterations mandel::auto_iterations_for_period (max(the view's, 64 p), at most 1e8). Throws
+// ViewError for a bad view or pixel.
 FoundView minibrot_view(const View& v, const FindOptions& o);
 // The Misiurewicz point at the point, and the same view centred on it.
 FoundView misiurewicz_view(const View& v, const FindOptions& o);

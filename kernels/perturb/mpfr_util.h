@@ -43,6 +43,19 @@ inline FloatExp2 to_fe2(const mpfr_t x, mpfr_t tmp) {
   return FloatExp2::from_parts(f, tail_of(x, f, tmp));
 }
 
+// x cut to its leading 106 bits (an error below 2^-105 of x), read from the top two limbs of its
+// significand: several times cheaper than to_fe2's MPFR calls, for orbits stored point by point.
+inline FloatExp2 to_fe2_cut(const mpfr_t x) {
+  static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
+  if (!mpfr_regular_p(x)) return FloatExp2(0.0);
+  const size_t n = static_cast<size_t>((mpfr_get_prec(x) + 63) / 64);
+  const mp_limb_t top = x->_mpfr_d[n - 1], next = n >= 2 ? x->_mpfr_d[n - 2] : 0;
+  const double hi = static_cast<double>(top >> 11) * 0x1p-53;  // in [0.5, 1): the MSB is set
+  const double lo = static_cast<double>(((top & 0x7FF) << 42) | (next >> 22)) * 0x1p-106;
+  const double sign = mpfr_signbit(x) ? -1.0 : 1.0;
+  return FloatExp2::normalise(sign * hi, sign * lo, mpfr_get_exp(x));
+}
+
 // out = the exact value of a floatexp2 (out's precision >= 107 bits holds it when the tail is
 // within 53 bits of the head, as canonical values are).
 inline void set_fe2(mpfr_t out, FloatExp2 x) {

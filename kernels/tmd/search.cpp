@@ -239,13 +239,21 @@ ExhaustiveResult exhaustive(const ExhaustiveParams& p) {
 }
 
 std::vector<Case> hardest(const std::vector<Case>& cases, std::size_t n) {
-  std::vector<Case> h = cases;
-  std::sort(h.begin(), h.end(), [](const Case& a, const Case& b) {
-    if (a.run != b.run) return a.run > b.run;
-    if (a.log2_dist != b.log2_dist) return a.log2_dist > b.log2_dist;
-    return a.x < b.x;
-  });
-  if (h.size() > n) h.resize(n);
+  // The n first by (run, distance) descending, then argument, over pointers: a search of 4e6 cases
+  // copied and sorted every case (their strings included) for the JSON's ten.
+  std::vector<const Case*> order(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) order[i] = &cases[i];
+  const auto harder = [](const Case* a, const Case* b) {
+    if (a->run != b->run) return a->run > b->run;
+    if (a->log2_dist != b->log2_dist) return a->log2_dist > b->log2_dist;
+    if (a->x != b->x) return a->x < b->x;
+    return a->index < b->index;  // Lefèvre searches: x is 0, the argument's index orders them
+  };
+  const std::size_t k = std::min(n, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), harder);
+  std::vector<Case> h;
+  h.reserve(k);
+  for (std::size_t i = 0; i < k; ++i) h.push_back(*order[i]);
   return h;
 }
 

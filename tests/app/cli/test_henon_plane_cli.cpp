@@ -49,6 +49,8 @@ TEST(HenonPlaneCli, BadInputExitsTwoWithUsage) {
       {{"plane", "--colour", "lyapunov", "--resume", out + ".chunks", "--out", out}, "--resume"},
       {{"plane", "--pmax", "0", "--out", out}, "pmax"},
       {{"plane", "--size", "4x4"}, "--out"},
+      {{"plane", "--width", "1e-14", "--size", "64x36", "--out", out}, "f64x2 would work"},
+      {{"plane", "--width", "1e-300", "--arith", "auto", "--out", out}, "no format tells"},
       {{"basin", "--width", "-1", "--out", out}, "width"},
       {{"basin", "--b", "3", "--out", out}, "basin: b"},
       {{"basin", "--width", "5000", "--out", out}, "escape box"},
@@ -132,6 +134,21 @@ TEST(HenonPlaneCli, TinyPlaneWritesPngAndNpyWithTheView) {
   EXPECT_NE(text.find("colouring = lyapunov\n"), std::string::npos) << text;
   EXPECT_NE(text.find("lyapunov_steps = 3000\n"), std::string::npos) << text;
   EXPECT_NE(text.find("escaped = " + std::to_string(lr.escaped) + "\n"), std::string::npos) << text;
+}
+
+// --arith auto takes the format the window's "auto" takes: f64x2 once f64 cannot tell the pixels apart.
+TEST(HenonPlaneCli, AutoArithFollowsTheWidth) {
+  const std::string dir = ds::test::make_tmpdir("henon-plane-cli");
+  for (const auto& [width, want] : std::vector<std::pair<std::string, std::string>>{{"0.5", "f64"}, {"1e-11", "f64x2"}}) {
+    SCOPED_TRACE(width);
+    ASSERT_EQ(run_henon({"plane", "--centre-a", "1.0", "--centre-b", "0.2", "--width", width, "--size", "8x4",
+                         "--transient", "200", "--pmax", "8", "--arith", "auto", "--backend", "cpu", "--quiet",
+                         "--out", dir + "/a.png"}),
+              0);
+    std::string text;
+    ASSERT_TRUE(ds::app::png_find_text(slurp(dir + "/a.png"), ds::app::kPngHenonKey, &text));
+    EXPECT_NE(text.find("arith = " + want + "\n"), std::string::npos) << text;
+  }
 }
 
 TEST(HenonPlaneCli, TinyBasinWritesPngAndNpy) {

@@ -63,6 +63,14 @@ TEST(Script, ParsesEveryCommand) {
   EXPECT_EQ(s[13].line, 16);
 }
 
+// The Menu key (the Mandelbrot image's menu, docs/window.md) by name, any case.
+TEST(Script, ParsesTheMenuKey) {
+  const auto s = ds::gui::parse_script("key menu\nkey Menu\n", "m.script");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].key, GLFW_KEY_MENU);
+  EXPECT_EQ(s[1].key, GLFW_KEY_MENU);
+}
+
 // The message of the UsageError parse_script throws ("" if it does not throw).
 std::string error_of(const std::string& text) {
   try {
@@ -97,7 +105,7 @@ TEST(Script, MalformedLinesNameTheLine) {
       {"key\n", "my.script:1: expected \"key NAME"},
       {"png\n", "my.script:1: expected \"png PATH\""},
       {"screenshot   \n", "my.script:1: expected \"screenshot PATH\""},
-      {"tab window\n", "my.script:1: the tab is mandelbrot, henon, tmd or drift"},
+      {"tab window\n", "my.script:1: the tab is mandelbrot, henon, henon-plane, tmd or drift"},
       {"quit now\n", "my.script:1: expected \"quit\""},
       {"# only a comment\n\n", "my.script: the script has no commands"},
   };

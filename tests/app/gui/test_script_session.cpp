@@ -10,11 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "kernels/mandelbrot/navigate.h"
+#include "app/io/henon_png.h"
 #include "app/io/location.h"
+#include "kernels/henon/plane.h"
 #include "kernels/perturb/finder.h"
 #include "test_files.h"
 
@@ -221,6 +224,87 @@ TEST_F(ScriptSession, UiScale2KeepsTheClickMappingAndDrawsLargerChrome) {
   EXPECT_GE(rows[1], rows[0] * 18 / 10) << "the chrome is not drawn larger at --ui-scale 2";
 }
 
+// Where the runner put the pointer for script line `line`: the image point it reached (the window
+// position is whole pixels) and that window position, as it printed them.
+bool pointer_at(const std::string& log, int line, double* ix, double* iy, double* wx, double* wy) {
+  const std::string want = "script line " + std::to_string(line) + ": pointer at image (";
+  const size_t k = log.find(want);
+  if (k == std::string::npos) return false;
+  return std::sscanf(log.c_str() + k + want.size(), "%lf, %lf), window (%lf, %lf)", ix, iy, wx, wy) == 4;
+}
+
+// The Hénon tab's Plane view: its image is henon::plane of the view, and a wheel zoom about an
+// image point shows henon::plane of plane_zoom_about(view, point, 1.25^steps); Ctrl+Z goes back.
+// Checked on the screenshots' colours where a pixel's 3x3 neighbours share its period (so the
+// texture's filtering cannot matter); the pointer's tooltip covers a few of them.
+TEST_F(ScriptSession, HenonPlaneViewDrawsThePlaneAndZoomsAboutThePointer) {
+  const char* script =
+      "tab henon-plane\n"
+      "wait-idle 300\n"
+      "move 0 0\n"
+      "move 479 269\n"
+      "screenshot $D/plane0.png\n"
+      "scroll 300 100 4\n"
+      "wait-idle 300\n"
+      "screenshot $D/plane1.png\n"
+      "key ctrl+z\n"
+      "wait-idle 300\n"
+      "screenshot $D/plane2.png\n"
+      "quit\n";
+  ASSERT_EQ(run_session(dir_, "plane", script, "--size 1280x800"), 0) << log("plane");
+  double ix0, iy0, x0, y0, ix1, iy1, x1, y1;
+  ASSERT_TRUE(pointer_at(log("plane"), 3, &ix0, &iy0, &x0, &y0)) << log("plane");
+  ASSERT_TRUE(pointer_at(log("plane"), 4, &ix1, &iy1, &x1, &y1)) << log("plane");
+  // window = origin + image * scale
+  const double scale = (x1 - x0) / (ix1 - ix0);
+  ASSERT_GT(scale, 1.0);
+  EXPECT_NEAR((y1 - y0) / (iy1 - iy0), scale, 0.01);
+  x0 -= ix0 * scale;
+  y0 -= iy0 * scale;
+  ds::henon::PlaneView v;  // the view's defaults in the window
+  v.centre_a = "0.75";
+  v.centre_b = "0";
+  v.width = "2.5";
+  v.width_px = 480;
+  v.height_px = 270;
+  v.n_transient = 10000;
+  v.p_max = 64;
+  v.tol = "1e-10";
+  v.backend = ds::henon::Backend::kCpu;
+  const ds::henon::PlaneView zoomed = ds::henon::plane_zoom_about(v, 300, 100, std::pow(1.25, 4));
+  struct Shot {
+    const char* file;
+    const ds::henon::PlaneView* view;
+  };
+  for (const Shot& shot : {Shot{"plane0.png", &v}, Shot{"plane1.png", &zoomed}, Shot{"plane2.png", &v}}) {
+    SCOPED_TRACE(shot.file);
+    const Png png = load(dir_ + "/" + shot.file);
+    ASSERT_GT(png.w, 0);
+    const ds::henon::PlaneResult want = ds::henon::plane(*shot.view);
+    int samples = 0, agree = 0;
+    for (int j = 1; j + 1 < 270; j += 7)
+      for (int i = 1; i + 1 < 480; i += 7) {
+        const int32_t k = want.period[static_cast<size_t>(j) * 480 + i];
+        bool uniform = true;
+        for (int dj = -1; dj <= 1; ++dj)
+          for (int di = -1; di <= 1; ++di) uniform &= want.period[static_cast<size_t>(j + dj) * 480 + i + di] == k;
+        if (!uniform) continue;
+        unsigned char rgb[3];
+        ds::app::category_colour(k, rgb);
+        const int px = static_cast<int>(x0 + (i + 0.5) * scale), py = static_cast<int>(y0 + (j + 0.5) * scale);
+        ASSERT_LT(px, png.w);
+        ASSERT_LT(py, png.h);
+        const unsigned char* q = &png.rgb[(static_cast<size_t>(py) * png.w + px) * 3];
+        ++samples;
+        agree += std::abs(q[0] - rgb[0]) <= 8 && std::abs(q[1] - rgb[1]) <= 8 && std::abs(q[2] - rgb[2]) <= 8;
+      }
+    std::printf("%s: %d of %d samples show the expected period's colour\n", shot.file, agree, samples);
+    EXPECT_GT(samples, 500);
+    EXPECT_GE(agree, samples * 95 / 100);
+  }
+  EXPECT_GT(share_changed(load(dir_ + "/plane0.png"), load(dir_ + "/plane1.png")), 0.1);
+}
+
 // Bad scripts and options are refused with exit code 2 before any window opens (no display).
 // Key N with the mouse over the image: the window finds the minibrot under the mouse (a 4-pixel
 // ball at KF's 5e113 benchmark) and goes there; the PNG it writes then carries exactly the view
@@ -271,6 +355,108 @@ TEST_F(ScriptSession, KeyNGoesToTheMinibrotUnderTheMouse) {
   EXPECT_EQ(back.re, before.re);
   EXPECT_EQ(back.zoom, before.zoom);
   std::printf("minibrot of period %u under pixel (100, 120): zoom %s\n", want.nucleus.period, found.zoom.c_str());
+}
+
+// The image menu (the Menu key under the mouse, then its first item) finds the period-3 island's
+// minibrot and zooms to it (animated; one history entry); zoomed out twice, the overlay draws its
+// atom domain (yellow circle) and size (cyan circle) on the image, and the readout under the mouse
+// names period 3.
+TEST_F(ScriptSession, ImageMenuZoomsToTheMinibrotAndTheOverlayShowsIt) {
+  const std::string loc = dir_ + "/island.loc";
+  FILE* f = std::fopen(loc.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n", f);
+  std::fclose(f);
+  const char* script =
+      "wait-idle 60\n"
+      "move 300 300\n"
+      "key menu\n"
+      "wait 5\n"
+      "screenshot $D/menu.png\n"
+      "click 340 333\n"
+      "wait 3\n"
+      "wait-idle 60\n"
+      "png $D/found.png\n"
+      "key F12\n"
+      "wait-idle\n"
+      "click 300 300 right\n"
+      "wait-idle\n"
+      "click 300 300 right\n"
+      "wait-idle\n"
+      "move 300 300\n"
+      "wait 40\n"
+      "wait-idle\n"
+      "png $D/out.png\n"
+      "key F12\n"
+      "wait-idle\n"
+      "screenshot $D/overlay.png\n"
+      "quit\n";
+  ASSERT_EQ(run_session(dir_, "menu", script, "--size 960x640 --location " + loc), 0) << log("menu");
+  const ds::app::Location found = ds::app::read_location_file(dir_ + "/found.png");
+  EXPECT_NEAR(std::stod(found.re), -1.7548776662466927, 1e-13) << found.re;
+  EXPECT_NEAR(std::stod(found.im), 0.0, 1e-13) << found.im;
+  EXPECT_NE(log("menu").find("screenshot written"), std::string::npos);
+
+  // Where the circles must be: the nucleus's pixel in the zoomed-out view, the atom domain's and
+  // the size's radii from the library; the image's place in the window from the script's log.
+  const ds::app::Location out = ds::app::read_location_file(dir_ + "/out.png");
+  ASSERT_TRUE(out.width && out.height && out.iterations);
+  View v;
+  v.re = out.re;
+  v.im = out.im;
+  v.zoom = out.zoom;
+  v.width = *out.width;
+  v.height = *out.height;
+  v.max_iter = *out.iterations;
+  double nx = 0, ny = 0;
+  ASSERT_TRUE(ds::mandel::pixel_of(v, found.re, found.im, &nx, &ny));
+  View at = v;
+  at.re = found.re;
+  at.im = found.im;
+  const ds::perturb::finder::FoundView n = ds::perturb::finder::minibrot_view(at, {});
+  ASSERT_TRUE(n.ok) << n.message;
+  EXPECT_NEAR(std::stod(found.zoom), std::stod(n.view.zoom),
+              1e-9 * std::stod(n.view.zoom));  // 4 fit / 2.25 |size|
+  const double step = std::exp2(ds::mandel::geometry(v).log2_step);
+  const double domain_px = ds::to_double(n.nucleus.domain_size) / step;
+  const double size_px = 0.75 * ds::to_double(n.nucleus.size) / step;
+  int ox = 0, oy = 0, ix = 0, iy = 0;
+  const std::string lg = log("menu");
+  const size_t k = lg.find("pointer at image (300, 300), window (");
+  ASSERT_NE(k, std::string::npos) << lg;
+  ASSERT_EQ(std::sscanf(lg.c_str() + k, "pointer at image (%d, %d), window (%d, %d)", &ix, &iy, &ox, &oy), 4);
+  const Png shot = load(dir_ + "/overlay.png");
+  ASSERT_GT(shot.w, 400) << lg;
+  // Share of 360 directions from the nucleus with a pixel near the colour within 2 pixels of radius
+  // r (the line is 2 pixels wide, antialiased, and the pointer's pixel is placed to a half pixel).
+  auto on_circle = [&](double r, int R, int G, int B) {
+    int hit = 0, seen = 0;
+    for (int a = 0; a < 360; ++a) {
+      bool any = false, inside = false;
+      for (double dr = -2; dr <= 2; dr += 0.5) {
+        const int x = static_cast<int>(std::lround(ox - ix + nx + (r + dr) * std::cos(a * M_PI / 180)));
+        const int y = static_cast<int>(std::lround(oy - iy + ny + (r + dr) * std::sin(a * M_PI / 180)));
+        if (x < ox - ix || y < 0 || x >= shot.w || y >= shot.h) continue;
+        inside = true;
+        const unsigned char* p = &shot.rgb[3 * (static_cast<size_t>(y) * shot.w + x)];
+        any |= std::abs(p[0] - R) < 40 && std::abs(p[1] - G) < 40 && std::abs(p[2] - B) < 40;
+      }
+      seen += inside;
+      hit += inside && any;
+    }
+    return seen ? static_cast<double>(hit) / seen : 0.0;
+  };
+  const double domain_on = on_circle(domain_px, 255, 220, 60),
+               domain_in = on_circle(0.9 * domain_px, 255, 220, 60);
+  const double size_on = on_circle(size_px, 80, 255, 255), size_in = on_circle(2.2 * size_px, 80, 255, 255);
+  std::printf(
+      "atom domain %.1f px: %.0f%% yellow on the circle, %.0f%% at 0.9 r; size %.1f px: %.0f%% cyan, %.0f%% "
+      "at 2.2 r\n",
+      domain_px, 100 * domain_on, 100 * domain_in, size_px, 100 * size_on, 100 * size_in);
+  EXPECT_GT(domain_on, 0.8);
+  EXPECT_LT(domain_in, 0.2);
+  EXPECT_GT(size_on, 0.7);
+  EXPECT_LT(size_in, 0.3);
 }
 
 TEST_F(ScriptSession, BadScriptIsRefusedBeforeTheWindowOpens) {

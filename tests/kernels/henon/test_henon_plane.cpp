@@ -4,6 +4,8 @@
 // explicit scan start points, bad input, and (device section) CUDA == CPU.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -194,6 +196,107 @@ TEST(HenonPlane, AgreesWithTheScanOnTheSameGrid) {
   // The grid crosses the fixed point, the 2-cycle and the 4-cycle regions.
   EXPECT_GE(seen.size(), 3u);
   EXPECT_EQ(pr.escaped + pr.no_period + pr.with_period, 32);
+}
+
+// The window's bands: rows [j0, j1) of a view, computed alone, are those rows of the whole plane
+// (the same parameters to the bit: the scan's b axis starts at the band's grid index).
+TEST(HenonPlane, BandsAreRowsOfTheWholePlane) {
+  PlaneView v = hand_view();
+  v.width_px = 16;
+  v.height_px = 9;
+  v.width = "0.9";
+  v.centre_b = "0.25";
+  const PlaneResult whole = plane(v);
+  int rows = 0;
+  for (int j0 = 0; j0 < v.height_px; j0 += 4) {
+    PlaneView band = v;
+    band.row_begin = j0;
+    band.row_end = std::min(j0 + 4, v.height_px);
+    const PlaneResult r = plane(band);
+    ASSERT_EQ(r.height, band.row_end - j0);
+    ASSERT_EQ(r.width, 16);
+    for (int j = j0; j < band.row_end; ++j)
+      for (int i = 0; i < 16; ++i)
+        EXPECT_EQ(r.period[static_cast<std::size_t>((j - j0) * 16 + i)], whole.period[static_cast<std::size_t>(j * 16 + i)])
+            << i << "," << j;
+    const ScanParams sp = plane_scan_params(band);
+    EXPECT_EQ(sp.b_first, v.height_px - band.row_end);
+    rows += r.height;
+  }
+  EXPECT_EQ(rows, 9);
+  PlaneView bad = v;
+  bad.row_begin = 3;
+  bad.row_end = 3;
+  EXPECT_THROW(plane_scan_params(bad), std::invalid_argument);
+  bad.row_end = 10;
+  EXPECT_THROW(plane_scan_params(bad), std::invalid_argument);
+}
+
+// Navigation is the Mandelbrot view's: the point under the cursor stays there, a drag moves the
+// centre by the pixels dragged, and a zoom in and out returns the view.
+TEST(HenonPlane, ZoomAndPanKeepThePointUnderTheCursor) {
+  PlaneView v;
+  v.centre_a = "1.2";
+  v.centre_b = "0.15";
+  v.width = "1";
+  v.width_px = 200;
+  v.height_px = 100;
+  // About the centre of pixel (50, 25): that pixel keeps its parameter, and pixel (49, 24), one
+  // pixel of v up and left, is 4 pixels of the zoomed view away: its pixel (46, 21).
+  const PlaneView z = plane_zoom_about(v, 50.5, 25.5, 4.0);
+  EXPECT_NEAR(std::stod(z.width), 0.25, 1e-15);
+  for (const auto& [i, j, zi, zj] : {std::array<int, 4>{50, 25, 50, 25}, std::array<int, 4>{49, 24, 46, 21}}) {
+    const auto before = plane_pixel(v, i, j);
+    const auto after = plane_pixel(z, zi, zj);
+    EXPECT_NEAR(std::stod(after.first), std::stod(before.first), 1e-15) << i << "," << j;
+    EXPECT_NEAR(std::stod(after.second), std::stod(before.second), 1e-15) << i << "," << j;
+  }
+  const PlaneView back = plane_zoom_about(z, 50.5, 25.5, 0.25);
+  EXPECT_NEAR(std::stod(back.centre_a), 1.2, 1e-15);
+  EXPECT_NEAR(std::stod(back.centre_b), 0.15, 1e-15);
+  EXPECT_NEAR(std::stod(back.width), 1.0, 1e-15);
+  // A drag 20 px right and 10 px down: the centre moves 0.1 left in a and 0.05 up in b.
+  const PlaneView p = plane_pan_pixels(v, 20, 10);
+  EXPECT_NEAR(std::stod(p.centre_a), 1.1, 1e-15);
+  EXPECT_NEAR(std::stod(p.centre_b), 0.2, 1e-15);
+  EXPECT_EQ(p.width, v.width);
+  // Deep: 60 halvings keep the centre's digits exact (no double in between).
+  PlaneView d = v;
+  for (int k = 0; k < 60; ++k) d = plane_zoom_about(d, 100.25, 50, 2.0);
+  EXPECT_NEAR(std::stod(d.width), std::ldexp(1.0, -60), 1e-30);
+  EXPECT_GT(d.centre_a.size(), 20u) << d.centre_a;
+  EXPECT_THROW(plane_zoom_about(v, 1, 1, 0.0), std::invalid_argument);
+}
+
+// "auto" by zoom: f64 for the classical plane, f64x2 once f64 no longer tells pixels 1e-17 apart;
+// a format forced past its limit is refused with the Mandelbrot view's message.
+TEST(HenonPlane, AutoFormatFollowsTheZoom) {
+  PlaneView v;
+  v.centre_a = "1.2";
+  v.centre_b = "0.15";
+  v.width = "2.5";
+  v.width_px = 1920;
+  v.height_px = 1080;
+  EXPECT_EQ(plane_auto_arith(v), Arith::kF64);
+  v.width = "1e-11";  // pixels 5.2e-15 apart: within f64's 24 guard bits? no (needs 2^-53 * 2 * 2^24)
+  EXPECT_EQ(plane_auto_arith(v), Arith::kF64x2);
+  v.width = "1e-30";  // pixels 5e-34 ~ 2^-110.6 apart: f64x3 (2^-159 * 2 * 2^24 = 2^-134)
+  EXPECT_EQ(plane_auto_arith(v), Arith::kF64x3);
+  v.width = "1e-40";  // 2^-144: f64x3 no longer, f64x4 does
+  EXPECT_EQ(plane_auto_arith(v), Arith::kF64x4);
+  v.arith = Arith::kF64;
+  v.width = "1e-14";
+  try {
+    plane_check_resolves(v);
+    ADD_FAILURE() << "f64 at pixels 5e-18 apart was accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("f64 resolves pixels only up to zoom"), std::string::npos) << m;
+    EXPECT_NE(m.find("f64x2 would work"), std::string::npos) << m;
+  }
+  EXPECT_THROW(plane_scan_params(v), std::invalid_argument);
+  v.arith = Arith::kF64x2;
+  EXPECT_NO_THROW(plane_scan_params(v));
 }
 
 // The paper's scan row b = 0.3 and its neighbours: a = 1.0, 1.05, ..., 1.4 and b = 0.25, 0.3, 0.35
@@ -387,6 +490,13 @@ TEST(HenonScan, ExplicitStartPointsEqualOneBoxPointEach) {
   EXPECT_THROW(scan(f), std::runtime_error);
 }
 
+void write_file(const std::string& path, const std::string& body) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr) << path;
+  std::fwrite(body.data(), 1, body.size(), f);
+  std::fclose(f);
+}
+
 BasinView basin_view(const char* a, const char* b) {
   BasinView v;
   v.a = a;
@@ -400,6 +510,61 @@ BasinView basin_view(const char* a, const char* b) {
   v.p_max = 32;
   v.tol = "1e-9";
   return v;
+}
+
+// The plane and basin keep their own chunk records (4 bytes a pixel, one item a pixel): a run
+// cancelled after its first chunks resumes from the file to the uninterrupted result, a plane's
+// file is refused by a basin (and by the scan), and a record of the wrong size is reported.
+TEST(HenonPlane, ResumedPlaneAndBasinEqualUninterrupted) {
+  const std::string dir = test::make_tmpdir("henon-plane-resume");
+  const PlaneView v = hand_view();  // 32 pixels, chunks of 5
+  const PlaneResult whole = plane(v);
+  PlaneView part = v;
+  part.chunk_file = dir + "/p.chunks";
+  ASSERT_FALSE(plane(part).cancelled);
+  // Cut the file after its third record and half into the fourth, as a crash would leave it.
+  const std::string full = test::slurp(part.chunk_file);
+  std::size_t cut = full.find('\n') + 1;
+  for (int k = 0; k < 3; ++k) cut = full.find("end ", full.find("chunk ", cut));
+  cut = full.find('\n', cut) + 1;
+  write_file(part.chunk_file, full.substr(0, cut + 12));
+  const PlaneResult resumed = plane(part);
+  EXPECT_FALSE(resumed.cancelled);
+  EXPECT_EQ(resumed.chunks_loaded, 3);
+  EXPECT_EQ(resumed.chunks_run, resumed.chunks - 3);
+  EXPECT_EQ(resumed.period, whole.period);
+  EXPECT_EQ(resumed.max_period, whole.max_period);
+  EXPECT_EQ(plane(part).chunks_run, 0);
+
+  // The same file offered to the scan behind the plane belongs to another job.
+  ScanParams sp = plane_scan_params(part);
+  EXPECT_THROW(scan(sp), std::runtime_error);
+
+  BasinView b = basin_view("1.0", "0.3");
+  b.chunk_params = 200;
+  const BasinResult bw = basin(b);
+  b.chunk_file = dir + "/b.chunks";
+  ASSERT_FALSE(basin(b).cancelled);
+  const BasinResult br = basin(b);
+  EXPECT_EQ(br.chunks_run, 0);
+  EXPECT_EQ(br.id, bw.id);
+  ASSERT_EQ(br.attractors.size(), bw.attractors.size());
+  EXPECT_EQ(br.attractors[0].x, bw.attractors[0].x);
+
+  // A plane record of 3 bytes for its 5 pixels: the header is the plane's, the record whole.
+  const std::string text = test::slurp(part.chunk_file);
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  ASSERT_EQ(header.rfind("deepscope-henon-plane v1 ", 0), 0u) << header;
+  const std::string bad_file = dir + "/bad.chunks";
+  write_file(bad_file, header + "chunk 0 3\nabc" + "end 0\n");
+  PlaneView damaged = v;
+  damaged.chunk_file = bad_file;
+  try {
+    plane(damaged);
+    ADD_FAILURE() << "a damaged record was taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged plane chunk"), std::string::npos) << e.what();
+  }
 }
 
 // (1.0, 0.3): one attracting cycle and escape. The far corners escape; the attractor's period and
