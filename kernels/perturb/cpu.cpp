@@ -415,17 +415,30 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   float* smooth = res->smooth.data();
   uint32_t* counts_high = res->wide() ? res->counts_high.data() : nullptr;  // null when device-resident
   const auto t0 = Clock::now();
-  if (res->backend == Backend::kCuda) {
+  bool on_gpu = res->backend == Backend::kCuda;
+  if (on_gpu) {
 #if DEEPSCOPE_WITH_CUDA
     RenderOptions o = opt;
     o.progress = progress;
-    res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth, counts_high,
-                                                 &res->perturb.bla_skipped, &res->perturb.rebases,
-                                                 &res->perturb.interior_pixels, &res->cancelled);
+    try {
+      res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
+                                                   counts_high, &res->perturb.bla_skipped, &res->perturb.rebases,
+                                                   &res->perturb.interior_pixels, &res->cancelled);
+    } catch (const std::runtime_error& e) {
+      // Out of GPU memory (the reference, the BLA table and the tile did not fit beside whatever
+      // else holds the device): the CPU renders the same pixels with the same per-pixel code, and
+      // the result says so. A device-resident result (the window's canvas) has no host arrays to
+      // fall back to, and any other CUDA error stays an error.
+      if (opt.device_counts || std::string(e.what()).find("cudaErrorMemoryAllocation") == std::string::npos) throw;
+      res->note = std::string("the GPU ran out of memory (") + e.what() + "); rendered on the CPU instead";
+      res->backend = Backend::kCpu;
+      on_gpu = false;
+    }
 #else
     throw BackendError("built without CUDA");
 #endif
-  } else {
+  }
+  if (!on_gpu) {
     std::atomic<uint64_t> skipped{0}, rebases{0}, interior{0};
     ParallelOptions po;
     po.cancel = opt.cancel;

@@ -70,12 +70,17 @@ FloatExp pixel_step(const Geometry& g);
 // stops as periodic). Polls *cancel (returns
 // nullptr when set) and reports progress in [0, 1]. threads: how many threads compute each step's
 // products (reference_step.h; 0: chosen by precision and cores, 1: serial); the orbit is the
-// same bit for bit either way.
+// same bit for bit either way. The stored orbit (kReferenceBytesPerPoint a point) may use at most
+// memory_budget bytes (0: three quarters of this machine's memory): an orbit that would outgrow it
+// stops with ViewError (exit 2) naming the iteration, the bytes it needed and what max_iter could need.
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress,
-                                                   bool certify = false, int threads = 0);
+                                                   bool certify = false, int threads = 0,
+                                                   uint64_t memory_budget = 0);
+// Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
+constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
 
 // The reference for a view: the last one computed (kept in a one-entry cache) when it has enough
 // bits and iterations and its centre lies within the view's reach (|C - centre| at most twice the

@@ -2,8 +2,10 @@
 // MPFR evaluation of single pixels (the glitch fallback).
 #include <mpfr.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "kernels/perturb/mpfr_util.h"
 #include "kernels/perturb/reference_step.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/backend.h"
 #include "kernels/perturb/reference_file.h"
 #include "perturb.h"
 
@@ -62,10 +65,26 @@ FloatExp pow2(int k) { return FloatExp::make(1.0, k); }
 
 enum class Pass { kDone, kCancelled, kNeedsBits };
 
+std::string gib(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return b;
+}
+
+std::string memory_message(uint64_t n, uint64_t max_iter, uint64_t budget, bool budget_is_machine) {
+  return "the reference orbit needs more memory than this machine gives it: at iteration " + std::to_string(n) +
+         " it holds " + gib(static_cast<double>(n) * kReferenceBytesPerPoint) + " (" +
+         std::to_string(kReferenceBytesPerPoint) + " bytes a point), and up to the " + std::to_string(max_iter) +
+         " iterations asked it could need " + gib(static_cast<double>(max_iter) * kReferenceBytesPerPoint) +
+         "; the budget is " + gib(static_cast<double>(budget)) +
+         (budget_is_machine ? " (three quarters of this machine's memory)" : "") +
+         ". Ask fewer iterations (--iter), or render on a machine with more memory";
+}
+
 // One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision.
 Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool certify, int threads,
-                       const std::atomic<bool>* cancel, const std::function<void(double)>& progress,
-                       int* more_bits) {
+                       uint64_t memory_budget, bool budget_is_machine, const std::atomic<bool>* cancel,
+                       const std::function<void(double)>& progress, int* more_bits) {
   const int bits = ref->bits;
   Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
   if (threads <= 0)
@@ -160,6 +179,10 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
       }
     }
     if ((n & 4095) == 0) {
+      // The orbit 4096 points on must fit twice (a vector's old and new storage while it grows).
+      const double next = static_cast<double>(std::min(n + 4096, max_iter + 1));
+      if (2.0 * next * kReferenceBytesPerPoint > static_cast<double>(memory_budget))
+        throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine));
       if (cancel && cancel->load(std::memory_order_relaxed)) return Pass::kCancelled;
       if (progress) progress(static_cast<double>(n) / static_cast<double>(max_iter));
     }
@@ -178,8 +201,13 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress, bool certify,
-                                                   int threads) {
+                                                   int threads, uint64_t memory_budget) {
   const auto t0 = std::chrono::steady_clock::now();
+  const bool budget_is_machine = memory_budget == 0;
+  if (budget_is_machine) {
+    const uint64_t host = host_memory_bytes();
+    memory_budget = host ? host / 4 * 3 : UINT64_MAX;
+  }
   auto ref = std::make_shared<Reference>();
   ref->re = re;
   ref->im = im;
@@ -190,7 +218,9 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   for (;;) {
     int more = 0;
     const bool last_try = ref->bits >= max_bits;
-    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, certify, threads, cancel, progress, &more);
+    const Pass pass =
+        iterate_reference(ref.get(), max_iter, last_try, certify, threads, memory_budget, budget_is_machine, cancel,
+                          progress, &more);
     if (pass == Pass::kCancelled) return nullptr;
     if (pass == Pass::kDone) break;
     ref->bits = std::min(max_bits, ref->bits + more);

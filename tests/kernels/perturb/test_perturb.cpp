@@ -4,6 +4,8 @@
 // re-evaluated), BLA on and off, reference reuse, method selection, cancel and progress, and
 // (device section) CUDA against the CPU.
 #include <gtest/gtest.h>
+
+#include "kernels/core/device.h"
 #include <mpfr.h>
 
 #include <algorithm>
@@ -467,6 +469,43 @@ TEST(PerturbDevice, CudaMatchesCpu) {
     EXPECT_EQ(g.perturb.bla_skipped, c.perturb.bla_skipped) << zoom;
     EXPECT_LE(compare(g.counts, g.smooth, c.counts, c.smooth).max_smooth, 1e-4) << zoom;
   }
+}
+
+// Out of GPU memory: with the device's memory taken (display_alloc blocks until nothing more fits),
+// a CUDA render falls back to the CPU, says so in its note, and gives the CPU's counts.
+TEST(PerturbDevice, OutOfGpuMemoryFallsBackToTheCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  const View v = make_view(deep_re(), deep_im(), "1e300", 20000, 96, 64);
+  RenderOptions o;
+  o.method = Method::kPerturb;
+  o.backend = Backend::kCpu;
+  perturb::clear_reference_cache();
+  const RenderResult c = render(v, o);
+  std::vector<void*> blocks;
+  for (std::size_t size : {std::size_t{1} << 30, std::size_t{1} << 26, std::size_t{1} << 22, std::size_t{1} << 18})
+    for (;;) {
+      try {
+        blocks.push_back(display_alloc(size, 0));
+      } catch (const std::exception&) {
+        break;
+      }
+    }
+  o.backend = Backend::kCuda;
+  RenderResult g;
+  std::string error;
+  try {
+    g = render(v, o);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  for (void* b : blocks) display_free(b, 0);
+  std::printf("held %zu blocks; render: %s\n", blocks.size(), error.empty() ? g.note.c_str() : error.c_str());
+  ASSERT_EQ(error, "");
+  EXPECT_EQ(g.backend, Backend::kCpu);
+  EXPECT_NE(g.note.find("ran out of memory"), std::string::npos) << g.note;
+  EXPECT_EQ(g.counts, c.counts);
+  o.backend = Backend::kCuda;  // the device is usable again once the memory is back
+  EXPECT_EQ(render(v, o).backend, Backend::kCuda);
 }
 
 // The kernel's interior test and pixel map against the CPU's: a minibrot view with interior

@@ -65,3 +65,25 @@ TEST(ReferenceStep, AutomaticChoiceSplitsOnlyLongMantissasWhereCoresExist) {
 }
 
 }  // namespace
+
+// A reference that would outgrow the memory it may use stops with ViewError (exit 2 in the CLI),
+// naming the iteration, the bytes it held and what the iterations asked could need. Inside the main
+// cardioid away from a nucleus the orbit neither escapes nor stops as periodic, so only the budget
+// ends it: 1 MiB holds 10,922 points counted twice (48 bytes each; a vector's growth), so the check
+// at iteration 8192 (for 12,288 points) stops it.
+TEST(ReferenceMemory, AnOrbitPastItsBudgetIsRefusedWithTheFigures) {
+  const ds::FloatExp step = ds::FloatExp::make(1.0, -60);
+  try {
+    perturb::compute_reference("-0.1", "0.6", 128, 1'000'000'000'000ULL, step, nullptr, nullptr, false, 1, 1 << 20);
+    ADD_FAILURE() << "a 1e12-iteration orbit fit in 1 MiB";
+  } catch (const mandel::ViewError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("needs more memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("at iteration 8192"), std::string::npos) << m;
+    EXPECT_NE(m.find("4.47e+04 GiB"), std::string::npos) << m;  // 1e12 x 48 bytes
+  }
+  // The same orbit within its budget: 5,000 iterations in 1 MiB.
+  const auto ref = perturb::compute_reference("-0.1", "0.6", 128, 5000, step, nullptr, nullptr, false, 1, 1 << 20);
+  ASSERT_NE(ref, nullptr);
+  EXPECT_EQ(ref->length(), 5001u);
+}
