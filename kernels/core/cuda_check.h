@@ -14,6 +14,10 @@ struct CudaError : std::runtime_error {
 };
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  // The runtime also keeps a failed call's error as its "last error", which the next launch check
+  // (cudaGetLastError) would report as its own: an out-of-memory that was caught and handled would
+  // fail the next, unrelated launch. Clear it here; sticky errors (a broken context) stay anyway.
+  (void)cudaGetLastError();
   throw CudaError(std::string("CUDA error ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
                   ") in " + call + " at " + file + ":" + std::to_string(line));
 }
