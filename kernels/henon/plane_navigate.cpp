@@ -9,18 +9,13 @@
 
 #include "kernels/mandelbrot/navigate.h"
 #include "kernels/mandelbrot/view.h"
+#include "kernels/perturb/mpfr_util.h"
 #include "plane.h"
 
 namespace ds::henon {
 namespace {
 
-struct Big {
-  mpfr_t v;
-  Big() { mpfr_init2(v, 160); }
-  ~Big() { mpfr_clear(v); }
-  Big(const Big&) = delete;
-  Big& operator=(const Big&) = delete;
-};
+using mpfr_util::Mp;
 
 std::string print(const mpfr_t v) {
   char buf[64];
@@ -30,7 +25,7 @@ std::string print(const mpfr_t v) {
 
 // zoom = 4 W / (width H)  <->  width = 4 W / (zoom H): the view's height in b is 4 / zoom.
 std::string swap_scale(const std::string& s, int W, int H, const char* what) {
-  Big x;
+  Mp x(160);
   if (mpfr_set_str(x.v, s.c_str(), 10, MPFR_RNDN) != 0 || !(mpfr_sgn(x.v) > 0) || !mpfr_number_p(x.v))
     throw std::invalid_argument(std::string("plane: ") + what + " must be a positive decimal, got " + s);
   mpfr_ui_div(x.v, 4, x.v, MPFR_RNDN);

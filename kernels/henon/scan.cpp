@@ -119,7 +119,8 @@ std::string fingerprint(const ScanParams& p) {
   s << "arith=" << arith_name(p.arith) << " a=" << p.a_min << "+i*" << p.a_step << ",n=" << p.na
     << " b=" << p.b_min << "+j*" << p.b_step << ",n=" << p.nb << " init=" << p.n_init << "[" << p.init_box[0]
     << "," << p.init_box[1] << "," << p.init_box[2] << "," << p.init_box[3] << "] nt=" << p.n_transient
-    << (p.b_first ? " b_first=" + std::to_string(p.b_first) : std::string()) << " pmax=" << p.p_max << " tol=" << p.tol << " bound=" << p.bound << " chunk=" << resolve_chunk(p);
+    << (p.b_first ? " b_first=" + std::to_string(p.b_first) : std::string()) << " pmax=" << p.p_max
+    << " tol=" << p.tol << " bound=" << p.bound << " chunk=" << resolve_chunk(p);
   if (!p.start_points.empty())
     s << " starts=" << p.start_points.size() / 2 << ":" << start_points_hash(p.start_points);
   return s.str();
