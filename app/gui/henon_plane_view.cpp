@@ -16,6 +16,12 @@ namespace ds::gui {
 
 namespace {
 void set_text(char* buf, std::size_t n, const std::string& s) { std::snprintf(buf, n, "%s", s.c_str()); }
+
+// The same pixels: a frame of view a can stand for view b (its periods indexed by b's pixels).
+bool same_pixels(const henon::PlaneView& a, const henon::PlaneView& b) {
+  return a.centre_a == b.centre_a && a.centre_b == b.centre_b && a.width == b.width && a.width_px == b.width_px &&
+         a.height_px == b.height_px;
+}
 }  // namespace
 
 HenonPlaneView::HenonPlaneView() {
@@ -252,9 +258,7 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
     if (has_pending_) {
       has_pending_ = false;
       // A frame of the view being computed; one of a view navigated away from is dropped.
-      if (pending_.view.centre_a == view_.centre_a && pending_.view.centre_b == view_.centre_b &&
-          pending_.view.width == view_.width && pending_.view.width_px == view_.width_px &&
-          pending_.view.height_px == view_.height_px) {
+      if (same_pixels(pending_.view, view_)) {
         shown_ = std::move(pending_);
         texture_stale_ = true;
         u0_ = v0_ = 0;
@@ -359,8 +363,7 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
     }
     // The pixel under the mouse: its exact parameter, and its period once this view's row is done.
     const auto ab = henon::plane_pixel(view_, i, j);
-    const bool current = shown_.view.width == view_.width && shown_.view.centre_a == view_.centre_a &&
-                         shown_.view.centre_b == view_.centre_b && j < shown_.rows_done;
+    const bool current = same_pixels(shown_.view, view_) && j < shown_.rows_done;
     const std::size_t q = static_cast<std::size_t>(j) * W + i;
     const int32_t k = current && !shown_.lyapunov ? shown_.period[q] : 0;
     char exponent[64];
