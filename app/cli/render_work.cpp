@@ -242,7 +242,9 @@ std::string render_summary(const RenderResult& r) {
                 r.limb_strategy == mandel::LimbStrategy::kCooperative ? " (coop)" : "", r.seconds,
                 static_cast<double>(r.iterations));
   std::string out = line;
-  if (!r.note.empty() && r.note.find("ran out of memory") != std::string::npos) out += " (" + r.note + ")";
+  // The workers' backends are resolved before render(), so a note here is the render's own: the
+  // GPU ran out of memory and the CPU took over.
+  if (!r.note.empty()) out += " (" + r.note + ")";
   if (r.method == Method::kPerturb) {
     const mandel::PerturbInfo& pi = r.perturb;
     std::snprintf(line, sizeof line,
