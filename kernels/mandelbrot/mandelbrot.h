@@ -75,6 +75,18 @@ struct PerturbInfo {
 int limb_words(Arith a);
 const char* limb_strategy_name(LimbStrategy s);
 
+// Per-pixel data beyond the counts (RenderOptions::fields, a bitmask), computed only when asked, so
+// that a count-only render pays nothing for it (docs/mandelbrot.md, "Per-pixel data").
+enum Field : unsigned {
+  // dex, dey: the distance estimate as a vector in pixels, in the image's axes (x to the right, y
+  // down), pointing away from the set: v = z ln|z| / (dz/dc) for the final z, divided by the pixel
+  // spacing and mapped back through View::pixel_map. |v| is the distance to the set in pixels
+  // (Kalles Fraktaler's DEX, DEY); 0 where the pixel did not escape.
+  kFieldDistance = 1u,
+  // phase: arg(z) / 2 pi of the final z, in [0, 1) (Kalles Fraktaler's T); 0 where it did not escape.
+  kFieldPhase = 2u,
+};
+
 struct RenderOptions {
   std::optional<Arith> arith;  // empty: the cheapest format that resolves the view (`auto`)
   Backend backend = Backend::kAuto;
@@ -125,6 +137,7 @@ struct RenderOptions {
   uint32_t* device_counts = nullptr;
   float* device_smooth = nullptr;
   uint32_t* device_counts_high = nullptr;
+  unsigned fields = 0;  // Field bits: the per-pixel data to compute besides counts and smooth counts
 };
 
 struct RenderResult {
@@ -136,6 +149,9 @@ struct RenderResult {
   std::vector<uint32_t> counts;       // row-major, row 0 at the top (the low 32 bits when wide)
   std::vector<float> smooth;          // (all three empty when RenderOptions::device_counts was set)
   std::vector<uint32_t> counts_high;  // wide views only
+  // RenderOptions::fields (row-major like counts, empty unless asked): the distance estimate's
+  // vector in pixels (kFieldDistance) and the final z's phase in turns (kFieldPhase).
+  std::vector<float> dex, dey, phase;
   uint64_t max_iter = 0;              // the view's limit (counts reach it where no escape)
   Arith arith = Arith::kF64;        // the format used
   Backend backend = Backend::kCpu;  // the backend used (never kAuto)
