@@ -160,6 +160,9 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
   if (a.flag("gpu-only") && !gpu)
     throw mandel::BackendError("bench perturb --gpu-only: no usable CUDA device");
   const int size = static_cast<int>(a.get_int("size", 1024, 16, 8192));
+  // --fields: the cost of the per-pixel fields (distance estimate and phase) in the same kernel,
+  // both timed warm (reference and BLA table cached), counts-only first.
+  const bool fields = a.flag("fields");
   std::vector<std::string> names = {"1e14", "1e50", "5e113", "5e227", "4e533", "1e1086"};
   if (a.has("depths")) {
     names.clear();
@@ -178,8 +181,10 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
      << "| file | zoom | iterations | engine | wall (s) | reference (s) | ref. points / bits / stop | kernel "
         "(s) | "
         "by BLA | interior px | glitches (flagged/by 106 bits/corrected/unresolved) | glitch s (106 bits / secondary) | "
-        "counts | MPFR agreement | KF (s) | KF / wall |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "counts | MPFR agreement | KF (s) | KF / wall |"
+     << (fields ? " kernel, counts only, warm (s) | kernel with DE + phase, warm (s) | ratio |" : "") << "\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" << (fields ? "---|---|---|" : "")
+     << "\n";
   for (const std::string& name : names) {
     mandel::View v;
     apply_to_view(read_location_file(dir + "/" + name + ".kfr"), &v, false);
@@ -224,7 +229,22 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
        << p.glitch_unresolved << " | " << fmt("%.3f", p.refine_seconds) << " / " << fmt("%.3f", p.secondary_seconds)
        << " | " << *mm.first << "-" << *mm.second << " | " << agreement << " | "
        << fmt("%.2f", kf) << " | "
-       << (size == 1024 && kf > 0 ? fmt("%.1fx", kf / r.seconds) : std::string("-")) << " |\n";
+       << (size == 1024 && kf > 0 ? fmt("%.1fx", kf / r.seconds) : std::string("-")) << " |";
+    if (fields) {
+      // Warm: the reference and BLA table are cached, so each kernel time is the kernel alone; the
+      // best of three of each.
+      double plain = 1e300, with = 1e300;
+      for (int rep = 0; rep < 3; ++rep) {
+        mandel::RenderOptions q = o;
+        plain = std::min(plain, mandel::render(v, q).kernel_seconds);
+        q.fields = mandel::kFieldDistance | mandel::kFieldPhase;
+        with = std::min(with, mandel::render(v, q).kernel_seconds);
+      }
+      std::fprintf(stderr, "%-7s fields: kernel %.4f s counts only, %.4f s with DE + phase (%.2fx)\n", name.c_str(),
+                   plain, with, with / plain);
+      md << " " << fmt("%.4f", plain) << " | " << fmt("%.4f", with) << " | " << fmt("%.2fx", with / plain) << " |";
+    }
+    md << "\n";
   }
   std::cout << md.str();
   if (!out.empty()) write_file_atomically(out, md.str());
@@ -235,7 +255,7 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
 
 int bench_perturb(const ArgList& args) {
   cli::Args a(args, {"out", "size", "depths", "locations", "kf", "oracle"},
-              {"quick", "cpu-only", "gpu-only"});
+              {"quick", "cpu-only", "gpu-only", "fields"});
   if (!a.positional().empty())
     throw cli::UsageError("bench perturb: unexpected \"" + a.positional()[0] + "\"");
   if (a.has("kf")) return bench_kf(a, args);

@@ -132,7 +132,7 @@ Job parse_job(const ArgList& args) {
              "density",  "offset",      "out",     "backend",        "limb-strategy",  "counts", "smooth",
              "location", "frames",      "zoom-to", "device",         "devices",        "shard",  "tile-rows",
              "verify",   "verify-seed", "delta",   "max-references", "reference-cache"},
-      {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter"});
+      {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
   Job j;
@@ -149,6 +149,7 @@ Job parse_job(const ArgList& args) {
   j.view.im = a.get("im", j.view.im);
   j.view.zoom = a.get("zoom", j.view.zoom);
   j.view.max_iter = a.get_iterations("iter", j.view.max_iter);
+  if (a.flag("expmap")) j.view.exp_map = true;
   if (a.has("size")) cli::parse_size(a.get("size", ""), 1 << 20, &j.view.width, &j.view.height);
   const std::string arith = a.get("arith", "auto");
   if (arith == "perturb")
@@ -370,6 +371,8 @@ int cmd_render(const ArgList& args) {
   if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
   if (r.cancelled) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
+    if (!r.perturb.reference_cache.empty())  // a checkpoint of the reference: a rerun resumes it
+      std::cerr << "deepscope render: reference: " << r.perturb.reference_cache << "\n";
     return 130;
   }
   std::vector<std::pair<std::string, std::string>> text;

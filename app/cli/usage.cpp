@@ -27,7 +27,7 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--reference-cache DIR] [--auto-iter] [--quiet] --out FILE.png
+                   [--reference-cache DIR] [--auto-iter] [--expmap] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -45,6 +45,8 @@ Commands:
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)
         --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels
         still iterate at the limit (docs/finder.md, "Auto iterations")
+        --expmap renders KF's and Fraktaler-3's exponential map (docs/mandelbrot.md): columns are angles,
+        rows radii from the half-diagonal down to half of it, for zoom-video keyframes
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
                    [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy
@@ -115,7 +117,7 @@ Commands:
   deepscope bench mandelbrot [--out FILE.md] [--quick] [--formats LIST] [--cpu-only|--gpu-only]
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench perturb [--out FILE.md] [--quick] [--cpu-only|--gpu-only] [--size N] [--depths LIST]
-                          [--locations DIR] [--kf DIR [--oracle DIR]]
+                          [--locations DIR] [--kf DIR [--oracle DIR] [--fields]]
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
                         [--fp-counts FILE.csv] [--params format|double|both]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]

@@ -195,7 +195,7 @@ const KeyRule kOurKeys[] = {
     {"width", KeyUse::kField, nullptr},     {"height", KeyUse::kField, nullptr},
     {"palette", KeyUse::kField, nullptr},   {"density", KeyUse::kField, nullptr},
     {"offset", KeyUse::kField, nullptr},    {"format_used", KeyUse::kField, nullptr},
-    {"pixel_map", KeyUse::kField, nullptr},
+    {"pixel_map", KeyUse::kField, nullptr}, {"exp_map", KeyUse::kField, nullptr},
 };
 
 PixelMap pixel_map_field(const std::string& source, int line, const std::string& v) {
@@ -256,6 +256,9 @@ Location parse_ours(const std::string& text, const std::string& source) {
       loc.format_used = v;
     } else if (key == "pixel_map") {
       loc.pixel_map = pixel_map_field(source, line, v);
+    } else if (key == "exp_map") {
+      if (v != "true" && v != "false") bad(source, line, "exp_map must be true or false, got \"" + v + "\"");
+      loc.exp_map = v == "true";
     }
   }
   for (const char* k : {"re", "im", "zoom"})
@@ -320,6 +323,7 @@ std::string format_location(const Location& loc) {
     for (double x : loc.pixel_map) o << " " << shortest(x == 0 ? 0.0 : x);  // "0", not "-0"
     o << "\n";
   }
+  if (loc.exp_map) o << "exp_map = true\n";
   if (loc.palette) o << "palette = " << *loc.palette << "\n";
   if (loc.density) o << "density = " << shortest(*loc.density) << "\n";
   if (loc.offset) o << "offset = " << shortest(*loc.offset) << "\n";
@@ -358,6 +362,7 @@ void apply_to_view(const Location& loc, mandel::View* v, bool with_size) {
     m[3] = -m[3];
   }
   for (int i = 0; i < 4; ++i) v->pixel_map[i] = m[i] == 0 ? 0.0 : m[i];  // no -0 in the view's map
+  v->exp_map = loc.exp_map;
   if (loc.iterations) v->max_iter = *loc.iterations;
   if (with_size && loc.width && loc.height) {
     v->width = *loc.width;

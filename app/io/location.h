@@ -26,6 +26,8 @@ struct Location {
   // file's author saw it: KF's downward imaginary axis, Rotate/Ratio, F3's transform. A map with a
   // negative determinant (a mirror image) is valid here; apply_to_view folds it into the centre.
   PixelMap pixel_map = kIdentityMap;
+  // The exponential map (View::exp_map; F3's transform.exponential_map): "exp_map = true" in ours.
+  bool exp_map = false;
   // Fields read but not reproduced that change only the colouring or the escape test (KF's Colors,
   // F3's shader, ...), one line each, for the front end to show (cmd_render prints them).
   std::vector<std::string> warnings;

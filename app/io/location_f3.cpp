@@ -45,7 +45,7 @@ const KeyRule kF3Keys[] = {
     {"transform.stretch_angle", KeyUse::kField, nullptr},
     {"transform.stretch_amount", KeyUse::kField, nullptr},
     {"transform.vertical_flip", KeyUse::kField, nullptr},
-    {"transform.exponential_map", KeyUse::kComputes, "false"},
+    {"transform.exponential_map", KeyUse::kField, nullptr},
     {"formula", KeyUse::kField, nullptr},
     {"postprocessing.", KeyUse::kColouring, "*"},
     {"colour.", KeyUse::kColouring, "*"},
@@ -322,6 +322,8 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
       reflect = bool_of(source, l);
     } else if (k == "transform.vertical_flip") {
       vertical_flip = bool_of(source, l);
+    } else if (k == "transform.exponential_map") {
+      loc.exp_map = bool_of(source, l);
     } else if (k == "transform.rotate") {
       rotate = number_of(source, l);
     } else if (k == "transform.stretch_angle") {

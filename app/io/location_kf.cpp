@@ -239,6 +239,7 @@ Location parse_kfr(const std::string& text, const std::string& source) {
 }  // namespace location_detail
 
 std::string format_kfr(const Location& loc) {
+  if (loc.exp_map) throw IoError("cannot write a .kfr of an exponential map (KF keeps it outside the location)");
   // KF's imaginary axis points down: a map without a mirror is written as the conjugate view (the
   // same picture, apply_to_view), so every KF version, with or without ImagPointsUp, shows it.
   std::string im = loc.im;

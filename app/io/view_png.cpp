@@ -19,6 +19,7 @@ Location location_of(const mandel::View& v, const std::string& palette_name, con
   loc.offset = c.offset;
   loc.format_used = format_used;
   loc.pixel_map = {v.pixel_map[0], v.pixel_map[1], v.pixel_map[2], v.pixel_map[3]};
+  loc.exp_map = v.exp_map;
   return loc;
 }
 

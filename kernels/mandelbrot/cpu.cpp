@@ -48,8 +48,9 @@ Method select_method(const Geometry& g, const RenderOptions& opt) {
     // The direct engines map pixels to c with square, unrotated pixels only: refuse rather than
     // draw a rotated or stretched view square.
     if (opt.method == Method::kDirect || opt.arith)
-      throw ViewError("this view rotates or stretches its pixels (KF Rotate/Ratio), which only perturbation "
-                      "renders; use --arith auto or perturb");
+      throw ViewError(g.exp_map ? "an exponential map is rendered by perturbation only; use --arith auto or perturb"
+                                : "this view rotates or stretches its pixels (KF Rotate/Ratio), which only perturbation "
+                                  "renders; use --arith auto or perturb");
     return Method::kPerturb;
   }
   if (opt.method == Method::kDirect || opt.arith) return Method::kDirect;
@@ -67,9 +68,11 @@ std::string format_label(const RenderResult& r) {
   return r.perturb.delta == DeltaFormat::kFloatExp ? "perturb/floatexp" : "perturb/f64";
 }
 
-MemoryEstimate estimate_memory(const Tile& t, Backend backend, uint64_t max_iter) {
+MemoryEstimate estimate_memory(const Tile& t, Backend backend, uint64_t max_iter, unsigned fields) {
   const uint64_t pixels = static_cast<uint64_t>(t.width) * static_cast<uint64_t>(t.height);
-  const uint64_t per_pixel = sizeof(uint32_t) + sizeof(float) + (wide_counts(max_iter) ? sizeof(uint32_t) : 0);
+  const uint64_t per_pixel = sizeof(uint32_t) + sizeof(float) + (wide_counts(max_iter) ? sizeof(uint32_t) : 0) +
+                             ((fields & kFieldDistance) ? 2 * sizeof(float) : 0) +
+                             ((fields & kFieldPhase) ? sizeof(float) : 0);
   MemoryEstimate m;
   m.host_bytes = pixels * per_pixel;
   if (backend == Backend::kCuda) m.device_bytes = pixels * per_pixel;
@@ -86,7 +89,7 @@ std::string gib(uint64_t bytes) {
 
 template <class T>
 void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt, uint32_t* counts,
-                float* smooth, uint32_t* counts_high) {
+                float* smooth, uint32_t* counts_high, const FieldPtrs& fields) {
   const MandelParams<T> p = make_params<T>(g, v);
   const std::atomic<bool>* cancel = opt.cancel;
   ParallelOptions po;
@@ -100,8 +103,16 @@ void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOpt
         for (std::size_t r = r0; r < r1; ++r) {
           for (std::size_t c = 0; c < tw; ++c) {
             if (cancel && cancel->load(std::memory_order_relaxed)) return;
-            PixelResult px = mandel_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
-            store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
+            const int i = t.x0 + static_cast<int>(c), j = t.y0 + static_cast<int>(r);
+            if (fields.any()) {
+              FieldValues f;
+              const PixelResult px = field_pixel(p, i, j, &f);
+              store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
+              fields.store(r * tw + c, f);
+            } else {
+              const PixelResult px = mandel_pixel(p, i, j);
+              store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
+            }
           }
         }
       },
@@ -149,7 +160,7 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
                        : !opt.device_smooth
                            ? "device-resident output needs both device_counts and device_smooth"
                            : "device-resident output of a view with max_iter >= 2^32 needs device_counts_high");
-  MemoryEstimate need = estimate_memory(t, res.backend, v.max_iter);
+  MemoryEstimate need = estimate_memory(t, res.backend, v.max_iter, opt.fields);
   if (resident) need = MemoryEstimate{};  // the caller's arrays hold the result
   const uint64_t have = host_memory_bytes();
   if (have && need.host_bytes > have)
@@ -172,6 +183,26 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
     if (wide) res.counts_high.assign(pixels, 0);
   }
   uint32_t* high = wide && !resident ? res.counts_high.data() : nullptr;
+  if (opt.fields & ~(kFieldDistance | kFieldPhase)) throw ViewError("unknown per-pixel field bits asked");
+  if (resident && (((opt.fields & kFieldDistance) && (!opt.device_dex || !opt.device_dey)) ||
+                   ((opt.fields & kFieldPhase) && !opt.device_phase)))
+    throw BackendError("device-resident output of per-pixel fields needs their device arrays");
+  if (res.method == Method::kDirect && (opt.fields & kFieldDistance) && !(g.log2_step > -900))
+    throw ViewError("the distance estimate of a direct format needs a pixel spacing above 2^-900 (this view's is 2^" +
+                    std::to_string(static_cast<long long>(g.log2_step)) + "): render it by perturbation");
+  FieldPtrs fields;
+  if (!resident) {
+    if (opt.fields & kFieldDistance) {
+      res.dex.assign(pixels, 0.0f);
+      res.dey.assign(pixels, 0.0f);
+      fields.dex = res.dex.data();
+      fields.dey = res.dey.data();
+    }
+    if (opt.fields & kFieldPhase) {
+      res.phase.assign(pixels, 0.0f);
+      fields.phase = res.phase.data();
+    }
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   if (res.method == Method::kPerturb) {
@@ -180,14 +211,15 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
 #if DEEPSCOPE_WITH_CUDA
     RenderOptions o = opt;
     o.limb_strategy = res.limb_strategy;
-    res.kernel_seconds =
-        detail::render_cuda(res.arith, g, v, t, o, res.counts.data(), res.smooth.data(), high, &res.cancelled);
+    float* const host_fields[3] = {fields.dex, fields.dey, fields.phase};
+    res.kernel_seconds = detail::render_cuda(res.arith, g, v, t, o, res.counts.data(), res.smooth.data(), high,
+                                             host_fields, &res.cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
   } else {
     dispatch(res.arith, [&](auto tag) {
-      render_cpu<typename decltype(tag)::type>(g, v, t, opt, res.counts.data(), res.smooth.data(), high);
+      render_cpu<typename decltype(tag)::type>(g, v, t, opt, res.counts.data(), res.smooth.data(), high, fields);
     });
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -46,6 +46,11 @@ __global__ void scatter_kernel(uint32_t* counts, float* smooth, uint32_t* counts
   store_pixel(counts, counts_high, smooth, idx[q], c[q], s[q]);
 }
 
+__global__ void scatter_floats_kernel(float* dst, const uint32_t* idx, const float* v, std::size_t n) {
+  const std::size_t q = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (q < n) dst[idx[q]] = v[q];
+}
+
 }  // namespace
 
 namespace detail {
@@ -90,6 +95,18 @@ void device_scatter(uint32_t* counts, float* smooth, uint32_t* counts_high, cons
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dsm.p, s.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   scatter_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads>>>(
       counts, smooth, counts_high, di.as<uint32_t>(), dc.as<uint64_t>(), dsm.as<float>(), n);
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void device_scatter_floats(float* dst, const std::vector<uint32_t>& idx, const std::vector<float>& v) {
+  const std::size_t n = idx.size();
+  if (n == 0 || dst == nullptr) return;
+  DeviceBuffer di(n * sizeof(uint32_t)), dv(n * sizeof(float));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(di.p, idx.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(dv.p, v.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  scatter_floats_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads>>>(
+      dst, di.as<uint32_t>(), dv.as<float>(), n);
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
 }

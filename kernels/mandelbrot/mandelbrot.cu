@@ -28,6 +28,21 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   store_pixel(counts, counts_high, smooth, k, px.count, px.smooth);
 }
 
+// The fields' variant (RenderOptions::fields): field_pixel, one thread per pixel.
+template <class T>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    field_kernel(const MandelParams<T> p, int x0, int y0, int tw, int row_begin, int row_end, uint32_t* counts,
+                 float* smooth, uint32_t* counts_high, FieldPtrs fields) {
+  const int i = blockIdx.x * kBlockX + threadIdx.x;
+  const int r = row_begin + blockIdx.y * kBlockY + threadIdx.y;
+  if (i >= tw || r >= row_end) return;
+  FieldValues f;
+  const PixelResult px = field_pixel(p, x0 + i, y0 + r, &f);
+  const std::size_t k = static_cast<std::size_t>(r) * tw + i;
+  store_pixel(counts, counts_high, smooth, k, px.count, px.smooth);
+  fields.store(k, f);
+}
+
 constexpr int kRefillThreads = 128;
 
 // Thread per pixel with refill (refill_pixels): a grid that just fills the GPU, each thread taking
@@ -74,7 +89,15 @@ struct LimbWords<Limb<N>> {
 template <class T>
 void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row_end,
                  const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
-                 unsigned long long* counter) {
+                 unsigned long long* counter, const FieldPtrs& fields) {
+  if (fields.any()) {
+    dim3 block(kBlockX, kBlockY);
+    dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
+              static_cast<unsigned>((row_end - row_begin + kBlockY - 1) / kBlockY));
+    field_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row_begin, row_end, counts, smooth, counts_high, fields);
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    return;
+  }
   constexpr int kWords = LimbWords<T>::value;
   if constexpr (kWords > 0) {
     if (opt.limb_strategy == LimbStrategy::kCooperative) {
@@ -112,7 +135,8 @@ void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row
 
 template <class T>
 double render_typed(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                    uint32_t* counts, float* smooth, uint32_t* counts_high, bool* cancelled) {
+                    uint32_t* counts, float* smooth, uint32_t* counts_high, float* const host_fields[3],
+                    bool* cancelled) {
   const MandelParams<T> p = make_params<T>(g, v);
   const bool wide = wide_counts(v.max_iter);
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
@@ -125,6 +149,17 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
   uint32_t* dc = resident ? opt.device_counts : static_cast<uint32_t*>(dcounts.p);
   uint32_t* dh = !wide ? nullptr : resident ? opt.device_counts_high : static_cast<uint32_t*>(dhigh.p);
   float* ds = resident ? opt.device_smooth : static_cast<float*>(dsmooth.p);
+  // The asked fields: the caller's device arrays, or scratch copied to host_fields at the end.
+  const bool want_de = (opt.fields & kFieldDistance) != 0, want_phase = (opt.fields & kFieldPhase) != 0;
+  DeviceBuffer ddex(resident || !want_de ? 0 : pixels * sizeof(float)),
+      ddey(resident || !want_de ? 0 : pixels * sizeof(float)),
+      dphase(resident || !want_phase ? 0 : pixels * sizeof(float));
+  FieldPtrs fields;
+  if (want_de) {
+    fields.dex = resident ? opt.device_dex : ddex.as<float>();
+    fields.dey = resident ? opt.device_dey : ddey.as<float>();
+  }
+  if (want_phase) fields.phase = resident ? opt.device_phase : dphase.as<float>();
   CudaEvent start, stop;
   double kernel_seconds = 0;
   // The first band is small (about 64K pixels); later bands aim at 0.25 s from the measured rate.
@@ -137,7 +172,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     }
     const int end = std::min({t.height, row + rows, row + 65535});  // grid.y limit of the coop kernel
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
-    launch_band(p, t, row, end, opt, dc, ds, dh, static_cast<unsigned long long*>(dcounter.p));
+    launch_band(p, t, row, end, opt, dc, ds, dh, static_cast<unsigned long long*>(dcounter.p), fields);
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
     DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
     float ms = 0;
@@ -153,6 +188,10 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
     if (wide)
       DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts_high, dh, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    const float* dev[3] = {fields.dex, fields.dey, fields.phase};
+    for (int q = 0; q < 3; ++q)
+      if (dev[q] && host_fields[q])
+        DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host_fields[q], dev[q], pixels * sizeof(float), cudaMemcpyDeviceToHost));
   }
   if (opt.progress) opt.progress(1.0);
   return kernel_seconds;
@@ -163,10 +202,11 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
 namespace detail {
 
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, uint32_t* counts_high, bool* cancelled) {
+                   uint32_t* counts, float* smooth, uint32_t* counts_high, float* const fields[3], bool* cancelled) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   return dispatch(a, [&](auto tag) {
-    return render_typed<typename decltype(tag)::type>(g, v, t, opt, counts, smooth, counts_high, cancelled);
+    return render_typed<typename decltype(tag)::type>(g, v, t, opt, counts, smooth, counts_high, fields,
+                                                      cancelled);
   });
 }
 

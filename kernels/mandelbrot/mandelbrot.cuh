@@ -15,6 +15,7 @@
 #include "arith/hd.h"
 #include "arith/native.h"
 #include "counts.h"
+#include "fields.cuh"
 #include "view.h"
 
 namespace ds::mandel {
@@ -27,6 +28,7 @@ struct MandelParams {
   double re_d, im_d, half_step_d;  // nearest doubles: the |c| > 2 pre-test and the smooth tail only
   int width, height;               // the whole image (tiles index into it)
   uint64_t max_iter;
+  double inv_map[4];               // image_axes_inverse of the identity (direct formats: square pixels only)
 };
 
 // z <- z^2 + c unless |z|^2 > 4 (then returns true and leaves z). Generic form: three products
@@ -86,6 +88,34 @@ struct NativeBlock<float> {
 
 // Pixel centre offsets in units of s/2: 2i + 1 - width and 2j + 1 - height (exact integers).
 DEEPSCOPE_HD double pixel_offset(int index, int extent) { return 2.0 * index + 1.0 - extent; }
+
+// Kalles Fraktaler's and Fraktaler-3's exponential map (View::exp_map): pixel (i, j) of a w x h
+// image lies at angle theta = 2 pi (i + 1/2) / w (counter-clockwise from the real axis) and radius
+// r = R 2^(-(j + 1/2) / h) pixels from the centre, R = hypot(w, h) / 2: row 0 is the outermost ring,
+// and the whole image spans one halving of the radius, so keyframes zoomed x2 each tile a zoom
+// (docs/mandelbrot.md, "Exponential map"). The offset (kx, ky) in half-steps, y up, in binary64
+// (host and device libraries may round cos, sin and exp an ulp apart: 1e-13 of a pixel).
+DEEPSCOPE_HD void exp_map_offset(int i, int j, int w, int h, double* kx, double* ky) {
+  const double theta = 6.283185307179586 * (i + 0.5) / w;
+  const double r = hypot(static_cast<double>(w), static_cast<double>(h)) * exp(-0.6931471805599453 * (j + 0.5) / h);
+  *kx = r * cos(theta);  // 2 r pixels' half-steps: r = R e^rho with R = hypot / 2, times 2
+  *ky = r * sin(theta);
+}
+
+// The exponential map's image axes at pixel (i, j): inv maps a c-plane vector in spacings to the
+// image's axes there (x along increasing i, y along increasing j), through the pixel map m.
+DEEPSCOPE_HD void exp_map_axes_inverse(const double* m, int i, int j, int w, int h, double* inv) {
+  const double theta = 6.283185307179586 * (i + 0.5) / w;
+  const double r = 0.5 * hypot(static_cast<double>(w), static_cast<double>(h)) *
+                   exp(-0.6931471805599453 * (j + 0.5) / h);  // pixels
+  const double c = cos(theta), s = sin(theta);
+  const double ax = r * 6.283185307179586 / w, ay = -r * 0.6931471805599453 / h;
+  // L: columns d(offset)/di = ax (-s, c), d(offset)/dj = ay (c, s); then M L.
+  const double l[4] = {-ax * s, ay * c, ax * c, ay * s};
+  const double a[4] = {m[0] * l[0] + m[1] * l[2], m[0] * l[1] + m[1] * l[3], m[2] * l[0] + m[3] * l[2],
+                       m[2] * l[1] + m[3] * l[3]};
+  invert_2x2(a, inv);
+}
 
 // The smooth count for an orbit that escaped at count n with z_n = (zr, zi), in binary64, as
 // stored (counts.h): narrow (wide = false), the smooth count mu = n + k + 1 - log2(log2 |z_{n+k}|)
@@ -203,6 +233,42 @@ DEEPSCOPE_HD PixelResult mandel_pixel(const MandelParams<T>& p, int i, int j) {
   PixelResult r;
   if (pixel_begin(p, i, j, s, &r)) return r;
   pixel_run(p, s, p.max_iter);
+  return pixel_end(p, s);
+}
+
+// mandel_pixel with the fields (fields.cuh): the same orbit and the same per-step escape test (the
+// hardware formats' blocks give the counts of testing every step, so the counts are mandel_pixel's),
+// with the scaled derivative J = (dz/dc) s carried in binary64 from the orbit rounded to binary64.
+template <class T>
+DEEPSCOPE_HD PixelResult field_pixel(const MandelParams<T>& p, int i, int j, FieldValues* f) {
+  *f = FieldValues{};
+  PixelState<T> s;
+  PixelResult r;
+  const double step = 2.0 * p.half_step_d;
+  if (pixel_begin(p, i, j, s, &r)) {
+    if (r.count == 1 && p.max_iter > 1)  // |c| > 2: escaped at z_1 = c, J_1 = s
+      *f = finish_fields(s.cr_d, s.ci_d, step, 0.0, step, s.cr_d, s.ci_d, p.inv_map);
+    return r;
+  }
+  T x = s.x, y = s.y;
+  double jr = step, ji = 0.0;
+  uint64_t n = s.n;
+  for (; n < p.max_iter; ++n) {
+    const double xd = to_double(x), yd = to_double(y);
+    if (escape_or_step(x, y, s.cr, s.ci)) {
+      s.x = x;
+      s.y = y;
+      s.n = n;
+      s.escaped = true;
+      *f = finish_fields(xd, yd, jr, ji, step, s.cr_d, s.ci_d, p.inv_map);
+      return pixel_end(p, s);
+    }
+    const double tr = 2.0 * (xd * jr - yd * ji) + step;
+    ji = 2.0 * (xd * ji + yd * jr);
+    jr = tr;
+  }
+  s.n = n;
+  s.escaped = false;
   return pixel_end(p, s);
 }
 
@@ -352,6 +418,8 @@ MandelParams<T> make_params(const Geometry& g, const View& v) {
   p.width = v.width;
   p.height = v.height;
   p.max_iter = v.max_iter;
+  const double identity[4] = {1.0, 0.0, 0.0, 1.0};  // direct formats: square pixels only
+  image_axes_inverse(identity, p.inv_map);
   return p;
 }
 

@@ -138,6 +138,11 @@ struct RenderOptions {
   float* device_smooth = nullptr;
   uint32_t* device_counts_high = nullptr;
   unsigned fields = 0;  // Field bits: the per-pixel data to compute besides counts and smooth counts
+  // With device_counts: where the asked fields go on the device (dex and dey for kFieldDistance,
+  // phase for kFieldPhase), row-major like the counts.
+  float* device_dex = nullptr;
+  float* device_dey = nullptr;
+  float* device_phase = nullptr;
 };
 
 struct RenderResult {
@@ -188,7 +193,9 @@ struct MemoryEstimate {
   uint64_t host_bytes = 0;
   uint64_t device_bytes = 0;
 };
-MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend, uint64_t max_iter = 1000);
+// fields: RenderOptions::fields (4 bytes a pixel for each float array they add).
+MemoryEstimate estimate_memory(const Tile& clipped_tile, Backend backend, uint64_t max_iter = 1000,
+                               unsigned fields = 0);
 
 // The tile render() computes: `tile` clipped to the view and to opt's row range. Throws ViewError.
 Tile render_tile(const View& v, const RenderOptions& opt, const Tile& tile = {});
@@ -202,8 +209,9 @@ namespace detail {
 // The CUDA backend (mandelbrot.cu); only in builds with CUDA. Fills counts/smooth for the tile
 // (row-major, tile width), returns the kernel time, sets *cancelled when stopped early.
 // counts_high: nullptr for narrow views (counts.h).
+// fields: host arrays for the asked fields (RenderOptions::fields; null when not asked or resident).
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, uint32_t* counts_high, bool* cancelled);
+                   uint32_t* counts, float* smooth, uint32_t* counts_high, float* const fields[3], bool* cancelled);
 // Device-resident frames (frame_device.cu; CUDA builds only); counts_high nullptr for narrow views.
 // Sum of (count - 1) over n counts.
 uint64_t device_iterations(const uint32_t* counts, const uint32_t* counts_high, std::size_t n);
@@ -212,6 +220,8 @@ std::vector<uint32_t> device_zero_indices(const uint32_t* counts, const uint32_t
 // Pixel idx[q] gets count c[q] and stored smooth value s[q] for every q.
 void device_scatter(uint32_t* counts, float* smooth, uint32_t* counts_high, const std::vector<uint32_t>& idx,
                     const std::vector<uint64_t>& c, const std::vector<float>& s);
+// dst[idx[q]] = v[q] for every q (a device float array: the fields of re-rendered pixels); no-op for null dst.
+void device_scatter_floats(float* dst, const std::vector<uint32_t>& idx, const std::vector<float>& v);
 }  // namespace detail
 
 }  // namespace ds::mandel

@@ -164,8 +164,15 @@ Geometry geometry(const View& v) {
       throw ViewError("pixel map (rotate/ratio): entry " + std::to_string(k) + " is not finite");
     g.pixel_map[k] = m[k];
   }
-  g.square_pixels = v.pixel_map_identity();
-  g.map_norm = g.square_pixels ? 1.0 : std::sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2] + m[3] * m[3]);
+  g.exp_map = v.exp_map;
+  g.square_pixels = v.pixel_map_identity() && !v.exp_map;
+  g.map_norm = v.pixel_map_identity() ? 1.0 : std::sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2] + m[3] * m[3]);
+  if (v.exp_map) {
+    // Neighbours on the outermost ring are R 2 pi / w apart (columns) and R ln 2 / h (rows), R the
+    // half-diagonal in pixels.
+    const double r = 0.5 * std::hypot(static_cast<double>(v.width), static_cast<double>(v.height));
+    g.max_pixel_scale = std::max(1.0, r * std::max(6.283185307179586 / v.width, 0.6931471805599453 / v.height));
+  }
   const double det = m[0] * m[3] - m[1] * m[2];
   if (!(std::fabs(det) > 1e-12 * g.map_norm * g.map_norm))
     throw ViewError("pixel map (rotate/ratio) is singular: it would draw the view as a line");
@@ -174,7 +181,9 @@ Geometry geometry(const View& v) {
   mpfr_ui_div(ext.v, 2, zoom.v, MPFR_RNDU);
   double ev = mpfr_get_d(ext.v, MPFR_RNDU);
   double eh = ev * (static_cast<double>(v.width) / v.height);
-  if (!g.square_pixels) {
+  if (v.exp_map) {
+    ev = eh = std::hypot(ev, eh) * g.map_norm;  // every pixel within the half-diagonal's radius
+  } else if (!g.square_pixels) {
     ev = eh = std::max(ev, eh) * g.map_norm;
   }
   g.max_coord = std::max(std::fabs(g.re_d) + eh, std::fabs(g.im_d) + ev);

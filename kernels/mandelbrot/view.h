@@ -50,6 +50,11 @@ struct View {
   bool pixel_map_identity() const {
     return pixel_map[0] == 1.0 && pixel_map[1] == 0.0 && pixel_map[2] == 0.0 && pixel_map[3] == 1.0;
   }
+  // Kalles Fraktaler's and Fraktaler-3's exponential map for zoom videos (mandelbrot.cuh,
+  // exp_map_offset): columns are angles around the centre, rows radii from the half-diagonal (row 0)
+  // down by one halving over the height. Pixel (i, j) lands at c = centre + (s/2) M (kx, ky) with
+  // (kx, ky) its exponential-map offset. Only perturbation renders it (like a pixel map).
+  bool exp_map = false;
 };
 
 // A sub-rectangle of the image in pixels; width/height 0 mean "to the image's edge".
@@ -70,7 +75,9 @@ struct Geometry {
   double max_coord = 0;  // bound on max(|Re c|, |Im c|) over the image's pixels
   int height = 0;
   double pixel_map[4] = {1.0, 0.0, 0.0, 1.0};  // View::pixel_map, validated
-  bool square_pixels = true;                   // pixel_map is the identity
+  bool square_pixels = true;                   // pixel_map is the identity and exp_map is off
+  bool exp_map = false;                        // View::exp_map
+  double max_pixel_scale = 1.0;                // the largest distance of neighbouring pixels, in s (exp_map: > 1)
   double map_norm = 1.0;                       // a bound on pixel_map's operator norm (Frobenius)
 };
 constexpr int kGeometryBits = 1152;

@@ -20,15 +20,27 @@ namespace detail {
 template <class T>
 double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
-                   uint64_t* skipped, uint64_t* rebases, uint64_t* interior, bool* cancelled);
+                   const FieldPtrs& fields, uint64_t* skipped, uint64_t* rebases, uint64_t* interior,
+                   bool* cancelled);
 // perturb.cu: perturb_pixel with floatexp2 deltas for the listed tile pixels (indices into the
-// tile, row-major), results in list order. p's points are host arrays of p.ref_len points.
+// tile, row-major), results in list order. p's points are host arrays of p.ref_len points. fields:
+// null, or one FieldValues a pixel (RenderOptions::fields asked).
 void render_list_cuda(const PerturbParams<FloatExp2>& p, const std::vector<uint32_t>& pixels, const Tile& t,
-                      const RenderOptions& opt, uint64_t* counts, float* smooth, bool* cancelled);
+                      const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
+                      bool* cancelled);
 #endif
 }  // namespace detail
 
 namespace {
+
+// perturb_pixel with or without the fields (RenderOptions::fields), chosen at run time.
+template <class T>
+PerturbPixel perturb_at(const PerturbParams<T>& p, int i, int j, bool fields) {
+  return fields ? perturb_pixel<T, true>(p, i, j) : perturb_pixel<T, false>(p, i, j);
+}
+
+// Where re-rendered pixels go: tile index k, count, stored smooth value, fields.
+using PutPixel = std::function<void(std::size_t, uint64_t, float, const FieldValues&)>;
 
 template <class T>
 T from_fe(FloatExp x);
@@ -119,6 +131,8 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.half_step = from_fe<T>(hs);
   p.last_error = from_fe<T>(ref.last_error);
   for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
+  image_axes_inverse(g.pixel_map, p.inv_map);
+  p.exp_map = g.exp_map;
   p.interior = opt.interior;
   p.error_bound = opt.error_bound;
   p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
@@ -170,9 +184,7 @@ std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<
 // was computed (false when cancelled).
 std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t,
                                      const RenderOptions& opt, const std::vector<std::size_t>& blob,
-                                     std::size_t pick,
-                                     const std::function<void(std::size_t, uint64_t, float)>& put,
-                                     bool* made) {
+                                     std::size_t pick, const PutPixel& put, bool* made) {
   const std::size_t tw = static_cast<std::size_t>(t.width);
   const int bits = reference_bits(g);
   const FloatExp hs = FloatExp::from_string(g.half_step);
@@ -192,10 +204,27 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
     const uint64_t n = ref->length() - 1;
     if (ref->escaped) {
       const double zr = to_double(ref->zr[n]), zi = to_double(ref->zi[n]);
-      put(pick, n,
-          smooth_tail(n, zr, zi, to_double(ref->zr[1]), to_double(ref->zi[1]), wide_counts(v.max_iter)));
+      const double cr = to_double(ref->zr[1]), ci = to_double(ref->zi[1]);
+      FieldValues f;
+      if (opt.fields) {  // J along the pixel's own orbit (the reference): J_1 = s, J <- 2 Z J + s
+        const FloatExp s = mul_pow2(hs, 1);
+        FloatExp jr = s, ji(0.0);
+        for (uint64_t k = 1; k < n; ++k) {
+          const FloatExp t = mul_pow2(ref->zr[k] * jr - ref->zi[k] * ji, 1) + s;
+          ji = mul_pow2(ref->zr[k] * ji + ref->zi[k] * jr, 1);
+          jr = t;
+        }
+        double inv[4];
+        const int pi = t.x0 + static_cast<int>(pick % tw), pj = t.y0 + static_cast<int>(pick / tw);
+        if (g.exp_map)
+          exp_map_axes_inverse(g.pixel_map, pi, pj, v.width, v.height, inv);
+        else
+          image_axes_inverse(g.pixel_map, inv);
+        f = finish_fields(zr, zi, jr, ji, s, cr, ci, inv);
+      }
+      put(pick, n, smooth_tail(n, zr, zi, cr, ci, wide_counts(v.max_iter)), f);
     } else {
-      put(pick, v.max_iter, smooth_at_limit(v.max_iter));
+      put(pick, v.max_iter, smooth_at_limit(v.max_iter), FieldValues{});
     }
     return {};
   }
@@ -208,7 +237,7 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
     const double dy = static_cast<double>(k / tw) - static_cast<double>(pick / tw);
     reach = std::max(reach, std::sqrt(dx * dx + dy * dy));
   }
-  const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm) * 1.01);
+  const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm * g.max_pixel_scale) * 1.01);
   const BlaTable<FloatExp> bla = opt.bla ? build_bla<FloatExp>(*ref, dcmax) : BlaTable<FloatExp>{};
   const PerturbParams<FloatExp> p = params_for(v, g, opt, *ref, ref->zr.data(), ref->zi.data(), bla, off_re,
                                                off_im, hs, /*check_underflow=*/false);
@@ -216,8 +245,8 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   for (std::size_t k : blob) {
     if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) break;
     const PerturbPixel px =
-        perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
-    put(k, px.count, px.smooth);
+        perturb_at(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw), opt.fields != 0);
+    put(k, px.count, px.smooth, px.fields);
     if (px.count == 0) again.push_back(k);
   }
   return again;
@@ -231,8 +260,7 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // (ascending); results go through `put`.
 std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                                         const Reference& ref, Backend backend,
-                                        const std::vector<std::size_t>& flagged,
-                                        const std::function<void(std::size_t, uint64_t, float)>& put,
+                                        const std::vector<std::size_t>& flagged, const PutPixel& put,
                                         bool* cancelled) {
   const uint64_t len = ref.length();
   std::vector<FloatExp2> zr(len), zi(len);
@@ -252,10 +280,12 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   const std::size_t tw = static_cast<std::size_t>(t.width);
   std::vector<uint64_t> counts(flagged.size());
   std::vector<float> smooth(flagged.size());
+  std::vector<FieldValues> fields(opt.fields ? flagged.size() : 0);
   if (backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
     std::vector<uint32_t> idx(flagged.begin(), flagged.end());
-    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), cancelled);
+    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
+                             cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
@@ -269,10 +299,11 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
           for (std::size_t q = q0; q < q1; ++q) {
             if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
             const std::size_t k = flagged[q];
-            const PerturbPixel px =
-                perturb_pixel(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw));
+            const PerturbPixel px = perturb_at(p, t.x0 + static_cast<int>(k % tw),
+                                               t.y0 + static_cast<int>(k / tw), opt.fields != 0);
             counts[q] = px.count;
             smooth[q] = px.smooth;
+            if (opt.fields) fields[q] = px.fields;
           }
         },
         po);
@@ -282,7 +313,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   if (*cancelled) return again;
   for (std::size_t q = 0; q < flagged.size(); ++q) {
     if (counts[q] == 0) again.push_back(flagged[q]);
-    else put(flagged[q], counts[q], smooth[q]);
+    else put(flagged[q], counts[q], smooth[q], opt.fields ? fields[q] : FieldValues{});
   }
   return again;
 }
@@ -295,16 +326,18 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
 // a reference at the pixel itself is as exact as a perturbation render gets).
 void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                      const Reference& ref, const std::vector<std::size_t>& flagged, uint64_t* out_counts,
-                     float* out_smooth, RenderResult* res) {
+                     float* out_smooth, FieldValues* out_fields, const FieldPtrs& res_fields, RenderResult* res) {
   std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
   for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
-  const std::function<void(std::size_t, uint64_t, float)> put = [&](std::size_t k, uint64_t c, float sm) {
+  const PutPixel put = [&](std::size_t k, uint64_t c, float sm, const FieldValues& f) {
     if (out_counts) {
       out_counts[position[k]] = c;
       out_smooth[position[k]] = sm;
+      if (out_fields) out_fields[position[k]] = f;
     } else {
       store_pixel(res->counts.data(), res->wide() ? res->counts_high.data() : nullptr, res->smooth.data(), k, c,
                   sm);
+      res_fields.store(k, f);
     }
   };
   const std::size_t tw = static_cast<std::size_t>(t.width);
@@ -327,7 +360,7 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
     const int room = std::max(0, opt.max_secondary_references - references.load());
     const std::size_t served = std::min(blobs.size(), static_cast<std::size_t>(room));
     for (std::size_t b = served; b < blobs.size(); ++b) {
-      for (std::size_t k : blobs[b]) put(k, 0u, 0.0f);
+      for (std::size_t k : blobs[b]) put(k, 0u, 0.0f, FieldValues{});
       unresolved += blobs[b].size();
     }
     std::vector<std::vector<std::size_t>> again(served);
@@ -414,6 +447,14 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   uint32_t* counts = res->counts.data();
   float* smooth = res->smooth.data();
   uint32_t* counts_high = res->wide() ? res->counts_high.data() : nullptr;  // null when device-resident
+  // The fields' host arrays (allocated by mandel::render; empty when not asked or device-resident).
+  FieldPtrs fields;
+  if (!res->dex.empty()) {
+    fields.dex = res->dex.data();
+    fields.dey = res->dey.data();
+  }
+  if (!res->phase.empty()) fields.phase = res->phase.data();
+  const bool want_fields = opt.fields != 0;
   const auto t0 = Clock::now();
   bool on_gpu = res->backend == Backend::kCuda;
   if (on_gpu) {
@@ -422,8 +463,9 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     o.progress = progress;
     try {
       res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
-                                                   counts_high, &res->perturb.bla_skipped, &res->perturb.rebases,
-                                                   &res->perturb.interior_pixels, &res->cancelled);
+                                                   counts_high, fields, &res->perturb.bla_skipped,
+                                                   &res->perturb.rebases, &res->perturb.interior_pixels,
+                                                   &res->cancelled);
     } catch (const std::runtime_error& e) {
       // Out of GPU memory (the reference, the BLA table and the tile did not fit beside whatever
       // else holds the device): the CPU renders the same pixels with the same per-pixel code, and
@@ -453,8 +495,9 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
             for (std::size_t c = 0; c < tw; ++c) {
               if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
               const PerturbPixel px =
-                  perturb_pixel(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r));
+                  perturb_at(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r), want_fields);
               store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
+              fields.store(r * tw + c, px.fields);
               sk += px.skipped;
               rb += px.rebases;
               in += px.interior;
@@ -480,6 +523,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   std::vector<uint64_t> fixed_counts;
   uint32_t* device_high = res->wide() ? opt.device_counts_high : nullptr;
   std::vector<float> fixed_smooth;
+  std::vector<FieldValues> fixed_fields;
   if (resident) {
 #if DEEPSCOPE_WITH_CUDA
     const std::size_t n = static_cast<std::size_t>(t.width) * static_cast<std::size_t>(t.height);
@@ -487,6 +531,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
 #endif
     fixed_counts.resize(flagged.size());
     fixed_smooth.resize(flagged.size());
+    if (want_fields) fixed_fields.resize(flagged.size());
   } else {
     for (std::size_t k = 0; k < res->counts.size(); ++k)
       if (res->count(k) == 0) flagged.push_back(k);
@@ -494,12 +539,26 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   res->perturb.glitch_pixels = flagged.size();
   if (!flagged.empty()) {
     correct_flagged(v, g, t, opt, ref, flagged, resident ? fixed_counts.data() : nullptr,
-                    resident ? fixed_smooth.data() : nullptr, res);
+                    resident ? fixed_smooth.data() : nullptr,
+                    resident && want_fields ? fixed_fields.data() : nullptr, fields, res);
 #if DEEPSCOPE_WITH_CUDA
     if (resident && !res->cancelled) {
       std::vector<uint32_t> idx(flagged.begin(), flagged.end());
       mandel::detail::device_scatter(opt.device_counts, opt.device_smooth, device_high, idx, fixed_counts,
                                      fixed_smooth);
+      if (want_fields) {
+        std::vector<float> f[3];
+        for (const FieldValues& x : fixed_fields) {
+          f[0].push_back(x.dex);
+          f[1].push_back(x.dey);
+          f[2].push_back(x.phase);
+        }
+        if (opt.fields & kFieldDistance) {
+          mandel::detail::device_scatter_floats(opt.device_dex, idx, f[0]);
+          mandel::detail::device_scatter_floats(opt.device_dey, idx, f[1]);
+        }
+        if (opt.fields & kFieldPhase) mandel::detail::device_scatter_floats(opt.device_phase, idx, f[2]);
+      }
     }
 #endif
   }

@@ -70,6 +70,21 @@ inline void parse(mpfr_t out, const std::string& s) {
   mpfr_strtofr(out, s.c_str(), &end, 10, MPFR_RNDN);
 }
 
+// x exactly, in hexadecimal ("0x1.8p+3"; MPFR's %Ra prints every bit), and back: from_hex at x's
+// precision restores x bit for bit. from_hex returns false for text that is not a whole number.
+inline std::string to_hex(const mpfr_t x) {
+  char* s = nullptr;
+  mpfr_asprintf(&s, "%Ra", x);
+  std::string out = s;
+  mpfr_free_str(s);
+  return out;
+}
+inline bool from_hex(mpfr_t out, const std::string& s) {
+  char* end = nullptr;
+  const int inexact = mpfr_strtofr(out, s.c_str(), &end, 0, MPFR_RNDN);
+  return end != nullptr && *end == '\0' && inexact == 0 && !s.empty();
+}
+
 // Scientific notation with enough digits to give x back at its precision.
 inline std::string to_decimal(const mpfr_t x) {
   char* s = nullptr;

@@ -54,14 +54,16 @@ void pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_prec_t bits, m
   Mp hs(bits), a(kOffsetBits), b(kOffsetBits), ox(kOffsetBits), oy(kOffsetBits), t(bits);
   char* end = nullptr;
   mpfr_strtofr(hs.v, g.half_step.c_str(), &end, 10, MPFR_RNDN);
-  const long kx = static_cast<long>(pixel_offset(i, v.width));
-  const long ky = -static_cast<long>(pixel_offset(j, v.height));  // y up
+  // The offset in half-steps, y up: exact integers, or the exponential map's binary64 offsets (taken
+  // as exact, as the engines take them).
+  double kx = pixel_offset(i, v.width), ky = -pixel_offset(j, v.height);
+  if (v.exp_map) exp_map_offset(i, j, v.width, v.height, &kx, &ky);
   const double* m = v.pixel_map;
   auto offset = [&](mpfr_t out, double mx, double my) {
     mpfr_set_d(a.v, mx, MPFR_RNDN);  // exact: 53 bits
-    mpfr_mul_si(a.v, a.v, kx, MPFR_RNDN);
+    mpfr_mul_d(a.v, a.v, kx, MPFR_RNDN);  // exact: 106 bits <= kOffsetBits
     mpfr_set_d(b.v, my, MPFR_RNDN);
-    mpfr_mul_si(b.v, b.v, ky, MPFR_RNDN);
+    mpfr_mul_d(b.v, b.v, ky, MPFR_RNDN);
     mpfr_add(out, a.v, b.v, MPFR_RNDN);
   };
   offset(ox.v, m[0], m[1]);

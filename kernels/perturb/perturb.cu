@@ -18,32 +18,36 @@ namespace {
 
 constexpr int kBlockX = 16, kBlockY = 8;
 
-template <class T>
+template <class T, bool kFields>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     perturb_kernel(const PerturbParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
-                   uint32_t* counts, float* smooth, uint32_t* counts_high, unsigned long long* stats) {
+                   uint32_t* counts, float* smooth, uint32_t* counts_high, unsigned long long* stats,
+                   FieldPtrs fields) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   const int r = row_begin + blockIdx.y * kBlockY + threadIdx.y;
   if (i >= tw || r >= row_end) return;
-  const PerturbPixel px = perturb_pixel(p, x0 + i, y0 + r);
+  const PerturbPixel px = perturb_pixel<T, kFields>(p, x0 + i, y0 + r);
   const std::size_t k = static_cast<std::size_t>(r) * tw + i;
   store_pixel(counts, counts_high, smooth, k, px.count, px.smooth);
+  if (kFields) fields.store(k, px.fields);
   if (px.skipped) atomicAdd(&stats[0], static_cast<unsigned long long>(px.skipped));
   if (px.rebases) atomicAdd(&stats[1], static_cast<unsigned long long>(px.rebases));
   if (px.interior) atomicAdd(&stats[2], 1ull);
 }
 
 // The listed tile pixels (row-major tile indices), one thread each, results in list order.
-template <class T>
+template <class T, bool kFields>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     perturb_list_kernel(const PerturbParams<T> p, const uint32_t* pixels, int n, int x0, int y0, int tw,
-                        uint64_t* counts, float* smooth) {
+                        uint64_t* counts, float* smooth, FieldValues* fields) {
   const int q = blockIdx.x * (kBlockX * kBlockY) + threadIdx.x;
   if (q >= n) return;
   const uint32_t k = pixels[q];
-  const PerturbPixel px = perturb_pixel(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw));
+  const PerturbPixel px =
+      perturb_pixel<T, kFields>(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw));
   counts[q] = px.count;
   smooth[q] = px.smooth;
+  if (kFields) fields[q] = px.fields;
 }
 
 // The reference and BLA table of the last render stay on the device: the window renders a view as
@@ -104,7 +108,8 @@ namespace detail {
 template <class T>
 double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t tables_id, const Tile& t,
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
-                   uint64_t* skipped, uint64_t* rebases, uint64_t* interior, bool* cancelled) {
+                   const FieldPtrs& host_fields, uint64_t* skipped, uint64_t* rebases, uint64_t* interior,
+                   bool* cancelled) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   const bool resident = opt.device_counts != nullptr;  // as in mandelbrot.cu
@@ -114,6 +119,17 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   const bool wide = wide_counts(hp.max_iter);
   DeviceBuffer dhigh(resident || !wide ? 0 : pixels * sizeof(uint32_t));
   uint32_t* dh = !wide ? nullptr : resident ? opt.device_counts_high : dhigh.as<uint32_t>();
+  // The asked fields: the caller's device arrays (resident), or scratch copied to host_fields.
+  const bool want_de = (opt.fields & kFieldDistance) != 0, want_phase = (opt.fields & kFieldPhase) != 0;
+  DeviceBuffer ddex(resident || !want_de ? 0 : pixels * sizeof(float)),
+      ddey(resident || !want_de ? 0 : pixels * sizeof(float)),
+      dphase(resident || !want_phase ? 0 : pixels * sizeof(float));
+  FieldPtrs fields;
+  if (want_de) {
+    fields.dex = resident ? opt.device_dex : ddex.as<float>();
+    fields.dey = resident ? opt.device_dey : ddey.as<float>();
+  }
+  if (want_phase) fields.phase = resident ? opt.device_phase : dphase.as<float>();
   DeviceBuffer dstats(3 * sizeof(unsigned long long));
   const std::shared_ptr<const DeviceTables> tables = tables_on(opt.cuda_device, tables_id, hp, bla_count);
   DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 3 * sizeof(unsigned long long)));
@@ -136,8 +152,12 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
               static_cast<unsigned>((end - row + kBlockY - 1) / kBlockY));
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
-    perturb_kernel<T><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
-                                       dstats.as<unsigned long long>());
+    if (fields.any())
+      perturb_kernel<T, true><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
+                                               dstats.as<unsigned long long>(), fields);
+    else
+      perturb_kernel<T, false><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
+                                                dstats.as<unsigned long long>(), fields);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
     DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
@@ -154,6 +174,11 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, ds, pixels * sizeof(float), cudaMemcpyDeviceToHost));
     if (wide)
       DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts_high, dh, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    const float* dev[3] = {fields.dex, fields.dey, fields.phase};
+    float* host[3] = {host_fields.dex, host_fields.dey, host_fields.phase};
+    for (int q = 0; q < 3; ++q)
+      if (dev[q] && host[q])
+        DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host[q], dev[q], pixels * sizeof(float), cudaMemcpyDeviceToHost));
   }
   unsigned long long st[3] = {0, 0, 0};
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(st, dstats.p, sizeof st, cudaMemcpyDeviceToHost));
@@ -164,7 +189,8 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
 }
 
 void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint32_t>& pixels, const Tile& t,
-                      const RenderOptions& opt, uint64_t* counts, float* smooth, bool* cancelled) {
+                      const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
+                      bool* cancelled) {
   using T = FloatExp2;
   if (pixels.empty()) return;
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
@@ -178,6 +204,7 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
   p.bla_levels = 0;
   const std::size_t n = pixels.size();
   DeviceBuffer didx(n * sizeof(uint32_t)), dcounts(n * sizeof(uint64_t)), dsmooth(n * sizeof(float));
+  DeviceBuffer dfields(fields ? n * sizeof(FieldValues) : 0);
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(didx.p, pixels.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
   // Launches of as many pixels as the device holds resident at once (a launch of fewer leaves
   // SMs idle for the whole of the longest pixel's orbit: each thread here is one latency-bound
@@ -193,21 +220,28 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
       return;
     }
     const int m = static_cast<int>(std::min(kChunk, n - q0));
-    perturb_list_kernel<T><<<(m + kThreads - 1) / kThreads, kThreads>>>(
-        p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0, dsmooth.as<float>() + q0);
+    if (fields)
+      perturb_list_kernel<T, true><<<(m + kThreads - 1) / kThreads, kThreads>>>(
+          p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
+          dsmooth.as<float>() + q0, dfields.as<FieldValues>() + q0);
+    else
+      perturb_list_kernel<T, false><<<(m + kThreads - 1) / kThreads, kThreads>>>(
+          p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
+          dsmooth.as<float>() + q0, nullptr);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dcounts.p, n * sizeof(uint64_t), cudaMemcpyDeviceToHost));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, n * sizeof(float), cudaMemcpyDeviceToHost));
+  if (fields) DEEPSCOPE_CUDA_CHECK(cudaMemcpy(fields, dfields.p, n * sizeof(FieldValues), cudaMemcpyDeviceToHost));
 }
 
 template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
-                                    const RenderOptions&, uint32_t*, float*, uint32_t*, uint64_t*, uint64_t*, uint64_t*,
-                                    bool*);
+                                    const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&, uint64_t*,
+                                    uint64_t*, uint64_t*, bool*);
 template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, uint64_t, const Tile&,
-                                      const RenderOptions&, uint32_t*, float*, uint32_t*, uint64_t*, uint64_t*, uint64_t*,
-                                    bool*);
+                                      const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&, uint64_t*,
+                                      uint64_t*, uint64_t*, bool*);
 
 }  // namespace detail
 }  // namespace ds::perturb

@@ -96,6 +96,8 @@ struct PerturbParams {
   T off_re, off_im;           // view centre - reference centre
   T half_step;                // s/2
   double map[4];              // View::pixel_map (identity: square pixels)
+  double inv_map[4];          // image_axes_inverse(map): the fields' vectors back to image axes
+  bool exp_map;               // View::exp_map: pixels on the exponential map (exp_map_offset)
   T last_error;               // the reference's error bound at its last point (periodic stop)
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
   int width, height;          // the whole image
@@ -111,6 +113,7 @@ struct PerturbPixel {
   uint64_t skipped;  // iterations done by BLA steps
   uint64_t rebases;
   bool interior;  // proven inside the set (count = max_iter)
+  FieldValues fields;  // perturb_pixel<T, true> only (kernels/mandelbrot/fields.cuh); zero unless escaped
 };
 
 template <class T>
@@ -152,23 +155,43 @@ DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i) {
   return lambda + 4.0 * em / gap < 1.0;  // |g'| + 2 M r, r = 2 e / gap
 }
 
-// Pixel (i, j) of the image (j = 0 at the top).
-template <class T>
+// Pixel (i, j) of the image (j = 0 at the top). kFields: also the fields (fields.cuh), from the scaled
+// derivative J = (dz/dc) s carried in the side type E: J <- 2 z J + s a step, A J + B s a BLA step,
+// unchanged by a rebase (z is). The counts are the same either way.
+template <class T, bool kFields = false>
 DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
   constexpr double kRoundoff = roundoff<T>();
   using E = typename AuxOf<T>::type;
-  PerturbPixel out{0u, 0.0f, 0u, 0u, false};
+  PerturbPixel out{0u, 0.0f, 0u, 0u, false, FieldValues{}};
   const bool wide = wide_counts(p.max_iter);
   // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
-  const double kx = pixel_offset(i, p.width);
-  const double ky = -pixel_offset(j, p.height);
+  double kx, ky;
+  const double* inv = p.inv_map;
+  double inv_here[4];
+  if (p.exp_map) {
+    exp_map_offset(i, j, p.width, p.height, &kx, &ky);
+    if constexpr (kFields) {
+      exp_map_axes_inverse(p.map, i, j, p.width, p.height, inv_here);
+      inv = inv_here;
+    }
+  } else {
+    kx = pixel_offset(i, p.width);
+    ky = -pixel_offset(j, p.height);
+  }
+  (void)inv;
   const T dcr = p.off_re + p.half_step * (p.map[0] * kx + p.map[1] * ky);
   const T dci = p.off_im + p.half_step * (p.map[2] * kx + p.map[3] * ky);
   const double cr_d = p.ref_re_d + as_double(dcr);
   const double ci_d = p.ref_im_d + as_double(dci);
+  const E step = aux(twice(p.half_step));  // s (fields only)
+  E jr = step, ji = E(0.0);                 // J_1 = s
+  (void)jr;
+  (void)ji;
   if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
     out.count = 1;
     out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
+    if constexpr (kFields)
+      if (p.max_iter > 1) out.fields = finish_fields(cr_d, ci_d, jr, ji, step, cr_d, ci_d, inv);
     return out;
   }
   if (p.check_underflow && below_floor(dcr, dci)) return out;
@@ -214,6 +237,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     if (r2 > 4.0) {
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
+      if constexpr (kFields) out.fields = finish_fields(zr_d, zi_d, jr, ji, step, cr_d, ci_d, inv);
       return out;
     }
     if (p.interior) {
@@ -350,6 +374,12 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         }
         dzr = nr;
         dzi = ni;
+        if constexpr (kFields) {  // J <- A J + B s
+          const E ar = aux(e.ar), ai = aux(e.ai), br = aux(e.br), bi = aux(e.bi);
+          const E t = ar * jr - ai * ji + br * step;
+          ji = ar * ji + ai * jr + bi * step;
+          jr = t;
+        }
         window_bla = true;
         if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
           const E ar = aux(e.ar), ai = aux(e.ai);
@@ -377,6 +407,12 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       const E t1 = twice(xr * d1r - xi * d1i);
       d1i = twice(xr * d1i + xi * d1r);
       d1r = t1;
+    }
+    if constexpr (kFields) {  // J <- 2 z J + s
+      const E xr = aux(zr), xi = aux(zi);
+      const E t = twice(xr * jr - xi * ji) + step;
+      ji = twice(xr * ji + xi * jr);
+      jr = t;
     }
     const T tr = twice(p.zr[m]) + dzr;
     const T ti = twice(p.zi[m]) + dzi;

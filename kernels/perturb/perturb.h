@@ -73,12 +73,17 @@ FloatExp pixel_step(const Geometry& g);
 // same bit for bit either way. The stored orbit (kReferenceBytesPerPoint a point) may use at most
 // memory_budget bytes (0: three quarters of this machine's memory): an orbit that would outgrow it
 // stops with ViewError (exit 2) naming the iteration, the bytes it needed and what max_iter could need.
+// checkpoint: a file (reference_file.h, ReferenceCheckpoint) that the orbit resumes from when it
+// holds this orbit's state, and that it saves every checkpoint_seconds and when cancelled (removed
+// once the orbit is whole); the resumed orbit is bit for bit the uninterrupted one. *note says
+// what happened to it ("resumed FILE at iteration N", "checkpoint FILE at iteration N").
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress,
                                                    bool certify = false, int threads = 0,
-                                                   uint64_t memory_budget = 0);
+                                                   uint64_t memory_budget = 0, const std::string& checkpoint = "",
+                                                   double checkpoint_seconds = 60, std::string* note = nullptr);
 // Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
 constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
 

@@ -81,10 +81,44 @@ std::string memory_message(uint64_t n, uint64_t max_iter, uint64_t budget, bool 
          ". Ask fewer iterations (--iter), or render on a machine with more memory";
 }
 
-// One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision.
+// Where and how often a pass saves its state (compute_reference's checkpoint).
+struct Checkpointing {
+  std::string path;  // "": none
+  double seconds = 60;
+  std::string* note = nullptr;  // what happened, for the caller
+};
+
+// The checkpoint at c.path when it continues this pass (same centre, bits, iterations, spacing and
+// certification), else nothing.
+bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify, ReferenceCheckpoint* out) {
+  if (c.path.empty()) return false;
+  std::ifstream in(c.path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  try {
+    ReferenceCheckpoint k = decode_checkpoint(bytes.str());
+    const Reference& r = *k.ref;
+    if (r.re != ref.re || r.im != ref.im || r.bits != ref.bits || r.bits_asked != ref.bits_asked ||
+        r.max_iter != ref.max_iter || !(r.step == ref.step) || k.certify != certify || r.escaped || r.periodic ||
+        r.length() < 2) {
+      if (c.note) *c.note = "checkpoint " + c.path + " is another orbit's (or another precision's); not used";
+      return false;
+    }
+    *out = std::move(k);
+    return true;
+  } catch (const std::exception& e) {
+    if (c.note) *c.note = "checkpoint " + c.path + " not used (" + e.what() + ")";
+    return false;
+  }
+}
+
+// One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision. With a
+// checkpoint path, the pass starts from a matching checkpoint there and saves one every
+// ckpt.seconds and when cancelled, so an orbit of hours survives being stopped.
 Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool certify, int threads,
                        uint64_t memory_budget, bool budget_is_machine, const std::atomic<bool>* cancel,
-                       const std::function<void(double)>& progress, int* more_bits) {
+                       const std::function<void(double)>& progress, int* more_bits, const Checkpointing& ckpt) {
   const int bits = ref->bits;
   Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
   if (threads <= 0)
@@ -109,7 +143,43 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   FloatExp ar(1.0), ai(0.0);
   FloatExp err(0.0);
   FloatExp zr_prev(0.0), zi_prev(0.0);
-  for (uint64_t n = 1; n <= max_iter; ++n) {
+  uint64_t first = 1;
+  ReferenceCheckpoint resumed;
+  if (load_checkpoint(ckpt, *ref, certify, &resumed) && mpfr_util::from_hex(x.v, resumed.x) &&
+      mpfr_util::from_hex(y.v, resumed.y)) {
+    const Reference& r = *resumed.ref;
+    ref->zr = r.zr;
+    ref->zi = r.zi;
+    ref->zr_lo = r.zr_lo;
+    ref->zi_lo = r.zi_lo;
+    ref->error_shift = r.error_shift;
+    ref->escape_certified = r.escape_certified;
+    ar = resumed.ar;
+    ai = resumed.ai;
+    err = resumed.err;
+    zr_prev = ref->zr.back();
+    zi_prev = ref->zi.back();
+    first = ref->length();  // the next n: Z_0 .. Z_{first-1} are kept
+    if (ckpt.note) *ckpt.note = "resumed " + ckpt.path + " at iteration " + std::to_string(first - 1);
+  } else {
+    mpfr_set_zero(x.v, 1);
+    mpfr_set_zero(y.v, 1);
+  }
+  auto last_save = std::chrono::steady_clock::now();
+  const auto save = [&](uint64_t n) {
+    ReferenceCheckpoint k;
+    k.ref = std::make_shared<Reference>(*ref);
+    k.x = mpfr_util::to_hex(x.v);
+    k.y = mpfr_util::to_hex(y.v);
+    k.ar = ar;
+    k.ai = ai;
+    k.err = err;
+    k.certify = certify;
+    write_file_atomically(ckpt.path, encode_checkpoint(k));
+    last_save = std::chrono::steady_clock::now();
+    if (ckpt.note) *ckpt.note = "checkpoint " + ckpt.path + " at iteration " + std::to_string(n);
+  };
+  for (uint64_t n = first; n <= max_iter; ++n) {
     step.products();  // x2 = x^2, y2 = y^2, xy = x y
     mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
     mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
@@ -183,7 +253,13 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
       const double next = static_cast<double>(std::min(n + 4096, max_iter + 1));
       if (2.0 * next * kReferenceBytesPerPoint > static_cast<double>(memory_budget))
         throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine));
-      if (cancel && cancel->load(std::memory_order_relaxed)) return Pass::kCancelled;
+      if (cancel && cancel->load(std::memory_order_relaxed)) {
+        if (!ckpt.path.empty()) save(n);
+        return Pass::kCancelled;
+      }
+      if (!ckpt.path.empty() &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_save).count() >= ckpt.seconds)
+        save(n);
       if (progress) progress(static_cast<double>(n) / static_cast<double>(max_iter));
     }
   }
@@ -201,7 +277,8 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress, bool certify,
-                                                   int threads, uint64_t memory_budget) {
+                                                   int threads, uint64_t memory_budget, const std::string& checkpoint,
+                                                   double checkpoint_seconds, std::string* note) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool budget_is_machine = memory_budget == 0;
   if (budget_is_machine) {
@@ -218,11 +295,14 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   for (;;) {
     int more = 0;
     const bool last_try = ref->bits >= max_bits;
-    const Pass pass =
-        iterate_reference(ref.get(), max_iter, last_try, certify, threads, memory_budget, budget_is_machine, cancel,
-                          progress, &more);
+    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, certify, threads, memory_budget,
+                                        budget_is_machine, cancel, progress, &more,
+                                        Checkpointing{checkpoint, checkpoint_seconds, note});
     if (pass == Pass::kCancelled) return nullptr;
-    if (pass == Pass::kDone) break;
+    if (pass == Pass::kDone) {
+      if (!checkpoint.empty()) std::remove(checkpoint.c_str());  // the orbit is whole: its checkpoint is spent
+      break;
+    }
     ref->bits = std::min(max_bits, ref->bits + more);
   }
   ref->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -316,7 +396,13 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
       }
     }
   }
-  std::shared_ptr<const Reference> ref = compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress);
+  // With a cache folder the orbit also keeps a checkpoint there (PATH.partial, once a minute and on
+  // cancel): a render stopped after hours resumes where it stopped.
+  std::string note;
+  std::shared_ptr<const Reference> ref =
+      compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress, false, 0, 0,
+                        path.empty() ? std::string() : path + ".partial", 60.0, &note);
+  if (cache && !note.empty()) *cache = cache->empty() ? note : *cache + "; " + note;
   if (ref) {
     {
       std::lock_guard<std::mutex> lock(g_cache_mu);
@@ -347,7 +433,8 @@ void set_pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_t cr, mpfr
   parse(cr, g.re);
   parse(ci, g.im);
   parse(hs.v, g.half_step);
-  const double kx = pixel_offset(i, v.width), ky = -pixel_offset(j, v.height);
+  double kx = pixel_offset(i, v.width), ky = -pixel_offset(j, v.height);
+  if (g.exp_map) exp_map_offset(i, j, v.width, v.height, &kx, &ky);
   const double* m = g.pixel_map;
   mpfr_mul_d(t.v, hs.v, m[0] * kx + m[1] * ky, MPFR_RNDN);
   mpfr_add(cr, cr, t.v, MPFR_RNDN);

@@ -140,6 +140,49 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
   return ref;
 }
 
+namespace {
+constexpr char kCheckpointMagic[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '1'};
+}
+
+// Checkpoint layout: "DSPART01", u64 n + n bytes of a reference file (above, its own checksum
+// included), then x and y (u64 n + n bytes each), 3 floatexp (ar, ai, err), u8 certify, and the
+// FNV-1a of every byte before it.
+std::string encode_checkpoint(const ReferenceCheckpoint& c) {
+  std::string s(kCheckpointMagic, sizeof kCheckpointMagic);
+  put_str(&s, encode_reference(*c.ref));
+  put_str(&s, c.x);
+  put_str(&s, c.y);
+  put_fe(&s, c.ar);
+  put_fe(&s, c.ai);
+  put_fe(&s, c.err);
+  put<uint8_t>(&s, c.certify ? 1 : 0);
+  put<uint64_t>(&s, fnv1a(s.data(), s.size()));
+  return s;
+}
+
+ReferenceCheckpoint decode_checkpoint(const std::string& bytes) {
+  if (bytes.size() < sizeof kCheckpointMagic + 8 ||
+      std::memcmp(bytes.data(), kCheckpointMagic, sizeof kCheckpointMagic) != 0)
+    throw std::runtime_error("reference checkpoint: not a deepscope checkpoint (magic DSPART01)");
+  uint64_t sum;
+  std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
+  if (sum != fnv1a(bytes.data(), bytes.size() - 8)) throw std::runtime_error("reference checkpoint: checksum mismatch");
+  const std::string body = bytes.substr(0, bytes.size() - 8);
+  Reader r{body, sizeof kCheckpointMagic};
+  ReferenceCheckpoint c;
+  c.ref = decode_reference(r.str());
+  c.x = r.str();
+  c.y = r.str();
+  c.ar = r.fe();
+  c.ai = r.fe();
+  c.err = r.fe();
+  const uint8_t certify = r.get<uint8_t>();
+  if (certify > 1 || c.x.empty() || c.y.empty()) throw std::runtime_error("reference checkpoint: impossible state");
+  c.certify = certify == 1;
+  if (r.at != body.size()) throw std::runtime_error("reference checkpoint: trailing bytes");
+  return c;
+}
+
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,
                                  uint64_t max_iter, FloatExp step) {
   std::string key = re + "|" + im + "|" + std::to_string(bits) + "|" + std::to_string(max_iter) + "|";

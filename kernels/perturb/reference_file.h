@@ -23,6 +23,19 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes);
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,
                                  uint64_t max_iter, FloatExp step);
 
+// A reference orbit in progress (compute_reference's checkpoint, docs/perturbation.md "Resumable
+// references"): the points so far and the state that continues them bit for bit: Z_n exactly (MPFR
+// at the orbit's bits), A_n, the error bound E_n and whether C's escape tests were certified.
+struct ReferenceCheckpoint {
+  std::shared_ptr<Reference> ref;  // points Z_0 .. Z_n, bits, error_shift, ...
+  std::string x, y;                // Z_n's real and imaginary parts, exact (mpfr_util's hex form)
+  FloatExp ar{0.0}, ai{0.0}, err{0.0};
+  bool certify = false;
+};
+std::string encode_checkpoint(const ReferenceCheckpoint& c);
+// Throws std::runtime_error for anything but an intact checkpoint.
+ReferenceCheckpoint decode_checkpoint(const std::string& bytes);
+
 // What reference_for did with the cache directory (RenderResult's perturb info reports it).
 enum class CacheUse { kNone, kLoaded, kSaved, kRejected };
 

@@ -384,7 +384,7 @@ TEST(Location, Fraktaler3FormulasOtherThanMandelbrotAreErrors) {
       {"[[formula]]\nopcodes = \"sqr sqr add\"\n", {"formula[1].opcodes", "sqr sqr add"}},
       {"[[formula]]\nneg_y = true\n", {"formula[1].neg_y"}},
       {"[[formula]]\nmystery = 1\n", {"formula[1].mystery"}},
-      {"transform.exponential_map = true\n", {"transform.exponential_map", "true"}},
+      {"transform.exponential_map = 3\n", {"transform.exponential_map"}},
       {"bailout.iterations = -10000000000\n", {"bailout.iterations", "-10000000000"}},
       {"location.real = \"abc\"\n", {"location.real"}},
       {"location.imag = \"\"\n", {"location.imag"}},
@@ -403,6 +403,23 @@ TEST(Location, Fraktaler3FormulasOtherThanMandelbrotAreErrors) {
                              c.text;
     EXPECT_TRUE(names(parse_error(text), c.parts)) << c.text;
   }
+}
+
+// The exponential map (View::exp_map): ours "exp_map = true" round-trips, Fraktaler-3's
+// transform.exponential_map is honoured, a .kfr cannot carry it (refused, not dropped).
+TEST(Location, ExponentialMapIsKeptOrRefused) {
+  Location l = parse_location("re = -0.75\nim = 0.1\nzoom = 100\nexp_map = true\n", "t");
+  EXPECT_TRUE(l.exp_map);
+  EXPECT_TRUE(parse_location(format_location(l), "t2").exp_map);
+  EXPECT_FALSE(parse_location("re = -0.75\nim = 0.1\nzoom = 100\n", "t3").exp_map);
+  EXPECT_TRUE(names(parse_error("re = 0\nim = 0\nzoom = 1\nexp_map = yes\n"), {"exp_map must be true or false"}));
+  const Location f = parse_location(
+      "program = \"fraktaler-3\"\nlocation.zoom = \"10\"\ntransform.exponential_map = true\n", "f3");
+  EXPECT_TRUE(f.exp_map);
+  mandel::View v;
+  apply_to_view(f, &v, false);
+  EXPECT_TRUE(v.exp_map);
+  EXPECT_THROW(format_kfr(l), IoError);
 }
 
 TEST(Location, RoundTripsThroughText) {

@@ -3,6 +3,7 @@
 // orbit gives the counts of one that computed it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -113,6 +114,63 @@ TEST(ReferenceFile, RenderLoadsTheSavedOrbitAndGivesTheSameCounts) {
   EXPECT_EQ(fourth.counts, first.counts);
   perturb::clear_reference_cache();
   EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A checkpointed orbit (compute_reference's checkpoint, `render --reference-cache`): cancelled part
+// way, it leaves a checkpoint; resumed from it, the orbit is bit for bit the uninterrupted one; a
+// damaged checkpoint is not used (the orbit starts over and says why).
+TEST(ReferenceCheckpoint, ResumedOrbitIsTheUninterruptedOne) {
+  const mandel::View v = kf5e113(48);
+  const mandel::Geometry g = mandel::geometry(v);
+  const int bits = perturb::reference_bits(g);
+  const auto whole = perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), nullptr, nullptr);
+  ASSERT_TRUE(whole);
+  ASSERT_GT(whole->length(), 3 * 4096u);
+  const std::string path = temp_dir() + "/orbit.partial";
+  std::atomic<bool> stop{false};
+  std::string note;
+  const auto cut = perturb::compute_reference(
+      v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), &stop,
+      [&](double x) {
+        if (x * v.max_iter > 9000) stop = true;
+      },
+      false, 0, 0, path, 3600, &note);
+  EXPECT_FALSE(cut);  // cancelled
+  EXPECT_NE(note.find("checkpoint " + path + " at iteration 16384"), std::string::npos) << note;
+  const std::string saved = read(path);
+  ASSERT_FALSE(saved.empty());
+  const perturb::ReferenceCheckpoint k = perturb::decode_checkpoint(saved);
+  EXPECT_EQ(k.ref->length(), 16385u);
+
+  note.clear();
+  const auto resumed = perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), nullptr,
+                                                  nullptr, false, 0, 0, path, 3600, &note);
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(note, "resumed " + path + " at iteration 16384");
+  test::expect_same_orbit(*whole, *resumed);
+  EXPECT_TRUE(read(path).empty());  // spent: removed
+
+  // A damaged checkpoint is refused, and the orbit is computed from the start, the same.
+  std::string bad = saved;
+  bad[bad.size() / 2] ^= 0x10;
+  write(path, bad);
+  note.clear();
+  const auto fresh = perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), nullptr,
+                                                nullptr, false, 0, 0, path, 3600, &note);
+  ASSERT_TRUE(fresh);
+  EXPECT_NE(note.find("not used (reference checkpoint: checksum mismatch)"), std::string::npos) << note;
+  test::expect_same_orbit(*whole, *fresh);
+  // Another precision's checkpoint is not this orbit's.
+  write(path, saved);
+  note.clear();
+  const auto other = perturb::compute_reference(v.re, v.im, bits + 64, v.max_iter, perturb::pixel_step(g), nullptr,
+                                                nullptr, false, 0, 0, path, 3600, &note);
+  ASSERT_TRUE(other);
+  EXPECT_NE(note.find("another orbit's"), std::string::npos) << note;
 }
 
 }  // namespace
