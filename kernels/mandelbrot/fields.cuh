@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "arith/bits.h"
 #include "arith/floatexp.h"
 #include "arith/hd.h"
 
@@ -47,6 +48,84 @@ DEEPSCOPE_HD float clamp_to_float(double x) {
   if (x < -FLT_MAX) return -FLT_MAX;
   return static_cast<float>(x);
 }
+
+// The derivative J in the engines' loops, by the side type E. Binary64 (E = double) holds it as
+// two doubles. For floatexp, four floatexp operations a step cost half as much again as the whole
+// perturbation step (bench perturb --fields), so J is kept as two doubles with one shared exponent,
+// J = (r + i i) 2^e, renormalised only when it leaves [2^-400, 2^400]: a step is four products and
+// two exponent-aligned sums. Terms below 2^-1000 of the larger one are dropped (they are below
+// binary64's resolution of the sum).
+template <class E>
+struct Deriv;
+
+template <>
+struct Deriv<double> {
+  double r, i;
+  DEEPSCOPE_HD explicit Deriv(double s) : r(s), i(0.0) {}
+  // J <- 2 z J + s
+  DEEPSCOPE_HD void square_step(double zr, double zi, double s) {
+    const double t = 2.0 * (zr * r - zi * i) + s;
+    i = 2.0 * (zr * i + zi * r);
+    r = t;
+  }
+  // J <- A J + B s
+  DEEPSCOPE_HD void linear_step(double ar, double ai, double br, double bi, double s) {
+    const double t = ar * r - ai * i + br * s;
+    i = ar * i + ai * r + bi * s;
+    r = t;
+  }
+  DEEPSCOPE_HD double real() const { return r; }
+  DEEPSCOPE_HD double imag() const { return i; }
+};
+
+// x 2^k for k <= 1023 (0 below 2^-1000 of x's scale: dropped as described above).
+DEEPSCOPE_HD double scale_down(double x, int k) { return k < -1000 ? 0.0 : x * bits::pow2(k > 1023 ? 1023 : k); }
+
+template <>
+struct Deriv<FloatExp> {
+  double r, i;
+  int32_t e;
+  DEEPSCOPE_HD explicit Deriv(FloatExp s) : r(s.m), i(0.0), e(s.e) {}
+  // The exponent shared by a complex floatexp's parts (the larger; a zero part has no say).
+  DEEPSCOPE_HD static int32_t top(FloatExp a, FloatExp b) {
+    return a.m == 0 ? b.e : b.m == 0 ? a.e : (a.e > b.e ? a.e : b.e);
+  }
+  // (r, i) 2^e <- (a (r, i)) 2^e' + (x) , a and x complex floatexp, k a power-of-two factor of a.
+  DEEPSCOPE_HD void mul_add(FloatExp ar, FloatExp ai, int k, FloatExp xr, FloatExp xi) {
+    const int32_t ea = top(ar, ai);
+    const double a = scale_down(ar.m, ar.e - ea), b = scale_down(ai.m, ai.e - ea);
+    double pr = a * r - b * i, pi = a * i + b * r;
+    int32_t pe = e + ea + k;
+    const int32_t ex = top(xr, xi);
+    if (xr.m != 0 || xi.m != 0) {
+      const int32_t d = ex - pe;
+      if (d > 60 || (pr == 0 && pi == 0)) {  // x dominates: the product is below its last bit
+        pr = scale_down(xr.m, xr.e - ex);
+        pi = scale_down(xi.m, xi.e - ex);
+        pe = ex;
+      } else {
+        pr += scale_down(xr.m, xr.e - pe);
+        pi += scale_down(xi.m, xi.e - pe);
+      }
+    }
+    r = pr;
+    i = pi;
+    e = pe;
+    const double m = (r < 0 ? -r : r) + (i < 0 ? -i : i);
+    if (!(m < 0x1p400 && m > 0x1p-400) && m != 0 && m == m) {
+      const FloatExp f(m);  // the exponent of m
+      r *= bits::pow2(-f.e);
+      i *= bits::pow2(-f.e);
+      e += f.e;
+    }
+  }
+  DEEPSCOPE_HD void square_step(FloatExp zr, FloatExp zi, FloatExp s) { mul_add(zr, zi, 1, s, FloatExp(0.0)); }
+  DEEPSCOPE_HD void linear_step(FloatExp ar, FloatExp ai, FloatExp br, FloatExp bi, FloatExp s) {
+    mul_add(ar, ai, 0, br * s, bi * s);
+  }
+  DEEPSCOPE_HD FloatExp real() const { return FloatExp::make(r, e); }
+  DEEPSCOPE_HD FloatExp imag() const { return FloatExp::make(i, e); }
+};
 
 // The fields of a pixel that escaped with z = (zr, zi) (|z| > 2) and scaled derivative J = (jr, ji)
 // (E: double or FloatExp), c = (cr, ci) in binary64, s the pixel spacing. inv maps a c-plane vector

@@ -184,14 +184,13 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   const double cr_d = p.ref_re_d + as_double(dcr);
   const double ci_d = p.ref_im_d + as_double(dci);
   const E step = aux(twice(p.half_step));  // s (fields only)
-  E jr = step, ji = E(0.0);                 // J_1 = s
-  (void)jr;
-  (void)ji;
+  Deriv<E> jd(step);                        // J_1 = s
+  (void)jd;
   if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
     out.count = 1;
     out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
     if constexpr (kFields)
-      if (p.max_iter > 1) out.fields = finish_fields(cr_d, ci_d, jr, ji, step, cr_d, ci_d, inv);
+      if (p.max_iter > 1) out.fields = finish_fields(cr_d, ci_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv);
     return out;
   }
   if (p.check_underflow && below_floor(dcr, dci)) return out;
@@ -237,7 +236,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     if (r2 > 4.0) {
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
-      if constexpr (kFields) out.fields = finish_fields(zr_d, zi_d, jr, ji, step, cr_d, ci_d, inv);
+      if constexpr (kFields) out.fields = finish_fields(zr_d, zi_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv);
       return out;
     }
     if (p.interior) {
@@ -374,12 +373,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         }
         dzr = nr;
         dzi = ni;
-        if constexpr (kFields) {  // J <- A J + B s
-          const E ar = aux(e.ar), ai = aux(e.ai), br = aux(e.br), bi = aux(e.bi);
-          const E t = ar * jr - ai * ji + br * step;
-          ji = ar * ji + ai * jr + bi * step;
-          jr = t;
-        }
+        if constexpr (kFields) jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
         window_bla = true;
         if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
           const E ar = aux(e.ar), ai = aux(e.ai);
@@ -408,12 +402,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       d1i = twice(xr * d1i + xi * d1r);
       d1r = t1;
     }
-    if constexpr (kFields) {  // J <- 2 z J + s
-      const E xr = aux(zr), xi = aux(zi);
-      const E t = twice(xr * jr - xi * ji) + step;
-      ji = twice(xr * ji + xi * jr);
-      jr = t;
-    }
+    if constexpr (kFields) jd.square_step(aux(zr), aux(zi), step);  // J <- 2 z J + s
     const T tr = twice(p.zr[m]) + dzr;
     const T ti = twice(p.zi[m]) + dzi;
     const T nr = (tr * dzr - ti * dzi) + dcr;
