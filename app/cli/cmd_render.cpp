@@ -1,10 +1,8 @@
 // `deepscope render`: a Mandelbrot view (or a zoom sequence) to PNG with the location embedded,
 // plus optional .npy count and smooth-count arrays. Everything is validated before rendering and
 // every file is written whole or not at all.
-#include <mpfr.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -23,6 +21,7 @@
 #include "kernels/mandelbrot/auto_iter.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "render_work.h"
+#include "zoom_frames.h"
 
 namespace ds::app {
 namespace {
@@ -63,61 +62,6 @@ LimbStrategy parse_strategy(const std::string& s) {
   if (s == "thread") return LimbStrategy::kThreadPerPixel;
   if (s == "coop") return LimbStrategy::kCooperative;
   throw cli::UsageError("--limb-strategy must be thread or coop, got \"" + s + "\"");
-}
-
-// Output name of frame k (1-based) of n: a printf pattern ("frame_%05d.png") gets k; otherwise
-// "_%05d" goes before the extension. A single frame keeps the name as given (patterns get 1).
-std::string frame_name(const std::string& path, int k, int n) {
-  size_t pct = path.find('%');
-  if (pct != std::string::npos) {
-    size_t e = pct + 1;
-    while (e < path.size() && std::isdigit(static_cast<unsigned char>(path[e]))) ++e;
-    if (e >= path.size() || path[e] != 'd' || path.find('%', e) != std::string::npos)
-      throw cli::UsageError("output pattern \"" + path +
-                            "\" must contain exactly one %d (e.g. frame_%05d.png)");
-    char buf[64];
-    std::snprintf(buf, sizeof buf, path.substr(pct, e - pct + 1).c_str(), k);
-    return path.substr(0, pct) + buf + path.substr(e + 1);
-  }
-  if (n == 1) return path;
-  size_t slash = path.find_last_of('/');
-  size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "_%05d", k);
-  return path.substr(0, dot) + buf + path.substr(dot);
-}
-
-// Zooms of an n-frame sequence, geometric from z0 to z1 (both exact as given at the ends).
-std::vector<std::string> frame_zooms(const std::string& z0, const std::string& z1, int n) {
-  if (n == 1) return {z0};
-  std::vector<std::string> out;
-  mpfr_t a, b, t;
-  mpfr_inits2(256, a, b, t, static_cast<mpfr_ptr>(nullptr));
-  char* end = nullptr;
-  mpfr_strtofr(a, z0.c_str(), &end, 10, MPFR_RNDN);  // both validated by geometry()
-  mpfr_strtofr(b, z1.c_str(), &end, 10, MPFR_RNDN);
-  mpfr_div(b, b, a, MPFR_RNDN);  // ratio
-  mpfr_log(b, b, MPFR_RNDN);
-  for (int k = 0; k < n; ++k) {
-    if (k == 0) {
-      out.push_back(z0);
-      continue;
-    }
-    if (k == n - 1) {
-      out.push_back(z1);
-      continue;
-    }
-    mpfr_mul_d(t, b, static_cast<double>(k) / (n - 1), MPFR_RNDN);
-    mpfr_exp(t, t, MPFR_RNDN);
-    mpfr_mul(t, t, a, MPFR_RNDN);
-    char* s = nullptr;
-    mpfr_asprintf(&s, "%.40Re", t);
-    out.push_back(s);
-    mpfr_free_str(s);
-  }
-  mpfr_clears(a, b, t, static_cast<mpfr_ptr>(nullptr));
-  return out;
 }
 
 std::string gib(uint64_t bytes) {
