@@ -1,6 +1,7 @@
 // `deepscope render`: a Mandelbrot view (or a zoom sequence) to PNG with the location embedded,
-// plus optional .npy count and smooth-count arrays. Everything is validated before rendering and
-// every file is written whole or not at all.
+// plus optional .npy count and smooth-count arrays and Kalles Fraktaler's EXR channels, optionally
+// antialiased. Everything is validated before rendering and every file is written whole or not at
+// all.
 #include <unistd.h>
 
 #include <chrono>
@@ -8,7 +9,9 @@
 #include <iostream>
 #include <mutex>
 #include <random>
+#include <set>
 
+#include "app/io/exr_io.h"
 #include "app/io/image_io.h"
 #include "app/io/location.h"
 #include "app/io/view_png.h"
@@ -38,7 +41,8 @@ struct Job {
   colour::Colouring colouring;
   std::string palette_name;
   double density = 1, offset = 0;
-  std::string out, counts, smooth;
+  std::string out, counts, smooth, exr;
+  int aa = 1;  // --aa N
   int frames = 1;
   std::string zoom_to;
   bool quiet = false;
@@ -71,12 +75,13 @@ std::string gib(uint64_t bytes) {
 }
 
 Job parse_job(const ArgList& args) {
-  cli::Args a(
-      args, {"re",       "im",          "zoom",    "iter",           "size",           "arith",  "palette",
-             "density",  "offset",      "out",     "backend",        "limb-strategy",  "counts", "smooth",
-             "location", "frames",      "zoom-to", "device",         "devices",        "shard",  "tile-rows",
-             "verify",   "verify-seed", "delta",   "max-references", "reference-cache"},
-      {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter"});
+  // clang-format off
+  std::set<std::string> valued = {
+      "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
+      "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
+      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "exr", "aa"};
+  // clang-format on
+  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
   Job j;
@@ -107,6 +112,14 @@ Job parse_job(const ArgList& args) {
   j.out = a.require("out");
   j.counts = a.get("counts", "");
   j.smooth = a.get("smooth", "");
+  j.exr = a.get("exr", "");
+  if (a.has("exr") && j.exr.empty()) throw cli::UsageError("--exr needs a file name");
+  // Never a PNG in place of the EXR asked for.
+  if (!j.exr.empty() && !exr_supported())
+    throw cli::UsageError(
+        "--exr: this build has no OpenEXR (install libopenexr-dev and configure again with "
+        "-DDEEPSCOPE_OPENEXR=ON)");
+  j.aa = static_cast<int>(a.get_int("aa", 1, 1, 16));
   j.opt.backend = parse_backend(a.get("backend", "auto"));
   j.opt.limb_strategy = parse_strategy(a.get("limb-strategy", "thread"));
   j.opt.cuda_device = static_cast<int>(a.get_int("device", 0, 0, 1024));
@@ -158,6 +171,8 @@ Job parse_job(const ArgList& args) {
   if (j.tile_rows && j.frames > 1)
     throw cli::UsageError(
         "--tile-rows splits one image; the frames of a sequence are already split one per worker");
+  if (j.aa > 1 && (j.auto_iter || j.verify.samples > 0))
+    throw cli::UsageError("--aa renders shifted samples of the view: not with --auto-iter or --verify");
 
   j.colouring.palette = colour::palette_by_name(j.palette_name);
   j.colouring.density = static_cast<float>(j.density);
@@ -200,8 +215,14 @@ int cmd_render(const ArgList& args) {
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);
   const uint64_t host_need =
       pixels * (8 + 3 + 8 + (mandel::wide_counts(v.max_iter) ? 4 : 0) +
-                (job.counts.empty() ? 0 : mandel::wide_counts(v.max_iter) ? 8 : 4) +
-                (job.smooth.empty() ? 0 : mandel::wide_counts(v.max_iter) ? 8 : 4));
+                (job.counts.empty()                ? 0
+                 : mandel::wide_counts(v.max_iter) ? 8
+                                                   : 4) +
+                (job.smooth.empty()                ? 0
+                 : mandel::wide_counts(v.max_iter) ? 8
+                                                   : 4) +
+                // EXR: the three fields, N, N1, NF, linear and half RGB, the encoded file
+                (job.exr.empty() ? 0 : 12 + 12 + 12 + 6 + 16) + (job.aa > 1 ? 12 + 1 + 3 : 0));
   const uint64_t host_have = mandel::host_memory_bytes();
   if (host_have && host_need > host_have)
     throw cli::UsageError("a " + std::to_string(v.width) + "x" + std::to_string(v.height) +
@@ -219,6 +240,7 @@ int cmd_render(const ArgList& args) {
   plan.colouring = job.colouring;
   plan.quiet = job.quiet;
   plan.verify = job.verify;
+  plan.aa = job.aa;
   // --device K means --devices K on CUDA and is ignored on the CPU (as before --devices existed);
   // a --devices list on the CPU is refused by workers().
   const std::string devices =
@@ -268,8 +290,9 @@ int cmd_render(const ArgList& args) {
     t.png = frame_name(job.out, k, job.frames);
     t.counts = job.counts.empty() ? "" : frame_name(job.counts, k, job.frames);
     t.smooth = job.smooth.empty() ? "" : frame_name(job.smooth, k, job.frames);
+    t.exr = job.exr.empty() ? "" : frame_name(job.exr, k, job.frames);
     if (writer && plan.shard.owns(k - 1))
-      for (const std::string* p : {&t.png, &t.counts, &t.smooth})
+      for (const std::string* p : {&t.png, &t.counts, &t.smooth, &t.exr})
         if (!p->empty()) check_writable(*p);
     targets.push_back(std::move(t));
   }
@@ -281,6 +304,11 @@ int cmd_render(const ArgList& args) {
         "--auto-iter renders one image on one worker; this one is split among " +
         std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
         " (use --devices K)");
+  if (strips && (job.aa > 1 || !job.exr.empty()))
+    throw cli::UsageError(
+        "--aa and --exr render one image on one worker; this one would be split into strips among " +
+        std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
+        " workers (use --devices K, and no --tile-rows)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 
   // One image on one worker: one render (with --auto-iter, again at a raised limit while the
@@ -298,6 +326,19 @@ int cmd_render(const ArgList& args) {
       std::fprintf(stderr, "\rrender: %3.0f%%", 100.0 * x);
       std::fflush(stderr);
     };
+  if (!t.exr.empty()) o.fields |= mandel::kFieldDistance | mandel::kFieldPhase;  // DEX, DEY, T
+  if (job.aa > 1) {  // (no --auto-iter or --verify with --aa: refused above)
+    TargetFiles files;
+    const bool done = render_target(t, o, plan, &files);
+    if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
+    if (!done) {
+      std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
+      return 130;
+    }
+    write_target(t, files);
+    if (!job.quiet) std::cerr << wrote_lines(t.png, files.summary);
+    return unresolved_exit(files.unresolved, t.png, job.quiet);
+  }
   mandel::RenderResult r = mandel::render(t.view, o);
   for (int round = 0; job.auto_iter && !r.cancelled && round < 8; ++round) {
     const mandel::AutoIterDecision d = mandel::auto_iterations_after_render(
@@ -322,18 +363,10 @@ int cmd_render(const ArgList& args) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     return 130;
   }
-  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text);
-  if (!t.counts.empty())
-    write_file_atomically(t.counts, encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
-  if (!t.smooth.empty())
-    write_file_atomically(t.smooth, encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width));
-  write_file_atomically(t.png, png);
-  if (!job.quiet) {
-    const std::string summary = render_summary(r);
-    const size_t nl = summary.find('\n');
-    std::cerr << "deepscope render: wrote " << t.png << " (" << summary.substr(0, nl) << ")\n";
-    if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
-  }
+  plan.colouring = job.colouring;  // --auto-iter may have raised max_iter
+  const TargetFiles files = encode_target(t, r, plan, text);
+  write_target(t, files);
+  if (!job.quiet) std::cerr << wrote_lines(t.png, files.summary);
   const int code = unresolved_exit(r.perturb.glitch_unresolved, t.png, job.quiet);
   return wrong ? 1 : code;
 }
