@@ -1,7 +1,7 @@
 // `deepscope render`: a Mandelbrot view (or a zoom sequence) to PNG with the location embedded,
 // plus optional .npy count and smooth-count arrays and Kalles Fraktaler's EXR channels, optionally
-// antialiased. Everything is validated before rendering and every file is written whole or not at
-// all.
+// antialiased; `deepscope video` is the same over eased frames (cmd_video.cpp). Everything is
+// validated before rendering and every file is written whole or not at all.
 #include <unistd.h>
 
 #include <chrono>
@@ -23,6 +23,7 @@
 #include "kernels/core/work.h"
 #include "kernels/mandelbrot/auto_iter.h"
 #include "kernels/mandelbrot/mandelbrot.h"
+#include "render_command.h"
 #include "render_work.h"
 #include "zoom_frames.h"
 
@@ -74,16 +75,19 @@ std::string gib(uint64_t bytes) {
   return buf;
 }
 
-Job parse_job(const ArgList& args) {
+Job parse_job(const ArgList& args, VideoSettings* video) {
   // clang-format off
   std::set<std::string> valued = {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
       "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "exr", "aa"};
   // clang-format on
+  if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter"});
+  const char* command = video ? "video" : "render";
   if (!a.positional().empty())
-    throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
+    throw cli::UsageError(std::string(command) + " takes no positional argument: \"" + a.positional()[0] +
+                          "\"");
   Job j;
   j.palette_name = "classic";
   if (a.has("location")) {
@@ -134,6 +138,19 @@ Job parse_job(const ArgList& args) {
   if (j.frames > 1 && j.zoom_to.empty()) throw cli::UsageError("--frames needs --zoom-to");
   if (!j.zoom_to.empty() && j.frames < 2) throw cli::UsageError("--zoom-to needs --frames N with N >= 2");
   j.quiet = a.flag("quiet");
+  if (video) {
+    if (j.frames < 2 || j.zoom_to.empty())
+      throw cli::UsageError("video needs --frames N (N >= 2) and --zoom-to Z2");
+    video->easing = parse_easing(a.get("easing", "linear"));
+    video->mp4 = a.get("mp4", "");
+    video->fps = a.get_double("fps", 30);
+    if (!(video->fps >= 1 && video->fps <= 240)) throw cli::UsageError("--fps must be within [1, 240]");
+    video->crf = static_cast<int>(a.get_int("crf", 18, 0, 51));
+    video->quiet = a.flag("quiet");
+    if (!video->mp4.empty() && a.has("shard"))
+      throw cli::UsageError("--mp4 needs every frame: make it in a run without --shard");
+    if (!video->mp4.empty()) check_writable(video->mp4 + ".part");
+  }
   j.verify.samples = static_cast<int>(a.get_int("verify", 0, 1, 1 << 20));
   const std::string delta = a.get("delta", "auto");
   if (delta == "auto")
@@ -183,8 +200,10 @@ Job parse_job(const ArgList& args) {
 
 }  // namespace
 
-int cmd_render(const ArgList& args) {
-  Job job = parse_job(args);
+int cmd_render(const ArgList& args) { return render_command(args, nullptr); }
+
+int render_command(const ArgList& args, VideoSettings* video) {
+  Job job = parse_job(args, video);
   mandel::View& v = job.view;
   if (!job.quiet && work::is_writer())
     for (const std::string& w : job.location_warnings) std::cerr << "deepscope render: warning: " << w << "\n";
@@ -196,8 +215,8 @@ int cmd_render(const ArgList& args) {
     end.zoom = job.zoom_to;
     mandel::geometry(end);  // malformed or non-positive --zoom-to
   }
-  const std::vector<std::string> zooms =
-      frame_zooms(v.zoom, job.zoom_to.empty() ? v.zoom : job.zoom_to, job.frames);
+  const std::vector<std::string> zooms = frame_zooms(v.zoom, job.zoom_to.empty() ? v.zoom : job.zoom_to,
+                                                     job.frames, video ? video->easing : Easing::kLinear);
   std::vector<Arith> formats;
   std::vector<mandel::Method> methods;
   for (const std::string& z : zooms) {
@@ -291,6 +310,7 @@ int cmd_render(const ArgList& args) {
     t.counts = job.counts.empty() ? "" : frame_name(job.counts, k, job.frames);
     t.smooth = job.smooth.empty() ? "" : frame_name(job.smooth, k, job.frames);
     t.exr = job.exr.empty() ? "" : frame_name(job.exr, k, job.frames);
+    if (video) video->pngs.push_back(t.png);
     if (writer && plan.shard.owns(k - 1))
       for (const std::string* p : {&t.png, &t.counts, &t.smooth, &t.exr})
         if (!p->empty()) check_writable(*p);

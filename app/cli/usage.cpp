@@ -51,6 +51,14 @@ Commands:
         any sample stay magenta and counted. --exr FILE.exr also writes Kalles Fraktaler's channels
         for zoomasm: N, NF (N + NF = the smooth count), DEX, DEY, T when the engine gives them, and
         linear R, G, B as half floats, with the location in the header (builds with OpenEXR only)
+  deepscope video [--re R --im I --zoom Z | --location FILE] --zoom-to Z2 --frames N
+                  [--easing linear|smooth|in|out] [--aa N] [--exr FILE%05d.exr] [--mp4 FILE.mp4]
+                  [--fps F] [--crf C] [render's options] --out DIR/frame%05d.png
+        a zoom video: N frames from zoom Z to Z2, log zoom moving along the easing curve (linear: the
+        same factor every frame; smooth eases in and out), rendered as render --frames renders them
+        (a rerun skips the frames already written, so a stopped video resumes); --mp4 pipes the
+        frames to ffmpeg (x264, yuv420p, --crf default 18, --fps default 30) into FILE.mp4, written
+        whole or not at all; without ffmpeg (PATH, or DEEPSCOPE_FFMPEG) --mp4 exits 2 at once
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
                    [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy
