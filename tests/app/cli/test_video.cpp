@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -174,6 +175,26 @@ TEST(Video, BadInputExitsTwo) {
        })
     EXPECT_EQ(run("video", args), 2);
   EXPECT_FALSE(exists(frame(dir, 1)));
+}
+
+// A frame counts as written only when drawn with the same --aa: changing it renders every frame again,
+// and the same --aa again renders none.
+TEST(Video, FramesOfAnotherAaAreRenderedAgain) {
+  const std::string dir = ds::test::make_tmpdir("video");
+  ArgList args = zoom(dir, 3);
+  args.erase(std::find(args.begin(), args.end(), "--quiet"));
+  auto rerun = [&](const ArgList& extra) {
+    testing::internal::CaptureStderr();
+    const int rc = run("video", with(args, extra));
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 0) << err;
+    return err;
+  };
+  EXPECT_NE(rerun({"--aa", "2"}).find("3 frames rendered, 0 of 3 were already written"), std::string::npos);
+  EXPECT_NE(rerun({"--aa", "2"}).find("0 frames rendered, 3 of 3 were already written"), std::string::npos);
+  EXPECT_NE(rerun({}).find("3 frames rendered, 0 of 3 were already written"), std::string::npos);
+  EXPECT_NE(rerun({"--aa", "1"}).find("0 frames rendered, 3 of 3 were already written"), std::string::npos);
+  EXPECT_NE(rerun({"--aa", "3"}).find("3 frames rendered, 0 of 3 were already written"), std::string::npos);
 }
 
 // The executable stopped with SIGINT once frame 3 is written, then run again: the frames written
