@@ -145,6 +145,24 @@ TEST(Antialias, ShiftedViewSamplesTheOffsetPoint) {
   EXPECT_EQ(same.im, v.im);
 }
 
+// A rotated and stretched view (View::pixel_map, KF's Rotate and Ratio): the offset goes through the
+// map. Shifted by half a pixel right and down, the centre lands on pixel (W/2, H/2)'s exact c.
+TEST(Antialias, ShiftedViewFollowsThePixelMap) {
+  ds::mandel::View v = edge_view();
+  v.zoom = "1e3";
+  const double a = 0.5235987755982988;  // 30 degrees, and a 1.5 stretch of x
+  const double m[4] = {1.5 * std::cos(a), -std::sin(a), 1.5 * std::sin(a), std::cos(a)};
+  std::copy(m, m + 4, v.pixel_map);
+  const ds::mandel::View s = ds::app::shifted_view(v, 0.5, 0.5);
+  std::string re, im;
+  ds::perturb::pixel_c(ds::mandel::geometry(v), v, v.width / 2, v.height / 2, 200, &re, &im);
+  const double step = 4.0 / (1e3 * v.height);
+  EXPECT_NEAR(std::stod(s.re), std::stod(re), 1e-6 * step);
+  EXPECT_NEAR(std::stod(s.im), std::stod(im), 1e-6 * step);
+  // and not where the unrotated offset would put it
+  EXPECT_GT(std::fabs(std::stod(s.re) - (std::stod(v.re) + 0.5 * step)), 0.1 * step);
+}
+
 TEST(Antialias, OneSampleIsThePlainRenderByteForByte) {
   const ds::mandel::View v = edge_view();
   const std::string dir = ds::test::make_tmpdir("aa");
