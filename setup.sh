@@ -8,7 +8,7 @@ case "$mode" in run | test) ;; *) echo "usage: ./setup.sh [run|test]" >&2; exit 
 cd "$(dirname "$0")"
 
 packages=(build-essential cmake pkg-config git
-  libmpfr-dev libgmp-dev libstb-dev libgtest-dev libqd-dev libtoml11-dev libopenmpi-dev openmpi-bin
+  libmpfr-dev libgmp-dev libstb-dev libopenexr-dev libgtest-dev libqd-dev libtoml11-dev libopenmpi-dev openmpi-bin
   libglfw3-dev libimgui-dev python3-glad libglm-dev libgl-dev libgl1-mesa-dri libegl1 libegl-mesa0
   xvfb xauth)
 # The test suite's fuzz smoke test builds tests/fuzz with clang and libFuzzer (it reports itself

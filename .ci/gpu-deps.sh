@@ -8,6 +8,8 @@ mkdir -p .deps
 cd .deps
 apt-get download libmpfr6 libmpfr-dev libgmp10 libgmp-dev libgmpxx4ldbl libgtest-dev \
   libstb0 libstb-dev libqd0v5 libqd-dev libtoml11-dev 2>&1 | tail -n 2
+# OpenEXR (`render --exr`) with its CMake config's dependencies Imath and zlib.
+apt-get download libopenexr-3-1-30 libopenexr-dev libimath-3-1-29 libimath-dev zlib1g-dev 2>&1 | tail -n 1
 # The headless GL context of the interop test and `bench interop`: the GL vendor-neutral EGL
 # library (NVIDIA's driver there supplies libEGL_nvidia), and glad's loaders, pre-generated because
 # that machine has no python3-glad.

@@ -1,16 +1,17 @@
 // `deepscope render`: a Mandelbrot view (or a zoom sequence) to PNG with the location embedded,
-// plus optional .npy count and smooth-count arrays. Everything is validated before rendering and
-// every file is written whole or not at all.
-#include <mpfr.h>
+// plus optional .npy count and smooth-count arrays and Kalles Fraktaler's EXR channels, optionally
+// antialiased; `deepscope video` is the same over eased frames (cmd_video.cpp). Everything is
+// validated before rendering and every file is written whole or not at all.
 #include <unistd.h>
 
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
 #include <random>
+#include <set>
 
+#include "app/io/exr_io.h"
 #include "app/io/image_io.h"
 #include "app/io/location.h"
 #include "app/io/view_png.h"
@@ -22,7 +23,9 @@
 #include "kernels/core/work.h"
 #include "kernels/mandelbrot/auto_iter.h"
 #include "kernels/mandelbrot/mandelbrot.h"
+#include "render_command.h"
 #include "render_work.h"
+#include "zoom_frames.h"
 
 namespace ds::app {
 namespace {
@@ -39,7 +42,8 @@ struct Job {
   colour::Colouring colouring;
   std::string palette_name;
   double density = 1, offset = 0;
-  std::string out, counts, smooth;
+  std::string out, counts, smooth, exr;
+  int aa = 1;  // --aa N
   int frames = 1;
   std::string zoom_to;
   bool quiet = false;
@@ -65,76 +69,25 @@ LimbStrategy parse_strategy(const std::string& s) {
   throw cli::UsageError("--limb-strategy must be thread or coop, got \"" + s + "\"");
 }
 
-// Output name of frame k (1-based) of n: a printf pattern ("frame_%05d.png") gets k; otherwise
-// "_%05d" goes before the extension. A single frame keeps the name as given (patterns get 1).
-std::string frame_name(const std::string& path, int k, int n) {
-  size_t pct = path.find('%');
-  if (pct != std::string::npos) {
-    size_t e = pct + 1;
-    while (e < path.size() && std::isdigit(static_cast<unsigned char>(path[e]))) ++e;
-    if (e >= path.size() || path[e] != 'd' || path.find('%', e) != std::string::npos)
-      throw cli::UsageError("output pattern \"" + path +
-                            "\" must contain exactly one %d (e.g. frame_%05d.png)");
-    char buf[64];
-    std::snprintf(buf, sizeof buf, path.substr(pct, e - pct + 1).c_str(), k);
-    return path.substr(0, pct) + buf + path.substr(e + 1);
-  }
-  if (n == 1) return path;
-  size_t slash = path.find_last_of('/');
-  size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "_%05d", k);
-  return path.substr(0, dot) + buf + path.substr(dot);
-}
-
-// Zooms of an n-frame sequence, geometric from z0 to z1 (both exact as given at the ends).
-std::vector<std::string> frame_zooms(const std::string& z0, const std::string& z1, int n) {
-  if (n == 1) return {z0};
-  std::vector<std::string> out;
-  mpfr_t a, b, t;
-  mpfr_inits2(256, a, b, t, static_cast<mpfr_ptr>(nullptr));
-  char* end = nullptr;
-  mpfr_strtofr(a, z0.c_str(), &end, 10, MPFR_RNDN);  // both validated by geometry()
-  mpfr_strtofr(b, z1.c_str(), &end, 10, MPFR_RNDN);
-  mpfr_div(b, b, a, MPFR_RNDN);  // ratio
-  mpfr_log(b, b, MPFR_RNDN);
-  for (int k = 0; k < n; ++k) {
-    if (k == 0) {
-      out.push_back(z0);
-      continue;
-    }
-    if (k == n - 1) {
-      out.push_back(z1);
-      continue;
-    }
-    mpfr_mul_d(t, b, static_cast<double>(k) / (n - 1), MPFR_RNDN);
-    mpfr_exp(t, t, MPFR_RNDN);
-    mpfr_mul(t, t, a, MPFR_RNDN);
-    char* s = nullptr;
-    mpfr_asprintf(&s, "%.40Re", t);
-    out.push_back(s);
-    mpfr_free_str(s);
-  }
-  mpfr_clears(a, b, t, static_cast<mpfr_ptr>(nullptr));
-  return out;
-}
-
 std::string gib(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
   return buf;
 }
 
-Job parse_job(const ArgList& args) {
-  cli::Args a(
-      args, {"re",       "im",          "zoom",    "iter",           "size",           "arith",  "palette",
-             "density",  "offset",      "out",     "backend",        "limb-strategy",  "counts", "smooth",
-             "location", "frames",      "zoom-to", "device",         "devices",        "shard",  "tile-rows",
-             "verify",   "verify-seed", "delta",   "max-references", "reference-cache"},
-      {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"});
+Job parse_job(const ArgList& args, VideoSettings* video) {
+  // clang-format off
+  std::set<std::string> valued = {
+      "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
+      "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
+      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "exr", "aa"};
+  // clang-format on
+  if (video) valued.insert({"easing", "mp4", "fps", "crf"});
+  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"});
+  const char* command = video ? "video" : "render";
   if (!a.positional().empty())
-    throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
+    throw cli::UsageError(std::string(command) + " takes no positional argument: \"" + a.positional()[0] +
+                          "\"");
   Job j;
   j.palette_name = "classic";
   if (a.has("location")) {
@@ -164,6 +117,14 @@ Job parse_job(const ArgList& args) {
   j.out = a.require("out");
   j.counts = a.get("counts", "");
   j.smooth = a.get("smooth", "");
+  j.exr = a.get("exr", "");
+  if (a.has("exr") && j.exr.empty()) throw cli::UsageError("--exr needs a file name");
+  // Never a PNG in place of the EXR asked for.
+  if (!j.exr.empty() && !exr_supported())
+    throw cli::UsageError(
+        "--exr: this build has no OpenEXR (install libopenexr-dev and configure again with "
+        "-DDEEPSCOPE_OPENEXR=ON)");
+  j.aa = static_cast<int>(a.get_int("aa", 1, 1, 16));
   j.opt.backend = parse_backend(a.get("backend", "auto"));
   j.opt.limb_strategy = parse_strategy(a.get("limb-strategy", "thread"));
   j.opt.cuda_device = static_cast<int>(a.get_int("device", 0, 0, 1024));
@@ -178,6 +139,19 @@ Job parse_job(const ArgList& args) {
   if (j.frames > 1 && j.zoom_to.empty()) throw cli::UsageError("--frames needs --zoom-to");
   if (!j.zoom_to.empty() && j.frames < 2) throw cli::UsageError("--zoom-to needs --frames N with N >= 2");
   j.quiet = a.flag("quiet");
+  if (video) {
+    if (j.frames < 2 || j.zoom_to.empty())
+      throw cli::UsageError("video needs --frames N (N >= 2) and --zoom-to Z2");
+    video->easing = parse_easing(a.get("easing", "linear"));
+    video->mp4 = a.get("mp4", "");
+    video->fps = a.get_double("fps", 30);
+    if (!(video->fps >= 1 && video->fps <= 240)) throw cli::UsageError("--fps must be within [1, 240]");
+    video->crf = static_cast<int>(a.get_int("crf", 18, 0, 51));
+    video->quiet = a.flag("quiet");
+    if (!video->mp4.empty() && a.has("shard"))
+      throw cli::UsageError("--mp4 needs every frame: make it in a run without --shard");
+    if (!video->mp4.empty()) check_writable(video->mp4 + ".part");
+  }
   j.verify.samples = static_cast<int>(a.get_int("verify", 0, 1, 1 << 20));
   const std::string delta = a.get("delta", "auto");
   if (delta == "auto")
@@ -215,6 +189,8 @@ Job parse_job(const ArgList& args) {
   if (j.tile_rows && j.frames > 1)
     throw cli::UsageError(
         "--tile-rows splits one image; the frames of a sequence are already split one per worker");
+  if (j.aa > 1 && (j.auto_iter || j.verify.samples > 0))
+    throw cli::UsageError("--aa renders shifted samples of the view: not with --auto-iter or --verify");
 
   j.colouring.palette = colour::palette_by_name(j.palette_name);
   j.colouring.density = static_cast<float>(j.density);
@@ -225,8 +201,10 @@ Job parse_job(const ArgList& args) {
 
 }  // namespace
 
-int cmd_render(const ArgList& args) {
-  Job job = parse_job(args);
+int cmd_render(const ArgList& args) { return render_command(args, nullptr); }
+
+int render_command(const ArgList& args, VideoSettings* video) {
+  Job job = parse_job(args, video);
   mandel::View& v = job.view;
   if (!job.quiet && work::is_writer())
     for (const std::string& w : job.location_warnings) std::cerr << "deepscope render: warning: " << w << "\n";
@@ -238,8 +216,8 @@ int cmd_render(const ArgList& args) {
     end.zoom = job.zoom_to;
     mandel::geometry(end);  // malformed or non-positive --zoom-to
   }
-  const std::vector<std::string> zooms =
-      frame_zooms(v.zoom, job.zoom_to.empty() ? v.zoom : job.zoom_to, job.frames);
+  const std::vector<std::string> zooms = frame_zooms(v.zoom, job.zoom_to.empty() ? v.zoom : job.zoom_to,
+                                                     job.frames, video ? video->easing : Easing::kLinear);
   std::vector<Arith> formats;
   std::vector<mandel::Method> methods;
   for (const std::string& z : zooms) {
@@ -257,8 +235,14 @@ int cmd_render(const ArgList& args) {
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);
   const uint64_t host_need =
       pixels * (8 + 3 + 8 + (mandel::wide_counts(v.max_iter) ? 4 : 0) +
-                (job.counts.empty() ? 0 : mandel::wide_counts(v.max_iter) ? 8 : 4) +
-                (job.smooth.empty() ? 0 : mandel::wide_counts(v.max_iter) ? 8 : 4));
+                (job.counts.empty()                ? 0
+                 : mandel::wide_counts(v.max_iter) ? 8
+                                                   : 4) +
+                (job.smooth.empty()                ? 0
+                 : mandel::wide_counts(v.max_iter) ? 8
+                                                   : 4) +
+                // EXR: the three fields, N, N1, NF, linear and half RGB, the encoded file
+                (job.exr.empty() ? 0 : 12 + 12 + 12 + 6 + 16) + (job.aa > 1 ? 12 + 1 + 3 : 0));
   const uint64_t host_have = mandel::host_memory_bytes();
   if (host_have && host_need > host_have)
     throw cli::UsageError("a " + std::to_string(v.width) + "x" + std::to_string(v.height) +
@@ -276,6 +260,7 @@ int cmd_render(const ArgList& args) {
   plan.colouring = job.colouring;
   plan.quiet = job.quiet;
   plan.verify = job.verify;
+  plan.aa = job.aa;
   // --device K means --devices K on CUDA and is ignored on the CPU (as before --devices existed);
   // a --devices list on the CPU is refused by workers().
   const std::string devices =
@@ -325,8 +310,10 @@ int cmd_render(const ArgList& args) {
     t.png = frame_name(job.out, k, job.frames);
     t.counts = job.counts.empty() ? "" : frame_name(job.counts, k, job.frames);
     t.smooth = job.smooth.empty() ? "" : frame_name(job.smooth, k, job.frames);
+    t.exr = job.exr.empty() ? "" : frame_name(job.exr, k, job.frames);
+    if (video) video->pngs.push_back(t.png);
     if (writer && plan.shard.owns(k - 1))
-      for (const std::string* p : {&t.png, &t.counts, &t.smooth})
+      for (const std::string* p : {&t.png, &t.counts, &t.smooth, &t.exr})
         if (!p->empty()) check_writable(*p);
     targets.push_back(std::move(t));
   }
@@ -338,6 +325,11 @@ int cmd_render(const ArgList& args) {
         "--auto-iter renders one image on one worker; this one is split among " +
         std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
         " (use --devices K)");
+  if (strips && (job.aa > 1 || !job.exr.empty()))
+    throw cli::UsageError(
+        "--aa and --exr render one image on one worker; this one would be split into strips among " +
+        std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
+        " workers (use --devices K, and no --tile-rows)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 
   // One image on one worker: one render (with --auto-iter, again at a raised limit while the
@@ -355,6 +347,19 @@ int cmd_render(const ArgList& args) {
       std::fprintf(stderr, "\rrender: %3.0f%%", 100.0 * x);
       std::fflush(stderr);
     };
+  if (!t.exr.empty()) o.fields |= mandel::kFieldDistance | mandel::kFieldPhase;  // DEX, DEY, T
+  if (job.aa > 1) {  // (no --auto-iter or --verify with --aa: refused above)
+    TargetFiles files;
+    const bool done = render_target(t, o, plan, &files);
+    if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
+    if (!done) {
+      std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
+      return 130;
+    }
+    write_target(t, files);
+    if (!job.quiet) std::cerr << wrote_lines(t.png, files.summary);
+    return unresolved_exit(files.unresolved, t.png, job.quiet);
+  }
   mandel::RenderResult r = mandel::render(t.view, o);
   for (int round = 0; job.auto_iter && !r.cancelled && round < 8; ++round) {
     const mandel::AutoIterDecision d = mandel::auto_iterations_after_render(
@@ -381,18 +386,10 @@ int cmd_render(const ArgList& args) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     return 130;
   }
-  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text);
-  if (!t.counts.empty())
-    write_file_atomically(t.counts, encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
-  if (!t.smooth.empty())
-    write_file_atomically(t.smooth, encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width));
-  write_file_atomically(t.png, png);
-  if (!job.quiet) {
-    const std::string summary = render_summary(r);
-    const size_t nl = summary.find('\n');
-    std::cerr << "deepscope render: wrote " << t.png << " (" << summary.substr(0, nl) << ")\n";
-    if (nl != std::string::npos) std::cerr << "deepscope render: " << summary.substr(nl + 1) << "\n";
-  }
+  plan.colouring = job.colouring;  // --auto-iter may have raised max_iter
+  const TargetFiles files = encode_target(t, r, plan, text);
+  write_target(t, files);
+  if (!job.quiet) std::cerr << wrote_lines(t.png, files.summary);
   const int code = unresolved_exit(r.perturb.glitch_unresolved, t.png, job.quiet);
   return wrong ? 1 : code;
 }

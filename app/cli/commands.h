@@ -10,6 +10,8 @@ using ArgList = std::vector<std::string>;
 
 int cmd_info(const ArgList& args);
 int cmd_render(const ArgList& args);
+// `render` over eased frames, numbered PNGs and an MP4 through ffmpeg (cmd_video.cpp).
+int cmd_video(const ArgList& args);
 int cmd_bench(const ArgList& args);
 int cmd_henon(const ArgList& args);
 int cmd_drift(const ArgList& args);

@@ -12,13 +12,16 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "cancel.h"
+#include "antialias.h"
+#include "app/io/exr_io.h"
 #include "app/io/image_io.h"
-#include "kernels/core/atomic_file.h"
-#include "kernels/perturb/perturb.h"
-#include "kernels/perturb/oracle.h"
 #include "app/io/location.h"
+#include "app/io/srgb.h"
 #include "app/io/view_png.h"
+#include "cancel.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/perturb/oracle.h"
+#include "kernels/perturb/perturb.h"
 
 namespace ds::app {
 namespace {
@@ -151,6 +154,8 @@ void print_per_worker(const work::Stats& s, const char* units) {
   std::cerr << "\n";
 }
 
+std::string aa_first_line(int aa) { return "samples = " + std::to_string(aa) + "x" + std::to_string(aa); }
+
 // A strip's payload: a text line of its facts, then its counts and smooth values as raw bytes.
 std::string encode_strip(const RenderResult& r, int row_begin) {
   char line[640];
@@ -235,6 +240,30 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
 
 }  // namespace
 
+// "deepscope render: wrote PNG (first summary line)" and the summary's further lines, each prefixed.
+std::string wrote_lines(const std::string& png, const std::string& summary, const std::string& more) {
+  std::string out;
+  size_t at = 0;
+  for (bool first = true; at <= summary.size(); first = false) {
+    size_t nl = summary.find('\n', at);
+    if (nl == std::string::npos) nl = summary.size();
+    const std::string line = summary.substr(at, nl - at);
+    out += first ? "deepscope render: wrote " + png + " (" + line + more + ")\n"
+                 : "deepscope render: " + line + "\n";
+    at = nl + 1;
+  }
+  return out;
+}
+
+// Writes the files of `t` that `f` holds: the data files first, the PNG last (frame_written counts
+// a frame as done once its PNG is there).
+void write_target(const RenderTarget& t, const TargetFiles& f) {
+  if (!t.counts.empty()) write_file_atomically(t.counts, f.counts);
+  if (!t.smooth.empty()) write_file_atomically(t.smooth, f.smooth);
+  if (!t.exr.empty()) write_file_atomically(t.exr, f.exr);
+  write_file_atomically(t.png, f.png);
+}
+
 std::string render_summary(const RenderResult& r) {
   char line[512];
   std::snprintf(line, sizeof line, "%dx%d, %s on %s%s, %.3f s, %.3g iterations", r.width, r.height,
@@ -265,6 +294,104 @@ std::string render_summary(const RenderResult& r) {
     if (!pi.reference_cache.empty()) out += "\nreference cache: " + pi.reference_cache;
   }
   return out;
+}
+
+namespace {
+
+// The EXR of t from the data of its pixel centres `r`, the image's colours (linear light) and its
+// text chunks, with the undecided-pixel count.
+std::string target_exr(const RenderResult& r, const std::vector<float>& linear,
+                       std::vector<std::pair<std::string, std::string>> text, uint64_t undecided) {
+  ExrImage e = exr_channels(r, linear);
+  text.emplace_back("deepscope-undecided", std::to_string(undecided));
+  e.attributes = std::move(text);
+  return encode_exr(e);
+}
+
+std::vector<float> to_linear(const std::vector<uint8_t>& rgb) {
+  std::vector<float> out(rgb.size());
+  for (size_t k = 0; k < rgb.size(); ++k) out[k] = srgb_to_linear(rgb[k]);
+  return out;
+}
+
+}  // namespace
+
+TargetFiles encode_target(const RenderTarget& t, const RenderResult& r, const RenderPlan& plan,
+                          const std::vector<std::pair<std::string, std::string>>& extra) {
+  TargetFiles f;
+  const std::vector<uint8_t> rgb = colour_view(r, plan.colouring);
+  f.png = view_png(t.view, r, rgb, plan.palette_name, plan.colouring, extra);
+  if (!t.counts.empty()) f.counts = encode_counts_npy(r.counts, r.counts_high, r.height, r.width);
+  if (!t.smooth.empty()) f.smooth = encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width);
+  f.unresolved = r.perturb.glitch_unresolved;
+  if (!t.exr.empty()) {
+    std::vector<std::pair<std::string, std::string>> text =
+        view_text(t.view, r, plan.palette_name, plan.colouring);
+    text.insert(text.end(), extra.begin(), extra.end());
+    f.exr = target_exr(r, to_linear(rgb), text, f.unresolved);
+  }
+  f.summary = render_summary(r);
+  return f;
+}
+
+bool render_target(const RenderTarget& t, const mandel::RenderOptions& o, const RenderPlan& plan,
+                   TargetFiles* files) {
+  mandel::RenderOptions opt = o;
+  if (!t.exr.empty()) opt.fields |= mandel::kFieldDistance | mandel::kFieldPhase;
+  if (plan.aa <= 1) {
+    const RenderResult r = mandel::render(t.view, opt);
+    if (r.cancelled) return false;
+    *files = encode_target(t, r, plan);
+    return true;
+  }
+  mandel::RenderOptions sample = o;
+  sample.fields = 0;  // colour only
+  AntialiasedImage a = render_antialiased(t.view, sample, plan.aa, plan.colouring);
+  if (a.cancelled) return false;
+  RenderResult centre;
+  if (t.wants_arrays()) {
+    centre = mandel::render(t.view, opt);
+    if (centre.cancelled) return false;
+    // A pixel undecided at its centre is undecided in the image too.
+    const size_t pixels = a.undecided_mask.size();
+    for (size_t k = 0; k < pixels; ++k)
+      if (centre.count(k) == 0 && !a.undecided_mask[k]) {
+        a.undecided_mask[k] = 1;
+        ++a.undecided;
+        for (int ch = 0; ch < 3; ++ch) {
+          a.rgb[3 * k + ch] = ch == 1 ? 0 : 255;
+          a.linear[3 * k + ch] = srgb_to_linear(a.rgb[3 * k + ch]);
+        }
+      }
+    a.facts.perturb.glitch_unresolved = a.undecided;
+  }
+  const std::string aa_text = aa_first_line(plan.aa) + "\naverage = linear light\nreference_reused = " +
+                              std::to_string(a.reference_reused) + " of " + std::to_string(a.samples) +
+                              " samples\nundecided_pixels = " + std::to_string(a.undecided) + "\n";
+  std::vector<std::pair<std::string, std::string>> text =
+      view_text(t.view, a.facts, plan.palette_name, plan.colouring);
+  text.emplace_back(kPngAntialiasKey, aa_text);
+  TargetFiles& f = *files;
+  f = TargetFiles();
+  f.png = encode_png(a.rgb, t.view.width, t.view.height, text);
+  if (!t.counts.empty())
+    f.counts = encode_counts_npy(centre.counts, centre.counts_high, centre.height, centre.width);
+  if (!t.smooth.empty())
+    f.smooth =
+        encode_smooth_npy(centre.smooth, centre.counts, centre.counts_high, centre.height, centre.width);
+  if (!t.exr.empty()) f.exr = target_exr(centre, a.linear, text, a.undecided);
+  f.unresolved = a.undecided;
+  char line[200];
+  std::snprintf(
+      line, sizeof line, "antialiasing: %dx%d samples%s, averaged in linear light, %llu undecided pixels",
+      plan.aa, plan.aa,
+      a.facts.method == Method::kPerturb ? (", reference reused by " + std::to_string(a.reference_reused) +
+                                            " of " + std::to_string(a.samples))
+                                               .c_str()
+                                         : "",
+      static_cast<unsigned long long>(a.undecided));
+  f.summary = render_summary(a.facts) + "\n" + line;
+  return true;
 }
 
 bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan& plan, bool quiet,
@@ -300,11 +427,16 @@ bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan
 }
 
 bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
-  if (!exists(t.png) || (!t.counts.empty() && !exists(t.counts)) || (!t.smooth.empty() && !exists(t.smooth)))
+  if (!exists(t.png) || (!t.counts.empty() && !exists(t.counts)) ||
+      (!t.smooth.empty() && !exists(t.smooth)) || (!t.exr.empty() && !exists(t.exr)))
     return false;
   try {
-    std::string text;
-    if (!png_find_text(read_all(t.png), kPngLocationKey, &text)) return false;
+    const std::string png = read_all(t.png);
+    std::string text, aa;
+    if (!png_find_text(png, kPngLocationKey, &text)) return false;
+    // Drawn with the same samples: none (no chunk) for --aa 1, "samples = NxN" otherwise.
+    const bool has_aa = png_find_text(png, kPngAntialiasKey, &aa);
+    if (plan.aa > 1 ? !has_aa || aa.substr(0, aa.find('\n')) != aa_first_line(plan.aa) : has_aa) return false;
     return text ==
            format_location(location_of(t.view, plan.palette_name, plan.colouring, format_label_of(t)));
   } catch (const std::exception&) {
@@ -347,33 +479,29 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     if (w.backend == Backend::kCuda) o.cuda_device = w.device;
     o.cancel = &stop;
     o.progress = part;
-    const RenderResult r = mandel::render(t.view, o);
-    if (r.cancelled) return false;
+    TargetFiles f;
+    if (!render_target(t, o, plan, &f)) return false;
     payload->clear();
-    put(payload, mandelbrot_png(t.view, r, plan.palette_name, plan.colouring));
-    put(payload, t.counts.empty() ? std::string() : encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
-    put(payload, t.smooth.empty() ? std::string()
-                                  : encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width));
-    put(payload, render_summary(r));
-    put(payload, std::to_string(r.perturb.glitch_unresolved));
+    for (const std::string* field : {&f.png, &f.counts, &f.smooth, &f.exr, &f.summary}) put(payload, *field);
+    put(payload, std::to_string(f.unresolved));
     return true;
   };
   uint64_t unresolved_pixels = 0;  // over the frames written by this run (the writer's count)
+  int64_t written = 0;
   job.take = [&](int64_t c, const std::string& payload, bool) {
     const RenderTarget& t = frames[static_cast<size_t>(c)];
     size_t pos = 0;
-    const std::string png = take_field(payload, &pos), counts = take_field(payload, &pos),
-                      smooth = take_field(payload, &pos), summary = take_field(payload, &pos);
+    TargetFiles f;
+    for (std::string* field : {&f.png, &f.counts, &f.smooth, &f.exr, &f.summary})
+      *field = take_field(payload, &pos);
     unresolved_pixels += std::stoull(take_field(payload, &pos));
-    // The PNG last: a frame counts as written (frame_written) only once its arrays are there.
-    if (!t.counts.empty()) write_file_atomically(t.counts, counts);
-    if (!t.smooth.empty()) write_file_atomically(t.smooth, smooth);
-    write_file_atomically(t.png, png);
+    write_target(t, f);
+    ++written;
     if (talk) {
-      const size_t nl = summary.find('\n');
-      std::string text = "deepscope render: wrote " + t.png + " (" + summary.substr(0, nl) + ")\n";
-      if (nl != std::string::npos) text += "deepscope render: " + summary.substr(nl + 1) + "\n";
-      line.print(text);
+      char more[64];
+      std::snprintf(more, sizeof more, "; frame %lld of %lld", static_cast<long long>(c + 1),
+                    static_cast<long long>(frames.size()));
+      line.print(wrote_lines(t.png, f.summary, more));
     }
   };
   const work::Stats s = work::run(job);
@@ -386,8 +514,9 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     return 130;
   }
   if (talk) {
-    if (s.loaded)
-      std::cerr << "deepscope render: " << s.loaded << " of " << s.owned << " frames were already written\n";
+    // The count a resumed run is checked by: frames rendered now, and those found written.
+    std::cerr << "deepscope render: " << written << " frames rendered, " << s.loaded << " of " << s.owned
+              << " were already written\n";
     print_per_worker(s, "frames");
   }
   return unresolved_exit(unresolved_pixels, "the frames", plan.quiet);

@@ -18,6 +18,9 @@ struct RenderTarget {
   mandel::View view;
   mandel::RenderOptions opt;        // format and method resolved; backend and device: the worker's
   std::string png, counts, smooth;  // output names (counts, smooth: "" when not asked)
+  std::string exr;                  // `--exr`: Kalles Fraktaler's channels (app/io/exr_io.h); "" not asked
+  // The per-pixel data beyond counts that the files need (RenderOptions::fields).
+  bool wants_arrays() const { return !counts.empty() || !smooth.empty() || !exr.empty(); }
 };
 
 // `render --verify N`: sampled pixels checked against the MPFR oracle (kernels/perturb/oracle.h).
@@ -33,7 +36,31 @@ struct RenderPlan {
   work::Shard shard;
   bool quiet = false;
   VerifyPlan verify;  // one image only (render_strips; cmd_render's single render)
+  int aa = 1;         // `--aa N`: N x N jittered samples a pixel (app/cli/antialias.h)
 };
+
+// The bytes of one target's files, and what the report says about them.
+struct TargetFiles {
+  std::string png, counts, smooth, exr;  // empty where the target does not ask for the file
+  std::string summary;                   // render_summary(...), and the samples' line with --aa
+  uint64_t unresolved = 0;               // undecided pixels (magenta in the PNG, counted in its text)
+};
+
+// Renders `t` with `o` (backend, device, cancel and progress set by the caller): one render, or
+// with plan.aa > 1 plan.aa^2 shifted samples (plus one render at the pixel centres when t asks for
+// .npy or EXR data, which are of the centres). False when cancelled.
+bool render_target(const RenderTarget& t, const mandel::RenderOptions& o, const RenderPlan& plan,
+                   TargetFiles* files);
+// The files of `t` from the render `r` of its pixel centres (`extra`: more PNG text chunks).
+TargetFiles encode_target(const RenderTarget& t, const mandel::RenderResult& r, const RenderPlan& plan,
+                          const std::vector<std::pair<std::string, std::string>>& extra = {});
+// Writes the files of `t` that `f` holds, each atomically: the data files first, the PNG last.
+void write_target(const RenderTarget& t, const TargetFiles& f);
+// The report of a written image: "deepscope render: wrote PNG (SUMMARY's first line MORE)" and
+// SUMMARY's further lines, one "deepscope render: " line each.
+std::string wrote_lines(const std::string& png, const std::string& summary, const std::string& more = "");
+// PNG tEXt keyword of an antialiased image: "samples = NxN" and the samples' facts.
+constexpr const char* kPngAntialiasKey = "deepscope-aa";
 
 // Exit code 1, with a message unless quiet, when `unresolved` pixels of `what` could not be made
 // right (perturbation's glitch_unresolved); 0 otherwise. A render that is not right never exits 0.
@@ -60,8 +87,8 @@ bool verify_image(const mandel::View& v, const mandel::RenderResult& r, const Ve
 // second line (reference, BLA, re-evaluated pixels) after "\n".
 std::string render_summary(const mandel::RenderResult& r);
 
-// True when `png` holds the image of `t` already (its embedded location is t's) and t's .npy files
-// exist: what render_frames skips.
+// True when `png` holds the image of `t` already (its embedded location is t's, drawn with plan.aa
+// samples) and t's .npy and EXR files exist: what render_frames skips.
 bool frame_written(const RenderTarget& t, const RenderPlan& plan);
 
 }  // namespace ds::app

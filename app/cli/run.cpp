@@ -36,6 +36,7 @@ int run(const ArgList& args) {
       }
     if (sub == "info") return cmd_info(rest);
     if (sub == "render") return cmd_render(rest);
+    if (sub == "video") return cmd_video(rest);
     if (sub == "bench") return cmd_bench(rest);
     if (sub == "henon") return cmd_henon(rest);
     if (sub == "drift") return cmd_drift(rest);

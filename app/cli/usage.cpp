@@ -27,7 +27,8 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--reference-cache DIR] [--auto-iter] [--expmap] [--quiet] --out FILE.png
+                   [--reference-cache DIR] [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap] [--quiet]
+                   --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -47,6 +48,19 @@ Commands:
         still iterate at the limit (docs/finder.md, "Auto iterations")
         --expmap renders KF's and Fraktaler-3's exponential map (docs/mandelbrot.md): columns are angles,
         rows radii from the half-diagonal down to half of it, for zoom-video keyframes
+        --aa N antialiases with N x N stratified jittered samples a pixel (N to 16; each a render of
+        the view shifted by a fraction of a pixel), averaged in linear light; undecided pixels of
+        any sample stay magenta and counted. --exr FILE.exr also writes Kalles Fraktaler's channels
+        for zoomasm: N, NF (N + NF = the smooth count), DEX, DEY, T when the engine gives them, and
+        linear R, G, B as half floats, with the location in the header (builds with OpenEXR only)
+  deepscope video [--re R --im I --zoom Z | --location FILE] --zoom-to Z2 --frames N
+                  [--easing linear|smooth|in|out] [--aa N] [--exr FILE%05d.exr] [--mp4 FILE.mp4]
+                  [--fps F] [--crf C] [render's options] --out DIR/frame%05d.png
+        a zoom video: N frames from zoom Z to Z2, log zoom moving along the easing curve (linear: the
+        same factor every frame; smooth eases in and out), rendered as render --frames renders them
+        (a rerun skips the frames already written, so a stopped video resumes); --mp4 pipes the
+        frames to ffmpeg (x264, yuv420p, --crf default 18, --fps default 30) into FILE.mp4, written
+        whole or not at all; without ffmpeg (PATH, or DEEPSCOPE_FFMPEG) --mp4 exits 2 at once
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
                    [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy

@@ -1,0 +1,114 @@
+// Stratified jittered supersampling of a view: shifted renders, one colouring, linear-light mean.
+#include "antialias.h"
+
+#include "app/io/srgb.h"
+#include "app/io/view_png.h"
+#include "kernels/mandelbrot/navigate.h"
+
+namespace ds::app {
+
+std::vector<std::array<double, 2>> aa_offsets(int n) {
+  if (n <= 1) return {{0.0, 0.0}};
+  // splitmix64 (Steele, Lea, Flood 2014) from a fixed seed: the pattern depends on N only.
+  uint64_t state = 0x64656570736370ull + static_cast<uint64_t>(n);
+  auto next = [&state] {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;  // [0, 1)
+  };
+  std::vector<std::array<double, 2>> out;
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a < n; ++a) {
+      const double u = next(), w = next();
+      out.push_back({(a + u) / n - 0.5, (b + w) / n - 0.5});
+    }
+  return out;
+}
+
+mandel::View shifted_view(const mandel::View& v, double dx, double dy) {
+  if (dx == 0.0 && dy == 0.0) return v;
+  // The pixel offset in the map's half-step units (View::pixel_map: kx = 2 dx, ky = -2 dy) lands
+  // at (s/2)(m0 kx + m1 ky, m2 kx + m3 ky); pan_pixels(v, a, b) moves the centre by s(-a, b).
+  const double* m = v.pixel_map;
+  const double re_pixels = m[0] * dx - m[1] * dy, im_pixels = m[2] * dx - m[3] * dy;
+  mandel::View out = mandel::pan_pixels(v, -re_pixels, im_pixels);
+  out.zoom = v.zoom;  // unchanged, as given
+  return out;
+}
+
+AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderOptions& opt, int n,
+                                    const colour::Colouring& c) {
+  AntialiasedImage out;
+  const std::vector<std::array<double, 2>> offsets = aa_offsets(n);
+  out.samples = static_cast<int>(offsets.size());
+  const std::size_t pixels = static_cast<std::size_t>(v.width) * static_cast<std::size_t>(v.height);
+  std::vector<float> sum(3 * pixels, 0.0f);
+  std::vector<uint8_t> undecided(pixels, 0);
+  for (int s = 0; s < out.samples; ++s) {
+    mandel::RenderOptions o = opt;
+    if (opt.progress) o.progress = [&opt, s, &out](double x) { opt.progress((s + x) / out.samples); };
+    const auto& d = offsets[static_cast<std::size_t>(s)];
+    const mandel::RenderResult r = mandel::render(shifted_view(v, d[0], d[1]), o);
+    if (r.cancelled) {
+      out.cancelled = true;
+      return out;
+    }
+    const std::vector<uint8_t> rgb = colour_view(r, c);
+    for (std::size_t k = 0; k < pixels; ++k) {
+      if (r.count(k) == 0) undecided[k] = 1;  // perturbation could not decide it (colour_pixel)
+      for (int ch = 0; ch < 3; ++ch) sum[3 * k + ch] += srgb_to_linear(rgb[3 * k + ch]);
+    }
+    mandel::RenderResult& f = out.facts;
+    if (s == 0) {
+      f = r;
+      f.counts.clear();
+      f.smooth.clear();
+      f.counts_high.clear();
+      f.dex.clear();
+      f.dey.clear();
+      f.phase.clear();
+    } else {
+      f.iterations += r.iterations;
+      f.seconds += r.seconds;
+      f.kernel_seconds += r.kernel_seconds;
+      mandel::PerturbInfo& p = f.perturb;
+      const mandel::PerturbInfo& q = r.perturb;
+      p.reference_seconds += q.reference_seconds;
+      p.bla_skipped += q.bla_skipped;
+      p.rebases += q.rebases;
+      p.glitch_pixels += q.glitch_pixels;
+      p.glitch_corrected += q.glitch_corrected;
+      p.glitch_refined += q.glitch_refined;
+      p.secondary_references += q.secondary_references;
+      p.refine_seconds += q.refine_seconds;
+      p.secondary_seconds += q.secondary_seconds;
+      p.interior_pixels += q.interior_pixels;
+    }
+    if (r.method == mandel::Method::kPerturb && r.perturb.reference_reused) ++out.reference_reused;
+  }
+  out.rgb.resize(3 * pixels);
+  out.linear.resize(3 * pixels);
+  const float inv = 1.0f / static_cast<float>(out.samples);
+  for (std::size_t k = 0; k < pixels; ++k) {
+    if (undecided[k]) {
+      ++out.undecided;
+      const uint8_t magenta[3] = {255, 0, 255};
+      for (int ch = 0; ch < 3; ++ch) {
+        out.rgb[3 * k + ch] = magenta[ch];
+        out.linear[3 * k + ch] = srgb_to_linear(magenta[ch]);
+      }
+      continue;
+    }
+    for (int ch = 0; ch < 3; ++ch) {
+      const float x = sum[3 * k + ch] * inv;
+      out.linear[3 * k + ch] = x;
+      out.rgb[3 * k + ch] = linear_to_srgb8(x);
+    }
+  }
+  out.facts.perturb.glitch_unresolved = out.undecided;
+  out.undecided_mask = std::move(undecided);
+  return out;
+}
+
+}  // namespace ds::app

@@ -1,0 +1,47 @@
+// `render --aa N`: supersampling with N x N stratified jittered samples per pixel. Each sample is a
+// whole render of the view shifted by a sub-pixel offset (exact in MPFR), coloured by the one
+// colouring of every image file (app/io/view_png.h: colour_view), and the colours are averaged in
+// linear light. Undecided pixels of any sample stay magenta and counted.
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/colour/palette.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+
+namespace ds::app {
+
+// The N x N sample offsets in pixels from the pixel's centre (x to the right, y down), row by row
+// of cells: cell (a, b) gets (a + u)/N - 1/2, (b + v)/N - 1/2 with u, v in [0, 1) drawn from a
+// fixed-seed generator (the same pattern for every image and frame, so reruns and resumed
+// sequences give the same bytes). N = 1: the centre itself, (0, 0).
+std::vector<std::array<double, 2>> aa_offsets(int n);
+
+// The view whose pixel (i, j) is sampled at (dx, dy) pixels from v's pixel (i, j), View::pixel_map
+// honoured: the centre moved exactly in MPFR (mandel::pan_pixels), to far below a pixel. (0, 0)
+// returns v unchanged.
+mandel::View shifted_view(const mandel::View& v, double dx, double dy);
+
+struct AntialiasedImage {
+  std::vector<uint8_t> rgb;             // 8-bit sRGB, 3 a pixel (the PNG)
+  std::vector<float> linear;            // the averages in linear light, 3 a pixel (the EXR's R, G, B)
+  uint64_t undecided = 0;               // pixels undecided in at least one sample (magenta)
+  std::vector<uint8_t> undecided_mask;  // 1 for those pixels
+  int samples = 0;
+  int reference_reused = 0;  // perturbation: samples that reused a reference orbit computed before
+  // The samples' facts as one result for the summary and the file's text: the first sample's
+  // method, format and backend, iterations and times summed, glitch counts summed except
+  // glitch_unresolved = undecided. No pixel arrays.
+  mandel::RenderResult facts;
+  bool cancelled = false;
+};
+
+// Renders v's N x N samples with `opt` (backend resolved; its cancel flag is polled, its progress
+// gets the fraction of all samples) and averages their colours.
+AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderOptions& opt, int n,
+                                    const colour::Colouring& c);
+
+}  // namespace ds::app
