@@ -11,7 +11,9 @@
 
 namespace ds::colour {
 
-constexpr int kMaxPaletteStops = 16;
+// Kalles Fraktaler's palettes have up to 1024 colours (app/io/kfp.h). A Palette is then about 3 KB,
+// still a legal by-value CUDA kernel parameter inside canvas.cuh's ComposeArgs (4 KB limit).
+constexpr int kMaxPaletteStops = 1024;
 // Iterations per palette cycle at density 1.
 constexpr float kIterationsPerCycle = 32.0f;
 
