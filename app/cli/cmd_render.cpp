@@ -11,7 +11,9 @@
 #include <mutex>
 #include <random>
 
+#include "app/io/colouring.h"
 #include "app/io/image_io.h"
+#include "app/io/kfp.h"
 #include "app/io/location.h"
 #include "app/io/view_png.h"
 #include "cancel.h"
@@ -50,6 +52,7 @@ struct Job {
   VerifyPlan verify;          // --verify N [--verify-seed S]
   bool auto_iter = false;     // --auto-iter: render again with a raised limit (auto_iter.h)
   std::vector<std::string> location_warnings;  // fields of --location FILE not reproduced
+  ShaderSpec shader;                           // --shader NAME|FILE, --shader-param NAME=VALUE
 };
 
 Backend parse_backend(const std::string& s) {
@@ -131,7 +134,7 @@ Job parse_job(const ArgList& args) {
       args, {"re",       "im",          "zoom",    "iter",           "size",           "arith",  "palette",
              "density",  "offset",      "out",     "backend",        "limb-strategy",  "counts", "smooth",
              "location", "frames",      "zoom-to", "device",         "devices",        "shard",  "tile-rows",
-             "verify",   "verify-seed", "delta",   "max-references", "reference-cache"},
+             "verify",   "verify-seed", "delta",   "max-references", "reference-cache", "shader", "shader-param"},
       {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -215,9 +218,33 @@ Job parse_job(const ArgList& args) {
     throw cli::UsageError(
         "--tile-rows splits one image; the frames of a sequence are already split one per worker");
 
-  j.colouring.palette = colour::palette_by_name(j.palette_name);
-  j.colouring.density = static_cast<float>(j.density);
-  j.colouring.offset = static_cast<float>(j.offset);
+  // --shader-param NAME=VALUE, repeatable; checked against the shader's parameters when it compiles.
+  std::vector<std::pair<std::string, float>> params;
+  for (const std::string& p : a.get_all("shader-param")) {
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw cli::UsageError("--shader-param takes NAME=VALUE, got \"" + p + "\"");
+    params.emplace_back(p.substr(0, eq), static_cast<float>(cli::parse_double("--shader-param " + p.substr(0, eq),
+                                                                                p.substr(eq + 1))));
+  }
+  j.shader = load_shader(a.get("shader", "palette"), params);
+
+  if (is_kf_palette_file(j.palette_name)) {
+    // A KF palette: its table, and IterDiv / ColorOffset as density and offset unless given.
+    const KfPalette kp = read_kfp(j.palette_name);
+    apply_kf_palette(kp, &j.colouring);
+    if (a.has("density")) j.colouring.density = static_cast<float>(j.density);
+    if (a.has("offset")) j.colouring.offset = static_cast<float>(j.offset);
+    j.density = j.colouring.density;
+    j.offset = j.colouring.offset;
+    if (!kp.smooth && !j.quiet)
+      std::cerr << "deepscope render: warning: " << j.palette_name
+                << " has Smooth: 0; deepscope always blends between colours\n";
+  } else {
+    j.colouring.palette = colour::palette_by_name(j.palette_name);
+    j.colouring.density = static_cast<float>(j.density);
+    j.colouring.offset = static_cast<float>(j.offset);
+  }
   j.colouring.max_iter = j.view.max_iter;
   return j;
 }
@@ -267,12 +294,21 @@ int cmd_render(const ArgList& args) {
   if (pixels * 3 > 0x7fffffffu)
     throw cli::UsageError("size " + std::to_string(v.width) + "x" + std::to_string(v.height) +
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
+  // The shader compiles before anything renders (exit 2 with its log), and says what data it reads.
+  job.opt.fields = shader_fields(job.shader);
+  {
+    const std::string why = headless_gl_unavailable();
+    if (!why.empty() && !job.quiet && work::is_writer())
+      std::cerr << "deepscope render: note: no OpenGL context (" << why
+                << "); colouring with the C++ colour_pixel (the palette shader's reference)\n";
+  }
   std::string note;
   const Backend backend = mandel::select_backend(job.opt.backend, &note);
   job.opt.backend = backend;
   RenderPlan plan;
   plan.palette_name = job.palette_name;
   plan.colouring = job.colouring;
+  plan.shader = job.shader;
   plan.quiet = job.quiet;
   plan.verify = job.verify;
   // --device K means --devices K on CUDA and is ignored on the CPU (as before --devices existed);
@@ -337,6 +373,10 @@ int cmd_render(const ArgList& args) {
         "--auto-iter renders one image on one worker; this one is split among " +
         std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
         " (use --devices K)");
+  if (strips && job.opt.fields)
+    throw cli::UsageError("--shader " + job.shader.name +
+                          " reads the distance estimate or phase, which strips do not carry yet: render it on one worker "
+                          "(--devices K, no --tile-rows)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 
   // One image on one worker: one render (with --auto-iter, again at a raised limit while the
@@ -378,7 +418,10 @@ int cmd_render(const ArgList& args) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     return 130;
   }
-  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text);
+  std::string colour_note;
+  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text, job.shader, &colour_note);
+  if (!colour_note.empty() && !job.quiet && colour_note.find("C++ colour_pixel") == std::string::npos)
+    std::cerr << "deepscope render: warning: " << colour_note << "\n";
   if (!t.counts.empty())
     write_file_atomically(t.counts, encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
   if (!t.smooth.empty())

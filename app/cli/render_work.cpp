@@ -350,7 +350,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     const RenderResult r = mandel::render(t.view, o);
     if (r.cancelled) return false;
     payload->clear();
-    put(payload, mandelbrot_png(t.view, r, plan.palette_name, plan.colouring));
+    put(payload, mandelbrot_png(t.view, r, plan.palette_name, plan.colouring, {}, plan.shader));
     put(payload, t.counts.empty() ? std::string() : encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
     put(payload, t.smooth.empty() ? std::string()
                                   : encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width));
@@ -465,7 +465,9 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   if (!image.smooth.empty())
     write_file_atomically(image.smooth,
                           encode_smooth_npy(img.smooth, img.counts, img.counts_high, img.height, img.width));
-  write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring, text));
+  std::string note;
+  write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring, text, plan.shader, &note));
+  if (!note.empty() && !plan.quiet) std::cerr << "deepscope render: note: " << note << "\n";
   std::remove(job.chunk_file.c_str());
   if (talk) {
     const std::string summary = render_summary(img);

@@ -27,7 +27,8 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--reference-cache DIR] [--auto-iter] [--quiet] --out FILE.png
+                   [--reference-cache DIR] [--auto-iter] [--shader NAME|FILE.glsl]
+                   [--shader-param NAME=VALUE]... [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -45,6 +46,11 @@ Commands:
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)
         --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels
         still iterate at the limit (docs/finder.md, "Auto iterations")
+        --shader colours with a GLSL shader (docs/colouring.md): palette (default), distance, slopes,
+        decomposition, or a .glsl file; --shader-param sets its uniforms. It runs in a headless EGL
+        context (C++ fallback for palette where there is none, said on stderr and in the PNG).
+        --palette takes a built-in name or a Kalles Fraktaler .kfp file (IterDiv, ColorOffset
+        become density and offset unless those are given)
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
                    [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy

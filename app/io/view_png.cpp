@@ -39,11 +39,20 @@ std::string perturb_text(const mandel::RenderResult& r) {
 
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
                            const std::string& palette_name, const colour::Colouring& c,
-                           const std::vector<std::pair<std::string, std::string>>& extra) {
-  const std::vector<uint8_t> rgb =
-      colour::colour_image(r.counts, r.smooth, c, r.wide() ? r.counts_high : std::vector<uint32_t>{});
+                           const std::vector<std::pair<std::string, std::string>>& extra,
+                           const ShaderSpec& shader, std::string* note) {
+  const ColouredFrame f = colour_frame(r, c, shader);
+  if (note) *note = f.note;
+  return mandelbrot_png_rgb(v, r, palette_name, c, f.rgb, f.record, extra);
+}
+
+std::string mandelbrot_png_rgb(const mandel::View& v, const mandel::RenderResult& r,
+                               const std::string& palette_name, const colour::Colouring& c,
+                               const std::vector<uint8_t>& rgb, const std::string& colour_record,
+                               const std::vector<std::pair<std::string, std::string>>& extra) {
   const Location loc = location_of(v, palette_name, c, mandel::format_label(r));
-  std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)}};
+  std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)},
+                                                           {kPngColourKey, colour_record}};
   if (r.method == mandel::Method::kPerturb) text.emplace_back(kPngPerturbKey, perturb_text(r));
   text.insert(text.end(), extra.begin(), extra.end());
   return encode_png(rgb, r.width, r.height, text);

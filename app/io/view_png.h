@@ -7,6 +7,7 @@
 
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/colour/palette.h"
+#include "colouring.h"
 #include "location.h"
 
 namespace ds::app {
@@ -21,10 +22,18 @@ Location location_of(const mandel::View& v, const std::string& palette_name, con
                      const std::string& format_used);
 // "key = value" lines of r.perturb's glitch counts and reference stop (kPngPerturbKey's text).
 std::string perturb_text(const mandel::RenderResult& r);
-// Colours `r` and encodes it as PNG bytes with location_of(...) embedded, perturb_text(r) for a
-// perturbation render, and the `extra` (keyword, text) chunks.
+// Colours `r` with `shader` (colour_frame: GLSL in a headless context, or the C++ fallback) and
+// encodes it as PNG bytes with location_of(...) embedded, the colouring record (kPngColourKey),
+// perturb_text(r) for a perturbation render, and the `extra` (keyword, text) chunks. *note gets
+// colour_frame's note (the fallback's, or data the shader reads and the render lacks).
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
                            const std::string& palette_name, const colour::Colouring& c,
-                           const std::vector<std::pair<std::string, std::string>>& extra = {});
+                           const std::vector<std::pair<std::string, std::string>>& extra = {},
+                           const ShaderSpec& shader = ShaderSpec{}, std::string* note = nullptr);
+// The same with the colours given (the window colours in its own GL context): rgb, 3 bytes a pixel.
+std::string mandelbrot_png_rgb(const mandel::View& v, const mandel::RenderResult& r,
+                               const std::string& palette_name, const colour::Colouring& c,
+                               const std::vector<uint8_t>& rgb, const std::string& colour_record,
+                               const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace ds::app
