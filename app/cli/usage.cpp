@@ -140,6 +140,9 @@ Commands:
         throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
         host's GPUs; interop: frame time per format, display by CUDA-GL interop against the copy through
         the host, in a headless EGL context
+  deepscope bench colour [--size WxH] [--repeat N] [--shader NAME|FILE] [--out FILE.md]
+        the colour pass of a frame (default 1920x1080) through each colouring shader in a headless
+        EGL context, median of N (default 11): batch (upload, draw, readback) and window (upload, draw)
   deepscope --help | --version
 
 Exit codes: 0 success, 1 failure while running, 2 bad input (usage, malformed numbers, unwritable
