@@ -20,7 +20,8 @@ Commands:
         window, and quit; --ui-scale sets the HiDPI UI scale (0.5 to 4; default: the monitor's)
         --script FILE runs a scripted session: one command a line, wait-idle [S], wait N,
         move X Y, click X Y [left|right|middle], scroll X Y STEPS, key NAME (F12, Home, ctrl+z),
-        png PATH, screenshot PATH, tab NAME, quit; X Y are Mandelbrot image pixels (docs/window.md)
+        png PATH, screenshot PATH, tab NAME, shader NAME|FILE, palette NAME|FILE.kfp, quit; X Y are
+        Mandelbrot image pixels (docs/window.md)
   deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
                    [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]

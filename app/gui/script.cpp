@@ -143,6 +143,10 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     if (rest_after_command.empty()) throw BadLine{"expected \"" + cmd + " PATH\""};
     s.op = cmd == "png" ? ScriptStep::Op::kPng : ScriptStep::Op::kScreenshot;
     s.path = rest_after_command;
+  } else if (cmd == "shader" || cmd == "palette") {
+    if (rest_after_command.empty()) throw BadLine{"expected \"" + cmd + " NAME|FILE\""};
+    s.op = cmd == "shader" ? ScriptStep::Op::kShader : ScriptStep::Op::kPalette;
+    s.path = rest_after_command;
   } else if (cmd == "tab") {
     want(1, 1, "tab mandelbrot|henon|henon-plane|tmd|drift");
     s.op = ScriptStep::Op::kTab;
@@ -156,7 +160,7 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     s.op = ScriptStep::Op::kQuit;
   } else {
     throw BadLine{"unknown command \"" + cmd +
-                  "\" (wait, wait-idle, move, click, scroll, key, png, screenshot, tab, quit)"};
+                  "\" (wait, wait-idle, move, click, scroll, key, png, screenshot, tab, shader, palette, quit)"};
   }
   return s;
 }

@@ -125,6 +125,11 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
                  " tab has no PNG screenshot path to set",
              2);
       break;
+    case Op::kShader:
+    case Op::kPalette:
+      if (!shown || !(s.op == Op::kShader ? shown->set_shader(s.path) : shown->set_palette(s.path)))
+        fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no colouring to set", 2);
+      break;
     case Op::kQuit:
       finished_ = true;
       exit_code_ = 0;
