@@ -18,7 +18,7 @@ Commands:
         open the window (at a location file, .kfr or deepscope PNG; --open also takes a Hénon scan
         CSV, like a file dropped on the window); --frames/--screenshot render N frames, save the
         window, and quit; --ui-scale sets the HiDPI UI scale (0.5 to 4; default: the monitor's)
-        --script FILE runs a scripted session: one command a line, wait-idle [S], wait N,
+        --script FILE runs a scripted session: one command a line, wait-idle [S], wait N, sleep S,
         move X Y, click X Y [left|right|middle], scroll X Y STEPS, key NAME (F12, Home, ctrl+z),
         png PATH, screenshot PATH, tab NAME, shader NAME|FILE, palette NAME|FILE.kfp, quit; X Y are
         Mandelbrot image pixels (docs/window.md)

@@ -111,6 +111,12 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     s.op = ScriptStep::Op::kWaitIdle;
     s.amount = w.size() > 1 ? number("SECONDS", w[1]) : 120.0;
     if (!(s.amount > 0 && s.amount <= 86400)) throw BadLine{"SECONDS must be in (0, 86400]"};
+  } else if (cmd == "sleep") {
+    // Frames go on (file reloads, renders) for SECONDS of wall time, however fast they are.
+    want(1, 1, "sleep SECONDS");
+    s.op = ScriptStep::Op::kSleep;
+    s.amount = number("SECONDS", w[1]);
+    if (!(s.amount > 0 && s.amount <= 3600)) throw BadLine{"SECONDS must be in (0, 3600]"};
   } else if (cmd == "move") {
     want(2, 2, "move X Y");
     s.op = ScriptStep::Op::kMove;
@@ -160,7 +166,7 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     s.op = ScriptStep::Op::kQuit;
   } else {
     throw BadLine{"unknown command \"" + cmd +
-                  "\" (wait, wait-idle, move, click, scroll, key, png, screenshot, tab, shader, palette, quit)"};
+                  "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, quit)"};
   }
   return s;
 }

@@ -68,6 +68,11 @@ void ScriptRunner::before_frame(Panel* shown) {
         }
         return;
       }
+      if (current_->op == ScriptStep::Op::kSleep) {
+        if (now_seconds() < idle_deadline_) return;
+        current_ = nullptr;
+        continue;
+      }
       if (current_->op == ScriptStep::Op::kWait) {
         if (wait_frames_-- > 0) return;
         current_ = nullptr;
@@ -95,6 +100,7 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
       wait_frames_ = static_cast<int64_t>(s.amount);
       break;
     case Op::kWaitIdle:
+    case Op::kSleep:
       idle_deadline_ = now_seconds() + s.amount;
       break;
     case Op::kMove:
