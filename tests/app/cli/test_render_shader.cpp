@@ -4,6 +4,7 @@
 // 2; a .kfp palette colours as KF's table and a malformed one exits 2 naming its line. Nothing is
 // written on an error.
 #include <gtest/gtest.h>
+#include <stb_image.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,11 @@ int render(app::ArgList args, std::string* message = nullptr) {
     if (message) *message = e.what();
     return 1;
   }
+}
+
+int run_status(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 std::string record_of(const std::string& png_path) {
@@ -123,6 +129,50 @@ TEST(RenderShader, BadShadersExitTwoWithTheLine) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status;
   const std::string err = slurp(dir + "/err.txt");
   EXPECT_NE(err.find(dir + "/broken.glsl:3:"), std::string::npos) << err;
+}
+
+std::string exe_beside() {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return "";
+  self[n] = 0;
+  std::string exe(self);
+  return exe.substr(0, exe.find_last_of('/')) + "/../app/deepscope";
+}
+
+// Where no EGL context can be made (here: libglvnd given no vendor library), the palette shader's
+// C++ reference colours the PNG, with a note on stderr and in the PNG, and the same pixels as the
+// shader; any other shader exits 2.
+TEST(RenderShader, WithoutOpenGLThePaletteFallsBackAndSaysSo) {
+  const std::string exe = exe_beside();
+  if (access(exe.c_str(), X_OK) != 0) GTEST_SKIP() << "no executable at " << exe;
+  const std::string dir = tmpdir();
+  const std::string view =
+      " render --re -0.7453 --im 0.1127 --zoom 100 --iter 500 --size 64x40 --backend cpu";
+  const std::string no_gl = "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json ";
+  ASSERT_EQ(run_status(no_gl + exe + view + " --out " + dir + "/cpp.png 2>" + dir + "/err.txt"), 0);
+  const std::string err = slurp(dir + "/err.txt");
+  EXPECT_NE(err.find("no OpenGL context"), std::string::npos) << err;
+  EXPECT_NE(err.find("colour_pixel"), std::string::npos) << err;
+  const std::string rec = record_of(dir + "/cpp.png");
+  EXPECT_NE(rec.find("coloured_by = C++ colour_pixel (fallback: "), std::string::npos) << rec;
+  ASSERT_EQ(run_status(exe + view + " --out " + dir + "/gl.png 2>/dev/null"), 0);
+  EXPECT_NE(record_of(dir + "/gl.png").find("coloured_by = GLSL"), std::string::npos);
+  int w1 = 0, h1 = 0, w2 = 0, h2 = 0, c = 0;
+  unsigned char* a = stbi_load((dir + "/cpp.png").c_str(), &w1, &h1, &c, 3);
+  unsigned char* b = stbi_load((dir + "/gl.png").c_str(), &w2, &h2, &c, 3);
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(w1 * h1, w2 * h2);
+  int differ = 0;
+  for (int k = 0; k < w1 * h1 * 3; ++k) differ += a[k] != b[k];
+  EXPECT_EQ(differ, 0);
+  stbi_image_free(a);
+  stbi_image_free(b);
+  EXPECT_EQ(
+      run_status(no_gl + exe + view + " --shader distance --out " + dir + "/de.png 2>" + dir + "/err2.txt"),
+      2);
+  EXPECT_NE(slurp(dir + "/err2.txt").find("needs OpenGL"), std::string::npos);
+  EXPECT_NE(access((dir + "/de.png").c_str(), F_OK), 0);
 }
 
 TEST(RenderShader, KfpPalette) {
