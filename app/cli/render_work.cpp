@@ -350,12 +350,14 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     const RenderResult r = mandel::render(t.view, o);
     if (r.cancelled) return false;
     payload->clear();
-    put(payload, mandelbrot_png(t.view, r, plan.palette_name, plan.colouring, {}, plan.shader));
+    std::string note;
+    put(payload, mandelbrot_png(t.view, r, plan.palette_name, plan.colouring, {}, plan.shader, &note));
     put(payload, t.counts.empty() ? std::string() : encode_counts_npy(r.counts, r.counts_high, r.height, r.width));
     put(payload, t.smooth.empty() ? std::string()
                                   : encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width));
     put(payload, render_summary(r));
     put(payload, std::to_string(r.perturb.glitch_unresolved));
+    put(payload, note);  // colour_frame's note (the fallback's is said once, up front)
     return true;
   };
   uint64_t unresolved_pixels = 0;  // over the frames written by this run (the writer's count)
@@ -365,6 +367,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     const std::string png = take_field(payload, &pos), counts = take_field(payload, &pos),
                       smooth = take_field(payload, &pos), summary = take_field(payload, &pos);
     unresolved_pixels += std::stoull(take_field(payload, &pos));
+    const std::string note = take_field(payload, &pos);
     // The PNG last: a frame counts as written (frame_written) only once its arrays are there.
     if (!t.counts.empty()) write_file_atomically(t.counts, counts);
     if (!t.smooth.empty()) write_file_atomically(t.smooth, smooth);
@@ -373,6 +376,8 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
       const size_t nl = summary.find('\n');
       std::string text = "deepscope render: wrote " + t.png + " (" + summary.substr(0, nl) + ")\n";
       if (nl != std::string::npos) text += "deepscope render: " + summary.substr(nl + 1) + "\n";
+      if (!note.empty() && note.find("C++ colour_pixel") == std::string::npos)
+        text += "deepscope render: warning: " + note + "\n";
       line.print(text);
     }
   };
@@ -467,7 +472,8 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
                           encode_smooth_npy(img.smooth, img.counts, img.counts_high, img.height, img.width));
   std::string note;
   write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring, text, plan.shader, &note));
-  if (!note.empty() && !plan.quiet) std::cerr << "deepscope render: note: " << note << "\n";
+  if (!note.empty() && !plan.quiet && note.find("C++ colour_pixel") == std::string::npos)
+    std::cerr << "deepscope render: warning: " << note << "\n";
   std::remove(job.chunk_file.c_str());
   if (talk) {
     const std::string summary = render_summary(img);
