@@ -259,15 +259,17 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   const bool wide = f.counts_high != nullptr;
   const bool de = (fields_ & mandel::kFieldDistance) != 0, ph = (fields_ & mandel::kFieldPhase) != 0;
   std::vector<uint32_t> zeros;  // for data the shader reads and the frame does not give
-  auto put = [&](int k, bool used, const void* p, GLint internal, GLenum format, GLenum type) {
+  auto put = [&](int k, bool used, const void* p, GLint internal, GLenum format, GLenum type,
+                 bool one_texel = false) {
     glActiveTexture(GL_TEXTURE0 + k);
     glBindTexture(GL_TEXTURE_2D, tex_[k]);
     if (!used) return;
-    const int w = f.width, h = f.height;
+    const int w = one_texel ? 1 : f.width, h = one_texel ? 1 : f.height;
     if (!p) {  // uint32 0 and float 0.0f are the same bits
       zeros.assign(static_cast<std::size_t>(w) * h, 0u);
       p = zeros.data();
     }
+    if (one_texel && tex_w_[k] == 1 && tex_h_[k] == 1) return;  // already the zero texel
     if (tex_w_[k] != w || tex_h_[k] != h) {
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -280,7 +282,9 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   };
   put(kCounts, true, f.counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT);
   put(kSmooth, true, f.smooth, GL_R32F, GL_RED, GL_FLOAT);
-  put(kHigh, true, wide ? f.counts_high : nullptr, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT);
+  // A narrow frame's high words are never fetched (ds_wide is false): one zero texel keeps the
+  // sampler complete without uploading a frame of zeros.
+  put(kHigh, true, wide ? f.counts_high : nullptr, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, !wide);
   put(kDex, de, f.dex, GL_R32F, GL_RED, GL_FLOAT);
   put(kDey, de, f.dey, GL_R32F, GL_RED, GL_FLOAT);
   put(kPhase, ph, f.phase, GL_R32F, GL_RED, GL_FLOAT);
