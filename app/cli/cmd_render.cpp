@@ -134,7 +134,8 @@ Job parse_job(const ArgList& args) {
       args, {"re",       "im",          "zoom",    "iter",           "size",           "arith",  "palette",
              "density",  "offset",      "out",     "backend",        "limb-strategy",  "counts", "smooth",
              "location", "frames",      "zoom-to", "device",         "devices",        "shard",  "tile-rows",
-             "verify",   "verify-seed", "delta",   "max-references", "reference-cache", "shader", "shader-param"},
+             "verify",   "verify-seed", "delta",   "max-references", "reference-cache", "shader",
+             "shader-param"},
       {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter"});
   if (!a.positional().empty())
     throw cli::UsageError("render takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -224,8 +225,8 @@ Job parse_job(const ArgList& args) {
     const size_t eq = p.find('=');
     if (eq == std::string::npos || eq == 0)
       throw cli::UsageError("--shader-param takes NAME=VALUE, got \"" + p + "\"");
-    params.emplace_back(p.substr(0, eq), static_cast<float>(cli::parse_double("--shader-param " + p.substr(0, eq),
-                                                                                p.substr(eq + 1))));
+    const std::string name = p.substr(0, eq);
+    params.emplace_back(name, static_cast<float>(cli::parse_double("--shader-param " + name, p.substr(eq + 1))));
   }
   j.shader = load_shader(a.get("shader", "palette"), params);
 
@@ -375,8 +376,8 @@ int cmd_render(const ArgList& args) {
         " (use --devices K)");
   if (strips && job.opt.fields)
     throw cli::UsageError("--shader " + job.shader.name +
-                          " reads the distance estimate or phase, which strips do not carry yet: render it on one worker "
-                          "(--devices K, no --tile-rows)");
+                          " reads the distance estimate or phase, which strips do not carry yet: render it on "
+                          "one worker (--devices K, no --tile-rows)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 
   // One image on one worker: one render (with --auto-iter, again at a raised limit while the
@@ -419,7 +420,8 @@ int cmd_render(const ArgList& args) {
     return 130;
   }
   std::string colour_note;
-  const std::string png = mandelbrot_png(t.view, r, job.palette_name, job.colouring, text, job.shader, &colour_note);
+  const std::string png =
+      mandelbrot_png(t.view, r, job.palette_name, job.colouring, text, job.shader, &colour_note);
   if (!colour_note.empty() && !job.quiet && colour_note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << colour_note << "\n";
   if (!t.counts.empty())

@@ -471,7 +471,8 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     write_file_atomically(image.smooth,
                           encode_smooth_npy(img.smooth, img.counts, img.counts_high, img.height, img.width));
   std::string note;
-  write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring, text, plan.shader, &note));
+  write_file_atomically(image.png,
+                        mandelbrot_png(v, img, plan.palette_name, plan.colouring, text, plan.shader, &note));
   if (!note.empty() && !plan.quiet && note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << note << "\n";
   std::remove(job.chunk_file.c_str());

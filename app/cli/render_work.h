@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/mandelbrot/mandelbrot.h"
 #include "app/io/colouring.h"
 #include "kernels/colour/palette.h"
 #include "kernels/core/work.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 
 namespace ds::app {
 
@@ -30,7 +30,7 @@ struct VerifyPlan {
 struct RenderPlan {
   std::string palette_name;
   colour::Colouring colouring;
-  ShaderSpec shader;  // --shader, --shader-param (app/io/colouring.h)
+  ShaderSpec shader;                  // --shader, --shader-param (app/io/colouring.h)
   std::vector<work::Worker> workers;  // at least one
   work::Shard shard;
   bool quiet = false;

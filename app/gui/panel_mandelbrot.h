@@ -102,8 +102,8 @@ class MandelbrotPanel final : public Panel {
   void check_shader_file();
   void load_kfp(const std::string& path);
   void set_builtin_palette(const std::string& name);
-  bool shade(int rows_done);       // colours the canvases into shaded_; false: no shader
-  void finish_screenshot();        // colours a screenshot render here and writes its PNG
+  bool shade(int rows_done);  // colours the canvases into shaded_; false: no shader
+  void finish_screenshot();   // colours a screenshot render here and writes its PNG
   std::string colour_record() const;
 
   // The render worker and the frames it publishes (panel_mandelbrot_render.cpp).

@@ -119,8 +119,9 @@ void MandelbrotPanel::save_location(bool kfr) {
     const std::string name = palette_label_.empty() ? "classic" : palette_label_;
     app::Location loc = app::location_of(view_, name, colouring(view_.max_iter), shown_arith_);
     write_file_atomically(loc_path_, kfr ? app::format_kfr(loc) : app::format_location(loc));
-    file_status_ = std::string("saved ") + loc_path_ +
-                   (palette_label_.empty() ? " (the edited palette is not in location files: saved as classic)" : "");
+    file_status_ =
+        std::string("saved ") + loc_path_ +
+        (palette_label_.empty() ? " (the edited palette is not in location files: saved as classic)" : "");
   } catch (const std::exception& e) {
     file_status_ = std::string("cannot save: ") + e.what();
   }

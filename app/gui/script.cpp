@@ -165,8 +165,9 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     want(0, 0, "quit");
     s.op = ScriptStep::Op::kQuit;
   } else {
-    throw BadLine{"unknown command \"" + cmd +
-                  "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, quit)"};
+    throw BadLine{
+        "unknown command \"" + cmd +
+        "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, quit)"};
   }
   return s;
 }

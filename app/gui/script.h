@@ -16,7 +16,21 @@ class Panel;
 extern const char* const kTabNames[4];
 
 struct ScriptStep {
-  enum class Op { kWait, kWaitIdle, kSleep, kMove, kClick, kScroll, kKey, kPng, kScreenshot, kTab, kShader, kPalette, kQuit };
+  enum class Op {
+    kWait,
+    kWaitIdle,
+    kSleep,
+    kMove,
+    kClick,
+    kScroll,
+    kKey,
+    kPng,
+    kScreenshot,
+    kTab,
+    kShader,
+    kPalette,
+    kQuit
+  };
   Op op = Op::kWait;
   int line = 0;         // 1-based line of the script
   std::string text;     // the line as written, for messages

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/mandelbrot/mandelbrot.h"
-#include "kernels/colour/palette.h"
 #include "colouring.h"
+#include "kernels/colour/palette.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "location.h"
 
 namespace ds::app {

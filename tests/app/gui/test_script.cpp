@@ -73,8 +73,8 @@ TEST(Script, ParsesTheMenuKey) {
 
 // The colouring commands and the wall-time wait.
 TEST(Script, ParsesColouringAndSleep) {
-  const auto s = ds::gui::parse_script("shader slopes\nshader /tmp/my shader.glsl\npalette /p/kf.kfp\nsleep 1.5\n",
-                                       "c.script");
+  const auto s = ds::gui::parse_script(
+      "shader slopes\nshader /tmp/my shader.glsl\npalette /p/kf.kfp\nsleep 1.5\n", "c.script");
   ASSERT_EQ(s.size(), 4u);
   EXPECT_EQ(s[0].op, Op::kShader);
   EXPECT_EQ(s[0].path, "slopes");
