@@ -30,8 +30,10 @@ double number(const std::string& v, const std::string& source, int line, const s
   char* end = nullptr;
   errno = 0;
   const double d = std::strtod(t.c_str(), &end);
-  if (t.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(d))
-    bad(source, line, key + " is not a number: \"" + t + "\"");
+  if (t.empty() || *end != '\0') bad(source, line, key + " is not a number: \"" + t + "\"");
+  // Past double's range: refused; below it (a subnormal or 0) the value is taken as it is.
+  if (!std::isfinite(d) || (errno == ERANGE && std::fabs(d) >= 1))
+    bad(source, line, key + " is out of range: \"" + t + "\"");
   return d;
 }
 
@@ -84,7 +86,9 @@ KfPalette parse_kfp(const std::string& text, const std::string& source) {
       have_colors = true;
     } else if (key == "IterDiv") {
       p.iter_div = number(value, source, line, key);
+      // Positive, and large enough that the density (32 / (1024 IterDiv)) is a finite float.
       if (!(p.iter_div > 0)) bad(source, line, "IterDiv must be positive, got " + value);
+      if (p.iter_div < 1e-30) bad(source, line, "IterDiv " + value + " is too small (at least 1e-30)");
     } else if (key == "ColorOffset") {
       p.color_offset = number(value, source, line, key);
     } else if (key == "Smooth") {
@@ -140,7 +144,9 @@ colour::Palette kf_table(const KfPalette& p) {
 void apply_kf_palette(const KfPalette& p, colour::Colouring* c) {
   c->palette = kf_table(p);
   c->density = static_cast<float>(colour::kIterationsPerCycle / (1024.0 * p.iter_div));
-  c->offset = static_cast<float>(p.color_offset / 1024.0);
+  // KF's index is taken mod 1024, so only ColorOffset mod 1024 matters (and any value stays finite).
+  const double shift = std::fmod(p.color_offset, 1024.0);
+  c->offset = static_cast<float>((shift < 0 ? shift + 1024.0 : shift) / 1024.0);
 }
 
 }  // namespace ds::app

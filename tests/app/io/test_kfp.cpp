@@ -70,6 +70,15 @@ TEST(Kfp, CyclesAsKf) {
     ++checked;
   }
   EXPECT_EQ(checked, 5);
+  // Only ColorOffset mod 1024 matters (KF's index is mod 1024): -1 and 1e300 stay in [0, 1).
+  p.color_offset = -1;
+  apply_kf_palette(p, &c);
+  EXPECT_FLOAT_EQ(c.offset, 1023.0f / 1024.0f);
+  p.color_offset = 1e300;
+  apply_kf_palette(p, &c);
+  EXPECT_TRUE(c.offset >= 0 && c.offset < 1) << c.offset;
+  p.color_offset = 100;
+  apply_kf_palette(p, &c);
   // One whole cycle is 1024 * IterDiv iterations.
   const colour::Rgb8 a = colour::colour_pixel(c, 1000, 1000.0f), b = colour::colour_pixel(c, 3048, 3048.0f);
   EXPECT_NEAR(a.r, b.r, 1);
@@ -94,6 +103,8 @@ TEST(Kfp, MalformedFilesNameTheLine) {
   expect_refused("Colors: 1,2,300\n", "bad.kfp:1", "0..255");
   expect_refused("Colors: 1,,3\n", "bad.kfp:1", "empty");
   expect_refused("IterDiv: 0\nColors: 1,2,3\n", "bad.kfp:1", "positive");
+  expect_refused("Colors: 1,2,3\nIterDiv: 1e-320\n", "bad.kfp:2", "too small");
+  expect_refused("Colors: 1,2,3\nColorOffset: 1e400\n", "bad.kfp:2", "out of range");
   expect_refused("IterDiv: 1\n", "bad.kfp", "no Colors");
   std::string many = "Colors: ";
   for (int k = 0; k < 1025; ++k) many += "1,2,3,";
