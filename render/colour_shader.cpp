@@ -253,17 +253,18 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
                       " pixels a side");
   if (c.palette.stops < 1 || c.palette.stops > colour::kMaxPaletteStops || c.palette.stops > max_size)
     throw ShaderError("a palette of " + std::to_string(c.palette.stops) + " stops");
-  if (!f.counts || !f.smooth) throw ShaderError("a frame without counts or smooth counts");
+  // keep_data_ (redraw): the data textures hold the last frame; only the colouring changes.
+  if (!keep_data_ && (!f.counts || !f.smooth)) throw ShaderError("a frame without counts or smooth counts");
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-  const bool wide = f.counts_high != nullptr;
+  const bool wide = keep_data_ ? frame_wide_ : f.counts_high != nullptr;
   const bool de = (fields_ & mandel::kFieldDistance) != 0, ph = (fields_ & mandel::kFieldPhase) != 0;
   std::vector<uint32_t> zeros;  // for data the shader reads and the frame does not give
   auto put = [&](int k, bool used, const void* p, GLint internal, GLenum format, GLenum type,
                  bool one_texel = false) {
     glActiveTexture(GL_TEXTURE0 + k);
     glBindTexture(GL_TEXTURE_2D, tex_[k]);
-    if (!used) return;
+    if (!used || keep_data_) return;
     const int w = one_texel ? 1 : f.width, h = one_texel ? 1 : f.height;
     if (!p) {  // uint32 0 and float 0.0f are the same bits
       zeros.assign(static_cast<std::size_t>(w) * h, 0u);
@@ -288,6 +289,11 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   put(kDex, de, f.dex, GL_R32F, GL_RED, GL_FLOAT);
   put(kDey, de, f.dey, GL_R32F, GL_RED, GL_FLOAT);
   put(kPhase, ph, f.phase, GL_R32F, GL_RED, GL_FLOAT);
+  if (!keep_data_) {
+    frame_w_ = f.width;
+    frame_h_ = f.height;
+    frame_wide_ = wide;
+  }
   // The palette: one RGB32F texel a stop (a uniform array of 1024 vec3 is past GL 3.3's minimum of
   // 1024 fragment uniform components).
   std::vector<float> stops(static_cast<std::size_t>(c.palette.stops) * 3);
@@ -347,6 +353,22 @@ void ColourShader::draw(const ShaderFrame& f, const colour::Colouring& c, unsign
   const GLenum err = glGetError();
   if (err != GL_NO_ERROR)
     throw ShaderError("OpenGL error " + std::to_string(err) + " while colouring with " + origin_);
+}
+
+bool ColourShader::redraw(int w, int h, const colour::Colouring& c, unsigned texture) {
+  if (frame_w_ != w || frame_h_ != h || w < 1 || h < 1) return false;
+  ShaderFrame f;
+  f.width = w;
+  f.height = h;
+  keep_data_ = true;
+  try {
+    draw(f, c, texture);
+  } catch (...) {
+    keep_data_ = false;
+    throw;
+  }
+  keep_data_ = false;
+  return true;
 }
 
 void ColourShader::colour(const ShaderFrame& f, const colour::Colouring& c, std::vector<uint8_t>* rgb) {

@@ -84,6 +84,10 @@ class ColourShader {
   // Colours the frame into `texture`, an RGBA8 GL texture of the frame's size (row 0 at the top, as
   // render::Texture2D keeps it), with no readback: the window's path.
   void draw(const ShaderFrame& f, const colour::Colouring& c, unsigned texture);
+  // Draws the frame last given to colour() or draw() again, with another colouring or parameter
+  // values, without uploading its data (a palette or slider change in the window). False, drawing
+  // nothing, when no w x h frame was given.
+  bool redraw(int w, int h, const colour::Colouring& c, unsigned texture);
 
  private:
   void upload(const ShaderFrame& f, const colour::Colouring& c);
@@ -94,6 +98,8 @@ class ColourShader {
   unsigned tex_[7] = {};
   int tex_w_[7] = {}, tex_h_[7] = {};
   int out_w_ = 0, out_h_ = 0;
+  int frame_w_ = 0, frame_h_ = 0;  // the frame the data textures hold (redraw)
+  bool frame_wide_ = false, keep_data_ = false;
   unsigned fields_ = 0;
   std::vector<ShaderParam> params_;
   std::string origin_;

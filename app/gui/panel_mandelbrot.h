@@ -102,7 +102,9 @@ class MandelbrotPanel final : public Panel {
   void check_shader_file();
   void load_kfp(const std::string& path);
   void set_builtin_palette(const std::string& name);
-  bool shade(int rows_done);  // colours the canvases into shaded_; false: no shader
+  // Colours the canvases into shaded_ (data_changed false: only the colouring did, and the data
+  // textures are drawn again as they are); false: no shader.
+  bool shade(int rows_done, bool data_changed);
   void finish_screenshot();   // colours a screenshot render here and writes its PNG
   std::string colour_record() const;
 

@@ -226,10 +226,16 @@ void MandelbrotPanel::draw_colouring() {
 
 // The frame's data on the host (rows [0, rows_done) from the canvas, the rest from the preview,
 // nearest pixel, or interior where there is none), drawn into shaded_ by the shader.
-bool MandelbrotPanel::shade(int rows_done) {
+bool MandelbrotPanel::shade(int rows_done, bool data_changed) {
   shaded_ok_ = false;
   if (!shader_ || !canvas_) return false;
   const int w = canvas_->width(), h = canvas_->height();
+  // A colouring change alone: the shader's data textures still hold this frame.
+  if (!data_changed && shaded_.width() == w && shaded_.height() == h &&
+      shader_->redraw(w, h, colouring(shown_.max_iter), shaded_.id())) {
+    shaded_ok_ = true;
+    return true;
+  }
   rows_done = std::max(0, std::min(rows_done, h));
   canvas_->read(&frame_counts_, &frame_smooth_);
   const unsigned fields = shader_->fields();

@@ -155,7 +155,7 @@ void MandelbrotPanel::poll_frame() {
   try {
     // The colouring shader in this GL context; the CUDA/C++ palette colouring only while no shader
     // has compiled (never for the built-ins).
-    if (!shade(shown_.rows_done)) {
+    if (!shade(shown_.rows_done, fresh)) {
       const render::DisplayPath path =
           display_.show(*canvas_, colouring(shown_.max_iter), shown_.rows_done, preview_.get());
       display_path_ = render::display_path_name(path);

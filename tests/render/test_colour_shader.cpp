@@ -411,6 +411,26 @@ TEST(ColourShader, DrawIntoATextureEqualsTheReadback) {
     for (std::size_t q = 0; q < rgb.size() / 3; ++q)
       for (int k = 0; k < 3; ++k) differ += rgba[4 * q + k] != rgb[3 * q + k];
     EXPECT_EQ(differ, 0u);
+    // Another colouring drawn again over the same data (redraw: no upload) equals colouring
+    // the frame afresh with it.
+    colour::Colouring other = c;
+    other.palette = colour::palette_by_name("rainbow");
+    other.offset = 0.5f;
+    std::vector<uint8_t> want;
+    ColourShader fresh(builtin_shader_source(name), name);
+    fresh.colour(f.w, f.h, f.counts.data(), f.smooth.data(), other, &want);
+    ASSERT_TRUE(sh.redraw(f.w, f.h, other, tex.id()));
+    const std::vector<uint8_t> again = tex.read_rgba();
+    std::size_t redraw_differ = 0, changed = 0;
+    for (std::size_t q = 0; q < want.size() / 3; ++q)
+      for (int k = 0; k < 3; ++k) {
+        redraw_differ += again[4 * q + k] != want[3 * q + k];
+        changed += again[4 * q + k] != rgba[4 * q + k];
+      }
+    EXPECT_EQ(redraw_differ, 0u);
+    // The new colouring shows (distance and decomposition draw no palette without the fields).
+    if (name == "palette" || name == "slopes") EXPECT_GT(changed, want.size() / 10);
+    EXPECT_FALSE(sh.redraw(f.w + 1, f.h, other, tex.id()));  // no frame of that size
     // Row 0 is the top: the undecided pixel (5, 7) is magenta in the texture.
     const std::size_t u = 4 * (5 * 320 + 7);
     EXPECT_EQ(rgba[u] + rgba[u + 1] + rgba[u + 2], 255 + 255);
