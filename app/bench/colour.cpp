@@ -1,7 +1,8 @@
 // `deepscope bench colour`: the colour pass of one frame (default 1920x1080) through each colouring
 // shader (render/colour_shader.h) in a headless EGL context: batch = data upload, draw and readback
 // (ColourShader::colour, what `render` does); window = data upload and draw into a texture
-// (ColourShader::draw), median of --repeat after a warm-up. The frame is the seahorse valley in f64.
+// (ColourShader::draw); recolour = the draw again without the upload (ColourShader::redraw); median
+// of --repeat after a warm-up. The frame is the seahorse valley in f64.
 // Writes a markdown report (docs/bench/colour.md).
 #include <algorithm>
 #include <chrono>
@@ -94,8 +95,10 @@ int bench_colour(const ArgList& args) {
         fmt("%.2f", render_s) + " s); distance estimate and phase: " + data_note + "\n- times: median of " +
         std::to_string(repeat) +
         " after a warm-up, glFinish included; batch = upload the frame's data, draw, read back RGB "
-        "(ColourShader::colour); window = upload and draw into an RGBA8 texture (ColourShader::draw)\n\n"
-        "| shader | reads | batch ms | window ms |\n|---|---|---|---|\n";
+        "(ColourShader::colour); window = upload and draw into an RGBA8 texture (ColourShader::draw); "
+        "recolour = draw again with another offset, the data as uploaded (ColourShader::redraw: a "
+        "palette or slider change in the window)\n\n"
+        "| shader | reads | batch ms | window ms | recolour ms |\n|---|---|---|---|---|\n";
   for (const std::string& name : shaders) {
     render::ColourShader sh(render::shader_source(name), name);
     std::vector<uint8_t> rgb;
@@ -103,11 +106,17 @@ int bench_colour(const ArgList& args) {
     tex.upload_rgba(nullptr, w, h);
     const double batch = median([&] { sh.colour(f, c, &rgb); });
     const double window = median([&] { sh.draw(f, c, tex.id()); });
+    colour::Colouring other = c;
+    int step = 0;
+    const double recolour = median([&] {
+      other.offset = 0.01f * static_cast<float>(++step % 100);
+      sh.redraw(w, h, other, tex.id());
+    });
     std::string reads = "counts, smooth";
     if (sh.fields() & mandel::kFieldDistance) reads += ", DE";
     if (sh.fields() & mandel::kFieldPhase) reads += ", phase";
     md += "| " + name + " | " + reads + " | " + fmt("%.1f", batch * 1e3) + " | " + fmt("%.1f", window * 1e3) +
-          " |\n";
+          " | " + fmt("%.1f", recolour * 1e3) + " |\n";
   }
   std::cout << md;
   if (!out.empty()) write_file_atomically(out, md);
