@@ -318,6 +318,7 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   glUniform1i(glGetUniformLocation(program_, "ds_stops"), c.palette.stops);
   glUniform1f(glGetUniformLocation(program_, "ds_density"), c.density);
   glUniform1f(glGetUniformLocation(program_, "ds_offset"), c.offset);
+  glUniform1i(glGetUniformLocation(program_, "ds_blend"), c.blend ? 1 : 0);
   glUniform2i(glGetUniformLocation(program_, "ds_size"), f.width, f.height);
   for (const ShaderParam& p : params_) glUniform1f(glGetUniformLocation(program_, p.name.c_str()), p.value);
 }

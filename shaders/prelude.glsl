@@ -22,6 +22,7 @@ uniform uvec2 ds_max_iter;          // (low word, high word)
 uniform int ds_stops;               // palette stops in use (1 .. 1024)
 uniform float ds_density;           // palette cycles per 32 iterations
 uniform float ds_offset;            // palette shift in cycles
+uniform bool ds_blend;              // false: each stop's colour up to the next (KF's Smooth: 0)
 uniform ivec2 ds_size;              // the frame's width and height in pixels
 
 out vec4 ds_fragment;
@@ -52,7 +53,7 @@ vec3 ds_palette_255(float pos) {
   pos -= floor(pos);
   float x = pos * float(ds_stops);
   int k = clamp(int(x), 0, ds_stops - 1);
-  float f = x - float(k);
+  float f = ds_blend ? x - float(k) : 0.0;
   vec3 a = texelFetch(ds_palette_tex, ivec2(k, 0), 0).rgb;
   vec3 b = texelFetch(ds_palette_tex, ivec2(k + 1 < ds_stops ? k + 1 : 0, 0), 0).rgb;
   vec3 t = a + (b - a) * f;

@@ -238,9 +238,6 @@ Job parse_job(const ArgList& args) {
     if (a.has("offset")) j.colouring.offset = static_cast<float>(j.offset);
     j.density = j.colouring.density;
     j.offset = j.colouring.offset;
-    if (!kp.smooth && !j.quiet)
-      std::cerr << "deepscope render: warning: " << j.palette_name
-                << " has Smooth: 0; deepscope always blends between colours\n";
   } else {
     j.colouring.palette = colour::palette_by_name(j.palette_name);
     j.colouring.density = static_cast<float>(j.density);

@@ -240,6 +240,7 @@ void MandelbrotPanel::apply_location(const app::Location& loc) {
 colour::Colouring MandelbrotPanel::colouring(uint64_t max_iter) const {
   colour::Colouring col;
   col.palette = palette_;
+  col.blend = blend_;
   col.density = density_;
   col.offset = offset_;
   col.max_iter = max_iter;

@@ -180,6 +180,7 @@ class MandelbrotPanel final : public Panel {
   // The palette shown and edited: a built-in's stops, a .kfp's table, or the user's edit.
   colour::Palette palette_ = colour::palette_by_name("classic");
   std::string palette_label_ = "classic";  // the built-in's name or the .kfp's path; "" once edited
+  bool blend_ = true;                      // blend between stops (a .kfp's Smooth)
   std::string colour_status_;
   int edit_stop_ = 0;
   render::Texture2D shaded_;

@@ -64,6 +64,7 @@ void MandelbrotPanel::check_shader_file() {
 void MandelbrotPanel::set_builtin_palette(const std::string& name) {
   palette_ = colour::palette_by_name(name);
   palette_label_ = name;
+  blend_ = true;
   edit_stop_ = 0;
   recolour_ = true;
 }
@@ -74,6 +75,7 @@ void MandelbrotPanel::load_kfp(const std::string& path) {
     colour::Colouring c;
     app::apply_kf_palette(kp, &c);
     palette_ = c.palette;
+    blend_ = c.blend;
     density_ = c.density;
     offset_ = c.offset;
     palette_label_ = path;
@@ -220,6 +222,7 @@ void MandelbrotPanel::draw_colouring() {
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::Text("%d stops", palette_.stops);
+    if (ImGui::Checkbox("blend between stops", &blend_)) recolour_ = true;
     ImGui::TreePop();
   }
 }

@@ -143,6 +143,7 @@ colour::Palette kf_table(const KfPalette& p) {
 
 void apply_kf_palette(const KfPalette& p, colour::Colouring* c) {
   c->palette = kf_table(p);
+  c->blend = p.smooth;
   c->density = static_cast<float>(colour::kIterationsPerCycle / (1024.0 * p.iter_div));
   // KF's index is taken mod 1024, so only ColorOffset mod 1024 matters (and any value stays finite).
   const double shift = std::fmod(p.color_offset, 1024.0);

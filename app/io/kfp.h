@@ -32,7 +32,7 @@ bool is_kf_palette_file(const std::string& name);
 // KF's 1024-entry table as a 1024-stop palette, and the density and offset under which our
 // position (smooth * density / 32 + offset, kernels/colour/palette.h) walks it as KF does:
 // one cycle is 1024 * IterDiv iterations, so density = 32 / (1024 IterDiv) and
-// offset = ColorOffset / 1024.
+// offset = ColorOffset / 1024 (mod 1); Smooth: 0 turns blending off, as in KF.
 colour::Palette kf_table(const KfPalette& p);
 void apply_kf_palette(const KfPalette& p, colour::Colouring* c);
 

@@ -250,6 +250,15 @@ TEST(ColourShader, ThousandStopPaletteEqualsColourPixel) {
   std::printf("1024 stops: %zu exact, %zu one level apart, %zu more\n", d.exact, d.one, d.worse);
   EXPECT_EQ(d.worse, 0u);
   EXPECT_GE(d.exact, f.counts.size() * 99 / 100);
+  // Unblended (KF's Smooth: 0): every exterior pixel is one of the stops, as colour_pixel says.
+  c.blend = false;
+  const std::vector<uint8_t> want_steps = colour::colour_image(f.counts, f.smooth, c);
+  sh.colour(f.w, f.h, f.counts.data(), f.smooth.data(), c, &got);
+  const Diff s = compare(got, want_steps);
+  std::printf("1024 stops unblended: %zu exact, %zu one level apart, %zu more\n", s.exact, s.one, s.worse);
+  EXPECT_EQ(s.worse, 0u);
+  EXPECT_GE(s.exact, f.counts.size() * 99 / 100);
+  EXPECT_NE(want_steps, want);
 }
 
 // A 3 x 1 frame of escaped pixels (count 10, smooth 10.5) with hand-set distance estimates and

@@ -79,6 +79,20 @@ TEST(Kfp, CyclesAsKf) {
   EXPECT_TRUE(c.offset >= 0 && c.offset < 1) << c.offset;
   p.color_offset = 100;
   apply_kf_palette(p, &c);
+  // Smooth: 0 takes entry k itself, unblended (KF's m_bTrans off).
+  p.smooth = false;
+  apply_kf_palette(p, &c);
+  EXPECT_FALSE(c.blend);
+  {
+    const double e = 302.5 / p.iter_div + p.color_offset;
+    const int k = static_cast<int>(std::floor(e)) % 1024;
+    const colour::Rgb8 got = colour::colour_pixel(c, 302, 302.5f);
+    EXPECT_EQ(got.r, t.stop[k].r);
+    EXPECT_EQ(got.g, t.stop[k].g);
+    EXPECT_EQ(got.b, t.stop[k].b);
+  }
+  p.smooth = true;
+  apply_kf_palette(p, &c);
   // One whole cycle is 1024 * IterDiv iterations.
   const colour::Rgb8 a = colour::colour_pixel(c, 1000, 1000.0f), b = colour::colour_pixel(c, 3048, 3048.0f);
   EXPECT_NEAR(a.r, b.r, 1);
