@@ -1,14 +1,18 @@
 // GLSL colouring (see colour_shader.h): the prelude, the colouring shader and main() compiled as one
-// fragment shader, a full-frame triangle, the frame's counts and smooth counts as textures, and
-// the result read back from an offscreen framebuffer.
+// fragment shader, a full-frame triangle, the frame's data and the palette as textures (kept between
+// frames, re-specified only when the size changes), and the result drawn into a texture.
 #include "colour_shader.h"
 
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "render/shader_sources.h"
 
 namespace ds::render {
@@ -43,6 +47,55 @@ std::string log_of(unsigned object, bool program) {
   return s;
 }
 
+// The compiler's log with each message's place written as FILE:LINE[:COLUMN]: the fragment shader's
+// lines below 100000 are the colouring shader's own (from "#line 1 1"), the prelude's from 100000
+// and main()'s from 200000 (shaders/prelude.glsl, ColourShader's constructor). Mesa writes
+// "S:L(C): ...", NVIDIA "S(L) : ..."; other lines are kept as they are.
+std::string placed_log(const std::string& log, const std::string& origin) {
+  std::istringstream in(log);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    std::size_t p = 0;
+    while (p < line.size() && line[p] == ' ') ++p;
+    std::size_t q = p;
+    while (q < line.size() && std::isdigit(static_cast<unsigned char>(line[q]))) ++q;
+    long number = -1, column = -1;
+    std::size_t rest = std::string::npos;
+    if (q > p && q < line.size() && line[q] == ':') {  // Mesa: S:L(C): msg
+      char* end = nullptr;
+      number = std::strtol(line.c_str() + q + 1, &end, 10);
+      if (end && *end == '(') {
+        column = std::strtol(end + 1, &end, 10);
+        if (end && end[0] == ')' && end[1] == ':') rest = static_cast<std::size_t>(end + 2 - line.c_str());
+      }
+    } else if (q > p && q < line.size() && line[q] == '(') {  // NVIDIA: S(L) : msg
+      char* end = nullptr;
+      number = std::strtol(line.c_str() + q + 1, &end, 10);
+      if (end && end[0] == ')') {
+        const char* e = end + 1;
+        while (*e == ' ') ++e;
+        if (*e == ':') rest = static_cast<std::size_t>(e + 1 - line.c_str());
+      }
+    }
+    if (rest == std::string::npos || number < 0) {
+      out += line + "\n";
+      continue;
+    }
+    std::string where;
+    if (number >= 200000)
+      where = "(main.glsl):" + std::to_string(number - 200000 + 1);
+    else if (number >= 100000)
+      where = "(prelude.glsl, about line " + std::to_string(number - 100000) + ")";
+    else
+      where = origin + ":" + std::to_string(number);
+    if (column >= 0 && number < 100000) where += ":" + std::to_string(column);
+    std::string msg = line.substr(rest);
+    while (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+    out += where + ": " + msg + "\n";
+  }
+  return out;
+}
+
 unsigned compile(GLenum stage, const std::vector<std::string>& parts, const std::string& origin) {
   const unsigned sh = glCreateShader(stage);
   std::vector<const char*> p;
@@ -54,16 +107,15 @@ unsigned compile(GLenum stage, const std::vector<std::string>& parts, const std:
   if (!ok) {
     const std::string log = log_of(sh, false);
     glDeleteShader(sh);
-    throw ShaderError("colouring shader " + origin + " does not compile (line numbers \"1:N\" or \"1(N)\" are the file's):\n" + log);
+    throw ShaderError("colouring shader " + origin + " does not compile:\n" + placed_log(log, origin));
   }
   return sh;
 }
 
-struct Texture {
-  unsigned id = 0;
-  Texture() { glGenTextures(1, &id); }
-  ~Texture() { glDeleteTextures(1, &id); }
-};
+// Texture units and sampler names, in tex_ order.
+constexpr const char* kSampler[7] = {"ds_counts", "ds_smooth",    "ds_counts_high", "ds_dex",
+                                     "ds_dey",    "ds_phase_tex", "ds_palette_tex"};
+enum { kCounts, kSmooth, kHigh, kDex, kDey, kPhase, kPalette };
 
 }  // namespace
 
@@ -74,6 +126,8 @@ const std::vector<std::string>& builtin_shader_names() {
       const std::string name = s.name;
       if (name != "prelude" && name != "main") n.push_back(name);
     }
+    // "palette" first: the default.
+    std::stable_partition(n.begin(), n.end(), [](const std::string& x) { return x == "palette"; });
     return n;
   }();
   return names;
@@ -88,10 +142,12 @@ std::string builtin_shader_source(const std::string& name) {
                     " (or a file: a path with '/' or ending in .glsl)");
 }
 
+bool is_shader_file(const std::string& s) {
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.compare(s.size() - 5, 5, ".glsl") == 0);
+}
+
 std::string shader_source(const std::string& name_or_file) {
-  const bool file = name_or_file.find('/') != std::string::npos ||
-                    (name_or_file.size() > 5 && name_or_file.compare(name_or_file.size() - 5, 5, ".glsl") == 0);
-  if (!file) return builtin_shader_source(name_or_file);
+  if (!is_shader_file(name_or_file)) return builtin_shader_source(name_or_file);
   std::ifstream in(name_or_file, std::ios::binary);
   if (!in) throw ShaderError("cannot read colouring shader \"" + name_or_file + "\"");
   std::stringstream s;
@@ -99,14 +155,26 @@ std::string shader_source(const std::string& name_or_file) {
   return s.str();
 }
 
+std::string shader_hash(const std::string& source) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : source) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 ColourShader::ColourShader(const std::string& source, const std::string& origin) : origin_(origin) {
   const std::string prelude = embedded("prelude"), main = embedded("main");
   // "#line 1 1": the colouring shader is source string 1 from its line 1, so the compiler's
-  // messages about it carry the file's own line numbers; main() is string 2.
+  // messages about it carry the file's own line numbers (placed_log writes them FILE:LINE); the
+  // prelude's lines are from 100000 and main()'s from 200000.
   const unsigned vs = compile(GL_VERTEX_SHADER, {kVertex}, "(vertex stage)");
   unsigned fs = 0;
   try {
-    fs = compile(GL_FRAGMENT_SHADER, {prelude, "\n#line 1 1\n", source, "\n#line 1 2\n", main}, origin);
+    fs = compile(GL_FRAGMENT_SHADER, {prelude, "\n#line 1 1\n", source, "\n#line 200000 2\n", main}, origin);
   } catch (...) {
     glDeleteShader(vs);
     throw;
@@ -125,85 +193,217 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
     program_ = 0;
     throw ShaderError("colouring shader " + origin + " does not link:\n" + log);
   }
+  // What the shader reads: a sampler the linker kept is one the shader's colour() reaches.
+  if (glGetUniformLocation(program_, "ds_dex") >= 0 || glGetUniformLocation(program_, "ds_dey") >= 0)
+    fields_ |= mandel::kFieldDistance;
+  if (glGetUniformLocation(program_, "ds_phase_tex") >= 0) fields_ |= mandel::kFieldPhase;
+  // Its own parameters: the active float uniforms not named ds_*, with their initialisers.
+  int n = 0;
+  glGetProgramiv(program_, GL_ACTIVE_UNIFORMS, &n);
+  for (int k = 0; k < n; ++k) {
+    char name[256];
+    GLsizei len = 0;
+    GLint size = 0;
+    GLenum type = 0;
+    glGetActiveUniform(program_, static_cast<GLuint>(k), sizeof name, &len, &size, &type, name);
+    const std::string s(name, static_cast<std::size_t>(len));
+    if (type != GL_FLOAT || size != 1 || s.compare(0, 3, "ds_") == 0) continue;
+    ShaderParam p;
+    p.name = s;
+    glGetUniformfv(program_, glGetUniformLocation(program_, name), &p.default_value);
+    p.value = p.default_value;
+    params_.push_back(p);
+  }
+  std::sort(params_.begin(), params_.end(),
+            [](const ShaderParam& a, const ShaderParam& b) { return a.name < b.name; });
   glGenVertexArrays(1, &vao_);
+  glGenTextures(7, tex_);
+  glGenTextures(1, &out_);
+  glGenFramebuffers(1, &fb_);
 }
 
 ColourShader::~ColourShader() {
+  if (fb_) glDeleteFramebuffers(1, &fb_);
+  if (out_) glDeleteTextures(1, &out_);
+  if (tex_[0]) glDeleteTextures(7, tex_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (program_) glDeleteProgram(program_);
 }
 
-void ColourShader::colour(int w, int h, const uint32_t* counts, const float* smooth, const colour::Colouring& c,
-                          std::vector<uint8_t>* rgb) {
+void ColourShader::set_param(const std::string& name, float value) {
+  for (ShaderParam& p : params_)
+    if (p.name == name) {
+      p.value = value;
+      return;
+    }
+  std::string valid;
+  for (const ShaderParam& p : params_) valid += (valid.empty() ? "" : ", ") + p.name;
+  throw ShaderError("colouring shader " + origin_ + " has no parameter \"" + name + "\"" +
+                    (valid.empty() ? std::string(" (it has none)") : "; it has: " + valid));
+}
+
+// Each data texture on its unit; data the frame does not give is uploaded as zeros (the shader
+// reads zeros), and data the shader does not read is not uploaded.
+void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   int max_size = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
-  if (w < 1 || h < 1 || w > max_size || h > max_size)
-    throw ShaderError("a " + std::to_string(w) + " x " + std::to_string(h) + " frame: this GL's textures hold at most " +
-                      std::to_string(max_size) + " pixels a side");
-  GLint old_fb = 0, old_viewport[4] = {0, 0, 0, 0};
+  if (f.width < 1 || f.height < 1 || f.width > max_size || f.height > max_size)
+    throw ShaderError("a " + std::to_string(f.width) + " x " + std::to_string(f.height) +
+                      " frame: this GL's textures hold at most " + std::to_string(max_size) +
+                      " pixels a side");
+  if (c.palette.stops < 1 || c.palette.stops > colour::kMaxPaletteStops || c.palette.stops > max_size)
+    throw ShaderError("a palette of " + std::to_string(c.palette.stops) + " stops");
+  // keep_data_ (redraw): the data textures hold the last frame; only the colouring changes.
+  if (!keep_data_ && (!f.counts || !f.smooth)) throw ShaderError("a frame without counts or smooth counts");
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  const bool wide = keep_data_ ? frame_wide_ : f.counts_high != nullptr;
+  const bool de = (fields_ & mandel::kFieldDistance) != 0, ph = (fields_ & mandel::kFieldPhase) != 0;
+  std::vector<uint32_t> zeros;  // for data the shader reads and the frame does not give
+  auto put = [&](int k, bool used, const void* p, GLint internal, GLenum format, GLenum type,
+                 bool one_texel = false) {
+    glActiveTexture(GL_TEXTURE0 + k);
+    glBindTexture(GL_TEXTURE_2D, tex_[k]);
+    if (!used || keep_data_) return;
+    const int w = one_texel ? 1 : f.width, h = one_texel ? 1 : f.height;
+    if (!p) {  // uint32 0 and float 0.0f are the same bits
+      zeros.assign(static_cast<std::size_t>(w) * h, 0u);
+      p = zeros.data();
+    }
+    if (one_texel && tex_w_[k] == 1 && tex_h_[k] == 1) return;  // already the zero texel
+    if (tex_w_[k] != w || tex_h_[k] != h) {
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glTexImage2D(GL_TEXTURE_2D, 0, internal, w, h, 0, format, type, p);
+      tex_w_[k] = w;
+      tex_h_[k] = h;
+    } else {
+      glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, format, type, p);
+    }
+  };
+  put(kCounts, true, f.counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT);
+  put(kSmooth, true, f.smooth, GL_R32F, GL_RED, GL_FLOAT);
+  // A narrow frame's high words are never fetched (ds_wide is false): one zero texel keeps the
+  // sampler complete without uploading a frame of zeros.
+  put(kHigh, true, wide ? f.counts_high : nullptr, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, !wide);
+  put(kDex, de, f.dex, GL_R32F, GL_RED, GL_FLOAT);
+  put(kDey, de, f.dey, GL_R32F, GL_RED, GL_FLOAT);
+  put(kPhase, ph, f.phase, GL_R32F, GL_RED, GL_FLOAT);
+  if (!keep_data_) {
+    frame_w_ = f.width;
+    frame_h_ = f.height;
+    frame_wide_ = wide;
+  }
+  // The palette: one RGB32F texel a stop (a uniform array of 1024 vec3 is past GL 3.3's minimum of
+  // 1024 fragment uniform components).
+  std::vector<float> stops(static_cast<std::size_t>(c.palette.stops) * 3);
+  for (int k = 0; k < c.palette.stops; ++k) {
+    stops[3 * k] = c.palette.stop[k].r;
+    stops[3 * k + 1] = c.palette.stop[k].g;
+    stops[3 * k + 2] = c.palette.stop[k].b;
+  }
+  glActiveTexture(GL_TEXTURE0 + kPalette);
+  glBindTexture(GL_TEXTURE_2D, tex_[kPalette]);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB32F, c.palette.stops, 1, 0, GL_RGB, GL_FLOAT, stops.data());
+  tex_w_[kPalette] = c.palette.stops;
+  tex_h_[kPalette] = 1;
+
+  glUseProgram(program_);
+  for (int k = 0; k < 7; ++k) glUniform1i(glGetUniformLocation(program_, kSampler[k]), k);
+  glUniform1i(glGetUniformLocation(program_, "ds_wide"), wide ? 1 : 0);
+  glUniform2ui(glGetUniformLocation(program_, "ds_max_iter"), static_cast<GLuint>(c.max_iter & 0xFFFFFFFFu),
+               static_cast<GLuint>(c.max_iter >> 32));
+  glUniform1i(glGetUniformLocation(program_, "ds_stops"), c.palette.stops);
+  glUniform1f(glGetUniformLocation(program_, "ds_density"), c.density);
+  glUniform1f(glGetUniformLocation(program_, "ds_offset"), c.offset);
+  glUniform1i(glGetUniformLocation(program_, "ds_blend"), c.blend ? 1 : 0);
+  glUniform2i(glGetUniformLocation(program_, "ds_size"), f.width, f.height);
+  for (const ShaderParam& p : params_) glUniform1f(glGetUniformLocation(program_, p.name.c_str()), p.value);
+}
+
+void ColourShader::draw_bound(const ShaderFrame& f, const colour::Colouring& c, unsigned texture) {
+  GLint old_fb = 0, old_viewport[4] = {0, 0, 0, 0}, old_program = 0, old_vao = 0;
   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &old_fb);
   glGetIntegerv(GL_VIEWPORT, old_viewport);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  Texture tc, ts, out;
-  auto data_texture = [&](const Texture& t, GLenum unit, GLint internal, GLenum format, GLenum type, const void* p) {
-    glActiveTexture(unit);
-    glBindTexture(GL_TEXTURE_2D, t.id);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexImage2D(GL_TEXTURE_2D, 0, internal, w, h, 0, format, type, p);
-  };
-  data_texture(tc, GL_TEXTURE0, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, counts);
-  data_texture(ts, GL_TEXTURE1, GL_R32F, GL_RED, GL_FLOAT, smooth);
-  glActiveTexture(GL_TEXTURE2);
-  glBindTexture(GL_TEXTURE_2D, out.id);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-  unsigned fb = 0;
-  glGenFramebuffers(1, &fb);
-  glBindFramebuffer(GL_FRAMEBUFFER, fb);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out.id, 0);
+  glGetIntegerv(GL_CURRENT_PROGRAM, &old_program);
+  glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &old_vao);
+  upload(f, c);
+  glBindFramebuffer(GL_FRAMEBUFFER, fb_);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
   const bool complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
   if (complete) {
-    glViewport(0, 0, w, h);
-    glUseProgram(program_);
-    glUniform1i(glGetUniformLocation(program_, "ds_counts"), 0);
-    glUniform1i(glGetUniformLocation(program_, "ds_smooth"), 1);
-    // The shader reads 32-bit counts (R32UI): narrow frames only (kernels/mandelbrot/counts.h), whose
-    // limit is below 2^32; a wide limit is clamped, never wrapped.
-    glUniform1ui(glGetUniformLocation(program_, "ds_max_iter"),
-                 static_cast<GLuint>(std::min<uint64_t>(c.max_iter, 0xFFFFFFFFu)));
-    glUniform1i(glGetUniformLocation(program_, "ds_stops"), c.palette.stops);
-    float stops[3 * colour::kMaxPaletteStops] = {};
-    for (int k = 0; k < c.palette.stops; ++k) {
-      stops[3 * k] = c.palette.stop[k].r;
-      stops[3 * k + 1] = c.palette.stop[k].g;
-      stops[3 * k + 2] = c.palette.stop[k].b;
-    }
-    glUniform3fv(glGetUniformLocation(program_, "ds_stop"), colour::kMaxPaletteStops, stops);
-    glUniform1f(glGetUniformLocation(program_, "ds_density"), c.density);
-    glUniform1f(glGetUniformLocation(program_, "ds_offset"), c.offset);
-    glUniform2i(glGetUniformLocation(program_, "ds_size"), w, h);
+    glViewport(0, 0, f.width, f.height);
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
     glBindVertexArray(vao_);
     glDrawArrays(GL_TRIANGLES, 0, 3);
-    std::vector<uint8_t> rgba(static_cast<std::size_t>(w) * h * 4);
-    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
-    rgb->resize(static_cast<std::size_t>(w) * h * 3);
-    for (int y = 0; y < h; ++y) {  // GL's row 0 is the bottom one
-      const uint8_t* src = &rgba[static_cast<std::size_t>(h - 1 - y) * w * 4];
-      uint8_t* dst = &(*rgb)[static_cast<std::size_t>(y) * w * 3];
-      for (int x = 0; x < w; ++x)
-        for (int k = 0; k < 3; ++k) dst[3 * x + k] = src[4 * x + k];
-    }
-    glBindVertexArray(0);
-    glUseProgram(0);
   }
+  // The window's ImGui state is left as it was.
+  glBindVertexArray(static_cast<unsigned>(old_vao));
+  glUseProgram(static_cast<unsigned>(old_program));
   glBindFramebuffer(GL_FRAMEBUFFER, static_cast<unsigned>(old_fb));
-  glDeleteFramebuffers(1, &fb);
   glViewport(old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
   glActiveTexture(GL_TEXTURE0);
   if (!complete) throw ShaderError("the offscreen framebuffer for colouring is incomplete on this GL");
+}
+
+void ColourShader::draw(const ShaderFrame& f, const colour::Colouring& c, unsigned texture) {
+  draw_bound(f, c, texture);
   const GLenum err = glGetError();
-  if (err != GL_NO_ERROR) throw ShaderError("OpenGL error " + std::to_string(err) + " while colouring with " + origin_);
+  if (err != GL_NO_ERROR)
+    throw ShaderError("OpenGL error " + std::to_string(err) + " while colouring with " + origin_);
+}
+
+bool ColourShader::redraw(int w, int h, const colour::Colouring& c, unsigned texture) {
+  if (frame_w_ != w || frame_h_ != h || w < 1 || h < 1) return false;
+  ShaderFrame f;
+  f.width = w;
+  f.height = h;
+  keep_data_ = true;
+  try {
+    draw(f, c, texture);
+  } catch (...) {
+    keep_data_ = false;
+    throw;
+  }
+  keep_data_ = false;
+  return true;
+}
+
+void ColourShader::colour(const ShaderFrame& f, const colour::Colouring& c, std::vector<uint8_t>* rgb) {
+  if (out_w_ != f.width || out_h_ != f.height) {
+    glActiveTexture(GL_TEXTURE0 + 7);
+    glBindTexture(GL_TEXTURE_2D, out_);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, std::max(1, f.width), std::max(1, f.height), 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, nullptr);
+    glActiveTexture(GL_TEXTURE0);
+    out_w_ = f.width;
+    out_h_ = f.height;
+  }
+  draw_bound(f, c, out_);
+  GLint old_fb = 0;
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &old_fb);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, fb_);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  rgb->resize(static_cast<std::size_t>(f.width) * f.height * 3);
+  // Row 0 of the target is the frame's top row (main.glsl), so the readback is in image order.
+  glReadPixels(0, 0, f.width, f.height, GL_RGB, GL_UNSIGNED_BYTE, rgb->data());
+  glBindFramebuffer(GL_FRAMEBUFFER, static_cast<unsigned>(old_fb));
+  const GLenum err = glGetError();
+  if (err != GL_NO_ERROR)
+    throw ShaderError("OpenGL error " + std::to_string(err) + " while colouring with " + origin_);
+}
+
+void ColourShader::colour(int w, int h, const uint32_t* counts, const float* smooth,
+                          const colour::Colouring& c, std::vector<uint8_t>* rgb) {
+  ShaderFrame f;
+  f.width = w;
+  f.height = h;
+  f.counts = counts;
+  f.smooth = smooth;
+  colour(f, c, rgb);
 }
 
 }  // namespace ds::render

@@ -2,12 +2,14 @@
 // defines `vec3 colour()` over the frame's per-pixel data (shaders/prelude.glsl lists what it may
 // call), and ColourShader runs it over a frame in whatever OpenGL 3.3 context is current: the
 // window's, or a headless EGL one (render/headless_gl.h; Mesa's llvmpipe where there is no GPU).
-// Built in: "palette" (kernels/colour's colour_pixel, channel for channel). A user's file goes
-// through the same code, and its compiler errors name the lines of that file.
+// Built in: "palette" (kernels/colour's colour_pixel, channel for channel), "distance", "slopes",
+// "decomposition". A user's file goes through the same code, and its compiler errors name the
+// lines of that file.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/colour/palette.h"
@@ -15,7 +17,8 @@
 namespace ds::render {
 
 // A colouring shader that does not compile or link (the message holds the compiler's log, whose
-// line numbers are the shader file's own), an unknown built-in name, or a frame the GL cannot hold.
+// line numbers are the shader file's own), an unknown built-in name or parameter, or a frame the GL
+// cannot hold.
 struct ShaderError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -24,9 +27,33 @@ struct ShaderError : std::runtime_error {
 // ShaderError listing the names for an unknown one.
 const std::vector<std::string>& builtin_shader_names();
 std::string builtin_shader_source(const std::string& name);
-// A colouring shader's source from a built-in name or, for anything with a '/' or a ".glsl" ending,
-// from that file. Throws ShaderError naming a missing or unreadable file.
+// Whether `name_or_file` names a file: it has a '/' or ends in ".glsl".
+bool is_shader_file(const std::string& name_or_file);
+// A colouring shader's source from a built-in name or a file (is_shader_file). Throws ShaderError
+// naming a missing or unreadable file.
 std::string shader_source(const std::string& name_or_file);
+// FNV-1a 64 of a shader's source, 16 hex digits (the PNG's record of a user's file).
+std::string shader_hash(const std::string& source);
+
+// A frame's per-pixel data, row-major, row 0 at the top (mandel::RenderResult's arrays). counts and
+// smooth are required; counts_high for a wide frame (max_iter >= 2^32: smooth then holds smooth
+// count - count, kernels/mandelbrot/counts.h); dex, dey, phase when the shader reads them
+// (ColourShader::fields()): a shader that reads one given none sees zeros.
+struct ShaderFrame {
+  int width = 0, height = 0;
+  const uint32_t* counts = nullptr;
+  const float* smooth = nullptr;
+  const uint32_t* counts_high = nullptr;
+  const float* dex = nullptr;
+  const float* dey = nullptr;
+  const float* phase = nullptr;
+};
+
+// A shader's own parameter: `uniform float NAME = DEFAULT;` in its source.
+struct ShaderParam {
+  std::string name;
+  float value = 0, default_value = 0;
+};
 
 class ColourShader {
  public:
@@ -38,14 +65,43 @@ class ColourShader {
   ColourShader(const ColourShader&) = delete;
   ColourShader& operator=(const ColourShader&) = delete;
 
-  // Colours a w x h frame (counts and smooth counts row-major, row 0 at the top) into `rgb`
-  // (3 bytes a pixel, rows top to bottom), drawing into an offscreen framebuffer. Throws
-  // ShaderError when the frame is larger than the GL's textures allow.
+  const std::string& origin() const { return origin_; }
+  // The mandel::Field bits (kFieldDistance, kFieldPhase) of the data this shader reads: the ones
+  // whose samplers stay active after linking, so a render asks the engine for those only.
+  unsigned fields() const { return fields_; }
+  // The shader's own float parameters with their defaults (the uniforms not named ds_*), by name.
+  const std::vector<ShaderParam>& params() const { return params_; }
+  // Sets a parameter for the next colour()/draw(). Throws ShaderError naming the valid ones.
+  void set_param(const std::string& name, float value);
+
+  // Colours the frame into `rgb` (3 bytes a pixel, rows top to bottom), drawing into an offscreen
+  // framebuffer and reading it back. Throws ShaderError when the frame is larger than the GL's
+  // textures allow, or on a GL error.
+  void colour(const ShaderFrame& f, const colour::Colouring& c, std::vector<uint8_t>* rgb);
+  // The narrow frame of counts and smooth counts only.
   void colour(int w, int h, const uint32_t* counts, const float* smooth, const colour::Colouring& c,
               std::vector<uint8_t>* rgb);
+  // Colours the frame into `texture`, an RGBA8 GL texture of the frame's size (row 0 at the top, as
+  // render::Texture2D keeps it), with no readback: the window's path.
+  void draw(const ShaderFrame& f, const colour::Colouring& c, unsigned texture);
+  // Draws the frame last given to colour() or draw() again, with another colouring or parameter
+  // values, without uploading its data (a palette or slider change in the window). False, drawing
+  // nothing, when no w x h frame was given.
+  bool redraw(int w, int h, const colour::Colouring& c, unsigned texture);
 
  private:
-  unsigned program_ = 0, vao_ = 0;
+  void upload(const ShaderFrame& f, const colour::Colouring& c);
+  void draw_bound(const ShaderFrame& f, const colour::Colouring& c, unsigned texture);
+
+  unsigned program_ = 0, vao_ = 0, fb_ = 0, out_ = 0;
+  // counts, smooth, counts_high, dex, dey, phase, palette
+  unsigned tex_[7] = {};
+  int tex_w_[7] = {}, tex_h_[7] = {};
+  int out_w_ = 0, out_h_ = 0;
+  int frame_w_ = 0, frame_h_ = 0;  // the frame the data textures hold (redraw)
+  bool frame_wide_ = false, keep_data_ = false;
+  unsigned fields_ = 0;
+  std::vector<ShaderParam> params_;
   std::string origin_;
 };
 

@@ -5,6 +5,8 @@
 #include <glad/gl.h>
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,17 @@ EGLDisplay pick_display(int cuda_device, std::string* how) {
   throw GlUnavailable("no EGL device or surfaceless display could be initialised (" + skipped + ")");
 }
 
+// Contexts alive per EGL display: eglGetPlatformDisplay gives every HeadlessGl of a process the same
+// display, and eglTerminate would take the other threads' contexts with it, so the last one ends it.
+std::mutex& users_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<void*, int>& display_users() {
+  static std::map<void*, int> m;
+  return m;
+}
+
 }  // namespace
 
 HeadlessGl::HeadlessGl(int cuda_device) {
@@ -74,6 +87,10 @@ HeadlessGl::HeadlessGl(int cuda_device) {
   std::string how;
   EGLDisplay d = pick_display(cuda_device, &how);
   display_ = d;
+  {
+    std::lock_guard<std::mutex> lock(users_mutex());
+    ++display_users()[d];
+  }
   try {
     if (!gladLoaderLoadEGL(d)) throw GlUnavailable("EGL display functions could not be loaded");
     if (!eglBindAPI(EGL_OPENGL_API)) throw GlUnavailable(egl_error("eglBindAPI(OpenGL)"));
@@ -111,13 +128,24 @@ HeadlessGl::HeadlessGl(int cuda_device) {
 
 HeadlessGl::~HeadlessGl() { release(); }
 
+void HeadlessGl::make_current() {
+  EGLDisplay d = static_cast<EGLDisplay>(display_);
+  if (!eglMakeCurrent(d, static_cast<EGLSurface>(surface_), static_cast<EGLSurface>(surface_),
+                      static_cast<EGLContext>(context_)))
+    throw GlUnavailable(egl_error("eglMakeCurrent"));
+}
+
 void HeadlessGl::release() {
   EGLDisplay d = static_cast<EGLDisplay>(display_);
   if (!d) return;
   eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   if (context_) eglDestroyContext(d, static_cast<EGLContext>(context_));
   if (surface_) eglDestroySurface(d, static_cast<EGLSurface>(surface_));
-  eglTerminate(d);
+  std::lock_guard<std::mutex> lock(users_mutex());
+  if (--display_users()[d] <= 0) {
+    display_users().erase(d);
+    eglTerminate(d);
+  }
   context_ = surface_ = display_ = nullptr;
 }
 

@@ -25,6 +25,8 @@ class HeadlessGl {
   // "NVIDIA Corporation / NVIDIA H100 80GB HBM3/PCIe/SSE2 / 4.6.0 NVIDIA 5xx" (vendor / renderer /
   // version), and how the display was found ("EGL device 0 (CUDA device 0)", "Mesa surfaceless").
   const std::string& description() const { return description_; }
+  // Makes the context current on this thread again (after another context was made current).
+  void make_current();
 
  private:
   void release();

@@ -16,6 +16,7 @@ int bench_scale(const ArgList& args);
 int bench_interop(const ArgList& args);
 int bench_finder(const ArgList& args);
 int bench_reference(const ArgList& args);
+int bench_colour(const ArgList& args);
 
 // printf-style formatting of one number ("%.3g").
 std::string fmt(const char* f, double v);

@@ -38,7 +38,7 @@ mandel::View shifted_view(const mandel::View& v, double dx, double dy) {
 }
 
 AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderOptions& opt, int n,
-                                    const colour::Colouring& c) {
+                                    const colour::Colouring& c, const ShaderSpec& shader) {
   AntialiasedImage out;
   const std::vector<std::array<double, 2>> offsets = aa_offsets(n);
   out.samples = static_cast<int>(offsets.size());
@@ -54,7 +54,10 @@ AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderO
       out.cancelled = true;
       return out;
     }
-    const std::vector<uint8_t> rgb = colour_view(r, c);
+    const ColouredFrame frame = colour_frame(r, c, shader);
+    const std::vector<uint8_t>& rgb = frame.rgb;
+    out.colour_record = frame.record;
+    if (!frame.note.empty()) out.colour_note = frame.note;
     for (std::size_t k = 0; k < pixels; ++k) {
       if (r.count(k) == 0) undecided[k] = 1;  // perturbation could not decide it (colour_pixel)
       for (int ch = 0; ch < 3; ++ch) sum[3 * k + ch] += srgb_to_linear(rgb[3 * k + ch]);

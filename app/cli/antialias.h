@@ -1,7 +1,7 @@
 // `render --aa N`: supersampling with N x N stratified jittered samples per pixel. Each sample is a
 // whole render of the view shifted by a sub-pixel offset (exact in MPFR), coloured by the one
-// colouring of every image file (app/io/view_png.h: colour_view), and the colours are averaged in
-// linear light. Undecided pixels of any sample stay magenta and counted.
+// colouring of every image file (app/io/colouring.h: colour_frame, the GLSL shader), and the colours
+// are averaged in linear light. Undecided pixels of any sample stay magenta and counted.
 #pragma once
 #include <array>
 #include <atomic>
@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "app/io/colouring.h"
 #include "kernels/colour/palette.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 
@@ -36,12 +37,14 @@ struct AntialiasedImage {
   // method, format and backend, iterations and times summed, glitch counts summed except
   // glitch_unresolved = undecided. No pixel arrays.
   mandel::RenderResult facts;
+  std::string colour_record;  // the colouring record of the samples (kPngColourKey)
+  std::string colour_note;    // colour_frame's note (the C++ fallback, missing data), "" when none
   bool cancelled = false;
 };
 
 // Renders v's N x N samples with `opt` (backend resolved; its cancel flag is polled, its progress
-// gets the fraction of all samples) and averages their colours.
+// gets the fraction of all samples), colours each with `shader` and averages their colours.
 AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderOptions& opt, int n,
-                                    const colour::Colouring& c);
+                                    const colour::Colouring& c, const ShaderSpec& shader);
 
 }  // namespace ds::app

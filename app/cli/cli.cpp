@@ -28,6 +28,7 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
           value = argv[++i];
         }
         values_[name] = value;
+        all_[name].push_back(value);
       } else if (flags.count(name)) {
         if (inline_value) throw UsageError("option --" + name + " takes no value");
         values_[name] = "";

@@ -30,10 +30,16 @@ class Args {
   // An iteration count (mandel::parse_iterations: "5000000000", "5e9"), exact, in [1, 2^63 - 1].
   uint64_t get_iterations(const std::string& name, uint64_t fallback) const;
   bool flag(const std::string& name) const { return has(name); }
+  // Every value of a repeatable option, in order (get() gives the last).
+  std::vector<std::string> get_all(const std::string& name) const {
+    auto it = all_.find(name);
+    return it == all_.end() ? std::vector<std::string>{} : it->second;
+  }
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> all_;
   std::vector<std::string> positional_;
 };
 

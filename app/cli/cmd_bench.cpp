@@ -18,8 +18,9 @@ int cmd_bench(const ArgList& args) {
   if (args[0] == "interop") return bench_interop(rest);
   if (args[0] == "finder") return bench_finder(rest);
   if (args[0] == "reference") return bench_reference(rest);
+  if (args[0] == "colour") return bench_colour(rest);
   throw cli::UsageError("unknown bench target \"" + args[0] +
-                        "\" (arith, mandelbrot, henon, drift, perturb, tmd, scale, interop, finder, reference)");
+                        "\" (arith, mandelbrot, henon, drift, perturb, tmd, scale, interop, finder, reference, colour)");
 }
 
 }  // namespace ds::app

@@ -11,8 +11,10 @@
 #include <random>
 #include <set>
 
+#include "app/io/colouring.h"
 #include "app/io/exr_io.h"
 #include "app/io/image_io.h"
+#include "app/io/kfp.h"
 #include "app/io/location.h"
 #include "app/io/view_png.h"
 #include "cancel.h"
@@ -54,6 +56,7 @@ struct Job {
   VerifyPlan verify;          // --verify N [--verify-seed S]
   bool auto_iter = false;     // --auto-iter: render again with a raised limit (auto_iter.h)
   std::vector<std::string> location_warnings;  // fields of --location FILE not reproduced
+  ShaderSpec shader;                           // --shader NAME|FILE, --shader-param NAME=VALUE
 };
 
 Backend parse_backend(const std::string& s) {
@@ -80,7 +83,8 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   std::set<std::string> valued = {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
-      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "exr", "aa"};
+      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "exr", "aa",
+      "shader", "shader-param"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"});
@@ -192,9 +196,30 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   if (j.aa > 1 && (j.auto_iter || j.verify.samples > 0))
     throw cli::UsageError("--aa renders shifted samples of the view: not with --auto-iter or --verify");
 
-  j.colouring.palette = colour::palette_by_name(j.palette_name);
-  j.colouring.density = static_cast<float>(j.density);
-  j.colouring.offset = static_cast<float>(j.offset);
+  // --shader-param NAME=VALUE, repeatable; checked against the shader's parameters when it compiles.
+  std::vector<std::pair<std::string, float>> params;
+  for (const std::string& p : a.get_all("shader-param")) {
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw cli::UsageError("--shader-param takes NAME=VALUE, got \"" + p + "\"");
+    const std::string name = p.substr(0, eq);
+    params.emplace_back(name, static_cast<float>(cli::parse_double("--shader-param " + name, p.substr(eq + 1))));
+  }
+  j.shader = load_shader(a.get("shader", "palette"), params);
+
+  if (is_kf_palette_file(j.palette_name)) {
+    // A KF palette: its table, and IterDiv / ColorOffset as density and offset unless given.
+    const KfPalette kp = read_kfp(j.palette_name);
+    apply_kf_palette(kp, &j.colouring);
+    if (a.has("density")) j.colouring.density = static_cast<float>(j.density);
+    if (a.has("offset")) j.colouring.offset = static_cast<float>(j.offset);
+    j.density = j.colouring.density;
+    j.offset = j.colouring.offset;
+  } else {
+    j.colouring.palette = colour::palette_by_name(j.palette_name);
+    j.colouring.density = static_cast<float>(j.density);
+    j.colouring.offset = static_cast<float>(j.offset);
+  }
   j.colouring.max_iter = j.view.max_iter;
   return j;
 }
@@ -252,12 +277,21 @@ int render_command(const ArgList& args, VideoSettings* video) {
   if (pixels * 3 > 0x7fffffffu)
     throw cli::UsageError("size " + std::to_string(v.width) + "x" + std::to_string(v.height) +
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
+  // The shader compiles before anything renders (exit 2 with its log), and says what data it reads.
+  job.opt.fields = shader_fields(job.shader);
+  {
+    const std::string why = headless_gl_unavailable();
+    if (!why.empty() && !job.quiet && work::is_writer())
+      std::cerr << "deepscope render: note: no OpenGL context (" << why
+                << "); colouring with the C++ colour_pixel (the palette shader's reference)\n";
+  }
   std::string note;
   const Backend backend = mandel::select_backend(job.opt.backend, &note);
   job.opt.backend = backend;
   RenderPlan plan;
   plan.palette_name = job.palette_name;
   plan.colouring = job.colouring;
+  plan.shader = job.shader;
   plan.quiet = job.quiet;
   plan.verify = job.verify;
   plan.aa = job.aa;
@@ -330,6 +364,10 @@ int render_command(const ArgList& args, VideoSettings* video) {
         "--aa and --exr render one image on one worker; this one would be split into strips among " +
         std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
         " workers (use --devices K, and no --tile-rows)");
+  if (strips && job.opt.fields)
+    throw cli::UsageError("--shader " + job.shader.name +
+                          " reads the distance estimate or phase, which strips do not carry yet: render it on "
+                          "one worker (--devices K, no --tile-rows)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 
   // One image on one worker: one render (with --auto-iter, again at a raised limit while the
@@ -388,6 +426,8 @@ int render_command(const ArgList& args, VideoSettings* video) {
   }
   plan.colouring = job.colouring;  // --auto-iter may have raised max_iter
   const TargetFiles files = encode_target(t, r, plan, text);
+  if (!files.note.empty() && !job.quiet && files.note.find("C++ colour_pixel") == std::string::npos)
+    std::cerr << "deepscope render: warning: " << files.note << "\n";
   write_target(t, files);
   if (!job.quiet) std::cerr << wrote_lines(t.png, files.summary);
   const int code = unresolved_exit(r.perturb.glitch_unresolved, t.png, job.quiet);

@@ -319,14 +319,16 @@ std::vector<float> to_linear(const std::vector<uint8_t>& rgb) {
 TargetFiles encode_target(const RenderTarget& t, const RenderResult& r, const RenderPlan& plan,
                           const std::vector<std::pair<std::string, std::string>>& extra) {
   TargetFiles f;
-  const std::vector<uint8_t> rgb = colour_view(r, plan.colouring);
-  f.png = view_png(t.view, r, rgb, plan.palette_name, plan.colouring, extra);
+  const ColouredFrame frame = colour_frame(r, plan.colouring, plan.shader);
+  const std::vector<uint8_t>& rgb = frame.rgb;
+  f.note = frame.note;
+  f.png = mandelbrot_png_rgb(t.view, r, plan.palette_name, plan.colouring, rgb, frame.record, extra);
   if (!t.counts.empty()) f.counts = encode_counts_npy(r.counts, r.counts_high, r.height, r.width);
   if (!t.smooth.empty()) f.smooth = encode_smooth_npy(r.smooth, r.counts, r.counts_high, r.height, r.width);
   f.unresolved = r.perturb.glitch_unresolved;
   if (!t.exr.empty()) {
     std::vector<std::pair<std::string, std::string>> text =
-        view_text(t.view, r, plan.palette_name, plan.colouring);
+        view_text(t.view, r, plan.palette_name, plan.colouring, frame.record);
     text.insert(text.end(), extra.begin(), extra.end());
     f.exr = target_exr(r, to_linear(rgb), text, f.unresolved);
   }
@@ -344,9 +346,8 @@ bool render_target(const RenderTarget& t, const mandel::RenderOptions& o, const 
     *files = encode_target(t, r, plan);
     return true;
   }
-  mandel::RenderOptions sample = o;
-  sample.fields = 0;  // colour only
-  AntialiasedImage a = render_antialiased(t.view, sample, plan.aa, plan.colouring);
+  // The samples carry the fields the shader reads (o.fields); the EXR's come from the centres.
+  AntialiasedImage a = render_antialiased(t.view, o, plan.aa, plan.colouring, plan.shader);
   if (a.cancelled) return false;
   RenderResult centre;
   if (t.wants_arrays()) {
@@ -369,10 +370,11 @@ bool render_target(const RenderTarget& t, const mandel::RenderOptions& o, const 
                               std::to_string(a.reference_reused) + " of " + std::to_string(a.samples) +
                               " samples\nundecided_pixels = " + std::to_string(a.undecided) + "\n";
   std::vector<std::pair<std::string, std::string>> text =
-      view_text(t.view, a.facts, plan.palette_name, plan.colouring);
+      view_text(t.view, a.facts, plan.palette_name, plan.colouring, a.colour_record);
   text.emplace_back(kPngAntialiasKey, aa_text);
   TargetFiles& f = *files;
   f = TargetFiles();
+  f.note = a.colour_note;
   f.png = encode_png(a.rgb, t.view.width, t.view.height, text);
   if (!t.counts.empty())
     f.counts = encode_counts_npy(centre.counts, centre.counts_high, centre.height, centre.width);
@@ -484,6 +486,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     payload->clear();
     for (const std::string* field : {&f.png, &f.counts, &f.smooth, &f.exr, &f.summary}) put(payload, *field);
     put(payload, std::to_string(f.unresolved));
+    put(payload, f.note);  // colour_frame's note (the fallback's is said once, up front)
     return true;
   };
   uint64_t unresolved_pixels = 0;  // over the frames written by this run (the writer's count)
@@ -495,13 +498,17 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     for (std::string* field : {&f.png, &f.counts, &f.smooth, &f.exr, &f.summary})
       *field = take_field(payload, &pos);
     unresolved_pixels += std::stoull(take_field(payload, &pos));
+    f.note = take_field(payload, &pos);
     write_target(t, f);
     ++written;
     if (talk) {
       char more[64];
       std::snprintf(more, sizeof more, "; frame %lld of %lld", static_cast<long long>(c + 1),
                     static_cast<long long>(frames.size()));
-      line.print(wrote_lines(t.png, f.summary, more));
+      std::string text = wrote_lines(t.png, f.summary, more);
+      if (!f.note.empty() && f.note.find("C++ colour_pixel") == std::string::npos)
+        text += "deepscope render: warning: " + f.note + "\n";
+      line.print(text);
     }
   };
   const work::Stats s = work::run(job);
@@ -594,7 +601,11 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   if (!image.smooth.empty())
     write_file_atomically(image.smooth,
                           encode_smooth_npy(img.smooth, img.counts, img.counts_high, img.height, img.width));
-  write_file_atomically(image.png, mandelbrot_png(v, img, plan.palette_name, plan.colouring, text));
+  std::string note;
+  write_file_atomically(image.png,
+                        mandelbrot_png(v, img, plan.palette_name, plan.colouring, text, plan.shader, &note));
+  if (!note.empty() && !plan.quiet && note.find("C++ colour_pixel") == std::string::npos)
+    std::cerr << "deepscope render: warning: " << note << "\n";
   std::remove(job.chunk_file.c_str());
   if (talk) {
     const std::string summary = render_summary(img);

@@ -7,9 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/mandelbrot/mandelbrot.h"
+#include "app/io/colouring.h"
 #include "kernels/colour/palette.h"
 #include "kernels/core/work.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 
 namespace ds::app {
 
@@ -32,6 +33,7 @@ struct VerifyPlan {
 struct RenderPlan {
   std::string palette_name;
   colour::Colouring colouring;
+  ShaderSpec shader;                  // --shader, --shader-param (app/io/colouring.h)
   std::vector<work::Worker> workers;  // at least one
   work::Shard shard;
   bool quiet = false;
@@ -44,6 +46,7 @@ struct TargetFiles {
   std::string png, counts, smooth, exr;  // empty where the target does not ask for the file
   std::string summary;                   // render_summary(...), and the samples' line with --aa
   uint64_t unresolved = 0;               // undecided pixels (magenta in the PNG, counted in its text)
+  std::string note;                      // colour_frame's note (the C++ fallback, data the shader lacks)
 };
 
 // Renders `t` with `o` (backend, device, cancel and progress set by the caller): one render, or

@@ -18,17 +18,18 @@ Commands:
         open the window (at a location file, .kfr or deepscope PNG; --open also takes a Hénon scan
         CSV, like a file dropped on the window); --frames/--screenshot render N frames, save the
         window, and quit; --ui-scale sets the HiDPI UI scale (0.5 to 4; default: the monitor's)
-        --script FILE runs a scripted session: one command a line, wait-idle [S], wait N,
+        --script FILE runs a scripted session: one command a line, wait-idle [S], wait N, sleep S,
         move X Y, click X Y [left|right|middle], scroll X Y STEPS, key NAME (F12, Home, ctrl+z),
-        png PATH, screenshot PATH, tab NAME, quit; X Y are Mandelbrot image pixels (docs/window.md)
+        png PATH, screenshot PATH, tab NAME, shader NAME|FILE, palette NAME|FILE.kfp, quit; X Y are
+        Mandelbrot image pixels (docs/window.md)
   deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
                    [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--reference-cache DIR] [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap] [--quiet]
-                   --out FILE.png
+                   [--reference-cache DIR] [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
+                   [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]... [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -53,6 +54,11 @@ Commands:
         any sample stay magenta and counted. --exr FILE.exr also writes Kalles Fraktaler's channels
         for zoomasm: N, NF (N + NF = the smooth count), DEX, DEY, T when the engine gives them, and
         linear R, G, B as half floats, with the location in the header (builds with OpenEXR only)
+        --shader colours with a GLSL shader (docs/colouring.md): palette (default), distance, slopes,
+        decomposition, or a .glsl file; --shader-param sets its uniforms. It runs in a headless EGL
+        context (C++ fallback for palette where there is none, said on stderr and in the PNG).
+        --palette takes a built-in name or a Kalles Fraktaler .kfp file (IterDiv, ColorOffset
+        become density and offset unless those are given)
   deepscope video [--re R --im I --zoom Z | --location FILE] --zoom-to Z2 --frames N
                   [--easing linear|smooth|in|out] [--aa N] [--exr FILE%05d.exr] [--mp4 FILE.mp4]
                   [--fps F] [--crf C] [render's options] --out DIR/frame%05d.png
@@ -150,6 +156,9 @@ Commands:
         throughput benchmarks on the CPU and (when present) the GPU; scale: efficiency over this
         host's GPUs; interop: frame time per format, display by CUDA-GL interop against the copy through
         the host, in a headless EGL context
+  deepscope bench colour [--size WxH] [--repeat N] [--shader NAME|FILE] [--out FILE.md]
+        the colour pass of a frame (default 1920x1080) through each colouring shader in a headless
+        EGL context, median of N (default 11): batch (upload, draw, readback) and window (upload, draw)
   deepscope --help | --version
 
 Exit codes: 0 success, 1 failure while running, 2 bad input (usage, malformed numbers, unwritable

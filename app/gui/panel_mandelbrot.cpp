@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/io/kfp.h"
 #include "kernels/mandelbrot/navigate.h"
 
 namespace ds::gui {
@@ -45,7 +46,7 @@ bool MandelbrotPanel::open_file(const std::string& path) {
 }
 
 bool MandelbrotPanel::busy() const {
-  return job_.running() || !shown_final_ || shot_job_.running() || verify_job_.running() ||
+  return job_.running() || !shown_final_ || shot_job_.running() || shot_ready_ || verify_job_.running() ||
          find_job_.running() || find_ready_ || animating_;
 }
 
@@ -182,18 +183,7 @@ void MandelbrotPanel::draw_controls() {
     ImGui::EndCombo();
   }
 
-  const auto& names = colour::palette_names();
-  if (ImGui::BeginCombo("palette", names[palette_index_].c_str())) {
-    for (size_t k = 0; k < names.size(); ++k)
-      if (ImGui::Selectable(names[k].c_str(), palette_index_ == static_cast<int>(k))) {
-        palette_index_ = static_cast<int>(k);
-        recolour_ = true;  // the canvas keeps counts: no new render
-      }
-    ImGui::EndCombo();
-  }
-  if (ImGui::SliderFloat("density", &density_, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic))
-    recolour_ = true;
-  if (ImGui::SliderFloat("offset", &offset_, 0.0f, 1.0f)) recolour_ = true;
+  draw_colouring();
 
   ImGui::Separator();
   if (job_.running()) {
@@ -203,7 +193,7 @@ void MandelbrotPanel::draw_controls() {
   }
   // Wrapped: the perturbation line carries the glitch counts, which must be seen, not cut off.
   ImGui::TextWrapped("format: %s  backend: %s", shown_arith_.c_str(), shown_backend_.c_str());
-  ImGui::Text("display: %s", display_path_.c_str());
+  ImGui::TextWrapped("display: %s", display_path_.c_str());
   if (!display_.interop_note().empty() && ImGui::IsItemHovered())
     ImGui::SetTooltip("no CUDA-GL interop: %s", display_.interop_note().c_str());
   if (shown_seconds_ > 0)
@@ -236,9 +226,11 @@ void MandelbrotPanel::apply_location(const app::Location& loc) {
   notice_.clear();
   for (const std::string& w : loc.warnings) notice_ += (notice_.empty() ? "" : "\n") + w;
   if (loc.palette) {
-    const auto& names = colour::palette_names();
-    for (size_t k = 0; k < names.size(); ++k)
-      if (names[k] == *loc.palette) palette_index_ = static_cast<int>(k);
+    if (app::is_kf_palette_file(*loc.palette))
+      load_kfp(*loc.palette);
+    else
+      for (const std::string& name : colour::palette_names())
+        if (name == *loc.palette) set_builtin_palette(name);
   }
   if (loc.density) density_ = static_cast<float>(*loc.density);
   if (loc.offset) offset_ = static_cast<float>(*loc.offset);
@@ -247,7 +239,8 @@ void MandelbrotPanel::apply_location(const app::Location& loc) {
 
 colour::Colouring MandelbrotPanel::colouring(uint64_t max_iter) const {
   colour::Colouring col;
-  col.palette = colour::palette_by_name(colour::palette_names()[palette_index_]);
+  col.palette = palette_;
+  col.blend = blend_;
   col.density = density_;
   col.offset = offset_;
   col.max_iter = max_iter;
@@ -321,9 +314,9 @@ void MandelbrotPanel::draw_image() {
   step_zoom_animation();
   apply_auto_iterations();
   ImVec2 origin = ImGui::GetCursorScreenPos();
-  if (display_.texture().id()) {
-    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(display_.texture().id())), avail, uv0_,
-                 uv1_);
+  const unsigned tex = shaded_ok_ ? shaded_.id() : display_.texture().id();
+  if (tex) {
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex)), avail, uv0_, uv1_);
   } else {
     ImGui::Dummy(avail);
   }

@@ -1,14 +1,16 @@
 // The Mandelbrot panel's class, shared by its three files: panel_mandelbrot.cpp (controls,
 // navigation, the image and the mouse), panel_mandelbrot_render.cpp (the render worker and the
 // frames it publishes), panel_mandelbrot_files.cpp (Verify, screenshots, location files) and
-// panel_mandelbrot_find.cpp (the feature finder and the image's menu) and panel_mandelbrot_zoom.cpp
-// (the animated zoom, the period under the mouse, the found minibrot's overlay, auto iterations).
+// panel_mandelbrot_find.cpp (the feature finder and the image's menu), panel_mandelbrot_zoom.cpp
+// (the animated zoom, the period under the mouse, the found minibrot's overlay, auto iterations) and
+// panel_mandelbrot_colour.cpp (the colouring shader, its parameters, the palette editor, .kfp).
 // Private to app/gui: the window knows the panel only through make_mandelbrot_panel() (panels.h).
 #pragma once
 #include <imgui.h>
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +23,8 @@
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "panels.h"
 #include "render/canvas_texture.h"
+#include "render/colour_shader.h"
+#include "render/gl_texture.h"
 
 namespace ds::gui {
 
@@ -35,6 +39,11 @@ class MandelbrotPanel final : public Panel {
   bool busy() const override;
   bool image_rect(ImageRect* r) const override;
   bool set_screenshot_path(const std::string& path) override;
+  bool set_shader(const std::string& name_or_file) override {
+    choose_shader(name_or_file);
+    return true;
+  }
+  bool set_palette(const std::string& name_or_kfp) override;
   void draw() override;
 
  private:
@@ -70,7 +79,6 @@ class MandelbrotPanel final : public Panel {
   void start_verify();
   void draw_files();
   void save_location(bool kfr);
-  static std::string palette_names_at(int k) { return colour::palette_names()[static_cast<size_t>(k)]; }
   void save_screenshot();
 
   // The feature finder (panel_mandelbrot_find.cpp).
@@ -87,6 +95,19 @@ class MandelbrotPanel final : public Panel {
   void draw_overlay(ImVec2 origin, ImVec2 size);
   void apply_auto_iterations();
 
+  // Colouring (panel_mandelbrot_colour.cpp): the image is drawn through a GLSL colouring shader in
+  // the window's GL context (render/colour_shader.h), the same shader and call as `render`.
+  void draw_colouring();
+  void choose_shader(const std::string& name_or_file);
+  void check_shader_file();
+  void load_kfp(const std::string& path);
+  void set_builtin_palette(const std::string& name);
+  // Colours the canvases into shaded_ (data_changed false: only the colouring did, and the data
+  // textures are drawn again as they are); false: no shader.
+  bool shade(int rows_done, bool data_changed);
+  void finish_screenshot();   // colours a screenshot render here and writes its PNG
+  std::string colour_record() const;
+
   // The render worker and the frames it publishes (panel_mandelbrot_render.cpp).
   void start_render();
   static std::string shown_format(const mandel::RenderResult& r);
@@ -100,7 +121,7 @@ class MandelbrotPanel final : public Panel {
   size_t history_pos_ = 0;
   char re_buf_[4096] = {}, im_buf_[4096] = {}, zoom_buf_[256] = {};
   float click_factor_ = 4.0f, density_ = 1.0f, offset_ = 0.0f;
-  int arith_index_ = 0, palette_index_ = 0;
+  int arith_index_ = 0;
   bool dirty_ = true, dragged_ = false, show_help_ = false, shown_final_ = false, recolour_ = false;
   bool use_cpu_ = false;  // after a GPU failure
   std::string message_, notice_, shown_arith_ = "-", shown_backend_ = "-", display_path_ = "-";
@@ -148,6 +169,30 @@ class MandelbrotPanel final : public Panel {
   int shot_w_ = 3840, shot_h_ = 2160;
   bool shot_custom_ = false;
   std::string shot_status_, file_status_;
+  // The colouring shader (compiled in the window's context), the user's parameter values (kept across
+  // reloads), the last compile error (the last good shader stays), a file's modification time.
+  std::string shader_name_ = "palette", shader_source_, shader_error_;
+  std::unique_ptr<render::ColourShader> shader_;
+  std::map<std::string, float> shader_params_;
+  int64_t shader_mtime_ = 0;
+  double shader_checked_at_ = 0;
+  char shader_path_[512] = "my_shader.glsl", kfp_path_[512] = "palette.kfp";
+  // The palette shown and edited: a built-in's stops, a .kfp's table, or the user's edit.
+  colour::Palette palette_ = colour::palette_by_name("classic");
+  std::string palette_label_ = "classic";  // the built-in's name or the .kfp's path; "" once edited
+  bool blend_ = true;                      // blend between stops (a .kfp's Smooth)
+  std::string colour_status_;
+  int edit_stop_ = 0;
+  render::Texture2D shaded_;
+  bool shaded_ok_ = false;  // shaded_ holds the current frame (else display_ does)
+  std::vector<uint32_t> frame_counts_, preview_counts_;
+  std::vector<float> frame_smooth_, preview_smooth_, frame_dex_, frame_dey_, frame_phase_;
+  // A screenshot rendered on its worker, waiting for the frame loop to colour it (guarded by mutex_).
+  std::unique_ptr<mandel::RenderResult> shot_result_;
+  View shot_view_;
+  colour::Colouring shot_colouring_;
+  std::string shot_palette_, shot_out_;
+  std::atomic<bool> shot_ready_{false};  // shot_result_ is set (read by busy())
   std::mutex mutex_;
   Published pending_, shown_;
   bool has_pending_ = false;

@@ -89,7 +89,8 @@ void MandelbrotPanel::draw_files() {
     shot_w_ = std::max(1, std::min(shot_w_, 32768));
     shot_h_ = std::max(1, std::min(shot_h_, 32768));
   }
-  ImGui::BeginDisabled(shot_job_.running());
+  finish_screenshot();
+  ImGui::BeginDisabled(shot_job_.running() || shot_ready_);
   if (ImGui::Button("Save PNG") || ImGui::IsKeyPressed(GLFW_KEY_F12)) save_screenshot();
   ImGui::EndDisabled();
   if (shot_job_.running()) {
@@ -115,10 +116,12 @@ void MandelbrotPanel::draw_files() {
 
 void MandelbrotPanel::save_location(bool kfr) {
   try {
-    const std::string name = palette_names_at(palette_index_);
+    const std::string name = palette_label_.empty() ? "classic" : palette_label_;
     app::Location loc = app::location_of(view_, name, colouring(view_.max_iter), shown_arith_);
     write_file_atomically(loc_path_, kfr ? app::format_kfr(loc) : app::format_location(loc));
-    file_status_ = std::string("saved ") + loc_path_;
+    file_status_ =
+        std::string("saved ") + loc_path_ +
+        (palette_label_.empty() ? " (the edited palette is not in location files: saved as classic)" : "");
   } catch (const std::exception& e) {
     file_status_ = std::string("cannot save: ") + e.what();
   }
@@ -142,22 +145,25 @@ void MandelbrotPanel::save_screenshot() {
   if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
   if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
   const colour::Colouring col = colouring(v.max_iter);
-  const std::string palette = palette_names_at(palette_index_);
+  const std::string palette = palette_label_.empty() ? "classic" : palette_label_;
+  opt.fields = shader_ ? shader_->fields() : 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     shot_status_ = "rendering " + path + " ...";
   }
+  // The worker renders; the frame loop colours it with the window's shader (finish_screenshot).
   shot_job_.start([this, v, opt, col, palette, path](JobControl& ctl) mutable {
     opt.cancel = &ctl.cancel;
     opt.progress = [&ctl](double p) { ctl.progress = p; };
-    mandel::RenderResult r = mandel::render(v, opt);
-    if (r.cancelled) return;
-    write_file_atomically(path, app::mandelbrot_png(v, r, palette, col));
-    char msg[600];
-    std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s)", path.c_str(), v.width, v.height,
-                  mandel::format_label(r).c_str(), r.seconds);
+    auto r = std::make_unique<mandel::RenderResult>(mandel::render(v, opt));
+    if (r->cancelled) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    shot_status_ = msg;
+    shot_result_ = std::move(r);
+    shot_view_ = v;
+    shot_colouring_ = col;
+    shot_palette_ = palette;
+    shot_out_ = path;
+    shot_ready_ = true;
   });
 }
 }  // namespace ds::gui

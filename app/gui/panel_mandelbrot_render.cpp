@@ -1,5 +1,6 @@
 // The Mandelbrot panel's render worker (a coarse pass, then bands, into canvases) and the frames it
-// publishes for the frame loop to show and recolour.
+// publishes for the frame loop to show and recolour (through the colouring shader:
+// panel_mandelbrot_colour.cpp).
 #include <algorithm>
 #include <cstdio>
 
@@ -12,8 +13,8 @@ namespace ds::gui {
 // Renders the view on a worker: a quarter-resolution pass into the preview canvas, then full
 // resolution in bands into the canvas, each step published for the frame loop to show. The
 // canvases hold counts, not colours, on the GPU when there is one (kernels/colour/canvas.h): showing
-// them is a colouring kernel writing the GL texture's buffer through CUDA-GL interop
-// (render/canvas_texture.h), and a palette change recolours without rendering.
+// them is the colouring shader drawing their data into a GL texture (panel_mandelbrot_colour.cpp),
+// and a palette or shader parameter change recolours without rendering.
 void MandelbrotPanel::start_render() {
   dirty_ = false;
   shown_final_ = false;
@@ -45,6 +46,7 @@ void MandelbrotPanel::start_render() {
     return;
   }
   mandel::RenderOptions opt;
+  opt.fields = shader_ ? shader_->fields() : 0;  // what the colouring shader reads
   if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
   if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
   uint64_t gen = ++generation_;
@@ -151,9 +153,13 @@ void MandelbrotPanel::poll_frame() {
   if (!fresh && !recolour_) return;
   recolour_ = false;
   try {
-    const render::DisplayPath path =
-        display_.show(*canvas_, colouring(shown_.max_iter), shown_.rows_done, preview_.get());
-    display_path_ = render::display_path_name(path);
+    // The colouring shader in this GL context; the CUDA/C++ palette colouring only while no shader
+    // has compiled (never for the built-ins).
+    if (!shade(shown_.rows_done, fresh)) {
+      const render::DisplayPath path =
+          display_.show(*canvas_, colouring(shown_.max_iter), shown_.rows_done, preview_.get());
+      display_path_ = render::display_path_name(path);
+    }
   } catch (const std::exception& e) {
     gpu_failed(e.what());
     return;

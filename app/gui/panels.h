@@ -28,6 +28,11 @@ class Panel {
   virtual bool open_view(const std::string&) { return false; }
   // Sets the path its screenshot (F12) goes to, as typing it would; false if it has none.
   virtual bool set_screenshot_path(const std::string&) { return false; }
+  // Chooses the colouring shader (a built-in or a .glsl file) or the palette (a built-in or a .kfp),
+  // as the panel's controls would; false if it has none. A shader that does not compile is shown
+  // as the controls show it, not refused here.
+  virtual bool set_shader(const std::string&) { return false; }
+  virtual bool set_palette(const std::string&) { return false; }
 };
 
 std::unique_ptr<Panel> make_mandelbrot_panel();

@@ -111,6 +111,12 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     s.op = ScriptStep::Op::kWaitIdle;
     s.amount = w.size() > 1 ? number("SECONDS", w[1]) : 120.0;
     if (!(s.amount > 0 && s.amount <= 86400)) throw BadLine{"SECONDS must be in (0, 86400]"};
+  } else if (cmd == "sleep") {
+    // Frames go on (file reloads, renders) for SECONDS of wall time, however fast they are.
+    want(1, 1, "sleep SECONDS");
+    s.op = ScriptStep::Op::kSleep;
+    s.amount = number("SECONDS", w[1]);
+    if (!(s.amount > 0 && s.amount <= 3600)) throw BadLine{"SECONDS must be in (0, 3600]"};
   } else if (cmd == "move") {
     want(2, 2, "move X Y");
     s.op = ScriptStep::Op::kMove;
@@ -143,6 +149,10 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     if (rest_after_command.empty()) throw BadLine{"expected \"" + cmd + " PATH\""};
     s.op = cmd == "png" ? ScriptStep::Op::kPng : ScriptStep::Op::kScreenshot;
     s.path = rest_after_command;
+  } else if (cmd == "shader" || cmd == "palette") {
+    if (rest_after_command.empty()) throw BadLine{"expected \"" + cmd + " NAME|FILE\""};
+    s.op = cmd == "shader" ? ScriptStep::Op::kShader : ScriptStep::Op::kPalette;
+    s.path = rest_after_command;
   } else if (cmd == "tab") {
     want(1, 1, "tab mandelbrot|henon|henon-plane|tmd|drift");
     s.op = ScriptStep::Op::kTab;
@@ -155,8 +165,9 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     want(0, 0, "quit");
     s.op = ScriptStep::Op::kQuit;
   } else {
-    throw BadLine{"unknown command \"" + cmd +
-                  "\" (wait, wait-idle, move, click, scroll, key, png, screenshot, tab, quit)"};
+    throw BadLine{
+        "unknown command \"" + cmd +
+        "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, quit)"};
   }
   return s;
 }

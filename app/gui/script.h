@@ -16,16 +16,30 @@ class Panel;
 extern const char* const kTabNames[4];
 
 struct ScriptStep {
-  enum class Op { kWait, kWaitIdle, kMove, kClick, kScroll, kKey, kPng, kScreenshot, kTab, kQuit };
+  enum class Op {
+    kWait,
+    kWaitIdle,
+    kSleep,
+    kMove,
+    kClick,
+    kScroll,
+    kKey,
+    kPng,
+    kScreenshot,
+    kTab,
+    kShader,
+    kPalette,
+    kQuit
+  };
   Op op = Op::kWait;
   int line = 0;         // 1-based line of the script
   std::string text;     // the line as written, for messages
   double x = 0, y = 0;  // move, click, scroll: image coordinates (docs/window.md)
-  double amount = 0;    // wait: frames; wait-idle: timeout in seconds; scroll: wheel steps
+  double amount = 0;    // wait: frames; wait-idle: timeout in seconds; sleep: seconds; scroll: wheel steps
   int button = 0;       // click: 0 left, 1 right, 2 middle (GLFW_MOUSE_BUTTON_*)
   int key = 0;          // key: GLFW key code
   int mods = 0;         // key: GLFW_MOD_* bits (ctrl, shift, alt, super)
-  std::string path;     // png, screenshot: file; tab: workspace name
+  std::string path;     // png, screenshot: file; tab: workspace name; shader, palette: name or file
 };
 
 // Parses a script. Throws cli::UsageError "SOURCE:LINE: what is wrong: \"the line\"".

@@ -68,6 +68,11 @@ void ScriptRunner::before_frame(Panel* shown) {
         }
         return;
       }
+      if (current_->op == ScriptStep::Op::kSleep) {
+        if (now_seconds() < idle_deadline_) return;
+        current_ = nullptr;
+        continue;
+      }
       if (current_->op == ScriptStep::Op::kWait) {
         if (wait_frames_-- > 0) return;
         current_ = nullptr;
@@ -95,6 +100,7 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
       wait_frames_ = static_cast<int64_t>(s.amount);
       break;
     case Op::kWaitIdle:
+    case Op::kSleep:
       idle_deadline_ = now_seconds() + s.amount;
       break;
     case Op::kMove:
@@ -124,6 +130,11 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
         fail(std::string("the ") + (shown ? shown->title() : "window") +
                  " tab has no PNG screenshot path to set",
              2);
+      break;
+    case Op::kShader:
+    case Op::kPalette:
+      if (!shown || !(s.op == Op::kShader ? shown->set_shader(s.path) : shown->set_palette(s.path)))
+        fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no colouring to set", 2);
       break;
     case Op::kQuit:
       finished_ = true;

@@ -38,32 +38,33 @@ std::string perturb_text(const mandel::RenderResult& r) {
   return s;
 }
 
-std::vector<uint8_t> colour_view(const mandel::RenderResult& r, const colour::Colouring& c) {
-  return colour::colour_image(r.counts, r.smooth, c, r.wide() ? r.counts_high : std::vector<uint32_t>{});
-}
-
-std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v,
-                                                           const mandel::RenderResult& r,
+std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v, const mandel::RenderResult& r,
                                                            const std::string& palette_name,
-                                                           const colour::Colouring& c) {
+                                                           const colour::Colouring& c,
+                                                           const std::string& colour_record) {
   const Location loc = location_of(v, palette_name, c, mandel::format_label(r));
-  std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)}};
+  std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)},
+                                                           {kPngColourKey, colour_record}};
   if (r.method == mandel::Method::kPerturb) text.emplace_back(kPngPerturbKey, perturb_text(r));
   return text;
 }
 
-std::string view_png(const mandel::View& v, const mandel::RenderResult& r, const std::vector<uint8_t>& rgb,
-                     const std::string& palette_name, const colour::Colouring& c,
-                     const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::pair<std::string, std::string>> text = view_text(v, r, palette_name, c);
-  text.insert(text.end(), extra.begin(), extra.end());
-  return encode_png(rgb, r.width, r.height, text);
-}
-
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
                            const std::string& palette_name, const colour::Colouring& c,
-                           const std::vector<std::pair<std::string, std::string>>& extra) {
-  return view_png(v, r, colour_view(r, c), palette_name, c, extra);
+                           const std::vector<std::pair<std::string, std::string>>& extra,
+                           const ShaderSpec& shader, std::string* note) {
+  const ColouredFrame f = colour_frame(r, c, shader);
+  if (note) *note = f.note;
+  return mandelbrot_png_rgb(v, r, palette_name, c, f.rgb, f.record, extra);
+}
+
+std::string mandelbrot_png_rgb(const mandel::View& v, const mandel::RenderResult& r,
+                               const std::string& palette_name, const colour::Colouring& c,
+                               const std::vector<uint8_t>& rgb, const std::string& colour_record,
+                               const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::pair<std::string, std::string>> text = view_text(v, r, palette_name, c, colour_record);
+  text.insert(text.end(), extra.begin(), extra.end());
+  return encode_png(rgb, r.width, r.height, text);
 }
 
 }  // namespace ds::app

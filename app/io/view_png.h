@@ -5,8 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/mandelbrot/mandelbrot.h"
+#include "colouring.h"
 #include "kernels/colour/palette.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "location.h"
 
 namespace ds::app {
@@ -21,23 +22,24 @@ Location location_of(const mandel::View& v, const std::string& palette_name, con
                      const std::string& format_used);
 // "key = value" lines of r.perturb's glitch counts and reference stop (kPngPerturbKey's text).
 std::string perturb_text(const mandel::RenderResult& r);
-// The one colouring of a result that every image file goes through (PNG, antialiased frames, the
-// EXR's R, G, B): 8-bit sRGB, 3 bytes a pixel, undecided pixels magenta (colour::colour_pixel).
-std::vector<uint8_t> colour_view(const mandel::RenderResult& r, const colour::Colouring& c);
-// The text chunks of a view's file: (kPngLocationKey, location), and (kPngPerturbKey,
-// perturb_text(r)) for a perturbation render.
-std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v,
-                                                           const mandel::RenderResult& r,
+// The text chunks of a view's file: (kPngLocationKey, location), (kPngColourKey, colour_record), and
+// (kPngPerturbKey, perturb_text(r)) for a perturbation render (PNG and EXR headers alike).
+std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v, const mandel::RenderResult& r,
                                                            const std::string& palette_name,
-                                                           const colour::Colouring& c);
-// Encodes `rgb` (colour_view's layout, r's size) as PNG bytes with view_text(...) and the `extra`
-// (keyword, text) chunks.
-std::string view_png(const mandel::View& v, const mandel::RenderResult& r, const std::vector<uint8_t>& rgb,
-                     const std::string& palette_name, const colour::Colouring& c,
-                     const std::vector<std::pair<std::string, std::string>>& extra = {});
-// view_png of colour_view(r, c).
+                                                           const colour::Colouring& c,
+                                                           const std::string& colour_record);
+// Colours `r` with `shader` (colour_frame: GLSL in a headless context, or the C++ fallback) and
+// encodes it as PNG bytes with location_of(...) embedded, the colouring record (kPngColourKey),
+// perturb_text(r) for a perturbation render, and the `extra` (keyword, text) chunks. *note gets
+// colour_frame's note (the fallback's, or data the shader reads and the render lacks).
 std::string mandelbrot_png(const mandel::View& v, const mandel::RenderResult& r,
                            const std::string& palette_name, const colour::Colouring& c,
-                           const std::vector<std::pair<std::string, std::string>>& extra = {});
+                           const std::vector<std::pair<std::string, std::string>>& extra = {},
+                           const ShaderSpec& shader = ShaderSpec{}, std::string* note = nullptr);
+// The same with the colours given (the window colours in its own GL context): rgb, 3 bytes a pixel.
+std::string mandelbrot_png_rgb(const mandel::View& v, const mandel::RenderResult& r,
+                               const std::string& palette_name, const colour::Colouring& c,
+                               const std::vector<uint8_t>& rgb, const std::string& colour_record,
+                               const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace ds::app

@@ -74,20 +74,35 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   opt.row_begin = row_begin;
   opt.row_end = row_end;
   const std::size_t offset = static_cast<std::size_t>(row_begin) * static_cast<std::size_t>(width_);
+  mandel::RenderResult r;
   if (backend_ == Backend::kCuda) {
     opt.device_counts = counts_ + offset;
     opt.device_smooth = smooth_ + offset;
-    return mandel::render(v, opt);
+    r = mandel::render(v, opt);
+  } else {
+    opt.device_counts = nullptr;
+    opt.device_smooth = nullptr;
+    r = mandel::render(v, opt);
+    if (!r.cancelled) {
+      std::memcpy(counts_ + offset, r.counts.data(), r.counts.size() * sizeof(uint32_t));
+      std::memcpy(smooth_ + offset, r.smooth.data(), r.smooth.size() * sizeof(float));
+    }
+    r.counts.clear();
+    r.smooth.clear();
   }
-  opt.device_counts = nullptr;
-  opt.device_smooth = nullptr;
-  mandel::RenderResult r = mandel::render(v, opt);
-  if (!r.cancelled) {
-    std::memcpy(counts_ + offset, r.counts.data(), r.counts.size() * sizeof(uint32_t));
-    std::memcpy(smooth_ + offset, r.smooth.data(), r.smooth.size() * sizeof(float));
-  }
-  r.counts.clear();
-  r.smooth.clear();
+  // The fields the engine returned in host memory, kept beside the counts.
+  const std::size_t band = static_cast<std::size_t>(row_end - row_begin) * static_cast<std::size_t>(width_);
+  const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  auto keep = [&](unsigned bit, std::vector<float>* from, std::vector<float>* to) {
+    if (r.cancelled || from->size() != band) return;
+    if (to->size() != n) to->assign(n, 0.0f);
+    std::memcpy(to->data() + offset, from->data(), band * sizeof(float));
+    fields_ |= bit;
+    from->clear();
+  };
+  keep(mandel::kFieldDistance, &r.dex, &host_dex_);
+  if (fields_ & mandel::kFieldDistance) keep(mandel::kFieldDistance, &r.dey, &host_dey_);
+  keep(mandel::kFieldPhase, &r.phase, &host_phase_);
   return r;
 }
 

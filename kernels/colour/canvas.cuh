@@ -21,6 +21,8 @@ struct ComposeArgs {
   int rows_done = 0;
   uint8_t* rgba = nullptr;  // full.width * full.height * 4 bytes
 };
+// compose_kernel takes ComposeArgs by value: CUDA limits a kernel's parameters to 4 KB.
+static_assert(sizeof(ComposeArgs) <= 4096, "ComposeArgs (with a kMaxPaletteStops palette) is past CUDA's 4 KB of kernel parameters");
 }  // namespace detail
 
 DEEPSCOPE_HD void compose_pixel(const detail::ComposeArgs& a, int x, int y) {

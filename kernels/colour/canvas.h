@@ -47,6 +47,15 @@ class Canvas {
   // Copies the counts and smooth counts to the host (tests, screenshots).
   void read(std::vector<uint32_t>* counts, std::vector<float>* smooth) const;
 
+  // The per-pixel fields (mandel::Field) the renders asked for with RenderOptions::fields and the
+  // engine returned, kept in host memory whatever the backend: which of them the canvas holds
+  // (every row rendered since the fields were first returned), and the arrays (w * h, zeros where
+  // no render gave them). The colouring shaders read them (render/colour_shader.h).
+  unsigned fields() const { return fields_; }
+  const std::vector<float>& dex() const { return host_dex_; }
+  const std::vector<float>& dey() const { return host_dey_; }
+  const std::vector<float>& phase() const { return host_phase_; }
+
  private:
   int width_, height_;
   Backend backend_;
@@ -56,6 +65,8 @@ class Canvas {
   mutable uint8_t* device_rgba_ = nullptr;  // compose_rgba_host's device image (CUDA canvas)
   std::vector<uint32_t> host_counts_;
   std::vector<float> host_smooth_;
+  unsigned fields_ = 0;
+  std::vector<float> host_dex_, host_dey_, host_phase_;
 };
 
 namespace detail {

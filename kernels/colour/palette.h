@@ -11,7 +11,9 @@
 
 namespace ds::colour {
 
-constexpr int kMaxPaletteStops = 16;
+// Kalles Fraktaler's palettes have up to 1024 colours (app/io/kfp.h). A Palette is then about 3 KB,
+// still a legal by-value CUDA kernel parameter inside canvas.cuh's ComposeArgs (4 KB limit).
+constexpr int kMaxPaletteStops = 1024;
 // Iterations per palette cycle at density 1.
 constexpr float kIterationsPerCycle = 32.0f;
 
@@ -31,6 +33,7 @@ struct Colouring {
   float density = 1.0f;   // palette cycles per kIterationsPerCycle iterations
   float offset = 0.0f;    // shift in cycles (0..1 covers the palette once)
   uint64_t max_iter = 0;  // counts equal to this are interior
+  bool blend = true;      // false: each stop's colour up to the next, unblended (KF's Smooth: 0)
 };
 
 // The palette's colour at position pos (any real: wrapped to [0, 1)).
@@ -40,7 +43,7 @@ DEEPSCOPE_HD Rgb8 palette_colour(const Colouring& c, float pos) {
   int k = static_cast<int>(x);
   if (k >= c.palette.stops) k = c.palette.stops - 1;  // pos just below 1 rounding up
   if (k < 0) k = 0;
-  const float f = x - static_cast<float>(k);
+  const float f = c.blend ? x - static_cast<float>(k) : 0.0f;
   const Rgb8 a = c.palette.stop[k];
   const Rgb8 b = c.palette.stop[k + 1 < c.palette.stops ? k + 1 : 0];
   auto mix = [f](uint8_t u, uint8_t v) {

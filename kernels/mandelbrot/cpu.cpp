@@ -184,24 +184,23 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   }
   uint32_t* high = wide && !resident ? res.counts_high.data() : nullptr;
   if (opt.fields & ~(kFieldDistance | kFieldPhase)) throw ViewError("unknown per-pixel field bits asked");
-  if (resident && (((opt.fields & kFieldDistance) && (!opt.device_dex || !opt.device_dey)) ||
-                   ((opt.fields & kFieldPhase) && !opt.device_phase)))
-    throw BackendError("device-resident output of per-pixel fields needs their device arrays");
+  if (resident && (opt.fields & kFieldDistance) && !opt.device_dex != !opt.device_dey)
+    throw BackendError("device-resident distance estimates need both device_dex and device_dey (or neither)");
   if (res.method == Method::kDirect && (opt.fields & kFieldDistance) && !(g.log2_step > -900))
     throw ViewError("the distance estimate of a direct format needs a pixel spacing above 2^-900 (this view's is 2^" +
                     std::to_string(static_cast<long long>(g.log2_step)) + "): render it by perturbation");
+  // The fields' host arrays: every asked field that has no device array (a device-resident render
+  // may take its fields in host memory, as the window's canvas does).
   FieldPtrs fields;
-  if (!resident) {
-    if (opt.fields & kFieldDistance) {
-      res.dex.assign(pixels, 0.0f);
-      res.dey.assign(pixels, 0.0f);
-      fields.dex = res.dex.data();
-      fields.dey = res.dey.data();
-    }
-    if (opt.fields & kFieldPhase) {
-      res.phase.assign(pixels, 0.0f);
-      fields.phase = res.phase.data();
-    }
+  if ((opt.fields & kFieldDistance) && !(resident && opt.device_dex)) {
+    res.dex.assign(pixels, 0.0f);
+    res.dey.assign(pixels, 0.0f);
+    fields.dex = res.dex.data();
+    fields.dey = res.dey.data();
+  }
+  if ((opt.fields & kFieldPhase) && !(resident && opt.device_phase)) {
+    res.phase.assign(pixels, 0.0f);
+    fields.phase = res.phase.data();
   }
 
   const auto t0 = std::chrono::steady_clock::now();

@@ -139,7 +139,8 @@ struct RenderOptions {
   uint32_t* device_counts_high = nullptr;
   unsigned fields = 0;  // Field bits: the per-pixel data to compute besides counts and smooth counts
   // With device_counts: where the asked fields go on the device (dex and dey for kFieldDistance,
-  // phase for kFieldPhase), row-major like the counts.
+  // phase for kFieldPhase), row-major like the counts; null: to RenderResult's host arrays, as
+  // without device_counts (the window's canvas keeps its fields in host memory).
   float* device_dex = nullptr;
   float* device_dey = nullptr;
   float* device_phase = nullptr;

@@ -547,17 +547,21 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
       mandel::detail::device_scatter(opt.device_counts, opt.device_smooth, device_high, idx, fixed_counts,
                                      fixed_smooth);
       if (want_fields) {
+        // To the fields' device arrays where given, else to the host arrays (fields).
         std::vector<float> f[3];
-        for (const FieldValues& x : fixed_fields) {
+        for (std::size_t q = 0; q < fixed_fields.size(); ++q) {
+          const FieldValues& x = fixed_fields[q];
           f[0].push_back(x.dex);
           f[1].push_back(x.dey);
           f[2].push_back(x.phase);
+          fields.store(flagged[q], x);
         }
-        if (opt.fields & kFieldDistance) {
+        if ((opt.fields & kFieldDistance) && opt.device_dex) {
           mandel::detail::device_scatter_floats(opt.device_dex, idx, f[0]);
           mandel::detail::device_scatter_floats(opt.device_dey, idx, f[1]);
         }
-        if (opt.fields & kFieldPhase) mandel::detail::device_scatter_floats(opt.device_phase, idx, f[2]);
+        if ((opt.fields & kFieldPhase) && opt.device_phase)
+          mandel::detail::device_scatter_floats(opt.device_phase, idx, f[2]);
       }
     }
 #endif

@@ -9,7 +9,7 @@ src=$(cd "$(dirname "$0")" && pwd)
 build=$1 work=$2 runs=$3
 shift 3
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(location kfr f3_toml png_text henon_csv chunk_file)
+[ ${#targets[@]} -gt 0 ] || targets=(location kfr kfp f3_toml png_text henon_csv chunk_file)
 mkdir -p "$work/artifacts"
 for t in "${targets[@]}"; do
   mkdir -p "$work/corpus/$t"

@@ -18,6 +18,7 @@
 #include "app/io/exr_io.h"
 #include "app/io/image_io.h"
 #include "app/io/srgb.h"
+#include "app/io/colouring.h"
 #include "app/io/view_png.h"
 #include "kernels/mandelbrot/navigate.h"
 #include "kernels/perturb/perturb.h"
@@ -34,6 +35,11 @@
 #endif
 
 namespace {
+
+// The colours the render's one colouring path gives a result: the "palette" shader (app/io/colouring.h).
+std::vector<uint8_t> palette_rgb(const ds::mandel::RenderResult& r, const ds::colour::Colouring& c) {
+  return ds::app::colour_frame(r, c, ds::app::load_shader("palette")).rgb;
+}
 
 using ds::app::ArgList;
 using ds::test::slurp;
@@ -174,8 +180,8 @@ TEST(Antialias, OneSampleIsThePlainRenderByteForByte) {
   // The supersampler itself at N = 1: the colours of the one render, through linear light and back.
   ds::mandel::RenderOptions o;
   o.backend = ds::Backend::kCpu;
-  const ds::app::AntialiasedImage a = ds::app::render_antialiased(v, o, 1, classic(v.max_iter));
-  EXPECT_EQ(a.rgb, ds::app::colour_view(render_cpu(v), classic(v.max_iter)));
+  const ds::app::AntialiasedImage a = ds::app::render_antialiased(v, o, 1, classic(v.max_iter), ds::app::load_shader("palette"));
+  EXPECT_EQ(a.rgb, palette_rgb(render_cpu(v), classic(v.max_iter)));
   EXPECT_EQ(a.samples, 1);
   EXPECT_EQ(a.undecided, 0u);
 }
@@ -193,7 +199,7 @@ TEST(Antialias, TwoByTwoIsTheLinearMeanOfFourShiftedRenders) {
   std::vector<double> sum(3 * n, 0.0);
   for (const auto& d : ds::app::aa_offsets(2)) {
     const std::vector<uint8_t> rgb =
-        ds::app::colour_view(render_cpu(ds::app::shifted_view(v, d[0], d[1])), classic(v.max_iter));
+        palette_rgb(render_cpu(ds::app::shifted_view(v, d[0], d[1])), classic(v.max_iter));
     for (size_t k = 0; k < 3 * n; ++k) sum[k] += ds::app::srgb_to_linear(rgb[k]);
   }
   int exact = 0, off_by_one = 0;
@@ -212,7 +218,7 @@ TEST(Antialias, TwoByTwoIsTheLinearMeanOfFourShiftedRenders) {
   // more than a quarter of a palette cycle (8 iterations at density 1); so are the pixels next to
   // the image's border, whose samples reach beyond the plain render.
   const ds::mandel::RenderResult pr = render_cpu(v);
-  const std::vector<uint8_t> plain = ds::app::colour_view(pr, classic(v.max_iter));
+  const std::vector<uint8_t> plain = palette_rgb(pr, classic(v.max_iter));
   auto edge = [&](int i, int j) {
     if (i < 1 || j < 1 || i >= v.width - 1 || j >= v.height - 1) return true;
     bool in = false, out = false;
@@ -268,7 +274,7 @@ TEST(Antialias, PerturbationSamplesShareOneReference) {
   ds::perturb::clear_reference_cache();
   ds::mandel::RenderOptions o;
   o.backend = ds::Backend::kCpu;
-  const ds::app::AntialiasedImage a = ds::app::render_antialiased(v, o, 2, classic(v.max_iter));
+  const ds::app::AntialiasedImage a = ds::app::render_antialiased(v, o, 2, classic(v.max_iter), ds::app::load_shader("palette"));
   ASSERT_FALSE(a.cancelled);
   EXPECT_EQ(a.facts.method, ds::mandel::Method::kPerturb);
   EXPECT_EQ(a.samples, 4);

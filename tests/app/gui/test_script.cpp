@@ -71,6 +71,20 @@ TEST(Script, ParsesTheMenuKey) {
   EXPECT_EQ(s[1].key, GLFW_KEY_MENU);
 }
 
+// The colouring commands and the wall-time wait.
+TEST(Script, ParsesColouringAndSleep) {
+  const auto s = ds::gui::parse_script(
+      "shader slopes\nshader /tmp/my shader.glsl\npalette /p/kf.kfp\nsleep 1.5\n", "c.script");
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].op, Op::kShader);
+  EXPECT_EQ(s[0].path, "slopes");
+  EXPECT_EQ(s[1].path, "/tmp/my shader.glsl");
+  EXPECT_EQ(s[2].op, Op::kPalette);
+  EXPECT_EQ(s[2].path, "/p/kf.kfp");
+  EXPECT_EQ(s[3].op, Op::kSleep);
+  EXPECT_EQ(s[3].amount, 1.5);
+}
+
 // The message of the UsageError parse_script throws ("" if it does not throw).
 std::string error_of(const std::string& text) {
   try {
@@ -107,6 +121,10 @@ TEST(Script, MalformedLinesNameTheLine) {
       {"screenshot   \n", "my.script:1: expected \"screenshot PATH\""},
       {"tab window\n", "my.script:1: the tab is mandelbrot, henon, henon-plane, tmd or drift"},
       {"quit now\n", "my.script:1: expected \"quit\""},
+      {"shader\n", "my.script:1: expected \"shader NAME|FILE\""},
+      {"palette \n", "my.script:1: expected \"palette NAME|FILE\""},
+      {"sleep 0\n", "my.script:1: SECONDS must be in (0, 3600]"},
+      {"sleep\n", "my.script:1: expected \"sleep SECONDS\""},
       {"# only a comment\n\n", "my.script: the script has no commands"},
   };
   for (const Case& c : cases) {

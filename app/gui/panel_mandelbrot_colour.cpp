@@ -1,0 +1,354 @@
+// The Mandelbrot panel's colouring: the GLSL colouring shader the image is drawn through (built-in
+// or a file, reloaded when the file changes; a compile error is shown and the last good shader
+// stays), its parameters, the palette (built-in, Kalles Fraktaler .kfp, or edited here), and the
+// screenshots coloured by the same shader. The shader runs in the window's GL context with the
+// same ColourShader call as `deepscope render` (render/colour_shader.h, app/io/colouring.h).
+#include <imgui.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/io/colouring.h"
+#include "app/io/kfp.h"
+#include "app/io/view_png.h"
+#include "kernels/core/atomic_file.h"
+#include "panel_mandelbrot.h"
+
+namespace ds::gui {
+namespace {
+
+// A file's modification time in nanoseconds, 0 when it cannot be read.
+int64_t mtime_of(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+// Compiles a built-in or a file in the window's context. On failure the message is shown and the
+// shader in use stays; a new shader that reads other fields renders the view again.
+void MandelbrotPanel::choose_shader(const std::string& name_or_file) {
+  const bool file = render::is_shader_file(name_or_file);
+  if (file) shader_mtime_ = mtime_of(name_or_file);
+  try {
+    const std::string source = render::shader_source(name_or_file);
+    auto sh = std::make_unique<render::ColourShader>(source, name_or_file);
+    for (const render::ShaderParam& p : sh->params()) {
+      auto it = shader_params_.find(p.name);
+      if (it != shader_params_.end()) sh->set_param(p.name, it->second);
+    }
+    const unsigned before = shader_ ? shader_->fields() : 0;
+    shader_ = std::move(sh);
+    shader_name_ = name_or_file;
+    shader_source_ = source;
+    shader_error_.clear();
+    recolour_ = true;
+    if ((shader_->fields() & ~before) != 0) dirty_ = true;  // the engine must compute more
+  } catch (const std::exception& e) {
+    shader_error_ = e.what();
+  }
+}
+
+// A file shader is compiled again when its modification time changes (checked twice a second).
+void MandelbrotPanel::check_shader_file() {
+  if (!render::is_shader_file(shader_name_)) return;
+  const double now = ImGui::GetTime();
+  if (now - shader_checked_at_ < 0.5) return;
+  shader_checked_at_ = now;
+  const int64_t m = mtime_of(shader_name_);
+  if (m != 0 && m != shader_mtime_) choose_shader(shader_name_);
+}
+
+void MandelbrotPanel::set_builtin_palette(const std::string& name) {
+  palette_ = colour::palette_by_name(name);
+  palette_label_ = name;
+  blend_ = true;
+  edit_stop_ = 0;
+  recolour_ = true;
+}
+
+void MandelbrotPanel::load_kfp(const std::string& path) {
+  try {
+    const app::KfPalette kp = app::read_kfp(path);
+    colour::Colouring c;
+    app::apply_kf_palette(kp, &c);
+    palette_ = c.palette;
+    blend_ = c.blend;
+    density_ = c.density;
+    offset_ = c.offset;
+    palette_label_ = path;
+    edit_stop_ = 0;
+    recolour_ = true;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, ": %zu colours, IterDiv %g, ColorOffset %g", kp.colors.size(), kp.iter_div,
+                  kp.color_offset);
+    colour_status_ = "palette " + path + buf;
+    // KF's Slopes keys become the slopes shader's parameters.
+    if (kp.slope_power) shader_params_["slope_power"] = static_cast<float>(*kp.slope_power);
+    if (kp.slope_ratio) shader_params_["slope_ratio"] = static_cast<float>(*kp.slope_ratio);
+    if (kp.slope_angle) shader_params_["slope_angle"] = static_cast<float>(*kp.slope_angle);
+    if (shader_)
+      for (const render::ShaderParam& p : shader_->params()) {
+        auto it = shader_params_.find(p.name);
+        if (it != shader_params_.end()) shader_->set_param(p.name, it->second);
+      }
+  } catch (const std::exception& e) {
+    colour_status_ = e.what();
+  }
+}
+
+bool MandelbrotPanel::set_palette(const std::string& name_or_kfp) {
+  if (app::is_kf_palette_file(name_or_kfp)) {
+    load_kfp(name_or_kfp);
+  } else {
+    try {
+      set_builtin_palette(name_or_kfp);
+    } catch (const std::exception& e) {
+      colour_status_ = e.what();
+    }
+  }
+  return true;
+}
+
+std::string MandelbrotPanel::colour_record() const {
+  app::ShaderSpec s;
+  s.name = shader_name_;
+  s.source = shader_source_;
+  if (shader_)
+    for (const render::ShaderParam& p : shader_->params())
+      if (p.value != p.default_value) s.params.emplace_back(p.name, p.value);
+  return app::colour_record(s, "GLSL in the window's OpenGL context");
+}
+
+void MandelbrotPanel::draw_colouring() {
+  if (!shader_ && shader_error_.empty()) choose_shader("palette");
+  check_shader_file();
+  ImGui::Separator();
+  // The shader: a built-in, or a file (ImGui has no file dialog here: a path and Load).
+  if (ImGui::BeginCombo("shader", shader_name_.c_str())) {
+    for (const std::string& name : render::builtin_shader_names())
+      if (ImGui::Selectable(name.c_str(), name == shader_name_)) choose_shader(name);
+    ImGui::EndCombo();
+  }
+  ImGui::InputText("shader file", shader_path_, sizeof shader_path_);
+  ImGui::SameLine();
+  if (ImGui::Button("Load##shader")) choose_shader(shader_path_);
+  if (!shader_error_.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped("%s%s", shader_error_.c_str(),
+                       shader_ ? "(showing the last shader that compiled)" : "");
+    ImGui::PopStyleColor();
+  }
+  if (shader_) {
+    for (const render::ShaderParam& p : shader_->params()) {
+      float v = p.value;
+      const float speed = std::max(0.01f, std::abs(p.default_value) / 100.0f);
+      if (ImGui::DragFloat(p.name.c_str(), &v, speed)) {
+        shader_->set_param(p.name, v);
+        shader_params_[p.name] = v;
+        recolour_ = true;
+      }
+    }
+    if (!shader_->params().empty() && ImGui::SmallButton("parameter defaults")) {
+      for (const render::ShaderParam& p : shader_->params()) {
+        shader_->set_param(p.name, p.default_value);
+        shader_params_.erase(p.name);
+      }
+      recolour_ = true;
+    }
+  }
+
+  // The palette: a built-in, a .kfp, or the one edited below.
+  const std::string shown = palette_label_.empty() ? std::string("(edited)") : palette_label_;
+  if (ImGui::BeginCombo("palette", shown.c_str())) {
+    for (const std::string& name : colour::palette_names())
+      if (ImGui::Selectable(name.c_str(), name == palette_label_)) set_builtin_palette(name);
+    ImGui::EndCombo();
+  }
+  ImGui::InputText(".kfp", kfp_path_, sizeof kfp_path_);
+  ImGui::SameLine();
+  if (ImGui::Button("Load .kfp")) load_kfp(kfp_path_);
+  if (ImGui::SliderFloat("density", &density_, 0.001f, 20.0f, "%.3f", ImGuiSliderFlags_Logarithmic))
+    recolour_ = true;
+  if (ImGui::SliderFloat("offset", &offset_, 0.0f, 1.0f)) recolour_ = true;
+  if (!colour_status_.empty()) ImGui::TextWrapped("%s", colour_status_.c_str());
+  if (ImGui::TreeNode("palette editor")) {
+    // One swatch a stop (click: select; the selected stop's colour is edited below).
+    const float side = ImGui::GetFrameHeight() * 0.8f;
+    const int per_row = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / (side + 2)));
+    ImGui::BeginChild("stops", ImVec2(0, std::min(6, palette_.stops / per_row + 1) * (side + 4) + 4), false);
+    for (int k = 0; k < palette_.stops; ++k) {
+      const colour::Rgb8 c = palette_.stop[k];
+      ImGui::PushID(k);
+      if (k % per_row) ImGui::SameLine(0, 2);
+      if (ImGui::ColorButton("##stop", ImVec4(c.r / 255.0f, c.g / 255.0f, c.b / 255.0f, 1.0f),
+                             k == edit_stop_ ? 0 : ImGuiColorEditFlags_NoBorder, ImVec2(side, side)))
+        edit_stop_ = k;
+      ImGui::PopID();
+    }
+    ImGui::EndChild();
+    edit_stop_ = std::min(edit_stop_, palette_.stops - 1);
+    colour::Rgb8& s = palette_.stop[edit_stop_];
+    float rgb[3] = {s.r / 255.0f, s.g / 255.0f, s.b / 255.0f};
+    char label[32];
+    std::snprintf(label, sizeof label, "stop %d", edit_stop_);
+    if (ImGui::ColorEdit3(label, rgb)) {
+      s = {static_cast<uint8_t>(rgb[0] * 255 + 0.5f), static_cast<uint8_t>(rgb[1] * 255 + 0.5f),
+           static_cast<uint8_t>(rgb[2] * 255 + 0.5f)};
+      palette_label_.clear();
+      recolour_ = true;
+    }
+    ImGui::BeginDisabled(palette_.stops >= colour::kMaxPaletteStops);
+    if (ImGui::Button("add stop")) {  // after the selected one, its colour
+      for (int k = palette_.stops; k > edit_stop_ + 1; --k) palette_.stop[k] = palette_.stop[k - 1];
+      palette_.stop[edit_stop_ + 1] = palette_.stop[edit_stop_];
+      ++palette_.stops;
+      ++edit_stop_;
+      palette_label_.clear();
+      recolour_ = true;
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(palette_.stops <= 1);
+    if (ImGui::Button("remove stop")) {
+      for (int k = edit_stop_; k + 1 < palette_.stops; ++k) palette_.stop[k] = palette_.stop[k + 1];
+      --palette_.stops;
+      edit_stop_ = std::min(edit_stop_, palette_.stops - 1);
+      palette_label_.clear();
+      recolour_ = true;
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::Text("%d stops", palette_.stops);
+    if (ImGui::Checkbox("blend between stops", &blend_)) recolour_ = true;
+    ImGui::TreePop();
+  }
+}
+
+// The frame's data on the host (rows [0, rows_done) from the canvas, the rest from the preview,
+// nearest pixel, or interior where there is none), drawn into shaded_ by the shader.
+bool MandelbrotPanel::shade(int rows_done, bool data_changed) {
+  shaded_ok_ = false;
+  if (!shader_ || !canvas_) return false;
+  const int w = canvas_->width(), h = canvas_->height();
+  // A colouring change alone: the shader's data textures still hold this frame.
+  if (!data_changed && shaded_.width() == w && shaded_.height() == h &&
+      shader_->redraw(w, h, colouring(shown_.max_iter), shaded_.id())) {
+    shaded_ok_ = true;
+    return true;
+  }
+  rows_done = std::max(0, std::min(rows_done, h));
+  canvas_->read(&frame_counts_, &frame_smooth_);
+  const unsigned fields = shader_->fields();
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  const bool de =
+      (fields & mandel::kFieldDistance) && canvas_->dex().size() == n && canvas_->dey().size() == n;
+  const bool ph = (fields & mandel::kFieldPhase) && canvas_->phase().size() == n;
+  if (de) {
+    frame_dex_ = canvas_->dex();
+    frame_dey_ = canvas_->dey();
+  }
+  if (ph) frame_phase_ = canvas_->phase();
+  if (rows_done < h) {
+    const bool have_preview = preview_ != nullptr;
+    int pw = 1, ph_ = 1;
+    if (have_preview) {
+      preview_->read(&preview_counts_, &preview_smooth_);
+      pw = preview_->width();
+      ph_ = preview_->height();
+    }
+    const std::size_t pn = static_cast<std::size_t>(pw) * ph_;
+    for (int y = rows_done; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const std::size_t q = static_cast<std::size_t>(y) * w + x;
+        if (!have_preview) {
+          frame_counts_[q] = static_cast<uint32_t>(std::min<uint64_t>(shown_.max_iter, 0xFFFFFFFFu));
+          frame_smooth_[q] = 0;
+          continue;
+        }
+        const std::size_t p = static_cast<std::size_t>(static_cast<long long>(y) * ph_ / h) * pw +
+                              static_cast<std::size_t>(static_cast<long long>(x) * pw / w);
+        frame_counts_[q] = preview_counts_[p];
+        frame_smooth_[q] = preview_smooth_[p];
+        if (de) {
+          frame_dex_[q] = preview_->dex().size() == pn ? preview_->dex()[p] : 0.0f;
+          frame_dey_[q] = preview_->dey().size() == pn ? preview_->dey()[p] : 0.0f;
+        }
+        if (ph) frame_phase_[q] = preview_->phase().size() == pn ? preview_->phase()[p] : 0.0f;
+      }
+  }
+  render::ShaderFrame f;
+  f.width = w;
+  f.height = h;
+  f.counts = frame_counts_.data();
+  f.smooth = frame_smooth_.data();
+  if (de) {
+    f.dex = frame_dex_.data();
+    f.dey = frame_dey_.data();
+  }
+  if (ph) f.phase = frame_phase_.data();
+  if (shaded_.width() != w || shaded_.height() != h) shaded_.upload_rgba(nullptr, w, h);
+  shader_->draw(f, colouring(shown_.max_iter), shaded_.id());
+  shaded_ok_ = true;
+  display_path_ = "GLSL shader " + shader_name_ + " (" +
+                  std::string(canvas_->backend() == Backend::kCuda ? "data copied from the GPU"
+                                                                   : "data from host memory") +
+                  ")";
+  std::string missing;
+  if ((fields & mandel::kFieldDistance) && !de) missing += " distance estimate";
+  if ((fields & mandel::kFieldPhase) && !ph)
+    missing += (missing.empty() ? " " : " and ") + std::string("phase");
+  if (!missing.empty()) display_path_ += "; the engine gave no" + missing + " (read as zeros)";
+  return true;
+}
+
+// A screenshot's render, finished on its worker, coloured here by the window's shader (the same
+// ColourShader call as `render`) and written with its location and colouring record.
+void MandelbrotPanel::finish_screenshot() {
+  if (!shot_ready_) return;
+  std::unique_ptr<mandel::RenderResult> r;
+  View v;
+  colour::Colouring c;
+  std::string palette, path;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    r = std::move(shot_result_);
+    v = shot_view_;
+    c = shot_colouring_;
+    palette = shot_palette_;
+    path = shot_out_;
+    shot_ready_ = false;
+  }
+  if (!r) return;
+  std::string status;
+  try {
+    if (!shader_) throw std::runtime_error("no colouring shader compiled");
+    render::ShaderFrame f;
+    f.width = r->width;
+    f.height = r->height;
+    f.counts = r->counts.data();
+    f.smooth = r->smooth.data();
+    if (r->wide()) f.counts_high = r->counts_high.data();
+    const std::size_t n = r->counts.size();
+    if (r->dex.size() == n && r->dey.size() == n) {
+      f.dex = r->dex.data();
+      f.dey = r->dey.data();
+    }
+    if (r->phase.size() == n) f.phase = r->phase.data();
+    std::vector<uint8_t> rgb;
+    shader_->colour(f, c, &rgb);
+    write_file_atomically(path, app::mandelbrot_png_rgb(v, *r, palette, c, rgb, colour_record()));
+    char msg[600];
+    std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s)", path.c_str(), v.width, v.height,
+                  mandel::format_label(*r).c_str(), r->seconds);
+    status = msg;
+  } catch (const std::exception& e) {
+    status = std::string("screenshot failed: ") + e.what();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  shot_status_ = status;
+}
+
+}  // namespace ds::gui

@@ -1,0 +1,176 @@
+// Batch colouring (colouring.h): one headless context and compiled shaders per thread.
+#include "colouring.h"
+
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "kernels/core/atomic_file.h"
+#if DEEPSCOPE_WITH_GL
+#include "render/colour_shader.h"
+#include "render/headless_gl.h"
+#endif
+
+namespace ds::app {
+namespace {
+
+#if DEEPSCOPE_WITH_GL
+// This thread's headless context (or why there is none) and its compiled shaders, by source.
+struct ThreadGl {
+  std::unique_ptr<render::HeadlessGl> gl;
+  std::string unavailable;  // non-empty: no context could be made
+  bool tried = false;
+  std::map<std::string, std::unique_ptr<render::ColourShader>> shaders;
+};
+ThreadGl& thread_gl() {
+  thread_local ThreadGl t;
+  if (!t.tried) {
+    t.tried = true;
+    try {
+      t.gl = std::make_unique<render::HeadlessGl>(-1);
+    } catch (const render::GlUnavailable& e) {
+      t.unavailable = e.what();
+    }
+  }
+  return t;
+}
+
+render::ColourShader& compiled(ThreadGl& t, const ShaderSpec& s) {
+  t.gl->make_current();
+  auto it = t.shaders.find(s.name + '\n' + s.source);
+  if (it == t.shaders.end()) {
+    try {
+      it = t.shaders
+               .emplace(s.name + '\n' + s.source, std::make_unique<render::ColourShader>(s.source, s.name))
+               .first;
+    } catch (const render::ShaderError& e) {
+      throw IoError(e.what());
+    }
+  }
+  render::ColourShader& sh = *it->second;
+  try {
+    for (const render::ShaderParam& p : sh.params()) sh.set_param(p.name, p.default_value);
+    for (const auto& p : s.params) sh.set_param(p.first, p.second);
+  } catch (const render::ShaderError& e) {
+    throw IoError(e.what());
+  }
+  return sh;
+}
+#endif
+
+std::string no_gl_reason() {
+#if DEEPSCOPE_WITH_GL
+  return thread_gl().unavailable;
+#else
+  return "built without OpenGL";
+#endif
+}
+
+}  // namespace
+
+std::string headless_gl_unavailable() { return no_gl_reason(); }
+
+bool ShaderSpec::builtin() const {
+#if DEEPSCOPE_WITH_GL
+  return !render::is_shader_file(name);
+#else
+  return name.find('/') == std::string::npos && name.find(".glsl") == std::string::npos;
+#endif
+}
+
+ShaderSpec load_shader(const std::string& name, const std::vector<std::pair<std::string, float>>& params) {
+  ShaderSpec s;
+  s.name = name;
+  s.params = params;
+#if DEEPSCOPE_WITH_GL
+  try {
+    s.source = render::shader_source(name);
+  } catch (const render::ShaderError& e) {
+    throw IoError(e.what());
+  }
+#else
+  if (name != "palette") throw IoError("colouring shader \"" + name + "\": this build has no OpenGL");
+#endif
+  return s;
+}
+
+unsigned shader_fields(const ShaderSpec& spec) {
+  const ShaderSpec s = spec.source.empty() ? load_shader(spec.name, spec.params) : spec;
+  const std::string why = no_gl_reason();
+  if (!why.empty()) {
+    if (s.name != "palette" || !s.params.empty())
+      throw IoError("colouring shader \"" + s.name + "\" needs OpenGL, and there is none here (" + why +
+                    "); only the built-in palette has a C++ fallback");
+    return 0;
+  }
+#if DEEPSCOPE_WITH_GL
+  return compiled(thread_gl(), s).fields();
+#else
+  return 0;
+#endif
+}
+
+std::string colour_record(const ShaderSpec& s, const std::string& how) {
+  std::ostringstream o;
+  o << "shader = " << s.name << "\n";
+  if (!s.builtin()) {
+#if DEEPSCOPE_WITH_GL
+    o << "shader_source_fnv1a64 = " << render::shader_hash(s.source) << "\n";
+#endif
+  }
+  for (const auto& p : s.params) o << "param " << p.first << " = " << p.second << "\n";
+  o << "coloured_by = " << how << "\n";
+  return o.str();
+}
+
+ColouredFrame colour_frame(const mandel::RenderResult& r, const colour::Colouring& c,
+                           const ShaderSpec& spec) {
+  const ShaderSpec s =
+      spec.source.empty() && spec.name != "palette" ? load_shader(spec.name, spec.params) : spec;
+  ColouredFrame out;
+  const std::string why = no_gl_reason();
+  if (!why.empty()) {
+    if (s.name != "palette" || !s.params.empty())
+      throw IoError("colouring shader \"" + s.name + "\" needs OpenGL, and there is none here (" + why + ")");
+    out.rgb = colour::colour_image(r.counts, r.smooth, c, r.wide() ? r.counts_high : std::vector<uint32_t>{});
+    out.note =
+        "no OpenGL context (" + why + "): coloured by the C++ colour_pixel, the palette shader's reference";
+    out.record = colour_record(s, "C++ colour_pixel (fallback: " + why + ")");
+    return out;
+  }
+#if DEEPSCOPE_WITH_GL
+  ThreadGl& t = thread_gl();
+  render::ColourShader& sh = compiled(t, s.source.empty() ? load_shader(s.name, s.params) : s);
+  render::ShaderFrame f;
+  f.width = r.width;
+  f.height = r.height;
+  f.counts = r.counts.data();
+  f.smooth = r.smooth.data();
+  if (r.wide()) f.counts_high = r.counts_high.data();
+  const std::size_t n = static_cast<std::size_t>(r.width) * static_cast<std::size_t>(r.height);
+  if (r.dex.size() == n && r.dey.size() == n) {
+    f.dex = r.dex.data();
+    f.dey = r.dey.data();
+  }
+  if (r.phase.size() == n) f.phase = r.phase.data();
+  try {
+    sh.colour(f, c, &out.rgb);
+  } catch (const render::ShaderError& e) {
+    throw IoError(e.what());
+  }
+  std::string how = "GLSL, " + t.gl->description();
+  std::string missing;
+  if ((sh.fields() & mandel::kFieldDistance) && !f.dex) missing += " distance estimate";
+  if ((sh.fields() & mandel::kFieldPhase) && !f.phase)
+    missing += (missing.empty() ? " " : " and ") + std::string("phase");
+  if (!missing.empty()) {
+    how += "; the engine gave no" + missing + " (read as zeros)";
+    out.note =
+        "shader " + s.name + " reads the" + missing + ", which this render did not compute: read as zeros";
+  }
+  out.record = colour_record(s, how);
+#endif
+  return out;
+}
+
+}  // namespace ds::app

@@ -1,0 +1,153 @@
+// .kfp palettes (kfp.h): the parser and KF's colour table.
+#include "kfp.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "kernels/core/atomic_file.h"
+
+namespace ds::app {
+namespace {
+
+[[noreturn]] void bad(const std::string& source, int line, const std::string& why) {
+  throw IoError("palette " + source + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + why);
+}
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+double number(const std::string& v, const std::string& source, int line, const std::string& key) {
+  const std::string t = trim(v);
+  char* end = nullptr;
+  errno = 0;
+  const double d = std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != '\0') bad(source, line, key + " is not a number: \"" + t + "\"");
+  // Past double's range: refused; below it (a subnormal or 0) the value is taken as it is.
+  if (!std::isfinite(d) || (errno == ERANGE && std::fabs(d) >= 1))
+    bad(source, line, key + " is out of range: \"" + t + "\"");
+  return d;
+}
+
+}  // namespace
+
+KfPalette parse_kfp(const std::string& text, const std::string& source) {
+  KfPalette p;
+  bool have_colors = false;
+  std::istringstream in(text);
+  std::string raw;
+  int line = 0;
+  while (std::getline(in, raw)) {
+    ++line;
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    const std::string s = trim(raw);
+    if (s.empty()) continue;
+    const size_t colon = s.find(':');
+    if (colon == std::string::npos || colon == 0)
+      bad(source, line, "not a \"Key: value\" line: \"" + s + "\"");
+    const std::string key = trim(s.substr(0, colon)), value = trim(s.substr(colon + 1));
+    if (key == "Colors") {
+      std::vector<int> v;
+      std::string item;
+      std::istringstream items(value);
+      int k = 0;
+      while (std::getline(items, item, ',')) {
+        ++k;
+        const std::string t = trim(item);
+        if (t.empty()) {
+          if (items.peek() == EOF) break;  // the trailing comma
+          bad(source, line, "Colors: value " + std::to_string(k) + " is empty");
+        }
+        char* end = nullptr;
+        const long n = std::strtol(t.c_str(), &end, 10);
+        if (*end != '\0' || n < 0 || n > 255)
+          bad(source, line,
+              "Colors: value " + std::to_string(k) + " (\"" + t + "\") is not an integer 0..255");
+        v.push_back(static_cast<int>(n));
+      }
+      if (v.empty()) bad(source, line, "Colors is empty");
+      if (v.size() % 3 != 0)
+        bad(source, line,
+            "Colors has " + std::to_string(v.size()) + " values, not a whole number of r,g,b triples");
+      if (v.size() / 3 > static_cast<size_t>(colour::kMaxPaletteStops))
+        bad(source, line, "Colors has " + std::to_string(v.size() / 3) + " colours; KF takes at most 1024");
+      p.colors.clear();
+      for (size_t i = 0; i < v.size(); i += 3)
+        p.colors.push_back(
+            {static_cast<uint8_t>(v[i]), static_cast<uint8_t>(v[i + 1]), static_cast<uint8_t>(v[i + 2])});
+      have_colors = true;
+    } else if (key == "IterDiv") {
+      p.iter_div = number(value, source, line, key);
+      // Positive, and large enough that the density (32 / (1024 IterDiv)) is a finite float.
+      if (!(p.iter_div > 0)) bad(source, line, "IterDiv must be positive, got " + value);
+      if (p.iter_div < 1e-30) bad(source, line, "IterDiv " + value + " is too small (at least 1e-30)");
+    } else if (key == "ColorOffset") {
+      p.color_offset = number(value, source, line, key);
+    } else if (key == "Smooth") {
+      p.smooth = number(value, source, line, key) != 0;
+    } else if (key == "Slopes") {
+      p.slopes = number(value, source, line, key);
+    } else if (key == "SlopePower") {
+      p.slope_power = number(value, source, line, key);
+    } else if (key == "SlopeRatio") {
+      p.slope_ratio = number(value, source, line, key);
+    } else if (key == "SlopeAngle") {
+      p.slope_angle = number(value, source, line, key);
+    }
+    // Any other key (a .kfr's location, MultiColor, Texture...) is KF's and has no effect here.
+  }
+  if (!have_colors) bad(source, 0, "no Colors line");
+  return p;
+}
+
+KfPalette read_kfp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw IoError("cannot read palette \"" + path + "\": " + std::strerror(errno));
+  std::stringstream s;
+  s << f.rdbuf();
+  return parse_kfp(s.str(), path);
+}
+
+bool is_kf_palette_file(const std::string& name) {
+  auto ends = [&](const char* e) {
+    const size_t n = std::strlen(e);
+    return name.size() > n && name.compare(name.size() - n, n, e) == 0;
+  };
+  return ends(".kfp") || ends(".kfr") || ends(".KFP") || ends(".KFR");
+}
+
+colour::Palette kf_table(const KfPalette& p) {
+  colour::Palette t{};
+  t.stops = 1024;
+  const int n = static_cast<int>(p.colors.size());
+  constexpr double kPi = 3.14159265;  // KF's own constant (fraktal_sft.cpp), for its exact bytes
+  for (int i = 0; i < 1024; ++i) {
+    double temp = static_cast<double>(i) * n / 1024.0;
+    const int a = static_cast<int>(temp), b = (a + 1) % n;
+    temp -= a;
+    temp = std::sin((temp - .5) * kPi) / 2 + .5;
+    auto ch = [temp](uint8_t u, uint8_t v) { return static_cast<uint8_t>(temp * v + (1 - temp) * u); };
+    t.stop[i] = {ch(p.colors[a].r, p.colors[b].r), ch(p.colors[a].g, p.colors[b].g),
+                 ch(p.colors[a].b, p.colors[b].b)};
+  }
+  return t;
+}
+
+void apply_kf_palette(const KfPalette& p, colour::Colouring* c) {
+  c->palette = kf_table(p);
+  c->blend = p.smooth;
+  c->density = static_cast<float>(colour::kIterationsPerCycle / (1024.0 * p.iter_div));
+  // KF's index is taken mod 1024, so only ColorOffset mod 1024 matters (and any value stays finite).
+  const double shift = std::fmod(p.color_offset, 1024.0);
+  c->offset = static_cast<float>((shift < 0 ? shift + 1024.0 : shift) / 1024.0);
+}
+
+}  // namespace ds::app
