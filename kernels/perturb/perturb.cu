@@ -18,8 +18,11 @@ namespace {
 
 constexpr int kBlockX = 16, kBlockY = 8;
 
+// The fields' variant asks for 4 resident blocks an SM, as many as the count-only kernel gets with
+// floatexp deltas (124 registers): unbounded it took 135, and the fewer warps cost it 1.39x the
+// count-only kernel's time (docs/bench/perturbation.md, "The per-pixel fields").
 template <class T, bool kFields>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
+__global__ void __launch_bounds__(kBlockX* kBlockY, kFields ? 4 : 1)
     perturb_kernel(const PerturbParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
                    uint32_t* counts, float* smooth, uint32_t* counts_high, unsigned long long* stats,
                    FieldPtrs fields) {
