@@ -571,6 +571,10 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
 
 }  // namespace
 
+#if !DEEPSCOPE_WITH_CUDA
+void release_device_tables() {}
+#endif
+
 void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, RenderResult* res) {
   const DeltaFormat delta = opt.delta == DeltaFormat::kAuto ? auto_delta(g) : opt.delta;
   res->perturb.delta = delta;

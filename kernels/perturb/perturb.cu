@@ -106,6 +106,14 @@ std::shared_ptr<const DeviceTables> tables_on(int device, uint64_t id, const Per
 
 }  // namespace
 
+void release_device_tables() {
+  std::lock_guard<std::mutex> lock(g_slots_mu);
+  for (auto& kv : g_slots) {
+    std::lock_guard<std::mutex> slot_lock(kv.second->mu);
+    kv.second->tables.reset();
+  }
+}
+
 namespace detail {
 
 template <class T>

@@ -98,6 +98,9 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::function<void(double)>& progress, bool* reused,
                                                const std::string& cache_dir = "", std::string* cache = nullptr);
 void clear_reference_cache();
+// Frees the reference and BLA tables that CUDA renders keep on each device for the next render
+// (those a running render still holds go when it ends). No-op without CUDA.
+void release_device_tables();
 
 // The offset (view centre - reference centre), exact in MPFR, rounded to floatexp.
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im);
