@@ -52,8 +52,9 @@ Commands:
         --aa N antialiases with N x N stratified jittered samples a pixel (N to 16; each a render of
         the view shifted by a fraction of a pixel), averaged in linear light; undecided pixels of
         any sample stay magenta and counted. --exr FILE.exr also writes Kalles Fraktaler's channels
-        for zoomasm: N, NF (N + NF = the smooth count), DEX, DEY, T when the engine gives them, and
-        linear R, G, B as half floats, with the location in the header (builds with OpenEXR only)
+        for zoomasm: N, NF (N + NF = the smooth count), DEX, DEY, T (the distance estimate and
+        phase), and linear R, G, B as half floats, with the location in the header (builds with
+        OpenEXR only)
         --shader colours with a GLSL shader (docs/colouring.md): palette (default), distance, slopes,
         decomposition, or a .glsl file; --shader-param sets its uniforms. It runs in a headless EGL
         context (C++ fallback for palette where there is none, said on stderr and in the PNG).

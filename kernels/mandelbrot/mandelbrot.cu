@@ -10,6 +10,7 @@
 #include "mandelbrot.cuh"
 #include "mandelbrot.h"
 #include "coop.cuh"
+#include "fields_device.cuh"
 
 namespace ds::mandel {
 namespace {
@@ -150,18 +151,8 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
   uint32_t* dh = !wide ? nullptr : resident ? opt.device_counts_high : static_cast<uint32_t*>(dhigh.p);
   float* ds = resident ? opt.device_smooth : static_cast<float*>(dsmooth.p);
   // The asked fields: the caller's device arrays, or scratch copied to host_fields at the end.
-  // (A device-resident render may still take its fields in host memory: no device array given.)
-  const bool want_de = (opt.fields & kFieldDistance) != 0, want_phase = (opt.fields & kFieldPhase) != 0;
-  const bool dev_de = resident && opt.device_dex, dev_phase = resident && opt.device_phase;
-  DeviceBuffer ddex(dev_de || !want_de ? 0 : pixels * sizeof(float)),
-      ddey(dev_de || !want_de ? 0 : pixels * sizeof(float)),
-      dphase(dev_phase || !want_phase ? 0 : pixels * sizeof(float));
-  FieldPtrs fields;
-  if (want_de) {
-    fields.dex = dev_de ? opt.device_dex : ddex.as<float>();
-    fields.dey = dev_de ? opt.device_dey : ddey.as<float>();
-  }
-  if (want_phase) fields.phase = dev_phase ? opt.device_phase : dphase.as<float>();
+  const DeviceFields device_fields(opt, resident, pixels);
+  const FieldPtrs& fields = device_fields.ptrs;
   CudaEvent start, stop;
   double kernel_seconds = 0;
   // The first band is small (about 64K pixels); later bands aim at 0.25 s from the measured rate.
@@ -191,10 +182,11 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     if (wide)
       DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts_high, dh, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
   }
-  const float* dev[3] = {fields.dex, fields.dey, fields.phase};
-  for (int q = 0; q < 3; ++q)
-    if (dev[q] && host_fields[q])
-      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host_fields[q], dev[q], pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  FieldPtrs host;
+  host.dex = host_fields[0];
+  host.dey = host_fields[1];
+  host.phase = host_fields[2];
+  device_fields.copy_to_host(host, pixels);
   if (opt.progress) opt.progress(1.0);
   return kernel_seconds;
 }

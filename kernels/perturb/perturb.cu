@@ -10,6 +10,7 @@
 
 #include "kernels/core/cuda_check.h"
 #include "kernels/core/cuda_memory.cuh"
+#include "kernels/mandelbrot/fields_device.cuh"
 #include "perturb.cuh"
 #include "perturb.h"
 
@@ -131,18 +132,8 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   DeviceBuffer dhigh(resident || !wide ? 0 : pixels * sizeof(uint32_t));
   uint32_t* dh = !wide ? nullptr : resident ? opt.device_counts_high : dhigh.as<uint32_t>();
   // The asked fields: the caller's device arrays (resident), or scratch copied to host_fields.
-  // (A device-resident render may still take its fields in host memory: no device array given.)
-  const bool want_de = (opt.fields & kFieldDistance) != 0, want_phase = (opt.fields & kFieldPhase) != 0;
-  const bool dev_de = resident && opt.device_dex, dev_phase = resident && opt.device_phase;
-  DeviceBuffer ddex(dev_de || !want_de ? 0 : pixels * sizeof(float)),
-      ddey(dev_de || !want_de ? 0 : pixels * sizeof(float)),
-      dphase(dev_phase || !want_phase ? 0 : pixels * sizeof(float));
-  FieldPtrs fields;
-  if (want_de) {
-    fields.dex = dev_de ? opt.device_dex : ddex.as<float>();
-    fields.dey = dev_de ? opt.device_dey : ddey.as<float>();
-  }
-  if (want_phase) fields.phase = dev_phase ? opt.device_phase : dphase.as<float>();
+  const DeviceFields device_fields(opt, resident, pixels);
+  const FieldPtrs& fields = device_fields.ptrs;
   DeviceBuffer dstats(3 * sizeof(unsigned long long));
   const std::shared_ptr<const DeviceTables> tables = tables_on(opt.cuda_device, tables_id, hp, bla_count);
   DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 3 * sizeof(unsigned long long)));
@@ -188,11 +179,7 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     if (wide)
       DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts_high, dh, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
   }
-  const float* dev[3] = {fields.dex, fields.dey, fields.phase};
-  float* host[3] = {host_fields.dex, host_fields.dey, host_fields.phase};
-  for (int q = 0; q < 3; ++q)
-    if (dev[q] && host[q])
-      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(host[q], dev[q], pixels * sizeof(float), cudaMemcpyDeviceToHost));
+  device_fields.copy_to_host(host_fields, pixels);
   unsigned long long st[3] = {0, 0, 0};
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(st, dstats.p, sizeof st, cudaMemcpyDeviceToHost));
   *skipped = st[0];

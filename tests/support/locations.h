@@ -1,10 +1,13 @@
 // Views (and how to make one) the Mandelbrot, perturbation and strip-render tests share.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <sstream>
 #include <string>
 
 #include "kernels/mandelbrot/view.h"
 #include "kernels/mandelbrot/locations.h"
+#include "test_files.h"
 
 namespace ds::test {
 
@@ -26,5 +29,29 @@ using mandel::locations::kKf1e14Im;
 using mandel::locations::kKf1e14Re;
 using mandel::locations::kMisiurewiczIm;
 using mandel::locations::kMisiurewiczRe;
+
+// A Kalles Fraktaler benchmark file of tests/data/kf-benchmarks (Re, Im, Zoom, Iterations) as a view
+// of w x h pixels.
+inline mandel::View kfr_view(const std::string& name, int w, int h) {
+  const std::string text = slurp(std::string(DEEPSCOPE_TEST_DATA) + "/kf-benchmarks/" + name);
+  std::map<std::string, std::string> kv;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
+    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+    kv[line.substr(0, colon)] = value;
+  }
+  mandel::View v;
+  v.re = kv["Re"];
+  v.im = kv["Im"];
+  v.zoom = kv["Zoom"];
+  v.max_iter = std::stoull(kv.count("Iterations") ? kv["Iterations"] : "1000");
+  v.width = w;
+  v.height = h;
+  return v;
+}
 
 }  // namespace ds::test

@@ -400,17 +400,26 @@ TEST(RenderExr, ChannelsAgreeWithTheArraysAndThePng) {
         EXPECT_LE(std::abs(code - png.rgb[3 * k + ch]), std::string(aa) == "1" ? 0 : 1) << k << " " << ch;
       }
     }
-    // DEX, DEY and T where the engine fills them; none of them otherwise.
-    const bool de = h.channels().findChannel("DEX") != nullptr;
-    EXPECT_EQ(h.channels().findChannel("DEY") != nullptr, de);
-    if (de) {
-      const std::vector<float> dex = channel<float>(in, "DEX", Imf::FLOAT);
-      for (size_t k = 0; k < n.size(); ++k) {
-        if (counts[k] == v.max_iter) {
-          EXPECT_EQ(dex[k], 0.0f);
-        }
-      }
+    // DEX, DEY and T: the engine's fields at the pixel centres (RenderOptions::fields), bit for bit;
+    // 0 where the pixel did not escape.
+    ASSERT_NE(h.channels().findChannel("DEX"), nullptr);
+    ASSERT_NE(h.channels().findChannel("DEY"), nullptr);
+    ASSERT_NE(h.channels().findChannel("T"), nullptr);
+    ds::mandel::RenderOptions fo;
+    fo.backend = ds::Backend::kCpu;
+    fo.fields = ds::mandel::kFieldDistance | ds::mandel::kFieldPhase;
+    const ds::mandel::RenderResult f = ds::mandel::render(v, fo);
+    const std::vector<float> dex = channel<float>(in, "DEX", Imf::FLOAT), dey = channel<float>(in, "DEY", Imf::FLOAT),
+                             t = channel<float>(in, "T", Imf::FLOAT);
+    int escaped_with_de = 0;
+    for (size_t k = 0; k < n.size(); ++k) {
+      EXPECT_EQ(dex[k], f.dex[k]) << k;
+      EXPECT_EQ(dey[k], f.dey[k]) << k;
+      EXPECT_EQ(t[k], f.phase[k]) << k;
+      if (counts[k] == v.max_iter) EXPECT_EQ(dex[k], 0.0f) << k;
+      escaped_with_de += counts[k] < v.max_iter && (dex[k] != 0.0f || dey[k] != 0.0f);
     }
+    EXPECT_GT(escaped_with_de, 0);
     std::string location;
     ASSERT_TRUE(ds::app::png_find_text(slurp(stem + ".png"), ds::app::kPngLocationKey, &location));
     EXPECT_EQ(attribute(h, ds::app::kPngLocationKey), location);

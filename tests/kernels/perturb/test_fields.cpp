@@ -14,12 +14,14 @@
 
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/perturb/perturb.h"
+#include "locations.h"
 #include "oracle.h"
 #include "test_files.h"
 
 namespace {
 using namespace ds::mandel;
 namespace perturb = ds::perturb;
+using ds::test::kfr_view;
 
 // The potential at c (decimal strings) at `bits`: ln|z_n| / 2^n for the first n with |z_n| > 2^64,
 // in MPFR. Returns false when the orbit has not escaped by `limit` iterations.
@@ -105,27 +107,6 @@ bool fd_distance(const View& v, int i, int j, int bits, double* dex, double* dey
   return ok;
 }
 
-View kfr_view(const std::string& name, int w, int h) {
-  const std::string text = ds::test::slurp(std::string(DEEPSCOPE_TEST_DATA) + "/kf-benchmarks/" + name);
-  std::map<std::string, std::string> kv;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string value = line.substr(colon + 1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
-    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-    kv[line.substr(0, colon)] = value;
-  }
-  View v;
-  v.re = kv["Re"];
-  v.im = kv["Im"];
-  v.zoom = kv["Zoom"];
-  v.max_iter = std::stoull(kv["Iterations"]);
-  v.width = w;
-  v.height = h;
-  return v;
-}
 
 // Checks the render's distance vectors at `pixels` against the finite-difference oracle (trusted
 // where a run with 64 more bits gives the same vector to 1e-6), with differences over 1e-3 of the

@@ -39,6 +39,7 @@ void misiurewicz(int bits, int digits, std::string* re, std::string* im) {
   perturb::misiurewicz_point(kSeedRe, kSeedIm, 11, 3, bits, digits, re, im);
 }
 
+using ds::test::kfr_view;
 using ds::test::make_view;
 
 const std::string& deep_re() {
@@ -232,23 +233,6 @@ TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
   EXPECT_EQ(a.count_share, 1.0);
   EXPECT_LE(a.max_smooth, kSmoothTol);
   for (uint32_t c : p.counts) EXPECT_GT(c, 0u);
-}
-
-// A Kalles Fraktaler .kfr file's centre, zoom and iterations (tests/data/kf-benchmarks).
-View kfr_view(const std::string& name, int w, int h) {
-  const std::string text = ds::test::slurp(std::string(DEEPSCOPE_TEST_DATA) + "/kf-benchmarks/" + name);
-  std::map<std::string, std::string> kv;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string value = line.substr(colon + 1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
-    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-    kv[line.substr(0, colon)] = value;
-  }
-  EXPECT_TRUE(kv.count("Re") && kv.count("Im") && kv.count("Zoom") && kv.count("Iterations")) << name;
-  return make_view(kv["Re"], kv["Im"], kv["Zoom"], static_cast<uint32_t>(std::stoul(kv["Iterations"])), w, h);
 }
 
 // KF's 5e113 benchmark, a view near (not on) a minibrot made by another program: the reference's
