@@ -46,7 +46,9 @@ bool MandelbrotPanel::open_file(const std::string& path) {
 }
 
 bool MandelbrotPanel::busy() const {
-  return job_.running() || !shown_final_ || shot_job_.running() || shot_ready_ || verify_job_.running() ||
+  // dirty_: a render asked for (a view change, a shader that reads more data) starts at the next
+  // frame, so a script's wait-idle must not take the frame before as idle.
+  return dirty_ || job_.running() || !shown_final_ || shot_job_.running() || shot_ready_ || verify_job_.running() ||
          find_job_.running() || find_ready_ || animating_;
 }
 
