@@ -1,11 +1,14 @@
 // The reference orbit in MPFR and its one-entry cache, the exact centre offset, and the direct
 // MPFR evaluation of single pixels (the glitch fallback).
 #include <mpfr.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -88,23 +91,48 @@ struct Checkpointing {
   std::string* note = nullptr;  // what happened, for the caller
 };
 
-// The checkpoint at c.path when it continues this pass (same centre, bits, iterations, spacing and
-// certification), else nothing.
+// A reference's fields without its points (the checkpoint's state).
+std::shared_ptr<Reference> ref_fields(const Reference& r) {
+  auto f = std::make_shared<Reference>();
+  f->re = r.re;
+  f->im = r.im;
+  f->bits = r.bits;
+  f->bits_asked = r.bits_asked;
+  f->step_threads = r.step_threads;
+  f->max_iter = r.max_iter;
+  f->step = r.step;
+  f->error_shift = r.error_shift;
+  f->escape_certified = r.escape_certified;
+  return f;
+}
+
+std::string read_bytes(const std::string& path, bool* found) {
+  std::ifstream in(path, std::ios::binary);
+  *found = static_cast<bool>(in);
+  std::ostringstream bytes;
+  if (in) bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// The checkpoint at c.path (its state) and c.path + ".points" when it continues this pass (same
+// centre, bits, iterations, spacing and certification), with its points; else nothing. The points
+// file is cut back to the state's points, so later saves append after them.
 bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify, ReferenceCheckpoint* out) {
   if (c.path.empty()) return false;
-  std::ifstream in(c.path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  bool found = false;
+  const std::string state = read_bytes(c.path, &found);
+  if (!found) return false;
   try {
-    ReferenceCheckpoint k = decode_checkpoint(bytes.str());
+    ReferenceCheckpoint k = decode_checkpoint_state(state);
     const Reference& r = *k.ref;
     if (r.re != ref.re || r.im != ref.im || r.bits != ref.bits || r.bits_asked != ref.bits_asked ||
-        r.max_iter != ref.max_iter || !(r.step == ref.step) || k.certify != certify || r.escaped || r.periodic ||
-        r.length() < 2) {
+        r.max_iter != ref.max_iter || !(r.step == ref.step) || k.certify != certify) {
       if (c.note) *c.note = "checkpoint " + c.path + " is another orbit's (or another precision's); not used";
       return false;
     }
+    decode_points(read_bytes(c.path + ".points", &found), &k);
+    if (::truncate((c.path + ".points").c_str(), static_cast<off_t>(k.points * 40)) != 0)
+      throw std::runtime_error(std::string("cannot cut its points file back: ") + std::strerror(errno));
     *out = std::move(k);
     return true;
   } catch (const std::exception& e) {
@@ -166,16 +194,35 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     mpfr_set_zero(y.v, 1);
   }
   auto last_save = std::chrono::steady_clock::now();
+  // Points already in the points file (a resumed orbit's), and their running hash.
+  uint64_t saved_points = first > 1 ? resumed.points : 0;
+  uint64_t saved_hash = first > 1 ? resumed.points_hash : kPointsHashStart;
   const auto save = [&](uint64_t n) {
+    // The new points first (appended and flushed to the disk), then the state that counts them:
+    // a crash between the two leaves extra points that the next load cuts off.
+    const std::string more = encode_points(*ref, saved_points, ref->length());
+    const std::string points_path = ckpt.path + ".points";
+    FILE* f = std::fopen(points_path.c_str(), saved_points == 0 ? "wb" : "ab");
+    if (!f || std::fwrite(more.data(), 1, more.size(), f) != more.size() || std::fflush(f) != 0 ||
+        ::fsync(fileno(f)) != 0) {
+      const std::string why = std::strerror(errno);
+      if (f) std::fclose(f);
+      throw IoError("cannot write the reference checkpoint's points to \"" + points_path + "\": " + why);
+    }
+    std::fclose(f);
+    saved_hash = points_hash(more.data(), more.size(), saved_hash);
+    saved_points = ref->length();
     ReferenceCheckpoint k;
-    k.ref = std::make_shared<Reference>(*ref);
+    k.ref = ref_fields(*ref);
     k.x = mpfr_util::to_hex(x.v);
     k.y = mpfr_util::to_hex(y.v);
     k.ar = ar;
     k.ai = ai;
     k.err = err;
     k.certify = certify;
-    write_file_atomically(ckpt.path, encode_checkpoint(k));
+    k.points = saved_points;
+    k.points_hash = saved_hash;
+    write_file_atomically(ckpt.path, encode_checkpoint_state(k));
     last_save = std::chrono::steady_clock::now();
     if (ckpt.note) *ckpt.note = "checkpoint " + ckpt.path + " at iteration " + std::to_string(n);
   };
@@ -300,7 +347,10 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                         Checkpointing{checkpoint, checkpoint_seconds, note});
     if (pass == Pass::kCancelled) return nullptr;
     if (pass == Pass::kDone) {
-      if (!checkpoint.empty()) std::remove(checkpoint.c_str());  // the orbit is whole: its checkpoint is spent
+      if (!checkpoint.empty()) {  // the orbit is whole: its checkpoint is spent
+        std::remove(checkpoint.c_str());
+        std::remove((checkpoint + ".points").c_str());
+      }
       break;
     }
     ref->bits = std::min(max_bits, ref->bits + more);

@@ -141,46 +141,115 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
 }
 
 namespace {
-constexpr char kCheckpointMagic[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '1'};
+constexpr char kCheckpointMagic[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '2'};
+constexpr std::size_t kPointBytes = 40;  // zr, zi (floatexp: f64 m, i32 e), zr_lo, zi_lo (f64)
 }
 
-// Checkpoint layout: "DSPART01", u64 n + n bytes of a reference file (above, its own checksum
-// included), then x and y (u64 n + n bytes each), 3 floatexp (ar, ai, err), u8 certify, and the
-// FNV-1a of every byte before it.
-std::string encode_checkpoint(const ReferenceCheckpoint& c) {
+// State layout: "DSPART02"; re, im (u64 n + n bytes); i32 bits, i32 bits_asked, i32 step_threads;
+// u64 max_iter; floatexp step, error_shift; u8 escape_certified; x, y (u64 n + n bytes); floatexp
+// ar, ai, err; u8 certify; u64 points, u64 points_hash; the FNV-1a of every byte before it.
+std::string encode_checkpoint_state(const ReferenceCheckpoint& c) {
+  const Reference& r = *c.ref;
   std::string s(kCheckpointMagic, sizeof kCheckpointMagic);
-  put_str(&s, encode_reference(*c.ref));
+  put_str(&s, r.re);
+  put_str(&s, r.im);
+  put<int32_t>(&s, r.bits);
+  put<int32_t>(&s, r.bits_asked);
+  put<int32_t>(&s, r.step_threads);
+  put<uint64_t>(&s, r.max_iter);
+  put_fe(&s, r.step);
+  put_fe(&s, r.error_shift);
+  put<uint8_t>(&s, r.escape_certified ? 1 : 0);
   put_str(&s, c.x);
   put_str(&s, c.y);
   put_fe(&s, c.ar);
   put_fe(&s, c.ai);
   put_fe(&s, c.err);
   put<uint8_t>(&s, c.certify ? 1 : 0);
+  put<uint64_t>(&s, c.points);
+  put<uint64_t>(&s, c.points_hash);
   put<uint64_t>(&s, fnv1a(s.data(), s.size()));
   return s;
 }
 
-ReferenceCheckpoint decode_checkpoint(const std::string& bytes) {
+ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes) {
   if (bytes.size() < sizeof kCheckpointMagic + 8 ||
       std::memcmp(bytes.data(), kCheckpointMagic, sizeof kCheckpointMagic) != 0)
-    throw std::runtime_error("reference checkpoint: not a deepscope checkpoint (magic DSPART01)");
+    throw std::runtime_error("reference checkpoint: not a deepscope checkpoint (magic DSPART02)");
   uint64_t sum;
   std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
   if (sum != fnv1a(bytes.data(), bytes.size() - 8)) throw std::runtime_error("reference checkpoint: checksum mismatch");
   const std::string body = bytes.substr(0, bytes.size() - 8);
   Reader r{body, sizeof kCheckpointMagic};
   ReferenceCheckpoint c;
-  c.ref = decode_reference(r.str());
+  c.ref = std::make_shared<Reference>();
+  Reference& ref = *c.ref;
+  ref.re = r.str();
+  ref.im = r.str();
+  ref.bits = r.get<int32_t>();
+  ref.bits_asked = r.get<int32_t>();
+  ref.step_threads = r.get<int32_t>();
+  ref.max_iter = r.get<uint64_t>();
+  ref.step = r.fe();
+  ref.error_shift = r.fe();
+  const uint8_t certified = r.get<uint8_t>();
   c.x = r.str();
   c.y = r.str();
   c.ar = r.fe();
   c.ai = r.fe();
   c.err = r.fe();
   const uint8_t certify = r.get<uint8_t>();
-  if (certify > 1 || c.x.empty() || c.y.empty()) throw std::runtime_error("reference checkpoint: impossible state");
+  c.points = r.get<uint64_t>();
+  c.points_hash = r.get<uint64_t>();
+  if (certify > 1 || certified > 1 || c.x.empty() || c.y.empty() || ref.bits < 64 || ref.bits < ref.bits_asked ||
+      c.points < 2 || c.points > ref.max_iter + 1)
+    throw std::runtime_error("reference checkpoint: impossible state");
+  ref.escape_certified = certified == 1;
   c.certify = certify == 1;
   if (r.at != body.size()) throw std::runtime_error("reference checkpoint: trailing bytes");
   return c;
+}
+
+std::string encode_points(const Reference& ref, uint64_t from, uint64_t to) {
+  std::string s;
+  s.reserve(static_cast<std::size_t>(to - from) * kPointBytes);
+  for (uint64_t k = from; k < to; ++k) {
+    put_fe(&s, ref.zr[k]);
+    put_fe(&s, ref.zi[k]);
+    put<double>(&s, ref.zr_lo[k]);
+    put<double>(&s, ref.zi_lo[k]);
+  }
+  return s;
+}
+
+uint64_t points_hash(const char* p, std::size_t n, uint64_t h) {
+  for (std::size_t k = 0; k < n; ++k) {
+    h ^= static_cast<unsigned char>(p[k]);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void decode_points(const std::string& bytes, ReferenceCheckpoint* c) {
+  const uint64_t n = c->points;
+  if (bytes.size() / kPointBytes < n)
+    throw std::runtime_error("reference checkpoint: the points file holds " + std::to_string(bytes.size() / kPointBytes) +
+                             " points, the state says " + std::to_string(n));
+  const std::size_t len = static_cast<std::size_t>(n) * kPointBytes;
+  if (points_hash(bytes.data(), len) != c->points_hash)
+    throw std::runtime_error("reference checkpoint: the points' hash differs from the state's");
+  Reference& ref = *c->ref;
+  ref.zr.resize(n);
+  ref.zi.resize(n);
+  ref.zr_lo.resize(n);
+  ref.zi_lo.resize(n);
+  Reader r{bytes, 0};
+  for (uint64_t k = 0; k < n; ++k) {
+    ref.zr[k] = r.fe();
+    ref.zi[k] = r.fe();
+    ref.zr_lo[k] = r.get<double>();
+    ref.zi_lo[k] = r.get<double>();
+  }
 }
 
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,

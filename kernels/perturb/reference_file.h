@@ -4,6 +4,8 @@
 // a checksum; one that does not decode, or whose key differs, is never used (the render computes
 // the orbit again and says so).
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,17 +26,30 @@ std::string reference_cache_path(const std::string& dir, const std::string& re, 
                                  uint64_t max_iter, FloatExp step);
 
 // A reference orbit in progress (compute_reference's checkpoint, docs/perturbation.md "Resumable
-// references"): the points so far and the state that continues them bit for bit: Z_n exactly (MPFR
-// at the orbit's bits), A_n, the error bound E_n and whether C's escape tests were certified.
+// references"), in two files: the state at PATH (format DSPART02, small, rewritten whole and
+// atomically) and the points at PATH.points (40 bytes a point, only ever appended, so a save costs
+// the points since the last one). The state says how many points belong to the orbit and their
+// FNV-1a hash, and holds what continues them bit for bit: Z_n exactly (MPFR at the orbit's bits),
+// A_n, the error bound E_n and whether C's escape tests were certified.
 struct ReferenceCheckpoint {
-  std::shared_ptr<Reference> ref;  // points Z_0 .. Z_n, bits, error_shift, ...
-  std::string x, y;                // Z_n's real and imaginary parts, exact (mpfr_util's hex form)
+  std::shared_ptr<Reference> ref;  // the orbit's fields; its points only after decode_points
+  std::string x, y;                // Z_n's real and imaginary parts, exact (mpfr_util::to_hex)
   FloatExp ar{0.0}, ai{0.0}, err{0.0};
   bool certify = false;
+  uint64_t points = 0;       // Z_0 .. Z_{points-1} belong to the orbit
+  uint64_t points_hash = 0;  // points_hash() of their bytes in PATH.points
 };
-std::string encode_checkpoint(const ReferenceCheckpoint& c);
-// Throws std::runtime_error for anything but an intact checkpoint.
-ReferenceCheckpoint decode_checkpoint(const std::string& bytes);
+std::string encode_checkpoint_state(const ReferenceCheckpoint& c);
+// Throws std::runtime_error for anything but an intact state.
+ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes);
+// The points [from, to) of ref as PATH.points holds them.
+std::string encode_points(const Reference& ref, uint64_t from, uint64_t to);
+// The running hash of point bytes (start with kPointsHashStart).
+constexpr uint64_t kPointsHashStart = 1469598103934665603ull;
+uint64_t points_hash(const char* p, std::size_t n, uint64_t h = kPointsHashStart);
+// The first c.points points of `bytes` (PATH.points) into c.ref, after checking their hash. Throws
+// std::runtime_error when the file is short or the hash differs.
+void decode_points(const std::string& bytes, ReferenceCheckpoint* c);
 
 // What reference_for did with the cache directory (RenderResult's perturb info reports it).
 enum class CacheUse { kNone, kLoaded, kSaved, kRejected };

@@ -141,10 +141,12 @@ TEST(ReferenceCheckpoint, ResumedOrbitIsTheUninterruptedOne) {
       false, 0, 0, path, 3600, &note);
   EXPECT_FALSE(cut);  // cancelled
   EXPECT_NE(note.find("checkpoint " + path + " at iteration 16384"), std::string::npos) << note;
-  const std::string saved = read(path);
+  const std::string saved = read(path), saved_points = read(path + ".points");
   ASSERT_FALSE(saved.empty());
-  const perturb::ReferenceCheckpoint k = perturb::decode_checkpoint(saved);
-  EXPECT_EQ(k.ref->length(), 16385u);
+  const perturb::ReferenceCheckpoint k = perturb::decode_checkpoint_state(saved);
+  EXPECT_EQ(k.points, 16385u);
+  EXPECT_EQ(saved_points.size(), 16385u * 40);  // the points file: 40 bytes a point
+  EXPECT_LT(saved.size(), 4096u);                // the state: small, whatever the orbit's length
 
   note.clear();
   const auto resumed = perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), nullptr,
@@ -153,6 +155,29 @@ TEST(ReferenceCheckpoint, ResumedOrbitIsTheUninterruptedOne) {
   EXPECT_EQ(note, "resumed " + path + " at iteration 16384");
   test::expect_same_orbit(*whole, *resumed);
   EXPECT_TRUE(read(path).empty());  // spent: removed
+  EXPECT_TRUE(read(path + ".points").empty());
+
+  // Points appended after the state was saved (a crash between the two writes) are cut off.
+  write(path, saved);
+  write(path + ".points", saved_points + std::string(4000, '\x7f'));
+  note.clear();
+  const auto longer = perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), nullptr,
+                                                 nullptr, false, 0, 0, path, 3600, &note);
+  ASSERT_TRUE(longer);
+  EXPECT_EQ(note, "resumed " + path + " at iteration 16384");
+  test::expect_same_orbit(*whole, *longer);
+
+  // A damaged point is refused (the state's hash of the points), and the orbit starts over.
+  std::string bad_points = saved_points;
+  bad_points[bad_points.size() / 3] ^= 0x01;
+  write(path, saved);
+  write(path + ".points", bad_points);
+  note.clear();
+  const auto redone = perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), nullptr,
+                                                 nullptr, false, 0, 0, path, 3600, &note);
+  ASSERT_TRUE(redone);
+  EXPECT_NE(note.find("the points' hash differs"), std::string::npos) << note;
+  test::expect_same_orbit(*whole, *redone);
 
   // A damaged checkpoint is refused, and the orbit is computed from the start, the same.
   std::string bad = saved;
