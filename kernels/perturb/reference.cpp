@@ -190,6 +190,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     first = ref->length();  // the next n: Z_0 .. Z_{first-1} are kept
     if (ckpt.note) *ckpt.note = "resumed " + ckpt.path + " at iteration " + std::to_string(first - 1);
   } else {
+    // Not resumed: Z_0 = 0 again (a checkpoint whose y did not parse may have set x already).
     mpfr_set_zero(x.v, 1);
     mpfr_set_zero(y.v, 1);
   }
@@ -200,16 +201,12 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   const auto save = [&](uint64_t n) {
     // The new points first (appended and flushed to the disk), then the state that counts them:
     // a crash between the two leaves extra points that the next load cuts off.
+    // A fresh orbit's first save replaces whatever points file a foreign checkpoint left.
     const std::string more = encode_points(*ref, saved_points, ref->length());
-    const std::string points_path = ckpt.path + ".points";
-    FILE* f = std::fopen(points_path.c_str(), saved_points == 0 ? "wb" : "ab");
-    if (!f || std::fwrite(more.data(), 1, more.size(), f) != more.size() || std::fflush(f) != 0 ||
-        ::fsync(fileno(f)) != 0) {
-      const std::string why = std::strerror(errno);
-      if (f) std::fclose(f);
-      throw IoError("cannot write the reference checkpoint's points to \"" + points_path + "\": " + why);
-    }
-    std::fclose(f);
+    if (saved_points == 0)
+      write_file_atomically(ckpt.path + ".points", more);
+    else
+      append_durable(ckpt.path + ".points", more);
     saved_hash = points_hash(more.data(), more.size(), saved_hash);
     saved_points = ref->length();
     ReferenceCheckpoint k;
@@ -425,12 +422,11 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   std::string path;
   if (!cache_dir.empty()) {
     path = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step);
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream bytes;
-      bytes << in.rdbuf();
+    bool found = false;
+    const std::string bytes = read_bytes(path, &found);
+    if (found) {
       try {
-        std::shared_ptr<const Reference> loaded = decode_reference(bytes.str());
+        std::shared_ptr<const Reference> loaded = decode_reference(bytes);
         // The same key, field by field (a hash collision or a renamed file is not this orbit).
         if (loaded->re == g.re && loaded->im == g.im && loaded->bits_asked == bits &&
             loaded->max_iter == v.max_iter && loaded->step == step) {

@@ -21,6 +21,7 @@
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "app/io/location.h"
 #include "locations.h"
+#include "render_in_process.h"
 
 namespace {
 
@@ -53,24 +54,7 @@ int entries(const std::string& dir) {
   return n;
 }
 
-// cmd_render with main()'s mapping of exceptions to exit codes.
-int render_in_process(const app::ArgList& args, std::string* message = nullptr) {
-  try {
-    return app::cmd_render(args);
-  } catch (const cli::UsageError& e) {
-    if (message) *message = e.what();
-    return 2;
-  } catch (const ArithError& e) {
-    if (message) *message = e.what();
-    return 2;
-  } catch (const IoError& e) {
-    if (message) *message = e.what();
-    return 2;
-  } catch (const std::exception& e) {
-    if (message) *message = e.what();
-    return 1;
-  }
-}
+using ds::test::render_in_process;
 
 std::string executable() {
 #ifdef DEEPSCOPE_EXE

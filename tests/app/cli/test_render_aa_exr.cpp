@@ -25,14 +25,7 @@
 #include "locations.h"
 #include "test_files.h"
 
-#ifdef DEEPSCOPE_WITH_OPENEXR
-#include <Imath/half.h>
-#include <OpenEXR/ImfChannelList.h>
-#include <OpenEXR/ImfFrameBuffer.h>
-#include <OpenEXR/ImfHeader.h>
-#include <OpenEXR/ImfInputFile.h>
-#include <OpenEXR/ImfStringAttribute.h>
-#endif
+#include "exr_read.h"
 
 namespace {
 
@@ -331,22 +324,8 @@ TEST(RenderOptions, BadCombinationsExitWithTwo) {
 
 #ifdef DEEPSCOPE_WITH_OPENEXR
 
-template <typename T>
-std::vector<T> channel(Imf::InputFile& in, const char* name, Imf::PixelType type) {
-  const Imath::Box2i dw = in.header().dataWindow();
-  const int w = dw.max.x - dw.min.x + 1, h = dw.max.y - dw.min.y + 1;
-  std::vector<T> out(static_cast<size_t>(w) * h);
-  Imf::FrameBuffer fb;
-  fb.insert(name, Imf::Slice(type, reinterpret_cast<char*>(out.data()), sizeof(T), sizeof(T) * w));
-  in.setFrameBuffer(fb);
-  in.readPixels(dw.min.y, dw.max.y);
-  return out;
-}
-
-std::string attribute(const Imf::Header& h, const char* name) {
-  const Imf::StringAttribute* a = h.findTypedAttribute<Imf::StringAttribute>(name);
-  return a ? a->value() : std::string("<missing>");
-}
+using ds::test::exr_attribute;
+using ds::test::exr_channel;
 
 // The .npy arrays' element bytes as T.
 template <typename T>
@@ -373,8 +352,8 @@ TEST(RenderExr, ChannelsAgreeWithTheArraysAndThePng) {
     ASSERT_EQ(h.dataWindow().max.y + 1, v.height);
     const std::vector<uint32_t> counts = npy<uint32_t>(stem + "_n.npy");
     const std::vector<float> smooth = npy<float>(stem + "_s.npy");
-    const std::vector<uint32_t> n = channel<uint32_t>(in, "N", Imf::UINT);
-    const std::vector<float> nf = channel<float>(in, "NF", Imf::FLOAT);
+    const std::vector<uint32_t> n = exr_channel<uint32_t>(in, "N", Imf::UINT);
+    const std::vector<float> nf = exr_channel<float>(in, "NF", Imf::FLOAT);
     ASSERT_EQ(n.size(), counts.size());
     int interior = 0;
     for (size_t k = 0; k < n.size(); ++k) {
@@ -391,8 +370,8 @@ TEST(RenderExr, ChannelsAgreeWithTheArraysAndThePng) {
     EXPECT_GT(interior, 0);
     // R, G, B: the PNG's colours in linear light (--aa 2: the mean before rounding to 8 bits).
     const Image png = load_png(stem + ".png");
-    const std::vector<half> r = channel<half>(in, "R", Imf::HALF), g = channel<half>(in, "G", Imf::HALF),
-                            b = channel<half>(in, "B", Imf::HALF);
+    const std::vector<half> r = exr_channel<half>(in, "R", Imf::HALF), g = exr_channel<half>(in, "G", Imf::HALF),
+                            b = exr_channel<half>(in, "B", Imf::HALF);
     for (size_t k = 0; k < n.size(); ++k) {
       const float lin[3] = {r[k], g[k], b[k]};
       for (int ch = 0; ch < 3; ++ch) {
@@ -409,23 +388,26 @@ TEST(RenderExr, ChannelsAgreeWithTheArraysAndThePng) {
     fo.backend = ds::Backend::kCpu;
     fo.fields = ds::mandel::kFieldDistance | ds::mandel::kFieldPhase;
     const ds::mandel::RenderResult f = ds::mandel::render(v, fo);
-    const std::vector<float> dex = channel<float>(in, "DEX", Imf::FLOAT), dey = channel<float>(in, "DEY", Imf::FLOAT),
-                             t = channel<float>(in, "T", Imf::FLOAT);
+    const std::vector<float> dex = exr_channel<float>(in, "DEX", Imf::FLOAT),
+                             dey = exr_channel<float>(in, "DEY", Imf::FLOAT),
+                             t = exr_channel<float>(in, "T", Imf::FLOAT);
     int escaped_with_de = 0;
     for (size_t k = 0; k < n.size(); ++k) {
       EXPECT_EQ(dex[k], f.dex[k]) << k;
       EXPECT_EQ(dey[k], f.dey[k]) << k;
       EXPECT_EQ(t[k], f.phase[k]) << k;
-      if (counts[k] == v.max_iter) EXPECT_EQ(dex[k], 0.0f) << k;
+      if (counts[k] == v.max_iter) {
+        EXPECT_EQ(dex[k], 0.0f) << k;
+      }
       escaped_with_de += counts[k] < v.max_iter && (dex[k] != 0.0f || dey[k] != 0.0f);
     }
     EXPECT_GT(escaped_with_de, 0);
     std::string location;
     ASSERT_TRUE(ds::app::png_find_text(slurp(stem + ".png"), ds::app::kPngLocationKey, &location));
-    EXPECT_EQ(attribute(h, ds::app::kPngLocationKey), location);
-    EXPECT_EQ(attribute(h, "deepscope-undecided"), "0");
+    EXPECT_EQ(exr_attribute(h, ds::app::kPngLocationKey), location);
+    EXPECT_EQ(exr_attribute(h, "deepscope-undecided"), "0");
     if (std::string(aa) == "2") {
-      EXPECT_NE(attribute(h, "deepscope-aa").find("samples = 2x2"), std::string::npos);
+      EXPECT_NE(exr_attribute(h, "deepscope-aa").find("samples = 2x2"), std::string::npos);
     }
   }
 }
@@ -442,7 +424,7 @@ TEST(RenderExr, FramesAreNumberedLikeThePngs) {
     std::string location;
     ASSERT_TRUE(ds::app::png_find_text(slurp(dir + "/f0" + std::to_string(k) + ".png"),
                                        ds::app::kPngLocationKey, &location));
-    EXPECT_EQ(attribute(in.header(), ds::app::kPngLocationKey), location) << k;
+    EXPECT_EQ(exr_attribute(in.header(), ds::app::kPngLocationKey), location) << k;
   }
 }
 

@@ -20,6 +20,7 @@
 #include "arith/error.h"
 #include "kernels/core/atomic_file.h"
 #include "render/colour_shader.h"
+#include "render_in_process.h"
 
 extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
 
@@ -43,21 +44,7 @@ int render(app::ArgList args, std::string* message = nullptr) {
   const app::ArgList view = {"--re", "-0.7453", "--im",  "0.1127",    "--zoom", "100",    "--iter",
                              "500",  "--size",  "64x40", "--backend", "cpu",    "--quiet"};
   args.insert(args.begin(), view.begin(), view.end());
-  try {
-    return app::cmd_render(args);
-  } catch (const cli::UsageError& e) {
-    if (message) *message = e.what();
-    return 2;
-  } catch (const ArithError& e) {
-    if (message) *message = e.what();
-    return 2;
-  } catch (const IoError& e) {
-    if (message) *message = e.what();
-    return 2;
-  } catch (const std::exception& e) {
-    if (message) *message = e.what();
-    return 1;
-  }
+  return test::render_in_process(args, message);
 }
 
 int run_status(const std::string& cmd) {

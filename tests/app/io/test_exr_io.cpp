@@ -11,14 +11,7 @@
 #include "kernels/core/atomic_file.h"
 #include "test_files.h"
 
-#ifdef DEEPSCOPE_WITH_OPENEXR
-#include <Imath/half.h>
-#include <OpenEXR/ImfChannelList.h>
-#include <OpenEXR/ImfFrameBuffer.h>
-#include <OpenEXR/ImfHeader.h>
-#include <OpenEXR/ImfInputFile.h>
-#include <OpenEXR/ImfStringAttribute.h>
-#endif
+#include "exr_read.h"
 
 namespace {
 
@@ -88,23 +81,8 @@ TEST(ExrChannels, WideCountsGetN1) {
 
 #ifdef DEEPSCOPE_WITH_OPENEXR
 
-// The file's channel `name` as 32-bit values (UINT or FLOAT) or halves widened to float.
-template <typename T>
-std::vector<T> read_channel(Imf::InputFile& in, const char* name, Imf::PixelType type) {
-  const Imath::Box2i dw = in.header().dataWindow();
-  const int w = dw.max.x - dw.min.x + 1, h = dw.max.y - dw.min.y + 1;
-  std::vector<T> out(static_cast<size_t>(w) * h);
-  Imf::FrameBuffer fb;
-  fb.insert(name, Imf::Slice(type, reinterpret_cast<char*>(out.data()), sizeof(T), sizeof(T) * w));
-  in.setFrameBuffer(fb);
-  in.readPixels(dw.min.y, dw.max.y);
-  return out;
-}
-
-std::string attribute(const Imf::Header& h, const char* name) {
-  const Imf::StringAttribute* a = h.findTypedAttribute<Imf::StringAttribute>(name);
-  return a ? a->value() : std::string("<missing>");
-}
+using ds::test::exr_attribute;
+using ds::test::exr_channel;
 
 TEST(ExrFile, EveryChannelAndAttributeReadsBack) {
   const RenderResult r = narrow_result(true);
@@ -135,23 +113,23 @@ TEST(ExrFile, EveryChannelAndAttributeReadsBack) {
   EXPECT_EQ(type_of("B"), Imf::HALF);
   EXPECT_EQ(type_of("N1"), -1) << "narrow counts have no N1";
 
-  EXPECT_EQ(read_channel<uint32_t>(in, "N", Imf::UINT),
+  EXPECT_EQ(exr_channel<uint32_t>(in, "N", Imf::UINT),
             (std::vector<uint32_t>{5, 17, 1, kExrInterior, 0, 999}));
-  EXPECT_EQ(read_channel<float>(in, "NF", Imf::FLOAT),
+  EXPECT_EQ(exr_channel<float>(in, "NF", Imf::FLOAT),
             (std::vector<float>{0.25f, 0.75f, 0.0f, 0.0f, 0.0f, 0.5f}));
-  EXPECT_EQ(read_channel<float>(in, "DEX", Imf::FLOAT), r.dex);
-  EXPECT_EQ(read_channel<float>(in, "DEY", Imf::FLOAT), r.dey);
-  EXPECT_EQ(read_channel<float>(in, "T", Imf::FLOAT), r.phase);
-  const std::vector<half> red = read_channel<half>(in, "R", Imf::HALF),
-                          green = read_channel<half>(in, "G", Imf::HALF),
-                          blue = read_channel<half>(in, "B", Imf::HALF);
+  EXPECT_EQ(exr_channel<float>(in, "DEX", Imf::FLOAT), r.dex);
+  EXPECT_EQ(exr_channel<float>(in, "DEY", Imf::FLOAT), r.dey);
+  EXPECT_EQ(exr_channel<float>(in, "T", Imf::FLOAT), r.phase);
+  const std::vector<half> red = exr_channel<half>(in, "R", Imf::HALF),
+                          green = exr_channel<half>(in, "G", Imf::HALF),
+                          blue = exr_channel<half>(in, "B", Imf::HALF);
   for (size_t k = 0; k < 6; ++k) {
     EXPECT_EQ(static_cast<float>(red[k]), rgb[3 * k]) << k;
     EXPECT_EQ(static_cast<float>(green[k]), rgb[3 * k + 1]) << k;
     EXPECT_EQ(static_cast<float>(blue[k]), rgb[3 * k + 2]) << k;
   }
-  EXPECT_EQ(attribute(h, "deepscope-location"), "re = -0.75\nim = 0.1\nzoom = 1e3\n");
-  EXPECT_EQ(attribute(h, "deepscope-undecided"), "1");
+  EXPECT_EQ(exr_attribute(h, "deepscope-location"), "re = -0.75\nim = 0.1\nzoom = 1e3\n");
+  EXPECT_EQ(exr_attribute(h, "deepscope-undecided"), "1");
 }
 
 TEST(ExrFile, WideCountsAndNoFields) {
@@ -163,12 +141,12 @@ TEST(ExrFile, WideCountsAndNoFields) {
   EXPECT_NE(ch.findChannel("N1"), nullptr);
   for (const char* absent : {"DEX", "DEY", "T", "R", "G", "B"})
     EXPECT_EQ(ch.findChannel(absent), nullptr) << absent << ": not filled, not written";
-  const std::vector<uint32_t> n = read_channel<uint32_t>(in, "N", Imf::UINT);
-  const std::vector<uint32_t> n1 = read_channel<uint32_t>(in, "N1", Imf::UINT);
+  const std::vector<uint32_t> n = exr_channel<uint32_t>(in, "N", Imf::UINT);
+  const std::vector<uint32_t> n1 = exr_channel<uint32_t>(in, "N1", Imf::UINT);
   EXPECT_EQ(n[0] + (static_cast<uint64_t>(n1[0]) << 32), 5000000000ull);
   EXPECT_EQ(n[2], kExrInterior);
   EXPECT_EQ(n1[2], kExrInterior);
-  EXPECT_EQ(read_channel<float>(in, "NF", Imf::FLOAT), (std::vector<float>{0.375f, 0.75f, 0.0f, 0.0f}));
+  EXPECT_EQ(exr_channel<float>(in, "NF", Imf::FLOAT), (std::vector<float>{0.375f, 0.75f, 0.0f, 0.0f}));
 }
 
 TEST(ExrFile, MismatchedSizesAreRefused) {
