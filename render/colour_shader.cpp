@@ -113,9 +113,10 @@ unsigned compile(GLenum stage, const std::vector<std::string>& parts, const std:
 }
 
 // Texture units and sampler names, in tex_ order.
-constexpr const char* kSampler[7] = {"ds_counts", "ds_smooth",    "ds_counts_high", "ds_dex",
-                                     "ds_dey",    "ds_phase_tex", "ds_palette_tex"};
-enum { kCounts, kSmooth, kHigh, kDex, kDey, kPhase, kPalette };
+constexpr const char* kSampler[] = {"ds_counts",    "ds_smooth",     "ds_counts_high", "ds_dex",
+                                    "ds_dey",       "ds_phase_tex",  "ds_stripe_tex",  "ds_palette_tex"};
+enum { kCounts, kSmooth, kHigh, kDex, kDey, kPhase, kStripe, kPalette, kUnits };
+static_assert(kUnits == sizeof kSampler / sizeof kSampler[0], "a sampler name for each unit");
 
 }  // namespace
 
@@ -140,6 +141,34 @@ std::string builtin_shader_source(const std::string& name) {
   for (const std::string& n : builtin_shader_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw ShaderError("unknown colouring shader \"" + name + "\"; built in: " + valid +
                     " (or a file: a path with '/' or ending in .glsl)");
+}
+
+ShaderFrame shader_frame(const mandel::RenderResult& r) {
+  ShaderFrame f;
+  f.width = r.width;
+  f.height = r.height;
+  f.counts = r.counts.data();
+  f.smooth = r.smooth.data();
+  if (r.wide()) f.counts_high = r.counts_high.data();
+  const std::size_t n = static_cast<std::size_t>(r.width) * static_cast<std::size_t>(r.height);
+  if (r.dex.size() == n && r.dey.size() == n) {
+    f.dex = r.dex.data();
+    f.dey = r.dey.data();
+  }
+  if (r.phase.size() == n) f.phase = r.phase.data();
+  if (r.stripe.size() == n) f.stripe = r.stripe.data();
+  return f;
+}
+
+std::string missing_fields(unsigned wanted, const ShaderFrame& f) {
+  std::vector<std::string> m;
+  if ((wanted & mandel::kFieldDistance) && !f.dex) m.push_back("distance estimate");
+  if ((wanted & mandel::kFieldPhase) && !f.phase) m.push_back("phase");
+  if ((wanted & mandel::kFieldStripe) && !f.stripe) m.push_back("stripe average");
+  std::string s;
+  for (std::size_t k = 0; k < m.size(); ++k)
+    s += (k == 0 ? " " : k + 1 == m.size() ? " and " : ", ") + m[k];
+  return s;
 }
 
 bool is_shader_file(const std::string& s) {
@@ -197,6 +226,7 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
   if (glGetUniformLocation(program_, "ds_dex") >= 0 || glGetUniformLocation(program_, "ds_dey") >= 0)
     fields_ |= mandel::kFieldDistance;
   if (glGetUniformLocation(program_, "ds_phase_tex") >= 0) fields_ |= mandel::kFieldPhase;
+  if (glGetUniformLocation(program_, "ds_stripe_tex") >= 0) fields_ |= mandel::kFieldStripe;
   // Its own parameters: the active float uniforms not named ds_*, with their initialisers.
   int n = 0;
   glGetProgramiv(program_, GL_ACTIVE_UNIFORMS, &n);
@@ -217,7 +247,7 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
   std::sort(params_.begin(), params_.end(),
             [](const ShaderParam& a, const ShaderParam& b) { return a.name < b.name; });
   glGenVertexArrays(1, &vao_);
-  glGenTextures(7, tex_);
+  glGenTextures(kTextures, tex_);
   glGenTextures(1, &out_);
   glGenFramebuffers(1, &fb_);
 }
@@ -225,7 +255,7 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
 ColourShader::~ColourShader() {
   if (fb_) glDeleteFramebuffers(1, &fb_);
   if (out_) glDeleteTextures(1, &out_);
-  if (tex_[0]) glDeleteTextures(7, tex_);
+  if (tex_[0]) glDeleteTextures(kTextures, tex_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (program_) glDeleteProgram(program_);
 }
@@ -258,7 +288,8 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   const bool wide = keep_data_ ? frame_wide_ : f.counts_high != nullptr;
-  const bool de = (fields_ & mandel::kFieldDistance) != 0, ph = (fields_ & mandel::kFieldPhase) != 0;
+  const bool de = (fields_ & mandel::kFieldDistance) != 0, ph = (fields_ & mandel::kFieldPhase) != 0,
+             st = (fields_ & mandel::kFieldStripe) != 0;
   std::vector<uint32_t> zeros;  // for data the shader reads and the frame does not give
   auto put = [&](int k, bool used, const void* p, GLint internal, GLenum format, GLenum type,
                  bool one_texel = false) {
@@ -289,6 +320,7 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   put(kDex, de, f.dex, GL_R32F, GL_RED, GL_FLOAT);
   put(kDey, de, f.dey, GL_R32F, GL_RED, GL_FLOAT);
   put(kPhase, ph, f.phase, GL_R32F, GL_RED, GL_FLOAT);
+  put(kStripe, st, f.stripe, GL_R32F, GL_RED, GL_FLOAT);
   if (!keep_data_) {
     frame_w_ = f.width;
     frame_h_ = f.height;
@@ -311,7 +343,7 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   tex_h_[kPalette] = 1;
 
   glUseProgram(program_);
-  for (int k = 0; k < 7; ++k) glUniform1i(glGetUniformLocation(program_, kSampler[k]), k);
+  for (int k = 0; k < kUnits; ++k) glUniform1i(glGetUniformLocation(program_, kSampler[k]), k);
   glUniform1i(glGetUniformLocation(program_, "ds_wide"), wide ? 1 : 0);
   glUniform2ui(glGetUniformLocation(program_, "ds_max_iter"), static_cast<GLuint>(c.max_iter & 0xFFFFFFFFu),
                static_cast<GLuint>(c.max_iter >> 32));
@@ -374,7 +406,7 @@ bool ColourShader::redraw(int w, int h, const colour::Colouring& c, unsigned tex
 
 void ColourShader::colour(const ShaderFrame& f, const colour::Colouring& c, std::vector<uint8_t>* rgb) {
   if (out_w_ != f.width || out_h_ != f.height) {
-    glActiveTexture(GL_TEXTURE0 + 7);
+    glActiveTexture(GL_TEXTURE0 + kUnits);
     glBindTexture(GL_TEXTURE_2D, out_);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, std::max(1, f.width), std::max(1, f.height), 0, GL_RGBA,
                  GL_UNSIGNED_BYTE, nullptr);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/colour/palette.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 
 namespace ds::render {
 
@@ -47,7 +48,14 @@ struct ShaderFrame {
   const float* dex = nullptr;
   const float* dey = nullptr;
   const float* phase = nullptr;
+  const float* stripe = nullptr;  // as stored (kernels/mandelbrot/fields.cuh: stripe_store)
 };
+
+// The frame of a render's host arrays (its fields where it has them, for the whole frame).
+ShaderFrame shader_frame(const mandel::RenderResult& r);
+// The fields among `wanted` (mandel::Field bits) that f does not give, in words ("" when none):
+// " distance estimate and phase", for a message that the shader reads them as zeros.
+std::string missing_fields(unsigned wanted, const ShaderFrame& f);
 
 // A shader's own parameter: `uniform float NAME = DEFAULT;` in its source.
 struct ShaderParam {
@@ -66,7 +74,7 @@ class ColourShader {
   ColourShader& operator=(const ColourShader&) = delete;
 
   const std::string& origin() const { return origin_; }
-  // The mandel::Field bits (kFieldDistance, kFieldPhase) of the data this shader reads: the ones
+  // The mandel::Field bits (kFieldDistance, kFieldPhase, kFieldStripe) of the data this shader reads: the ones
   // whose samplers stay active after linking, so a render asks the engine for those only.
   unsigned fields() const { return fields_; }
   // The shader's own float parameters with their defaults (the uniforms not named ds_*), by name.
@@ -94,9 +102,10 @@ class ColourShader {
   void draw_bound(const ShaderFrame& f, const colour::Colouring& c, unsigned texture);
 
   unsigned program_ = 0, vao_ = 0, fb_ = 0, out_ = 0;
-  // counts, smooth, counts_high, dex, dey, phase, palette
-  unsigned tex_[7] = {};
-  int tex_w_[7] = {}, tex_h_[7] = {};
+  // counts, smooth, counts_high, dex, dey, phase, stripe, palette
+  static constexpr int kTextures = 8;
+  unsigned tex_[kTextures] = {};
+  int tex_w_[kTextures] = {}, tex_h_[kTextures] = {};
   int out_w_ = 0, out_h_ = 0;
   int frame_w_ = 0, frame_h_ = 0;  // the frame the data textures hold (redraw)
   bool frame_wide_ = false, keep_data_ = false;

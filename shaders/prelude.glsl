@@ -4,7 +4,7 @@
 // decide (count 0) are drawn magenta by main() whatever colour() says, so that no shader can hide them.
 // A shader's own parameters are `uniform float NAME = DEFAULT;` (render --shader-param NAME=VALUE).
 // The data a shader reads decides what the engine computes: ds_de() asks for the distance estimate
-// and ds_phase() for the final phase (render/colour_shader.h finds them by the active samplers).
+// ds_phase() for the final phase and ds_stripe() for the stripe average (render/colour_shader.h finds them by the active samplers).
 #version 330 core
 // Doubles, where the GL has them, for wide counts (ds_palette_position); a float fallback otherwise.
 #extension GL_ARB_gpu_shader_fp64 : enable
@@ -16,6 +16,7 @@ uniform usampler2D ds_counts_high;  // wide frames (max_iter >= 2^32): the count
 uniform sampler2D ds_smooth;        // smooth count (R32F); wide frames: smooth count - count
 uniform sampler2D ds_dex, ds_dey;   // the distance estimate's vector in pixels (x right, y down)
 uniform sampler2D ds_phase_tex;     // arg(final z) / 2 pi in [0, 1)
+uniform sampler2D ds_stripe_tex;    // the stripe average, -1 - S where approximate (fields.cuh)
 uniform sampler2D ds_palette_tex;   // the palette's stops (RGB 0 .. 255), ds_stops x 1 texels
 uniform bool ds_wide;
 uniform uvec2 ds_max_iter;          // (low word, high word)
@@ -46,6 +47,13 @@ float ds_smooth_count() {
 vec2 ds_de() { return vec2(texelFetch(ds_dex, ds_pixel, 0).r, texelFetch(ds_dey, ds_pixel, 0).r); }
 // arg(final z) / 2 pi in [0, 1); 0 where no escape.
 float ds_phase() { return texelFetch(ds_phase_tex, ds_pixel, 0).r; }
+// The stripe average S in [0, 1] (render --stripe-density, --stripe-memory); 0 where no escape.
+float ds_stripe() {
+  float s = texelFetch(ds_stripe_tex, ds_pixel, 0).r;
+  return s >= 0.0 ? s : -1.0 - s;
+}
+// True where BLA steps near the escape leave S approximate by more than 1/512.
+bool ds_stripe_approximate() { return texelFetch(ds_stripe_tex, ds_pixel, 0).r < 0.0; }
 
 // The palette at position pos (cycles; wrapped to [0, 1)), 0 .. 255 per channel, each channel
 // rounded as kernels/colour/palette.h's colour_pixel rounds it.

@@ -84,7 +84,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
       "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "exr", "aa",
-      "shader", "shader-param"};
+      "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"});
@@ -129,6 +129,10 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
         "--exr: this build has no OpenEXR (install libopenexr-dev and configure again with "
         "-DDEEPSCOPE_OPENEXR=ON)");
   j.aa = static_cast<int>(a.get_int("aa", 1, 1, 16));
+  j.opt.stripe_density = static_cast<int>(a.get_int("stripe-density", j.opt.stripe_density, 1, 16));
+  j.opt.stripe_memory = a.get_double("stripe-memory", j.opt.stripe_memory);
+  if (!(j.opt.stripe_memory > 0.0 && j.opt.stripe_memory < 1.0))
+    throw cli::UsageError("--stripe-memory must lie strictly between 0 and 1");
   j.opt.backend = parse_backend(a.get("backend", "auto"));
   j.opt.limb_strategy = parse_strategy(a.get("limb-strategy", "thread"));
   j.opt.cuda_device = static_cast<int>(a.get_int("device", 0, 0, 1024));
@@ -366,7 +370,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
         " workers (use --devices K, and no --tile-rows)");
   if (strips && job.opt.fields)
     throw cli::UsageError("--shader " + job.shader.name +
-                          " reads the distance estimate or phase, which strips do not carry yet: render it on "
+                          " reads the distance estimate, phase or stripe average, which strips do not carry yet: render it on "
                           "one worker (--devices K, no --tile-rows)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 

@@ -293,6 +293,12 @@ std::string render_summary(const RenderResult& r) {
     out += line;
     if (!pi.reference_cache.empty()) out += "\nreference cache: " + pi.reference_cache;
   }
+  if (r.stripe_density != 0) {
+    std::snprintf(line, sizeof line, "\nstripe average: density %d, memory %.3g, %llu pixels approximate",
+                  r.stripe_density, r.stripe_memory, static_cast<unsigned long long>(r.stripe_approximate));
+    out += line;
+    if (r.stripe_approximate > 0) out += " (BLA steps near their escape; by more than 1/512)";
+  }
   return out;
 }
 

@@ -29,7 +29,8 @@ Commands:
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
                    [--reference-cache DIR] [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
-                   [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]... [--quiet] --out FILE.png
+                   [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]...
+                   [--stripe-density D] [--stripe-memory M] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -56,7 +57,9 @@ Commands:
         phase), and linear R, G, B as half floats, with the location in the header (builds with
         OpenEXR only)
         --shader colours with a GLSL shader (docs/colouring.md): palette (default), distance, slopes,
-        decomposition, or a .glsl file; --shader-param sets its uniforms. It runs in a headless EGL
+        decomposition, stripe, or a .glsl file; --shader-param sets its uniforms. --stripe-density D
+        (1..16, default 4) and --stripe-memory M (0..1, default 0.8) shape the stripe average the
+        engine computes for a shader that reads it. It runs in a headless EGL
         context (C++ fallback for palette where there is none, said on stderr and in the PNG).
         --palette takes a built-in name or a Kalles Fraktaler .kfp file (IterDiv, ColorOffset
         become density and offset unless those are given)

@@ -325,18 +325,7 @@ void MandelbrotPanel::finish_screenshot() {
   std::string status;
   try {
     if (!shader_) throw std::runtime_error("no colouring shader compiled");
-    render::ShaderFrame f;
-    f.width = r->width;
-    f.height = r->height;
-    f.counts = r->counts.data();
-    f.smooth = r->smooth.data();
-    if (r->wide()) f.counts_high = r->counts_high.data();
-    const std::size_t n = r->counts.size();
-    if (r->dex.size() == n && r->dey.size() == n) {
-      f.dex = r->dex.data();
-      f.dey = r->dey.data();
-    }
-    if (r->phase.size() == n) f.phase = r->phase.data();
+    const render::ShaderFrame f = render::shader_frame(*r);
     std::vector<uint8_t> rgb;
     shader_->colour(f, c, &rgb);
     write_file_atomically(path, app::mandelbrot_png_rgb(v, *r, palette, c, rgb, colour_record()));

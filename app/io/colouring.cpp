@@ -141,28 +141,14 @@ ColouredFrame colour_frame(const mandel::RenderResult& r, const colour::Colourin
 #if DEEPSCOPE_WITH_GL
   ThreadGl& t = thread_gl();
   render::ColourShader& sh = compiled(t, s.source.empty() ? load_shader(s.name, s.params) : s);
-  render::ShaderFrame f;
-  f.width = r.width;
-  f.height = r.height;
-  f.counts = r.counts.data();
-  f.smooth = r.smooth.data();
-  if (r.wide()) f.counts_high = r.counts_high.data();
-  const std::size_t n = static_cast<std::size_t>(r.width) * static_cast<std::size_t>(r.height);
-  if (r.dex.size() == n && r.dey.size() == n) {
-    f.dex = r.dex.data();
-    f.dey = r.dey.data();
-  }
-  if (r.phase.size() == n) f.phase = r.phase.data();
+  const render::ShaderFrame f = render::shader_frame(r);
   try {
     sh.colour(f, c, &out.rgb);
   } catch (const render::ShaderError& e) {
     throw IoError(e.what());
   }
   std::string how = "GLSL, " + t.gl->description();
-  std::string missing;
-  if ((sh.fields() & mandel::kFieldDistance) && !f.dex) missing += " distance estimate";
-  if ((sh.fields() & mandel::kFieldPhase) && !f.phase)
-    missing += (missing.empty() ? " " : " and ") + std::string("phase");
+  const std::string missing = render::missing_fields(sh.fields(), f);
   if (!missing.empty()) {
     how += "; the engine gave no" + missing + " (read as zeros)";
     out.note =

@@ -3,6 +3,8 @@
 
 #include "image_io.h"
 
+#include <cstdio>
+
 namespace ds::app {
 
 Location location_of(const mandel::View& v, const std::string& palette_name, const colour::Colouring& c,
@@ -38,6 +40,18 @@ std::string perturb_text(const mandel::RenderResult& r) {
   return s;
 }
 
+std::string stripe_text(const mandel::RenderResult& r) {
+  if (r.stripe_density == 0) return "";
+  char memory[32];
+  std::snprintf(memory, sizeof memory, "%.17g", r.stripe_memory);
+  std::string s = "density = " + std::to_string(r.stripe_density) + "\nmemory = " + memory +
+                  "\napproximate_pixels = " + std::to_string(r.stripe_approximate) + "\n";
+  if (r.stripe_approximate > 0)
+    s += "result = " + std::to_string(r.stripe_approximate) +
+         " pixels have a stripe average approximate by more than 1/512 (BLA steps near their escape)\n";
+  return s;
+}
+
 std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v, const mandel::RenderResult& r,
                                                            const std::string& palette_name,
                                                            const colour::Colouring& c,
@@ -46,6 +60,7 @@ std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v
   std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)},
                                                            {kPngColourKey, colour_record}};
   if (r.method == mandel::Method::kPerturb) text.emplace_back(kPngPerturbKey, perturb_text(r));
+  if (r.stripe_density != 0) text.emplace_back(kPngStripeKey, stripe_text(r));
   return text;
 }
 

@@ -16,12 +16,16 @@ namespace ds::app {
 // reference stopped), and the result of `render --verify` (kernels/perturb/oracle.h).
 constexpr const char* kPngPerturbKey = "deepscope-perturb";
 constexpr const char* kPngVerifyKey = "deepscope-verify";
+// The stripe average's parameters and how many pixels BLA left approximate (stripe_text).
+constexpr const char* kPngStripeKey = "deepscope-stripe";
 
 // The location record of a view and the colouring it was drawn with.
 Location location_of(const mandel::View& v, const std::string& palette_name, const colour::Colouring& c,
                      const std::string& format_used);
 // "key = value" lines of r.perturb's glitch counts and reference stop (kPngPerturbKey's text).
 std::string perturb_text(const mandel::RenderResult& r);
+// "key = value" lines of the stripe average (kPngStripeKey), "" when r has none.
+std::string stripe_text(const mandel::RenderResult& r);
 // The text chunks of a view's file: (kPngLocationKey, location), (kPngColourKey, colour_record), and
 // (kPngPerturbKey, perturb_text(r)) for a perturbation render (PNG and EXR headers alike).
 std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v, const mandel::RenderResult& r,

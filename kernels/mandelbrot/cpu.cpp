@@ -72,7 +72,8 @@ MemoryEstimate estimate_memory(const Tile& t, Backend backend, uint64_t max_iter
   const uint64_t pixels = static_cast<uint64_t>(t.width) * static_cast<uint64_t>(t.height);
   const uint64_t per_pixel = sizeof(uint32_t) + sizeof(float) + (wide_counts(max_iter) ? sizeof(uint32_t) : 0) +
                              ((fields & kFieldDistance) ? 2 * sizeof(float) : 0) +
-                             ((fields & kFieldPhase) ? sizeof(float) : 0);
+                             ((fields & kFieldPhase) ? sizeof(float) : 0) +
+                             ((fields & kFieldStripe) ? sizeof(float) : 0);
   MemoryEstimate m;
   m.host_bytes = pixels * per_pixel;
   if (backend == Backend::kCuda) m.device_bytes = pixels * per_pixel;
@@ -90,7 +91,7 @@ std::string gib(uint64_t bytes) {
 template <class T>
 void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt, uint32_t* counts,
                 float* smooth, uint32_t* counts_high, const FieldPtrs& fields) {
-  const MandelParams<T> p = make_params<T>(g, v);
+  const MandelParams<T> p = make_params<T>(g, v, opt);
   const std::atomic<bool>* cancel = opt.cancel;
   ParallelOptions po;
   po.cancel = cancel;
@@ -183,7 +184,12 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
     if (wide) res.counts_high.assign(pixels, 0);
   }
   uint32_t* high = wide && !resident ? res.counts_high.data() : nullptr;
-  if (opt.fields & ~(kFieldDistance | kFieldPhase)) throw ViewError("unknown per-pixel field bits asked");
+  if (opt.fields & ~kAllFields) throw ViewError("unknown per-pixel field bits asked");
+  if ((opt.fields & kFieldStripe) && (opt.stripe_density < 1 || opt.stripe_density > 16))
+    throw ViewError("the stripe density must be a whole number from 1 to 16, not " +
+                    std::to_string(opt.stripe_density));
+  if ((opt.fields & kFieldStripe) && !(opt.stripe_memory > 0.0 && opt.stripe_memory < 1.0))
+    throw ViewError("the stripe memory must lie strictly between 0 and 1");
   if (resident && (opt.fields & kFieldDistance) && !opt.device_dex != !opt.device_dey)
     throw BackendError("device-resident distance estimates need both device_dex and device_dey (or neither)");
   if (res.method == Method::kDirect && (opt.fields & kFieldDistance) && !(g.log2_step > -900))
@@ -202,6 +208,14 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
     res.phase.assign(pixels, 0.0f);
     fields.phase = res.phase.data();
   }
+  if (opt.fields & kFieldStripe) {
+    res.stripe_density = opt.stripe_density;
+    res.stripe_memory = opt.stripe_memory;
+  }
+  if ((opt.fields & kFieldStripe) && !(resident && opt.device_stripe)) {
+    res.stripe.assign(pixels, 0.0f);
+    fields.stripe = res.stripe.data();
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   if (res.method == Method::kPerturb) {
@@ -210,9 +224,8 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
 #if DEEPSCOPE_WITH_CUDA
     RenderOptions o = opt;
     o.limb_strategy = res.limb_strategy;
-    float* const host_fields[3] = {fields.dex, fields.dey, fields.phase};
     res.kernel_seconds = detail::render_cuda(res.arith, g, v, t, o, res.counts.data(), res.smooth.data(), high,
-                                             host_fields, &res.cancelled);
+                                             fields, &res.cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
@@ -233,6 +246,7 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
     } else {
       for (std::size_t k = 0; k < pixels; ++k) res.iterations += res.count(k) - 1;
     }
+    for (float x : res.stripe) res.stripe_approximate += stripe_approximate(x) ? 1 : 0;
   }
   return res;
 }

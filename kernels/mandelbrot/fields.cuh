@@ -12,16 +12,19 @@
 #include <cfloat>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "arith/bits.h"
 #include "arith/floatexp.h"
 #include "arith/hd.h"
+#include "mandelbrot.h"
 
 namespace ds::mandel {
 
 struct FieldValues {
   float dex = 0.0f, dey = 0.0f;  // the distance estimate's vector in pixels (image axes: x right, y down)
   float phase = 0.0f;            // arg(z) / 2 pi of the escaped z, in [0, 1)
+  float stripe = 0.0f;           // the stripe average, stored as stripe_store says
 };
 
 // Where a render's fields go (row-major like the counts); a null pointer: not asked.
@@ -29,15 +32,97 @@ struct FieldPtrs {
   float* dex = nullptr;
   float* dey = nullptr;
   float* phase = nullptr;
-  DEEPSCOPE_HD bool any() const { return dex || phase; }
+  float* stripe = nullptr;
+  DEEPSCOPE_HD bool any() const { return dex || phase || stripe; }
   DEEPSCOPE_HD void store(std::size_t k, const FieldValues& f) const {
     if (dex) {
       dex[k] = f.dex;
       dey[k] = f.dey;
     }
     if (phase) phase[k] = f.phase;
+    if (stripe) stripe[k] = f.stripe;
   }
 };
+
+// The stripe average (Haerkoenen, "On smooth fractal coloring techniques", 2007), made for deep
+// zooms: t_n = 1/2 + 1/2 sin(d arg z_n) for every z_n of the orbit (z_1 = c), averaged with weights
+// that fall off by `memory` a step back from the last,
+//   S_n = memory S_(n-1) + (1 - memory) t_n,   S_0 = 1/2,
+// and interpolated between S_(N-1) and S_N by where |z_N| lies past the bailout 2^8, as the smooth
+// count is: stripe = S_(N-1) + w (S_N - S_(N-1)), w = 1 + log2(ln 2^8 / ln|z_N|) in [0, 1], so the
+// value is continuous across the count bands. Haerkoenen's plain mean (memory = 1 - 1/n) flattens
+// at depth, where every pixel shares the reference's long orbit; the fall-off keeps the last steps'
+// structure at any depth. The density d is a whole number (1..16), so sin(d arg z) = Im(u^d) with
+// u = z/|z|: no trigonometry in the loop.
+//
+// A BLA step of l iterations (perturbation) skips z_(n+1..n+l-1): the step folds in its end point
+// for all of them (S <- memory^l S + (1 - memory^l) t_(n+l)), and the weight those l - 1 stand-ins
+// carry at the end is tracked. Where it exceeds kStripeApproxWeight the value may be off by that
+// weight, and the pixel is stored marked (stripe_store): no silent error.
+struct StripeSpec {
+  int density = 0;        // d, 1..16; 0: no stripe average asked
+  double memory = 0.0;    // the fall-off a step, in (0, 1)
+  double log2_memory = 0.0;
+};
+constexpr double kStripeApproxWeight = 1.0 / 512.0;  // below an 8-bit colour step
+
+// The spec of a render's options (density 0 unless kFieldStripe is asked).
+inline StripeSpec stripe_spec(const RenderOptions& opt) {
+  StripeSpec sp;
+  if (!(opt.fields & kFieldStripe)) return sp;
+  sp.density = opt.stripe_density;
+  sp.memory = opt.stripe_memory;
+  sp.log2_memory = std::log2(opt.stripe_memory);
+  return sp;
+}
+
+struct StripeAcc {
+  double cur = 0.5, prev = 0.5;  // S_n, S_(n-1)
+  double approx = 0.0;           // the weight of stand-ins for skipped steps in S_n
+  // Folds in z_n, the end of `len` steps (1: a plain step; a BLA step's length otherwise).
+  DEEPSCOPE_HD void add(const StripeSpec& sp, double zr, double zi, uint64_t len) {
+    const double r2 = zr * zr + zi * zi;
+    double t = 0.5;
+    if (r2 > 0.0) {  // z = 0 (a measure-zero landing) counts as the mean
+      const double inv = 1.0 / ::sqrt(r2);
+      double ur = zr * inv, ui = zi * inv, pr = 1.0, pi = 0.0;
+      for (int d = sp.density; d != 0; d >>= 1) {  // u^d by squaring
+        if (d & 1) {
+          const double q = pr * ur - pi * ui;
+          pi = pr * ui + pi * ur;
+          pr = q;
+        }
+        const double q = ur * ur - ui * ui;
+        ui = 2.0 * ur * ui;
+        ur = q;
+      }
+      t = 0.5 + 0.5 * pi;
+    }
+    prev = cur;
+    if (len == 1) {
+      cur = sp.memory * cur + (1.0 - sp.memory) * t;
+      approx *= sp.memory;
+    } else {
+      const double ml = exp2(static_cast<double>(len) * sp.log2_memory);
+      cur = ml * cur + (1.0 - ml) * t;
+      // the l - 1 stand-ins weigh (1 - m) (m + ... + m^(l-1)) = m - m^l
+      approx = ml * approx + (sp.memory - ml);
+    }
+  }
+  // The interpolated value for the last z (|z| > 2^8 after finish_fields's extra steps).
+  DEEPSCOPE_HD float value(double r2) const {
+    double w = 1.0 + log2(5.545177444479562 / (0.5 * log(r2)));  // ln 2^8 / ln|z|
+    w = w < 0.0 ? 0.0 : w > 1.0 ? 1.0 : w;
+    const double v = prev + w * (cur - prev);
+    return static_cast<float>(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
+  }
+};
+
+// How a stripe average is stored: in [0, 1] where exact to kStripeApproxWeight, -1 - value (in
+// [-2, -1]) where BLA's stand-ins weigh more (StripeAcc). stripe_value reads either.
+DEEPSCOPE_HD float stripe_store(float value, bool approximate) { return approximate ? -1.0f - value : value; }
+DEEPSCOPE_HD float stripe_value(float stored) { return stored >= 0.0f ? stored : -1.0f - stored; }
+DEEPSCOPE_HD bool stripe_approximate(float stored) { return stored < 0.0f; }
 
 DEEPSCOPE_HD FloatExp as_floatexp(double x) { return FloatExp(x); }
 DEEPSCOPE_HD FloatExp as_floatexp(FloatExp x) { return x; }
@@ -145,15 +230,28 @@ struct Deriv<FloatExp> {
   DEEPSCOPE_HD FloatExp imag() const { return FloatExp::make(i, e); }
 };
 
+// z's parts scaled by a common power of two into binary64's range, for its direction (the stripe
+// average at any depth: z near 0 at a minibrot's period steps is far below 2^-1022 there).
+DEEPSCOPE_HD void direction_parts(double zr, double zi, double* a, double* b) {
+  *a = zr;
+  *b = zi;
+}
+DEEPSCOPE_HD void direction_parts(FloatExp zr, FloatExp zi, double* a, double* b) {
+  const int32_t e = Deriv<FloatExp>::top(zr, zi);
+  *a = scale_down(zr.m, zr.e - e);
+  *b = scale_down(zi.m, zi.e - e);
+}
+
 // The fields of a pixel that escaped with z = (zr, zi) (|z| > 2) and scaled derivative J = (jr, ji)
 // (E: double or FloatExp), c = (cr, ci) in binary64, s the pixel spacing. inv maps a c-plane vector
 // in pixel spacings to image axes at this pixel (image_axes_inverse; per pixel for the exponential
 // map). Like smooth_tail, z and J are carried on in binary64 (z) and E (J) until |z| > 2^8, where the
 // estimate |z| ln|z| / |dz/dc| is close to its limit; the phase is that of the escaped z itself (the
-// count's z, so binary decomposition follows the count bands).
+// count's z, so binary decomposition follows the count bands). `stripe` holds the orbit's stripe
+// average up to the escaped z (when sp.density != 0); the extra steps are folded into it.
 template <class E>
 DEEPSCOPE_HD FieldValues finish_fields(double zr, double zi, E jr, E ji, E s, double cr, double ci,
-                                       const double* inv) {
+                                       const double* inv, const StripeSpec& sp, StripeAcc stripe) {
   FieldValues f;
   constexpr double kTwoPi = 6.283185307179586;
   double ph = atan2(zi, zr) / kTwoPi;
@@ -169,7 +267,9 @@ DEEPSCOPE_HD FieldValues finish_fields(double zr, double zi, E jr, E ji, E s, do
     zi = 2.0 * zr * zi + ci;
     zr = t;
     r2 = zr * zr + zi * zi;
+    if (sp.density) stripe.add(sp, zr, zi, 1);
   }
+  if (sp.density) f.stripe = stripe_store(stripe.value(r2), stripe.approx > kStripeApproxWeight);
   // v = z ln|z| / J in floatexp (no overflow for any J): the vector in pixel spacings, c-plane axes.
   const FloatExp fjr = as_floatexp(jr), fji = as_floatexp(ji);
   const FloatExp den = sqr(fjr) + sqr(fji);

@@ -136,9 +136,9 @@ void launch_band(const MandelParams<T>& p, const Tile& t, int row_begin, int row
 
 template <class T>
 double render_typed(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                    uint32_t* counts, float* smooth, uint32_t* counts_high, float* const host_fields[3],
+                    uint32_t* counts, float* smooth, uint32_t* counts_high, const FieldPtrs& host_fields,
                     bool* cancelled) {
-  const MandelParams<T> p = make_params<T>(g, v);
+  const MandelParams<T> p = make_params<T>(g, v, opt);
   const bool wide = wide_counts(v.max_iter);
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   // Device-resident output (opt.device_counts) is written in place; otherwise scratch arrays are
@@ -182,11 +182,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     if (wide)
       DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts_high, dh, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
   }
-  FieldPtrs host;
-  host.dex = host_fields[0];
-  host.dey = host_fields[1];
-  host.phase = host_fields[2];
-  device_fields.copy_to_host(host, pixels);
+  device_fields.copy_to_host(host_fields, pixels);
   if (opt.progress) opt.progress(1.0);
   return kernel_seconds;
 }
@@ -196,7 +192,7 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
 namespace detail {
 
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, uint32_t* counts_high, float* const fields[3], bool* cancelled) {
+                   uint32_t* counts, float* smooth, uint32_t* counts_high, const FieldPtrs& fields, bool* cancelled) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   return dispatch(a, [&](auto tag) {
     return render_typed<typename decltype(tag)::type>(g, v, t, opt, counts, smooth, counts_high, fields,

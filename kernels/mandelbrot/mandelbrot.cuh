@@ -29,6 +29,7 @@ struct MandelParams {
   int width, height;               // the whole image (tiles index into it)
   uint64_t max_iter;
   double inv_map[4];               // image_axes_inverse of the identity (direct formats: square pixels only)
+  StripeSpec stripe;               // the stripe average's (fields.cuh; density 0: not asked)
 };
 
 // z <- z^2 + c unless |z|^2 > 4 (then returns true and leaves z). Generic form: three products
@@ -245,9 +246,12 @@ DEEPSCOPE_HD PixelResult field_pixel(const MandelParams<T>& p, int i, int j, Fie
   PixelState<T> s;
   PixelResult r;
   const double step = 2.0 * p.half_step_d;
+  StripeAcc stripe;
   if (pixel_begin(p, i, j, s, &r)) {
-    if (r.count == 1 && p.max_iter > 1)  // |c| > 2: escaped at z_1 = c, J_1 = s
-      *f = finish_fields(s.cr_d, s.ci_d, step, 0.0, step, s.cr_d, s.ci_d, p.inv_map);
+    if (r.count == 1 && p.max_iter > 1) {  // |c| > 2: escaped at z_1 = c, J_1 = s
+      if (p.stripe.density) stripe.add(p.stripe, s.cr_d, s.ci_d, 1);
+      *f = finish_fields(s.cr_d, s.ci_d, step, 0.0, step, s.cr_d, s.ci_d, p.inv_map, p.stripe, stripe);
+    }
     return r;
   }
   T x = s.x, y = s.y;
@@ -255,12 +259,13 @@ DEEPSCOPE_HD PixelResult field_pixel(const MandelParams<T>& p, int i, int j, Fie
   uint64_t n = s.n;
   for (; n < p.max_iter; ++n) {
     const double xd = to_double(x), yd = to_double(y);
+    if (p.stripe.density) stripe.add(p.stripe, xd, yd, 1);  // z_n
     if (escape_or_step(x, y, s.cr, s.ci)) {
       s.x = x;
       s.y = y;
       s.n = n;
       s.escaped = true;
-      *f = finish_fields(xd, yd, jr, ji, step, s.cr_d, s.ci_d, p.inv_map);
+      *f = finish_fields(xd, yd, jr, ji, step, s.cr_d, s.ci_d, p.inv_map, p.stripe, stripe);
       return pixel_end(p, s);
     }
     const double tr = 2.0 * (xd * jr - yd * ji) + step;
@@ -407,7 +412,7 @@ DEEPSCOPE_HD void refill_pixels(const W& w, const MandelParams<T>& p, int x0, in
 
 // Host: the parameters of a validated view in T (centre and s/2 rounded by T::from_string).
 template <class T>
-MandelParams<T> make_params(const Geometry& g, const View& v) {
+MandelParams<T> make_params(const Geometry& g, const View& v, const RenderOptions& opt) {
   MandelParams<T> p;
   p.re = T::from_string(g.re);
   p.im = T::from_string(g.im);
@@ -420,6 +425,7 @@ MandelParams<T> make_params(const Geometry& g, const View& v) {
   p.max_iter = v.max_iter;
   const double identity[4] = {1.0, 0.0, 0.0, 1.0};  // direct formats: square pixels only
   image_axes_inverse(identity, p.inv_map);
+  p.stripe = stripe_spec(opt);
   return p;
 }
 

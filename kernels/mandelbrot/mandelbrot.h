@@ -85,7 +85,12 @@ enum Field : unsigned {
   kFieldDistance = 1u,
   // phase: arg(z) / 2 pi of the final z, in [0, 1) (Kalles Fraktaler's T); 0 where it did not escape.
   kFieldPhase = 2u,
+  // stripe: the stripe average of the orbit (RenderOptions::stripe_density, stripe_memory), in
+  // [0, 1]; stored as -1 - value (in [-2, -1]) where BLA steps near the escape make it approximate
+  // (fields.cuh: stripe_value, stripe_approximate; RenderResult::stripe_approximate counts them).
+  kFieldStripe = 4u,
 };
+constexpr unsigned kAllFields = kFieldDistance | kFieldPhase | kFieldStripe;
 
 struct RenderOptions {
   std::optional<Arith> arith;  // empty: the cheapest format that resolves the view (`auto`)
@@ -144,6 +149,11 @@ struct RenderOptions {
   float* device_dex = nullptr;
   float* device_dey = nullptr;
   float* device_phase = nullptr;
+  float* device_stripe = nullptr;
+  // kFieldStripe: sin(density arg z) averaged with weights falling by `memory` a step back from the
+  // escape (fields.cuh, StripeAcc). ViewError outside 1..16 and (0, 1).
+  int stripe_density = 4;
+  double stripe_memory = 0.8;
 };
 
 struct RenderResult {
@@ -158,6 +168,12 @@ struct RenderResult {
   // RenderOptions::fields (row-major like counts, empty unless asked): the distance estimate's
   // vector in pixels (kFieldDistance) and the final z's phase in turns (kFieldPhase).
   std::vector<float> dex, dey, phase;
+  std::vector<float> stripe;  // kFieldStripe, as stored (fields.cuh: stripe_value)
+  // kFieldStripe: pixels whose stripe average is marked approximate (counted where the result's
+  // host array holds them; a device-resident render leaves it 0).
+  uint64_t stripe_approximate = 0;
+  int stripe_density = 0;     // the stripe average's parameters where it was computed (else 0)
+  double stripe_memory = 0;
   uint64_t max_iter = 0;              // the view's limit (counts reach it where no escape)
   Arith arith = Arith::kF64;        // the format used
   Backend backend = Backend::kCpu;  // the backend used (never kAuto)
@@ -206,13 +222,15 @@ Tile render_tile(const View& v, const RenderOptions& opt, const Tile& tile = {})
 // allocating).
 RenderResult render(const View& v, const RenderOptions& opt = {}, const Tile& tile = {});
 
+struct FieldPtrs;  // fields.cuh
+
 namespace detail {
 // The CUDA backend (mandelbrot.cu); only in builds with CUDA. Fills counts/smooth for the tile
 // (row-major, tile width), returns the kernel time, sets *cancelled when stopped early.
 // counts_high: nullptr for narrow views (counts.h).
 // fields: host arrays for the asked fields (RenderOptions::fields; null when not asked or resident).
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
-                   uint32_t* counts, float* smooth, uint32_t* counts_high, float* const fields[3], bool* cancelled);
+                   uint32_t* counts, float* smooth, uint32_t* counts_high, const FieldPtrs& fields, bool* cancelled);
 // Device-resident frames (frame_device.cu; CUDA builds only); counts_high nullptr for narrow views.
 // Sum of (count - 1) over n counts.
 uint64_t device_iterations(const uint32_t* counts, const uint32_t* counts_high, std::size_t n);

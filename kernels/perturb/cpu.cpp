@@ -132,6 +132,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.last_error = from_fe<T>(ref.last_error);
   for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
   image_axes_inverse(g.pixel_map, p.inv_map);
+  p.stripe = stripe_spec(opt);
   p.exp_map = g.exp_map;
   p.interior = opt.interior;
   p.error_bound = opt.error_bound;
@@ -209,6 +210,13 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
       if (opt.fields) {  // J along the pixel's own orbit (the reference): J_1 = s, J <- 2 Z J + s
         const FloatExp s = mul_pow2(hs, 1);
         FloatExp jr = s, ji(0.0);
+        const StripeSpec sp = stripe_spec(opt);
+        StripeAcc stripe;
+        for (uint64_t k = 1; k <= n && sp.density; ++k) {  // z_1 .. z_n, as perturb_pixel folds them
+          double ur, ui;
+          direction_parts(ref->zr[k], ref->zi[k], &ur, &ui);
+          stripe.add(sp, ur, ui, 1);
+        }
         for (uint64_t k = 1; k < n; ++k) {
           const FloatExp t = mul_pow2(ref->zr[k] * jr - ref->zi[k] * ji, 1) + s;
           ji = mul_pow2(ref->zr[k] * ji + ref->zi[k] * jr, 1);
@@ -220,7 +228,7 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
           exp_map_axes_inverse(g.pixel_map, pi, pj, v.width, v.height, inv);
         else
           image_axes_inverse(g.pixel_map, inv);
-        f = finish_fields(zr, zi, jr, ji, s, cr, ci, inv);
+        f = finish_fields(zr, zi, jr, ji, s, cr, ci, inv, sp, stripe);
       }
       put(pick, n, smooth_tail(n, zr, zi, cr, ci, wide_counts(v.max_iter)), f);
     } else {
@@ -454,6 +462,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     fields.dey = res->dey.data();
   }
   if (!res->phase.empty()) fields.phase = res->phase.data();
+  if (!res->stripe.empty()) fields.stripe = res->stripe.data();
   const bool want_fields = opt.fields != 0;
   const auto t0 = Clock::now();
   bool on_gpu = res->backend == Backend::kCuda;
@@ -548,12 +557,13 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
                                      fixed_smooth);
       if (want_fields) {
         // To the fields' device arrays where given, else to the host arrays (fields).
-        std::vector<float> f[3];
+        std::vector<float> f[4];
         for (std::size_t q = 0; q < fixed_fields.size(); ++q) {
           const FieldValues& x = fixed_fields[q];
           f[0].push_back(x.dex);
           f[1].push_back(x.dey);
           f[2].push_back(x.phase);
+          f[3].push_back(x.stripe);
           fields.store(flagged[q], x);
         }
         if ((opt.fields & kFieldDistance) && opt.device_dex) {
@@ -562,6 +572,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
         }
         if ((opt.fields & kFieldPhase) && opt.device_phase)
           mandel::detail::device_scatter_floats(opt.device_phase, idx, f[2]);
+        if ((opt.fields & kFieldStripe) && opt.device_stripe)
+          mandel::detail::device_scatter_floats(opt.device_stripe, idx, f[3]);
       }
     }
 #endif

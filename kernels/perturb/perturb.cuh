@@ -97,6 +97,7 @@ struct PerturbParams {
   T half_step;                // s/2
   double map[4];              // View::pixel_map (identity: square pixels)
   double inv_map[4];          // image_axes_inverse(map): the fields' vectors back to image axes
+  StripeSpec stripe;          // the stripe average's (fields.cuh; density 0: not asked)
   bool exp_map;               // View::exp_map: pixels on the exponential map (exp_map_offset)
   T last_error;               // the reference's error bound at its last point (periodic stop)
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
@@ -185,12 +186,19 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   const double ci_d = p.ref_im_d + as_double(dci);
   const E step = aux(twice(p.half_step));  // s (fields only)
   Deriv<E> jd(step);                        // J_1 = s
+  StripeAcc stripe;
+  uint64_t stripe_len = 1;  // the steps since the last z folded into the stripe average
   (void)jd;
+  (void)stripe;
+  (void)stripe_len;
   if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
     out.count = 1;
     out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
     if constexpr (kFields)
-      if (p.max_iter > 1) out.fields = finish_fields(cr_d, ci_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv);
+      if (p.max_iter > 1) {
+        if (p.stripe.density) stripe.add(p.stripe, cr_d, ci_d, 1);
+        out.fields = finish_fields(cr_d, ci_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv, p.stripe, stripe);
+      }
     return out;
   }
   if (p.check_underflow && below_floor(dcr, dci)) return out;
@@ -224,6 +232,13 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     const T zi = p.zi[m] + dzi;
     const double zr_d = as_double(zr), zi_d = as_double(zi);
     const double r2 = zr_d * zr_d + zi_d * zi_d;
+    if constexpr (kFields)
+      if (p.stripe.density) {
+        double ur, ui;
+        direction_parts(aux(zr), aux(zi), &ur, &ui);  // z_n's direction at any depth
+        stripe.add(p.stripe, ur, ui, stripe_len);
+        stripe_len = 1;
+      }
     // The escape test |z|^2 > 4 is decided only where the error estimate keeps |z| clear of 2:
     // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
     // threshold (4 sigma of the estimate).
@@ -236,7 +251,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     if (r2 > 4.0) {
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
-      if constexpr (kFields) out.fields = finish_fields(zr_d, zi_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv);
+      if constexpr (kFields)
+        out.fields = finish_fields(zr_d, zi_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv, p.stripe, stripe);
       return out;
     }
     if (p.interior) {
@@ -373,7 +389,10 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         }
         dzr = nr;
         dzi = ni;
-        if constexpr (kFields) jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
+        if constexpr (kFields) {
+          jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
+          stripe_len = len;
+        }
         window_bla = true;
         if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
           const E ar = aux(e.ar), ai = aux(e.ai);

@@ -102,13 +102,14 @@ TEST(ColourShader, EveryBuiltInCompilesAndRuns) {
     ColourShader sh(builtin_shader_source(name), name);
     // Stand-ins for the engine's distance estimate and phase (until every engine fills them): a
     // vector growing away from the frame's centre, and the smooth count's fraction.
-    std::vector<float> dex(f.counts.size()), dey(f.counts.size()), phase(f.counts.size());
+    std::vector<float> dex(f.counts.size()), dey(f.counts.size()), phase(f.counts.size()), stripe(f.counts.size());
     for (int y = 0; y < f.h; ++y)
       for (int x = 0; x < f.w; ++x) {
         const std::size_t q = static_cast<std::size_t>(y) * f.w + x;
         dex[q] = (x - f.w / 2) / 40.0f;
         dey[q] = (y - f.h / 2) / 40.0f;
         phase[q] = f.smooth[q] - std::floor(f.smooth[q]);
+        stripe[q] = 0.5f + 0.5f * std::sin(0.3f * static_cast<float>(x + y));
       }
     ShaderFrame fr;
     fr.width = f.w;
@@ -118,6 +119,7 @@ TEST(ColourShader, EveryBuiltInCompilesAndRuns) {
     fr.dex = dex.data();
     fr.dey = dey.data();
     fr.phase = phase.data();
+    fr.stripe = stripe.data();
     std::vector<uint8_t> rgb;
     sh.colour(fr, c, &rgb);
     ASSERT_EQ(rgb.size(), static_cast<std::size_t>(f.w) * f.h * 3);
@@ -128,7 +130,7 @@ TEST(ColourShader, EveryBuiltInCompilesAndRuns) {
   }
   EXPECT_THROW(builtin_shader_source("sepia"), ShaderError);
   EXPECT_EQ(builtin_shader_names(),
-            (std::vector<std::string>{"palette", "decomposition", "distance", "slopes"}));
+            (std::vector<std::string>{"palette", "decomposition", "distance", "slopes", "stripe"}));
 }
 
 TEST(ColourShader, UserShadersCompileOrNameTheirLine) {
@@ -269,6 +271,8 @@ struct Tiny {
   std::vector<float> smooth{10.5f, 10.5f, 10.5f, 100.0f};
   std::vector<float> dex{0.5f, 3.0f, -0.25f, 0.0f}, dey{0.0f, 4.0f, 0.1f, 0.0f},
       phase{0.25f, 0.75f, 0.5f, 0.0f};
+  // stripe averages as the engines store them: 1, 0.25, 0.5 marked approximate (-1 - 0.5), interior
+  std::vector<float> stripe{1.0f, 0.25f, -1.5f, 0.0f};
   colour::Colouring c;
   colour::Rgb8 palette;
   Tiny() {
@@ -285,6 +289,7 @@ struct Tiny {
     f.dex = dex.data();
     f.dey = dey.data();
     f.phase = phase.data();
+    f.stripe = stripe.data();
     return f;
   }
 };
@@ -395,6 +400,34 @@ TEST(ColourShader, DecompositionSplitsByThePhase) {
   EXPECT_TRUE(palette.params().empty());
 }
 
+// The stripe average scales the palette colour by (1 - stripe_mix) + stripe_mix S, reading the
+// engines' stored form (an approximate pixel's -1 - S is S), and show_approximate tints those.
+TEST(ColourShader, StripeScalesThePaletteByTheStripeAverage) {
+  auto gl = context();
+  if (!gl) return;
+  Tiny t;
+  ColourShader sh(builtin_shader_source("stripe"), "stripe");
+  EXPECT_EQ(sh.fields(), static_cast<unsigned>(mandel::kFieldStripe));
+  const uint8_t p[3] = {t.palette.r, t.palette.g, t.palette.b};
+  std::vector<uint8_t> rgb;
+  sh.colour(t.frame(), t.c, &rgb);
+  const double s[3] = {1.0, 0.25, 0.5};
+  for (int q = 0; q < 3; ++q) {
+    int want[3];
+    for (int k = 0; k < 3; ++k) want[k] = level(p[k] / 255.0 * (0.2 + 0.8 * s[q]));
+    expect_near(rgb, q, want, "stripe_mix 0.8");
+  }
+  const int black[3] = {0, 0, 0};
+  expect_near(rgb, 3, black, "interior");
+  sh.set_param("show_approximate", 1.0f);
+  std::vector<uint8_t> tinted;
+  sh.colour(t.frame(), t.c, &tinted);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(tinted[k], rgb[k]) << "an exact pixel is not tinted";
+  int want[3];
+  for (int k = 0; k < 3; ++k) want[k] = level(0.5 * (p[k] / 255.0 * 0.6) + 0.5 * (k == 0 ? 0.0 : 1.0));
+  expect_near(tinted, 2, want, "the approximate pixel, tinted");
+}
+
 // The window's path (draw into an RGBA8 texture, no readback) gives the batch readback's bytes.
 TEST(ColourShader, DrawIntoATextureEqualsTheReadback) {
   auto gl = context();
@@ -438,7 +471,9 @@ TEST(ColourShader, DrawIntoATextureEqualsTheReadback) {
       }
     EXPECT_EQ(redraw_differ, 0u);
     // The new colouring shows (distance and decomposition draw no palette without the fields).
-    if (name == "palette" || name == "slopes") EXPECT_GT(changed, want.size() / 10);
+    if (name == "palette" || name == "slopes") {
+      EXPECT_GT(changed, want.size() / 10);
+    }
     EXPECT_FALSE(sh.redraw(f.w + 1, f.h, other, tex.id()));  // no frame of that size
     // Row 0 is the top: the undecided pixel (5, 7) is magenta in the texture.
     const std::size_t u = 4 * (5 * 320 + 7);

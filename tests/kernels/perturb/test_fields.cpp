@@ -152,7 +152,7 @@ int check_against_oracle(const View& v, const RenderResult& r, const std::vector
 const std::vector<std::pair<int, int>> kSamples = {{3, 5},  {12, 2},  {20, 9},  {28, 27}, {5, 22},
                                                    {16, 16}, {25, 14}, {9, 30}, {30, 3},  {14, 24}};
 
-RenderResult render_fields(const View& v, Method m, Backend b, unsigned fields = kFieldDistance | kFieldPhase) {
+RenderResult render_fields(const View& v, Method m, Backend b, unsigned fields = kAllFields) {
   RenderOptions o;
   o.method = m;
   o.backend = b;
@@ -258,7 +258,7 @@ TEST(Fields, CountsAreTheSameWithAndWithoutFields) {
     o.arith = ds::parse_arith(arith);
     o.check_resolution = false;
     const RenderResult a = render(d, o);
-    o.fields = kFieldDistance | kFieldPhase;
+    o.fields = kAllFields;
     const RenderResult b = render(d, o);
     EXPECT_EQ(a.counts, b.counts) << arith;
     EXPECT_EQ(a.smooth, b.smooth) << arith;
@@ -275,7 +275,7 @@ TEST(Fields, RefusedWhereTheDirectDerivativeCannotHoldTheSpacing) {
   o.backend = Backend::kCpu;
   o.fields = kFieldDistance;
   EXPECT_THROW(render(v, o), ViewError);
-  o.fields = 8;
+  o.fields = 8 * kFieldStripe;
   View s;
   s.width = s.height = 8;
   EXPECT_THROW(render(s, o), ViewError);
@@ -313,7 +313,7 @@ TEST(FieldsDevice, GpuFieldsMatchCpu) {
       const double e = std::hypot(a.dex[k] - b.dex[k], a.dey[k] - b.dey[k]) / n;
       const double p = std::fabs(a.phase[k] - b.phase[k]);
       worst = std::max(worst, e);
-      differ += e > 1e-5 || std::min(p, 1.0 - p) > 1e-6;
+      differ += e > 1e-5 || std::min(p, 1.0 - p) > 1e-6 || std::fabs(a.stripe[k] - b.stripe[k]) > 1e-6;
     }
     std::cout << c.v.zoom << ": fields CPU vs GPU, worst relative DE difference " << worst << ", pixels beyond "
               << differ << " of " << a.counts.size() << "\n";
