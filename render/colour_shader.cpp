@@ -284,7 +284,8 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   if (c.palette.stops < 1 || c.palette.stops > colour::kMaxPaletteStops || c.palette.stops > max_size)
     throw ShaderError("a palette of " + std::to_string(c.palette.stops) + " stops");
   // keep_data_ (redraw): the data textures hold the last frame; only the colouring changes.
-  if (!keep_data_ && (!f.counts || !f.smooth)) throw ShaderError("a frame without counts or smooth counts");
+  if (!keep_data_ && !f.pixel_buffer && (!f.counts || !f.smooth))
+    throw ShaderError("a frame without counts or smooth counts");
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   const bool wide = keep_data_ ? frame_wide_ : f.counts_high != nullptr;
@@ -297,7 +298,10 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
     glBindTexture(GL_TEXTURE_2D, tex_[k]);
     if (!used || keep_data_) return;
     const int w = one_texel ? 1 : f.width, h = one_texel ? 1 : f.height;
-    if (!p) {  // uint32 0 and float 0.0f are the same bits
+    // From the frame's pixel buffer (p an offset into it; counts' may be 0), else host memory.
+    const bool from_buffer = f.pixel_buffer != 0 && (p || k == kCounts);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, from_buffer ? f.pixel_buffer : 0);
+    if (!p && !from_buffer) {  // uint32 0 and float 0.0f are the same bits
       zeros.assign(static_cast<std::size_t>(w) * h, 0u);
       p = zeros.data();
     }
@@ -321,6 +325,7 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   put(kDey, de, f.dey, GL_R32F, GL_RED, GL_FLOAT);
   put(kPhase, ph, f.phase, GL_R32F, GL_RED, GL_FLOAT);
   put(kStripe, st, f.stripe, GL_R32F, GL_RED, GL_FLOAT);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
   if (!keep_data_) {
     frame_w_ = f.width;
     frame_h_ = f.height;

@@ -49,6 +49,9 @@ struct ShaderFrame {
   const float* dey = nullptr;
   const float* phase = nullptr;
   const float* stripe = nullptr;  // as stored (kernels/mandelbrot/fields.cuh: stripe_store)
+  // Non-zero: a GL pixel-unpack buffer holding the data (CUDA-GL interop), and the pointers above
+  // are byte offsets into it (counts may be at offset 0; a field at 0 is absent).
+  unsigned pixel_buffer = 0;
 };
 
 // The frame of a render's host arrays (its fields where it has them, for the whole frame).

@@ -47,7 +47,15 @@ void InteropBuffer::release() {
 }
 
 void InteropBuffer::draw(Texture2D& texture, int w, int h, void* stream, const std::function<void(uint8_t*)>& fill) {
-  const std::size_t bytes = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4;
+  const unsigned buffer = this->fill(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4, stream, fill);
+  // The unmap orders GL's read after the kernel; the texture copy runs on the GPU.
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  texture.upload_rgba(nullptr, w, h);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  check_gl("interop texture update");
+}
+
+unsigned InteropBuffer::fill(std::size_t bytes, void* stream, const std::function<void(uint8_t*)>& fill) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device_));
   if (bytes > bytes_) {
     release();
@@ -78,11 +86,7 @@ void InteropBuffer::draw(Texture2D& texture, int w, int h, void* stream, const s
     throw;
   }
   DEEPSCOPE_CUDA_CHECK(cudaGraphicsUnmapResources(1, &r, s));
-  // The unmap orders GL's read after the kernel; the texture copy runs on the GPU.
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer_);
-  texture.upload_rgba(nullptr, w, h);
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  check_gl("interop texture update");
+  return buffer_;
 }
 
 }  // namespace ds::render

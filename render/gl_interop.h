@@ -24,6 +24,10 @@ class InteropBuffer {
   // here), calls fill(device pointer) to write the w x h RGBA8 pixels on that stream, unmaps, and
   // copies the buffer into `texture`.
   void draw(Texture2D& texture, int w, int h, void* stream, const std::function<void(uint8_t*)>& fill);
+  // Maps the buffer (grown to `bytes` as needed) for CUDA on `stream`, calls fill(device pointer),
+  // unmaps, and returns the GL buffer's name: GL reads it after the fill (a pixel-unpack source
+  // for glTexSubImage2D, as ColourShader uploads a frame's planes from it).
+  unsigned fill(std::size_t bytes, void* stream, const std::function<void(uint8_t*)>& fill);
 
   int cuda_device() const { return device_; }
 

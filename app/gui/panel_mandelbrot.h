@@ -22,6 +22,7 @@
 #include "kernels/colour/palette.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "panels.h"
+#include "render/canvas_shading.h"
 #include "render/canvas_texture.h"
 #include "render/colour_shader.h"
 #include "render/gl_texture.h"
@@ -122,6 +123,9 @@ class MandelbrotPanel final : public Panel {
   char re_buf_[4096] = {}, im_buf_[4096] = {}, zoom_buf_[256] = {};
   float click_factor_ = 4.0f, density_ = 1.0f, offset_ = 0.0f;
   int arith_index_ = 0;
+  int stripe_density_ = mandel::RenderOptions{}.stripe_density;
+  float stripe_memory_ = static_cast<float>(mandel::RenderOptions{}.stripe_memory);
+  mandel::RenderOptions engine_options() const;
   bool dirty_ = true, dragged_ = false, show_help_ = false, shown_final_ = false, recolour_ = false;
   bool use_cpu_ = false;  // after a GPU failure
   std::string message_, notice_, shown_arith_ = "-", shown_backend_ = "-", display_path_ = "-";
@@ -185,8 +189,7 @@ class MandelbrotPanel final : public Panel {
   int edit_stop_ = 0;
   render::Texture2D shaded_;
   bool shaded_ok_ = false;  // shaded_ holds the current frame (else display_ does)
-  std::vector<uint32_t> frame_counts_, preview_counts_;
-  std::vector<float> frame_smooth_, preview_smooth_, frame_dex_, frame_dey_, frame_phase_;
+  render::CanvasShading shading_;  // the canvas's data to the shader (interop or host memory)
   // A screenshot rendered on its worker, waiting for the frame loop to colour it (guarded by mutex_).
   std::unique_ptr<mandel::RenderResult> shot_result_;
   View shot_view_;

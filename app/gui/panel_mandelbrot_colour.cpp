@@ -122,6 +122,18 @@ std::string MandelbrotPanel::colour_record() const {
   return app::colour_record(s, "GLSL in the window's OpenGL context");
 }
 
+// The engine's options for the window's renders and screenshots: the format chosen, and the
+// per-pixel fields the colouring shader reads with the stripe average's parameters.
+mandel::RenderOptions MandelbrotPanel::engine_options() const {
+  mandel::RenderOptions opt;
+  if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
+  if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
+  opt.fields = shader_ ? shader_->fields() : 0;
+  opt.stripe_density = stripe_density_;
+  opt.stripe_memory = stripe_memory_;
+  return opt;
+}
+
 void MandelbrotPanel::draw_colouring() {
   if (!shader_ && shader_error_.empty()) choose_shader("palette");
   check_shader_file();
@@ -150,6 +162,11 @@ void MandelbrotPanel::draw_colouring() {
         shader_params_[p.name] = v;
         recolour_ = true;
       }
+    }
+    // The stripe average is the engine's: a change renders again.
+    if (shader_->fields() & mandel::kFieldStripe) {
+      if (ImGui::SliderInt("stripe density", &stripe_density_, 1, 16)) dirty_ = true;
+      if (ImGui::SliderFloat("stripe memory", &stripe_memory_, 0.05f, 0.99f, "%.2f")) dirty_ = true;
     }
     if (!shader_->params().empty() && ImGui::SmallButton("parameter defaults")) {
       for (const render::ShaderParam& p : shader_->params()) {
@@ -227,8 +244,9 @@ void MandelbrotPanel::draw_colouring() {
   }
 }
 
-// The frame's data on the host (rows [0, rows_done) from the canvas, the rest from the preview,
-// nearest pixel, or interior where there is none), drawn into shaded_ by the shader.
+// The frame's data (rows [0, rows_done) from the canvas, the rest from the preview, nearest pixel,
+// or interior where there is none) drawn into shaded_ by the shader: through CUDA-GL interop for a
+// CUDA canvas whose GL runs on its device, else through host memory (render/canvas_shading.h).
 bool MandelbrotPanel::shade(int rows_done, bool data_changed) {
   shaded_ok_ = false;
   if (!shader_ || !canvas_) return false;
@@ -239,68 +257,21 @@ bool MandelbrotPanel::shade(int rows_done, bool data_changed) {
     shaded_ok_ = true;
     return true;
   }
-  rows_done = std::max(0, std::min(rows_done, h));
-  canvas_->read(&frame_counts_, &frame_smooth_);
-  const unsigned fields = shader_->fields();
-  const std::size_t n = static_cast<std::size_t>(w) * h;
-  const bool de =
-      (fields & mandel::kFieldDistance) && canvas_->dex().size() == n && canvas_->dey().size() == n;
-  const bool ph = (fields & mandel::kFieldPhase) && canvas_->phase().size() == n;
-  if (de) {
-    frame_dex_ = canvas_->dex();
-    frame_dey_ = canvas_->dey();
-  }
-  if (ph) frame_phase_ = canvas_->phase();
-  if (rows_done < h) {
-    const bool have_preview = preview_ != nullptr;
-    int pw = 1, ph_ = 1;
-    if (have_preview) {
-      preview_->read(&preview_counts_, &preview_smooth_);
-      pw = preview_->width();
-      ph_ = preview_->height();
-    }
-    const std::size_t pn = static_cast<std::size_t>(pw) * ph_;
-    for (int y = rows_done; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const std::size_t q = static_cast<std::size_t>(y) * w + x;
-        if (!have_preview) {
-          frame_counts_[q] = static_cast<uint32_t>(std::min<uint64_t>(shown_.max_iter, 0xFFFFFFFFu));
-          frame_smooth_[q] = 0;
-          continue;
-        }
-        const std::size_t p = static_cast<std::size_t>(static_cast<long long>(y) * ph_ / h) * pw +
-                              static_cast<std::size_t>(static_cast<long long>(x) * pw / w);
-        frame_counts_[q] = preview_counts_[p];
-        frame_smooth_[q] = preview_smooth_[p];
-        if (de) {
-          frame_dex_[q] = preview_->dex().size() == pn ? preview_->dex()[p] : 0.0f;
-          frame_dey_[q] = preview_->dey().size() == pn ? preview_->dey()[p] : 0.0f;
-        }
-        if (ph) frame_phase_[q] = preview_->phase().size() == pn ? preview_->phase()[p] : 0.0f;
-      }
-  }
-  render::ShaderFrame f;
-  f.width = w;
-  f.height = h;
-  f.counts = frame_counts_.data();
-  f.smooth = frame_smooth_.data();
-  if (de) {
-    f.dex = frame_dex_.data();
-    f.dey = frame_dey_.data();
-  }
-  if (ph) f.phase = frame_phase_.data();
   if (shaded_.width() != w || shaded_.height() != h) shaded_.upload_rgba(nullptr, w, h);
-  shader_->draw(f, colouring(shown_.max_iter), shaded_.id());
+  const render::DisplayPath path =
+      shading_.draw(*shader_, *canvas_, preview_.get(), rows_done, colouring(shown_.max_iter), shaded_.id());
   shaded_ok_ = true;
-  display_path_ = "GLSL shader " + shader_name_ + " (" +
-                  std::string(canvas_->backend() == Backend::kCuda ? "data copied from the GPU"
-                                                                   : "data from host memory") +
-                  ")";
-  std::string missing;
-  if ((fields & mandel::kFieldDistance) && !de) missing += " distance estimate";
-  if ((fields & mandel::kFieldPhase) && !ph)
-    missing += (missing.empty() ? " " : " and ") + std::string("phase");
+  display_path_ = "GLSL shader " + shader_name_ + " (data by " + render::display_path_name(path) + ")";
+  const std::string missing = [&] {
+    render::ShaderFrame held;  // what the canvas holds, as a frame for missing_fields
+    const float one = 0.0f;
+    if (canvas_->fields() & mandel::kFieldDistance) held.dex = held.dey = &one;
+    if (canvas_->fields() & mandel::kFieldPhase) held.phase = &one;
+    if (canvas_->fields() & mandel::kFieldStripe) held.stripe = &one;
+    return render::missing_fields(shader_->fields(), held);
+  }();
   if (!missing.empty()) display_path_ += "; the engine gave no" + missing + " (read as zeros)";
+  if (!shading_.interop_note().empty()) display_path_ += "; no interop: " + shading_.interop_note();
   return true;
 }
 

@@ -141,12 +141,9 @@ void MandelbrotPanel::save_screenshot() {
     shot_status_ = std::string("screenshot failed: ") + e.what();
     return;
   }
-  mandel::RenderOptions opt;
-  if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
-  if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
+  mandel::RenderOptions opt = engine_options();
   const colour::Colouring col = colouring(v.max_iter);
   const std::string palette = palette_label_.empty() ? "classic" : palette_label_;
-  opt.fields = shader_ ? shader_->fields() : 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     shot_status_ = "rendering " + path + " ...";

@@ -45,10 +45,7 @@ void MandelbrotPanel::start_render() {
     preview_.reset();
     return;
   }
-  mandel::RenderOptions opt;
-  opt.fields = shader_ ? shader_->fields() : 0;  // what the colouring shader reads
-  if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
-  if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
+  mandel::RenderOptions opt = engine_options();
   uint64_t gen = ++generation_;
   message_.clear();
   colour::Canvas* full = canvas_.get();

@@ -53,8 +53,22 @@ Canvas::~Canvas() {
     display_free(counts_, device_);
     display_free(smooth_, device_);
     display_free(device_rgba_, device_);
+    display_free(device_planes_, device_);
+    for (float* f : field_) display_free(f, device_);
   }
 #endif
+}
+
+namespace {
+// The canvas's field planes in FrameView's order, with their Field bits.
+constexpr unsigned kFieldBit[kCanvasFields] = {mandel::kFieldDistance, mandel::kFieldDistance, mandel::kFieldPhase,
+                                               mandel::kFieldStripe};
+}  // namespace
+
+FrameView Canvas::frame_view() const {
+  FrameView f{counts_, smooth_, width_, height_};
+  for (int k = 0; k < kCanvasFields; ++k) f.field[k] = field_[k];
+  return f;
 }
 
 mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOptions opt, int row_begin,
@@ -74,11 +88,32 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   opt.row_begin = row_begin;
   opt.row_end = row_end;
   const std::size_t offset = static_cast<std::size_t>(row_begin) * static_cast<std::size_t>(width_);
+  const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  // The planes of the fields asked, allocated (zeroed) the first time.
+  for (int k = 0; k < kCanvasFields; ++k) {
+    if (!(opt.fields & kFieldBit[k]) || field_[k]) continue;
+    if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+      field_[k] = static_cast<float*>(display_alloc(n * sizeof(float), device_));
+#endif
+    } else {
+      host_field_[k].assign(n, 0.0f);
+      field_[k] = host_field_[k].data();
+    }
+  }
   mandel::RenderResult r;
   if (backend_ == Backend::kCuda) {
     opt.device_counts = counts_ + offset;
     opt.device_smooth = smooth_ + offset;
+    // The fields are written in place too (the engine's device-resident fields).
+    float* const planes[kCanvasFields] = {field_[0], field_[1], field_[2], field_[3]};
+    auto at = [&](int k) { return (opt.fields & kFieldBit[k]) ? planes[k] + offset : nullptr; };
+    opt.device_dex = at(0);
+    opt.device_dey = at(1);
+    opt.device_phase = at(2);
+    opt.device_stripe = at(3);
     r = mandel::render(v, opt);
+    if (!r.cancelled) fields_ |= opt.fields & mandel::kAllFields;
   } else {
     opt.device_counts = nullptr;
     opt.device_smooth = nullptr;
@@ -90,20 +125,83 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
     r.counts.clear();
     r.smooth.clear();
   }
-  // The fields the engine returned in host memory, kept beside the counts.
+  // A CPU render returns its fields in host memory: kept beside the counts.
   const std::size_t band = static_cast<std::size_t>(row_end - row_begin) * static_cast<std::size_t>(width_);
-  const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
-  auto keep = [&](unsigned bit, std::vector<float>* from, std::vector<float>* to) {
-    if (r.cancelled || from->size() != band) return;
-    if (to->size() != n) to->assign(n, 0.0f);
-    std::memcpy(to->data() + offset, from->data(), band * sizeof(float));
-    fields_ |= bit;
-    from->clear();
-  };
-  keep(mandel::kFieldDistance, &r.dex, &host_dex_);
-  if (fields_ & mandel::kFieldDistance) keep(mandel::kFieldDistance, &r.dey, &host_dey_);
-  keep(mandel::kFieldPhase, &r.phase, &host_phase_);
+  std::vector<float>* from[kCanvasFields] = {&r.dex, &r.dey, &r.phase, &r.stripe};
+  for (int k = 0; k < kCanvasFields; ++k) {
+    if (r.cancelled || from[k]->size() != band || !field_[k]) continue;
+    std::memcpy(field_[k] + offset, from[k]->data(), band * sizeof(float));
+    fields_ |= kFieldBit[k];
+    from[k]->clear();
+  }
   return r;
+}
+
+void Canvas::compose_planes(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
+                            const FramePlanes& out) const {
+  if (preview && (preview->backend_ != backend_ || preview->device_ != device_))
+    throw BackendError("a canvas's preview must be on the same backend and device");
+  detail::PlanesArgs a;
+  a.full = frame_view();
+  if (preview) a.preview = preview->frame_view();
+  a.rows_done = rows_done < 0 ? 0 : rows_done > height_ ? height_ : rows_done;
+  a.no_data_count = static_cast<uint32_t>(max_iter < 0xFFFFFFFFull ? max_iter : 0xFFFFFFFFull);
+  a.out.counts = out.counts;
+  a.out.smooth = out.smooth;
+  for (int k = 0; k < kCanvasFields; ++k) a.out.field[k] = (fields & kFieldBit[k]) ? out.field[k] : nullptr;
+  if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    detail::device_compose_planes(a, device_);
+#endif
+    return;
+  }
+  ParallelOptions po;
+  parallel_for(
+      static_cast<std::size_t>(height_), 16,
+      [&](std::size_t y0, std::size_t y1) {
+        for (std::size_t y = y0; y < y1; ++y)
+          for (int x = 0; x < width_; ++x) compose_planes_pixel(a, x, static_cast<int>(y));
+      },
+      po);
+}
+
+void Canvas::compose_planes_host(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
+                                 std::vector<uint32_t>* counts, std::vector<float>* smooth,
+                                 std::vector<float> (*field)[kCanvasFields]) const {
+  const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  counts->resize(n);
+  smooth->resize(n);
+  for (int k = 0; k < kCanvasFields; ++k) {
+    if (fields & kFieldBit[k])
+      (*field)[k].resize(n);
+    else
+      (*field)[k].clear();
+  }
+  if (backend_ != Backend::kCuda) {
+    FramePlanes out{counts->data(), smooth->data(), {}};
+    for (int k = 0; k < kCanvasFields; ++k) out.field[k] = (*field)[k].empty() ? nullptr : (*field)[k].data();
+    compose_planes(rows_done, preview, fields, max_iter, out);
+    return;
+  }
+#if DEEPSCOPE_WITH_CUDA
+  const std::size_t bytes = n * 4 * (2 + kCanvasFields);
+  if (device_planes_bytes_ < bytes) {
+    display_free(device_planes_, device_);
+    device_planes_ = nullptr;
+    device_planes_ = display_alloc(bytes, device_);
+    device_planes_bytes_ = bytes;
+  }
+  char* base = static_cast<char*>(device_planes_);
+  FramePlanes out;
+  out.counts = reinterpret_cast<uint32_t*>(base);
+  out.smooth = reinterpret_cast<float*>(base + n * 4);
+  for (int k = 0; k < kCanvasFields; ++k) out.field[k] = reinterpret_cast<float*>(base + n * 4 * (2 + k));
+  compose_planes(rows_done, preview, fields, max_iter, out);
+  display_copy(counts->data(), out.counts, n * 4, false, device_);
+  display_copy(smooth->data(), out.smooth, n * 4, false, device_);
+  for (int k = 0; k < kCanvasFields; ++k)
+    if (!(*field)[k].empty()) display_copy((*field)[k].data(), out.field[k], n * 4, false, device_);
+#endif
 }
 
 void Canvas::compose_rgba(const Colouring& c, int rows_done, const Canvas* preview, uint8_t* rgba) const {

@@ -8,10 +8,22 @@
 
 namespace ds::colour {
 
+// The per-pixel fields a canvas can hold (mandel::Field, in this order): dex, dey, phase, stripe.
+constexpr int kCanvasFields = 4;
+
 struct FrameView {
   const uint32_t* counts = nullptr;  // null: no frame (black)
   const float* smooth = nullptr;
   int width = 0, height = 0;
+  const float* field[kCanvasFields] = {};  // null where the frame holds no such field
+};
+
+// A frame's data planes for a colouring shader (render/colour_shader.h), written by
+// compose_planes_pixel: counts and smooth counts, and the fields asked (null: not written).
+struct FramePlanes {
+  uint32_t* counts = nullptr;
+  float* smooth = nullptr;
+  float* field[kCanvasFields] = {};
 };
 
 namespace detail {
@@ -20,6 +32,12 @@ struct ComposeArgs {
   FrameView full, preview;
   int rows_done = 0;
   uint8_t* rgba = nullptr;  // full.width * full.height * 4 bytes
+};
+struct PlanesArgs {
+  FrameView full, preview;
+  int rows_done = 0;
+  uint32_t no_data_count = 0;  // the count of a pixel with neither (interior: max_iter)
+  FramePlanes out;
 };
 // compose_kernel takes ComposeArgs by value: CUDA limits a kernel's parameters to 4 KB.
 static_assert(sizeof(ComposeArgs) <= 4096, "ComposeArgs (with a kMaxPaletteStops palette) is past CUDA's 4 KB of kernel parameters");
@@ -43,6 +61,24 @@ DEEPSCOPE_HD void compose_pixel(const detail::ComposeArgs& a, int x, int y) {
   d[1] = rgb.g;
   d[2] = rgb.b;
   d[3] = 255;
+}
+
+// The data of pixel (x, y) as compose_pixel picks it (the canvas's finished rows, else the preview's
+// nearest pixel), into the planes; a field the source lacks is 0, a pixel with no source interior.
+DEEPSCOPE_HD void compose_planes_pixel(const detail::PlanesArgs& a, int x, int y) {
+  const FrameView* src = &a.full;
+  long long sx = x, sy = y;
+  if (y >= a.rows_done) {
+    src = &a.preview;
+    sx = static_cast<long long>(x) * a.preview.width / a.full.width;
+    sy = static_cast<long long>(y) * a.preview.height / a.full.height;
+  }
+  const long long q = static_cast<long long>(y) * a.full.width + x;
+  const long long k = sy * src->width + sx;
+  a.out.counts[q] = src->counts ? src->counts[k] : a.no_data_count;
+  a.out.smooth[q] = src->counts ? src->smooth[k] : 0.0f;
+  for (int f = 0; f < kCanvasFields; ++f)
+    if (a.out.field[f]) a.out.field[f][q] = src->counts && src->field[f] ? src->field[f][k] : 0.0f;
 }
 
 }  // namespace ds::colour

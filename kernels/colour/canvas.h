@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "canvas.cuh"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "palette.h"
 
@@ -47,16 +48,27 @@ class Canvas {
   // Copies the counts and smooth counts to the host (tests, screenshots).
   void read(std::vector<uint32_t>* counts, std::vector<float>* smooth) const;
 
-  // The per-pixel fields (mandel::Field) the renders asked for with RenderOptions::fields and the
-  // engine returned, kept in host memory whatever the backend: which of them the canvas holds
-  // (every row rendered since the fields were first returned), and the arrays (w * h, zeros where
-  // no render gave them). The colouring shaders read them (render/colour_shader.h).
+  // The per-pixel fields (mandel::Field) the renders asked for with RenderOptions::fields, kept
+  // beside the counts (host memory for the CPU backend, the device's for CUDA: the engines write
+  // them in place): which of them the canvas holds (zeros in rows rendered before they were
+  // first asked). The colouring shaders read them (render/colour_shader.h).
   unsigned fields() const { return fields_; }
-  const std::vector<float>& dex() const { return host_dex_; }
-  const std::vector<float>& dey() const { return host_dey_; }
-  const std::vector<float>& phase() const { return host_phase_; }
+
+  // The whole frame's data planes for a colouring shader: rows [0, rows_done) from this canvas,
+  // the rest from `preview` scaled (nearest pixel), or interior without one; `fields` (Field bits)
+  // the fields to write (0 where neither canvas holds one). `out` is host memory for a CPU canvas
+  // and device memory (a mapped GL buffer, say) for a CUDA canvas: the window's colouring path
+  // without a copy through the host (render/canvas_shading.h). Complete on return.
+  void compose_planes(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
+                      const FramePlanes& out) const;
+  // The same into host vectors (w * h each; the fields not asked are left empty), whatever the
+  // backend: a CUDA canvas composes on the device and copies down.
+  void compose_planes_host(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
+                           std::vector<uint32_t>* counts, std::vector<float>* smooth,
+                           std::vector<float> (*field)[kCanvasFields]) const;
 
  private:
+  FrameView frame_view() const;
   int width_, height_;
   Backend backend_;
   int device_;
@@ -66,7 +78,10 @@ class Canvas {
   std::vector<uint32_t> host_counts_;
   std::vector<float> host_smooth_;
   unsigned fields_ = 0;
-  std::vector<float> host_dex_, host_dey_, host_phase_;
+  float* field_[kCanvasFields] = {};  // host or device memory, width * height, once asked
+  std::vector<float> host_field_[kCanvasFields];
+  mutable void* device_planes_ = nullptr;  // compose_planes_host's device planes (CUDA canvas)
+  mutable std::size_t device_planes_bytes_ = 0;
 };
 
 namespace detail {
@@ -74,6 +89,7 @@ namespace detail {
 struct ComposeArgs;
 // Colours on ds::display_stream(device) (device.h), the stream CUDA-GL interop maps its buffers on.
 void device_compose(const ComposeArgs& a, int device);
+void device_compose_planes(const PlanesArgs& a, int device);
 }  // namespace detail
 
 }  // namespace ds::colour

@@ -412,7 +412,7 @@ DEEPSCOPE_HD void refill_pixels(const W& w, const MandelParams<T>& p, int x0, in
 
 // Host: the parameters of a validated view in T (centre and s/2 rounded by T::from_string).
 template <class T>
-MandelParams<T> make_params(const Geometry& g, const View& v, const RenderOptions& opt) {
+MandelParams<T> make_params(const Geometry& g, const View& v, const RenderOptions& opt = {}) {
   MandelParams<T> p;
   p.re = T::from_string(g.re);
   p.im = T::from_string(g.im);

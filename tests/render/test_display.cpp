@@ -17,7 +17,9 @@
 #include "kernels/colour/point_cloud.h"
 #include "locations.h"
 #include "oracle.h"
+#include "render/canvas_shading.h"
 #include "render/canvas_texture.h"
+#include "render/colour_shader.h"
 #include "render/headless_gl.h"
 
 // Under the sanitizers (DEEPSCOPE_SANITIZE, docs/quality.md): Mesa's EGL driver leaks 128 bytes,
@@ -30,6 +32,8 @@ namespace {
 
 using colour::Canvas;
 using test::make_view;
+
+DisplayPath last_path = DisplayPath::kHostUpload;  // the path of the last shaded_by_canvas
 
 colour::Colouring colouring(uint32_t max_iter) {
   colour::Colouring c;
@@ -76,6 +80,92 @@ TEST(Display, HostUploadShowsTheComposedFrame) {
   tex.show(canvas, gray, 30, &preview);
   canvas.compose_rgba_host(gray, 30, &preview, &want);
   EXPECT_EQ(tex.texture().read_rgba(), want);
+}
+
+// The window's colouring path (CanvasShading) colours the frame a shader would colour from the
+// engine's own arrays: the canvas's finished rows with their fields, and below them the preview's
+// nearest pixels (here a whole render of the view, so every row must equal the one-shot render).
+std::vector<uint8_t> shaded_by_canvas(ColourShader& sh, CanvasShading& shading, const Canvas& canvas,
+                                      const Canvas* preview, int rows_done, const colour::Colouring& c) {
+  Texture2D tex;
+  tex.upload_rgba(nullptr, canvas.width(), canvas.height());
+  last_path = shading.draw(sh, canvas, preview, rows_done, c, tex.id());
+  const std::vector<uint8_t> rgba = tex.read_rgba();
+  std::vector<uint8_t> rgb;
+  for (std::size_t q = 0; q < rgba.size(); q += 4) rgb.insert(rgb.end(), rgba.begin() + q, rgba.begin() + q + 3);
+  return rgb;
+}
+
+TEST(Display, CanvasShadingEqualsTheShaderOverTheEngineArrays) {
+  auto gl = context(-1);
+  if (!gl) return;
+  const mandel::View v = make_view("-0.7453", "0.1127", "300", 2000, 96, 54);
+  const colour::Colouring c = colouring(v.max_iter);
+  for (const char* name : {"palette", "slopes", "stripe", "decomposition"}) {
+    SCOPED_TRACE(name);
+    ColourShader sh(builtin_shader_source(name), name);
+    mandel::RenderOptions opt;
+    opt.arith = Arith::kF64;
+    opt.backend = Backend::kCpu;
+    opt.fields = sh.fields();
+    const mandel::RenderResult whole = mandel::render(v, opt);
+    std::vector<uint8_t> want;
+    sh.colour(shader_frame(whole), c, &want);
+    Canvas canvas(v.width, v.height, Backend::kCpu), preview(v.width, v.height, Backend::kCpu);
+    preview.render_rows(v, opt, 0, v.height);
+    canvas.render_rows(v, opt, 0, 20);  // rows below 20 come from the preview
+    CanvasShading shading;
+    EXPECT_EQ(shaded_by_canvas(sh, shading, canvas, &preview, 20, c), want);
+    EXPECT_EQ(last_path, DisplayPath::kHostUpload);
+    canvas.render_rows(v, opt, 20, v.height);
+    EXPECT_EQ(shaded_by_canvas(sh, shading, canvas, nullptr, v.height, c), want);
+  }
+}
+
+TEST(InteropDevice, CanvasShadingThroughInteropEqualsTheHostPath) {
+  DEEPSCOPE_REQUIRE_GPU();
+  auto gl = context(0);
+  if (!gl) return;
+  struct Case {
+    mandel::View v;
+    mandel::Method method;
+  };
+  const std::vector<Case> cases = {
+      {make_view("-0.7453", "0.1127", "300", 2000, 320, 180), mandel::Method::kDirect},
+      {make_view(test::kMisiurewiczRe, test::kMisiurewiczIm, "1e40", 3000, 128, 72), mandel::Method::kPerturb},
+  };
+  const colour::Colouring c = colouring(2000);
+  for (const Case& cs : cases)
+    for (const char* name : {"slopes", "stripe", "decomposition"}) {
+      SCOPED_TRACE(name);
+      ColourShader sh(builtin_shader_source(name), name);
+      mandel::RenderOptions opt;
+      opt.method = cs.method;
+      opt.fields = sh.fields();
+      Canvas gpu(cs.v.width, cs.v.height, Backend::kCuda, 0), cpu(cs.v.width, cs.v.height, Backend::kCpu);
+      Canvas gpu_preview(cs.v.width / 4, cs.v.height / 4, Backend::kCuda, 0);
+      mandel::View coarse = cs.v;
+      coarse.width /= 4;
+      coarse.height /= 4;
+      gpu_preview.render_rows(coarse, opt, 0, coarse.height);
+      gpu.render_rows(cs.v, opt, 0, cs.v.height / 2);
+      CanvasShading interop(true), via_host(false);
+      const std::vector<uint8_t> a = shaded_by_canvas(sh, interop, gpu, &gpu_preview, cs.v.height / 2, c);
+      ASSERT_EQ(last_path, DisplayPath::kInterop) << interop.interop_note();
+      const std::vector<uint8_t> b = shaded_by_canvas(sh, via_host, gpu, &gpu_preview, cs.v.height / 2, c);
+      EXPECT_EQ(last_path, DisplayPath::kDeviceDownload);
+      EXPECT_EQ(a, b) << "a band and the preview: interop differs from the copy through the host";
+      gpu.render_rows(cs.v, opt, cs.v.height / 2, cs.v.height);
+      cpu.render_rows(cs.v, opt, 0, cs.v.height);
+      CanvasShading on_cpu;
+      const std::vector<uint8_t> x = shaded_by_canvas(sh, interop, gpu, nullptr, cs.v.height, c);
+      const std::vector<uint8_t> y = shaded_by_canvas(sh, on_cpu, cpu, nullptr, cs.v.height, c);
+      std::size_t differ = 0;
+      for (std::size_t k = 0; k < x.size(); ++k) differ += x[k] != y[k];
+      std::cout << cs.v.zoom << " " << name << ": interop frame vs the CPU canvas: " << differ
+                << " channel values differ\n";
+      EXPECT_EQ(differ, 0u);
+    }
 }
 
 TEST(InteropDevice, FrameEqualsTheCpuRenderedFrame) {
