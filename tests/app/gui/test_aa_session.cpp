@@ -1,8 +1,9 @@
 // The window's progressive antialiasing under a private Xvfb (tests/app/gui/with_xvfb.sh), CPU
 // path: after `aa N` and wait-idle, the image the window shows and the PNG its F12 writes must be
 // `deepscope render --aa N` of the same view, pixel for pixel (the same samples, the same GLSL
-// colouring on Mesa, the same mean: app::SampleMean). A click and a palette change in the middle of
-// a refinement must start it again for the new view and colouring, with no stale sample mixed in.
+// colouring on Mesa, the same mean: app::SampleMean), at a direct-format view and at KF's 1e14
+// perturbation location. A click and a palette change must start the refinement again for the new
+// view and colouring, with no stale sample mixed in.
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <sys/wait.h>
@@ -80,13 +81,14 @@ class AaSession : public ::testing::Test {
     // Filaments and the set's edge across the image: antialiasing changes many pixels.
     write(dir_ + "/edge.txt", "re = -0.1\nim = 0.8\nzoom = 6\niterations = 400\npalette = classic\n");
   }
-  // The window on `script` (with $D replaced by the test's folder), on the CPU; its output in NAME.log.
-  int session(const std::string& name, std::string script) {
+  // The window at `location` (default: edge.txt) on `script` (with $D replaced by the test's
+  // folder), on the CPU; its output in NAME.log.
+  int session(const std::string& name, std::string script, std::string location = "") {
+    if (location.empty()) location = dir_ + "/edge.txt";
     for (size_t k; (k = script.find("$D")) != std::string::npos;) script.replace(k, 2, dir_);
     write(dir_ + "/" + name + ".script", script);
     return run("CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE " --size 640x400 --location " +
-               dir_ + "/edge.txt --script " + dir_ + "/" + name + ".script > " + dir_ + "/" + name +
-               ".log 2>&1");
+               location + " --script " + dir_ + "/" + name + ".script > " + dir_ + "/" + name + ".log 2>&1");
   }
   // `deepscope render` of LOCATION at w x h with `args`, to OUT.
   int render(const std::string& location, int w, int h, const std::string& args, const std::string& out) {
@@ -129,6 +131,28 @@ TEST_F(AaSession, RefinedImageIsRenderAaByteForByte) {
   const Png frame = load(dir_ + "/window.png");
   ASSERT_GT(frame.w, win.w);
   EXPECT_TRUE(contains_exactly(frame, win)) << "the window did not show the antialiased image";
+}
+
+// Perturbation (KF's 1e14 location, perturb/f64 with corrected glitches): the window's samples go
+// through the same engine call as the file's, so the 2x2 mean is the file's here too.
+TEST_F(AaSession, PerturbationViewIsRenderAaByteForByte) {
+  const std::string kfr = ds::test::source_path("assets/locations/kf-1e14.kfr");
+  ASSERT_EQ(
+      session("deep", "wait-idle 300\naa 2\nwait-idle 600\npng $D/deep.png\nkey F12\nwait-idle 60\nquit\n",
+              kfr),
+      0)
+      << ds::test::slurp(dir_ + "/deep.log");
+  const Png win = load(dir_ + "/deep.png");
+  ASSERT_GT(win.w, 100) << ds::test::slurp(dir_ + "/deep.log");
+  const ds::app::Location loc = ds::app::read_location_file(dir_ + "/deep.png");
+  EXPECT_EQ(loc.format_used.rfind("perturb", 0), 0u) << loc.format_used;
+  // The window's PNG as the location: its view and colouring exactly.
+  ASSERT_EQ(render(dir_ + "/deep.png", win.w, win.h, "--aa 2", dir_ + "/deep-cli.png"), 0)
+      << ds::test::slurp(dir_ + "/deep-cli.png.log");
+  const Png cli = load(dir_ + "/deep-cli.png");
+  ASSERT_EQ(cli.w, win.w);
+  ASSERT_EQ(cli.h, win.h);
+  EXPECT_EQ(pixels_differing(win, cli), 0u);
 }
 
 // A change during or after a 4x4 refinement (`change`: script lines) must start it again: the end
