@@ -5,11 +5,11 @@
 
 namespace ds::gui {
 
-// Where a panel's image lies in the window: its rectangle in ImGui (window) coordinates and its
-// size in image pixels (framebuffer pixels, so larger than the rectangle on HiDPI displays).
 // The most samples a pixel the window's antialiasing takes: N x N up to this N (64 renders a view).
 constexpr int kMaxWindowAa = 8;
 
+// Where a panel's image lies in the window: its rectangle in ImGui (window) coordinates and its
+// size in image pixels (framebuffer pixels, so larger than the rectangle on HiDPI displays).
 struct ImageRect {
   float x = 0, y = 0, w = 0, h = 0;
   int pixels_w = 0, pixels_h = 0;
