@@ -1,6 +1,9 @@
 // Stratified jittered supersampling of a view: shifted renders, one colouring, linear-light mean.
 #include "antialias.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "app/io/srgb.h"
 #include "app/io/view_png.h"
 #include "kernels/mandelbrot/navigate.h"
@@ -37,64 +40,62 @@ mandel::View shifted_view(const mandel::View& v, double dx, double dy) {
   return out;
 }
 
-AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderOptions& opt, int n,
-                                    const colour::Colouring& c, const ShaderSpec& shader) {
-  AntialiasedImage out;
-  const std::vector<std::array<double, 2>> offsets = aa_offsets(n);
-  out.samples = static_cast<int>(offsets.size());
-  const std::size_t pixels = static_cast<std::size_t>(v.width) * static_cast<std::size_t>(v.height);
-  std::vector<float> sum(3 * pixels, 0.0f);
-  std::vector<uint8_t> undecided(pixels, 0);
-  for (int s = 0; s < out.samples; ++s) {
-    mandel::RenderOptions o = opt;
-    if (opt.progress) o.progress = [&opt, s, &out](double x) { opt.progress((s + x) / out.samples); };
-    const auto& d = offsets[static_cast<std::size_t>(s)];
-    const mandel::RenderResult r = mandel::render(shifted_view(v, d[0], d[1]), o);
-    if (r.cancelled) {
-      out.cancelled = true;
-      return out;
-    }
-    const ColouredFrame frame = colour_frame(r, c, shader);
-    const std::vector<uint8_t>& rgb = frame.rgb;
-    out.colour_record = frame.record;
-    if (!frame.note.empty()) out.colour_note = frame.note;
-    for (std::size_t k = 0; k < pixels; ++k) {
-      if (r.count(k) == 0) undecided[k] = 1;  // perturbation could not decide it (colour_pixel)
-      for (int ch = 0; ch < 3; ++ch) sum[3 * k + ch] += srgb_to_linear(rgb[3 * k + ch]);
-    }
-    mandel::RenderResult& f = out.facts;
-    if (s == 0) {
-      f = r;
-      f.counts.clear();
-      f.smooth.clear();
-      f.counts_high.clear();
-      f.dex.clear();
-      f.dey.clear();
-      f.phase.clear();
-    } else {
-      f.iterations += r.iterations;
-      f.seconds += r.seconds;
-      f.kernel_seconds += r.kernel_seconds;
-      mandel::PerturbInfo& p = f.perturb;
-      const mandel::PerturbInfo& q = r.perturb;
-      p.reference_seconds += q.reference_seconds;
-      p.bla_skipped += q.bla_skipped;
-      p.rebases += q.rebases;
-      p.glitch_pixels += q.glitch_pixels;
-      p.glitch_corrected += q.glitch_corrected;
-      p.glitch_refined += q.glitch_refined;
-      p.secondary_references += q.secondary_references;
-      p.refine_seconds += q.refine_seconds;
-      p.secondary_seconds += q.secondary_seconds;
-      p.interior_pixels += q.interior_pixels;
-    }
-    if (r.method == mandel::Method::kPerturb && r.perturb.reference_reused) ++out.reference_reused;
+void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& rgb) {
+  const std::size_t pixels = static_cast<std::size_t>(r.width) * static_cast<std::size_t>(r.height);
+  if (rgb.size() != 3 * pixels || (samples_ > 0 && (r.width != facts_.width || r.height != facts_.height)))
+    throw std::invalid_argument("antialiasing: a sample of " + std::to_string(r.width) + "x" +
+                                std::to_string(r.height) + " pixels with " + std::to_string(rgb.size()) +
+                                " colour bytes does not fit the samples before it");
+  if (samples_ == 0) {
+    sum_.assign(3 * pixels, 0.0f);
+    undecided_.assign(pixels, 0);
   }
+  for (std::size_t k = 0; k < pixels; ++k) {
+    if (r.count(k) == 0) undecided_[k] = 1;  // perturbation could not decide it (colour_pixel)
+    for (int ch = 0; ch < 3; ++ch) sum_[3 * k + ch] += srgb_to_linear(rgb[3 * k + ch]);
+  }
+  mandel::RenderResult& f = facts_;
+  if (samples_ == 0) {
+    f = r;
+    f.counts.clear();
+    f.smooth.clear();
+    f.counts_high.clear();
+    f.dex.clear();
+    f.dey.clear();
+    f.phase.clear();
+  } else {
+    f.iterations += r.iterations;
+    f.seconds += r.seconds;
+    f.kernel_seconds += r.kernel_seconds;
+    mandel::PerturbInfo& p = f.perturb;
+    const mandel::PerturbInfo& q = r.perturb;
+    p.reference_seconds += q.reference_seconds;
+    p.bla_skipped += q.bla_skipped;
+    p.rebases += q.rebases;
+    p.glitch_pixels += q.glitch_pixels;
+    p.glitch_corrected += q.glitch_corrected;
+    p.glitch_refined += q.glitch_refined;
+    p.secondary_references += q.secondary_references;
+    p.refine_seconds += q.refine_seconds;
+    p.secondary_seconds += q.secondary_seconds;
+    p.interior_pixels += q.interior_pixels;
+  }
+  if (r.method == mandel::Method::kPerturb && r.perturb.reference_reused) ++reference_reused_;
+  ++samples_;
+}
+
+AntialiasedImage SampleMean::image() const {
+  AntialiasedImage out;
+  out.samples = samples_;
+  out.reference_reused = reference_reused_;
+  out.facts = facts_;
+  out.undecided_mask = undecided_;
+  const std::size_t pixels = undecided_.size();
   out.rgb.resize(3 * pixels);
   out.linear.resize(3 * pixels);
-  const float inv = 1.0f / static_cast<float>(out.samples);
+  const float inv = 1.0f / static_cast<float>(samples_);
   for (std::size_t k = 0; k < pixels; ++k) {
-    if (undecided[k]) {
+    if (undecided_[k]) {
       ++out.undecided;
       const uint8_t magenta[3] = {255, 0, 255};
       for (int ch = 0; ch < 3; ++ch) {
@@ -104,13 +105,48 @@ AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderO
       continue;
     }
     for (int ch = 0; ch < 3; ++ch) {
-      const float x = sum[3 * k + ch] * inv;
+      const float x = sum_[3 * k + ch] * inv;
       out.linear[3 * k + ch] = x;
       out.rgb[3 * k + ch] = linear_to_srgb8(x);
     }
   }
   out.facts.perturb.glitch_unresolved = out.undecided;
-  out.undecided_mask = std::move(undecided);
+  return out;
+}
+
+std::string aa_samples_line(int n) { return "samples = " + std::to_string(n) + "x" + std::to_string(n); }
+
+std::string aa_record(int n, const AntialiasedImage& a) {
+  return aa_samples_line(n) +
+         "\naverage = linear light\nreference_reused = " + std::to_string(a.reference_reused) + " of " +
+         std::to_string(a.samples) + " samples\nundecided_pixels = " + std::to_string(a.undecided) + "\n";
+}
+
+AntialiasedImage render_antialiased(const mandel::View& v, const mandel::RenderOptions& opt, int n,
+                                    const colour::Colouring& c, const ShaderSpec& shader) {
+  const std::vector<std::array<double, 2>> offsets = aa_offsets(n);
+  const int samples = static_cast<int>(offsets.size());
+  SampleMean mean;
+  std::string record, note;
+  for (int s = 0; s < samples; ++s) {
+    mandel::RenderOptions o = opt;
+    if (opt.progress) o.progress = [&opt, s, samples](double x) { opt.progress((s + x) / samples); };
+    const auto& d = offsets[static_cast<std::size_t>(s)];
+    const mandel::RenderResult r = mandel::render(shifted_view(v, d[0], d[1]), o);
+    if (r.cancelled) {
+      AntialiasedImage out;
+      out.samples = samples;
+      out.cancelled = true;
+      return out;
+    }
+    const ColouredFrame frame = colour_frame(r, c, shader);
+    record = frame.record;
+    if (!frame.note.empty()) note = frame.note;
+    mean.add(r, frame.rgb);
+  }
+  AntialiasedImage out = mean.image();
+  out.colour_record = record;
+  out.colour_note = note;
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "app/io/colouring.h"
@@ -41,6 +42,31 @@ struct AntialiasedImage {
   std::string colour_note;    // colour_frame's note (the C++ fallback, missing data), "" when none
   bool cancelled = false;
 };
+
+// The running mean of a view's coloured samples in linear light. `render --aa` and the window's
+// progressive refinement (app/gui/panel_mandelbrot_aa.cpp) both add aa_offsets(N)'s samples through
+// it, in that order, so a finished refinement is the file's image byte for byte.
+class SampleMean {
+ public:
+  // Adds one sample: its render (its facts; count 0 marks a pixel it left undecided) and its
+  // colours, 3 bytes a pixel. Throws std::invalid_argument for a sample of another size.
+  void add(const mandel::RenderResult& r, const std::vector<uint8_t>& rgb);
+  int samples() const { return samples_; }
+  // The mean of the samples so far: rgb, linear, undecided (magenta), samples, reference_reused and
+  // facts. colour_record, colour_note and cancelled are the caller's.
+  AntialiasedImage image() const;
+
+ private:
+  std::vector<float> sum_;          // linear light, 3 a pixel
+  std::vector<uint8_t> undecided_;  // 1: undecided in at least one sample
+  mandel::RenderResult facts_;
+  int samples_ = 0, reference_reused_ = 0;
+};
+
+// The first line of the PNG's and EXR's antialiasing record (kPngAntialiasKey): "samples = NxN".
+std::string aa_samples_line(int n);
+// The whole record of an N x N image: samples, the average, reference reuse, undecided pixels.
+std::string aa_record(int n, const AntialiasedImage& a);
 
 // Renders v's N x N samples with `opt` (backend resolved; its cancel flag is polled, its progress
 // gets the fraction of all samples), colours each with `shader` and averages their colours.

@@ -154,8 +154,6 @@ void print_per_worker(const work::Stats& s, const char* units) {
   std::cerr << "\n";
 }
 
-std::string aa_first_line(int aa) { return "samples = " + std::to_string(aa) + "x" + std::to_string(aa); }
-
 // A strip's payload: a text line of its facts, then its counts and smooth values as raw bytes.
 std::string encode_strip(const RenderResult& r, int row_begin) {
   char line[640];
@@ -372,12 +370,9 @@ bool render_target(const RenderTarget& t, const mandel::RenderOptions& o, const 
       }
     a.facts.perturb.glitch_unresolved = a.undecided;
   }
-  const std::string aa_text = aa_first_line(plan.aa) + "\naverage = linear light\nreference_reused = " +
-                              std::to_string(a.reference_reused) + " of " + std::to_string(a.samples) +
-                              " samples\nundecided_pixels = " + std::to_string(a.undecided) + "\n";
   std::vector<std::pair<std::string, std::string>> text =
       view_text(t.view, a.facts, plan.palette_name, plan.colouring, a.colour_record);
-  text.emplace_back(kPngAntialiasKey, aa_text);
+  text.emplace_back(kPngAntialiasKey, aa_record(plan.aa, a));
   TargetFiles& f = *files;
   f = TargetFiles();
   f.note = a.colour_note;
@@ -444,7 +439,8 @@ bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
     if (!png_find_text(png, kPngLocationKey, &text)) return false;
     // Drawn with the same samples: none (no chunk) for --aa 1, "samples = NxN" otherwise.
     const bool has_aa = png_find_text(png, kPngAntialiasKey, &aa);
-    if (plan.aa > 1 ? !has_aa || aa.substr(0, aa.find('\n')) != aa_first_line(plan.aa) : has_aa) return false;
+    if (plan.aa > 1 ? !has_aa || aa.substr(0, aa.find('\n')) != aa_samples_line(plan.aa) : has_aa)
+      return false;
     return text ==
            format_location(location_of(t.view, plan.palette_name, plan.colouring, format_label_of(t)));
   } catch (const std::exception&) {

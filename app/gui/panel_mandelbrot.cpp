@@ -28,6 +28,7 @@ MandelbrotPanel::MandelbrotPanel() {
 
 MandelbrotPanel::~MandelbrotPanel() {
   job_.cancel();
+  refine_job_.cancel();
   shot_job_.cancel();
   verify_job_.cancel();
   find_job_.cancel();
@@ -47,9 +48,11 @@ bool MandelbrotPanel::open_file(const std::string& path) {
 
 bool MandelbrotPanel::busy() const {
   // dirty_: a render asked for (a view change, a shader that reads more data) starts at the next
-  // frame, so a script's wait-idle must not take the frame before as idle.
-  return dirty_ || job_.running() || !shown_final_ || shot_job_.running() || shot_ready_ || verify_job_.running() ||
-         find_job_.running() || find_ready_ || animating_;
+  // frame, so a script's wait-idle must not take the frame before as idle; recolour_ likewise (a
+  // colouring change is drawn, and restarts the antialiasing, at the next frame). Antialiasing is
+  // part of the frame: idle once its last sample is shown.
+  return dirty_ || recolour_ || job_.running() || !shown_final_ || shot_job_.running() || shot_ready_ ||
+         verify_job_.running() || find_job_.running() || find_ready_ || animating_ || refine_pending();
 }
 
 // Scripted sessions (script.h): the image rectangle handle_mouse saw last frame, and the
@@ -186,13 +189,20 @@ void MandelbrotPanel::draw_controls() {
   }
 
   draw_colouring();
+  draw_antialias();
 
   ImGui::Separator();
   if (job_.running()) {
     ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0), "rendering");
+  } else if (refine_pending() && refine_started_) {
+    char label[48];
+    std::snprintf(label, sizeof label, "refining %d/%d", refined_samples_, aa_ * aa_);
+    ImGui::ProgressBar(static_cast<float>(refine_job_.progress()), ImVec2(-1, 0), label);
   } else {
-    ImGui::ProgressBar(1.0f, ImVec2(-1, 0), "done");
+    ImGui::ProgressBar(1.0f, ImVec2(-1, 0), refined_samples_ > 0 ? "done, antialiased" : "done");
   }
+  if (!refine_status_.empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", refine_status_.c_str());
   // Wrapped: the perturbation line carries the glitch counts, which must be seen, not cut off.
   ImGui::TextWrapped("format: %s  backend: %s", shown_arith_.c_str(), shown_backend_.c_str());
   ImGui::TextWrapped("display: %s", display_path_.c_str());
@@ -313,10 +323,14 @@ void MandelbrotPanel::draw_image() {
     dirty_ = true;
   }
   poll_frame();
+  poll_refine();
   step_zoom_animation();
   apply_auto_iterations();
   ImVec2 origin = ImGui::GetCursorScreenPos();
-  const unsigned tex = shaded_ok_ ? shaded_.id() : display_.texture().id();
+  // The antialiased mean once a sample has landed (restart_refine drops it at any change).
+  const unsigned tex = refined_samples_ > 0 ? refined_.id()
+                       : shaded_ok_         ? shaded_.id()
+                                            : display_.texture().id();
   if (tex) {
     ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex)), avail, uv0_, uv1_);
   } else {

@@ -2,8 +2,9 @@
 // navigation, the image and the mouse), panel_mandelbrot_render.cpp (the render worker and the
 // frames it publishes), panel_mandelbrot_files.cpp (Verify, screenshots, location files) and
 // panel_mandelbrot_find.cpp (the feature finder and the image's menu), panel_mandelbrot_zoom.cpp
-// (the animated zoom, the period under the mouse, the found minibrot's overlay, auto iterations) and
-// panel_mandelbrot_colour.cpp (the colouring shader, its parameters, the palette editor, .kfp).
+// (the animated zoom, the period under the mouse, the found minibrot's overlay, auto iterations),
+// panel_mandelbrot_colour.cpp (the colouring shader, its parameters, the palette editor, .kfp) and
+// panel_mandelbrot_aa.cpp (progressive antialiasing of a finished frame).
 // Private to app/gui: the window knows the panel only through make_mandelbrot_panel() (panels.h).
 #pragma once
 #include <imgui.h>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/antialias.h"
 #include "app/io/location.h"
 #include "jobs.h"
 #include "kernels/colour/canvas.h"
@@ -45,6 +47,7 @@ class MandelbrotPanel final : public Panel {
     return true;
   }
   bool set_palette(const std::string& name_or_kfp) override;
+  bool set_antialias(int n) override;
   void draw() override;
 
  private:
@@ -108,6 +111,16 @@ class MandelbrotPanel final : public Panel {
   bool shade(int rows_done, bool data_changed);
   void finish_screenshot();   // colours a screenshot render here and writes its PNG
   std::string colour_record() const;
+
+  // Progressive antialiasing (panel_mandelbrot_aa.cpp): once a frame is final, aa_offsets(aa_)'s
+  // shifted renders one at a time on refine_job_, each coloured here by the window's shader and
+  // averaged by app::SampleMean on the worker; the mean is shown after every sample.
+  void draw_antialias();
+  void start_refine();
+  void restart_refine();  // drops the samples (a new render, a colouring or shader change)
+  void poll_refine();     // the frame loop's side: colours a waiting sample, shows a new mean
+  bool refine_pending() const;
+  void save_refined_screenshot(const std::string& path);  // throws what the write throws
 
   // The render worker and the frames it publishes (panel_mandelbrot_render.cpp).
   void start_render();
@@ -173,6 +186,7 @@ class MandelbrotPanel final : public Panel {
   int shot_w_ = 3840, shot_h_ = 2160;
   bool shot_custom_ = false;
   std::string shot_status_, file_status_;
+  std::string shot_note_;  // said after "wrote PATH": why a screenshot is not antialiased
   // The colouring shader (compiled in the window's context), the user's parameter values (kept across
   // reloads), the last compile error (the last good shader stays), a file's modification time.
   std::string shader_name_ = "palette", shader_source_, shader_error_;
@@ -196,6 +210,22 @@ class MandelbrotPanel final : public Panel {
   colour::Colouring shot_colouring_;
   std::string shot_palette_, shot_out_;
   std::atomic<bool> shot_ready_{false};  // shot_result_ is set (read by busy())
+  // Antialiasing: N x N samples a pixel, 1 off. The worker and the frame loop hand a sample over
+  // through refine_sample_ (rendered, to colour) and refine_rgb_ (its colours), and the running
+  // mean through refine_mean_ (all guarded by mutex_).
+  int aa_ = 1;
+  BackgroundJob refine_job_;
+  bool refine_started_ = false, refine_failed_ = false;
+  std::shared_ptr<const mandel::RenderResult> refine_sample_;
+  std::vector<uint8_t> refine_rgb_;
+  bool refine_rgb_ready_ = false;
+  std::unique_ptr<app::AntialiasedImage> refine_mean_;
+  // The frame loop's: the mean shown (refined_samples_ > 0: refined_ holds it, and it is drawn
+  // instead of the plain frame), its image for F12, and what went wrong.
+  render::Texture2D refined_;
+  int refined_samples_ = 0;
+  app::AntialiasedImage refined_image_;
+  std::string refine_status_;
   std::mutex mutex_;
   Published pending_, shown_;
   bool has_pending_ = false;

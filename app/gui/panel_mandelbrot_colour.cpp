@@ -301,8 +301,8 @@ void MandelbrotPanel::finish_screenshot() {
     shader_->colour(f, c, &rgb);
     write_file_atomically(path, app::mandelbrot_png_rgb(v, *r, palette, c, rgb, colour_record()));
     char msg[600];
-    std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s)", path.c_str(), v.width, v.height,
-                  mandel::format_label(*r).c_str(), r->seconds);
+    std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s%s)", path.c_str(), v.width, v.height,
+                  mandel::format_label(*r).c_str(), r->seconds, shot_note_.c_str());
     status = msg;
   } catch (const std::exception& e) {
     status = std::string("screenshot failed: ") + e.what();

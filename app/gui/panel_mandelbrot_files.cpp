@@ -141,6 +141,30 @@ void MandelbrotPanel::save_screenshot() {
     shot_status_ = std::string("screenshot failed: ") + e.what();
     return;
   }
+  // Antialiasing: the window's own size is saved from the finished refinement (the same samples as
+  // `render --aa N`); another size is rendered once, plain, and says so.
+  shot_note_.clear();
+  if (aa_ > 1 && !shot_custom_) {
+    std::string status;
+    if (refined_samples_ < aa_ * aa_ || recolour_) {  // recolour_: a colouring change not yet drawn
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "not saved: the antialiasing is at %d of %d samples (wait for it, or use a custom size)",
+                    refined_samples_, aa_ * aa_);
+      status = buf;
+    } else {
+      try {
+        save_refined_screenshot(path);
+        return;
+      } catch (const std::exception& e) {
+        status = std::string("screenshot failed: ") + e.what();
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    shot_status_ = status;
+    return;
+  }
+  if (aa_ > 1) shot_note_ = "; not antialiased: the window antialiases its own size only";
   mandel::RenderOptions opt = engine_options();
   const colour::Colouring col = colouring(v.max_iter);
   const std::string palette = palette_label_.empty() ? "classic" : palette_label_;

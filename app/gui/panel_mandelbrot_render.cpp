@@ -18,7 +18,8 @@ namespace ds::gui {
 void MandelbrotPanel::start_render() {
   dirty_ = false;
   shown_final_ = false;
-  job_.cancel();  // joins: the canvases are free to replace
+  job_.cancel();     // joins: the canvases are free to replace
+  restart_refine();  // its samples would be of the view before
   if (verify_job_.running()) {
     verify_job_.cancel();  // its result would describe the view before this one
     std::lock_guard<std::mutex> lock(mutex_);
@@ -148,6 +149,9 @@ void MandelbrotPanel::poll_frame() {
   }
   if (!canvas_ || shown_.generation == 0 || shown_.generation != generation_) return;
   if (!fresh && !recolour_) return;
+  // A colouring change: the refinement starts again (its samples' colours are stale, and keeping
+  // every sample's data to colour again would hold N x N frames).
+  if (recolour_) restart_refine();
   recolour_ = false;
   try {
     // The colouring shader in this GL context; the CUDA/C++ palette colouring only while no shader

@@ -5,6 +5,9 @@
 
 namespace ds::gui {
 
+// The most samples a pixel the window's antialiasing takes: N x N up to this N (64 renders a view).
+constexpr int kMaxWindowAa = 8;
+
 // Where a panel's image lies in the window: its rectangle in ImGui (window) coordinates and its
 // size in image pixels (framebuffer pixels, so larger than the rectangle on HiDPI displays).
 struct ImageRect {
@@ -33,6 +36,9 @@ class Panel {
   // as the controls show it, not refused here.
   virtual bool set_shader(const std::string&) { return false; }
   virtual bool set_palette(const std::string&) { return false; }
+  // Sets the antialiasing to N x N samples a pixel (1: off, up to kMaxWindowAa), as the panel's
+  // control would; false if it has none. busy() stays true until the refinement is finished.
+  virtual bool set_antialias(int) { return false; }
 };
 
 std::unique_ptr<Panel> make_mandelbrot_panel();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/cli/cli.h"
+#include "panels.h"
 
 namespace ds::gui {
 
@@ -153,6 +154,13 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     if (rest_after_command.empty()) throw BadLine{"expected \"" + cmd + " NAME|FILE\""};
     s.op = cmd == "shader" ? ScriptStep::Op::kShader : ScriptStep::Op::kPalette;
     s.path = rest_after_command;
+  } else if (cmd == "aa") {
+    want(1, 1, "aa N");
+    const double n = number("N", w[1]);
+    if (n < 1 || n > kMaxWindowAa || n != std::floor(n))
+      throw BadLine{"N must be a whole number in [1, " + std::to_string(kMaxWindowAa) + "] (1: off)"};
+    s.op = ScriptStep::Op::kAa;
+    s.amount = n;
   } else if (cmd == "tab") {
     want(1, 1, "tab mandelbrot|henon|henon-plane|tmd|drift");
     s.op = ScriptStep::Op::kTab;
@@ -167,7 +175,8 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
   } else {
     throw BadLine{
         "unknown command \"" + cmd +
-        "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, quit)"};
+        "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, aa, "
+        "quit)"};
   }
   return s;
 }

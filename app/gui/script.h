@@ -29,13 +29,15 @@ struct ScriptStep {
     kTab,
     kShader,
     kPalette,
+    kAa,
     kQuit
   };
   Op op = Op::kWait;
   int line = 0;         // 1-based line of the script
   std::string text;     // the line as written, for messages
   double x = 0, y = 0;  // move, click, scroll: image coordinates (docs/window.md)
-  double amount = 0;    // wait: frames; wait-idle: timeout in seconds; sleep: seconds; scroll: wheel steps
+  double amount = 0;    // wait: frames; wait-idle: timeout in seconds; sleep: seconds; scroll: wheel
+                        // steps; aa: N (N x N samples a pixel)
   int button = 0;       // click: 0 left, 1 right, 2 middle (GLFW_MOUSE_BUTTON_*)
   int key = 0;          // key: GLFW key code
   int mods = 0;         // key: GLFW_MOD_* bits (ctrl, shift, alt, super)

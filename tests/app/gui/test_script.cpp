@@ -85,6 +85,15 @@ TEST(Script, ParsesColouringAndSleep) {
   EXPECT_EQ(s[3].amount, 1.5);
 }
 
+// The antialiasing level: N x N samples a pixel, 1 off.
+TEST(Script, ParsesAntialiasing) {
+  const auto s = ds::gui::parse_script("aa 4\naa 1\n", "a.script");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].op, Op::kAa);
+  EXPECT_EQ(s[0].amount, 4.0);
+  EXPECT_EQ(s[1].amount, 1.0);
+}
+
 // The message of the UsageError parse_script throws ("" if it does not throw).
 std::string error_of(const std::string& text) {
   try {
@@ -125,6 +134,10 @@ TEST(Script, MalformedLinesNameTheLine) {
       {"palette \n", "my.script:1: expected \"palette NAME|FILE\""},
       {"sleep 0\n", "my.script:1: SECONDS must be in (0, 3600]"},
       {"sleep\n", "my.script:1: expected \"sleep SECONDS\""},
+      {"aa\n", "my.script:1: expected \"aa N\""},
+      {"aa 0\n", "my.script:1: N must be a whole number in [1, 8] (1: off)"},
+      {"aa 9\n", "my.script:1: N must be a whole number in [1, 8]"},
+      {"aa 2.5\n", "my.script:1: N must be a whole number in [1, 8]"},
       {"# only a comment\n\n", "my.script: the script has no commands"},
   };
   for (const Case& c : cases) {
