@@ -32,18 +32,9 @@ TEST(Colouring, BatchPngEqualsTheWindowsPath) {
   mandel::RenderOptions o;
   o.arith = Arith::kF64;
   o.backend = Backend::kCpu;
-  mandel::RenderResult r = mandel::render(v, o);
-  // Stand-ins for the distance estimate and phase where this engine leaves them empty.
-  if (r.dex.empty()) {
-    r.dex.resize(r.counts.size());
-    r.dey.resize(r.counts.size());
-    r.phase.resize(r.counts.size());
-    for (std::size_t q = 0; q < r.counts.size(); ++q) {
-      r.dex[q] = static_cast<float>(q % 200) / 50.0f - 2.0f;
-      r.dey[q] = static_cast<float>(q / 200) / 30.0f - 2.0f;
-      r.phase[q] = r.smooth[q] - static_cast<float>(static_cast<int>(r.smooth[q]));
-    }
-  }
+  o.fields = mandel::kAllFields;  // every field, whichever a shader reads
+  const mandel::RenderResult r = mandel::render(v, o);
+  ASSERT_EQ(r.stripe.size(), r.counts.size());
   colour::Colouring c;
   c.palette = colour::palette_by_name("fire");
   c.density = 2.0f;
@@ -73,14 +64,7 @@ TEST(Colouring, BatchPngEqualsTheWindowsPath) {
     // The window's path, in its own context.
     gl.make_current();
     render::ColourShader sh(spec.source, name);
-    render::ShaderFrame f;
-    f.width = r.width;
-    f.height = r.height;
-    f.counts = r.counts.data();
-    f.smooth = r.smooth.data();
-    f.dex = r.dex.data();
-    f.dey = r.dey.data();
-    f.phase = r.phase.data();
+    const render::ShaderFrame f = render::shader_frame(r);
     render::Texture2D tex;
     tex.upload_rgba(nullptr, w, h);
     sh.draw(f, c, tex.id());
