@@ -69,6 +69,7 @@ void MandelbrotPanel::start_render() {
     if (coarse_only) return;
     const int band = std::max(16, v.height / 16);
     mandel::PerturbInfo frame;  // the bands' glitch and interior counts, summed over the frame
+    uint64_t stripe_approximate = 0;
     for (int y0 = 0; y0 < v.height; y0 += band) {
       const int y1 = std::min(v.height, y0 + band);
       opt.progress = [&ctl, y0, &v, band](double q) {
@@ -84,6 +85,8 @@ void MandelbrotPanel::start_render() {
       frame.glitch_corrected += b.perturb.glitch_corrected;
       frame.glitch_unresolved += b.perturb.glitch_unresolved;
       frame.interior_pixels += b.perturb.interior_pixels;
+      stripe_approximate += b.stripe_approximate;
+      b.stripe_approximate = stripe_approximate;
       b.perturb.glitch_pixels = frame.glitch_pixels;
       b.perturb.glitch_corrected = frame.glitch_corrected;
       b.perturb.glitch_unresolved = frame.glitch_unresolved;
@@ -111,6 +114,9 @@ void MandelbrotPanel::start_render() {
 // the frame's interior and glitch counts (unresolved ones said plainly).
 std::string MandelbrotPanel::shown_format(const mandel::RenderResult& r) {
   std::string s = mandel::format_label(r);
+  if (r.stripe_approximate > 0)
+    s += "; stripe average APPROXIMATE at " + std::to_string(r.stripe_approximate) +
+         " pixels (BLA near their escape; show_approximate = 1 marks them)";
   if (r.method != mandel::Method::kPerturb) return s;
   char buf[320];
   const mandel::PerturbInfo& pi = r.perturb;

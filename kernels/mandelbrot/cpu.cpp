@@ -247,6 +247,10 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
       for (std::size_t k = 0; k < pixels; ++k) res.iterations += res.count(k) - 1;
     }
     for (float x : res.stripe) res.stripe_approximate += stripe_approximate(x) ? 1 : 0;
+#if DEEPSCOPE_WITH_CUDA
+    if (resident && opt.device_stripe && (opt.fields & kFieldStripe))
+      res.stripe_approximate = detail::device_count_negative(opt.device_stripe, pixels);
+#endif
   }
   return res;
 }

@@ -28,6 +28,15 @@ __global__ void iterations_kernel(const uint32_t* counts, const uint32_t* counts
   if ((threadIdx.x & 31) == 0) atomicAdd(sum, local);
 }
 
+__global__ void negatives_kernel(const float* v, std::size_t n, unsigned long long* count) {
+  unsigned long long local = 0;
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    local += v[k] < 0.0f ? 1ull : 0ull;
+  for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(0xffffffffu, local, o);
+  if ((threadIdx.x & 31) == 0) atomicAdd(count, local);
+}
+
 // Pass 1 counts the zero counts (how), pass 2 writes their indices in any order (sorted on the host).
 __global__ void zeros_kernel(const uint32_t* counts, const uint32_t* counts_high, std::size_t n, unsigned* found,
                              uint32_t* out, unsigned capacity) {
@@ -60,6 +69,17 @@ uint64_t device_iterations(const uint32_t* counts, const uint32_t* counts_high, 
   DeviceBuffer sum(sizeof(unsigned long long));
   DEEPSCOPE_CUDA_CHECK(cudaMemset(sum.p, 0, sizeof(unsigned long long)));
   iterations_kernel<<<blocks_for(n), kThreads>>>(counts, counts_high, n, sum.as<unsigned long long>());
+  DEEPSCOPE_CUDA_CHECK_LAUNCH();
+  unsigned long long h = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&h, sum.p, sizeof h, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+uint64_t device_count_negative(const float* v, std::size_t n) {
+  if (n == 0) return 0;
+  DeviceBuffer sum(sizeof(unsigned long long));
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(sum.p, 0, sizeof(unsigned long long)));
+  negatives_kernel<<<blocks_for(n), kThreads>>>(v, n, sum.as<unsigned long long>());
   DEEPSCOPE_CUDA_CHECK_LAUNCH();
   unsigned long long h = 0;
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&h, sum.p, sizeof h, cudaMemcpyDeviceToHost));

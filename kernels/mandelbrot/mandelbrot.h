@@ -169,8 +169,8 @@ struct RenderResult {
   // vector in pixels (kFieldDistance) and the final z's phase in turns (kFieldPhase).
   std::vector<float> dex, dey, phase;
   std::vector<float> stripe;  // kFieldStripe, as stored (fields.cuh: stripe_value)
-  // kFieldStripe: pixels whose stripe average is marked approximate (counted where the result's
-  // host array holds them; a device-resident render leaves it 0).
+  // kFieldStripe: pixels whose stripe average is marked approximate (counted in the host array or
+  // in the device-resident one).
   uint64_t stripe_approximate = 0;
   int stripe_density = 0;     // the stripe average's parameters where it was computed (else 0)
   double stripe_memory = 0;
@@ -234,6 +234,8 @@ double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, con
 // Device-resident frames (frame_device.cu; CUDA builds only); counts_high nullptr for narrow views.
 // Sum of (count - 1) over n counts.
 uint64_t device_iterations(const uint32_t* counts, const uint32_t* counts_high, std::size_t n);
+// How many of the n floats are negative (stripe averages marked approximate, fields.cuh).
+uint64_t device_count_negative(const float* v, std::size_t n);
 // Indices k < n whose count is 0 (perturbation's flagged pixels), ascending.
 std::vector<uint32_t> device_zero_indices(const uint32_t* counts, const uint32_t* counts_high, std::size_t n);
 // Pixel idx[q] gets count c[q] and stored smooth value s[q] for every q.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/colour/canvas.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/perturb/perturb.h"
 #include "locations.h"
@@ -204,6 +205,34 @@ TEST(Stripe, ValuesThatBlaMakesApproximateAreMarked) {
   EXPECT_EQ(plain.counts, with_bla.counts);
   const Checked c = check_stripe(v, plain, o, grid(16, 16, 4), 1e-6);
   EXPECT_GE(c.checked, 8);
+}
+
+// On the GPU: the values equal the CPU's, and a device-resident render (the window's canvas) counts
+// the marked pixels as the host does.
+TEST(StripeDevice, GpuMarksAndCountsAsTheCpu) {
+  DEEPSCOPE_REQUIRE_GPU();
+  const View v = kfr_view("5e113.kfr", 64, 48);
+  RenderOptions o;
+  o.stripe_memory = 0.995;
+  perturb::clear_reference_cache();
+  const RenderResult cpu = render_stripe(v, Method::kPerturb, o);
+  o.method = Method::kPerturb;
+  o.backend = ds::Backend::kCuda;
+  o.fields = kFieldStripe;
+  const RenderResult gpu = render(v, o);
+  ASSERT_EQ(gpu.backend, ds::Backend::kCuda);
+  EXPECT_EQ(gpu.counts, cpu.counts);
+  std::size_t differ = 0;
+  for (std::size_t k = 0; k < cpu.stripe.size(); ++k) differ += std::fabs(cpu.stripe[k] - gpu.stripe[k]) > 1e-6f;
+  EXPECT_EQ(differ, 0u);
+  EXPECT_GT(cpu.stripe_approximate, 0u);
+  EXPECT_EQ(gpu.stripe_approximate, cpu.stripe_approximate);
+  ds::colour::Canvas canvas(v.width, v.height, ds::Backend::kCuda, 0);
+  uint64_t resident = 0;
+  for (int y0 = 0; y0 < v.height; y0 += 16) resident += canvas.render_rows(v, o, y0, y0 + 16).stripe_approximate;
+  EXPECT_EQ(resident, cpu.stripe_approximate);
+  std::cout << "5e113, memory 0.995: " << cpu.stripe_approximate << " of " << cpu.stripe.size()
+            << " marked; GPU " << gpu.stripe_approximate << ", device-resident bands " << resident << "\n";
 }
 
 TEST(Stripe, BadParametersAreRefused) {
