@@ -368,10 +368,6 @@ int render_command(const ArgList& args, VideoSettings* video) {
         "--aa and --exr render one image on one worker; this one would be split into strips among " +
         std::to_string(std::max<size_t>(plan.workers.size(), static_cast<size_t>(work::size()))) +
         " workers (use --devices K, and no --tile-rows)");
-  if (strips && job.opt.fields)
-    throw cli::UsageError("--shader " + job.shader.name +
-                          " reads the distance estimate, phase or stripe average, which strips do not carry yet: render it on "
-                          "one worker (--devices K, no --tile-rows)");
   if (strips) return render_strips(targets[0], strip_rows, plan);
 
   // One image on one worker: one render (with --auto-iter, again at a raised limit while the

@@ -179,17 +179,34 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
   // Wide views only (counts.h), so narrow strips are the bytes they were.
   if (r.wide())
     put(&out, std::string(reinterpret_cast<const char*>(r.counts_high.data()), r.counts_high.size() * sizeof(uint32_t)));
+  // The fields the render asked for (RenderOptions::fields), in this order; none: the bytes as before.
+  for (const std::vector<float>* f : {&r.dex, &r.dey, &r.phase, &r.stripe})
+    if (!f->empty()) put(&out, std::string(reinterpret_cast<const char*>(f->data()), f->size() * sizeof(float)));
   return out;
 }
 
 // Decodes a strip into rows [row_begin, row_begin + rows) of *img (width and height set) and adds
 // its counters; the other facts (format, backend) are set from it. Throws on a malformed payload or
 // one that does not fit where chunk c belongs.
+namespace {
+// Each field *img holds came with the strip, one float a pixel as the smooth counts.
+bool fields_fit(std::vector<float>* const field[4], const std::string field_bytes[4], size_t bytes) {
+  for (int k = 0; k < 4; ++k)
+    if (!field[k]->empty() && field_bytes[k].size() != bytes) return false;
+  return true;
+}
+}  // namespace
+
 void decode_strip(const std::string& payload, int expect_begin, int expect_rows, RenderResult* img) {
   size_t pos = 0;
   const std::string line = take_field(payload, &pos);
   const std::string counts = take_field(payload, &pos), smooth = take_field(payload, &pos);
   const std::string high = img->wide() ? take_field(payload, &pos) : std::string();
+  // The fields *img holds (render_strips allocates the ones asked), in encode_strip's order.
+  std::vector<float>* field[4] = {&img->dex, &img->dey, &img->phase, &img->stripe};
+  std::string field_bytes[4];
+  for (int k = 0; k < 4; ++k)
+    if (!field[k]->empty()) field_bytes[k] = take_field(payload, &pos);
   int row_begin, rows, width, method, arith, delta, backend, limb, bits, levels, esc, per, secondary;
   unsigned long long iters, glitch, skipped, rebases, corrected, unresolved, interior, refined = 0;
   unsigned long long length;
@@ -204,13 +221,16 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
       row_begin != expect_begin || rows != expect_rows || width != img->width ||
       counts.size() != static_cast<size_t>(rows) * width * sizeof(uint32_t) ||
       smooth.size() != static_cast<size_t>(rows) * width * sizeof(float) ||
-      (img->wide() && high.size() != counts.size()))
+      (img->wide() && high.size() != counts.size()) ||
+      !fields_fit(field, field_bytes, smooth.size()))
     throw std::runtime_error("render: a strip's payload does not fit rows " + std::to_string(expect_begin) +
                              "+" + std::to_string(expect_rows) + " of the image");
   const size_t at = static_cast<size_t>(row_begin) * width;
   std::memcpy(img->counts.data() + at, counts.data(), counts.size());
   std::memcpy(img->smooth.data() + at, smooth.data(), smooth.size());
   if (img->wide()) std::memcpy(img->counts_high.data() + at, high.data(), high.size());
+  for (int k = 0; k < 4; ++k)
+    if (!field[k]->empty()) std::memcpy(field[k]->data() + at, field_bytes[k].data(), field_bytes[k].size());
   img->iterations += iters;
   img->method = static_cast<Method>(method);
   img->arith = static_cast<Arith>(arith);
@@ -543,15 +563,26 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   img.height = v.height;
   const size_t pixels = static_cast<size_t>(v.width) * static_cast<size_t>(v.height);
   img.max_iter = v.max_iter;
+  const mandel::RenderOptions& opt = image.opt;
   if (writer) {
     img.counts.assign(pixels, 0);
     img.smooth.assign(pixels, 0.0f);
     if (img.wide()) img.counts_high.assign(pixels, 0);
+    // The fields the colouring reads travel with each strip (encode_strip).
+    if (opt.fields & mandel::kFieldDistance) {
+      img.dex.assign(pixels, 0.0f);
+      img.dey.assign(pixels, 0.0f);
+    }
+    if (opt.fields & mandel::kFieldPhase) img.phase.assign(pixels, 0.0f);
+    if (opt.fields & mandel::kFieldStripe) {
+      img.stripe.assign(pixels, 0.0f);
+      img.stripe_density = opt.stripe_density;
+      img.stripe_memory = opt.stripe_memory;
+    }
   }
   ProgressLine line;
   line.on = talk && isatty(2);
   line.label = "render";
-  const mandel::RenderOptions& opt = image.opt;
   work::Job job;
   job.chunks = strips;
   job.weight = [&](int64_t c) { return static_cast<double>(rows_of(c)); };
@@ -562,6 +593,13 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
                " iter=" + std::to_string(v.max_iter) + " format=" + format_label_of(image) +
                " bla=" + (opt.bla ? "1" : "0") + " rows=" + std::to_string(strip_rows) +
                " backend=" + mandel::backend_name(plan.workers.front().backend);
+  // With fields the strips carry more bytes (an older chunk file without them is refused).
+  if (opt.fields) {
+    char stripe[64] = "";
+    if (opt.fields & mandel::kFieldStripe)
+      std::snprintf(stripe, sizeof stripe, " stripe=%d,%.17g", opt.stripe_density, opt.stripe_memory);
+    job.header += " fields=" + std::to_string(opt.fields) + stripe;
+  }
   job.shard = plan.shard;
   job.workers = plan.workers;
   job.cancel = &cancel_flag();
@@ -592,6 +630,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     return 130;
   }
   img.seconds = s.seconds;
+  for (float x : img.stripe) img.stripe_approximate += x < 0.0f ? 1 : 0;
   std::vector<std::pair<std::string, std::string>> text;
   bool wrong = false;
   if (plan.verify.samples > 0 && !verify_image(v, img, plan.verify, plan.quiet, &text, &wrong)) {

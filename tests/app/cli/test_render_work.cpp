@@ -128,6 +128,28 @@ TEST(RenderWork, StripsAreByteIdenticalToOneRender) {
   }
 }
 
+// The fields travel with the strips: a shader that reads the distance estimate, the phase or the
+// stripe average colours the strips' image as the one render's, byte for byte (PNG records
+// included, the stripe's approximate count among them).
+TEST(RenderWork, StripsCarryTheFieldsTheShaderReads) {
+  const std::string dir = ds::test::make_tmpdir("render-work");
+  const ArgList view = {"--re", ds::test::kKf1e14Re, "--im", ds::test::kKf1e14Im, "--zoom", "1e14", "--iter", "4036",
+                        "--size", "32x21", "--arith", "perturb", "--backend", "cpu", "--quiet"};
+  for (const char* shader : {"slopes", "decomposition", "stripe"}) {
+    ArgList one = view, tiled = view;
+    one.insert(one.end(), {"--shader", shader, "--stripe-memory", "0.9", "--out", dir + "/one.png"});
+    tiled.insert(tiled.end(), {"--shader", shader, "--stripe-memory", "0.9", "--tile-rows", "4", "--out",
+                               dir + "/t.png"});
+    ASSERT_EQ(render(one), 0) << shader;
+    ASSERT_EQ(render(tiled), 0) << shader;
+    const std::string a = slurp(dir + "/one.png"), b = slurp(dir + "/t.png");
+    EXPECT_EQ(a, b) << shader;
+    if (std::string(shader) == "stripe") {
+      EXPECT_NE(a.find("deepscope-stripe"), std::string::npos);
+    }
+  }
+}
+
 // Ctrl-C during a strip render keeps the finished strips; the rerun loads them and writes the image.
 TEST(RenderWork, CancelledStripsResume) {
   const std::string dir = ds::test::make_tmpdir("render-work");
