@@ -19,6 +19,7 @@
 
 #include "app/cli/antialias.h"
 #include "app/io/location.h"
+#include "file_picker.h"
 #include "jobs.h"
 #include "kernels/colour/canvas.h"
 #include "kernels/colour/palette.h"
@@ -47,6 +48,11 @@ class MandelbrotPanel final : public Panel {
     return true;
   }
   bool set_palette(const std::string& name_or_kfp) override;
+  bool open_picker(const std::string& which) override {
+    FilePicker* p = which == "shader" ? &shader_picker_ : which == "palette" ? &kfp_picker_ : nullptr;
+    if (p) p->open_requested = true;
+    return p != nullptr;
+  }
   bool set_antialias(int n) override;
   void draw() override;
 
@@ -195,6 +201,7 @@ class MandelbrotPanel final : public Panel {
   int64_t shader_mtime_ = 0;
   double shader_checked_at_ = 0;
   char shader_path_[512] = "my_shader.glsl", kfp_path_[512] = "palette.kfp";
+  FilePicker shader_picker_, kfp_picker_;  // Browse: the folders and the .glsl / .kfp files
   // The palette shown and edited: a built-in's stops, a .kfp's table, or the user's edit.
   colour::Palette palette_ = colour::palette_by_name("classic");
   std::string palette_label_ = "classic";  // the built-in's name or the .kfp's path; "" once edited

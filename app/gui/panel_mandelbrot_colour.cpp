@@ -12,6 +12,7 @@
 #include "app/io/colouring.h"
 #include "app/io/kfp.h"
 #include "app/io/view_png.h"
+#include "file_picker.h"
 #include "kernels/core/atomic_file.h"
 #include "panel_mandelbrot.h"
 
@@ -144,9 +145,12 @@ void MandelbrotPanel::draw_colouring() {
       if (ImGui::Selectable(name.c_str(), name == shader_name_)) choose_shader(name);
     ImGui::EndCombo();
   }
+  // The buttons on their own line: beside the field's label they fall outside a narrow panel.
   ImGui::InputText("shader file", shader_path_, sizeof shader_path_);
-  ImGui::SameLine();
   if (ImGui::Button("Load##shader")) choose_shader(shader_path_);
+  ImGui::SameLine();
+  if (shader_picker_.draw("Browse...##shader", {".glsl"}, shader_path_, sizeof shader_path_))
+    choose_shader(shader_path_);
   if (!shader_error_.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s%s", shader_error_.c_str(),
@@ -185,8 +189,9 @@ void MandelbrotPanel::draw_colouring() {
     ImGui::EndCombo();
   }
   ImGui::InputText(".kfp", kfp_path_, sizeof kfp_path_);
-  ImGui::SameLine();
   if (ImGui::Button("Load .kfp")) load_kfp(kfp_path_);
+  ImGui::SameLine();
+  if (kfp_picker_.draw("Browse...##kfp", {".kfp", ".kfr"}, kfp_path_, sizeof kfp_path_)) load_kfp(kfp_path_);
   if (ImGui::SliderFloat("density", &density_, 0.001f, 20.0f, "%.3f", ImGuiSliderFlags_Logarithmic))
     recolour_ = true;
   if (ImGui::SliderFloat("offset", &offset_, 0.0f, 1.0f)) recolour_ = true;

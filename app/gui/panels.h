@@ -36,6 +36,8 @@ class Panel {
   // as the controls show it, not refused here.
   virtual bool set_shader(const std::string&) { return false; }
   virtual bool set_palette(const std::string&) { return false; }
+  // Opens the "shader" or "palette" file picker, as its Browse button would (scripts).
+  virtual bool open_picker(const std::string&) { return false; }
   // Sets the antialiasing to N x N samples a pixel (1: off, up to kMaxWindowAa), as the panel's
   // control would; false if it has none. busy() stays true until the refinement is finished.
   virtual bool set_antialias(int) { return false; }

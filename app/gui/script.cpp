@@ -154,6 +154,11 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     if (rest_after_command.empty()) throw BadLine{"expected \"" + cmd + " NAME|FILE\""};
     s.op = cmd == "shader" ? ScriptStep::Op::kShader : ScriptStep::Op::kPalette;
     s.path = rest_after_command;
+  } else if (cmd == "browse") {
+    want(1, 1, "browse shader|palette");
+    if (w[1] != "shader" && w[1] != "palette") throw BadLine{"browse takes shader or palette"};
+    s.op = ScriptStep::Op::kBrowse;
+    s.path = w[1];
   } else if (cmd == "aa") {
     want(1, 1, "aa N");
     const double n = number("N", w[1]);

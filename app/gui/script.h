@@ -30,6 +30,7 @@ struct ScriptStep {
     kShader,
     kPalette,
     kAa,
+    kBrowse,
     kQuit
   };
   Op op = Op::kWait;

@@ -136,6 +136,10 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
       if (!shown || !(s.op == Op::kShader ? shown->set_shader(s.path) : shown->set_palette(s.path)))
         fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no colouring to set", 2);
       break;
+    case Op::kBrowse:
+      if (!shown || !shown->open_picker(s.path))
+        fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no " + s.path + " file picker", 2);
+      break;
     case Op::kAa:
       if (!shown || !shown->set_antialias(static_cast<int>(s.amount)))
         fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no antialiasing to set",

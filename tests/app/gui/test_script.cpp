@@ -94,6 +94,14 @@ TEST(Script, ParsesAntialiasing) {
   EXPECT_EQ(s[1].amount, 1.0);
 }
 
+TEST(Script, ParsesBrowse) {
+  const auto s = ds::gui::parse_script("browse shader\nbrowse palette\n", "b.script");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].op, Op::kBrowse);
+  EXPECT_EQ(s[0].path, "shader");
+  EXPECT_EQ(s[1].path, "palette");
+}
+
 // The message of the UsageError parse_script throws ("" if it does not throw).
 std::string error_of(const std::string& text) {
   try {
@@ -138,6 +146,8 @@ TEST(Script, MalformedLinesNameTheLine) {
       {"aa 0\n", "my.script:1: N must be a whole number in [1, 8] (1: off)"},
       {"aa 9\n", "my.script:1: N must be a whole number in [1, 8]"},
       {"aa 2.5\n", "my.script:1: N must be a whole number in [1, 8]"},
+      {"browse\n", "my.script:1: expected \"browse shader|palette\""},
+      {"browse colours\n", "my.script:1: browse takes shader or palette"},
       {"# only a comment\n\n", "my.script: the script has no commands"},
   };
   for (const Case& c : cases) {
