@@ -98,11 +98,16 @@ void render_cpu(const Geometry& g, const View& v, const Tile& t, const RenderOpt
   po.progress = opt.progress;
   po.threads = opt.cpu_threads;
   const std::size_t tw = static_cast<std::size_t>(t.width);
+  const std::size_t pixels = tw * static_cast<std::size_t>(t.height);
+  // Chunks of whole rows, but for a short tile (a strip, a 1-row line of pixels with billions of
+  // iterations each) chunks of a few pixels, so that every core gets some.
+  const std::size_t chunk = t.height >= 64 ? tw : std::max<std::size_t>(1, pixels / 256);
   parallel_for(
-      static_cast<std::size_t>(t.height), 1,
-      [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
-          for (std::size_t c = 0; c < tw; ++c) {
+      pixels, chunk,
+      [&](std::size_t k0, std::size_t k1) {
+        for (std::size_t k = k0; k < k1; ++k) {
+          const std::size_t r = k / tw, c = k % tw;
+          {
             if (cancel && cancel->load(std::memory_order_relaxed)) return;
             const int i = t.x0 + static_cast<int>(c), j = t.y0 + static_cast<int>(r);
             if (fields.any()) {
