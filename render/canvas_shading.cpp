@@ -33,8 +33,11 @@ DisplayPath CanvasShading::draw(ColourShader& shader, const colour::Canvas& canv
     try {
       if (!interop_ || interop_->cuda_device() != canvas.cuda_device())
         interop_ = std::make_unique<InteropBuffer>(canvas.cuda_device());
-      // Layout: counts, smooth, then each field plane asked, n 4-byte values each.
+      // Layout: counts, smooth, a wide canvas's high words, then each field plane asked, n 4-byte
+      // values each.
       std::size_t at = 2 * n * 4;
+      const std::size_t high_at = canvas.wide() ? at : 0;
+      if (canvas.wide()) at += n * 4;
       std::size_t offset[colour::kCanvasFields] = {};
       const unsigned bit[colour::kCanvasFields] = {mandel::kFieldDistance, mandel::kFieldDistance,
                                                    mandel::kFieldPhase, mandel::kFieldStripe};
@@ -47,6 +50,7 @@ DisplayPath CanvasShading::draw(ColourShader& shader, const colour::Canvas& canv
         colour::FramePlanes out;
         out.counts = reinterpret_cast<uint32_t*>(p);
         out.smooth = reinterpret_cast<float*>(p + n * 4);
+        out.counts_high = high_at ? reinterpret_cast<uint32_t*>(p + high_at) : nullptr;
         for (int k = 0; k < colour::kCanvasFields; ++k)
           out.field[k] = offset[k] ? reinterpret_cast<float*>(p + offset[k]) : nullptr;
         canvas.compose_planes(rows_done, preview, fields, c.max_iter, out);
@@ -58,6 +62,7 @@ DisplayPath CanvasShading::draw(ColourShader& shader, const colour::Canvas& canv
       f.pixel_buffer = buffer;
       f.counts = nullptr;  // offset 0
       f.smooth = reinterpret_cast<const float*>(static_cast<uintptr_t>(n * 4));
+      if (high_at) f.counts_high = reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(high_at));
       shader.draw(f, c, texture);
       return DisplayPath::kInterop;
     } catch (const GlUnavailable& e) {
@@ -67,12 +72,13 @@ DisplayPath CanvasShading::draw(ColourShader& shader, const colour::Canvas& canv
     }
   }
 #endif
-  canvas.compose_planes_host(rows_done, preview, fields, c.max_iter, &counts_, &smooth_, &field_);
+  canvas.compose_planes_host(rows_done, preview, fields, c.max_iter, &counts_, &smooth_, &counts_high_, &field_);
   const float* field[colour::kCanvasFields];
   for (int k = 0; k < colour::kCanvasFields; ++k) field[k] = field_[k].empty() ? nullptr : field_[k].data();
   ShaderFrame f = frame_over(w, h, fields, field);
   f.counts = counts_.data();
   f.smooth = smooth_.data();
+  if (canvas.wide()) f.counts_high = counts_high_.data();
   shader.draw(f, c, texture);
   return cuda ? DisplayPath::kDeviceDownload : DisplayPath::kHostUpload;
 }

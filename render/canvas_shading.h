@@ -38,7 +38,7 @@ class CanvasShading {
   bool interop_failed_ = false;
   std::string note_;
   std::unique_ptr<InteropBuffer> interop_;
-  std::vector<uint32_t> counts_;
+  std::vector<uint32_t> counts_, counts_high_;
   std::vector<float> smooth_;
   std::vector<float> field_[colour::kCanvasFields];
 };

@@ -132,7 +132,7 @@ void MandelbrotPanel::draw_controls() {
   ImGui::EndDisabled();
 
   ImGui::Separator();
-  // 64-bit, as files may give it (a view past 2^32 - 1 iterations is shown, and refused by the canvas).
+  // 64-bit, as files may give it (past 2^32 - 1 the canvas keeps the counts' high words too).
   uint64_t iter = view_.max_iter;
   const uint64_t step = 100, step_fast = 1000;
   if (ImGui::InputScalar("iterations", ImGuiDataType_U64, &iter, &step, &step_fast, "%llu",

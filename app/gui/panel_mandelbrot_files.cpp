@@ -53,7 +53,9 @@ void MandelbrotPanel::start_verify() {
   auto image = std::make_shared<mandel::RenderResult>();
   image->width = view_.width;
   image->height = view_.height;
-  canvas_->read(&image->counts, &image->smooth);  // no render job runs: the canvas is ours
+  image->max_iter = view_.max_iter;
+  // No render job runs: the canvas is ours (with a wide view's high words).
+  canvas_->read(&image->counts, &image->smooth, &image->counts_high);
   perturb::oracle::VerifyOptions o;
   o.samples = verify_samples_;
   o.seed =

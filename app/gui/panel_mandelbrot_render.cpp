@@ -94,12 +94,12 @@ void MandelbrotPanel::start_render() {
       p.arith = shown_format(b);
       publish(p);
       if (p.final && auto_iter) {
-        std::vector<uint32_t> counts;
+        std::vector<uint32_t> counts, high;
         std::vector<float> smooth;
-        full->read(&counts, &smooth);
+        full->read(&counts, &smooth, &high);
         const bool interior_known = b.method == mandel::Method::kPerturb;
         const mandel::AutoIterDecision d = mandel::auto_iterations_after_render(
-            v.max_iter, mandel::iteration_stats(counts, v.max_iter, frame.interior_pixels, interior_known));
+            v.max_iter, mandel::iteration_stats(counts, v.max_iter, frame.interior_pixels, interior_known, high));
         std::lock_guard<std::mutex> lock(mutex_);
         if (d.max_iter > v.max_iter) {
           auto_iter_next_ = d.max_iter;

@@ -54,6 +54,7 @@ Canvas::~Canvas() {
     display_free(smooth_, device_);
     display_free(device_rgba_, device_);
     display_free(device_planes_, device_);
+    display_free(counts_high_, device_);
     for (float* f : field_) display_free(f, device_);
   }
 #endif
@@ -66,7 +67,7 @@ constexpr unsigned kFieldBit[kCanvasFields] = {mandel::kFieldDistance, mandel::k
 }  // namespace
 
 FrameView Canvas::frame_view() const {
-  FrameView f{counts_, smooth_, width_, height_};
+  FrameView f{counts_, smooth_, width_, height_, wide_ ? counts_high_ : nullptr};
   for (int k = 0; k < kCanvasFields; ++k) f.field[k] = field_[k];
   return f;
 }
@@ -79,16 +80,24 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   if (row_begin < 0 || row_end > height_ || row_begin >= row_end)
     throw mandel::ViewError("rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
                             ") are not a band of the " + std::to_string(height_) + "-row canvas");
-  // The canvas holds 32-bit counts and smooth counts (narrow, counts.h).
-  if (mandel::wide_counts(v.max_iter))
-    throw mandel::ViewError("the window shows views of at most 4294967295 iterations, not " +
-                            std::to_string(v.max_iter) + "; render this one with `deepscope render`");
   opt.backend = backend_;
   opt.cuda_device = device_;
   opt.row_begin = row_begin;
   opt.row_end = row_end;
   const std::size_t offset = static_cast<std::size_t>(row_begin) * static_cast<std::size_t>(width_);
   const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  // A wide view (counts.h) needs the counts' high words too, allocated (zeroed) the first time.
+  wide_ = mandel::wide_counts(v.max_iter);
+  if (wide_ && !counts_high_) {
+    if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+      counts_high_ = static_cast<uint32_t*>(display_alloc(n * sizeof(uint32_t), device_));
+#endif
+    } else {
+      host_counts_high_.assign(n, 0u);
+      counts_high_ = host_counts_high_.data();
+    }
+  }
   // The planes of the fields asked, allocated (zeroed) the first time.
   for (int k = 0; k < kCanvasFields; ++k) {
     if (!(opt.fields & kFieldBit[k]) || field_[k]) continue;
@@ -105,6 +114,7 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   if (backend_ == Backend::kCuda) {
     opt.device_counts = counts_ + offset;
     opt.device_smooth = smooth_ + offset;
+    opt.device_counts_high = wide_ ? counts_high_ + offset : nullptr;
     // The fields are written in place too (the engine's device-resident fields).
     float* const planes[kCanvasFields] = {field_[0], field_[1], field_[2], field_[3]};
     auto at = [&](int k) { return (opt.fields & kFieldBit[k]) ? planes[k] + offset : nullptr; };
@@ -121,9 +131,11 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
     if (!r.cancelled) {
       std::memcpy(counts_ + offset, r.counts.data(), r.counts.size() * sizeof(uint32_t));
       std::memcpy(smooth_ + offset, r.smooth.data(), r.smooth.size() * sizeof(float));
+      if (wide_) std::memcpy(counts_high_ + offset, r.counts_high.data(), r.counts_high.size() * sizeof(uint32_t));
     }
     r.counts.clear();
     r.smooth.clear();
+    r.counts_high.clear();
   }
   // A CPU render returns its fields in host memory: kept beside the counts.
   const std::size_t band = static_cast<std::size_t>(row_end - row_begin) * static_cast<std::size_t>(width_);
@@ -145,9 +157,14 @@ void Canvas::compose_planes(int rows_done, const Canvas* preview, unsigned field
   a.full = frame_view();
   if (preview) a.preview = preview->frame_view();
   a.rows_done = rows_done < 0 ? 0 : rows_done > height_ ? height_ : rows_done;
-  a.no_data_count = static_cast<uint32_t>(max_iter < 0xFFFFFFFFull ? max_iter : 0xFFFFFFFFull);
+  // Interior where no canvas has data: max_iter (narrow: at most 2^32 - 1 anyway).
+  a.no_data_count = wide_ ? static_cast<uint32_t>(max_iter & 0xFFFFFFFFull)
+                          : static_cast<uint32_t>(max_iter < 0xFFFFFFFFull ? max_iter : 0xFFFFFFFFull);
+  a.no_data_high = wide_ ? static_cast<uint32_t>(max_iter >> 32) : 0u;
   a.out.counts = out.counts;
   a.out.smooth = out.smooth;
+  if (wide_ && !out.counts_high) throw BackendError("a wide canvas's planes need counts_high");
+  a.out.counts_high = wide_ ? out.counts_high : nullptr;
   for (int k = 0; k < kCanvasFields; ++k) a.out.field[k] = (fields & kFieldBit[k]) ? out.field[k] : nullptr;
   if (backend_ == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
@@ -167,10 +184,15 @@ void Canvas::compose_planes(int rows_done, const Canvas* preview, unsigned field
 
 void Canvas::compose_planes_host(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
                                  std::vector<uint32_t>* counts, std::vector<float>* smooth,
+                                 std::vector<uint32_t>* counts_high,
                                  std::vector<float> (*field)[kCanvasFields]) const {
   const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
   counts->resize(n);
   smooth->resize(n);
+  if (wide_)
+    counts_high->resize(n);
+  else
+    counts_high->clear();
   for (int k = 0; k < kCanvasFields; ++k) {
     if (fields & kFieldBit[k])
       (*field)[k].resize(n);
@@ -178,13 +200,13 @@ void Canvas::compose_planes_host(int rows_done, const Canvas* preview, unsigned 
       (*field)[k].clear();
   }
   if (backend_ != Backend::kCuda) {
-    FramePlanes out{counts->data(), smooth->data(), {}};
+    FramePlanes out{counts->data(), smooth->data(), wide_ ? counts_high->data() : nullptr, {}};
     for (int k = 0; k < kCanvasFields; ++k) out.field[k] = (*field)[k].empty() ? nullptr : (*field)[k].data();
     compose_planes(rows_done, preview, fields, max_iter, out);
     return;
   }
 #if DEEPSCOPE_WITH_CUDA
-  const std::size_t bytes = n * 4 * (2 + kCanvasFields);
+  const std::size_t bytes = n * 4 * (3 + kCanvasFields);
   if (device_planes_bytes_ < bytes) {
     display_free(device_planes_, device_);
     device_planes_ = nullptr;
@@ -196,9 +218,11 @@ void Canvas::compose_planes_host(int rows_done, const Canvas* preview, unsigned 
   out.counts = reinterpret_cast<uint32_t*>(base);
   out.smooth = reinterpret_cast<float*>(base + n * 4);
   for (int k = 0; k < kCanvasFields; ++k) out.field[k] = reinterpret_cast<float*>(base + n * 4 * (2 + k));
+  out.counts_high = reinterpret_cast<uint32_t*>(base + n * 4 * (2 + kCanvasFields));
   compose_planes(rows_done, preview, fields, max_iter, out);
   display_copy(counts->data(), out.counts, n * 4, false, device_);
   display_copy(smooth->data(), out.smooth, n * 4, false, device_);
+  if (wide_) display_copy(counts_high->data(), out.counts_high, n * 4, false, device_);
   for (int k = 0; k < kCanvasFields; ++k)
     if (!(*field)[k].empty()) display_copy((*field)[k].data(), out.field[k], n * 4, false, device_);
 #endif
@@ -209,8 +233,8 @@ void Canvas::compose_rgba(const Colouring& c, int rows_done, const Canvas* previ
     throw BackendError("a canvas's preview must be on the same backend and device");
   detail::ComposeArgs a;
   a.colouring = c;
-  a.full = FrameView{counts_, smooth_, width_, height_};
-  if (preview) a.preview = FrameView{preview->counts_, preview->smooth_, preview->width_, preview->height_};
+  a.full = frame_view();
+  if (preview) a.preview = preview->frame_view();
   a.rows_done = rows_done < 0 ? 0 : rows_done > height_ ? height_ : rows_done;
   a.rgba = rgba;
   if (backend_ == Backend::kCuda) {
@@ -244,19 +268,29 @@ void Canvas::compose_rgba_host(const Colouring& c, int rows_done, const Canvas* 
 #endif
 }
 
-void Canvas::read(std::vector<uint32_t>* counts, std::vector<float>* smooth) const {
+void Canvas::read(std::vector<uint32_t>* counts, std::vector<float>* smooth,
+                  std::vector<uint32_t>* counts_high) const {
   const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
   counts->resize(n);
   smooth->resize(n);
+  if (counts_high) {
+    if (wide_)
+      counts_high->resize(n);
+    else
+      counts_high->clear();
+  }
+  const bool high = counts_high && wide_;
   if (backend_ == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
     display_copy(counts->data(), counts_, n * sizeof(uint32_t), false, device_);
     display_copy(smooth->data(), smooth_, n * sizeof(float), false, device_);
+    if (high) display_copy(counts_high->data(), counts_high_, n * sizeof(uint32_t), false, device_);
 #endif
     return;
   }
   std::memcpy(counts->data(), counts_, n * sizeof(uint32_t));
   std::memcpy(smooth->data(), smooth_, n * sizeof(float));
+  if (high) std::memcpy(counts_high->data(), counts_high_, n * sizeof(uint32_t));
 }
 
 }  // namespace ds::colour

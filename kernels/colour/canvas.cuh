@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "arith/hd.h"
+#include "kernels/mandelbrot/counts.h"
 #include "palette.h"
 
 namespace ds::colour {
@@ -15,6 +16,9 @@ struct FrameView {
   const uint32_t* counts = nullptr;  // null: no frame (black)
   const float* smooth = nullptr;
   int width = 0, height = 0;
+  // A wide frame's (max_iter >= 2^32, kernels/mandelbrot/counts.h) high words; smooth then holds
+  // smooth count - count. Null for a narrow frame.
+  const uint32_t* counts_high = nullptr;
   const float* field[kCanvasFields] = {};  // null where the frame holds no such field
 };
 
@@ -23,6 +27,7 @@ struct FrameView {
 struct FramePlanes {
   uint32_t* counts = nullptr;
   float* smooth = nullptr;
+  uint32_t* counts_high = nullptr;  // a wide frame's high words (null: narrow)
   float* field[kCanvasFields] = {};
 };
 
@@ -36,7 +41,8 @@ struct ComposeArgs {
 struct PlanesArgs {
   FrameView full, preview;
   int rows_done = 0;
-  uint32_t no_data_count = 0;  // the count of a pixel with neither (interior: max_iter)
+  uint32_t no_data_count = 0;  // the count of a pixel with neither (interior: max_iter), low word
+  uint32_t no_data_high = 0;   // and high word
   FramePlanes out;
 };
 // compose_kernel takes ComposeArgs by value: CUDA limits a kernel's parameters to 4 KB.
@@ -54,7 +60,9 @@ DEEPSCOPE_HD void compose_pixel(const detail::ComposeArgs& a, int x, int y) {
   Rgb8 rgb{0, 0, 0};
   if (src->counts) {
     const long long k = sy * src->width + sx;
-    rgb = colour_pixel(a.colouring, src->counts[k], src->smooth[k]);
+    rgb = src->counts_high ? colour_pixel_wide(a.colouring, mandel::load_count(src->counts, src->counts_high, k),
+                                               src->smooth[k])
+                           : colour_pixel(a.colouring, src->counts[k], src->smooth[k]);
   }
   uint8_t* d = a.rgba + (static_cast<long long>(y) * a.full.width + x) * 4;
   d[0] = rgb.r;
@@ -77,6 +85,8 @@ DEEPSCOPE_HD void compose_planes_pixel(const detail::PlanesArgs& a, int x, int y
   const long long k = sy * src->width + sx;
   a.out.counts[q] = src->counts ? src->counts[k] : a.no_data_count;
   a.out.smooth[q] = src->counts ? src->smooth[k] : 0.0f;
+  if (a.out.counts_high)
+    a.out.counts_high[q] = src->counts ? (src->counts_high ? src->counts_high[k] : 0u) : a.no_data_high;
   for (int f = 0; f < kCanvasFields; ++f)
     if (a.out.field[f]) a.out.field[f][q] = src->counts && src->field[f] ? src->field[f][k] : 0.0f;
 }

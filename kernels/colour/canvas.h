@@ -27,6 +27,9 @@ class Canvas {
   int height() const { return height_; }
   Backend backend() const { return backend_; }
   int cuda_device() const { return device_; }
+  // Whether the last view rendered is wide (max_iter >= 2^32, kernels/mandelbrot/counts.h): the
+  // canvas then also holds the counts' high words, and its smooth values are smooth count - count.
+  bool wide() const { return wide_; }
 
   // Renders rows [row_begin, row_end) of view v, whose size must be the canvas's (ViewError
   // otherwise), through render() with opt's format, method and cancel flag; the backend and device
@@ -45,8 +48,10 @@ class Canvas {
   void compose_rgba_host(const Colouring& c, int rows_done, const Canvas* preview,
                          std::vector<uint8_t>* rgba) const;
 
-  // Copies the counts and smooth counts to the host (tests, screenshots).
-  void read(std::vector<uint32_t>* counts, std::vector<float>* smooth) const;
+  // Copies the counts and smooth counts to the host (tests, screenshots); a wide canvas's high
+  // words to counts_high when given (emptied for a narrow one).
+  void read(std::vector<uint32_t>* counts, std::vector<float>* smooth,
+            std::vector<uint32_t>* counts_high = nullptr) const;
 
   // The per-pixel fields (mandel::Field) the renders asked for with RenderOptions::fields, kept
   // beside the counts (host memory for the CPU backend, the device's for CUDA: the engines write
@@ -61,11 +66,12 @@ class Canvas {
   // without a copy through the host (render/canvas_shading.h). Complete on return.
   void compose_planes(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
                       const FramePlanes& out) const;
-  // The same into host vectors (w * h each; the fields not asked are left empty), whatever the
-  // backend: a CUDA canvas composes on the device and copies down.
+  // A wide canvas also writes out.counts_high (which must then be given).
+  // The same into host vectors (w * h each; the fields not asked are left empty, and counts_high
+  // for a narrow canvas), whatever the backend: a CUDA canvas composes on the device and copies down.
   void compose_planes_host(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
                            std::vector<uint32_t>* counts, std::vector<float>* smooth,
-                           std::vector<float> (*field)[kCanvasFields]) const;
+                           std::vector<uint32_t>* counts_high, std::vector<float> (*field)[kCanvasFields]) const;
 
  private:
   FrameView frame_view() const;
@@ -74,6 +80,9 @@ class Canvas {
   int device_;
   uint32_t* counts_ = nullptr;  // host or device memory, width * height
   float* smooth_ = nullptr;
+  uint32_t* counts_high_ = nullptr;  // host or device memory, allocated by the first wide view
+  std::vector<uint32_t> host_counts_high_;
+  bool wide_ = false;
   mutable uint8_t* device_rgba_ = nullptr;  // compose_rgba_host's device image (CUDA canvas)
   std::vector<uint32_t> host_counts_;
   std::vector<float> host_smooth_;

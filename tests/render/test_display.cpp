@@ -99,10 +99,13 @@ std::vector<uint8_t> shaded_by_canvas(ColourShader& sh, CanvasShading& shading, 
 TEST(Display, CanvasShadingEqualsTheShaderOverTheEngineArrays) {
   auto gl = context(-1);
   if (!gl) return;
-  const mandel::View v = make_view("-0.7453", "0.1127", "300", 2000, 96, 54);
-  const colour::Colouring c = colouring(v.max_iter);
+  mandel::View wide = make_view("-2.2", "1.2", "4", 100, 48, 31);  // counts' high words (max_iter >= 2^32)
+  wide.max_iter = 5000000000ull;
+  for (const mandel::View& v : {make_view("-0.7453", "0.1127", "300", 2000, 96, 54), wide})
   for (const char* name : {"palette", "slopes", "stripe", "decomposition"}) {
-    SCOPED_TRACE(name);
+    SCOPED_TRACE(name + std::string(" ") + std::to_string(v.max_iter));
+    colour::Colouring c = colouring(2000);
+    c.max_iter = v.max_iter;
     ColourShader sh(builtin_shader_source(name), name);
     mandel::RenderOptions opt;
     opt.arith = Arith::kF64;

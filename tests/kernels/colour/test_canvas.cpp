@@ -66,6 +66,58 @@ TEST(Canvas, BandsEqualOneRenderAndComposeAsColourImage) {
   EXPECT_EQ(host, rgba);
 }
 
+// A view past 2^32 - 1 iterations (counts.h's wide form): the canvas keeps the high words, its
+// bands equal one render, it colours as colour_image's wide path, and its planes for the shaders
+// carry the high words (the window shows such views; issue #22).
+TEST(Canvas, WideViewsKeepTheHighWords) {
+  View v = make_view("-2.2", "1.2", "4", 100, 48, 31);  // every pixel escapes within a few steps
+  v.max_iter = 5000000000ull;
+  RenderOptions opt;
+  opt.arith = Arith::kF64;
+  opt.backend = Backend::kCpu;
+  const RenderResult whole = render(v, opt);
+  ASSERT_TRUE(whole.wide());
+  Canvas canvas(v.width, v.height, Backend::kCpu), preview(12, 8, Backend::kCpu);
+  View coarse = v;
+  coarse.width = 12;
+  coarse.height = 8;
+  preview.render_rows(coarse, opt, 0, coarse.height);
+  for (int y = 0; y < v.height; y += 10) canvas.render_rows(v, opt, y, std::min(v.height, y + 10));
+  EXPECT_TRUE(canvas.wide());
+  std::vector<uint32_t> counts, high;
+  std::vector<float> smooth;
+  canvas.read(&counts, &smooth, &high);
+  EXPECT_EQ(counts, whole.counts);
+  EXPECT_EQ(smooth, whole.smooth);
+  EXPECT_EQ(high, whole.counts_high);
+  Colouring c = colouring(100);
+  c.max_iter = v.max_iter;
+  const std::vector<uint8_t> rgb = colour_image(whole.counts, whole.smooth, c, whole.counts_high);
+  std::vector<uint8_t> rgba;
+  canvas.compose_rgba_host(c, v.height, nullptr, &rgba);
+  for (size_t k = 0; k < whole.counts.size(); ++k)
+    for (int ch = 0; ch < 3; ++ch) ASSERT_EQ(rgba[4 * k + ch], rgb[3 * k + ch]) << k;
+  std::vector<uint32_t> pc, ph;
+  std::vector<float> ps;
+  std::vector<float> fields[kCanvasFields];
+  canvas.compose_planes_host(v.height, nullptr, 0, v.max_iter, &pc, &ps, &ph, &fields);
+  EXPECT_EQ(pc, whole.counts);
+  EXPECT_EQ(ps, whole.smooth);
+  EXPECT_EQ(ph, whole.counts_high);
+  // Rows not rendered yet, with no preview: interior, max_iter in both words.
+  Canvas empty(v.width, v.height, Backend::kCpu);
+  empty.render_rows(v, opt, 0, 1);
+  empty.compose_planes_host(1, nullptr, 0, v.max_iter, &pc, &ps, &ph, &fields);
+  EXPECT_EQ((static_cast<uint64_t>(ph.back()) << 32) | pc.back(), v.max_iter);
+  // A narrow view after a wide one: no high words.
+  View narrow = v;
+  narrow.max_iter = 1000;
+  canvas.render_rows(narrow, opt, 0, v.height);
+  EXPECT_FALSE(canvas.wide());
+  canvas.read(&counts, &smooth, &high);
+  EXPECT_TRUE(high.empty());
+}
+
 TEST(Canvas, UnfinishedRowsComeFromTheScaledPreview) {
   const View v = make_view("-0.5", "0", "1", 200, 40, 30);
   View coarse = v;
@@ -149,8 +201,10 @@ TEST(CanvasDevice, BandsOnTheDeviceEqualHostRenders) {
       {make_view(test::kKf1e14Re, test::kKf1e14Im, "1e14", 4036, 64, 48),
        Method::kDirect, Arith::kF64x2},
       {make_view(test::kMisiurewiczRe, test::kMisiurewiczIm, "1e40", 3000, 96, 64), Method::kPerturb, std::nullopt},
+      {make_view("-2.2", "1.2", "4", 100, 48, 31), Method::kDirect, Arith::kF64},  // made wide below
   };
-  for (const Case& cs : cases) {
+  for (Case cs : cases) {
+    if (cs.v.re == "-2.2") cs.v.max_iter = 5000000000ull;
     RenderOptions opt;
     opt.backend = Backend::kCuda;
     opt.method = cs.method;
@@ -165,16 +219,23 @@ TEST(CanvasDevice, BandsOnTheDeviceEqualHostRenders) {
       glitches += band.perturb.glitch_pixels;
     }
     EXPECT_EQ(glitches, want.perturb.glitch_pixels);
-    std::vector<uint32_t> counts;
+    std::vector<uint32_t> counts, high;
     std::vector<float> smooth;
-    canvas.read(&counts, &smooth);
+    canvas.read(&counts, &smooth, &high);
     EXPECT_EQ(counts, want.counts) << format_label(want);
+    EXPECT_EQ(high, want.counts_high) << format_label(want);
     EXPECT_EQ(smooth, want.smooth) << format_label(want);
     EXPECT_EQ(iterations, want.iterations) << format_label(want);
     const Colouring c = colouring(cs.v.max_iter);
     std::vector<uint8_t> rgba;
     canvas.compose_rgba_host(c, cs.v.height, nullptr, &rgba);
-    EXPECT_EQ(rgba, reference_rgba(want, c)) << format_label(want);
+    if (want.wide()) {
+      const std::vector<uint8_t> rgb = colour_image(want.counts, want.smooth, c, want.counts_high);
+      for (size_t k = 0; k < want.counts.size(); ++k)
+        for (int ch = 0; ch < 3; ++ch) ASSERT_EQ(rgba[4 * k + ch], rgb[3 * k + ch]) << k;
+    } else {
+      EXPECT_EQ(rgba, reference_rgba(want, c)) << format_label(want);
+    }
   }
 }
 
