@@ -33,10 +33,17 @@ void render_list_cuda(const PerturbParams<FloatExp2>& p, const std::vector<uint3
 
 namespace {
 
-// perturb_pixel with or without the fields (RenderOptions::fields), chosen at run time.
+// perturb_pixel with the fields RenderOptions::fields asks (fields_mode), chosen at run time.
 template <class T>
-PerturbPixel perturb_at(const PerturbParams<T>& p, int i, int j, bool fields) {
-  return fields ? perturb_pixel<T, true>(p, i, j) : perturb_pixel<T, false>(p, i, j);
+PerturbPixel perturb_at(const PerturbParams<T>& p, int i, int j, FieldsMode fields) {
+  switch (fields) {
+    case kStripeFields:
+      return perturb_pixel<T, kStripeFields>(p, i, j);
+    case kDerivFields:
+      return perturb_pixel<T, kDerivFields>(p, i, j);
+    default:
+      return perturb_pixel<T, kNoFields>(p, i, j);
+  }
 }
 
 // Where re-rendered pixels go: tile index k, count, stored smooth value, fields.
@@ -253,7 +260,7 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   for (std::size_t k : blob) {
     if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) break;
     const PerturbPixel px =
-        perturb_at(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw), opt.fields != 0);
+        perturb_at(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw), fields_mode(opt.fields));
     put(k, px.count, px.smooth, px.fields);
     if (px.count == 0) again.push_back(k);
   }
@@ -308,7 +315,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
             if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
             const std::size_t k = flagged[q];
             const PerturbPixel px = perturb_at(p, t.x0 + static_cast<int>(k % tw),
-                                               t.y0 + static_cast<int>(k / tw), opt.fields != 0);
+                                               t.y0 + static_cast<int>(k / tw), fields_mode(opt.fields));
             counts[q] = px.count;
             smooth[q] = px.smooth;
             if (opt.fields) fields[q] = px.fields;
@@ -504,7 +511,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
             for (std::size_t c = 0; c < tw; ++c) {
               if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
               const PerturbPixel px =
-                  perturb_at(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r), want_fields);
+                  perturb_at(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r), fields_mode(opt.fields));
               store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
               fields.store(r * tw + c, px.fields);
               sk += px.skipped;

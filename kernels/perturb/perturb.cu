@@ -22,8 +22,8 @@ constexpr int kBlockX = 16, kBlockY = 8;
 // The fields' variant asks for 4 resident blocks an SM, as many as the count-only kernel gets with
 // floatexp deltas (124 registers): unbounded it took 135, and the fewer warps cost it 1.39x the
 // count-only kernel's time (docs/bench/perturbation.md, "The per-pixel fields").
-template <class T, bool kFields>
-__global__ void __launch_bounds__(kBlockX* kBlockY, kFields ? 4 : 1)
+template <class T, int kFields>
+__global__ void __launch_bounds__(kBlockX* kBlockY, kFields != kNoFields ? 4 : 1)
     perturb_kernel(const PerturbParams<T> p, int x0, int y0, int tw, int row_begin, int row_end,
                    uint32_t* counts, float* smooth, uint32_t* counts_high, unsigned long long* stats,
                    FieldPtrs fields) {
@@ -33,14 +33,14 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, kFields ? 4 : 1)
   const PerturbPixel px = perturb_pixel<T, kFields>(p, x0 + i, y0 + r);
   const std::size_t k = static_cast<std::size_t>(r) * tw + i;
   store_pixel(counts, counts_high, smooth, k, px.count, px.smooth);
-  if (kFields) fields.store(k, px.fields);
+  if (kFields != kNoFields) fields.store(k, px.fields);
   if (px.skipped) atomicAdd(&stats[0], static_cast<unsigned long long>(px.skipped));
   if (px.rebases) atomicAdd(&stats[1], static_cast<unsigned long long>(px.rebases));
   if (px.interior) atomicAdd(&stats[2], 1ull);
 }
 
 // The listed tile pixels (row-major tile indices), one thread each, results in list order.
-template <class T, bool kFields>
+template <class T, int kFields>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     perturb_list_kernel(const PerturbParams<T> p, const uint32_t* pixels, int n, int x0, int y0, int tw,
                         uint64_t* counts, float* smooth, FieldValues* fields) {
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
       perturb_pixel<T, kFields>(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw));
   counts[q] = px.count;
   smooth[q] = px.smooth;
-  if (kFields) fields[q] = px.fields;
+  if (kFields != kNoFields) fields[q] = px.fields;
 }
 
 // The reference and BLA table of the last render stay on the device: the window renders a view as
@@ -156,12 +156,15 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     dim3 grid(static_cast<unsigned>((t.width + kBlockX - 1) / kBlockX),
               static_cast<unsigned>((end - row + kBlockY - 1) / kBlockY));
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
-    if (fields.any())
-      perturb_kernel<T, true><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
-                                               dstats.as<unsigned long long>(), fields);
+    if (fields.stripe)
+      perturb_kernel<T, kStripeFields><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
+                                                        dstats.as<unsigned long long>(), fields);
+    else if (fields.any())
+      perturb_kernel<T, kDerivFields><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
+                                                       dstats.as<unsigned long long>(), fields);
     else
-      perturb_kernel<T, false><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
-                                                dstats.as<unsigned long long>(), fields);
+      perturb_kernel<T, kNoFields><<<grid, block>>>(p, t.x0, t.y0, t.width, row, end, dc, ds, dh,
+                                                    dstats.as<unsigned long long>(), fields);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
     DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
@@ -220,12 +223,13 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
       return;
     }
     const int m = static_cast<int>(std::min(kChunk, n - q0));
+    // The glitch path's few pixels: one fields variant (the stripe's, which the others' values equal).
     if (fields)
-      perturb_list_kernel<T, true><<<(m + kThreads - 1) / kThreads, kThreads>>>(
+      perturb_list_kernel<T, kStripeFields><<<(m + kThreads - 1) / kThreads, kThreads>>>(
           p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
           dsmooth.as<float>() + q0, dfields.as<FieldValues>() + q0);
     else
-      perturb_list_kernel<T, false><<<(m + kThreads - 1) / kThreads, kThreads>>>(
+      perturb_list_kernel<T, kNoFields><<<(m + kThreads - 1) / kThreads, kThreads>>>(
           p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
           dsmooth.as<float>() + q0, nullptr);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();

@@ -156,10 +156,19 @@ DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i) {
   return lambda + 4.0 * em / gap < 1.0;  // |g'| + 2 M r, r = 2 e / gap
 }
 
+// Which per-pixel fields a perturb_pixel instantiation carries: none (counts only), the derivative
+// (distance estimate and phase), or the derivative and the stripe average. Separate instantiations,
+// so the stripe's state costs the others nothing (registers: docs/bench/perturbation.md).
+enum FieldsMode : int { kNoFields = 0, kDerivFields = 1, kStripeFields = 2 };
+inline FieldsMode fields_mode(unsigned fields) {
+  return (fields & kFieldStripe) ? kStripeFields : fields ? kDerivFields : kNoFields;
+}
+
 // Pixel (i, j) of the image (j = 0 at the top). kFields: also the fields (fields.cuh), from the scaled
 // derivative J = (dz/dc) s carried in the side type E: J <- 2 z J + s a step, A J + B s a BLA step,
-// unchanged by a rebase (z is). The counts are the same either way.
-template <class T, bool kFields = false>
+// unchanged by a rebase (z is); kStripeFields also folds each z into the stripe average. The counts
+// are the same either way.
+template <class T, int kFields = kNoFields>
 DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
   constexpr double kRoundoff = roundoff<T>();
   using E = typename AuxOf<T>::type;
@@ -171,7 +180,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   double inv_here[4];
   if (p.exp_map) {
     exp_map_offset(i, j, p.width, p.height, &kx, &ky);
-    if constexpr (kFields) {
+    if constexpr (kFields != kNoFields) {
       exp_map_axes_inverse(p.map, i, j, p.width, p.height, inv_here);
       inv = inv_here;
     }
@@ -194,10 +203,11 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
     out.count = 1;
     out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
-    if constexpr (kFields)
+    if constexpr (kFields != kNoFields)
       if (p.max_iter > 1) {
-        if (p.stripe.density) stripe.add(p.stripe, cr_d, ci_d, 1);
-        out.fields = finish_fields(cr_d, ci_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv, p.stripe, stripe);
+        if (kFields == kStripeFields && p.stripe.density) stripe.add(p.stripe, cr_d, ci_d, 1);
+        out.fields = finish_fields(cr_d, ci_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv,
+                                   kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
       }
     return out;
   }
@@ -232,7 +242,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     const T zi = p.zi[m] + dzi;
     const double zr_d = as_double(zr), zi_d = as_double(zi);
     const double r2 = zr_d * zr_d + zi_d * zi_d;
-    if constexpr (kFields)
+    if constexpr (kFields == kStripeFields)
       if (p.stripe.density) {
         double ur, ui;
         direction_parts(aux(zr), aux(zi), &ur, &ui);  // z_n's direction at any depth
@@ -251,8 +261,9 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     if (r2 > 4.0) {
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
-      if constexpr (kFields)
-        out.fields = finish_fields(zr_d, zi_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv, p.stripe, stripe);
+      if constexpr (kFields != kNoFields)
+        out.fields = finish_fields(zr_d, zi_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv,
+                                   kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
       return out;
     }
     if (p.interior) {
@@ -389,10 +400,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         }
         dzr = nr;
         dzi = ni;
-        if constexpr (kFields) {
-          jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
-          stripe_len = len;
-        }
+        if constexpr (kFields != kNoFields) jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
+        if constexpr (kFields == kStripeFields) stripe_len = len;
         window_bla = true;
         if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
           const E ar = aux(e.ar), ai = aux(e.ai);
@@ -421,7 +430,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       d1i = twice(xr * d1i + xi * d1r);
       d1r = t1;
     }
-    if constexpr (kFields) jd.square_step(aux(zr), aux(zi), step);  // J <- 2 z J + s
+    if constexpr (kFields != kNoFields) jd.square_step(aux(zr), aux(zi), step);  // J <- 2 z J + s
     const T tr = twice(p.zr[m]) + dzr;
     const T ti = twice(p.zi[m]) + dzi;
     const T nr = (tr * dzr - ti * dzi) + dcr;
