@@ -61,6 +61,15 @@ Canvas::~Canvas() {
 }
 
 namespace {
+// fn(x, y) for every pixel of a w x h frame, rows spread over the host's cores.
+template <class Fn>
+void for_each_pixel(int w, int h, Fn&& fn) {
+  parallel_for(static_cast<std::size_t>(h), 16, [&](std::size_t y0, std::size_t y1) {
+    for (std::size_t y = y0; y < y1; ++y)
+      for (int x = 0; x < w; ++x) fn(x, static_cast<int>(y));
+  });
+}
+
 // The canvas's field planes in FrameView's order, with their Field bits.
 constexpr unsigned kFieldBit[kCanvasFields] = {mandel::kFieldDistance, mandel::kFieldDistance, mandel::kFieldPhase,
                                                mandel::kFieldStripe};
@@ -172,14 +181,7 @@ void Canvas::compose_planes(int rows_done, const Canvas* preview, unsigned field
 #endif
     return;
   }
-  ParallelOptions po;
-  parallel_for(
-      static_cast<std::size_t>(height_), 16,
-      [&](std::size_t y0, std::size_t y1) {
-        for (std::size_t y = y0; y < y1; ++y)
-          for (int x = 0; x < width_; ++x) compose_planes_pixel(a, x, static_cast<int>(y));
-      },
-      po);
+  for_each_pixel(width_, height_, [&](int x, int y) { compose_planes_pixel(a, x, y); });
 }
 
 void Canvas::compose_planes_host(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,
@@ -243,14 +245,7 @@ void Canvas::compose_rgba(const Colouring& c, int rows_done, const Canvas* previ
 #endif
     return;
   }
-  ParallelOptions po;
-  parallel_for(
-      static_cast<std::size_t>(height_), 16,
-      [&](std::size_t y0, std::size_t y1) {
-        for (std::size_t y = y0; y < y1; ++y)
-          for (int x = 0; x < width_; ++x) compose_pixel(a, x, static_cast<int>(y));
-      },
-      po);
+  for_each_pixel(width_, height_, [&](int x, int y) { compose_pixel(a, x, y); });
 }
 
 void Canvas::compose_rgba_host(const Colouring& c, int rows_done, const Canvas* preview,

@@ -49,17 +49,25 @@ struct PlanesArgs {
 static_assert(sizeof(ComposeArgs) <= 4096, "ComposeArgs (with a kMaxPaletteStops palette) is past CUDA's 4 KB of kernel parameters");
 }  // namespace detail
 
-DEEPSCOPE_HD void compose_pixel(const detail::ComposeArgs& a, int x, int y) {
-  const FrameView* src = &a.full;
-  long long sx = x, sy = y;
-  if (y >= a.rows_done) {
-    src = &a.preview;
-    sx = static_cast<long long>(x) * a.preview.width / a.full.width;
-    sy = static_cast<long long>(y) * a.preview.height / a.full.height;
+// The frame pixel (x, y) of a composition reads, and its index there (*k): the canvas's finished
+// rows, else the preview's nearest pixel.
+DEEPSCOPE_HD const FrameView* compose_source(const FrameView& full, const FrameView& preview, int rows_done, int x,
+                                             int y, long long* k) {
+  if (y < rows_done) {
+    *k = static_cast<long long>(y) * full.width + x;
+    return &full;
   }
+  const long long sx = static_cast<long long>(x) * preview.width / full.width;
+  const long long sy = static_cast<long long>(y) * preview.height / full.height;
+  *k = sy * preview.width + sx;
+  return &preview;
+}
+
+DEEPSCOPE_HD void compose_pixel(const detail::ComposeArgs& a, int x, int y) {
+  long long k = 0;
+  const FrameView* src = compose_source(a.full, a.preview, a.rows_done, x, y, &k);
   Rgb8 rgb{0, 0, 0};
   if (src->counts) {
-    const long long k = sy * src->width + sx;
     rgb = src->counts_high ? colour_pixel_wide(a.colouring, mandel::load_count(src->counts, src->counts_high, k),
                                                src->smooth[k])
                            : colour_pixel(a.colouring, src->counts[k], src->smooth[k]);
@@ -74,15 +82,9 @@ DEEPSCOPE_HD void compose_pixel(const detail::ComposeArgs& a, int x, int y) {
 // The data of pixel (x, y) as compose_pixel picks it (the canvas's finished rows, else the preview's
 // nearest pixel), into the planes; a field the source lacks is 0, a pixel with no source interior.
 DEEPSCOPE_HD void compose_planes_pixel(const detail::PlanesArgs& a, int x, int y) {
-  const FrameView* src = &a.full;
-  long long sx = x, sy = y;
-  if (y >= a.rows_done) {
-    src = &a.preview;
-    sx = static_cast<long long>(x) * a.preview.width / a.full.width;
-    sy = static_cast<long long>(y) * a.preview.height / a.full.height;
-  }
+  long long k = 0;
+  const FrameView* src = compose_source(a.full, a.preview, a.rows_done, x, y, &k);
   const long long q = static_cast<long long>(y) * a.full.width + x;
-  const long long k = sy * src->width + sx;
   a.out.counts[q] = src->counts ? src->counts[k] : a.no_data_count;
   a.out.smooth[q] = src->counts ? src->smooth[k] : 0.0f;
   if (a.out.counts_high)

@@ -16,34 +16,16 @@
 #include "app/io/image_io.h"
 #include "app/io/location.h"
 #include "test_files.h"
+#include "window_session.h"
 
 namespace {
 
-int run(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
-struct Png {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgb;
-};
+using ds::test::load;
+using ds::test::Png;
+using ds::test::run;
+using ds::test::write;
 
-Png load(const std::string& path) {
-  Png p;
-  int comp = 0;
-  unsigned char* px = stbi_load(path.c_str(), &p.w, &p.h, &comp, 3);
-  if (px) p.rgb.assign(px, px + static_cast<size_t>(p.w) * p.h * 3);
-  stbi_image_free(px);
-  return p;
-}
-
-void write(const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr) << path;
-  std::fputs(text.c_str(), f);
-  std::fclose(f);
-}
 
 // Pixels (not channels) where a and b differ; a and b of one size.
 size_t pixels_differing(const Png& a, const Png& b) {

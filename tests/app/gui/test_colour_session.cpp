@@ -15,28 +15,15 @@
 #include "app/io/image_io.h"
 #include "render/colour_shader.h"
 #include "test_files.h"
+#include "window_session.h"
 
 namespace {
 
-int run(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
-struct Png {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgb;
-  const unsigned char* at(int x, int y) const { return &rgb[(static_cast<size_t>(y) * w + x) * 3]; }
-};
-
-Png load(const std::string& path) {
-  Png p;
-  int comp = 0;
-  unsigned char* px = stbi_load(path.c_str(), &p.w, &p.h, &comp, 3);
-  if (px) p.rgb.assign(px, px + static_cast<size_t>(p.w) * p.h * 3);
-  stbi_image_free(px);
-  return p;
-}
+using ds::test::load;
+using ds::test::Png;
+using ds::test::run;
+using ds::test::write;
 
 // Share of the image area's pixels (right of the 310-pixel controls, below the tab bar) that are
 // pure (r, g, b) within 8 levels.
@@ -67,12 +54,6 @@ const char* kGreen =
     "// green now\nvec3 colour() {\n  return ds_interior() ? vec3(0.0) : vec3(0.0, 1.0, 0.0);\n}\n";
 const char* kBroken = "// broken\nvec3 colour() {\n  return vec3(0.0, green_level, 0.0);\n}\n";
 
-void write(const std::string& path, const char* text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(text, f);
-  std::fclose(f);
-}
 
 TEST(ColourSession, ShaderFileReloadsAndABrokenOneKeepsTheLastImage) {
   ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";

@@ -20,29 +20,16 @@
 #include "kernels/henon/plane.h"
 #include "kernels/perturb/finder.h"
 #include "test_files.h"
+#include "window_session.h"
 
 namespace {
 
 using ds::mandel::View;
 
-int run(const std::string& cmd) {
-  int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
-struct Png {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgb;
-};
-
-Png load(const std::string& path) {
-  Png p;
-  int comp = 0;
-  unsigned char* px = stbi_load(path.c_str(), &p.w, &p.h, &comp, 3);
-  if (px) p.rgb.assign(px, px + static_cast<size_t>(p.w) * p.h * 3);
-  stbi_image_free(px);
-  return p;
-}
+using ds::test::load;
+using ds::test::Png;
+using ds::test::run;
 
 // Share of pixels whose colour differs by more than 32 in some channel (same-size images).
 double share_changed(const Png& a, const Png& b) {
