@@ -256,7 +256,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
     o.arith = job.arith;
     o.method = job.method;
     const mandel::Geometry g = mandel::geometry(fv);
-    methods.push_back(mandel::select_method(g, o));
+    methods.push_back(mandel::select_method(g, o, fv.max_iter));
     formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o) : Arith::kF64);
   }
 

@@ -42,7 +42,24 @@ Arith select_arith(const Geometry& g, const RenderOptions& opt) {
   return *opt.arith;
 }
 
-Method select_method(const Geometry& g, const RenderOptions& opt) {
+bool reference_too_large(uint64_t max_iter, std::string* why) {
+  const uint64_t host = host_memory_bytes();
+  if (host == 0) return false;
+  const double need = static_cast<double>(max_iter) * static_cast<double>(perturb::kReferenceBytesPerPoint);
+  if (need <= static_cast<double>(host / 4 * 3)) return false;
+  if (why) {
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "a perturbation reference of %llu iterations could need %.1f GiB, more than three quarters of "
+                  "this machine's %.1f GiB",
+                  static_cast<unsigned long long>(max_iter), need / 1073741824.0,
+                  static_cast<double>(host) / 1073741824.0);
+    *why = buf;
+  }
+  return true;
+}
+
+Method select_method(const Geometry& g, const RenderOptions& opt, uint64_t max_iter) {
   if (opt.method == Method::kPerturb) return Method::kPerturb;
   if (!g.square_pixels) {
     // The direct engines map pixels to c with square, unrotated pixels only: refuse rather than
@@ -57,7 +74,11 @@ Method select_method(const Geometry& g, const RenderOptions& opt) {
   // Auto: direct only where a hardware format resolves the view; every software format is slower
   // than perturbation there (docs/perturbation.md, "When auto picks perturbation").
   try {
-    if (arith_traits(choose_arith(g, opt.guard_bits)).rel_cost <= 1.0) return Method::kDirect;
+    const Arith a = choose_arith(g, opt.guard_bits);
+    if (arith_traits(a).rel_cost <= 1.0) return Method::kDirect;
+    // A software format is slower than perturbation, but it needs no reference: where that could
+    // not fit (billions of iterations), direct is the one that can finish.
+    if (max_iter && reference_too_large(max_iter)) return Method::kDirect;
   } catch (const ViewError&) {
   }
   return Method::kPerturb;
@@ -149,9 +170,16 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   const Geometry g = geometry(v);
   const Tile t = render_tile(v, opt, tile);
   RenderResult res;
-  res.method = select_method(g, opt);
+  res.method = select_method(g, opt, v.max_iter);
   if (res.method == Method::kDirect) res.arith = select_arith(g, opt);
   res.backend = select_backend(opt.backend, &res.note);
+  if (res.method == Method::kDirect && !opt.arith && opt.method == Method::kAuto &&
+      arith_traits(res.arith).rel_cost > 1.0) {
+    std::string why;
+    if (reference_too_large(v.max_iter, &why))
+      res.note += std::string(res.note.empty() ? "" : "; ") + "auto rendered directly in " + arith_name(res.arith) +
+                  ": " + why;
+  }
   const bool limb = limb_words(res.arith) > 0;
   res.limb_strategy =
       res.backend == Backend::kCuda && limb ? opt.limb_strategy : LimbStrategy::kThreadPerPixel;

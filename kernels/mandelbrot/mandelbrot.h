@@ -195,8 +195,14 @@ struct RenderResult {
   }
 };
 
-// The method render() would use (never kAuto). Throws ViewError like select_arith.
-Method select_method(const Geometry& g, const RenderOptions& opt);
+// The method render() would use (never kAuto). Throws ViewError like select_arith. With max_iter
+// (0: not considered), auto also renders directly, in the cheapest format that resolves the view,
+// where perturbation's reference orbit could need more memory than it may have (max_iter points
+// past three quarters of this machine's memory: reference_too_large).
+Method select_method(const Geometry& g, const RenderOptions& opt, uint64_t max_iter = 0);
+// Whether a reference orbit of max_iter points could outgrow three quarters of this machine's
+// memory (the reference's budget); *why says how much it would need.
+bool reference_too_large(uint64_t max_iter, std::string* why = nullptr);
 // "f64x2", or "perturb/f64", "perturb/floatexp": what a result was computed with (UI, files).
 std::string format_label(const RenderResult& r);
 

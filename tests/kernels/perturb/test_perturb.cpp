@@ -395,6 +395,27 @@ TEST(Perturb, MethodSelection) {
   EXPECT_EQ(select_method(geometry(make_view("-0.75", "0.1", "1e3", 500, 64, 64)), o), Method::kPerturb);
 }
 
+// Where the reference orbit could not fit (billions of iterations) and a software format resolves
+// the view, auto renders directly and says why; past every direct format it stays perturbation.
+TEST(Perturb, AutoRendersDirectlyWhereTheReferenceCannotFit) {
+  const uint64_t huge = uint64_t{1} << 40;  // 44 TB of reference at 40 bytes a point
+  ASSERT_TRUE(reference_too_large(huge));
+  EXPECT_FALSE(reference_too_large(1000000));
+  RenderOptions o;
+  const Geometry g = geometry(make_view(deep_re().substr(0, 60), deep_im().substr(0, 60), "1e20", 500, 8, 8));
+  EXPECT_EQ(select_method(g, o, 500), Method::kPerturb);
+  EXPECT_EQ(select_method(g, o, huge), Method::kDirect);
+  EXPECT_EQ(select_method(geometry(make_view(deep_re(), deep_im(), "1e1000", 500, 8, 8)), o, huge), Method::kPerturb);
+  // Every pixel escapes at once (|c| > 2), so the direct render is quick whatever the limit.
+  View v = make_view("2.5000000000000000000001", "0", "1e20", 1000, 4, 4);
+  v.max_iter = huge;
+  o.backend = Backend::kCpu;
+  const RenderResult r = render(v, o);
+  EXPECT_EQ(r.method, Method::kDirect);
+  EXPECT_NE(r.note.find("auto rendered directly"), std::string::npos) << r.note;
+  EXPECT_NE(r.note.find("could need"), std::string::npos) << r.note;
+}
+
 TEST(Perturb, ReferenceIsReusedWhilePanning) {
   perturb::clear_reference_cache();
   const View a = make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "1e50", 3000, 48, 48);
