@@ -449,6 +449,15 @@ bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan
   return true;
 }
 
+namespace {
+// A colouring record without its coloured_by line (which names the GL that ran it: a frame drawn on
+// another machine by the same shader is the same frame).
+std::string colouring_identity(const std::string& record) {
+  const std::size_t at = record.find("coloured_by = ");
+  return at == std::string::npos ? record : record.substr(0, at);
+}
+}  // namespace
+
 bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
   if (!exists(t.png) || (!t.counts.empty() && !exists(t.counts)) ||
       (!t.smooth.empty() && !exists(t.smooth)) || (!t.exr.empty() && !exists(t.exr)))
@@ -461,6 +470,17 @@ bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
     const bool has_aa = png_find_text(png, kPngAntialiasKey, &aa);
     if (plan.aa > 1 ? !has_aa || aa.substr(0, aa.find('\n')) != aa_samples_line(plan.aa) : has_aa)
       return false;
+    // Coloured by the same shader and parameters, and for a stripe average by the same engine
+    // parameters: a rerun with another colouring draws the frame again.
+    std::string colour, stripe;
+    if (!png_find_text(png, kPngColourKey, &colour) ||
+        colouring_identity(colour) != colouring_identity(colour_record(plan.shader, "")))
+      return false;
+    if (t.opt.fields & mandel::kFieldStripe) {
+      char want[96];
+      std::snprintf(want, sizeof want, "density = %d\nmemory = %.17g\n", t.opt.stripe_density, t.opt.stripe_memory);
+      if (!png_find_text(png, kPngStripeKey, &stripe) || stripe.compare(0, std::strlen(want), want) != 0) return false;
+    }
     return text ==
            format_location(location_of(t.view, plan.palette_name, plan.colouring, format_label_of(t)));
   } catch (const std::exception&) {

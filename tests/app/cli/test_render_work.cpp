@@ -91,6 +91,31 @@ TEST(RenderWork, CancelledSequenceResumesToTheSameFiles) {
   expect_same_frames(whole, cut, 10);
 }
 
+// A rerun with another colouring (shader, its parameters, the stripe average's engine parameters)
+// draws the frames again; with the same colouring it skips them.
+TEST(RenderWork, AnotherColouringDrawsTheFramesAgain) {
+  const std::string dir = ds::test::make_tmpdir("render-work"), fresh = ds::test::make_tmpdir("render-work");
+  auto seq = [](const std::string& d, ArgList extra) {
+    ArgList a = {"--re", "-0.7453", "--im", "0.1127", "--zoom", "50", "--iter", "1500", "--size", "48x30",
+                 "--frames", "2", "--zoom-to", "500", "--backend", "cpu", "--quiet", "--out", d + "/f.png"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(render(seq(dir, {})), 0);
+  const ino_t palette_frame = inode(frame(dir, "f", 1, "png"));
+  ASSERT_EQ(render(seq(dir, {})), 0);
+  EXPECT_EQ(inode(frame(dir, "f", 1, "png")), palette_frame) << "the same colouring: nothing to draw";
+  for (const ArgList& colouring : {ArgList{"--shader", "stripe"}, ArgList{"--shader", "stripe", "--stripe-memory", "0.5"},
+                                   ArgList{"--shader", "stripe", "--stripe-memory", "0.5", "--shader-param",
+                                           "stripe_mix=0.3"}}) {
+    const ino_t before = inode(frame(dir, "f", 1, "png"));
+    ASSERT_EQ(render(seq(dir, colouring)), 0);
+    EXPECT_NE(inode(frame(dir, "f", 1, "png")), before) << colouring.back() << ": not drawn again";
+    ASSERT_EQ(render(seq(fresh, colouring)), 0);
+    EXPECT_EQ(slurp(frame(dir, "f", 2, "png")), slurp(frame(fresh, "f", 2, "png"))) << colouring.back();
+  }
+}
+
 TEST(RenderWork, TwoShardsWriteTheFilesOfOneRun) {
   const std::string whole = ds::test::make_tmpdir("render-work"),
                     shards = ds::test::make_tmpdir("render-work");
