@@ -57,12 +57,7 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
   mandel::RenderResult& f = facts_;
   if (samples_ == 0) {
     f = r;
-    f.counts.clear();
-    f.smooth.clear();
-    f.counts_high.clear();
-    f.dex.clear();
-    f.dey.clear();
-    f.phase.clear();
+    f.clear_pixel_arrays();
   } else {
     f.iterations += r.iterations;
     f.seconds += r.seconds;
@@ -79,6 +74,7 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
     p.refine_seconds += q.refine_seconds;
     p.secondary_seconds += q.secondary_seconds;
     p.interior_pixels += q.interior_pixels;
+    f.stripe_approximate += r.stripe_approximate;
   }
   if (r.method == mandel::Method::kPerturb && r.perturb.reference_reused) ++reference_reused_;
   ++samples_;

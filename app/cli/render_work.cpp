@@ -477,9 +477,8 @@ bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
         colouring_identity(colour) != colouring_identity(colour_record(plan.shader, "")))
       return false;
     if (t.opt.fields & mandel::kFieldStripe) {
-      char want[96];
-      std::snprintf(want, sizeof want, "density = %d\nmemory = %.17g\n", t.opt.stripe_density, t.opt.stripe_memory);
-      if (!png_find_text(png, kPngStripeKey, &stripe) || stripe.compare(0, std::strlen(want), want) != 0) return false;
+      const std::string want = stripe_parameters(t.opt.stripe_density, t.opt.stripe_memory);
+      if (!png_find_text(png, kPngStripeKey, &stripe) || stripe.compare(0, want.size(), want) != 0) return false;
     }
     return text ==
            format_location(location_of(t.view, plan.palette_name, plan.colouring, format_label_of(t)));
@@ -589,13 +588,8 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     img.smooth.assign(pixels, 0.0f);
     if (img.wide()) img.counts_high.assign(pixels, 0);
     // The fields the colouring reads travel with each strip (encode_strip).
-    if (opt.fields & mandel::kFieldDistance) {
-      img.dex.assign(pixels, 0.0f);
-      img.dey.assign(pixels, 0.0f);
-    }
-    if (opt.fields & mandel::kFieldPhase) img.phase.assign(pixels, 0.0f);
+    img.assign_fields(opt.fields, pixels);
     if (opt.fields & mandel::kFieldStripe) {
-      img.stripe.assign(pixels, 0.0f);
       img.stripe_density = opt.stripe_density;
       img.stripe_memory = opt.stripe_memory;
     }
@@ -650,7 +644,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     return 130;
   }
   img.seconds = s.seconds;
-  for (float x : img.stripe) img.stripe_approximate += x < 0.0f ? 1 : 0;
+  img.stripe_approximate = mandel::count_stripe_approximate(img.stripe);
   std::vector<std::pair<std::string, std::string>> text;
   bool wrong = false;
   if (plan.verify.samples > 0 && !verify_image(v, img, plan.verify, plan.quiet, &text, &wrong)) {

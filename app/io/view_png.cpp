@@ -40,12 +40,16 @@ std::string perturb_text(const mandel::RenderResult& r) {
   return s;
 }
 
+std::string stripe_parameters(int density, double memory) {
+  char m[32];
+  std::snprintf(m, sizeof m, "%.17g", memory);
+  return "density = " + std::to_string(density) + "\nmemory = " + m + "\n";
+}
+
 std::string stripe_text(const mandel::RenderResult& r) {
   if (r.stripe_density == 0) return "";
-  char memory[32];
-  std::snprintf(memory, sizeof memory, "%.17g", r.stripe_memory);
-  std::string s = "density = " + std::to_string(r.stripe_density) + "\nmemory = " + memory +
-                  "\napproximate_pixels = " + std::to_string(r.stripe_approximate) + "\n";
+  std::string s = stripe_parameters(r.stripe_density, r.stripe_memory) +
+                  "approximate_pixels = " + std::to_string(r.stripe_approximate) + "\n";
   if (r.stripe_approximate > 0)
     s += "result = " + std::to_string(r.stripe_approximate) +
          " pixels have a stripe average approximate by more than 1/512 (BLA steps near their escape)\n";

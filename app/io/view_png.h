@@ -24,6 +24,8 @@ Location location_of(const mandel::View& v, const std::string& palette_name, con
                      const std::string& format_used);
 // "key = value" lines of r.perturb's glitch counts and reference stop (kPngPerturbKey's text).
 std::string perturb_text(const mandel::RenderResult& r);
+// The first lines of stripe_text: "density = D\nmemory = M\n" (what a frame's colouring is compared by).
+std::string stripe_parameters(int density, double memory);
 // "key = value" lines of the stripe average (kPngStripeKey), "" when r has none.
 std::string stripe_text(const mandel::RenderResult& r);
 // The text chunks of a view's file: (kPngLocationKey, location), (kPngColourKey, colour_record), and

@@ -142,19 +142,16 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
       std::memcpy(smooth_ + offset, r.smooth.data(), r.smooth.size() * sizeof(float));
       if (wide_) std::memcpy(counts_high_ + offset, r.counts_high.data(), r.counts_high.size() * sizeof(uint32_t));
     }
-    r.counts.clear();
-    r.smooth.clear();
-    r.counts_high.clear();
   }
   // A CPU render returns its fields in host memory: kept beside the counts.
   const std::size_t band = static_cast<std::size_t>(row_end - row_begin) * static_cast<std::size_t>(width_);
-  std::vector<float>* from[kCanvasFields] = {&r.dex, &r.dey, &r.phase, &r.stripe};
+  const std::vector<float>* from[kCanvasFields] = {&r.dex, &r.dey, &r.phase, &r.stripe};
   for (int k = 0; k < kCanvasFields; ++k) {
     if (r.cancelled || from[k]->size() != band || !field_[k]) continue;
     std::memcpy(field_[k] + offset, from[k]->data(), band * sizeof(float));
     fields_ |= kFieldBit[k];
-    from[k]->clear();
   }
+  r.clear_pixel_arrays();  // the pixels are in the canvas
   return r;
 }
 

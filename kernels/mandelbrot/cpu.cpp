@@ -42,6 +42,27 @@ Arith select_arith(const Geometry& g, const RenderOptions& opt) {
   return *opt.arith;
 }
 
+void RenderResult::assign_fields(unsigned fields, std::size_t pixels) {
+  if (fields & kFieldDistance) {
+    dex.assign(pixels, 0.0f);
+    dey.assign(pixels, 0.0f);
+  }
+  if (fields & kFieldPhase) phase.assign(pixels, 0.0f);
+  if (fields & kFieldStripe) stripe.assign(pixels, 0.0f);
+}
+
+void RenderResult::clear_pixel_arrays() {
+  for (std::vector<float>* v : {&smooth, &dex, &dey, &phase, &stripe}) v->clear();
+  counts.clear();
+  counts_high.clear();
+}
+
+uint64_t count_stripe_approximate(const std::vector<float>& stripe) {
+  uint64_t n = 0;
+  for (float x : stripe) n += stripe_approximate(x) ? 1 : 0;
+  return n;
+}
+
 bool reference_too_large(uint64_t max_iter, std::string* why) {
   const uint64_t host = host_memory_bytes();
   if (host == 0) return false;
@@ -230,24 +251,15 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
                     std::to_string(static_cast<long long>(g.log2_step)) + "): render it by perturbation");
   // The fields' host arrays: every asked field that has no device array (a device-resident render
   // may take its fields in host memory, as the window's canvas does).
-  FieldPtrs fields;
-  if ((opt.fields & kFieldDistance) && !(resident && opt.device_dex)) {
-    res.dex.assign(pixels, 0.0f);
-    res.dey.assign(pixels, 0.0f);
-    fields.dex = res.dex.data();
-    fields.dey = res.dey.data();
-  }
-  if ((opt.fields & kFieldPhase) && !(resident && opt.device_phase)) {
-    res.phase.assign(pixels, 0.0f);
-    fields.phase = res.phase.data();
-  }
+  unsigned on_host = opt.fields;
+  if (resident && opt.device_dex) on_host &= ~kFieldDistance;
+  if (resident && opt.device_phase) on_host &= ~kFieldPhase;
+  if (resident && opt.device_stripe) on_host &= ~kFieldStripe;
+  res.assign_fields(on_host, pixels);
+  const FieldPtrs fields = host_field_ptrs(res);
   if (opt.fields & kFieldStripe) {
     res.stripe_density = opt.stripe_density;
     res.stripe_memory = opt.stripe_memory;
-  }
-  if ((opt.fields & kFieldStripe) && !(resident && opt.device_stripe)) {
-    res.stripe.assign(pixels, 0.0f);
-    fields.stripe = res.stripe.data();
   }
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -279,7 +291,7 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
     } else {
       for (std::size_t k = 0; k < pixels; ++k) res.iterations += res.count(k) - 1;
     }
-    for (float x : res.stripe) res.stripe_approximate += stripe_approximate(x) ? 1 : 0;
+    res.stripe_approximate = count_stripe_approximate(res.stripe);
 #if DEEPSCOPE_WITH_CUDA
     if (resident && opt.device_stripe && (opt.fields & kFieldStripe))
       res.stripe_approximate = detail::device_count_negative(opt.device_stripe, pixels);

@@ -44,6 +44,18 @@ struct FieldPtrs {
   }
 };
 
+// Pointers to a render's host field arrays (those not empty; the others null).
+inline FieldPtrs host_field_ptrs(RenderResult& r) {
+  FieldPtrs f;
+  if (!r.dex.empty()) {
+    f.dex = r.dex.data();
+    f.dey = r.dey.data();
+  }
+  if (!r.phase.empty()) f.phase = r.phase.data();
+  if (!r.stripe.empty()) f.stripe = r.stripe.data();
+  return f;
+}
+
 // The stripe average (Haerkoenen, "On smooth fractal coloring techniques", 2007), made for deep
 // zooms: t_n = 1/2 + 1/2 sin(d arg z_n) for every z_n of the orbit (z_1 = c), averaged with weights
 // that fall off by `memory` a step back from the last,

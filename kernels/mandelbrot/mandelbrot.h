@@ -193,7 +193,14 @@ struct RenderResult {
   double smooth_count(std::size_t k) const {
     return wide() ? static_cast<double>(count(k)) + smooth[k] : static_cast<double>(smooth[k]);
   }
+  // Host arrays (zeros) for the Field bits `fields`, `pixels` each (render, the strips' image).
+  void assign_fields(unsigned fields, std::size_t pixels);
+  // Drops every per-pixel array (counts, smooth counts, high words, fields), keeping the facts.
+  void clear_pixel_arrays();
 };
+
+// How many stored stripe averages are marked approximate (fields.cuh: stripe_approximate).
+uint64_t count_stripe_approximate(const std::vector<float>& stripe);
 
 // The method render() would use (never kAuto). Throws ViewError like select_arith. With max_iter
 // (0: not considered), auto also renders directly, in the cheapest format that resolves the view,

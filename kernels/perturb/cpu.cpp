@@ -463,13 +463,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   float* smooth = res->smooth.data();
   uint32_t* counts_high = res->wide() ? res->counts_high.data() : nullptr;  // null when device-resident
   // The fields' host arrays (allocated by mandel::render; empty when not asked or device-resident).
-  FieldPtrs fields;
-  if (!res->dex.empty()) {
-    fields.dex = res->dex.data();
-    fields.dey = res->dey.data();
-  }
-  if (!res->phase.empty()) fields.phase = res->phase.data();
-  if (!res->stripe.empty()) fields.stripe = res->stripe.data();
+  const FieldPtrs fields = host_field_ptrs(*res);
   const bool want_fields = opt.fields != 0;
   const auto t0 = Clock::now();
   bool on_gpu = res->backend == Backend::kCuda;
