@@ -12,6 +12,7 @@
 #include "app/cli/cli.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/perturb/perturb.h"
+#include "kernels/core/device.h"
 #include "kernels/perturb/reference_step.h"
 
 namespace ds::app {
@@ -36,11 +37,13 @@ struct Run {
   double seconds = 0;
 };
 
-Run run(const std::string& re, const std::string& im, int bits, uint32_t iters, int threads) {
+Run run(const std::string& re, const std::string& im, int bits, uint32_t iters, int threads,
+        perturb::ReferencePath path = perturb::ReferencePath::kMpfr) {
   const FloatExp step = FloatExp::make(1.0, 64 - bits);  // reference_bits of that spacing = bits
   const auto t0 = std::chrono::steady_clock::now();
   Run r;
-  r.ref = perturb::compute_reference(re, im, bits, iters, step, nullptr, nullptr, false, threads);
+  r.ref = perturb::compute_reference(re, im, bits, iters, step, nullptr, nullptr, false, threads, 0, "", 60, nullptr,
+                                     path);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -71,6 +74,9 @@ int bench_reference(const ArgList& args) {
     }
   }
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const bool gpu = cuda_device_count() > 0;
+  if (!gpu) std::fprintf(stderr, "bench reference: no CUDA device (%s): the GPU reference is not measured\n",
+                         cuda_unavailable_reason().c_str());
   const std::size_t point_bytes = 2 * sizeof(FloatExp) + 2 * sizeof(double);
   std::ostringstream md;
   md << bench_preamble("reference", args) << "- host threads: " << cores << "\n\n"
@@ -80,10 +86,15 @@ int bench_reference(const ArgList& args) {
         "about --seconds (default 1) of single-thread MPFR, then the same iterations with the step's "
         "three products on 2 and 3 threads (kernels/perturb/reference_step.h). *same orbit*: every "
         "stored point equal bit for bit to the single-thread orbit. *auto*: the threads that "
-        "`render` uses at that precision on this host. Stored: "
+        "`render` uses at that precision on this host. *GPU*: the fixed-point orbit on the CUDA device "
+        "(kernels/perturb/reference_gpu.cu: number-theoretic-transform products, error at most 2^-F a "
+        "step), timed over its own iteration count (calibrated like MPFR's); *= twin*: its first "
+        "points (up to 64) equal bit for bit to the CPU twin's (GMP, reference_fixed.h); *= MPFR*: the "
+        "share of its stored points (106 bits) equal to MPFR's orbit of the same length. Stored: "
      << point_bytes << " bytes a point (zr, zi in floatexp, and their 53-bit tails).\n\n"
-     << "| bits | iterations | MPFR 1 thread (it/s) | 2 threads (it/s) | x | 3 threads (it/s) | x | same orbit | auto |\n"
-     << "|---|---|---|---|---|---|---|---|---|\n";
+     << "| bits | iterations | MPFR 1 thread (it/s) | 2 threads (it/s) | x | 3 threads (it/s) | x | same orbit | "
+        "GPU iterations | GPU (it/s) | x | = twin | = MPFR | auto |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (int bits : precisions) {
     const std::string re = digits("-0.1", bits), im = digits("0.6", bits);
     // Calibrate: a few iterations, then as many as the budget holds.
@@ -107,12 +118,47 @@ int bench_reference(const ArgList& args) {
     const double rate1 = (one.ref->length() - 1) / one.seconds;
     const double rate2 = (two.ref->length() - 1) / two.seconds, rate3 = (three.ref->length() - 1) / three.seconds;
     const int autot = perturb::reference_step_threads(bits, cores);
+    std::string gpu_cols = "- | - | - | - | - | ";
+    bool gpu_same = true;
+    if (gpu) {
+      uint32_t giters = 64;
+      Run g;
+      for (;;) {
+        g = run(re, im, bits, giters, 0, perturb::ReferencePath::kGpu);
+        if (g.seconds > budget / 8 || giters >= (1u << 26)) break;
+        giters *= 8;
+      }
+      giters = static_cast<uint32_t>(std::max(64.0, std::min(4e9, giters * budget / std::max(g.seconds, 1e-9))));
+      g = run(re, im, bits, giters, 0, perturb::ReferencePath::kGpu);
+      const double rateg = (g.ref->length() - 1) / g.seconds;
+      const uint32_t twin_iters = std::min<uint32_t>(64, giters);
+      const Run twin = run(re, im, bits, twin_iters, 0, perturb::ReferencePath::kFixedCpu);
+      gpu_same = g.ref->fixed_point() && twin.ref->length() == twin_iters + 1u;
+      for (uint64_t k = 0; gpu_same && k < twin.ref->length(); ++k)
+        gpu_same = g.ref->zr[k] == twin.ref->zr[k] && g.ref->zi[k] == twin.ref->zi[k] &&
+                   g.ref->zr_lo[k] == twin.ref->zr_lo[k] && g.ref->zi_lo[k] == twin.ref->zi_lo[k];
+      uint64_t equal = 0;
+      const uint64_t common = std::min(g.ref->length(), one.ref->length());
+      for (uint64_t k = 0; k < common; ++k)
+        equal += g.ref->zr[k] == one.ref->zr[k] && g.ref->zi[k] == one.ref->zi[k] &&
+                 g.ref->zr_lo[k] == one.ref->zr_lo[k] && g.ref->zi_lo[k] == one.ref->zi_lo[k];
+      gpu_cols = std::to_string(giters) + " | " + fmt("%.4g", rateg) + " | " + fmt("%.2f", rateg / rate1) + " | " +
+                 (gpu_same ? "yes" : "**NO**") + " | " + fmt("%.4f", static_cast<double>(equal) / common) + " | ";
+      std::fprintf(stderr, "%8d bits: GPU %u iterations, %.3g it/s, x%.2f MPFR%s\n", bits, giters, rateg,
+                   rateg / rate1, gpu_same ? "" : "  GPU DIFFERS FROM ITS CPU TWIN");
+    }
+    const bool auto_gpu = gpu && bits >= perturb::kGpuReferenceMinBits;
     std::fprintf(stderr, "%8d bits: %u iterations, 1 thread %.3g it/s, 2 threads x%.2f, 3 threads x%.2f%s\n", bits,
                  iters, rate1, rate2 / rate1, rate3 / rate1, same ? "" : "  ORBITS DIFFER");
     md << "| " << bits << " | " << iters << (split_iters == iters ? "" : " (split: " + std::to_string(split_iters) + ")")
        << " | " << fmt("%.4g", rate1) << " | " << fmt("%.4g", rate2) << " | " << fmt("%.2f", rate2 / rate1) << " | "
        << fmt("%.4g", rate3) << " | " << fmt("%.2f", rate3 / rate1) << " | " << (same ? "yes" : "**NO**") << " | "
-       << autot << " |\n";
+       << gpu_cols << (auto_gpu ? std::string("GPU") : std::to_string(autot)) << " |\n";
+    if (!gpu_same) {
+      std::cout << md.str();
+      std::fprintf(stderr, "bench reference: the GPU orbit differs from its CPU twin at %d bits\n", bits);
+      return 1;
+    }
     if (!same) {
       std::cout << md.str();
       std::fprintf(stderr, "bench reference: the threaded orbit differs from MPFR's at %d bits\n", bits);

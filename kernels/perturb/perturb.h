@@ -52,11 +52,21 @@ struct Reference {
   // the second tier for pixels that binary64 cannot decide).
   std::vector<double> zr_lo, zi_lo;
   double seconds = 0;
-  int step_threads = 1;  // threads that computed each step's products (reference_step.h)
+  // Threads that computed each step's products in MPFR (reference_step.h); negative for the
+  // fixed-point arithmetic (reference_fixed.h): -1 on a CUDA device, -2 its CPU twin.
+  int step_threads = 1;
+  bool fixed_point() const { return step_threads < 0; }
   uint64_t length() const { return static_cast<uint64_t>(zr.size()); }
   // True when this orbit serves a view of pixel spacing `s` (as exactly as a fresh one would).
   bool serves_step(FloatExp s) const;
 };
+
+// Which arithmetic computes a reference's steps (docs/perturbation.md, "Reference on the GPU"):
+// MPFR, or the fixed-point orbit (reference_fixed.h) on a CUDA device or on the CPU. kAuto: the GPU
+// from kGpuReferenceMinBits bits where a device is (and the caller left `threads` to the choice),
+// else MPFR. A GPU that fails (out of memory, no device) hands the orbit back to MPFR, with a note.
+enum class ReferencePath { kAuto, kMpfr, kGpu, kFixedCpu };
+constexpr int kGpuReferenceMinBits = 16384;
 
 // MPFR bits that the reference (and the offsets of the pixels from it) need at the view: the
 // pixel spacing's binary exponent plus 64. The orbit's own check may add more (Reference).
@@ -76,14 +86,16 @@ FloatExp pixel_step(const Geometry& g);
 // checkpoint: a file (reference_file.h, ReferenceCheckpoint) that the orbit resumes from when it
 // holds this orbit's state, and that it saves every checkpoint_seconds and when cancelled (removed
 // once the orbit is whole); the resumed orbit is bit for bit the uninterrupted one. *note says
-// what happened to it ("resumed FILE at iteration N", "checkpoint FILE at iteration N").
+// what happened to it ("resumed FILE at iteration N", "checkpoint FILE at iteration N") and to the
+// GPU ("the GPU reference failed (...); computed in MPFR"). path: the arithmetic (ReferencePath).
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress,
                                                    bool certify = false, int threads = 0,
                                                    uint64_t memory_budget = 0, const std::string& checkpoint = "",
-                                                   double checkpoint_seconds = 60, std::string* note = nullptr);
+                                                   double checkpoint_seconds = 60, std::string* note = nullptr,
+                                                   ReferencePath path = ReferencePath::kAuto);
 // Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
 constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
 

@@ -16,9 +16,11 @@
 
 #include "kernels/mandelbrot/mandelbrot.cuh"
 #include "kernels/perturb/mpfr_util.h"
+#include "kernels/perturb/reference_fixed.h"
 #include "kernels/perturb/reference_step.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/core/backend.h"
+#include "kernels/core/device.h"
 #include "kernels/perturb/reference_file.h"
 #include "perturb.h"
 
@@ -141,22 +143,114 @@ bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify,
   }
 }
 
+// The orbit's running checks, point by point, whichever arithmetic computed the points: A = dZ/dC,
+// the error bound E, the precision it asks for, C's certified escape tests, the escape and the
+// periodic stop.
+struct OrbitChecks {
+  Reference* ref;
+  bool last_try, certify;
+  bool fixed;   // fixed point: every step rounds each part once, by at most 2^-F (absolute)
+  FloatExp u;   // MPFR: the unit roundoff 2^-bits (relative); fixed point: 2^-F
+  FloatExp shift_limit, nucleus_limit;
+  FloatExp ar{1.0}, ai{0.0}, err{0.0}, zr_prev{0.0}, zi_prev{0.0};
+  enum Verdict { kGo, kStop, kNeedsBits };
+
+  Verdict accept(uint64_t n, const OrbitPoint& p, int* more_bits) {
+    const FloatExp fr = p.re, fi = p.im;
+    ref->zr.push_back(fr);
+    ref->zi.push_back(fi);
+    ref->zr_lo.push_back(p.re_lo);
+    ref->zi_lo.push_back(p.im_lo);
+    const FloatExp zmag = mag(fr, fi);
+    if (n == 1) {
+      err = fixed ? u : u * zmag;  // C's own rounding
+    } else {
+      // MPFR: Z_n = Z_{n-1}^2 + C in five rounded operations: each adds at most u |its result|, and
+      // |x^2|, |y^2|, |x^2 - y^2|, |2xy| are at most |Z_{n-1}|^2. Fixed point: each part is rounded
+      // once from its exact value, by at most 2^-F / 2, so |error| <= 2^-F. Either way the
+      // inherited error grows by the derivative 2 |Z_{n-1}| (plus its square, second order but kept:
+      // it is an upper bound).
+      const FloatExp zprev = mag(zr_prev, zi_prev);
+      const FloatExp ar2 = mul_pow2(zr_prev * ar - zi_prev * ai, 1) + FloatExp(1.0);
+      const FloatExp ai2 = mul_pow2(zr_prev * ai + zi_prev * ar, 1);
+      ar = ar2;
+      ai = ai2;
+      const FloatExp rounding = fixed ? u : u * (FloatExp(4.0) * sqr(zprev) + mul_pow2(zmag, 1));
+      err = mul_pow2(zprev * err, 1) + sqr(err) + rounding;
+    }
+    zr_prev = fr;
+    zi_prev = fi;
+    const FloatExp amag = mag(ar, ai);
+    // The error seen by pixels, as a shift of c. A_n = 0 exactly would make it unbounded: then
+    // only the absolute error counts (the pixels' deltas are second order there).
+    const FloatExp shift = amag.m != 0 ? err / amag : err;
+    if (shift > ref->error_shift) ref->error_shift = shift;
+    if (shift > shift_limit && !last_try) {
+      // Raise the precision by what the bound asks plus a margin, and at least by a quarter.
+      const double need = std::log2(to_double(shift / shift_limit)) + 32.0;
+      *more_bits = std::max(static_cast<int>(std::ceil(need)), ref->bits / 4);
+      return kNeedsBits;
+    }
+    const double dr = to_double(fr), di = to_double(fi);
+    const bool out = dr * dr + di * di > 4.0;
+    if (certify) {
+      // C's own count: every escape test must be decided by the bound (|Z| +- E clear of 2).
+      const double r = std::sqrt(dr * dr + di * di), e = to_double(err) + 1e-15 * r;
+      if ((out ? r - e <= 2.0 : r + e > 2.0)) {
+        if (last_try) {
+          ref->escape_certified = false;
+        } else {
+          *more_bits = std::max(64, ref->bits / 2);
+          return kNeedsBits;
+        }
+      }
+    }
+    if (out) {
+      ref->escaped = true;
+      return kStop;
+    }
+    // Periodic: the nucleus of period n lies within |Z_n / A_n| (Newton's step) of C; stop only
+    // where that, with the orbit's own error, is below kNucleusLog2 pixel spacings.
+    // (Not for a certified orbit: a pixel at C itself has dc ~ 0, and after the stop its fate
+    // hangs on Z_n^2, whose error E_n^2 no pixel spacing bounds.)
+    if (n >= 2 && amag.m != 0 && !certify) {
+      const FloatExp dist = (zmag + err) / amag;
+      if (dist <= nucleus_limit) {
+        ref->periodic = true;
+        ref->last_error = err;
+        ref->nucleus_distance = dist;
+        return kStop;
+      }
+    }
+    return kGo;
+  }
+};
+
+// How a pass computes its steps: MPFR (on `threads` threads), or the fixed-point orbit on a CUDA
+// device or on the CPU (reference_fixed.h).
+enum class StepArith { kMpfr, kFixedGpu, kFixedCpu };
+constexpr int kStepThreadsFixedGpu = -1, kStepThreadsFixedCpu = -2;  // Reference::step_threads
+
 // One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision. With a
 // checkpoint path, the pass starts from a matching checkpoint there and saves one every
 // ckpt.seconds and when cancelled, so an orbit of hours survives being stopped.
-Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool certify, int threads,
+Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool certify, int threads, StepArith arith,
                        uint64_t memory_budget, bool budget_is_machine, const std::atomic<bool>* cancel,
                        const std::function<void(double)>& progress, int* more_bits, const Checkpointing& ckpt) {
   const int bits = ref->bits;
+  const bool fixed = arith != StepArith::kMpfr;
   Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
-  if (threads <= 0)
-    threads = reference_step_threads(bits, static_cast<int>(std::thread::hardware_concurrency()));
-  ReferenceStep step(threads, x.v, y.v, x2.v, y2.v, xy.v);
-  ref->step_threads = step.threads();
   parse(cr.v, ref->re);
   parse(ci.v, ref->im);
-  mpfr_set_zero(x.v, 1);
-  mpfr_set_zero(y.v, 1);
+  std::unique_ptr<ReferenceStep> step;
+  if (fixed) {
+    ref->step_threads = arith == StepArith::kFixedGpu ? kStepThreadsFixedGpu : kStepThreadsFixedCpu;
+  } else {
+    if (threads <= 0)
+      threads = reference_step_threads(bits, static_cast<int>(std::thread::hardware_concurrency()));
+    step = std::make_unique<ReferenceStep>(threads, x.v, y.v, x2.v, y2.v, xy.v);
+    ref->step_threads = step->threads();
+  }
   ref->zr.assign(1, FloatExp(0.0));
   ref->zi.assign(1, FloatExp(0.0));
   ref->zr_lo.assign(1, 0.0);
@@ -164,17 +258,16 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   ref->escaped = ref->periodic = false;
   ref->escape_certified = certify;
   ref->error_shift = FloatExp(0.0);
-  const FloatExp u = pow2(-bits);  // MPFR's unit roundoff at `bits` (round to nearest: 2^-bits)
-  const FloatExp shift_limit = ref->step * pow2(kErrorShiftLog2);
-  const FloatExp nucleus_limit = ref->step * pow2(kNucleusLog2);
-  // A = dZ/dC and E, the error bound, both of Z_n (n = 1 below: Z_1 = C, rounded once).
-  FloatExp ar(1.0), ai(0.0);
-  FloatExp err(0.0);
-  FloatExp zr_prev(0.0), zi_prev(0.0);
+  OrbitChecks checks{ref, last_try, certify, fixed,
+                     fixed ? pow2(-fixed_format(bits).fraction_bits) : pow2(-bits),  // MPFR: round to nearest
+                     ref->step * pow2(kErrorShiftLog2), ref->step * pow2(kNucleusLog2)};
   uint64_t first = 1;
   ReferenceCheckpoint resumed;
-  if (load_checkpoint(ckpt, *ref, certify, &resumed) && mpfr_util::from_hex(x.v, resumed.x) &&
-      mpfr_util::from_hex(y.v, resumed.y)) {
+  std::string fixed_x, fixed_y;  // a resumed fixed-point orbit's Z
+  if (load_checkpoint(ckpt, *ref, certify, &resumed) &&
+      (fixed ? (resumed.ref->step_threads < 0)
+             : (resumed.ref->step_threads > 0 && mpfr_util::from_hex(x.v, resumed.x) &&
+                mpfr_util::from_hex(y.v, resumed.y)))) {
     const Reference& r = *resumed.ref;
     ref->zr = r.zr;
     ref->zi = r.zi;
@@ -182,11 +275,13 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     ref->zi_lo = r.zi_lo;
     ref->error_shift = r.error_shift;
     ref->escape_certified = r.escape_certified;
-    ar = resumed.ar;
-    ai = resumed.ai;
-    err = resumed.err;
-    zr_prev = ref->zr.back();
-    zi_prev = ref->zi.back();
+    checks.ar = resumed.ar;
+    checks.ai = resumed.ai;
+    checks.err = resumed.err;
+    checks.zr_prev = ref->zr.back();
+    checks.zi_prev = ref->zi.back();
+    fixed_x = resumed.x;
+    fixed_y = resumed.y;
     first = ref->length();  // the next n: Z_0 .. Z_{first-1} are kept
     if (ckpt.note) *ckpt.note = "resumed " + ckpt.path + " at iteration " + std::to_string(first - 1);
   } else {
@@ -194,6 +289,11 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     mpfr_set_zero(x.v, 1);
     mpfr_set_zero(y.v, 1);
   }
+  std::unique_ptr<FixedOrbit> orbit;
+  if (arith == StepArith::kFixedGpu)
+    orbit = gpu_fixed_orbit(ref->re, ref->im, bits, 0, fixed_x, fixed_y);
+  else if (arith == StepArith::kFixedCpu)
+    orbit = cpu_fixed_orbit(ref->re, ref->im, bits, fixed_x, fixed_y);
   auto last_save = std::chrono::steady_clock::now();
   // Points already in the points file (a resumed orbit's), and their running hash.
   uint64_t saved_points = first > 1 ? resumed.points : 0;
@@ -211,11 +311,15 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     saved_points = ref->length();
     ReferenceCheckpoint k;
     k.ref = ref_fields(*ref);
-    k.x = mpfr_util::to_hex(x.v);
-    k.y = mpfr_util::to_hex(y.v);
-    k.ar = ar;
-    k.ai = ai;
-    k.err = err;
+    if (orbit) {
+      orbit->state(&k.x, &k.y);
+    } else {
+      k.x = mpfr_util::to_hex(x.v);
+      k.y = mpfr_util::to_hex(y.v);
+    }
+    k.ar = checks.ar;
+    k.ai = checks.ai;
+    k.err = checks.err;
     k.certify = certify;
     k.points = saved_points;
     k.points_hash = saved_hash;
@@ -223,89 +327,57 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     last_save = std::chrono::steady_clock::now();
     if (ckpt.note) *ckpt.note = "checkpoint " + ckpt.path + " at iteration " + std::to_string(n);
   };
+  // Every 4096 steps: the memory budget, cancel, the checkpoint, progress. False: cancelled.
+  const auto between = [&](uint64_t n) {
+    // The orbit 4096 points on must fit twice (a vector's old and new storage while it grows).
+    const double next = static_cast<double>(std::min(n + 4096, max_iter + 1));
+    if (2.0 * next * kReferenceBytesPerPoint > static_cast<double>(memory_budget))
+      throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine));
+    if (cancel && cancel->load(std::memory_order_relaxed)) {
+      if (!ckpt.path.empty()) save(n);
+      return false;
+    }
+    if (!ckpt.path.empty() &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - last_save).count() >= ckpt.seconds)
+      save(n);
+    if (progress) progress(static_cast<double>(n) / static_cast<double>(max_iter));
+    return true;
+  };
+  if (orbit) {
+    // Chunks of 4096 steps, ending on multiples of 4096 (checkpoints hold whole chunks).
+    std::vector<OrbitPoint> pts;
+    for (uint64_t n = first; n <= max_iter;) {
+      const uint64_t chunk_end = std::min(max_iter, (n + 4095) / 4096 * 4096);
+      const std::size_t asked = static_cast<std::size_t>(chunk_end - n + 1);
+      pts.clear();
+      orbit->next(asked, &pts);
+      for (const OrbitPoint& p : pts) {
+        const OrbitChecks::Verdict v = checks.accept(n, p, more_bits);
+        if (v == OrbitChecks::kNeedsBits) return Pass::kNeedsBits;
+        if (v == OrbitChecks::kStop) return Pass::kDone;
+        ++n;
+      }
+      // The orbit ends only past |Z| = 3, which the checks see as an escape.
+      if (pts.size() < asked) throw std::logic_error("the fixed-point orbit ended before its escape");
+      if ((chunk_end & 4095) == 0 && !between(chunk_end)) return Pass::kCancelled;
+    }
+    return Pass::kDone;
+  }
   for (uint64_t n = first; n <= max_iter; ++n) {
-    step.products();  // x2 = x^2, y2 = y^2, xy = x y
+    step->products();  // x2 = x^2, y2 = y^2, xy = x y
     mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
     mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
     mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
     mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
-    const FloatExp fr = to_fe(x.v), fi = to_fe(y.v);
-    ref->zr.push_back(fr);
-    ref->zi.push_back(fi);
-    ref->zr_lo.push_back(tail_of(x.v, fr, tmp.v));
-    ref->zi_lo.push_back(tail_of(y.v, fi, tmp.v));
-    const FloatExp zmag = mag(fr, fi);
-    if (n == 1) {
-      err = u * zmag;  // C's own rounding
-    } else {
-      // Z_n = Z_{n-1}^2 + C in five rounded operations: each adds at most u |its result|, and
-      // |x^2|, |y^2|, |x^2 - y^2|, |2xy| are at most |Z_{n-1}|^2; the inherited error grows by the
-      // derivative 2 |Z_{n-1}| (plus its square, second order but kept: it is an upper bound).
-      const FloatExp zprev = mag(zr_prev, zi_prev);
-      const FloatExp ar2 = mul_pow2(zr_prev * ar - zi_prev * ai, 1) + FloatExp(1.0);
-      const FloatExp ai2 = mul_pow2(zr_prev * ai + zi_prev * ar, 1);
-      ar = ar2;
-      ai = ai2;
-      err = mul_pow2(zprev * err, 1) + sqr(err) + u * (FloatExp(4.0) * sqr(zprev) + mul_pow2(zmag, 1));
-    }
-    zr_prev = fr;
-    zi_prev = fi;
-    const FloatExp amag = mag(ar, ai);
-    // The error seen by pixels, as a shift of c. A_n = 0 exactly would make it unbounded: then
-    // only the absolute error counts (the pixels' deltas are second order there).
-    const FloatExp shift = amag.m != 0 ? err / amag : err;
-    if (shift > ref->error_shift) ref->error_shift = shift;
-    if (shift > shift_limit && !last_try) {
-      // Raise the precision by what the bound asks plus a margin, and at least by a quarter.
-      const double need = std::log2(to_double(shift / shift_limit)) + 32.0;
-      *more_bits = std::max(static_cast<int>(std::ceil(need)), bits / 4);
-      return Pass::kNeedsBits;
-    }
-    const double dr = to_double(fr), di = to_double(fi);
-    const bool out = dr * dr + di * di > 4.0;
-    if (certify) {
-      // C's own count: every escape test must be decided by the bound (|Z| +- E clear of 2).
-      const double r = std::sqrt(dr * dr + di * di), e = to_double(err) + 1e-15 * r;
-      if ((out ? r - e <= 2.0 : r + e > 2.0)) {
-        if (last_try) {
-          ref->escape_certified = false;
-        } else {
-          *more_bits = std::max(64, bits / 2);
-          return Pass::kNeedsBits;
-        }
-      }
-    }
-    if (out) {
-      ref->escaped = true;
-      break;
-    }
-    // Periodic: the nucleus of period n lies within |Z_n / A_n| (Newton's step) of C; stop only
-    // where that, with the orbit's own error, is below kNucleusLog2 pixel spacings.
-    // (Not for a certified orbit: a pixel at C itself has dc ~ 0, and after the stop its fate
-    // hangs on Z_n^2, whose error E_n^2 no pixel spacing bounds.)
-    if (n >= 2 && amag.m != 0 && !certify) {
-      const FloatExp dist = (zmag + err) / amag;
-      if (dist <= nucleus_limit) {
-        ref->periodic = true;
-        ref->last_error = err;
-        ref->nucleus_distance = dist;
-        break;
-      }
-    }
-    if ((n & 4095) == 0) {
-      // The orbit 4096 points on must fit twice (a vector's old and new storage while it grows).
-      const double next = static_cast<double>(std::min(n + 4096, max_iter + 1));
-      if (2.0 * next * kReferenceBytesPerPoint > static_cast<double>(memory_budget))
-        throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine));
-      if (cancel && cancel->load(std::memory_order_relaxed)) {
-        if (!ckpt.path.empty()) save(n);
-        return Pass::kCancelled;
-      }
-      if (!ckpt.path.empty() &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_save).count() >= ckpt.seconds)
-        save(n);
-      if (progress) progress(static_cast<double>(n) / static_cast<double>(max_iter));
-    }
+    OrbitPoint p;
+    p.re = to_fe(x.v);
+    p.im = to_fe(y.v);
+    p.re_lo = tail_of(x.v, p.re, tmp.v);
+    p.im_lo = tail_of(y.v, p.im, tmp.v);
+    const OrbitChecks::Verdict v = checks.accept(n, p, more_bits);
+    if (v == OrbitChecks::kNeedsBits) return Pass::kNeedsBits;
+    if (v == OrbitChecks::kStop) break;
+    if ((n & 4095) == 0 && !between(n)) return Pass::kCancelled;
   }
   return Pass::kDone;
 }
@@ -322,7 +394,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress, bool certify,
                                                    int threads, uint64_t memory_budget, const std::string& checkpoint,
-                                                   double checkpoint_seconds, std::string* note) {
+                                                   double checkpoint_seconds, std::string* note, ReferencePath path) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool budget_is_machine = memory_budget == 0;
   if (budget_is_machine) {
@@ -336,12 +408,28 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   ref->max_iter = max_iter;
   ref->step = step;
   const int max_bits = kMaxExtraBitsFactor * bits + 4096;
+  StepArith arith = StepArith::kMpfr;
+  if (path == ReferencePath::kGpu ||
+      (path == ReferencePath::kAuto && threads == 0 && bits >= kGpuReferenceMinBits && cuda_device_count() > 0))
+    arith = StepArith::kFixedGpu;
+  else if (path == ReferencePath::kFixedCpu)
+    arith = StepArith::kFixedCpu;
   for (;;) {
     int more = 0;
     const bool last_try = ref->bits >= max_bits;
-    const Pass pass = iterate_reference(ref.get(), max_iter, last_try, certify, threads, memory_budget,
-                                        budget_is_machine, cancel, progress, &more,
-                                        Checkpointing{checkpoint, checkpoint_seconds, note});
+    Pass pass;
+    try {
+      pass = iterate_reference(ref.get(), max_iter, last_try, certify, threads, arith, memory_budget,
+                               budget_is_machine, cancel, progress, &more,
+                               Checkpointing{checkpoint, checkpoint_seconds, note});
+    } catch (const BackendError& e) {
+      if (arith != StepArith::kFixedGpu) throw;
+      // The device failed (or is absent): MPFR computes the orbit instead, from Z_0.
+      const std::string why = std::string("the GPU reference failed (") + e.what() + "); computed in MPFR";
+      if (note) *note = note->empty() ? why : *note + "; " + why;
+      arith = StepArith::kMpfr;
+      continue;
+    }
     if (pass == Pass::kCancelled) return nullptr;
     if (pass == Pass::kDone) {
       if (!checkpoint.empty()) {  // the orbit is whole: its checkpoint is spent
