@@ -121,40 +121,72 @@ std::string fixed_constant(const std::string& decimal, FixedFormat f) {
   return hex_of(z.v);
 }
 
+// Linear in the length (the GPU orbit converts C and every checkpoint's Z): bits are read and
+// written 22 at a time through 32-bit words, and the balancing is one carry pass.
 std::vector<int32_t> fixed_digits(const std::string& hex, FixedFormat f) {
-  Z z, r;
+  Z z;
   set_hex(z.v, hex);
-  std::vector<int32_t> d(static_cast<std::size_t>(f.digits));
-  const long half = 1L << (kFixedDigitBits - 1);
-  for (int j = 0; j + 1 < f.digits; ++j) {
-    // d = ((z + 2^21) mod 2^22) - 2^21, in [-2^21, 2^21); then z = (z - d) / 2^22, exact.
-    mpz_add_ui(r.v, z.v, static_cast<unsigned long>(half));
-    mpz_fdiv_r_2exp(r.v, r.v, kFixedDigitBits);
-    const long dj = static_cast<long>(mpz_get_ui(r.v)) - half;
-    d[static_cast<std::size_t>(j)] = static_cast<int32_t>(dj);
-    if (dj >= 0)
-      mpz_sub_ui(z.v, z.v, static_cast<unsigned long>(dj));
-    else
-      mpz_add_ui(z.v, z.v, static_cast<unsigned long>(-dj));
-    mpz_fdiv_q_2exp(z.v, z.v, kFixedDigitBits);
-  }
-  if (!mpz_fits_sint_p(z.v) || mpz_cmpabs_ui(z.v, 1UL << 20) > 0)
+  const bool negative = mpz_sgn(z.v) < 0;
+  mpz_abs(z.v, z.v);
+  const std::size_t L = static_cast<std::size_t>(f.digits);
+  const std::size_t low_bits = kFixedDigitBits * (L - 1);
+  if (mpz_sizeinbase(z.v, 2) > low_bits + 20)
     throw std::runtime_error("fixed-point orbit: a value too large for the format (|Z| >= 2^20)");
-  d.back() = static_cast<int32_t>(mpz_get_si(z.v));
+  std::vector<uint32_t> w((low_bits + 20) / 32 + 4, 0);
+  std::size_t count = 0;
+  mpz_export(w.data(), &count, -1, sizeof(uint32_t), 0, 0, z.v);
+  const auto bits_at = [&](std::size_t pos) {  // the 22 bits from bit `pos`
+    const std::size_t k = pos / 32, s = pos % 32;
+    const uint64_t two = static_cast<uint64_t>(w[k]) | static_cast<uint64_t>(w[k + 1]) << 32;
+    return static_cast<int64_t>((two >> s) & ((1u << kFixedDigitBits) - 1));
+  };
+  std::vector<int32_t> d(L);
+  const int64_t half = int64_t{1} << (kFixedDigitBits - 1), base = int64_t{1} << kFixedDigitBits;
+  int64_t carry = 0;
+  for (std::size_t j = 0; j + 1 < L; ++j) {
+    // Balanced digits of +-|z|: the same digits in [-2^21, 2^21) that repeated division gives.
+    int64_t v = (negative ? -bits_at(kFixedDigitBits * j) : bits_at(kFixedDigitBits * j)) + carry;
+    carry = 0;
+    if (v >= half) {
+      v -= base;
+      carry = 1;
+    } else if (v < -half) {
+      v += base;
+      carry = -1;
+    }
+    d[j] = static_cast<int32_t>(v);
+  }
+  const int64_t top = static_cast<int64_t>(bits_at(low_bits)) | (static_cast<int64_t>(bits_at(low_bits + 22)) << 22);
+  d[L - 1] = static_cast<int32_t>((negative ? -top : top) + carry);
   return d;
 }
 
 std::string fixed_hex(const std::vector<int32_t>& digits) {
-  Z z;
-  for (std::size_t k = digits.size(); k-- > 0;) {
-    mpz_mul_2exp(z.v, z.v, kFixedDigitBits);
-    const int32_t d = digits[k];
-    if (d >= 0)
-      mpz_add_ui(z.v, z.v, static_cast<unsigned long>(d));
-    else
-      mpz_sub_ui(z.v, z.v, static_cast<unsigned long>(-static_cast<long>(d)));
+  // The positive digits and the magnitudes of the negative ones packed apart, then subtracted.
+  const std::size_t L = digits.size();
+  Z parts[2];
+  for (int sign = 0; sign < 2; ++sign) {
+    std::vector<uint32_t> w((kFixedDigitBits * L) / 32 + 3, 0);
+    for (std::size_t j = 0; j + 1 < L; ++j) {
+      const int32_t dj = digits[j];
+      if ((sign == 0) != (dj > 0) || dj == 0) continue;
+      const uint64_t v = static_cast<uint64_t>(dj > 0 ? dj : -static_cast<int64_t>(dj)) << ((kFixedDigitBits * j) % 32);
+      const std::size_t k = (kFixedDigitBits * j) / 32;
+      w[k] |= static_cast<uint32_t>(v);
+      w[k + 1] |= static_cast<uint32_t>(v >> 32);
+    }
+    mpz_import(parts[sign].v, w.size(), -1, sizeof(uint32_t), 0, 0, w.data());
   }
-  return hex_of(z.v);
+  mpz_sub(parts[0].v, parts[0].v, parts[1].v);
+  if (L > 0) {
+    // The integer digit (any size) at 2^(22 (L - 1)).
+    const long top = digits[L - 1];
+    Z t;
+    mpz_set_si(t.v, top);
+    mpz_mul_2exp(t.v, t.v, static_cast<mp_bitcnt_t>(kFixedDigitBits * (L - 1)));
+    mpz_add(parts[0].v, parts[0].v, t.v);
+  }
+  return hex_of(parts[0].v);
 }
 
 OrbitPoint point_from_record(const FixedPointRecord& r, FixedFormat f) {

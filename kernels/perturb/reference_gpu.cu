@@ -23,6 +23,7 @@ constexpr int kBlockElems = 1 << kBlockLog2;
 constexpr int kThreads = 256;
 constexpr int kMaxLog2N = 2 * kBlockLog2;     // the top stages fit one block's columns up to here
 constexpr std::size_t kChunkRecords = 1024;  // steps between the host's reads
+constexpr int kGraphSteps = 32;              // steps in the captured graph, replayed
 constexpr int64_t kHalfDigit = int64_t{1} << (kFixedDigitBits - 1);
 
 struct Plan {
@@ -222,12 +223,14 @@ __device__ int leading_digit(const int32_t* d, int from) {
   return -1;
 }
 
-// Record k of the chunk, one warp per part; past |Z| = 3 (squared: 9) the chunk stops there
-// (*stop = k + 1), so the caller sees the first point beyond its bailout of 2 and nothing after.
-__global__ void record_point(const int32_t* x, const int32_t* y, FixedPointRecord* rec, int k, int L, int F,
+// The chunk's next record (*count of them so far), one warp per part; past |Z| = 3 (squared: 9)
+// the chunk stops there (*stop = 1), so the caller sees the first point beyond its bailout of 2 and
+// nothing after. The index lives on the device, so one captured graph serves every step.
+__global__ void record_point(const int32_t* x, const int32_t* y, FixedPointRecord* rec, int* count, int L, int F,
                              int* stop) {
   if (*stop) return;
   __shared__ double mag2[2];
+  const int k = *count;
   const int part = threadIdx.x / 32, lane = threadIdx.x & 31;
   const int32_t* d = part ? y : x;
   const int top = leading_digit(d, L - 1);
@@ -246,7 +249,10 @@ __global__ void record_point(const int32_t* x, const int32_t* y, FixedPointRecor
     mag2[part] = v * v;
   }
   __syncthreads();
-  if (threadIdx.x == 0 && mag2[0] + mag2[1] > 9.0) *stop = k + 1;
+  if (threadIdx.x == 0) {
+    *count = k + 1;
+    if (mag2[0] + mag2[1] > 9.0) *stop = 1;
+  }
 }
 
 // ---- the host side ----------------------------------------------------------------------------
@@ -270,6 +276,7 @@ class GpuFixedOrbit final : public FixedOrbit {
   }
 
   ~GpuFixedOrbit() override {
+    if (graph_) cudaGraphExecDestroy(graph_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -302,7 +309,7 @@ class GpuFixedOrbit final : public FixedOrbit {
     transforms_ = std::make_unique<DeviceBuffer>(2 * n * sizeof(uint64_t));
     twiddles_ = std::make_unique<DeviceBuffer>(std::max<std::size_t>(n, 2) * sizeof(uint64_t));
     records_ = std::make_unique<DeviceBuffer>(kChunkRecords * sizeof(FixedPointRecord));
-    stop_ = std::make_unique<DeviceBuffer>(sizeof(int));
+    stop_ = std::make_unique<DeviceBuffer>(2 * sizeof(int));  // stop, count
     DEEPSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     std::vector<int32_t> host(4 * static_cast<std::size_t>(L), 0);
     const auto put = [&](int slot, const std::vector<int32_t>& d) {
@@ -324,20 +331,33 @@ class GpuFixedOrbit final : public FixedOrbit {
   }
 
   void compute(std::size_t count, std::vector<OrbitPoint>* out) {
+    DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    if (!graph_) {
+      // kGraphSteps steps captured once: a replay costs one launch instead of five a step.
+      cudaGraph_t g = nullptr;
+      DEEPSCOPE_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      for (int k = 0; k < kGraphSteps; ++k) step();
+      DEEPSCOPE_CUDA_CHECK(cudaStreamEndCapture(stream_, &g));
+      const cudaError_t made = cudaGraphInstantiateWithFlags(&graph_, g, 0);
+      cudaGraphDestroy(g);
+      DEEPSCOPE_CUDA_CHECK(made);
+    }
     while (count > 0 && !ended_) {
       const std::size_t m = std::min(count, kChunkRecords);
-      DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device_));
-      DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(stop_->p, 0, sizeof(int), stream_));
-      for (std::size_t k = 0; k < m; ++k) step(static_cast<int>(k));
+      DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(stop_->p, 0, 2 * sizeof(int), stream_));
+      std::size_t k = 0;
+      for (; k + kGraphSteps <= m; k += kGraphSteps) DEEPSCOPE_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+      for (; k < m; ++k) step();
       records_host_.resize(m);
-      int stop = 0;
+      int flags[2] = {0, 0};
       DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(records_host_.data(), records_->p, m * sizeof(FixedPointRecord),
                                            cudaMemcpyDeviceToHost, stream_));
-      DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(&stop, stop_->p, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(flags, stop_->p, 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_));
       DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      const std::size_t got = stop ? static_cast<std::size_t>(stop) : m;
-      for (std::size_t k = 0; k < got; ++k) out->push_back(point_from_record(records_host_[k], f_));
-      ended_ = stop != 0;
+      const std::size_t got = static_cast<std::size_t>(flags[1]);
+      for (std::size_t j = 0; j < got; ++j) out->push_back(point_from_record(records_host_[j], f_));
+      ended_ = flags[0] != 0;
+      if (!ended_ && got != m) throw BackendError("GPU reference: the device recorded fewer steps than launched");
       count -= m;
     }
   }
@@ -352,7 +372,7 @@ class GpuFixedOrbit final : public FixedOrbit {
     *y = fixed_hex(std::vector<int32_t>(h.begin() + static_cast<std::ptrdiff_t>(L), h.end()));
   }
 
-  void step(int k) {
+  void step() {
     const int L = plan_.digits;
     int32_t* x = digits_->as<int32_t>();
     int32_t* y = x + L;
@@ -364,6 +384,7 @@ class GpuFixedOrbit final : public FixedOrbit {
     const uint64_t* tw_f = twiddles_->as<uint64_t>();
     const uint64_t* tw_i = tw_f + n / 2;
     int* stop = stop_->as<int>();
+    int* recorded = stop + 1;
     const bool split = plan_.log2n > plan_.log2c;
     const int columns = kBlockElems >> (plan_.log2n - plan_.log2c);  // per top_stages block
     const int top_blocks = (1 << plan_.log2c) / std::max(columns, 1);
@@ -381,7 +402,7 @@ class GpuFixedOrbit final : public FixedOrbit {
     settle<<<dim3(static_cast<unsigned>((L + kThreads - 1) / kThreads), 2), kThreads, 0, stream_>>>(fa, fb, cr, ci, x,
                                                                                                    y, L, stop);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    record_point<<<1, 64, 0, stream_>>>(x, y, records_->as<FixedPointRecord>(), k, L, f_.fraction_bits, stop);
+    record_point<<<1, 64, 0, stream_>>>(x, y, records_->as<FixedPointRecord>(), recorded, L, f_.fraction_bits, stop);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
   }
 
@@ -389,6 +410,7 @@ class GpuFixedOrbit final : public FixedOrbit {
   int device_;
   Plan plan_{};
   cudaStream_t stream_ = nullptr;
+  cudaGraphExec_t graph_ = nullptr;
   std::unique_ptr<DeviceBuffer> digits_, transforms_, twiddles_, records_, stop_;
   std::vector<FixedPointRecord> records_host_;
   bool ended_ = false;
