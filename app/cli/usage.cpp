@@ -148,6 +148,7 @@ Commands:
   deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
                       [--binade-chunks K [--binade-first I] [--binade-packet P]]
                       [--ncu-probe] [--cpu-only|--gpu-only]
+                      [--write-cases N [--write-dir DIR]]   (only the output files' write times)
   deepscope bench scale [--out FILE.md] [--quick] [--only henon,tmd] [--henon-params N] [--henon-transient N]
                         [--tmd-width W]
   deepscope bench finder [--locations DIR] [--out FILE.md]
