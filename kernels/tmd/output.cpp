@@ -1,5 +1,6 @@
 // The TMD workspace's output files: a CSV row per case (sorted by argument) and a JSON document
-// with the parameters, the counts, the hardest cases and every case. Both depend only on the search,
+// with the parameters, the counts, the hardest cases and every case (or, beside a binary case
+// file, app/io/tmd_case_file.h, without every case). Both depend only on the search,
 // not on how it ran (workers, ranks, shards, resumed chunks, timings: those go to stdout), so that a
 // scaled-out run writes the single process's bytes.
 #include <charconv>
@@ -133,31 +134,36 @@ void case_json(std::string& o, const Case& k) {
   o += "\"}";
 }
 
-// The JSON's last two members, "hardest" (the 10 hardest cases) and "all", and its closing brace.
-void cases_json_tail(std::ostringstream& head, const std::vector<Case>& cases, std::string* out) {
+// The JSON from its head (its first members, without a trailing comma): "hardest" (the 10 hardest
+// cases), with `all` "all" (every case), and the closing brace.
+void json_tail(const std::string& head, const std::vector<Case>& cases, bool all, std::string* out) {
   std::string& o = *out;
-  o = head.str();
-  o.reserve(o.size() + cases.size() * (160 + (cases.empty() ? 0 : cases[0].fx.size() + 2 * cases[0].x_text.size())));
+  o = head;
+  const std::size_t per_case = 160 + (cases.empty() ? 0 : cases[0].fx.size() + 2 * cases[0].x_text.size());
+  o.reserve(o.size() + (all ? cases.size() + 10 : 10) * per_case);
+  o += ",\n  \"hardest\": [";
   const std::vector<Case> h = hardest(cases, 10);
   for (std::size_t i = 0; i < h.size(); ++i) {
     o += i ? ",\n    " : "\n    ";
     case_json(o, h[i]);
   }
-  o += "\n  ],\n  \"all\": [";
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    o += i ? ",\n    " : "\n    ";
-    case_json(o, cases[i]);
+  if (all) {
+    o += "\n  ],\n  \"all\": [";
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      o += i ? ",\n    " : "\n    ";
+      case_json(o, cases[i]);
+    }
   }
   o += "\n  ]\n}\n";
 }
 
 }  // namespace
 
-std::string cases_csv(const ExhaustiveParams& p, const ExhaustiveResult& r) {
-  (void)p;
+std::string cases_csv(const std::vector<Case>& cases) {
   std::string o = "x,x_value,run,run_capped,log2_dist,fx\n";
-  o.reserve(o.size() + r.cases.size() * (64 + (r.cases.empty() ? 0 : r.cases[0].fx.size() + 2 * r.cases[0].x_text.size())));
-  for (const Case& k : r.cases) {
+  o.reserve(o.size() +
+            cases.size() * (64 + (cases.empty() ? 0 : cases[0].fx.size() + 2 * cases[0].x_text.size())));
+  for (const Case& k : cases) {
     append_x_id(o, k);
     o += ',';
     append_x_value(o, k);
@@ -172,20 +178,27 @@ std::string cases_csv(const ExhaustiveParams& p, const ExhaustiveResult& r) {
   return o;
 }
 
-std::string cases_json(const ExhaustiveParams& p, const ExhaustiveResult& r) {
+std::string cases_csv(const ExhaustiveParams& p, const ExhaustiveResult& r) {
+  (void)p;
+  return cases_csv(r.cases);
+}
+
+std::string exhaustive_json_head(const ExhaustiveParams& p, const ExhaustiveResult& r) {
   std::ostringstream o;
   o << "{\n  \"search\": \"exhaustive\",\n  \"function\": \"" << func_name(p.func) << "\",\n  \"mode\": \""
     << mode_name(p.mode) << "\",\n  \"precision\": " << p.precision << ",\n  \"k\": " << p.k
     << ",\n  \"range\": [\"" << hex32(p.lo) << "\", \"" << hex32(p.hi) << "\"],\n  \"backend\": \""
     << backend_name(r.backend) << "\",\n  \"inputs\": " << r.inputs << ",\n  \"evaluated\": " << r.evaluated
     << ",\n  \"candidates\": " << r.candidates << ",\n  \"exact_results\": " << r.exact
-    << ",\n  \"cases\": " << r.cases.size() << ",\n  \"chunks\": " << r.chunks << ",\n  \"hardest\": [";
-  std::string out;
-  cases_json_tail(o, r.cases, &out);
-  return out;
+    << ",\n  \"cases\": " << r.cases.size() << ",\n  \"chunks\": " << r.chunks;
+  return o.str();
 }
 
-std::string lefevre_json(const LefevreParams& p, const LefevreResult& r) {
+std::string cases_json(const ExhaustiveParams& p, const ExhaustiveResult& r) {
+  return json_with_cases(exhaustive_json_head(p, r), r.cases, true);
+}
+
+std::string lefevre_json_head(const LefevreParams& p, const LefevreResult& r) {
   std::ostringstream o;
   o << "{\n  \"search\": \"" << search_name(p.search) << "\",\n  \"function\": \"" << func_name(p.func)
     << "\",\n  \"mode\": \"" << mode_name(p.mode) << "\",\n  \"precision\": " << p.precision
@@ -200,9 +213,17 @@ std::string lefevre_json(const LefevreParams& p, const LefevreResult& r) {
     << ", \"max\": " << r.iters.max << ", \"mean\": " << num(r.iters.mean) << ", \"warps\": " << r.iters.warps
     << ", \"mean_nmdm\": " << num(r.iters.mean_nmdm) << ", \"nmdm_histogram_5pct_bins\": [";
   for (std::size_t i = 0; i < r.iters.nmdm_hist.size(); ++i) o << (i ? ", " : "") << r.iters.nmdm_hist[i];
-  o << "]},\n  \"hardest\": [";
+  o << "]}";
+  return o.str();
+}
+
+std::string lefevre_json(const LefevreParams& p, const LefevreResult& r) {
+  return json_with_cases(lefevre_json_head(p, r), r.cases, true);
+}
+
+std::string json_with_cases(const std::string& head, const std::vector<Case>& cases, bool all) {
   std::string out;
-  cases_json_tail(o, r.cases, &out);
+  json_tail(head, cases, all, &out);
   return out;
 }
 
