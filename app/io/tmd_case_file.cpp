@@ -9,10 +9,13 @@
 #include <fstream>
 
 #include "image_io.h"
+#include "kernels/core/cpu_parallel.h"
 #include "mpfr_hex.h"
 
 namespace ds::app {
 namespace {
+
+constexpr std::size_t kRecordsPerTask = 1 << 16;
 
 void put_le(char* p, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xffu);
@@ -25,7 +28,8 @@ uint64_t get_le(const char* p, int bytes) {
 
 // Parses `text` into `out`, checking that it prints back the same (else the file would lose it).
 void to_bits(const std::string& text, int max_bits, const char* what, const tmd::Case& c, HexNumber* out) {
-  std::string back;
+  thread_local std::string back;  // reused: no allocation per case
+  back.clear();
   if (parse_mpfr_hex(text, max_bits, out)) append_mpfr_hex(back, *out);
   if (back != text)
     throw std::runtime_error(std::string("tmd case file: the ") + what + " \"" + text +
@@ -120,10 +124,11 @@ std::string encode_tmd_cases(const TmdCaseHeader& h, const std::vector<tmd::Case
   put_le(p + 40, h.json_head.size(), 8);
   std::memcpy(p + kTmdCaseHeaderBytes, h.json_head.data(), h.json_head.size());
   char* r = p + kTmdCaseHeaderBytes + h.json_head.size();
-  for (const tmd::Case& c : cases) {
-    encode_record(r, c, h.wide);
-    r += kTmdCaseRecordBytes;
-  }
+  // Records are independent: on all cores (4e6 cases: 1.6 s on one).
+  parallel_for(cases.size(), kRecordsPerTask, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) encode_record(r + i * kTmdCaseRecordBytes, cases[i], h.wide);
+  });
+  r += cases.size() * kTmdCaseRecordBytes;
   put_le(r, crc32(reinterpret_cast<const unsigned char*>(p), o.size() - 4), 4);
   return o;
 }
