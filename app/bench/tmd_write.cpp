@@ -1,22 +1,32 @@
 // `deepscope bench tmd --write-cases N`: the time to format and write the TMD output files of N
-// cases (issue #25: a full binade's 4.2e6 cases took minutes to write). The cases are synthetic
-// but shaped like a search's: sorted binary32 arguments across the positive normal range, runs
-// and distances like a k = 20 search's, and f(x) as MPFR prints 256 random bits.
+// cases (CSV, JSON, the binary case file) and to export the binary file back to the CSV (issue #25: a full
+// binade's 4.2e6 cases took minutes to write). The cases are synthetic but shaped like a search's: sorted
+// binary32 arguments across the positive normal range, runs and distances like a k = 20 search's, and f(x) as
+// MPFR prints 256 random bits.
 #include <mpfr.h>
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/io/tmd_case_file.h"
 #include "bench.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/tmd/tmd.h"
 
 namespace ds::app {
 namespace {
+
+std::string read_file_or_empty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -77,6 +87,28 @@ void bench_tmd_write(std::ostringstream& md, int64_t n, const std::string& dir) 
   };
   row("CSV", dir + "/bench-cases.csv", [&] { return tmd::cases_csv(p, r); });
   row("JSON (every case)", dir + "/bench-cases.json", [&] { return tmd::cases_json(p, r); });
+  TmdCaseHeader h;
+  h.json_head = tmd::exhaustive_json_head(p, r);
+  row("binary (.tmdc)", dir + "/bench-cases.tmdc", [&] { return encode_tmd_cases(h, r.cases); });
+  row("JSON beside .tmdc (hardest only)", dir + "/bench-cases-hardest.json",
+      [&] { return tmd::json_with_cases(h.json_head, r.cases, false); });
+  // `tmd export`: read and check the binary file, then the CSV (its bytes checked against the direct CSV's).
+  t = std::chrono::steady_clock::now();
+  const TmdCases back = read_tmd_cases(dir + "/bench-cases.tmdc");
+  const double read_s = since(t);
+  row("CSV exported from .tmdc (read + decode in format s)", dir + "/bench-cases-export.csv", [&] {
+    auto t0 = std::chrono::steady_clock::now();
+    std::string csv = tmd::cases_csv(back.cases);
+    std::fprintf(stderr, "  export: read + check + decode %.3f s, CSV %.3f s\n", read_s, since(t0));
+    return csv;
+  });
+  md << "\nReading and decoding the .tmdc took " << fmt("%.3f", read_s)
+     << " s (included in no row above); the "
+     << "exported CSV is "
+     << (read_file_or_empty(dir + "/bench-cases-export.csv") == read_file_or_empty(dir + "/bench-cases.csv")
+             ? "byte-identical to"
+             : "DIFFERENT FROM")
+     << " the direct CSV.\n";
 }
 
 }  // namespace ds::app
