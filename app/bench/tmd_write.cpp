@@ -96,7 +96,7 @@ void bench_tmd_write(std::ostringstream& md, int64_t n, const std::string& dir) 
   t = std::chrono::steady_clock::now();
   const TmdCases back = read_tmd_cases(dir + "/bench-cases.tmdc");
   const double read_s = since(t);
-  row("CSV exported from .tmdc (read + decode in format s)", dir + "/bench-cases-export.csv", [&] {
+  row("CSV exported from .tmdc (after reading it)", dir + "/bench-cases-export.csv", [&] {
     auto t0 = std::chrono::steady_clock::now();
     std::string csv = tmd::cases_csv(back.cases);
     std::fprintf(stderr, "  export: read + check + decode %.3f s, CSV %.3f s\n", read_s, since(t0));
