@@ -77,8 +77,11 @@ bool parse_mpfr_hex(const std::string& s, int max_bits, HexNumber* out) {
   const bool neg_exp = *p == '-';
   long e = 0;
   const auto r = std::from_chars(p + 1, end, e);
-  if (r.ec != std::errc() || r.ptr != end || e < 0 || e > (1L << 30)) return false;
-  h.exp = static_cast<int32_t>((neg_exp ? -e : e) + 4 - lz);
+  if (r.ec != std::errc() || r.ptr != end || e < 0 || e > (1L << 33)) return false;
+  const long exp = (neg_exp ? -e : e) + 4 - lz;
+  if (exp < INT32_MIN || exp > INT32_MAX)
+    return false;  // HexNumber's range (every int32 prints and reads back)
+  h.exp = static_cast<int32_t>(exp);
   *out = h;
   return true;
 }

@@ -167,7 +167,7 @@ TmdCases decode_tmd_cases(const std::string& bytes, const std::string& name) {
   const auto func = static_cast<unsigned char>(p[17]), mode = static_cast<unsigned char>(p[18]),
              wide = static_cast<unsigned char>(p[19]);
   if (h.search > TmdCaseHeader::kRegular || func > static_cast<unsigned>(tmd::Func::kCos) ||
-      mode > static_cast<unsigned>(tmd::Mode::kDirected) || wide > 1)
+      mode > static_cast<unsigned>(tmd::Mode::kDirected) || wide > 1 || get_le(p + 28, 4) != 0)
     refuse(name, "is damaged: its header names an unknown search, function, mode or argument kind");
   h.func = static_cast<tmd::Func>(func);
   h.mode = static_cast<tmd::Mode>(mode);
