@@ -10,15 +10,15 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/io/tmd_case_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
-#include "app/io/tmd_case_file.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/core/backend.h"
-#include "kernels/tmd/tmd.h"
-#include "kernels/tmd/lefevre.h"
 #include "kernels/core/work.h"
+#include "kernels/tmd/lefevre.h"
+#include "kernels/tmd/tmd.h"
 
 namespace ds::app {
 namespace {
@@ -120,22 +120,36 @@ bool binary_output(const std::string& out) {
 std::string default_json(const std::string& out) {
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
   if (out.empty()) return "";
-  return (dot_csv ? out.substr(0, out.size() - 4) : binary_output(out) ? out.substr(0, out.size() - 5) : out) +
+  return (dot_csv              ? out.substr(0, out.size() - 4)
+          : binary_output(out) ? out.substr(0, out.size() - 5)
+                               : out) +
          ".json";
 }
 
 // Writes the search's outputs, each whole or not at all (see binary_output).
-void write_outputs(const std::string& out, const std::string& json, const TmdCaseHeader& h,
-                   const std::vector<tmd::Case>& cases) {
+void write_outputs(const std::string& out, const std::string& json, const std::string& chunk_file,
+                   const TmdCaseHeader& h, const std::vector<tmd::Case>& cases) {
   const bool binary = binary_output(out);
-  if (binary)
-    write_file_atomically(out, encode_tmd_cases(h, cases));
-  else
+  if (binary) {
+    std::string bytes;
+    try {
+      bytes = encode_tmd_cases(h, cases);
+    } catch (const std::runtime_error& e) {  // never seen: MPFR's text always fits; the chunks are kept
+      throw std::runtime_error(std::string(e.what()) + "; nothing written. " + chunk_file +
+                               " keeps the search: the same command with "
+                               "--out FILE.csv --chunk-file " +
+                               chunk_file + " writes it as text without computing it again");
+    }
+    write_file_atomically(out, bytes);
+  } else {
     write_file_atomically(out, tmd::cases_csv(cases));
+  }
   if (!json.empty()) write_file_atomically(json, tmd::json_with_cases(h.json_head, cases, !binary));
   if (!binary && cases.size() >= 1000000)
-    std::cerr << "note: " << cases.size() << " cases; --out FILE.tmdc writes them as a binary file about half "
-              << "the CSV's size, with a JSON of only the hardest (deepscope tmd export makes this CSV from it)\n";
+    std::cerr
+        << "note: " << cases.size()
+        << " cases; --out FILE.tmdc writes them as a binary file about two thirds "
+        << "the CSV's size, with a JSON of only the hardest (deepscope tmd export makes this CSV from it)\n";
 }
 
 // A shard writes its chunk file only: says so and how to get the outputs.
@@ -234,7 +248,7 @@ int tmd_exhaustive(const ArgList& argv) {
   h.precision = p.precision;
   h.k = p.k;
   h.json_head = tmd::exhaustive_json_head(p, r);
-  write_outputs(out, json, h, r.cases);
+  write_outputs(out, json, p.chunk_file, h, r.cases);
   if (!quiet) {
     std::cout << r.inputs << " bit patterns, " << r.evaluated << " arguments evaluated, " << r.candidates
               << " candidates checked with MPFR (" << r.exact << " exact results), " << r.cases.size()
@@ -364,7 +378,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   h.precision = p.precision;
   h.k = p.k;
   h.json_head = tmd::lefevre_json_head(p, r);
-  write_outputs(out, json, h, r.cases);
+  write_outputs(out, json, p.chunk_file, h, r.cases);
   if (!quiet) {
     std::printf("%s search, %s, %s, p = %d, k = %d, N = 2^%d, split %d, polynomials %s, on %s\n",
                 tmd::search_name(search), tmd::func_name(p.func), tmd::mode_name(p.mode), p.precision, p.k,
