@@ -1,5 +1,7 @@
 // Benchmarks behind `deepscope bench`; each prints a markdown table and can write it to --out.
 #pragma once
+#include <cstdint>
+#include <sstream>
 #include <string>
 
 #include "app/cli/commands.h"
@@ -22,5 +24,8 @@ int bench_colour(const ArgList& args);
 std::string fmt(const char* f, double v);
 // A report's heading and its date (UTC), commit and command lines, as markdown.
 std::string bench_preamble(const std::string& name, const ArgList& args);
+// `bench tmd --write-cases N`: formats and writes N synthetic cases' output files in `dir`, one
+// markdown row per file (app/bench/tmd_write.cpp).
+void bench_tmd_write(std::ostringstream& md, int64_t n, const std::string& dir);
 
 }  // namespace ds::app

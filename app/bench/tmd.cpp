@@ -215,13 +215,27 @@ void binade_table(std::ostringstream& md, int64_t first, int64_t K, int log2_pac
 int bench_tmd(const ArgList& argv) {
   cli::Args args(argv,
                  {"out", "full-exp2", "k", "table1", "fp-counts", "div-sweep", "binade-chunks",
-                  "binade-first", "binade-packet"},
+                  "binade-first", "binade-packet", "write-cases", "write-dir"},
                  {"quick", "cpu-only", "gpu-only", "ncu-probe"});
   if (args.flag("ncu-probe")) {  // one filter launch of 2^20 arguments per function, for Nsight Compute
     for (tmd::Func f : tmd::all_funcs()) {
       const uint32_t lo = (f == tmd::Func::kLog || f == tmd::Func::kLog2) ? 0x40400000u : 0x3f800000u;
       tmd::eval_rate(f, tmd::Mode::kNearest, 24, 20, lo, 1 << 20, Backend::kCuda);
     }
+    return 0;
+  }
+  if (args.has("write-cases")) {  // the output files' write times alone
+    const int64_t n = args.get_count("write-cases", 0, 1, tmd::kMaxMaxCases);
+    const std::string dir = args.get("write-dir", "/tmp");
+    const std::string out_path = args.get("out", "");
+    if (!out_path.empty()) check_writable(out_path);
+    check_writable(dir + "/bench-cases.csv");
+    std::ostringstream md;
+    md << bench_preamble("tmd", argv);
+    bench_tmd_write(md, n, dir);
+    const std::string text = md.str();
+    std::fputs(text.c_str(), stdout);
+    if (!out_path.empty()) write_file_atomically(out_path, text);
     return 0;
   }
   // FP64/FP32 instructions per argument from Nsight Compute (docs/bench/tmd_fp_counts.py).

@@ -2,21 +2,23 @@
 // kernels/tmd/lefevre.h. Input errors exit 2 before any work (an output that would flood memory or disk is
 // refused from an estimate); the search runs on every device given (--devices), or on one shard of
 // its chunks (--shard, which writes only its chunk file), is resumable from its chunk file and
-// writes its CSV/JSON whole or not at all. Under mpirun, only rank 0 prints and writes.
+// writes its CSV/JSON (or binary case file and JSON) whole or not at all. Under mpirun, only rank 0
+// prints and writes.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
+#include "app/io/tmd_case_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/core/backend.h"
-#include "kernels/tmd/tmd.h"
-#include "kernels/tmd/lefevre.h"
 #include "kernels/core/work.h"
+#include "kernels/tmd/lefevre.h"
+#include "kernels/tmd/tmd.h"
 
 namespace ds::app {
 namespace {
@@ -109,6 +111,47 @@ std::string per_worker_text(const std::vector<std::pair<std::string, int64_t>>& 
   return t.empty() ? "none" : t;
 }
 
+// --out FILE.tmdc writes the binary case file (app/io/tmd_case_file.h) and a JSON without every
+// case; any other name, the CSV and the JSON with every case. The JSON's default name is OUT with
+// its .csv or .tmdc replaced by .json.
+bool binary_output(const std::string& out) {
+  return out.size() > 5 && out.compare(out.size() - 5, 5, ".tmdc") == 0;
+}
+std::string default_json(const std::string& out) {
+  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+  if (out.empty()) return "";
+  return (dot_csv              ? out.substr(0, out.size() - 4)
+          : binary_output(out) ? out.substr(0, out.size() - 5)
+                               : out) +
+         ".json";
+}
+
+// Writes the search's outputs, each whole or not at all (see binary_output).
+void write_outputs(const std::string& out, const std::string& json, const std::string& chunk_file,
+                   const TmdCaseHeader& h, const std::vector<tmd::Case>& cases) {
+  const bool binary = binary_output(out);
+  if (binary) {
+    std::string bytes;
+    try {
+      bytes = encode_tmd_cases(h, cases);
+    } catch (const std::runtime_error& e) {  // never seen: MPFR's text always fits; the chunks are kept
+      throw std::runtime_error(std::string(e.what()) + "; nothing written. " + chunk_file +
+                               " keeps the search: the same command with "
+                               "--out FILE.csv --chunk-file " +
+                               chunk_file + " writes it as text without computing it again");
+    }
+    write_file_atomically(out, bytes);
+  } else {
+    write_file_atomically(out, tmd::cases_csv(cases));
+  }
+  if (!json.empty()) write_file_atomically(json, tmd::json_with_cases(h.json_head, cases, !binary));
+  if (!binary && cases.size() >= 1000000)
+    std::cerr
+        << "note: " << cases.size()
+        << " cases; --out FILE.tmdc writes them as a binary file about two thirds "
+        << "the CSV's size, with a JSON of only the hardest (deepscope tmd export makes this CSV from it)\n";
+}
+
 // A shard writes its chunk file only: says so and how to get the outputs.
 void report_shard(const work::Shard& s, int64_t owned, int64_t total, int64_t run, int64_t loaded,
                   const char* units, const std::string& chunk_file, const std::string& out,
@@ -160,9 +203,7 @@ int tmd_exhaustive(const ArgList& argv) {
   const int64_t n_hardest = args.get_int("hardest", 10, 0, 1000);
   const bool estimate_only = args.flag("estimate"), quiet = args.flag("quiet");
   const std::string out = estimate_only ? args.get("out", "") : args.require("out");
-  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
-  const std::string json =
-      args.get("json", out.empty() ? "" : (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  const std::string json = args.get("json", default_json(out));
   const Backend be = select_backend(p.backend);
   p.placement = parse_placement(args, be);
   const bool sharded = !p.placement.shard.whole(), writer = work::is_writer();
@@ -200,8 +241,14 @@ int tmd_exhaustive(const ArgList& argv) {
                  p.chunk_file, out, json);
     return 0;
   }
-  write_file_atomically(out, tmd::cases_csv(p, r));
-  if (!json.empty()) write_file_atomically(json, tmd::cases_json(p, r));
+  TmdCaseHeader h;
+  h.search = TmdCaseHeader::kExhaustive;
+  h.func = p.func;
+  h.mode = p.mode;
+  h.precision = p.precision;
+  h.k = p.k;
+  h.json_head = tmd::exhaustive_json_head(p, r);
+  write_outputs(out, json, p.chunk_file, h, r.cases);
   if (!quiet) {
     std::cout << r.inputs << " bit patterns, " << r.evaluated << " arguments evaluated, " << r.candidates
               << " candidates checked with MPFR (" << r.exact << " exact results), " << r.cases.size()
@@ -258,8 +305,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   if (!(max_seconds >= 0)) throw cli::UsageError("--max-seconds must be a number of seconds >= 0");
   const bool quiet = args.flag("quiet");
   const std::string out = args.require("out");
-  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
-  const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  const std::string json = args.get("json", default_json(out));
   const Backend be = select_backend(p.backend);
   p.placement = parse_placement(args, be);
   const bool sharded = !p.placement.shard.whole(), writer = work::is_writer();
@@ -287,7 +333,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
   p.backend = be;
   if (writer && !sharded) {
     check_writable(out);
-    check_writable(json);
+    if (!json.empty()) check_writable(json);
   }
   install_cancel_handler();
   p.cancel = &cancel_flag();
@@ -324,10 +370,15 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
                  p.chunk_file, out, json);
     return 0;
   }
-  tmd::ExhaustiveResult er;
-  er.cases = r.cases;
-  write_file_atomically(out, tmd::cases_csv(ep, er));
-  write_file_atomically(json, tmd::lefevre_json(p, r));
+  TmdCaseHeader h;
+  h.search = search == tmd::Search::kLefevre ? TmdCaseHeader::kLefevre : TmdCaseHeader::kRegular;
+  h.func = p.func;
+  h.mode = p.mode;
+  h.wide = wide;
+  h.precision = p.precision;
+  h.k = p.k;
+  h.json_head = tmd::lefevre_json_head(p, r);
+  write_outputs(out, json, p.chunk_file, h, r.cases);
   if (!quiet) {
     std::printf("%s search, %s, %s, p = %d, k = %d, N = 2^%d, split %d, polynomials %s, on %s\n",
                 tmd::search_name(search), tmd::func_name(p.func), tmd::mode_name(p.mode), p.precision, p.k,
@@ -360,7 +411,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
       std::printf("  [%3d%%, %3d%%) %8lld %s\n", static_cast<int>(b * 5), static_cast<int>(b * 5 + 5),
                   (long long)r.iters.nmdm_hist[b],
                   std::string(static_cast<std::size_t>(40 * r.iters.nmdm_hist[b] / top), '#').c_str());
-    std::printf("wrote %s and %s\n", out.c_str(), json.c_str());
+    std::printf("wrote %s%s%s\n", out.c_str(), json.empty() ? "" : " and ", json.c_str());
     if (n_hardest > 0 && !r.cases.empty())
       std::cout << "hardest cases:\n" << hardest_table(r.cases, static_cast<std::size_t>(n_hardest));
   }
@@ -370,12 +421,13 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
 }  // namespace
 
 int cmd_tmd(const ArgList& args) {
-  if (args.empty()) throw cli::UsageError("tmd needs a command: exhaustive, lefevre or regular");
+  if (args.empty()) throw cli::UsageError("tmd needs a command: exhaustive, lefevre, regular or export");
   ArgList rest(args.begin() + 1, args.end());
   if (args[0] == "exhaustive") return tmd_exhaustive(rest);
   if (args[0] == "lefevre") return tmd_lefevre(tmd::Search::kLefevre, rest);
   if (args[0] == "regular") return tmd_lefevre(tmd::Search::kRegular, rest);
-  throw cli::UsageError("unknown tmd command \"" + args[0] + "\" (exhaustive, lefevre, regular)");
+  if (args[0] == "export") return cmd_tmd_export(rest);
+  throw cli::UsageError("unknown tmd command \"" + args[0] + "\" (exhaustive, lefevre, regular, export)");
 }
 
 }  // namespace ds::app

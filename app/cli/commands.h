@@ -16,6 +16,8 @@ int cmd_bench(const ArgList& args);
 int cmd_henon(const ArgList& args);
 int cmd_drift(const ArgList& args);
 int cmd_tmd(const ArgList& args);
+// `tmd export`: a binary case file to the CSV and JSON (cmd_tmd_export.cpp).
+int cmd_tmd_export(const ArgList& args);
 int cmd_merge(const ArgList& args);
 int cmd_oracle(const ArgList& args);
 int cmd_find(const ArgList& args);

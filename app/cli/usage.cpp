@@ -119,19 +119,23 @@ Commands:
   deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
                            [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet]
-                           [--devices LIST] [--shard I/N] --out FILE.csv
+                           [--devices LIST] [--shard I/N] --out FILE.csv|FILE.tmdc
         hard-to-round cases of binary32 arguments (f(x) within 2^-K ulp of a breakpoint), MPFR-checked
   deepscope tmd lefevre|regular --range 0xLO:0xHI | --x-lo X --x-hi Y [--func exp|exp2|log|log2] [--mode nearest|directed]
                                 [--k K] [--precision P] [--log2n N] [--split S] [--div-threshold K]
                                 [--poly hierarchical|taylor] [--log2-packet P] [--backend auto|cpu|cuda]
                                 [--max-cases N] [--chunk-file F] [--json F] [--quiet] [--log2-block B]
-                                [--devices LIST] [--shard I/N] [--max-seconds S] --out FILE.csv
+                                [--devices LIST] [--shard I/N] [--max-seconds S] --out FILE.csv|FILE.tmdc
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
         tmd: --devices 0,1 shares the chunks (--chunk bit patterns, blocks of 2^B intervals) between
         CUDA devices (0,0: two workers on one GPU), as do mpirun ranks; --shard I/N runs chunks C with
         C mod N = I into FILE.csv.chunks.shard-I-of-N and writes no CSV: join the shards with
-        deepscope merge, then rerun without --shard
+        deepscope merge, then rerun without --shard.
+        --out FILE.csv writes a CSV row per case and FILE.json with every case; --out FILE.tmdc a
+        binary case file (72 bytes a case, checksummed; docs/tmd.md) and FILE.json with the hardest only
+  deepscope tmd export FILE.tmdc [--csv OUT.csv] [--json OUT.json] [--quiet]
+        a binary case file as the CSV and JSON (every case) the search writes with --out OUT.csv
   deepscope merge --out FILE CHUNKFILE...
         join the chunk files of a job's shards (--shard i/n); then rerun the job without --shard
   deepscope info [--arith]
@@ -148,6 +152,7 @@ Commands:
   deepscope bench tmd [--out FILE.md] [--quick] [--full-exp2 DIR] [--table1 S] [--div-sweep S] [--fp-counts FILE.csv]
                       [--binade-chunks K [--binade-first I] [--binade-packet P]]
                       [--ncu-probe] [--cpu-only|--gpu-only]
+                      [--write-cases N [--write-dir DIR]]   (only the output files' write times)
   deepscope bench scale [--out FILE.md] [--quick] [--only henon,tmd] [--henon-params N] [--henon-transient N]
                         [--tmd-width W]
   deepscope bench finder [--locations DIR] [--out FILE.md]

@@ -73,20 +73,32 @@ std::string npy(const std::vector<T>& data, int rows, int cols, const char* desc
 
 }  // namespace
 
+// Slicing-by-8 (Intel's, Kounavis and Berry 2008): eight tables fold eight bytes per step, so the
+// binary TMD case files' 300 MB are checked at about a byte per cycle instead of five.
 uint32_t crc32(const unsigned char* p, std::size_t n, uint32_t crc) {
   static const auto table = [] {
     struct T {
-      uint32_t v[256];
+      uint32_t v[8][256];
     } t;
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
       for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t.v[i] = c;
+      t.v[0][i] = c;
     }
+    for (uint32_t i = 0; i < 256; ++i)
+      for (int s = 1; s < 8; ++s) t.v[s][i] = (t.v[s - 1][i] >> 8) ^ t.v[0][t.v[s - 1][i] & 0xff];
     return t;
   }();
+  const auto& v = table.v;
   crc = ~crc;
-  for (std::size_t i = 0; i < n; ++i) crc = table.v[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint32_t lo = crc ^ (uint32_t{p[i]} | uint32_t{p[i + 1]} << 8 | uint32_t{p[i + 2]} << 16 |
+                               uint32_t{p[i + 3]} << 24);
+    crc = v[7][lo & 0xff] ^ v[6][(lo >> 8) & 0xff] ^ v[5][(lo >> 16) & 0xff] ^ v[4][lo >> 24] ^
+          v[3][p[i + 4]] ^ v[2][p[i + 5]] ^ v[1][p[i + 6]] ^ v[0][p[i + 7]];
+  }
+  for (; i < n; ++i) crc = v[0][(crc ^ p[i]) & 0xff] ^ (crc >> 8);
   return ~crc;
 }
 
@@ -144,14 +156,15 @@ std::string encode_npy(const std::vector<uint32_t>& data, int rows, int cols) {
 std::string encode_npy(const std::vector<uint64_t>& data, int rows, int cols) {
   return npy(data, rows, cols, "<u8");
 }
-std::string encode_counts_npy(const std::vector<uint32_t>& counts, const std::vector<uint32_t>& counts_high, int rows,
-                              int cols) {
+std::string encode_counts_npy(const std::vector<uint32_t>& counts, const std::vector<uint32_t>& counts_high,
+                              int rows, int cols) {
   bool fits = true;
   for (uint32_t h : counts_high) fits = fits && h == 0;
   if (fits) return encode_npy(counts, rows, cols);
   if (counts_high.size() != counts.size()) throw IoError("npy: counts and their high words differ in size");
   std::vector<uint64_t> all(counts.size());
-  for (std::size_t k = 0; k < all.size(); ++k) all[k] = (static_cast<uint64_t>(counts_high[k]) << 32) | counts[k];
+  for (std::size_t k = 0; k < all.size(); ++k)
+    all[k] = (static_cast<uint64_t>(counts_high[k]) << 32) | counts[k];
   return encode_npy(all, rows, cols);
 }
 std::string encode_smooth_npy(const std::vector<float>& smooth, const std::vector<uint32_t>& counts,

@@ -104,5 +104,7 @@ double nmdm(const uint32_t* iters, int n);
 
 // The search's outputs: CSV rows (as cases_csv) and JSON with the phase counts and loop statistics.
 std::string lefevre_json(const LefevreParams& p, const LefevreResult& r);
+// Its head (json_with_cases, tmd.h): lefevre_json(p, r) is json_with_cases(lefevre_json_head(p, r), r.cases, true).
+std::string lefevre_json_head(const LefevreParams& p, const LefevreResult& r);
 
 }  // namespace ds::tmd

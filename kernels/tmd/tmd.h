@@ -108,7 +108,14 @@ std::vector<Case> hardest(const std::vector<Case>& cases, std::size_t n);
 
 // Output files: CSV (one row per case) and JSON (parameters, counts, hardest cases, all cases).
 std::string cases_csv(const ExhaustiveParams& p, const ExhaustiveResult& r);
+std::string cases_csv(const std::vector<Case>& cases);  // the same bytes: the CSV holds only the cases
 std::string cases_json(const ExhaustiveParams& p, const ExhaustiveResult& r);
+// The JSON in two parts, so that a binary case file can keep the first and its reader write the
+// same JSON: the head (the opening brace and the members before "hardest", without a trailing
+// comma: parameters and counts) and the rest, "hardest" and, with `all`, "all" (every case).
+// cases_json(p, r) is json_with_cases(exhaustive_json_head(p, r), r.cases, true).
+std::string exhaustive_json_head(const ExhaustiveParams& p, const ExhaustiveResult& r);
+std::string json_with_cases(const std::string& head, const std::vector<Case>& cases, bool all);
 
 // MPFR's verdict on one argument: f(x) at 256 bits, its distance to the breakpoint and run.
 struct Verdict {

@@ -44,7 +44,9 @@ case $case in
     run_case exp2.csv -- tmd exhaustive --func exp2 --mode nearest --k 14 --range 0x3f800000:0x3f87ffff \
       --chunk 65536 --backend cpu --quiet --out @OUT@/exp2.csv
     run_case exp.csv exp.json -- tmd regular --func exp --mode directed --k 16 --range 0x3f800000:0x3f83ffff \
-      --backend cpu --quiet --out @OUT@/exp.csv ;;
+      --backend cpu --quiet --out @OUT@/exp.csv
+    run_case exp.tmdc exp.json -- tmd regular --func exp --mode directed --k 16 --range 0x3f800000:0x3f83ffff \
+      --backend cpu --quiet --out @OUT@/exp.tmdc ;;
   render)
     run_case view.png view.npy -- render --size 320x240 --iter 400 --backend cpu --tile-rows 16 --quiet \
       --counts @OUT@/view.npy --out @OUT@/view.png
