@@ -83,7 +83,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   std::set<std::string> valued = {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
-      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "exr", "aa",
+      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "reference", "exr", "aa",
       "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
@@ -173,6 +173,15 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   j.opt.interior = !a.flag("no-interior");
   j.opt.refine = !a.flag("no-refine");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
+  const std::string reference = a.get("reference", "auto");
+  if (reference == "auto")
+    j.opt.reference_path = mandel::ReferencePath::kAuto;
+  else if (reference == "mpfr")
+    j.opt.reference_path = mandel::ReferencePath::kMpfr;
+  else if (reference == "gpu")
+    j.opt.reference_path = mandel::ReferencePath::kGpu;
+  else
+    throw cli::UsageError("--reference must be auto, mpfr or gpu, got \"" + reference + "\"");
   if (a.has("reference-cache")) {
     j.opt.reference_cache = a.get("reference-cache", "");
     // A folder that cannot take a file fails now, not after a long reference.

@@ -295,11 +295,12 @@ std::string render_summary(const RenderResult& r) {
   if (r.method == Method::kPerturb) {
     const mandel::PerturbInfo& pi = r.perturb;
     std::snprintf(line, sizeof line,
-                  "reference %llu points at %d bits (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
+                  "reference %llu points at %d bits in %s (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
                   "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
                   "%d secondary references (%.3f s at 106 bits, %.3f s secondary); "
                   "%llu interior pixels",
                   static_cast<unsigned long long>(pi.reference_length), pi.reference_bits,
+                  pi.reference_arith.empty() ? "MPFR" : pi.reference_arith.c_str(),
                   pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
                   pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
                   static_cast<unsigned long long>(pi.glitch_pixels),

@@ -43,6 +43,12 @@ enum class Method { kAuto, kDirect, kPerturb };
 // floatexp beyond (arith/floatexp.h); the others force one (tests, benchmarks).
 enum class DeltaFormat { kAuto, kF64, kFloatExp };
 
+// Which arithmetic computes a perturbation render's reference orbit (docs/perturbation.md,
+// "Reference on the GPU"): MPFR, or the fixed-point orbit (kernels/perturb/reference_fixed.h) on a
+// CUDA device or on the CPU (its twin, for tests). kAuto: the GPU from kGpuReferenceMinBits
+// (perturb.h) where a device is, else MPFR.
+enum class ReferencePath { kAuto, kMpfr, kGpu, kFixedCpu };
+
 // What a perturbation render did (RenderResult::perturb).
 struct PerturbInfo {
   DeltaFormat delta = DeltaFormat::kAuto;  // the delta type used (kF64 or kFloatExp)
@@ -67,6 +73,7 @@ struct PerturbInfo {
   // Why the reference stopped: "escaped", "max_iter" or "periodic" (the nucleus of its period lies
   // within reference_nucleus_pixels pixels of C, docs/perturbation.md).
   std::string reference_stop;
+  std::string reference_arith;  // "MPFR", "MPFR on 3 threads", "fixed point on the GPU", ... (and any fallback)
   double reference_nucleus_pixels = 0;
   std::string reference_cache;  // with RenderOptions::reference_cache: "loaded FILE", "saved FILE", ...
 };
@@ -120,6 +127,7 @@ struct RenderOptions {
   // blobs beyond them stay unresolved (PerturbInfo::glitch_unresolved).
   int max_secondary_references = 10000;
   std::string reference_cache;  // perturbation: a folder of reference files (reference_file.h); "" none
+  ReferencePath reference_path = ReferencePath::kAuto;  // perturbation: the reference's arithmetic
   // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
   // cannot decide (re-rendered from secondary references); false only to measure its cost.
   bool error_bound = true;

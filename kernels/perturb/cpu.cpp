@@ -596,7 +596,8 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   std::function<void(double)> ref_progress;
   if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
   std::shared_ptr<const Reference> ref =
-      reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache, &res->perturb.reference_cache);
+      reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache, &res->perturb.reference_cache,
+                    opt.reference_path);
   if (!ref) {
     res->cancelled = true;
     res->seconds = since(t0);
@@ -609,6 +610,7 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->perturb.reference_escaped = ref->escaped;
   res->perturb.reference_periodic = ref->periodic;
   res->perturb.reference_stop = ref->escaped ? "escaped" : ref->periodic ? "periodic" : "max_iter";
+  res->perturb.reference_arith = reference_arith_name(*ref);
   res->perturb.reference_nucleus_pixels =
       ref->periodic ? to_double(ref->nucleus_distance / pixel_step(g)) : 0.0;
   const double base = reused ? 0.0 : 0.3;

@@ -61,12 +61,13 @@ struct Reference {
   bool serves_step(FloatExp s) const;
 };
 
-// Which arithmetic computes a reference's steps (docs/perturbation.md, "Reference on the GPU"):
-// MPFR, or the fixed-point orbit (reference_fixed.h) on a CUDA device or on the CPU. kAuto: the GPU
-// from kGpuReferenceMinBits bits where a device is (and the caller left `threads` to the choice),
-// else MPFR. A GPU that fails (out of memory, no device) hands the orbit back to MPFR, with a note.
-enum class ReferencePath { kAuto, kMpfr, kGpu, kFixedCpu };
-constexpr int kGpuReferenceMinBits = 16384;
+// ReferencePath (kernels/mandelbrot/mandelbrot.h) kAuto takes the GPU from this precision where a
+// device is (and the caller left `threads` to the choice): on the H100 machine the GPU step is
+// 2.1x MPFR's at 32,768 bits and 0.9x at 16,384 (docs/bench/reference.md). A GPU that fails (out of
+// memory, no device) hands the orbit back to MPFR, with a note.
+constexpr int kGpuReferenceMinBits = 32768;
+// What computed a reference's steps, in words ("MPFR on 3 threads", "fixed point on the GPU").
+std::string reference_arith_name(const Reference& ref);
 
 // MPFR bits that the reference (and the offsets of the pixels from it) need at the view: the
 // pixel spacing's binary exponent plus 64. The orbit's own check may add more (Reference).
@@ -108,7 +109,8 @@ constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(d
 std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::atomic<bool>* cancel,
                                                const std::function<void(double)>& progress, bool* reused,
-                                               const std::string& cache_dir = "", std::string* cache = nullptr);
+                                               const std::string& cache_dir = "", std::string* cache = nullptr,
+                                               ReferencePath path = ReferencePath::kAuto);
 void clear_reference_cache();
 // Frees the reference and BLA tables that CUDA renders keep on each device for the next render
 // (those a running render still holds go when it ends). No-op without CUDA.

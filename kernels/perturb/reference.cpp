@@ -480,10 +480,17 @@ void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, Float
   *half_step = to_fe2(dre.v, tmp.v);
 }
 
+std::string reference_arith_name(const Reference& ref) {
+  if (ref.step_threads == kStepThreadsFixedGpu) return "fixed point on the GPU";
+  if (ref.step_threads == kStepThreadsFixedCpu) return "fixed point on the CPU";
+  return ref.step_threads > 1 ? "MPFR on " + std::to_string(ref.step_threads) + " threads" : "MPFR";
+}
+
 std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::atomic<bool>* cancel,
                                                const std::function<void(double)>& progress, bool* reused,
-                                               const std::string& cache_dir, std::string* cache) {
+                                               const std::string& cache_dir, std::string* cache,
+                                               ReferencePath path) {
   const int bits = reference_bits(g);
   std::shared_ptr<const Reference> last;
   {
@@ -507,26 +514,26 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
       return last;
     }
   }
-  std::string path;
+  std::string file;
   if (!cache_dir.empty()) {
-    path = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step);
+    file = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step);
     bool found = false;
-    const std::string bytes = read_bytes(path, &found);
+    const std::string bytes = read_bytes(file, &found);
     if (found) {
       try {
         std::shared_ptr<const Reference> loaded = decode_reference(bytes);
         // The same key, field by field (a hash collision or a renamed file is not this orbit).
         if (loaded->re == g.re && loaded->im == g.im && loaded->bits_asked == bits &&
             loaded->max_iter == v.max_iter && loaded->step == step) {
-          if (cache) *cache = "loaded " + path;
+          if (cache) *cache = "loaded " + file;
           *reused = true;
           std::lock_guard<std::mutex> lock(g_cache_mu);
           g_cache = loaded;
           return loaded;
         }
-        if (cache) *cache = "rejected " + path + " (another view's orbit); recomputed";
+        if (cache) *cache = "rejected " + file + " (another view's orbit); recomputed";
       } catch (const std::exception& e) {
-        if (cache) *cache = "rejected " + path + " (" + e.what() + "); recomputed";
+        if (cache) *cache = "rejected " + file + " (" + e.what() + "); recomputed";
       }
     }
   }
@@ -535,17 +542,17 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   std::string note;
   std::shared_ptr<const Reference> ref =
       compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress, false, 0, 0,
-                        path.empty() ? std::string() : path + ".partial", 60.0, &note);
+                        file.empty() ? std::string() : file + ".partial", 60.0, &note, path);
   if (cache && !note.empty()) *cache = cache->empty() ? note : *cache + "; " + note;
   if (ref) {
     {
       std::lock_guard<std::mutex> lock(g_cache_mu);
       g_cache = ref;
     }
-    if (!path.empty()) {
+    if (!file.empty()) {
       try {
-        write_file_atomically(path, encode_reference(*ref));
-        if (cache) *cache = (cache->empty() ? "saved " : *cache + "; saved ") + path;
+        write_file_atomically(file, encode_reference(*ref));
+        if (cache) *cache = (cache->empty() ? "saved " : *cache + "; saved ") + file;
       } catch (const IoError& e) {
         if (cache) *cache = std::string("not saved: ") + e.what();
       }

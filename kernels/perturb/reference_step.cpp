@@ -18,12 +18,12 @@ inline void relax() {
 #endif
 }
 
-// Below this precision a product takes less than about 20 microseconds, and the handover between
+// Below this precision a product takes less than about 5 microseconds, and the handover between
 // threads (cache-line round trips, and a wake-up wherever a helper lost its core) costs as much as
 // it saves (docs/bench/reference.md). On fewer than four hardware threads the helpers compete with
 // whatever else runs (on the 2-core development machine, shared with builds, two threads gave 0.01x
 // to 1.3x), so the split is taken only where the machine has cores to spare.
-constexpr int kSplitBits = 32768;
+constexpr int kSplitBits = 8192;
 
 }  // namespace
 

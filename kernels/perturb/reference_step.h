@@ -12,7 +12,7 @@
 namespace ds::perturb {
 
 // The threads that compute a step's products at `bits` bits on a machine with `cores` hardware
-// threads: 3 from 32,768 bits where there are 4 or more, else 1 (serial). Measured by `deepscope
+// threads: 3 from 8,192 bits where there are 4 or more, else 1 (serial). Measured by `deepscope
 // bench reference`. Callers that already run references in parallel (secondary references, one
 // per glitched blob on every core) ask for 1.
 int reference_step_threads(int bits, int cores);

@@ -56,7 +56,8 @@ TEST(ReferenceStep, ThreadedOrbitEqualsSingleThreadMpfrAtFortyThousandBits) {
 
 TEST(ReferenceStep, AutomaticChoiceSplitsOnlyLongMantissasWhereCoresExist) {
   EXPECT_EQ(perturb::reference_step_threads(512, 16), 1);
-  EXPECT_EQ(perturb::reference_step_threads(16384, 16), 1);
+  EXPECT_EQ(perturb::reference_step_threads(4096, 16), 1);
+  EXPECT_EQ(perturb::reference_step_threads(8192, 16), 3);
   EXPECT_EQ(perturb::reference_step_threads(32768, 16), 3);
   EXPECT_EQ(perturb::reference_step_threads(1 << 20, 3), 1);
   EXPECT_EQ(perturb::reference_step_threads(1 << 20, 1), 1);
