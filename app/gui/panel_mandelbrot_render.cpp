@@ -110,7 +110,8 @@ void MandelbrotPanel::start_render() {
   });
 }
 
-// The format line: the format, or for perturbation its delta type, reference time, BLA share, and
+// The format line: the format, or for perturbation its delta type, the reference's arithmetic and
+// time, BLA share, and
 // the frame's interior and glitch counts (unresolved ones said plainly).
 std::string MandelbrotPanel::shown_format(const mandel::RenderResult& r) {
   std::string s = mandel::format_label(r);
@@ -122,8 +123,9 @@ std::string MandelbrotPanel::shown_format(const mandel::RenderResult& r) {
   const mandel::PerturbInfo& pi = r.perturb;
   std::snprintf(
       buf, sizeof buf,
-      " (reference %s%.2f s, %.0f%% by BLA; %llu interior; glitches %llu flagged, %llu corrected%s)",
-      pi.reference_reused ? "reused, " : "", pi.reference_seconds,
+      " (reference %s%s, %.2f s, %.0f%% by BLA; %llu interior; glitches %llu flagged, %llu corrected%s)",
+      pi.reference_reused ? "reused, " : "", pi.reference_arith.empty() ? "MPFR" : pi.reference_arith.c_str(),
+      pi.reference_seconds,
       r.iterations ? 100.0 * static_cast<double>(pi.bla_skipped) / r.iterations : 0.0,
       static_cast<unsigned long long>(pi.interior_pixels), static_cast<unsigned long long>(pi.glitch_pixels),
       static_cast<unsigned long long>(pi.glitch_corrected),
