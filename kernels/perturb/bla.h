@@ -10,7 +10,9 @@
 // of the counts, because the dropped dz^2 is amplified wherever the orbit later passes close to
 // 0; 2^-53 reproduces the direct counts and smooth values exactly there, and skips 98% of the
 // iterations at 1e1000 against 99% for 2^-24 (docs/perturbation.md). Level l holds the entries at
-// m = 1 + k 2^l whose steps end at or before the reference's last point. Host types only.
+// m = 1 + k 2^l whose steps end at or before the reference's last point; levels 0 and 1 are left
+// empty (bla.cpp: pixels step singly there), so a table holds about N/2 entries for N points.
+// Host types only.
 #pragma once
 #include <cstdint>
 #include <vector>
