@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "kernels/perturb/mpfr_util.h"
+#include "kernels/perturb/reference_fixed.cuh"
 
 namespace ds::perturb {
 namespace {
@@ -191,32 +192,11 @@ std::string fixed_hex(const std::vector<int32_t>& digits) {
 
 OrbitPoint point_from_record(const FixedPointRecord& r, FixedFormat f) {
   OrbitPoint p;
-  Mp v(340), tmp(340);
   for (int part = 0; part < 2; ++part) {
-    FloatExp fe(0.0);
-    double lo = 0;
-    if (r.top[part] >= 0) {
-      // (window as an integer, leading digit first) * 2 + the sign of the rest: a value whose
-      // roundings to 53 bits and of its tail to 53 more are those of the part itself.
-      mpfr_set_si(v.v, r.window[part][0], MPFR_RNDN);
-      for (int t = 1; t < kFixedWindow; ++t) {
-        mpfr_mul_2ui(v.v, v.v, kFixedDigitBits, MPFR_RNDN);
-        mpfr_add_si(v.v, v.v, r.window[part][t], MPFR_RNDN);
-      }
-      mpfr_mul_2ui(v.v, v.v, 1, MPFR_RNDN);
-      mpfr_add_si(v.v, v.v, r.rest[part], MPFR_RNDN);
-      mpfr_mul_2si(v.v, v.v, kFixedDigitBits * (r.top[part] - (kFixedWindow - 1)) - 1 - f.fraction_bits,
-                   MPFR_RNDN);
-      fe = mpfr_util::to_fe(v.v);
-      lo = mpfr_util::tail_of(v.v, fe, tmp.v);
-    }
-    if (part == 0) {
-      p.re = fe;
-      p.re_lo = lo;
-    } else {
-      p.im = fe;
-      p.im_lo = lo;
-    }
+    FixedPart v{FloatExp(0.0), 0.0};
+    if (r.top[part] >= 0) v = round_fixed_part(r.window[part], r.top[part], r.rest[part], f.fraction_bits);
+    (part ? p.im : p.re) = v.head;
+    (part ? p.im_lo : p.re_lo) = v.tail;
   }
   return p;
 }

@@ -44,7 +44,7 @@ struct OrbitPoint {
   double re_lo = 0, im_lo = 0;
 };
 
-// The point a record stands for.
+// The point a record stands for (reference_fixed.cuh's integer rounding, the device's own).
 OrbitPoint point_from_record(const FixedPointRecord& r, FixedFormat f);
 
 // Balanced digits (|d_j| <= 2^21, d_{L-1} unbounded) of the integer in hexadecimal text `hex`

@@ -12,6 +12,7 @@
 #include "kernels/core/cuda_check.h"
 #include "kernels/core/cuda_memory.cuh"
 #include "kernels/perturb/ntt.cuh"
+#include "kernels/perturb/reference_fixed.cuh"
 #include "kernels/perturb/reference_fixed.h"
 
 namespace ds::perturb {
@@ -181,14 +182,7 @@ __device__ int64_t settled_digit(const int64_t* __restrict__ prod, const int32_t
 // New part digit j = settled digit j + L - 1, plus at j = 0 the rounding of everything below:
 // floor(low / 2^F + 1/2), where low = sum_{i < L-1} d_i 2^(22 i) and its leading digit t = d_{L-2}
 // decides unless t = +-2^21 (then the sign of the digits below it does).
-__global__ void settle(const uint64_t* fa, const uint64_t* fb, const int32_t* __restrict__ cr,
-                       const int32_t* __restrict__ ci, int32_t* x, int32_t* y, int L, const int* __restrict__ stop) {
-  if (*stop) return;
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= L) return;
-  const int part = blockIdx.y;
-  const int64_t* prod = reinterpret_cast<const int64_t*>(part ? fb : fa);
-  const int32_t* c = part ? ci : cr;
+__device__ int32_t settle_digit(const int64_t* prod, const int32_t* c, int j, int L) {
   int64_t d = settled_digit(prod, c, j + L - 1, L);
   if (j == 0 && L >= 2) {
     const int64_t t = settled_digit(prod, c, L - 2, L);
@@ -207,7 +201,16 @@ __global__ void settle(const uint64_t* fa, const uint64_t* fb, const int32_t* __
     }
     d += round;
   }
-  (part ? y : x)[j] = static_cast<int32_t>(d);
+  return static_cast<int32_t>(d);
+}
+
+__global__ void settle(const uint64_t* fa, const uint64_t* fb, const int32_t* __restrict__ cr,
+                       const int32_t* __restrict__ ci, int32_t* x, int32_t* y, int L, const int* __restrict__ stop) {
+  if (*stop) return;
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= L) return;
+  const int part = blockIdx.y;
+  (part ? y : x)[j] = settle_digit(reinterpret_cast<const int64_t*>(part ? fb : fa), part ? ci : cr, j, L);
 }
 
 // ---- the point's record -----------------------------------------------------------------------
@@ -223,35 +226,120 @@ __device__ int leading_digit(const int32_t* d, int from) {
   return -1;
 }
 
-// The chunk's next record (*count of them so far), one warp per part; past |Z| = 3 (squared: 9)
-// the chunk stops there (*stop = 1), so the caller sees the first point beyond its bailout of 2 and
-// nothing after. The index lives on the device, so one captured graph serves every step.
-__global__ void record_point(const int32_t* x, const int32_t* y, FixedPointRecord* rec, int* count, int L, int F,
-                             int* stop) {
-  if (*stop) return;
-  __shared__ double mag2[2];
-  const int k = *count;
+// The chunk's next point (*count of them so far) from the new digits, one warp per part: the
+// leading digit, the 11 below it and the sign of the rest, rounded by reference_fixed.cuh as the
+// host would round the exact value. Past |Z| = 3 (squared: 9) the chunk stops there (*stop = 1), so
+// the caller sees the first point beyond its bailout of 2 and nothing after. The index lives on the
+// device, so one captured graph serves every step.
+__device__ void write_point(const int32_t* x, const int32_t* y, OrbitPoint* out, int L, int F, int* stop,
+                            int32_t (*window)[kFixedWindow], int* leads, int* rests, double* mag2) {
   const int part = threadIdx.x / 32, lane = threadIdx.x & 31;
-  const int32_t* d = part ? y : x;
-  const int top = leading_digit(d, L - 1);
-  FixedPointRecord& r = rec[k];
-  if (lane < kFixedWindow) {
-    const int idx = top - lane;
-    r.window[part][lane] = top >= 0 && idx >= 0 ? d[idx] : 0;
-  }
-  const int below = top - kFixedWindow >= 0 ? leading_digit(d, top - kFixedWindow) : -1;
-  if (lane == 0) {
-    r.top[part] = top;
-    r.rest[part] = below < 0 ? 0 : (d[below] > 0 ? 1 : -1);
-    double v = 0;
-    for (int t = 0; t < 3 && top - t >= 0; ++t)
-      v += scalbn(static_cast<double>(d[top - t]), kFixedDigitBits * (top - t) - F);
-    mag2[part] = v * v;
+  if (part < 2) {
+    const int32_t* d = part ? y : x;
+    const int top = leading_digit(d, L - 1);
+    if (lane < kFixedWindow) window[part][lane] = top >= 0 && top - lane >= 0 ? d[top - lane] : 0;
+    const int below = top - kFixedWindow >= 0 ? leading_digit(d, top - kFixedWindow) : -1;
+    if (lane == 0) {
+      leads[part] = top;
+      rests[part] = below < 0 ? 0 : (d[below] > 0 ? 1 : -1);
+    }
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
-    *count = k + 1;
-    if (mag2[0] + mag2[1] > 9.0) *stop = 1;
+  if ((threadIdx.x & 31) == 0 && threadIdx.x / 32 < 2) {
+    const int p = threadIdx.x / 32;
+    FixedPart v{FloatExp(0.0), 0.0};
+    if (leads[p] >= 0) v = round_fixed_part(window[p], leads[p], rests[p], F);
+    (p ? out->im : out->re) = v.head;
+    (p ? out->im_lo : out->re_lo) = v.tail;
+    const double r = to_double(v.head);
+    mag2[p] = r * r;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && mag2[0] + mag2[1] > 9.0) *stop = 1;
+}
+
+__global__ void record_point(const int32_t* x, const int32_t* y, OrbitPoint* rec, int* count, int L, int F,
+                             int* stop) {
+  if (*stop) return;
+  __shared__ int32_t window[2][kFixedWindow];
+  __shared__ int leads[2], rests[2];
+  __shared__ double mag2[2];
+  const int k = *count;
+  write_point(x, y, rec + k, L, F, stop, window, leads, rests, mag2);
+  if (threadIdx.x == 0) *count = k + 1;
+}
+
+// Whole steps in one block, for transforms of at most kBlockElems points (up to about 11,000
+// bits): the same stages, products, carries and point as the kernels above, in shared memory,
+// `steps` of them in one launch (or until past |Z| = 3), with no launch between steps.
+__global__ void __launch_bounds__(kThreads) small_orbit(int32_t* x, int32_t* y, const int32_t* __restrict__ cr,
+                                                        const int32_t* __restrict__ ci,
+                                                        const uint64_t* __restrict__ tw_f,
+                                                        const uint64_t* __restrict__ tw_i, Plan plan, int F,
+                                                        int steps, OrbitPoint* out, int* count, int* stop) {
+  __shared__ uint64_t fa[kBlockElems], fb[kBlockElems];
+  __shared__ int32_t dx[kBlockElems / 2], dy[kBlockElems / 2], sr[kBlockElems / 2], si[kBlockElems / 2];
+  __shared__ int32_t window[2][kFixedWindow];
+  __shared__ int leads[2], rests[2], stopped;
+  __shared__ double mag2[2];
+  const int L = plan.digits, n = 1 << plan.log2n, log2n = plan.log2n, tid = threadIdx.x;
+  for (int j = tid; j < L; j += blockDim.x) {
+    dx[j] = x[j];
+    dy[j] = y[j];
+    sr[j] = cr[j];
+    si[j] = ci[j];
+  }
+  if (tid == 0) stopped = 0;
+  __syncthreads();
+  int k = 0;
+  for (; k < steps && !stopped; ++k) {
+    for (int e = tid; e < n; e += blockDim.x) {
+      fa[e] = e < L ? ntt::from_signed(dx[e]) : 0;
+      fb[e] = e < L ? ntt::from_signed(dy[e]) : 0;
+    }
+    __syncthreads();
+    for (int h = n / 2; h >= 1; h /= 2) {
+      for (int b = tid; b < n; b += blockDim.x) {
+        const int q = b % (n / 2), pos = q % h, li = (q / h) * 2 * h + pos;
+        uint64_t* a = b < n / 2 ? fa : fb;
+        ntt::butterfly_dif(&a[li], &a[li + h], tw_f[static_cast<int64_t>(pos) << (log2n - __ffs(h))]);
+      }
+      __syncthreads();
+    }
+    for (int e = tid; e < n; e += blockDim.x) {
+      const uint64_t a = fa[e], b = fb[e], ab = ntt::mul(a, b);
+      fa[e] = ntt::sub(ntt::mul(a, a), ntt::mul(b, b));
+      fb[e] = ntt::add(ab, ab);
+    }
+    __syncthreads();
+    for (int h = 1; h <= n / 2; h *= 2) {
+      for (int b = tid; b < n; b += blockDim.x) {
+        const int q = b % (n / 2), pos = q % h, li = (q / h) * 2 * h + pos;
+        uint64_t* a = b < n / 2 ? fa : fb;
+        ntt::butterfly_dit(&a[li], &a[li + h], tw_i[static_cast<int64_t>(pos) << (log2n - __ffs(h))]);
+      }
+      __syncthreads();
+    }
+    for (int e = tid; e < n; e += blockDim.x) {
+      fa[e] = static_cast<uint64_t>(ntt::to_signed(ntt::mul(fa[e], plan.inv_n)));
+      fb[e] = static_cast<uint64_t>(ntt::to_signed(ntt::mul(fb[e], plan.inv_n)));
+    }
+    __syncthreads();
+    for (int j = tid; j < 2 * L; j += blockDim.x) {
+      const int part = j >= L, jj = part ? j - L : j;
+      (part ? dy : dx)[jj] = settle_digit(reinterpret_cast<const int64_t*>(part ? fb : fa), part ? si : sr, jj, L);
+    }
+    __syncthreads();
+    write_point(dx, dy, out + k, L, F, &stopped, window, leads, rests, mag2);
+    __syncthreads();
+  }
+  for (int j = tid; j < L; j += blockDim.x) {
+    x[j] = dx[j];
+    y[j] = dy[j];
+  }
+  if (tid == 0) {
+    *count = k;
+    *stop = stopped;
   }
 }
 
@@ -308,7 +396,7 @@ class GpuFixedOrbit final : public FixedOrbit {
     digits_ = std::make_unique<DeviceBuffer>(4 * ld);
     transforms_ = std::make_unique<DeviceBuffer>(2 * n * sizeof(uint64_t));
     twiddles_ = std::make_unique<DeviceBuffer>(std::max<std::size_t>(n, 2) * sizeof(uint64_t));
-    records_ = std::make_unique<DeviceBuffer>(kChunkRecords * sizeof(FixedPointRecord));
+    records_ = std::make_unique<DeviceBuffer>(kChunkRecords * sizeof(OrbitPoint));
     stop_ = std::make_unique<DeviceBuffer>(2 * sizeof(int));  // stop, count
     DEEPSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     std::vector<int32_t> host(4 * static_cast<std::size_t>(L), 0);
@@ -332,7 +420,8 @@ class GpuFixedOrbit final : public FixedOrbit {
 
   void compute(std::size_t count, std::vector<OrbitPoint>* out) {
     DEEPSCOPE_CUDA_CHECK(cudaSetDevice(device_));
-    if (!graph_) {
+    const bool small = plan_.log2n <= kBlockLog2;
+    if (!graph_ && !small) {
       // kGraphSteps steps captured once: a replay costs one launch instead of five a step.
       cudaGraph_t g = nullptr;
       DEEPSCOPE_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
@@ -345,17 +434,28 @@ class GpuFixedOrbit final : public FixedOrbit {
     while (count > 0 && !ended_) {
       const std::size_t m = std::min(count, kChunkRecords);
       DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(stop_->p, 0, 2 * sizeof(int), stream_));
-      std::size_t k = 0;
-      for (; k + kGraphSteps <= m; k += kGraphSteps) DEEPSCOPE_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
-      for (; k < m; ++k) step();
+      if (small) {
+        int32_t* x = digits_->as<int32_t>();
+        const int L = plan_.digits;
+        const uint64_t* tw_f = twiddles_->as<uint64_t>();
+        const std::size_t n = std::size_t{1} << plan_.log2n;
+        small_orbit<<<1, kThreads, 0, stream_>>>(x, x + L, x + 2 * L, x + 3 * L, tw_f, tw_f + n / 2, plan_,
+                                                 f_.fraction_bits, static_cast<int>(m), records_->as<OrbitPoint>(),
+                                                 stop_->as<int>() + 1, stop_->as<int>());
+        DEEPSCOPE_CUDA_CHECK_LAUNCH();
+      } else {
+        std::size_t k = 0;
+        for (; k + kGraphSteps <= m; k += kGraphSteps) DEEPSCOPE_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+        for (; k < m; ++k) step();
+      }
       records_host_.resize(m);
       int flags[2] = {0, 0};
-      DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(records_host_.data(), records_->p, m * sizeof(FixedPointRecord),
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(records_host_.data(), records_->p, m * sizeof(OrbitPoint),
                                            cudaMemcpyDeviceToHost, stream_));
       DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(flags, stop_->p, 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_));
       DEEPSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
       const std::size_t got = static_cast<std::size_t>(flags[1]);
-      for (std::size_t j = 0; j < got; ++j) out->push_back(point_from_record(records_host_[j], f_));
+      out->insert(out->end(), records_host_.begin(), records_host_.begin() + static_cast<std::ptrdiff_t>(got));
       ended_ = flags[0] != 0;
       if (!ended_ && got != m) throw BackendError("GPU reference: the device recorded fewer steps than launched");
       count -= m;
@@ -402,7 +502,7 @@ class GpuFixedOrbit final : public FixedOrbit {
     settle<<<dim3(static_cast<unsigned>((L + kThreads - 1) / kThreads), 2), kThreads, 0, stream_>>>(fa, fb, cr, ci, x,
                                                                                                    y, L, stop);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    record_point<<<1, 64, 0, stream_>>>(x, y, records_->as<FixedPointRecord>(), recorded, L, f_.fraction_bits, stop);
+    record_point<<<1, 64, 0, stream_>>>(x, y, records_->as<OrbitPoint>(), recorded, L, f_.fraction_bits, stop);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
   }
 
@@ -412,7 +512,7 @@ class GpuFixedOrbit final : public FixedOrbit {
   cudaStream_t stream_ = nullptr;
   cudaGraphExec_t graph_ = nullptr;
   std::unique_ptr<DeviceBuffer> digits_, transforms_, twiddles_, records_, stop_;
-  std::vector<FixedPointRecord> records_host_;
+  std::vector<OrbitPoint> records_host_;
   bool ended_ = false;
 };
 

@@ -153,7 +153,13 @@ TEST(FixedReference, RecordsRoundLikeTheExactValue) {
   std::mt19937_64 rng(13);
   const FixedFormat f = fixed_format(2000);
   std::vector<std::string> values = {"0", "1", "-1"};
-  for (int k = 0; k < 200; ++k) values.push_back(random_hex(rng, 1 + static_cast<int>(rng() % (f.fraction_bits + 1))));
+  for (int k = 0; k < 3000; ++k) values.push_back(random_hex(rng, 1 + static_cast<int>(rng() % (f.fraction_bits + 1))));
+  // Ties to even: the head's 54th bit alone (odd and even heads), and the tail's.
+  values.push_back("20000000000001" + std::string(1, '0') + "8" + std::string(70, '0'));
+  values.push_back("20000000000000" + std::string(1, '0') + "8" + std::string(70, '0'));
+  values.push_back("-20000000000003" + std::string(1, '0') + "8" + std::string(70, '0'));
+  values.push_back("20000000000000" + std::string(1, '0') + "40000000000001" + "8" + std::string(40, '0'));
+  values.push_back("20000000000000" + std::string(1, '0') + "40000000000000" + "8" + std::string(40, '0'));
   // Adversarial: powers of two, a tie at bit 54, long runs of ones and zeros after bit 53 (the tail
   // then starts 100 bits further down), a value just below a power of two.
   values.push_back("1" + std::string(400, '0'));
