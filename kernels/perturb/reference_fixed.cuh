@@ -39,27 +39,37 @@ DEEPSCOPE_HD void sub(uint64_t* a, const uint64_t* b) {  // a -= b, a >= b
     a[w] = t;
   }
 }
+DEEPSCOPE_HD int leading_zeros(uint64_t x) {  // x != 0
+#if DEEPSCOPE_DEVICE_CODE
+  return __clzll(static_cast<long long>(x));
+#else
+  return __builtin_clzll(x);
+#endif
+}
 DEEPSCOPE_HD int top_bit(const uint64_t* v) {  // -1 for 0
   for (int w = kWords - 1; w >= 0; --w)
-    if (v[w]) {
-      int b = 63;
-      while (!((v[w] >> b) & 1)) --b;
-      return 64 * w + b;
-    }
+    if (v[w]) return 64 * w + 63 - leading_zeros(v[w]);
   return -1;
 }
-DEEPSCOPE_HD uint64_t bits_from(const uint64_t* v, int pos, int n) {  // bits [pos, pos + n), n <= 64, pos may be < 0
-  uint64_t r = 0;
-  for (int k = 0; k < n; ++k) {
-    const int b = pos + k;
-    if (b >= 0 && b < 64 * kWords && ((v[b / 64] >> (b % 64)) & 1)) r |= uint64_t{1} << k;
+DEEPSCOPE_HD uint64_t word_at(const uint64_t* v, int w) { return w >= 0 && w < kWords ? v[w] : 0; }
+// Bits [pos, pos + n) as an integer, n <= 64; bits below 0 read as 0.
+DEEPSCOPE_HD uint64_t bits_from(const uint64_t* v, int pos, int n) {
+  uint64_t r;
+  if (pos >= 0) {
+    const int w = pos / 64, s = pos % 64;
+    r = word_at(v, w) >> s;
+    if (s) r |= word_at(v, w + 1) << (64 - s);
+  } else {
+    r = -pos >= 64 ? 0 : word_at(v, 0) << -pos;
   }
-  return r;
+  return n == 64 ? r : r & ((uint64_t{1} << n) - 1);
 }
 DEEPSCOPE_HD bool any_below(const uint64_t* v, int pos) {  // a bit set below `pos`
-  for (int b = 0; b < pos && b < 64 * kWords; ++b)
-    if ((v[b / 64] >> (b % 64)) & 1) return true;
-  return false;
+  if (pos <= 0) return false;
+  const int w = pos / 64, s = pos % 64;
+  for (int k = 0; k < w && k < kWords; ++k)
+    if (v[k]) return true;
+  return s && w < kWords && (v[w] & ((uint64_t{1} << s) - 1));
 }
 // v rounded to 53 bits, ties to even: the significand M (2^52 <= M < 2^53, or 0) and the exponent
 // of its last bit (v ~ M 2^exp). M is returned as the words' value in v_rounded.

@@ -298,11 +298,13 @@ __global__ void __launch_bounds__(kThreads) small_orbit(int32_t* x, int32_t* y, 
       fb[e] = e < L ? ntt::from_signed(dy[e]) : 0;
     }
     __syncthreads();
-    for (int h = n / 2; h >= 1; h /= 2) {
+    // Sizes are powers of two: indices by shifts and masks.
+    for (int lh = log2n - 1; lh >= 0; --lh) {
+      const int h = 1 << lh;
       for (int b = tid; b < n; b += blockDim.x) {
-        const int q = b % (n / 2), pos = q % h, li = (q / h) * 2 * h + pos;
+        const int q = b & (n / 2 - 1), pos = q & (h - 1), li = ((q >> lh) << (lh + 1)) + pos;
         uint64_t* a = b < n / 2 ? fa : fb;
-        ntt::butterfly_dif(&a[li], &a[li + h], tw_f[static_cast<int64_t>(pos) << (log2n - __ffs(h))]);
+        ntt::butterfly_dif(&a[li], &a[li + h], tw_f[static_cast<int64_t>(pos) << (log2n - 1 - lh)]);
       }
       __syncthreads();
     }
@@ -312,11 +314,12 @@ __global__ void __launch_bounds__(kThreads) small_orbit(int32_t* x, int32_t* y, 
       fb[e] = ntt::add(ab, ab);
     }
     __syncthreads();
-    for (int h = 1; h <= n / 2; h *= 2) {
+    for (int lh = 0; lh < log2n; ++lh) {
+      const int h = 1 << lh;
       for (int b = tid; b < n; b += blockDim.x) {
-        const int q = b % (n / 2), pos = q % h, li = (q / h) * 2 * h + pos;
+        const int q = b & (n / 2 - 1), pos = q & (h - 1), li = ((q >> lh) << (lh + 1)) + pos;
         uint64_t* a = b < n / 2 ? fa : fb;
-        ntt::butterfly_dit(&a[li], &a[li + h], tw_i[static_cast<int64_t>(pos) << (log2n - __ffs(h))]);
+        ntt::butterfly_dit(&a[li], &a[li + h], tw_i[static_cast<int64_t>(pos) << (log2n - 1 - lh)]);
       }
       __syncthreads();
     }
