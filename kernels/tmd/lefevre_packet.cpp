@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 
 #include "lefevre_internal.h"
 
@@ -13,56 +15,90 @@ namespace ds::tmd::lefevre_detail {
 namespace {
 
 constexpr int D = lb::kPacketDegree;
-constexpr mpfr_prec_t kWork = 800;
+constexpr int kFracBits = 288;  // a Wide's fraction
+// The differences are summed exactly in integers, in units of 2^-(288 + kGuard) (times N^-j for
+// c_j); kGuard keeps their error below 2^-321 (make_packet).
+constexpr int kGuard = 44;
+constexpr int kFixBits = kFracBits + kGuard;
+// The far end of the packet only gives its result binade and f^(D+1) / (D+1)!, a bound.
+constexpr mpfr_prec_t kEndPrec = 64;
 
-lb::Wide to_wide(mpfr_srcptr y) {  // y mod 1 truncated to 288 bits
-  Mp t(kWork), f(kWork);
-  mpfr_floor(t.v, y);
-  mpfr_sub(f.v, y, t.v, MPFR_RNDN);  // exact
-  mpfr_mul_2ui(f.v, f.v, 288, MPFR_RNDN);
-  mpz_t z;
-  mpz_init(z);
-  mpfr_get_z(z, f.v, MPFR_RNDZ);
-  lb::Wide r;
-  r.neg = 0;
-  r.w[0] = 0;
-  for (int i = 9; i >= 1; --i) {
-    r.w[i] = static_cast<uint32_t>(mpz_get_ui(z) & 0xffffffffu);
-    mpz_tdiv_q_2exp(z, z, 32);
-  }
-  mpz_clear(z);
-  return r;
+// Delta^l of C(j + m, j) k^m at k = 0 is C(j + m, j) l! S(m, l) (S: Stirling numbers of the second
+// kind), so Delta^l c_j(0) = sum_m K[j][l][m] t_(j+m) N^m for c_j(k) = sum_m C(j + m, j) t_(j+m) (k N)^m.
+struct DiffTable {
+  unsigned long k[3][D + 1][D + 1] = {};  // [j][l][m]
+  unsigned long max_row = 0;              // max over j, l of sum_m K[j][l][m]
+};
+constexpr DiffTable diff_table() {
+  DiffTable t{};
+  unsigned long S[D + 1][D + 1] = {};
+  S[0][0] = 1;
+  for (int m = 1; m <= D; ++m)
+    for (int l = 1; l <= m; ++l) S[m][l] = static_cast<unsigned long>(l) * S[m - 1][l] + S[m - 1][l - 1];
+  for (int j = 0; j < 3; ++j)
+    for (int l = 0; l <= D; ++l) {
+      unsigned long fact = 1, row = 0;
+      for (int i = 2; i <= l; ++i) fact *= static_cast<unsigned long>(i);
+      for (int m = l; m <= D - j; ++m) {
+        const unsigned long c = j == 0 ? 1 : j == 1 ? m + 1 : (m + 1) * (m + 2) / 2;  // C(j + m, j)
+        t.k[j][l][m] = c * fact * S[m][l];
+        row += t.k[j][l][m];
+      }
+      t.max_row = std::max(t.max_row, row);
+    }
+  return t;
 }
+constexpr DiffTable kDiff = diff_table();
+static_assert(kDiff.max_row < (1ul << 11), "the error bound in make_packet assumes rows below 2^11");
 
-// f^(i)(X) / i! for i = 0 .. D + 1, into out[i] (precision kWork).
-void taylor(Func fn, mpfr_srcptr X, Mp (&out)[D + 2]) {
-  Mp l(kWork), t(kWork);
+// f^(i)(X) / i! for i = 0 .. D + 1 and its scratch, at one precision (kept per thread: no allocation
+// per packet).
+struct Taylor {
+  Mp c[D + 2], l, t;
+  void set_prec(mpfr_prec_t prec) {
+    if (mpfr_get_prec(l.v) == prec) return;
+    for (auto& o : c) mpfr_set_prec(o.v, prec);
+    mpfr_set_prec(l.v, prec);
+    mpfr_set_prec(t.v, prec);
+  }
+};
+
+// T.c[i] = f^(i)(X) / i! for i = 0 .. D + 1 at precision prec: f(X) rounded toward zero (so that
+// its sign and exponent are f's: no rounding crosses a power of 2 upwards), the rest to nearest.
+// Each c[i] is within a relative 2^(7 - prec) of its value: it takes at most 27 roundings (log's
+// c[D + 1]: 1/x, 1/(x c), then three per order), each of relative error below 2^(1 - prec).
+void taylor(Func fn, mpfr_srcptr X, mpfr_prec_t prec, Taylor& T) {
+  T.set_prec(prec);
+  auto& out = T.c;
   if (fn == Func::kExp || fn == Func::kExp2) {
     if (fn == Func::kExp) {
-      mpfr_exp(out[0].v, X, MPFR_RNDN);
-      mpfr_set_ui(l.v, 1, MPFR_RNDN);
+      mpfr_exp(out[0].v, X, MPFR_RNDZ);
     } else {
-      mpfr_exp2(out[0].v, X, MPFR_RNDN);
-      mpfr_const_log2(l.v, MPFR_RNDN);
+      mpfr_exp2(out[0].v, X, MPFR_RNDZ);
+      mpfr_const_log2(T.l.v, MPFR_RNDN);
     }
     for (int i = 1; i <= D + 1; ++i) {  // f^(i)/i! = f^(i-1)/(i-1)! * c / i
-      mpfr_mul(out[i].v, out[i - 1].v, l.v, MPFR_RNDN);
-      mpfr_div_ui(out[i].v, out[i].v, static_cast<unsigned long>(i), MPFR_RNDN);
+      if (fn == Func::kExp) {
+        mpfr_div_ui(out[i].v, out[i - 1].v, static_cast<unsigned long>(i), MPFR_RNDN);
+      } else {
+        mpfr_mul(out[i].v, out[i - 1].v, T.l.v, MPFR_RNDN);
+        mpfr_div_ui(out[i].v, out[i].v, static_cast<unsigned long>(i), MPFR_RNDN);
+      }
     }
     return;
   }
   // log: f^(i)/i! = (-1)^(i-1) / (i x^i); log2: the same / ln 2.
+  mpfr_ui_div(T.t.v, 1, X, MPFR_RNDN);  // 1/x
   if (fn == Func::kLog) {
-    mpfr_log(out[0].v, X, MPFR_RNDN);
-    mpfr_set_ui(l.v, 1, MPFR_RNDN);
+    mpfr_log(out[0].v, X, MPFR_RNDZ);
+    mpfr_set(out[1].v, T.t.v, MPFR_RNDN);
   } else {
-    mpfr_log2(out[0].v, X, MPFR_RNDN);
-    mpfr_const_log2(l.v, MPFR_RNDN);
+    mpfr_log2(out[0].v, X, MPFR_RNDZ);
+    mpfr_const_log2(T.l.v, MPFR_RNDN);
+    mpfr_div(out[1].v, T.t.v, T.l.v, MPFR_RNDN);
   }
-  mpfr_ui_div(t.v, 1, X, MPFR_RNDN);  // 1/x
-  mpfr_div(out[1].v, t.v, l.v, MPFR_RNDN);
   for (int i = 2; i <= D + 1; ++i) {  // from (1/x^(i-1)) / (i-1): times -(i-1)/(i x)
-    mpfr_mul(out[i].v, out[i - 1].v, t.v, MPFR_RNDN);
+    mpfr_mul(out[i].v, out[i - 1].v, T.t.v, MPFR_RNDN);
     mpfr_mul_si(out[i].v, out[i].v, -(i - 1), MPFR_RNDN);
     mpfr_div_ui(out[i].v, out[i].v, static_cast<unsigned long>(i), MPFR_RNDN);
   }
@@ -74,10 +110,72 @@ double binom(int n, int k) {
   return r;
 }
 
+static_assert(GMP_LIMB_BITS == 64 && GMP_NAIL_BITS == 0, "to_wide reads 64-bit GMP limbs");
+
+// A thread's working storage, kept across its packets (no allocation per packet): the Taylor
+// coefficients at both ends, the scaled ones, and the integers of the differences.
+struct Scratch {
+  Taylor near, far;
+  Mp t[D + 1], y;
+  mpz_t z[D + 1], acc;
+  Scratch() {
+    for (auto& x : z) mpz_init2(x, 1024);
+    mpz_init2(acc, 1024);
+  }
+  ~Scratch() {
+    for (auto& x : z) mpz_clear(x);
+    mpz_clear(acc);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
+// floor(acc / 2^shift) mod 1 in 288 fraction bits, for shift <= 128: bits shift .. shift + 287 of
+// acc in two's complement (the arithmetic shift right is the floor).
+lb::Wide to_wide(mpz_srcptr acc, unsigned shift) {
+  constexpr int kLimbs = (128 + kFracBits) / 64 + 2;
+  uint64_t v[kLimbs];
+  const mp_limb_t* a = mpz_limbs_read(acc);
+  const std::size_t n = mpz_size(acc);
+  const bool neg = mpz_sgn(acc) < 0;
+  uint64_t carry = 1;  // -|acc| = ~|acc| + 1
+  for (int i = 0; i < kLimbs; ++i) {
+    const uint64_t m = static_cast<std::size_t>(i) < n ? a[i] : 0;
+    if (neg) {
+      v[i] = ~m + carry;
+      carry = carry && v[i] == 0;
+    } else {
+      v[i] = m;
+    }
+  }
+  lb::Wide r;
+  r.neg = 0;
+  r.w[0] = 0;
+  for (int k = 0; k < kFracBits / 32; ++k) {  // w[9] is the least significant word
+    const unsigned bit = shift + 32 * static_cast<unsigned>(k), limb = bit / 64, off = bit % 64;
+    const unsigned __int128 x = v[limb] | (static_cast<unsigned __int128>(v[limb + 1]) << 64);
+    r.w[9 - k] = static_cast<uint32_t>(x >> off);
+  }
+  return r;
+}
+
 }  // namespace
 
+// Contract: pd.packet.d[j][l] is floor(2^288 Delta^l c_j(0)) mod 2^288 for the exact Taylor
+// polynomial, except where 2^288 Delta^l c_j(0) lies within 2^-33 of an integer, where it may be
+// one unit lower (error below 2^-320 before the truncation). Why: with N = 2^L, multiplying by
+// 2^(kFixBits + j L) gives sum_m K[j][l][m] t_(j+m) 2^(kFixBits + (j+m) L), which is summed from the
+// integers Z_i = round(t_i 2^(kFixBits + i L)). If |t_i 2^(i L)| < 2^(E+1) for all i and the
+// precision is P >= E + kFixBits + 9, MPFR's relative error 2^(7-P) is at most 1/2 unit of Z_i and
+// the rounding another 1/2, so the sum is off by at most max_row < 2^11 units, 2^(11 - 332) in the
+// value. Y = |f| / ulp is below 2^p, so P = kFixBits + p + 10 (about 400 bits for p = 54) usually
+// suffices at once; otherwise the coefficients are recomputed at the precision their size asks for.
 PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_interval, int64_t n_intervals,
                        int64_t N) {
+  if (N < 1 || (N & (N - 1)) != 0) throw std::invalid_argument("make_packet: N must be a power of 2");
+  int L = 0;
+  while ((int64_t{1} << L) < N) ++L;
+  if (L > 42) throw std::invalid_argument("make_packet: N above 2^42");  // to_wide: shift <= 128
   PacketData pd;
   pd.first_interval = first_interval;
   const int64_t first = first_interval * N;
@@ -86,63 +184,62 @@ PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_int
   Mp X(80), XL(80);
   set_arg(X.v, s, s.i0 + static_cast<uint64_t>(first));
   set_arg(XL.v, s, s.i0 + static_cast<uint64_t>(first + span - 1));
-  Mp t0[D + 2], t1[D + 2];
-  taylor(p.func, X.v, t0);
-  taylor(p.func, XL.v, t1);
-  if (mpfr_zero_p(t0[0].v) || mpfr_zero_p(t1[0].v) || mpfr_sgn(t0[0].v) != mpfr_sgn(t1[0].v) ||
-      mpfr_get_exp(t0[0].v) != mpfr_get_exp(t1[0].v)) {
-    pd.direct = true;  // two result binades: per-interval polynomials
-    return pd;
-  }
-  const long F = static_cast<long>(mpfr_get_exp(t0[0].v)) - 1;
-  if (F < -126 || F > 127) {
-    pd.direct = true;
-    return pd;
-  }
-  const long sc = p.precision - 1 - F, hx = s.E - s.p + 1;
-  const int sign = mpfr_sgn(t0[0].v) < 0 ? -1 : 1;
-  // t_i: the Taylor coefficients of Y(x) = |f(X + x h)| / ulp in the argument offset x.
-  Mp t[D + 1];
-  double tabs[D + 1];
-  for (int i = 0; i <= D; ++i) {
-    mpfr_mul_2si(t[i].v, t0[i].v, sc + i * hx, MPFR_RNDN);
-    if (sign < 0) mpfr_neg(t[i].v, t[i].v, MPFR_RNDN);
-    tabs[i] = std::fabs(mpfr_get_d(t[i].v, MPFR_RNDA));
-  }
-  // c_j(k) = sum_{i >= j} t_i C(i, j) (k N)^(i - j) at k = 0 .. D - j, then forward differences.
-  Mp v[D + 1], kn(kWork), pw(kWork), term(kWork);
-  for (int j = 0; j < 3; ++j) {
-    const int deg = D - j;
-    for (int k = 0; k <= deg; ++k) {
-      mpfr_set_zero(v[k].v, 1);
-      mpfr_set_si(kn.v, k, MPFR_RNDN);
-      mpfr_mul_si(kn.v, kn.v, static_cast<long>(N), MPFR_RNDN);
-      mpfr_set_ui(pw.v, 1, MPFR_RNDN);
-      for (int i = j; i <= D; ++i) {  // pw = (k N)^(i - j)
-        mpfr_mul_d(term.v, t[i].v, binom(i, j), MPFR_RNDN);
-        mpfr_mul(term.v, term.v, pw.v, MPFR_RNDN);
-        mpfr_add(v[k].v, v[k].v, term.v, MPFR_RNDN);
-        mpfr_mul(pw.v, pw.v, kn.v, MPFR_RNDN);
-      }
+  static thread_local Scratch scr;
+  Taylor &t0 = scr.near, &t1 = scr.far;
+  auto& t = scr.t;
+  taylor(p.func, XL.v, kEndPrec, t1);
+  mpfr_prec_t prec = kFixBits + p.precision + 10;
+  long sc = 0;
+  const long hx = s.E - s.p + 1;
+  for (;;) {
+    taylor(p.func, X.v, prec, t0);
+    // f(X) and f(XL) rounded toward zero: their signs and exponents are exact.
+    if (mpfr_zero_p(t0.c[0].v) || mpfr_zero_p(t1.c[0].v) || mpfr_sgn(t0.c[0].v) != mpfr_sgn(t1.c[0].v) ||
+        mpfr_get_exp(t0.c[0].v) != mpfr_get_exp(t1.c[0].v)) {
+      pd.direct = true;  // two result binades: per-interval polynomials
+      return pd;
     }
+    const long F = static_cast<long>(mpfr_get_exp(t0.c[0].v)) - 1;
+    if (F < -126 || F > 127) {
+      pd.direct = true;
+      return pd;
+    }
+    sc = p.precision - 1 - F;
+    // t_i: the Taylor coefficients of Y(x) = |f(X + x h)| / ulp in the argument offset x (exact
+    // scaling and sign).
+    long E = 0;
     for (int i = 0; i <= D; ++i) {
-      if (i <= deg) {
-        pd.packet.d[j][i] = to_wide(v[0].v);
-        for (int k = 0; k < deg - i; ++k) mpfr_sub(v[k].v, v[k + 1].v, v[k].v, MPFR_RNDN);
-      } else {
-        lb::Wide z;
-        z.neg = 0;
-        for (auto& w : z.w) w = 0;
-        pd.packet.d[j][i] = z;
-      }
+      if (mpfr_get_prec(t[i].v) != prec) mpfr_set_prec(t[i].v, prec);
+      mpfr_mul_2si(t[i].v, t0.c[i].v, sc + i * hx, MPFR_RNDN);
+      if (mpfr_sgn(t0.c[0].v) < 0) mpfr_neg(t[i].v, t[i].v, MPFR_RNDN);
+      if (!mpfr_zero_p(t[i].v)) E = std::max(E, static_cast<long>(mpfr_get_exp(t[i].v)) + i * L);
     }
+    // |exact| < 2^(E+1): the computed value's exponent, plus one for its error.
+    const mpfr_prec_t need = static_cast<mpfr_prec_t>(E) + 1 + kFixBits + 8;
+    if (prec >= need) break;
+    prec = need + 16;
   }
+  if (mpfr_get_prec(scr.y.v) != prec) mpfr_set_prec(scr.y.v, prec);
+  for (int i = 0; i <= D; ++i) {
+    mpfr_mul_2si(scr.y.v, t[i].v, kFixBits + i * L, MPFR_RNDN);  // exact
+    mpfr_get_z(scr.z[i], scr.y.v, MPFR_RNDN);
+  }
+  for (int j = 0; j < 3; ++j)
+    for (int l = 0; l <= D; ++l) {
+      mpz_set_ui(scr.acc, 0);
+      for (int m = l; m <= D - j; ++m) mpz_addmul_ui(scr.acc, scr.z[j + m], kDiff.k[j][l][m]);
+      pd.packet.d[j][l] = to_wide(scr.acc, static_cast<unsigned>(kGuard + j * L));
+    }
+  double tabs[D + 1];
+  for (int i = 0; i <= D; ++i) tabs[i] = std::fabs(mpfr_get_d(t[i].v, MPFR_RNDA));
   // Bounds in ulps: the packet's Taylor remainder (|f^(D+1)| / (D+1)! at the larger end, these
   // derivatives being monotone), |c_j(k)| <= C_j over the packet, and the terms j >= 3 that the
-  // intervals' degree-2 polynomials leave out.
+  // intervals' degree-2 polynomials leave out. The far end's value (64 bits, relative error below
+  // 2^-57) and the near end's (2^(7 - prec)) are raised by 2^-50.
   const double s_args = static_cast<double>(span);
-  const double m_next =
-      std::max(std::fabs(mpfr_get_d(t0[D + 1].v, MPFR_RNDA)), std::fabs(mpfr_get_d(t1[D + 1].v, MPFR_RNDA)));
+  const double m_next = std::max(std::fabs(mpfr_get_d(t0.c[D + 1].v, MPFR_RNDA)),
+                                 std::fabs(mpfr_get_d(t1.c[D + 1].v, MPFR_RNDA))) *
+                        (1 + 0x1p-50);
   const double rb = std::ldexp(m_next * std::pow(s_args, D + 1), static_cast<int>(sc + (D + 1) * hx));
   double cj[D + 1];
   for (int j = 0; j <= D; ++j) {
@@ -152,9 +249,11 @@ PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_int
   double t3 = 0;
   for (int j = 3; j <= D; ++j) t3 += cj[j] * std::pow(static_cast<double>(N), j);
   pd.rem = (rb + t3) * (1 + 0x1p-20) + 0x1p-200;
-  // c_2(k) = t_2 + (terms of t_3 .. t_D), whose magnitude is at most C_2 - |t_2|.
+  // c_2(k) = t_2 + (terms of t_3 .. t_D), whose magnitude is at most C_2 - |t_2|. The last term
+  // (2^-50 C_2) covers a last-bit difference in t_2 or the tabs from the 800-bit code this replaced,
+  // so that the interval contains the one it gave.
   const double t2 = mpfr_get_d(t[2].v, MPFR_RNDN),
-               dev = (cj[2] - tabs[2]) * (1 + 0x1p-20) + tabs[2] * 0x1p-40;
+               dev = (cj[2] - tabs[2]) * (1 + 0x1p-20) + tabs[2] * 0x1p-40 + cj[2] * 0x1p-50;
   pd.c2_lo = t2 - dev;
   pd.c2_hi = t2 + dev;
   return pd;
