@@ -17,14 +17,15 @@ namespace {
 constexpr int D = lb::kPacketDegree;
 constexpr int kFracBits = 288;  // a Wide's fraction
 // The differences are summed exactly in integers, in units of 2^-(288 + kGuard) (times N^-j for
-// c_j); kGuard keeps their error below 2^-321 (make_packet).
+// c_j); kGuard keeps their error below 2^-320 (fill).
 constexpr int kGuard = 44;
 constexpr int kFixBits = kFracBits + kGuard;
 // The far end of the packet only gives its result binade and f^(D+1) / (D+1)!, a bound.
 constexpr mpfr_prec_t kEndPrec = 64;
 // make_packets derives exp and exp2 at each end from the previous one by one product, restarting
-// from MPFR's function after kChain products: f(X) then carries at most 2 kChain + 1 roundings,
-// and with the derivatives' 27 at most 92 < 2^7, a relative error below 2^(8 - P).
+// from MPFR's function after kChain products: f(X) then carries at most 2 kChain + 1 roundings
+// (f(H)'s and the product's, per product), and with the derivatives' at most 27 more, 60 < 2^7
+// roundings of relative error below 2^(1 - P) each: a relative error below 2^(8 - P).
 constexpr int kChain = 16;
 static_assert(2 * kChain + 1 + 27 < 128, "the chained coefficients' error bound");
 
