@@ -81,7 +81,7 @@ struct BlockPolys {
 bool block_polynomials(const LefevreParams& p, const Setup& s, int64_t b0, int64_t N, int64_t count,
                        int64_t nb, const ParallelOptions& opt, BlockPolys* out) {
   const int64_t P = p.hierarchical ? int64_t{1} << p.log2_packet : 1;
-  const int64_t n_pk = (nb + P - 1) / P;
+  const int64_t n_pk = (nb + P - 1) / P, n_full = P > 1 ? nb / P : 0;  // packets, whole packets
   const double rem_max = std::ldexp(1.0, -p.k - 4);
   std::mutex mu;
   std::function<void(int64_t, int64_t, BlockPolys*)> build = [&](int64_t k0, int64_t n, BlockPolys* bp) {
@@ -99,13 +99,28 @@ bool block_polynomials(const LefevreParams& p, const Setup& s, int64_t b0, int64
     const int64_t first = (b0 + k0) * N;
     bp->singles.emplace_back(k0, make_interval(p, s, first, std::min(N, count - first)));
   };
+  // Runs of 16 whole packets (make_packets shares their ends), 64 single intervals otherwise.
+  const int64_t run = p.hierarchical ? 16 : 64;
   return parallel_for(
-      static_cast<std::size_t>(n_pk), p.hierarchical ? 1 : 64,
+      static_cast<std::size_t>((n_pk + run - 1) / run), 1,
       [&](std::size_t b, std::size_t e) {
         BlockPolys local;
-        for (std::size_t i = b; i < e; ++i) {
-          const int64_t k0 = static_cast<int64_t>(i) * P;
-          build(k0, std::min(P, nb - k0), &local);
+        for (std::size_t r = b; r < e; ++r) {
+          const int64_t i0 = static_cast<int64_t>(r) * run, i1 = std::min(n_pk, i0 + run);
+          const int64_t whole = std::clamp<int64_t>(n_full - i0, 0, i1 - i0);
+          const std::vector<PacketData> v = make_packets(p, s, b0 + i0 * P, whole, P, N);
+          for (int64_t i = 0; i < whole; ++i) {
+            const int64_t k0 = (i0 + i) * P;
+            const PacketData& d = v[static_cast<std::size_t>(i)];
+            if (!d.direct && d.rem <= rem_max) {
+              local.packets.push_back(d);
+              local.offsets.push_back(k0);
+            } else {  // as build does with a packet that fails
+              build(k0, P / 2, &local);
+              build(k0 + P / 2, P - P / 2, &local);
+            }
+          }
+          for (int64_t i = i0 + whole; i < i1; ++i) build(i * P, std::min(P, nb - i * P), &local);
         }
         std::lock_guard<std::mutex> lock(mu);
         out->packets.insert(out->packets.end(), local.packets.begin(), local.packets.end());

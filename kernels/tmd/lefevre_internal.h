@@ -50,8 +50,17 @@ struct PacketData {
   double rem = 0;               // bound on |Y - (c_0 + c_1 m + c_2 m^2)| on every interval, in ulps
   double c2_lo = 0, c2_hi = 0;  // bounds on c_2(k) over the packet
 };
+// The packet of n_intervals intervals of N = 2^L arguments from first_interval (cut at the range's
+// end). Each difference pd.packet.d[j][l] is the exact one truncated to 288 fraction bits (mod 1),
+// but for an error below 2^-320 before the truncation (so one unit of 2^-288 off where the exact
+// one lies within 2^-32 units of a multiple of 2^-288); rem and [c2_lo, c2_hi] bound as in Interval.
 PacketData make_packet(const LefevreParams& p, const Setup& s, int64_t first_interval, int64_t n_intervals,
                        int64_t N);
+// The count consecutive packets of n_intervals intervals from first_interval, each with
+// make_packet's contract (not always its bits: the same bound), sharing their ends (fewer MPFR
+// evaluations of f; lefevre_packet.cpp).
+std::vector<PacketData> make_packets(const LefevreParams& p, const Setup& s, int64_t first_interval,
+                                     int64_t count, int64_t n_intervals, int64_t N);
 
 Setup validate(const LefevreParams& p);
 void set_arg(mpfr_ptr X, const Setup& s, uint64_t i);
