@@ -63,6 +63,7 @@ std::vector<PacketData> make_packets(const LefevreParams& p, const Setup& s, int
                                      int64_t count, int64_t n_intervals, int64_t N);
 
 Setup validate(const LefevreParams& p);
+
 void set_arg(mpfr_ptr X, const Setup& s, uint64_t i);
 Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, int64_t n);
 

@@ -226,7 +226,7 @@ bool fill(const LefevreParams& p, const Setup& s, int64_t span, int64_t N, int L
     return true;
   }
   const long F = static_cast<long>(mpfr_get_exp(f0)) - 1;
-  if (F < -126 || F > 127) {
+  if (!result_in_range(p.precision, F)) {
     pd->direct = true;
     return true;
   }

@@ -98,8 +98,8 @@ Interval make_interval(const LefevreParams& p, const Setup& s, int64_t first, in
     return iv;
   }
   const long F = static_cast<long>(mpfr_get_exp(f0.v)) - 1;  // |f| in [2^F, 2^(F+1)) on the interval
-  if (F < -126 || F > 127) {
-    iv.n = 0;  // results outside the normal binary32 range: no argument counts
+  if (!result_in_range(p.precision, F)) {
+    iv.n = 0;  // results outside the format's normal range (binary32's overflow): no argument counts
     return iv;
   }
   // Scale: Y = |f| 2^(p-1-F); per argument step h = 2^(E-p+1).

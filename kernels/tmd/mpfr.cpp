@@ -59,7 +59,7 @@ Verdict mpfr_verdict_value(Func f, Mode m, int p, int k, const void* mpfr_x) {
   const int ternary = apply(f, Y.v, X);
   if (!mpfr_number_p(Y.v) || mpfr_zero_p(Y.v)) return v;
   const long e = static_cast<long>(mpfr_get_exp(Y.v)) - 1;  // |f(x)| in [2^e, 2^(e+1))
-  if (e < -126 || e > 127) return v;
+  if (!result_in_range(p, e)) return v;
   v.valid = true;
   v.exact = ternary == 0;
   char* s = nullptr;

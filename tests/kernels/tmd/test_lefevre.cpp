@@ -166,8 +166,10 @@ TEST(TmdLefevre, WidePrecisionMatchesMpfrOnEveryArgument) {
     int p, k, log2_n;
     const char *lo, *hi;
   };
-  // 2^17, 2^15 and 2^16 arguments.
+  // 2^17, 2^15, 2^16 and 2^15 arguments. The last: results near 2^185, far past binary32's range
+  // (until 2b: no argument there was searched, and the search reported 0 cases).
   const Run runs[] = {{Func::kExp, Mode::kDirected, 40, 12, 8, "1", "0x1.000004p+0"},
+                      {Func::kExp, Mode::kDirected, 54, 12, 8, "128", "0x1.0000000004p+7"},
                       {Func::kLog2, Mode::kNearest, 54, 12, 8, "0x1.8p+0", "0x1.8000000004p+0"},
                       {Func::kExp2, Mode::kNearest, 64, 12, 8, "0x1.4p-1", "0x1.4000000000020p-1"}};
   for (const Run& r : runs) {
