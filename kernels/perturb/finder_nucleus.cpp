@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "arith/expansion.h"
 #include "kernels/perturb/finder.h"
 #include "kernels/perturb/finder_detail.h"
 
@@ -18,12 +19,69 @@ struct C2 {
   FloatExp2 re, im;
 };
 
-// The perturbation steps' deltas: FloatExp (53 bits) for the first Newton steps, FloatExp2
-// (106 bits) for the last; the seed's orbit is kept in FloatExp2 and read at either width.
+// The perturbation steps' deltas: 53 bits for the first Newton steps, 106 for the last; each
+// width in floatexp (any depth) and in plain doubles (double, f64x2) where no delta falls below
+// kPlainFloor (below).
 template <class T>
 struct CT {
   T re, im;
 };
+using DW = Expansion<2>;
+
+// The plain types' floor: a value at or above 2^-900 loses nothing to underflow in double or
+// f64x2 (f64x2's low word is then above 2^-1008, still normal), and the absolute error of a value
+// flushed to zero or a subnormal (2^-1075) is 2^-175 of anything at the floor: below both
+// widths' rounding. A delta below it (none at views shallower than 2^-900 in practice) sends
+// that orbit back to floatexp.
+constexpr double kPlainFloor = 0x1p-900;
+
+// The seed's orbit Z_0 .. Z_last in floatexp2, and as complex doubles and f64x2 where every Z_n
+// is 0 or has a coordinate at least kPlainFloor (`plain`).
+struct SeedOrbit {
+  std::vector<C2> fe2;
+  std::vector<CT<double>> d;
+  std::vector<CT<DW>> dw;
+  bool plain = false;
+};
+double plain_double(FloatExp2 x) { return x.hi == 0 ? 0.0 : std::ldexp(x.hi + x.lo, x.e); }
+DW plain_dw(FloatExp2 x) {
+  if (x.hi == 0) return DW(0.0);
+  return dw_pair(std::ldexp(x.hi, x.e), std::ldexp(x.lo, x.e));
+}
+void add_plain(SeedOrbit* s) {
+  for (const C2& z : s->fe2) {
+    const bool zero = z.re.hi == 0 && z.im.hi == 0;
+    // |Z_n| >= kPlainFloor or 0 (the exponent test: 1 <= |hi| < 2).
+    if (!zero && !(z.re.hi != 0 && z.re.e >= -900) && !(z.im.hi != 0 && z.im.e >= -900)) return;
+  }
+  s->d.reserve(s->fe2.size());
+  s->dw.reserve(s->fe2.size());
+  for (const C2& z : s->fe2) {
+    s->d.push_back({plain_double(z.re), plain_double(z.im)});
+    s->dw.push_back({plain_dw(z.re), plain_dw(z.im)});
+  }
+  s->plain = true;
+}
+
+// The seed's point m and the delta dc at T's width.
+template <class T>
+CT<T> seed_at(const SeedOrbit& s, uint32_t m);
+template <>
+CT<FloatExp> seed_at<FloatExp>(const SeedOrbit& s, uint32_t m) {
+  return {to_floatexp(s.fe2[m].re), to_floatexp(s.fe2[m].im)};
+}
+template <>
+CT<FloatExp2> seed_at<FloatExp2>(const SeedOrbit& s, uint32_t m) {
+  return {s.fe2[m].re, s.fe2[m].im};
+}
+template <>
+CT<double> seed_at<double>(const SeedOrbit& s, uint32_t m) {
+  return s.d[m];
+}
+template <>
+CT<DW> seed_at<DW>(const SeedOrbit& s, uint32_t m) {
+  return s.dw[m];
+}
 template <class T>
 T narrow(FloatExp2 x);
 template <>
@@ -34,8 +92,55 @@ template <>
 FloatExp2 narrow<FloatExp2>(FloatExp2 x) {
   return x;
 }
+template <>
+double narrow<double>(FloatExp2 x) {
+  return plain_double(x);
+}
+template <>
+DW narrow<DW>(FloatExp2 x) {
+  return plain_dw(x);
+}
+// The plain type of a floatexp type's width.
+template <class T>
+struct Plain;
+template <>
+struct Plain<FloatExp> {
+  using type = double;
+};
+template <>
+struct Plain<FloatExp2> {
+  using type = DW;
+};
+template <class T>
+constexpr bool kIsPlain = std::is_same_v<T, double> || std::is_same_v<T, DW>;
+
+double lead(double x) { return x; }
+double lead(const DW& x) { return x.t[0]; }
+// |x|_1 for the rebasing test (its rounding does not matter there).
+double norm1(const CT<double>& x) { return std::fabs(x.re) + std::fabs(x.im); }
+double norm1(const CT<DW>& x) { return std::fabs(x.re.t[0]) + std::fabs(x.im.t[0]); }
+FloatExp norm1(const CT<FloatExp>& x) { return abs(x.re) + abs(x.im); }
+FloatExp2 norm1(const CT<FloatExp2>& x) { return abs(x.re) + abs(x.im); }
+template <class T>
+T twice(const T& x) {
+  return mul_pow2(x, 1);
+}
+double twice(double x) { return 2 * x; }
+// A nonzero plain delta below the floor.
+template <class T>
+bool below_floor(const CT<T>& x) {
+  if constexpr (kIsPlain<T>) {
+    const double m = std::max(std::fabs(lead(x.re)), std::fabs(lead(x.im)));
+    return m < kPlainFloor && m != 0;
+  } else {
+    return false;
+  }
+}
+
 FloatExp as_fe(FloatExp x) { return x; }
 FloatExp as_fe(FloatExp2 x) { return to_floatexp(x); }
+FloatExp as_fe(double x) { return FloatExp(x); }
+FloatExp as_fe(const DW& x) { return FloatExp(x.t[0]); }
 
 // What an orbit of p steps gives Newton's method, in floatexp: f = z_p, g = dz_p/dc,
 // h = d2z_p/dc2 (for K = |h / 2g|, the constant of the quadratic convergence), and with `side`
@@ -43,6 +148,7 @@ FloatExp as_fe(FloatExp2 x) { return to_floatexp(x); }
 struct OrbitFacts {
   CFe f{FloatExp(0.0), FloatExp(0.0)}, g = f, h = f, size = f;
   FloatExp zq{0.0}, dq{0.0};
+  bool underflow = false;  // a plain delta fell below kPlainFloor: redo in floatexp
 };
 
 // The derivatives dz/dc, d2z/dc2 and the product l = prod 2 z_i along a perturbed orbit, as complex
@@ -73,6 +179,18 @@ struct Derivatives {
       step_floatexp(CFe{zre, zim}, n, side);
       return;
     }
+    step_double(zr, zi, n, side);
+  }
+  // The same from a plain z (at least kPlainFloor: FloatExp(z) is exact).
+  void step(double zr, double zi, uint32_t n, bool side) {
+    const double za = std::max(std::fabs(zr), std::fabs(zi));
+    if (!(za < 0x1p40 && za > 0x1p-500)) {
+      step_floatexp(CFe{FloatExp(zr), FloatExp(zi)}, n, side);
+      return;
+    }
+    step_double(zr, zi, n, side);
+  }
+  void step_double(double zr, double zi, uint32_t n, bool side) {
     if (side) {
       const double az2 = zr * zr + zi * zi;
       if (n == 1 || az2 < zq2_d) {
@@ -157,30 +275,47 @@ struct Derivatives {
 
 // Newton's step for z_p(c) = 0 by perturbation: the orbit of C + dc from the seed's points Z (up
 // to p, or to where the seed escaped: rebasing restarts at Z_0 there, as in perturb.cuh), with
-// the derivatives in floatexp.
+// the derivatives in floatexp. With a plain T, `underflow` is set (and the facts are not to be
+// used) where a delta fell below kPlainFloor.
 template <class T>
-OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool side) {
+OrbitFacts perturbed_orbit(const SeedOrbit& Z, uint32_t p, C2 dc2, bool side) {
+  OrbitFacts o;
   Derivatives dv;  // dz_1/dc = 1, d2z_1/dc2 = 0
-  const uint32_t last = static_cast<uint32_t>(Z.size()) - 1;
+  const uint32_t last = static_cast<uint32_t>(Z.fe2.size()) - 1;
   const CT<T> dc{narrow<T>(dc2.re), narrow<T>(dc2.im)};
+  if constexpr (kIsPlain<T>) {
+    const bool zero = dc2.re.hi == 0 && dc2.im.hi == 0;
+    if (!zero && !(dc2.re.hi != 0 && dc2.re.e >= -900) && !(dc2.im.hi != 0 && dc2.im.e >= -900)) {
+      o.underflow = true;
+      return o;
+    }
+  }
   CT<T> d = dc;  // z_1 = c = Z_1 + dc
   uint32_t m = 1;
   for (uint32_t n = 1; n < p; ++n) {
-    const T zr = narrow<T>(Z[m].re), zi = narrow<T>(Z[m].im);
-    CT<T> z{zr + d.re, zi + d.im};
-    if (m >= last || abs(z.re) + abs(z.im) < abs(d.re) + abs(d.im)) {
+    const CT<T> zm = seed_at<T>(Z, m);
+    CT<T> z{zm.re + d.re, zm.im + d.im};
+    if (m >= last || norm1(z) < norm1(d)) {
       d = z;
       m = 0;
     }
-    dv.step(as_fe(z.re), as_fe(z.im), n, side);
-    const T ar = narrow<T>(Z[m].re), ai = narrow<T>(Z[m].im);
-    const T tr = mul_pow2(ar, 1) + d.re, ti = mul_pow2(ai, 1) + d.im;
+    // Unless rebased, |z|_1 >= |d|_1: checking d covers z.
+    if (below_floor(d)) {
+      o.underflow = true;
+      return o;
+    }
+    if constexpr (kIsPlain<T>)
+      dv.step(lead(z.re), lead(z.im), n, side);
+    else
+      dv.step(as_fe(z.re), as_fe(z.im), n, side);
+    const CT<T> a = seed_at<T>(Z, m);
+    const T tr = twice(a.re) + d.re, ti = twice(a.im) + d.im;
     const CT<T> nd{(tr * d.re - ti * d.im) + dc.re, (tr * d.im + ti * d.re) + dc.im};
     d = nd;
     ++m;
   }
-  OrbitFacts o;
-  o.f = CFe{as_fe(narrow<T>(Z[m].re) + d.re), as_fe(narrow<T>(Z[m].im) + d.im)};
+  const CT<T> zp = seed_at<T>(Z, m);
+  o.f = CFe{as_fe(zp.re + d.re), as_fe(zp.im + d.im)};
   o.g = dv.der();
   o.h = dv.second();
   if (side) {
@@ -189,6 +324,17 @@ OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool si
     o.dq = dv.dq;
   }
   return o;
+}
+
+// The facts by T's width (FloatExp: 53 bits, FloatExp2: 106): in plain doubles where the seed's
+// orbit and the deltas allow (the same rounding per operation, several times cheaper), else in T.
+template <class T>
+OrbitFacts orbit_facts(const SeedOrbit& Z, uint32_t p, C2 dc, bool side) {
+  if (Z.plain) {
+    const OrbitFacts o = perturbed_orbit<typename Plain<T>::type>(Z, p, dc, side);
+    if (!o.underflow) return o;
+  }
+  return perturbed_orbit<T>(Z, p, dc, side);
 }
 
 // The orbit of c in MPFR at z's precision, and dz/dc in MPFR at d's (lower) precision, enough
@@ -224,15 +370,17 @@ struct PerturbedNewton {
 
 // Newton steps by perturbation with T-wide deltas from *dc: until the step is within
 // 2^-stop_bits of the distance moved (converged at T's precision) or below `floor` (the seed
-// orbit's precision), or stops halving after the first free_steps. kFailed with out->message
-// when a step is not finite or leaves `far`.
+// orbit's precision), or the step's own result K s^2 is already below the deltas' rounding
+// (2^-rounding_bits of the distance: another step at this width would only measure that rounding,
+// as the 53-bit stage's second step did at every bench location), or stops halving after the
+// first free_steps. kFailed with out->message when a step is not finite or leaves `far`.
 template <class T>
-PerturbedNewton perturbed_newton(const std::vector<C2>& Z, uint32_t period, FloatExp far, int stop_bits,
-                                 int free_steps, FloatExp floor, bool side, const std::atomic<bool>* cancel,
-                                 C2* dc, Nucleus* out) {
+PerturbedNewton perturbed_newton(const SeedOrbit& Z, uint32_t period, FloatExp far, int stop_bits,
+                                 int rounding_bits, int free_steps, FloatExp floor, bool side,
+                                 const std::atomic<bool>* cancel, C2* dc, Nucleus* out) {
   PerturbedNewton r;
   for (int k = 0; k < 64; ++k) {
-    const OrbitFacts o = perturbed_orbit<T>(Z, period, *dc, side);
+    const OrbitFacts o = orbit_facts<T>(Z, period, *dc, side);
     ++out->perturbed_steps;
     const CFe stepc = cmul(o.f, cinv(o.g));
     const FloatExp s = cabs(stepc);
@@ -255,7 +403,9 @@ PerturbedNewton perturbed_newton(const std::vector<C2>& Z, uint32_t period, Floa
     const bool stalled = k >= free_steps && !(s < r.last_step * 0.5);
     r.last_step = s;
     r.dist = dist;
-    if (s.m == 0 || s <= dist * pow2(-stop_bits) || s <= floor) {
+    const FloatExp rounding = dist * pow2(-rounding_bits);
+    if (s.m == 0 || s <= dist * pow2(-stop_bits) || s <= floor ||
+        r.k * sqr(s) <= (rounding > floor ? rounding : floor)) {
       r.stage = NewtonStage::kConverged;
       return r;
     }
@@ -284,19 +434,19 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   }
   // The seed's orbit Z_0 .. Z_p (or to its escape) in MPFR, kept to 106 bits (cut from the limbs:
   // rounding through MPFR calls cost as much as the orbit).
-  std::vector<C2> Z;
-  Z.reserve(period + 1);
+  SeedOrbit Z;
+  Z.fe2.reserve(period + 1);
   {
     MpC c(bits), z(bits);
     Mp t1(bits), t2(bits);
     parse(c.re.v, re);
     parse(c.im.v, im);
     z.zero();
-    Z.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
+    Z.fe2.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
     for (uint32_t n = 1; n <= period; ++n) {
       step(z, c, t1, t2);
       const FloatExp2 zr = mpfr_util::to_fe2_cut(z.re.v), zi = mpfr_util::to_fe2_cut(z.im.v);
-      Z.push_back(C2{zr, zi});
+      Z.fe2.push_back(C2{zr, zi});
       const double x = to_double(zr), y = to_double(zi);
       if (x * x + y * y > 4.0) break;  // escaped: pixels rebase to Z_0 from here
       if ((n & 1023) == 0 && cancelled(cancel)) {
@@ -306,6 +456,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       }
     }
     ++out.mpfr_steps;
+    add_plain(&Z);
   }
   // Newton by perturbation: c = C + dc, dc in floatexp2, the step f / f' in floatexp. First with
   // 53-bit deltas (several times cheaper) until they converge (2^-40 of the distance: the
@@ -340,7 +491,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     return b;
   };
   PerturbedNewton pert =
-      perturbed_newton<FloatExp>(Z, period, far, 40, 3, seed_floor, true, cancel, &dc, &out);
+      perturbed_newton<FloatExp>(Z, period, far, 40, 43, 3, seed_floor, true, cancel, &dc, &out);
   if (pert.stage == NewtonStage::kCancelled) {
     out.seconds = since(t0);
     return out;
@@ -349,7 +500,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   if (pert.stage != NewtonStage::kFailed) {
     const FloatExp target = cmag0 * pow2(-(bits_for_size(cabs(pert.size)) - 16));
     if (!(pert.k * sqr(err) <= target * pow2(-kMarginBits)) && err > seed_floor * pow2(8)) {
-      pert = perturbed_newton<FloatExp2>(Z, period, far, 100, 1, seed_floor, true, cancel, &dc, &out);
+      pert = perturbed_newton<FloatExp2>(Z, period, far, 100, 96, 1, seed_floor, true, cancel, &dc, &out);
       if (pert.stage == NewtonStage::kCancelled) {
         out.seconds = since(t0);
         return out;
