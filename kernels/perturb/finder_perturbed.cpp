@@ -98,15 +98,18 @@ FloatExp as_fe(const DW& x) { return FloatExp(x.t[0]); }
 // doubles with powers of two of their own (dz/dc = d 2^ed, d2z/dc2 = h 2^eh, l = l 2^el), brought
 // back near 1 every 8 steps: each grows or shrinks by about |2 z| <= 2^3 a step, far inside
 // double's range over 8 steps, where FloatExp renormalises after every operation (several times
-// the cost). eh >= 2 ed, so the d^2 term of h's recursion is scaled down (by dd = 2^(2 ed - eh)).
+// the cost). eh >= 2 ed, so the d^2 term of h's recursion is scaled down (by dd = 2^(2 ed - eh));
+// likewise the third derivative (t 2^et, t_{n+1} = 2 (z_n t_n + 3 d_n h_n), et >= ed + eh, dh =
+// 2^(ed + eh - et)), for the constant of a third-order step (finder_nucleus.cpp).
 //
 // The size estimate 1 / (b l^2) with b = 1 + sum_{i<p} 1 / l_i needs no sum: l_n b_n follows
 // z_p's derivative's recursion (l_n b_n = 2 z_n l_{n-1} b_{n-1} + 1, with l_0 b_0 = 1 = dz_1/dc),
 // so b l = dz_p/dc and the size is 1 / (l dz_p/dc). The atom domain: the least |z_q| and dz_q/dc
 // there.
 struct Derivatives {
-  double dr = 1, di = 0, hr = 0, hi = 0, lr = 1, li = 0;
-  int64_t ed = 0, eh = 0, el = 0;
+  double dr = 1, di = 0, hr = 0, hi = 0, tr = 0, ti = 0, lr = 1, li = 0;
+  int64_t ed = 0, eh = 0, et = 0, el = 0;
+  double dh = 1;      // 2^(ed + eh - et): d h at t's scale
   double one = 1;     // 2^-ed: the +1 of dz/dc's recursion at d's scale
   double dd = 1;      // 2^(2 ed - eh): d^2 at h's scale
   FloatExp zq2{0.0};  // the least |z_q|^2 so far, and |dz_q/dc| there
@@ -145,6 +148,9 @@ struct Derivatives {
       li = 2 * (zr * li + zi * lr);
       lr = t;
     }
+    const double ntr = 2 * (zr * tr - zi * ti + 3 * dh * (dr * hr - di * hi));
+    ti = 2 * (zr * ti + zi * tr + 3 * dh * (dr * hi + di * hr));
+    tr = ntr;
     const double nhr = 2 * (zr * hr - zi * hi + dd * (dr * dr - di * di));
     hi = 2 * (zr * hi + zi * hr + dd * 2 * dr * di);
     hr = nhr;
@@ -172,6 +178,13 @@ struct Derivatives {
     hr *= sh, hi *= sh;
     eh = eh_new;
     dd = pow2_of(2 * ed - eh);
+    const double mt = std::max(std::fabs(tr), std::fabs(ti));
+    const int64_t et_new =
+        std::max<int64_t>(mt > 0 && std::isfinite(mt) ? et + std::ilogb(mt) : ed + eh, ed + eh);
+    const double st = pow2_of(et - et_new);
+    tr *= st, ti *= st;
+    et = et_new;
+    dh = pow2_of(ed + eh - et);
     const double ml = std::max(std::fabs(lr), std::fabs(li));
     if (ml > 0 && std::isfinite(ml)) {
       const int k = std::ilogb(ml);
@@ -182,7 +195,7 @@ struct Derivatives {
   }
   // The same step in FloatExp, for |z| beyond 2^40 or below 2^-500.
   void step_floatexp(CFe zf, uint32_t n, bool side) {
-    CFe d = der(), h = second(), l{FloatExp::make(lr, el), FloatExp::make(li, el)};
+    CFe d = der(), h = second(), t = third(), l{FloatExp::make(lr, el), FloatExp::make(li, el)};
     if (side) {
       const FloatExp az2 = sqr(zf.re) + sqr(zf.im);
       if (n == 1 || az2 < zq2) {
@@ -193,6 +206,8 @@ struct Derivatives {
       const CFe u = cmul(zf, l);
       l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
     }
+    const CFe zt = cmul(zf, t), dh3 = cmul(d, h);
+    t = {mul_pow2(zt.re + dh3.re * 3.0, 1), mul_pow2(zt.im + dh3.im * 3.0, 1)};
     const CFe zh = cmul(zf, h), d2 = cmul(d, d), zd = cmul(zf, d);
     h = {mul_pow2(zh.re + d2.re, 1), mul_pow2(zh.im + d2.im, 1)};
     d = {mul_pow2(zd.re, 1) + FloatExp(1.0), mul_pow2(zd.im, 1)};
@@ -205,11 +220,13 @@ struct Derivatives {
     };
     split(d, &dr, &di, &ed);
     split(h, &hr, &hi, &eh);
+    split(t, &tr, &ti, &et);
     split(l, &lr, &li, &el);
     renormalise();
   }
   CFe der() const { return {FloatExp::make(dr, ed), FloatExp::make(di, ed)}; }
   CFe second() const { return {FloatExp::make(hr, eh), FloatExp::make(hi, eh)}; }
+  CFe third() const { return {FloatExp::make(tr, et), FloatExp::make(ti, et)}; }
   CFe size(uint32_t p) const {
     if (p == 1) return {FloatExp(1.0), FloatExp(0.0)};
     return cinv(cmul(der(), CFe{FloatExp::make(lr, el), FloatExp::make(li, el)}));
@@ -261,6 +278,7 @@ OrbitFacts perturbed_orbit(const SeedOrbit& Z, uint32_t p, C2 dc2, bool side) {
   o.f = CFe{as_fe(zp.re + d.re), as_fe(zp.im + d.im)};
   o.g = dv.der();
   o.h = dv.second();
+  o.t = dv.third();
   if (side) {
     o.size = dv.size(p);
     o.zq = sqrt(dv.zq2);

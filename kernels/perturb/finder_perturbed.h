@@ -45,10 +45,11 @@ struct SeedOrbit {
 void add_plain(SeedOrbit* s);
 
 // What an orbit of p steps gives Newton's method, in floatexp: f = z_p, g = dz_p/dc,
-// h = d2z_p/dc2 (for K = |h / 2g|, the constant of the quadratic convergence), and with `side`
-// the size estimate 1 / (b l^2) (finder.h) and the atom domain's |z_q|, |dz_q/dc|.
+// h = d2z_p/dc2 (for K = |h / 2g|, the constant of the quadratic convergence), t = d3z_p/dc3 (for
+// the third-order step's constant), and with `side` the size estimate 1 / (b l^2) (finder.h) and
+// the atom domain's |z_q|, |dz_q/dc|.
 struct OrbitFacts {
-  CFe f{FloatExp(0.0), FloatExp(0.0)}, g = f, h = f, size = f;
+  CFe f{FloatExp(0.0), FloatExp(0.0)}, g = f, h = f, t = f, size = f;
   FloatExp zq{0.0}, dq{0.0};
   bool underflow = false;  // a plain delta fell below kPlainFloor: redo in floatexp
 };
