@@ -202,7 +202,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       step(z, c, t1, t2);
       const FloatExp2 zr = mpfr_util::to_fe2_cut(z.re.v), zi = mpfr_util::to_fe2_cut(z.im.v);
       Z.fe2.push_back(C2{zr, zi});
-      const double x = to_double(zr), y = to_double(zi);
+      const double x = plain_double(zr), y = plain_double(zi);
       if (x * x + y * y > 4.0) break;  // escaped: pixels rebase to Z_0 from here
       if ((n & 1023) == 0 && cancelled(cancel)) {
         out.cancelled = true;

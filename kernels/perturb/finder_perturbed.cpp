@@ -9,10 +9,9 @@
 namespace ds::perturb::finder::detail {
 namespace {
 
-double plain_double(FloatExp2 x) { return x.hi == 0 ? 0.0 : std::ldexp(x.hi + x.lo, x.e); }
 DW plain_dw(FloatExp2 x) {
   if (x.hi == 0) return DW(0.0);
-  return dw_pair(std::ldexp(x.hi, x.e), std::ldexp(x.lo, x.e));
+  return dw_pair(scaled(x.hi, x.e), scaled(x.lo, x.e));
 }
 
 // The seed's point m and the delta dc at T's width.

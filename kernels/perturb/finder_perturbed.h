@@ -3,9 +3,11 @@
 // where they fit) with the derivatives, size estimate and atom domain along it. Private to the
 // finder (finder.h is the host API).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "arith/bits.h"
 #include "arith/expansion.h"
 #include "arith/floatexp2.h"
 #include "kernels/perturb/finder_detail.h"
@@ -41,6 +43,13 @@ struct SeedOrbit {
   std::vector<CT<DW>> dw;
   bool plain = false;
 };
+// to_double(x) (the same value: one rounding of the exact scaling), without std::ldexp where the
+// exponent is in double's normal range: ldexp's cost doubled the seed's orbit at 482 bits.
+inline double scaled(double m, int32_t e) {
+  return e >= -1022 && e <= 1023 ? m * bits::pow2(e) : std::ldexp(m, e);
+}
+inline double plain_double(FloatExp2 x) { return x.hi == 0 ? 0.0 : scaled(x.hi + x.lo, x.e); }
+
 // Fills s->d and s->dw (and sets s->plain) where every Z_n is 0 or at least kPlainFloor.
 void add_plain(SeedOrbit* s);
 
