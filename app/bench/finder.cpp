@@ -1,8 +1,9 @@
 // `deepscope bench finder`: the feature finder at real locations made by other programs (KF's
 // benchmarks, rust-fractal's), 1024^2 views, a 4-pixel ball: the time to find the period and the
 // nucleus, against one plain MPFR orbit of the same length and precision (issue #24's goal: the
-// nucleus in at most 3 such orbits). --repeat N: the median of N runs of each (a shared machine's
-// load moves single runs of a few milliseconds by 2x and more).
+// nucleus in at most 3 such orbits). --repeat N: the medians of N runs of each, and the median of
+// the N ratios of a run to the orbit timed right after it (a shared machine's load moves single
+// runs of a few milliseconds by 2x and more, and a pair run back to back shares it).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -33,9 +34,9 @@ int bench_finder(const ArgList& args) {
   md << "\n1024^2 views, ball of 4 pixels about the centre. *orbit*: one plain MPFR orbit z <- z^2 + c of "
         "the period's length at the nucleus check's final precision; *ratio*: nucleus time / orbit";
   if (repeat > 1)
-    md << "; the nucleus and the orbit each run " << repeat
-       << " times, one after the other, and their medians "
-       << "shown (ratio: of the medians)";
+    md << "; the nucleus and the orbit run " << repeat
+       << " times in pairs, one right after the other: the medians of the times, and the median of the "
+          "pairs' ratios";
   md << ".\n\n";
   md << "| location | zoom | period | bits | period (s) | nucleus (s) | perturbed steps | MPFR orbits | "
         "orbit (s) | "
@@ -65,20 +66,24 @@ int bench_finder(const ArgList& args) {
       const size_t h = x.size() / 2;
       return x.size() % 2 ? x[h] : (x[h - 1] + x[h]) / 2;
     };
+    std::vector<double> ratios;
+    for (int r = 0; r < repeat; ++r) ratios.push_back(nucleus_s[r] / orbit_s[r]);
     n.seconds = median(nucleus_s);
-    const double orbit = median(orbit_s);
+    const double orbit = median(orbit_s), ratio = median(ratios);
     if (repeat > 1)
-      std::fprintf(stderr, "%-24s nucleus %.4f .. %.4f s, orbit %.4f .. %.4f s over %d runs\n", f,
-                   *std::min_element(nucleus_s.begin(), nucleus_s.end()),
-                   *std::max_element(nucleus_s.begin(), nucleus_s.end()),
-                   *std::min_element(orbit_s.begin(), orbit_s.end()),
-                   *std::max_element(orbit_s.begin(), orbit_s.end()), repeat);
+      std::fprintf(
+          stderr, "%-24s nucleus %.4f .. %.4f s, orbit %.4f .. %.4f s, ratio %.2f .. %.2f over %d runs\n", f,
+          *std::min_element(nucleus_s.begin(), nucleus_s.end()),
+          *std::max_element(nucleus_s.begin(), nucleus_s.end()),
+          *std::min_element(orbit_s.begin(), orbit_s.end()),
+          *std::max_element(orbit_s.begin(), orbit_s.end()), *std::min_element(ratios.begin(), ratios.end()),
+          *std::max_element(ratios.begin(), ratios.end()), repeat);
     std::fprintf(stderr, "%-24s period %u: %.3f s + nucleus %.3f s (%s), orbit %.3f s at %d bits\n", f,
                  p.period, p.seconds, n.seconds, n.converged ? "converged" : "NOT converged", orbit, n.bits);
     md << "| " << f << " | " << v.zoom << " | " << p.period << " | " << n.bits << " | "
        << fmt("%.3f", p.seconds) << " | " << fmt("%.3f", n.seconds) << (n.converged ? "" : " (not converged)")
        << " | " << n.perturbed_steps << " | " << n.mpfr_steps << " | " << fmt("%.3f", orbit) << " | "
-       << fmt("%.2f", n.seconds / orbit) << " | " << to_string(n.size, 4) << " |\n";
+       << fmt("%.2f", ratio) << " | " << to_string(n.size, 4) << " |\n";
   }
   std::cout << md.str();
   if (!out.empty()) write_file_atomically(out, md.str());
