@@ -7,106 +7,12 @@
 #include "kernels/perturb/finder.h"
 #include "kernels/perturb/finder_detail.h"
 #include "kernels/perturb/finder_perturbed.h"
+#include "kernels/perturb/finder_series.h"
 
 namespace ds::perturb::finder {
 namespace {
 
 using namespace detail;
-
-// The second derivative's recursion in MPFR for a third-order step, at its own (lower)
-// precision: h_n = 2 (z_{n-1} h_{n-1} + d_{n-1}^2), from z and d rounded to it (zh, dh); a, b:
-// scratch.
-struct SecondDerivative {
-  MpC h, zh, dh;
-  Mp a, b;
-  explicit SecondDerivative(mpfr_prec_t p) : h(p), zh(p), dh(p), a(p), b(p) {}
-  void set_prec(mpfr_prec_t p) {
-    for (Mp* m : {&h.re, &h.im, &zh.re, &zh.im, &dh.re, &dh.im, &a, &b}) mpfr_set_prec(m->v, p);
-    h.zero();
-    zh.zero();
-    dh.zero();
-  }
-  void step() {
-    mpfr_mul(a.v, zh.re.v, h.re.v, MPFR_RNDN);
-    mpfr_mul(b.v, zh.im.v, h.im.v, MPFR_RNDN);
-    mpfr_sub(a.v, a.v, b.v, MPFR_RNDN);
-    mpfr_sqr(b.v, dh.re.v, MPFR_RNDN);
-    mpfr_add(a.v, a.v, b.v, MPFR_RNDN);
-    mpfr_sqr(b.v, dh.im.v, MPFR_RNDN);
-    mpfr_sub(a.v, a.v, b.v, MPFR_RNDN);
-    mpfr_mul(b.v, zh.re.v, h.im.v, MPFR_RNDN);
-    mpfr_mul(h.im.v, zh.im.v, h.re.v, MPFR_RNDN);
-    mpfr_add(h.im.v, h.im.v, b.v, MPFR_RNDN);
-    mpfr_mul(b.v, dh.re.v, dh.im.v, MPFR_RNDN);
-    mpfr_mul_2ui(b.v, b.v, 1, MPFR_RNDN);
-    mpfr_add(h.im.v, h.im.v, b.v, MPFR_RNDN);
-    mpfr_mul_2ui(h.im.v, h.im.v, 1, MPFR_RNDN);
-    mpfr_mul_2ui(h.re.v, a.v, 1, MPFR_RNDN);
-  }
-};
-
-// The orbit of c in MPFR at z's precision, and dz/dc in MPFR at d's (lower) precision, enough
-// for the bits this Newton step gains: a derivative good to 2^-q leaves an error 2^-q of the step
-// (53-bit floatexp held each step to about 45 bits); with sd, d2z/dc2 at sd's precision too. zr,
-// u1, u2: scratch at d's precision, t1, t2 at z's. The size, the atom domain and K come from the
-// perturbed steps (their c is within the step of this one: the estimates do not change).
-void mpfr_orbit(const MpC& c, uint32_t p, MpC& z, MpC& d, MpC& zr, Mp& t1, Mp& t2, Mp& u1, Mp& u2,
-                SecondDerivative* sd) {
-  z.zero();
-  d.zero();
-  zr.zero();
-  for (uint32_t n = 1; n <= p; ++n) {
-    if (sd) sd->step();              // h_n from z_{n-1}, d_{n-1}
-    derivative_step(d, zr, u1, u2);  // d_n = 2 z_{n-1} d_{n-1} + 1
-    step(z, c, t1, t2);
-    mpfr_set(zr.re.v, z.re.v, MPFR_RNDN);
-    mpfr_set(zr.im.v, z.im.v, MPFR_RNDN);
-    if (sd) {
-      for (auto [to, from] :
-           {std::pair{&sd->zh.re, &z.re}, {&sd->zh.im, &z.im}, {&sd->dh.re, &d.re}, {&sd->dh.im, &d.im}})
-        mpfr_set(to->v, from->v, MPFR_RNDN);
-    }
-  }
-}
-
-// q <- f / g (complex; t1..t3 scratch).
-void complex_div(MpC& q, const MpC& f, const MpC& g, Mp& t1, Mp& t2, Mp& t3) {
-  mpfr_sqr(t3.v, g.re.v, MPFR_RNDN);  // |g|^2
-  mpfr_fma(t3.v, g.im.v, g.im.v, t3.v, MPFR_RNDN);
-  mpfr_mul(t1.v, f.re.v, g.re.v, MPFR_RNDN);  // f conj(g)
-  mpfr_fma(t1.v, f.im.v, g.im.v, t1.v, MPFR_RNDN);
-  mpfr_mul(t2.v, f.re.v, g.im.v, MPFR_RNDN);
-  mpfr_fms(t2.v, f.im.v, g.re.v, t2.v, MPFR_RNDN);
-  mpfr_div(q.re.v, t1.v, t3.v, MPFR_RNDN);
-  mpfr_div(q.im.v, t2.v, t3.v, MPFR_RNDN);
-}
-
-// The third-order (Chebyshev) step c <- c - u - q u^2, u = f / g, q = h / 2g: the Taylor series
-// f + g x + (h/2) x^2 + (t/6) x^3 inverted to x = -u - q u^2 + O(u^3). u at g's precision, q u^2
-// at h's (its size is K s^2: it needs the bits from there to the target, no more). uq: scratch at
-// g's precision; qq, w, v1, v2 (and sd's a, b) at h's; t1..t3 at g's.
-void chebyshev_update(MpC& c, const MpC& f, const MpC& g, SecondDerivative& sd, MpC& uq, MpC& qq, MpC& w,
-                      Mp& t1, Mp& t2, Mp& t3, Mp& v1, Mp& v2) {
-  complex_div(uq, f, g, t1, t2, t3);  // u
-  mpfr_sub(c.re.v, c.re.v, uq.re.v, MPFR_RNDN);
-  mpfr_sub(c.im.v, c.im.v, uq.im.v, MPFR_RNDN);
-  complex_div(qq, sd.h, g, sd.a, sd.b, v1);  // 2 q = h / g
-  mpfr_sqr(v1.v, uq.re.v, MPFR_RNDN);        // w = u^2
-  mpfr_sqr(v2.v, uq.im.v, MPFR_RNDN);
-  mpfr_mul(w.im.v, uq.re.v, uq.im.v, MPFR_RNDN);
-  mpfr_mul_2ui(w.im.v, w.im.v, 1, MPFR_RNDN);
-  mpfr_sub(w.re.v, v1.v, v2.v, MPFR_RNDN);
-  mpfr_mul(v1.v, qq.re.v, w.re.v, MPFR_RNDN);  // 2 q w
-  mpfr_mul(v2.v, qq.im.v, w.im.v, MPFR_RNDN);
-  mpfr_sub(v1.v, v1.v, v2.v, MPFR_RNDN);
-  mpfr_mul(v2.v, qq.re.v, w.im.v, MPFR_RNDN);
-  mpfr_mul(w.im.v, qq.im.v, w.re.v, MPFR_RNDN);
-  mpfr_add(w.im.v, w.im.v, v2.v, MPFR_RNDN);
-  mpfr_div_2ui(v1.v, v1.v, 1, MPFR_RNDN);
-  mpfr_div_2ui(w.im.v, w.im.v, 1, MPFR_RNDN);
-  mpfr_sub(c.re.v, c.re.v, v1.v, MPFR_RNDN);
-  mpfr_sub(c.im.v, c.im.v, w.im.v, MPFR_RNDN);
-}
 
 // The margin of a predicted error below the target that ends Newton's method without another
 // orbit (the predictions matched the measured distances to 0.2 bits at the bench's locations).
@@ -119,6 +25,7 @@ struct PerturbedNewton {
   FloatExp dist{0.0};                      // |dc| after it: the deltas' rounding is relative to it
   FloatExp k{0.0};                         // |h / 2g| at the last orbit
   FloatExp k3{0.0};                        // 2 K^2 + |t / 6g|: a third-order step's constant
+  FloatExp k4{0.0};                        // a fourth-order step's, for planning only (below)
   CFe size{FloatExp(0.0), FloatExp(0.0)};  // with `side`: the last orbit's size estimate
   FloatExp zq{0.0}, dq{0.0};               // and its atom domain's |z_q|, |dz_q/dc|
 };
@@ -139,7 +46,11 @@ PerturbedNewton perturbed_newton(DeltaWidth w, const SeedOrbit& Z, uint32_t peri
     const CFe stepc = cmul(o.f, cinv(o.g));
     const FloatExp s = cabs(stepc);
     r.k = cabs(o.h) / mul_pow2(cabs(o.g), 1);
-    r.k3 = mul_pow2(sqr(r.k), 1) + cabs(o.t) / (cabs(o.g) * 6.0);
+    const FloatExp a3 = cabs(o.t) / (cabs(o.g) * 6.0);
+    r.k3 = mul_pow2(sqr(r.k), 1) + a3;
+    // The u^4 coefficient is 5 a2^3 - 5 a2 a3 + a4; a4 (the fourth derivative's) is taken as K a3,
+    // the size the others' pattern (a_k ~ K^(k-1)) gives it.
+    r.k4 = sqr(r.k) * r.k * 5.0 + r.k * a3 * 6.0;
     r.size = o.size;
     r.zq = o.zq;
     r.dq = o.dq;
@@ -285,16 +196,21 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   // the check, and none is run at the result (its Newton distance is the prediction, which the
   // tests check against their own MPFR orbits).
   //
-  // Where Newton's step would fall short of the target but a third-order (Chebyshev) step would
-  // not (K3 e^3, K3 = 2 K^2 + |d3z_p/dc3 / 6 z_p'| from the perturbed orbit, 2^-kMarginBits below
-  // the target), that step is taken at b_final instead of another doubling, with d2z/dc2 in MPFR
-  // at the bits its term K s^2 needs: at rust-fractal's e1200 the orbits at 4,498, 5,314, 6,905
-  // and 7,509 bits become 4,498, 5,314 and 7,509. It ends the search like a Newton step, where its
+  // Higher orders where they save an orbit (finder_series.h): where Newton's step would fall short
+  // of the target but a third-order (Chebyshev) step would not (K3 e^3, K3 = 2 K^2 +
+  // |d3z_p/dc3 / 6 z_p'| from the perturbed orbit, 2^-kMarginBits below the target), that step is
+  // taken at b_final instead of another doubling; it ends the search like a Newton step, where its
   // predicted error (K3 s^3, and the derivatives' rounding) is 2^-kMarginBits below the target.
+  // Where neither a Newton nor a third-order step from here would leave an error that one
+  // third-order step takes to the target, but a fourth-order step (K4 e^4) would, that is taken:
+  // its K4 is an estimate (PerturbedNewton::k4), so it never ends the search, and the next step's
+  // orbit measures where it landed (2^-5260 against the 2^-5265 planned at e1200). At
+  // rust-fractal's e1200 the orbits at 4,498, 5,314, 6,905 and 7,509 bits (orders 2, 2, 2, 2)
+  // became 5,258 and 7,509 (orders 4, 3).
   int b_final = bits_for_size(cabs(pert.size));
-  MpC c(b_final), z(b_final), d(b_final), zr(b_final), uq(b_final), qq(64), w(64);
-  Mp t1(b_final), t2(b_final), u1(b_final), u2(b_final), u3(b_final), v1(64), v2(64);
-  SecondDerivative sd(64);
+  MpC c(b_final);
+  Mp t1(b_final), t2(b_final);
+  SeriesStep mpfr_step(b_final);
   {
     MpC seed(b_final);
     parse(seed.re.v, re);
@@ -307,7 +223,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   out.size = cabs(pert.size);
   out.orientation = std::atan2(to_double(pert.size.im / out.size), to_double(pert.size.re / out.size));
   out.domain_size = period == 1 ? kHuge : pert.zq / pert.dq;
-  const FloatExp K = pert.k, K3 = pert.k3;
+  const FloatExp K = pert.k, K3 = pert.k3, K4 = pert.k4;
   const int log2p = static_cast<int>(std::log2(static_cast<double>(period)));
   for (int k = 0; k < 16; ++k) {
     if (cancelled(cancel)) {
@@ -318,33 +234,37 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     const FloatExp scale = cmag > out.size ? cmag : out.size;
     const FloatExp target = scale * pow2(-(b_final - 16));
     const FloatExp goal = target * pow2(-kMarginBits);
-    FloatExp want = K * sqr(err);  // this step's expected result
-    const bool third_order = want > goal && K3 * sqr(err) * err <= goal;
-    const FloatExp quadratic_term = want;
-    if (third_order || !(want > goal)) want = goal;
+    // The step's order and expected result (above).
+    const FloatExp e2 = K * sqr(err), e3 = K3 * sqr(err) * err, e4 = K4 * sqr(sqr(err));
+    int order = 2;
+    FloatExp want = e2;
+    if (!(e2 > goal)) {
+      want = goal;
+    } else if (e3 <= goal) {
+      order = 3;
+      want = goal;
+    } else if (!(K3 * sqr(e2) * e2 <= goal) && !(K3 * sqr(e3) * e3 <= goal) &&
+               K3 * sqr(e4) * e4 <= goal * pow2(-kMarginBits)) {
+      order = 4;
+      want = e4;
+    }
     int b = b_final;
     if (std::isfinite(log2_of(want)))
       b = std::min(b_final,
                    std::max(bits + 32, static_cast<int>(std::ceil(log2_of(cmag) - log2_of(want))) + 32));
-    // The derivative: good to the bits gained (err / want) and a guard for p steps of rounding.
-    int bd = b;
-    if (std::isfinite(log2_of(want)) && std::isfinite(log2_of(err)))
-      bd = std::min(b, std::max(64, static_cast<int>(std::ceil(log2_of(err) - log2_of(want))) + 48 +
-                                        static_cast<int>(std::log2(static_cast<double>(period)))));
-    // The second derivative (third-order steps): good to the bits from its term K e^2 to want.
-    int bh = 64;
-    if (third_order)
-      bh = std::min(bd, std::max(64, static_cast<int>(std::ceil(log2_of(quadratic_term) - log2_of(want))) +
-                                         48 + log2p));
-    for (Mp* m : {&z.re, &z.im, &t1, &t2}) mpfr_set_prec(m->v, b);
-    for (Mp* m : {&d.re, &d.im, &zr.re, &zr.im, &u1, &u2, &u3, &uq.re, &uq.im}) mpfr_set_prec(m->v, bd);
-    if (third_order) {
-      sd.set_prec(bh);
-      for (Mp* m : {&qq.re, &qq.im, &w.re, &w.im, &v1, &v2}) mpfr_set_prec(m->v, bh);
-    }
-    mpfr_orbit(c, period, z, d, zr, t1, t2, u1, u2, third_order ? &sd : nullptr);
+    // Each derivative: good to the bits its term gains (from its size, e for the first, e2 and
+    // e3 for the next, to want) and a guard for p steps of rounding.
+    auto bits_between = [&](FloatExp from, int cap) {
+      if (!std::isfinite(log2_of(want)) || !std::isfinite(log2_of(from))) return cap;
+      return std::min(cap,
+                      std::max(64, static_cast<int>(std::ceil(log2_of(from) - log2_of(want))) + 48 + log2p));
+    };
+    const int bd = bits_between(err, b);
+    const int bh = order >= 3 ? bits_between(e2, bd) : 64;
+    const int bt = order >= 4 ? bits_between(e3, bh) : 64;
+    mpfr_step.orbit(c, period, order, b, bd, bh, bt);
     ++out.mpfr_steps;
-    const FloatExp s = mag(to_fe(z.re.v), to_fe(z.im.v)) / mag(to_fe(d.re.v), to_fe(d.im.v));
+    const FloatExp s = mpfr_step.newton_distance();
     out.newton_distance = s;
     out.bits = b;
     if (!std::isfinite(s.m)) {
@@ -355,24 +275,20 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       out.converged = true;
       break;
     }
-    // The step's result: K s^2 from the quadratic term (K3 s^3 for a third-order step, and its
-    // K s^2 term's rounding at h's precision), s 2^-(bd - 16 - log2 p) from the derivative's
-    // rounding.
-    FloatExp predicted;
-    if (third_order) {
-      chebyshev_update(c, z, d, sd, uq, qq, w, u1, u2, u3, v1, v2);
-      predicted = K3 * sqr(s) * s;
-      const FloatExp h_rounding = K * sqr(s) * pow2(-(bh - 16 - log2p));
-      if (h_rounding > predicted) predicted = h_rounding;
-    } else {
-      newton_update(c, z, d, u1, u2, u3);
-      predicted = K * sqr(s);
-    }
-    const FloatExp rounding = s * pow2(-(bd - 16 - log2p));
-    if (rounding > predicted) predicted = rounding;
-    // (K s and, for a third-order step, K3 s^2 small: the series' next terms are far below.)
-    const bool series_small = K * s <= pow2(-16) && (!third_order || K3 * sqr(s) <= pow2(-16));
-    if (b == b_final && predicted <= goal && series_small) {
+    // The step's result: K s^2 from the quadratic term (K3 s^3, K4 s^4 for the higher orders,
+    // and their terms' rounding at bh and bt), s 2^-(bd - 16 - log2 p) from the derivative's.
+    mpfr_step.update(c);
+    FloatExp predicted = order == 2 ? K * sqr(s) : order == 3 ? K3 * sqr(s) * s : K4 * sqr(sqr(s));
+    auto at_least = [&](FloatExp x) {
+      if (x > predicted) predicted = x;
+    };
+    at_least(s * pow2(-(bd - 16 - log2p)));
+    if (order >= 3) at_least(K * sqr(s) * pow2(-(bh - 16 - log2p)));
+    if (order >= 4) at_least(K3 * sqr(s) * s * pow2(-(bt - 16 - log2p)));
+    // (K s and, for a third-order step, K3 s^2 small: the series' next terms are far below. A
+    // fourth-order step's K4 is an estimate: it does not end the search.)
+    const bool series_small = K * s <= pow2(-16) && (order == 2 || K3 * sqr(s) <= pow2(-16));
+    if (b == b_final && order <= 3 && predicted <= goal && series_small) {
       out.newton_distance = predicted;
       out.converged = true;
       break;
