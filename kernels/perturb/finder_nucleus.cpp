@@ -26,6 +26,7 @@ struct PerturbedNewton {
   FloatExp k{0.0};                         // |h / 2g| at the last orbit
   FloatExp k3{0.0};                        // 2 K^2 + |t / 6g|: a third-order step's constant
   FloatExp k4{0.0};                        // a fourth-order step's, for planning only (below)
+  CFe a2{FloatExp(0.0), FloatExp(0.0)};    // z_p'' / 2 z_p' (complex) at the last orbit
   CFe size{FloatExp(0.0), FloatExp(0.0)};  // with `side`: the last orbit's size estimate
   FloatExp zq{0.0}, dq{0.0};               // and its atom domain's |z_q|, |dz_q/dc|
 };
@@ -46,6 +47,10 @@ PerturbedNewton perturbed_newton(DeltaWidth w, const SeedOrbit& Z, uint32_t peri
     const CFe stepc = cmul(o.f, cinv(o.g));
     const FloatExp s = cabs(stepc);
     r.k = cabs(o.h) / mul_pow2(cabs(o.g), 1);
+    {
+      const CFe q = cmul(o.h, cinv(o.g));
+      r.a2 = CFe{mul_pow2(q.re, -1), mul_pow2(q.im, -1)};
+    }
     const FloatExp a3 = cabs(o.t) / (cabs(o.g) * 6.0);
     r.k3 = mul_pow2(sqr(r.k), 1) + a3;
     // The u^4 coefficient is 5 a2^3 - 5 a2 a3 + a4; a4 (the fourth derivative's) is taken as K a3,
@@ -122,7 +127,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       }
     }
     ++out.mpfr_steps;
-    add_plain(&Z);
+    add_plain(&Z, DeltaWidth::k53);
   }
   // Newton by perturbation: c = C + dc, dc in floatexp2, the step f / f' in floatexp. First with
   // 53-bit deltas (several times cheaper) until they converge (2^-40 of the distance: the
@@ -165,7 +170,13 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   FloatExp err = error_after(pert, 43);
   if (pert.stage != NewtonStage::kFailed) {
     const FloatExp target = cmag0 * pow2(-(bits_for_size(cabs(pert.size)) - 16));
-    if (!(pert.k * sqr(err) <= target * pow2(-kMarginBits)) && err > seed_floor * pow2(8)) {
+    // (Not where one MPFR step reaches the target: a Newton step, or a third-order one whose a2 the
+    // perturbed orbit holds to the bits it needs, below.)
+    const FloatExp goal = target * pow2(-kMarginBits), e2 = pert.k * sqr(err);
+    const bool one_step =
+        !(e2 > goal) || (pert.k3 * sqr(err) * err <= goal && e2 <= goal * pow2(kPerturbedA2Bits - 8));
+    if (!one_step && err > seed_floor * pow2(8)) {
+      add_plain(&Z, DeltaWidth::k106);
       pert =
           perturbed_newton(DeltaWidth::k106, Z, period, far, 100, 96, 1, seed_floor, true, cancel, &dc, &out);
       if (pert.stage == NewtonStage::kCancelled) {
@@ -259,10 +270,13 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       return std::min(cap,
                       std::max(64, static_cast<int>(std::ceil(log2_of(from) - log2_of(want))) + 48 + log2p));
     };
+    // A third-order step's a2 from the perturbed orbit where its 2^-kPerturbedA2Bits leave the
+    // term's error (e2 2^-40) 2^-8 below the result.
+    const bool a2_perturbed = order == 3 && e2 <= want * pow2(kPerturbedA2Bits - 8);
     const int bd = bits_between(err, b);
-    const int bh = order >= 3 ? bits_between(e2, bd) : 64;
+    const int bh = order >= 3 && !a2_perturbed ? bits_between(e2, bd) : 64;
     const int bt = order >= 4 ? bits_between(e3, bh) : 64;
-    mpfr_step.orbit(c, period, order, b, bd, bh, bt);
+    mpfr_step.orbit(c, period, order, b, bd, bh, bt, a2_perturbed ? &pert.a2 : nullptr);
     ++out.mpfr_steps;
     const FloatExp s = mpfr_step.newton_distance();
     out.newton_distance = s;
@@ -283,7 +297,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       if (x > predicted) predicted = x;
     };
     at_least(s * pow2(-(bd - 16 - log2p)));
-    if (order >= 3) at_least(K * sqr(s) * pow2(-(bh - 16 - log2p)));
+    if (order >= 3) at_least(K * sqr(s) * pow2(a2_perturbed ? -kPerturbedA2Bits : -(bh - 16 - log2p)));
     if (order >= 4) at_least(K3 * sqr(s) * s * pow2(-(bt - 16 - log2p)));
     // (K s and, for a third-order step, K3 s^2 small: the series' next terms are far below. A
     // fourth-order step's K4 is an estimate: it does not end the search.)

@@ -289,7 +289,8 @@ OrbitFacts perturbed_orbit(const SeedOrbit& Z, uint32_t p, C2 dc2, bool side) {
 // The facts at T's width: in T's plain type where the seed's orbit and the deltas allow, else in T.
 template <class T>
 OrbitFacts orbit_facts_at(const SeedOrbit& Z, uint32_t p, C2 dc, bool side) {
-  if (Z.plain) {
+  const bool filled = std::is_same_v<T, FloatExp> ? !Z.d.empty() : !Z.dw.empty();
+  if (Z.plain && filled) {
     const OrbitFacts o = perturbed_orbit<typename Plain<T>::type>(Z, p, dc, side);
     if (!o.underflow) return o;
   }
@@ -298,19 +299,21 @@ OrbitFacts orbit_facts_at(const SeedOrbit& Z, uint32_t p, C2 dc, bool side) {
 
 }  // namespace
 
-void add_plain(SeedOrbit* s) {
-  for (const C2& z : s->fe2) {
-    const bool zero = z.re.hi == 0 && z.im.hi == 0;
-    // |Z_n| >= kPlainFloor or 0 (the exponent test: 1 <= |hi| < 2).
-    if (!zero && !(z.re.hi != 0 && z.re.e >= -900) && !(z.im.hi != 0 && z.im.e >= -900)) return;
+void add_plain(SeedOrbit* s, DeltaWidth w) {
+  const size_t n = s->fe2.size();
+  if (w == DeltaWidth::k53) {
+    for (const C2& z : s->fe2) {
+      const bool zero = z.re.hi == 0 && z.im.hi == 0;
+      // |Z_n| >= kPlainFloor or 0 (the exponent test: 1 <= |hi| < 2).
+      if (!zero && !(z.re.hi != 0 && z.re.e >= -900) && !(z.im.hi != 0 && z.im.e >= -900)) return;
+    }
+    s->plain = true;
+    s->d.resize(n);
+    for (size_t i = 0; i < n; ++i) s->d[i] = {plain_double(s->fe2[i].re), plain_double(s->fe2[i].im)};
+  } else if (s->plain && s->dw.empty()) {
+    s->dw.resize(n);
+    for (size_t i = 0; i < n; ++i) s->dw[i] = {plain_dw(s->fe2[i].re), plain_dw(s->fe2[i].im)};
   }
-  s->d.reserve(s->fe2.size());
-  s->dw.reserve(s->fe2.size());
-  for (const C2& z : s->fe2) {
-    s->d.push_back({plain_double(z.re), plain_double(z.im)});
-    s->dw.push_back({plain_dw(z.re), plain_dw(z.im)});
-  }
-  s->plain = true;
 }
 
 OrbitFacts orbit_facts(const SeedOrbit& Z, uint32_t p, C2 dc, bool side, DeltaWidth w) {

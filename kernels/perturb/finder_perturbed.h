@@ -36,7 +36,7 @@ using DW = Expansion<2>;
 constexpr double kPlainFloor = 0x1p-900;
 
 // The seed's orbit Z_0 .. Z_last in floatexp2, and as complex doubles and f64x2 where every Z_n
-// is 0 or has a coordinate at least kPlainFloor (`plain`).
+// is 0 or has a coordinate at least kPlainFloor (`plain`; add_plain fills them).
 struct SeedOrbit {
   std::vector<C2> fe2;
   std::vector<CT<double>> d;
@@ -50,9 +50,6 @@ inline double scaled(double m, int32_t e) {
 }
 inline double plain_double(FloatExp2 x) { return x.hi == 0 ? 0.0 : scaled(x.hi + x.lo, x.e); }
 
-// Fills s->d and s->dw (and sets s->plain) where every Z_n is 0 or at least kPlainFloor.
-void add_plain(SeedOrbit* s);
-
 // What an orbit of p steps gives Newton's method, in floatexp: f = z_p, g = dz_p/dc,
 // h = d2z_p/dc2 (for K = |h / 2g|, the constant of the quadratic convergence), t = d3z_p/dc3 (for
 // the third-order step's constant), and with `side` the size estimate 1 / (b l^2) (finder.h) and
@@ -65,6 +62,10 @@ struct OrbitFacts {
 
 // The deltas' width: 53 bits (FloatExp, or double) or 106 (FloatExp2, or f64x2).
 enum class DeltaWidth { k53, k106 };
+
+// k53: sets s->plain where every Z_n is 0 or at least kPlainFloor, and fills s->d; k106: fills
+// s->dw where plain (only when a 106-bit stage runs: building it cost as much as a plain step).
+void add_plain(SeedOrbit* s, DeltaWidth w);
 
 // The facts of the orbit of C + dc (C: the seed), p steps: in plain doubles where the seed's orbit
 // and the deltas allow (the same rounding per operation, several times cheaper), else in floatexp.

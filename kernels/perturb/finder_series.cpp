@@ -37,6 +37,11 @@ void set_prec(std::initializer_list<MpC*> ms, mpfr_prec_t p) {
     mpfr_set_prec(m->im.v, p);
   }
 }
+// x <- f exactly (a 53-bit FloatExp fits any MPFR precision of 53 bits or more).
+void set_fe(Mp& x, FloatExp f) {
+  mpfr_set_d(x.v, f.m, MPFR_RNDN);
+  mpfr_mul_2si(x.v, x.v, f.e, MPFR_RNDN);
+}
 void copy(MpC& to, const MpC& from) {
   mpfr_set(to.re.v, from.re.v, MPFR_RNDN);
   mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
@@ -117,8 +122,10 @@ void SeriesStep::third_step() {
   mpfr_mul_2ui(t_.im.v, t_.im.v, 1, MPFR_RNDN);
 }
 
-void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int bh, int bt) {
+void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int bh, int bt,
+                       const CFe* a2_given) {
   order_ = order;
+  a2_given_ = a2_given != nullptr && order == 3;
   set_prec({&z_.re, &z_.im, &t1_, &t2_}, b);
   set_prec({&d_.re, &d_.im, &zr_.re, &zr_.im, &u1_, &u2_, &u3_, &uq_.re, &uq_.im}, bd);
   z_.zero();
@@ -138,6 +145,11 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
     zt_.zero();
     dt_.zero();
     ht_.zero();
+  }
+  if (a2_given_) {  // 2 a2, as update() takes it from h / g
+    set_fe(qq_.re, mul_pow2(a2_given->re, 1));
+    set_fe(qq_.im, mul_pow2(a2_given->im, 1));
+    order = 2;  // no MPFR recursion for h
   }
   for (uint32_t n = 1; n <= p; ++n) {
     if (order >= 4) third_step();        // t_n from z, d, h, t at n - 1
@@ -169,8 +181,8 @@ void SeriesStep::update(MpC& c) {
   complex_div(uq_, z_, d_, u1_, u2_, u3_);  // u
   mpfr_sub(c.re.v, c.re.v, uq_.re.v, MPFR_RNDN);
   mpfr_sub(c.im.v, c.im.v, uq_.im.v, MPFR_RNDN);
-  complex_div(qq_, h_, d_, a_, b_, v1_);  // 2 a2 = h / g
-  mpfr_sqr(v1_.v, uq_.re.v, MPFR_RNDN);   // w = u^2
+  if (!a2_given_) complex_div(qq_, h_, d_, a_, b_, v1_);  // 2 a2 = h / g
+  mpfr_sqr(v1_.v, uq_.re.v, MPFR_RNDN);                   // w = u^2
   mpfr_sqr(v2_.v, uq_.im.v, MPFR_RNDN);
   mpfr_mul(w_.im.v, uq_.re.v, uq_.im.v, MPFR_RNDN);
   mpfr_mul_2ui(w_.im.v, w_.im.v, 1, MPFR_RNDN);
