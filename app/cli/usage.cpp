@@ -158,9 +158,9 @@ Commands:
                       [--write-cases N [--write-dir DIR]]   (only the output files' write times)
   deepscope bench scale [--out FILE.md] [--quick] [--only henon,tmd] [--henon-params N] [--henon-transient N]
                         [--tmd-width W]
-  deepscope bench finder [--locations DIR] [--out FILE.md]
+  deepscope bench finder [--locations DIR] [--out FILE.md] [--repeat N]
         the feature finder at KF's and rust-fractal's locations (tests/data): period and nucleus
-        times against one MPFR orbit of the same length and precision
+        times against one MPFR orbit of the same length and precision (--repeat: medians of N runs)
   deepscope bench reference [--bits 128,512,...] [--seconds S] [--out FILE.md]
         the reference orbit's iterations/s per precision: single-thread MPFR beside the step's
         products split over 2 and 3 threads, the orbits compared bit for bit

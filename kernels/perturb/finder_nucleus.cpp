@@ -2,211 +2,17 @@
 // the seed's MPFR orbit (53-bit, then 106-bit deltas), then MPFR steps with precision doubling;
 // the size, orientation and atom domain. docs/finder.md.
 #include <cmath>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/perturb/finder.h"
 #include "kernels/perturb/finder_detail.h"
+#include "kernels/perturb/finder_perturbed.h"
+#include "kernels/perturb/finder_series.h"
 
 namespace ds::perturb::finder {
 namespace {
 
 using namespace detail;
-
-// The complex floatexp2 arithmetic of the perturbation steps.
-struct C2 {
-  FloatExp2 re, im;
-};
-
-// The perturbation steps' deltas: FloatExp (53 bits) for the first Newton steps, FloatExp2
-// (106 bits) for the last; the seed's orbit is kept in FloatExp2 and read at either width.
-template <class T>
-struct CT {
-  T re, im;
-};
-template <class T>
-T narrow(FloatExp2 x);
-template <>
-FloatExp narrow<FloatExp>(FloatExp2 x) {
-  return to_floatexp(x);
-}
-template <>
-FloatExp2 narrow<FloatExp2>(FloatExp2 x) {
-  return x;
-}
-FloatExp as_fe(FloatExp x) { return x; }
-FloatExp as_fe(FloatExp2 x) { return to_floatexp(x); }
-
-// What an orbit of p steps gives Newton's method, in floatexp: f = z_p, g = dz_p/dc,
-// h = d2z_p/dc2 (for K = |h / 2g|, the constant of the quadratic convergence), and with `side`
-// the size estimate 1 / (b l^2) (finder.h) and the atom domain's |z_q|, |dz_q/dc|.
-struct OrbitFacts {
-  CFe f{FloatExp(0.0), FloatExp(0.0)}, g = f, h = f, size = f;
-  FloatExp zq{0.0}, dq{0.0};
-};
-
-// The derivatives dz/dc, d2z/dc2 and the product l = prod 2 z_i along a perturbed orbit, as complex
-// doubles with powers of two of their own (dz/dc = d 2^ed, d2z/dc2 = h 2^eh, l = l 2^el), brought
-// back near 1 every 8 steps: each grows or shrinks by about |2 z| <= 2^3 a step, far inside
-// double's range over 8 steps, where FloatExp renormalises after every operation (several times
-// the cost). eh >= 2 ed, so the d^2 term of h's recursion is scaled down (by dd = 2^(2 ed - eh)).
-//
-// The size estimate 1 / (b l^2) with b = 1 + sum_{i<p} 1 / l_i needs no sum: l_n b_n follows
-// z_p's derivative's recursion (l_n b_n = 2 z_n l_{n-1} b_{n-1} + 1, with l_0 b_0 = 1 = dz_1/dc),
-// so b l = dz_p/dc and the size is 1 / (l dz_p/dc). The atom domain: the least |z_q| and dz_q/dc
-// there.
-struct Derivatives {
-  double dr = 1, di = 0, hr = 0, hi = 0, lr = 1, li = 0;
-  int64_t ed = 0, eh = 0, el = 0;
-  double one = 1;     // 2^-ed: the +1 of dz/dc's recursion at d's scale
-  double dd = 1;      // 2^(2 ed - eh): d^2 at h's scale
-  FloatExp zq2{0.0};  // the least |z_q|^2 so far, and |dz_q/dc| there
-  double zq2_d = 0;   // zq2 as a double (0 where it underflows: then no double |z|^2 is less)
-  FloatExp dq{0.0};
-
-  // From z_n (n < p): dz_{n+1}/dc, d2z_{n+1}/dc2, and with `side` l and the atom domain.
-  void step(FloatExp zre, FloatExp zim, uint32_t n, bool side) {
-    const double zr = to_double(zre), zi = to_double(zim), za = std::max(std::fabs(zr), std::fabs(zi));
-    // Beyond 2^40 (an escaping orbit) 8 steps in doubles could overflow; below 2^-500, |z|^2 and
-    // z d could underflow: those steps in floatexp.
-    if (!(za < 0x1p40 && za > 0x1p-500)) {
-      step_floatexp(CFe{zre, zim}, n, side);
-      return;
-    }
-    if (side) {
-      const double az2 = zr * zr + zi * zi;
-      if (n == 1 || az2 < zq2_d) {
-        zq2_d = az2;
-        zq2 = FloatExp(az2);
-        dq = FloatExp::make(std::sqrt(dr * dr + di * di), ed);
-      }
-      const double t = 2 * (zr * lr - zi * li);
-      li = 2 * (zr * li + zi * lr);
-      lr = t;
-    }
-    const double nhr = 2 * (zr * hr - zi * hi + dd * (dr * dr - di * di));
-    hi = 2 * (zr * hi + zi * hr + dd * 2 * dr * di);
-    hr = nhr;
-    const double ndr = 2 * (zr * dr - zi * di) + one;
-    di = 2 * (zr * di + zi * dr);
-    dr = ndr;
-    if ((n & 7) == 0) renormalise();
-  }
-  void renormalise() {
-    auto pow2_of = [](int64_t k) {
-      return std::ldexp(1.0, static_cast<int>(std::max<int64_t>(-2000, std::min<int64_t>(2000, k))));
-    };
-    const double m = std::max(std::fabs(dr), std::fabs(di));
-    if (m > 0 && std::isfinite(m)) {
-      const int k = std::ilogb(m);
-      const double s = std::ldexp(1.0, -k);
-      dr *= s, di *= s;
-      ed += k;
-      one = pow2_of(-ed);
-    }
-    const double mh = std::max(std::fabs(hr), std::fabs(hi));
-    const int64_t eh_new =
-        std::max<int64_t>(mh > 0 && std::isfinite(mh) ? eh + std::ilogb(mh) : 2 * ed, 2 * ed);
-    const double sh = pow2_of(eh - eh_new);
-    hr *= sh, hi *= sh;
-    eh = eh_new;
-    dd = pow2_of(2 * ed - eh);
-    const double ml = std::max(std::fabs(lr), std::fabs(li));
-    if (ml > 0 && std::isfinite(ml)) {
-      const int k = std::ilogb(ml);
-      const double s = std::ldexp(1.0, -k);
-      lr *= s, li *= s;
-      el += k;
-    }
-  }
-  // The same step in FloatExp, for |z| beyond 2^40 or below 2^-500.
-  void step_floatexp(CFe zf, uint32_t n, bool side) {
-    CFe d = der(), h = second(), l{FloatExp::make(lr, el), FloatExp::make(li, el)};
-    if (side) {
-      const FloatExp az2 = sqr(zf.re) + sqr(zf.im);
-      if (n == 1 || az2 < zq2) {
-        zq2 = az2;
-        zq2_d = to_double(az2);
-        dq = cabs(d);
-      }
-      const CFe u = cmul(zf, l);
-      l = {mul_pow2(u.re, 1), mul_pow2(u.im, 1)};
-    }
-    const CFe zh = cmul(zf, h), d2 = cmul(d, d), zd = cmul(zf, d);
-    h = {mul_pow2(zh.re + d2.re, 1), mul_pow2(zh.im + d2.im, 1)};
-    d = {mul_pow2(zd.re, 1) + FloatExp(1.0), mul_pow2(zd.im, 1)};
-    // Back to doubles with their own powers of two.
-    auto split = [](CFe x, double* a, double* b, int64_t* e) {
-      *e = std::max(x.re.m != 0 ? x.re.e : INT64_MIN / 4, x.im.m != 0 ? x.im.e : INT64_MIN / 4);
-      if (*e == INT64_MIN / 4) *e = 0;
-      *a = x.re.m == 0 ? 0.0 : std::ldexp(x.re.m, static_cast<int>(std::max<int64_t>(-2000, x.re.e - *e)));
-      *b = x.im.m == 0 ? 0.0 : std::ldexp(x.im.m, static_cast<int>(std::max<int64_t>(-2000, x.im.e - *e)));
-    };
-    split(d, &dr, &di, &ed);
-    split(h, &hr, &hi, &eh);
-    split(l, &lr, &li, &el);
-    renormalise();
-  }
-  CFe der() const { return {FloatExp::make(dr, ed), FloatExp::make(di, ed)}; }
-  CFe second() const { return {FloatExp::make(hr, eh), FloatExp::make(hi, eh)}; }
-  CFe size(uint32_t p) const {
-    if (p == 1) return {FloatExp(1.0), FloatExp(0.0)};
-    return cinv(cmul(der(), CFe{FloatExp::make(lr, el), FloatExp::make(li, el)}));
-  }
-};
-
-// Newton's step for z_p(c) = 0 by perturbation: the orbit of C + dc from the seed's points Z (up
-// to p, or to where the seed escaped: rebasing restarts at Z_0 there, as in perturb.cuh), with
-// the derivatives in floatexp.
-template <class T>
-OrbitFacts perturbed_orbit(const std::vector<C2>& Z, uint32_t p, C2 dc2, bool side) {
-  Derivatives dv;  // dz_1/dc = 1, d2z_1/dc2 = 0
-  const uint32_t last = static_cast<uint32_t>(Z.size()) - 1;
-  const CT<T> dc{narrow<T>(dc2.re), narrow<T>(dc2.im)};
-  CT<T> d = dc;  // z_1 = c = Z_1 + dc
-  uint32_t m = 1;
-  for (uint32_t n = 1; n < p; ++n) {
-    const T zr = narrow<T>(Z[m].re), zi = narrow<T>(Z[m].im);
-    CT<T> z{zr + d.re, zi + d.im};
-    if (m >= last || abs(z.re) + abs(z.im) < abs(d.re) + abs(d.im)) {
-      d = z;
-      m = 0;
-    }
-    dv.step(as_fe(z.re), as_fe(z.im), n, side);
-    const T ar = narrow<T>(Z[m].re), ai = narrow<T>(Z[m].im);
-    const T tr = mul_pow2(ar, 1) + d.re, ti = mul_pow2(ai, 1) + d.im;
-    const CT<T> nd{(tr * d.re - ti * d.im) + dc.re, (tr * d.im + ti * d.re) + dc.im};
-    d = nd;
-    ++m;
-  }
-  OrbitFacts o;
-  o.f = CFe{as_fe(narrow<T>(Z[m].re) + d.re), as_fe(narrow<T>(Z[m].im) + d.im)};
-  o.g = dv.der();
-  o.h = dv.second();
-  if (side) {
-    o.size = dv.size(p);
-    o.zq = sqrt(dv.zq2);
-    o.dq = dv.dq;
-  }
-  return o;
-}
-
-// The orbit of c in MPFR at z's precision, and dz/dc in MPFR at d's (lower) precision, enough
-// for the bits this Newton step gains: a derivative good to 2^-q leaves an error 2^-q of the step
-// (53-bit floatexp held each step to about 45 bits). zr, u1, u2: scratch at d's precision, t1, t2
-// at z's. The size, the atom domain and K come from the perturbed steps (their c is within the
-// step of this one: the estimates do not change).
-void mpfr_orbit(const MpC& c, uint32_t p, MpC& z, MpC& d, MpC& zr, Mp& t1, Mp& t2, Mp& u1, Mp& u2) {
-  z.zero();
-  d.zero();
-  zr.zero();
-  for (uint32_t n = 1; n <= p; ++n) {
-    derivative_step(d, zr, u1, u2);  // d_n = 2 z_{n-1} d_{n-1} + 1
-    step(z, c, t1, t2);
-    mpfr_set(zr.re.v, z.re.v, MPFR_RNDN);
-    mpfr_set(zr.im.v, z.im.v, MPFR_RNDN);
-  }
-}
 
 // The margin of a predicted error below the target that ends Newton's method without another
 // orbit (the predictions matched the measured distances to 0.2 bits at the bench's locations).
@@ -218,25 +24,38 @@ struct PerturbedNewton {
   FloatExp last_step{0.0};                 // the last step's length
   FloatExp dist{0.0};                      // |dc| after it: the deltas' rounding is relative to it
   FloatExp k{0.0};                         // |h / 2g| at the last orbit
+  FloatExp k3{0.0};                        // 2 K^2 + |t / 6g|: a third-order step's constant
+  FloatExp k4{0.0};                        // a fourth-order step's, for planning only (below)
+  CFe a2{FloatExp(0.0), FloatExp(0.0)};    // z_p'' / 2 z_p' (complex) at the last orbit
   CFe size{FloatExp(0.0), FloatExp(0.0)};  // with `side`: the last orbit's size estimate
   FloatExp zq{0.0}, dq{0.0};               // and its atom domain's |z_q|, |dz_q/dc|
 };
 
-// Newton steps by perturbation with T-wide deltas from *dc: until the step is within
-// 2^-stop_bits of the distance moved (converged at T's precision) or below `floor` (the seed
-// orbit's precision), or stops halving after the first free_steps. kFailed with out->message
-// when a step is not finite or leaves `far`.
-template <class T>
-PerturbedNewton perturbed_newton(const std::vector<C2>& Z, uint32_t period, FloatExp far, int stop_bits,
-                                 int free_steps, FloatExp floor, bool side, const std::atomic<bool>* cancel,
-                                 C2* dc, Nucleus* out) {
+// Newton steps by perturbation with w-wide deltas from *dc: until the step is within
+// 2^-stop_bits of the distance moved (converged at w's precision) or below `floor` (the seed
+// orbit's precision), or the step's own result K s^2 is already below the deltas' rounding
+// (2^-rounding_bits of the distance: another step at this width would only measure that rounding,
+// as the 53-bit stage's second step did at every bench location), or stops halving after the
+// first free_steps. kFailed with out->message when a step is not finite or leaves `far`.
+PerturbedNewton perturbed_newton(DeltaWidth w, const SeedOrbit& Z, uint32_t period, FloatExp far,
+                                 int stop_bits, int rounding_bits, int free_steps, FloatExp floor, bool side,
+                                 const std::atomic<bool>* cancel, C2* dc, Nucleus* out) {
   PerturbedNewton r;
   for (int k = 0; k < 64; ++k) {
-    const OrbitFacts o = perturbed_orbit<T>(Z, period, *dc, side);
+    const OrbitFacts o = orbit_facts(Z, period, *dc, side, w);
     ++out->perturbed_steps;
     const CFe stepc = cmul(o.f, cinv(o.g));
     const FloatExp s = cabs(stepc);
     r.k = cabs(o.h) / mul_pow2(cabs(o.g), 1);
+    {
+      const CFe q = cmul(o.h, cinv(o.g));
+      r.a2 = CFe{mul_pow2(q.re, -1), mul_pow2(q.im, -1)};
+    }
+    const FloatExp a3 = cabs(o.t) / (cabs(o.g) * 6.0);
+    r.k3 = mul_pow2(sqr(r.k), 1) + a3;
+    // The u^4 coefficient is 5 a2^3 - 5 a2 a3 + a4; a4 (the fourth derivative's) is taken as K a3,
+    // the size the others' pattern (a_k ~ K^(k-1)) gives it.
+    r.k4 = sqr(r.k) * r.k * 5.0 + r.k * a3 * 6.0;
     r.size = o.size;
     r.zq = o.zq;
     r.dq = o.dq;
@@ -255,7 +74,9 @@ PerturbedNewton perturbed_newton(const std::vector<C2>& Z, uint32_t period, Floa
     const bool stalled = k >= free_steps && !(s < r.last_step * 0.5);
     r.last_step = s;
     r.dist = dist;
-    if (s.m == 0 || s <= dist * pow2(-stop_bits) || s <= floor) {
+    const FloatExp rounding = dist * pow2(-rounding_bits);
+    if (s.m == 0 || s <= dist * pow2(-stop_bits) || s <= floor ||
+        r.k * sqr(s) <= (rounding > floor ? rounding : floor)) {
       r.stage = NewtonStage::kConverged;
       return r;
     }
@@ -284,20 +105,20 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   }
   // The seed's orbit Z_0 .. Z_p (or to its escape) in MPFR, kept to 106 bits (cut from the limbs:
   // rounding through MPFR calls cost as much as the orbit).
-  std::vector<C2> Z;
-  Z.reserve(period + 1);
+  SeedOrbit Z;
+  Z.fe2.reserve(period + 1);
   {
     MpC c(bits), z(bits);
     Mp t1(bits), t2(bits);
     parse(c.re.v, re);
     parse(c.im.v, im);
     z.zero();
-    Z.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
+    Z.fe2.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
     for (uint32_t n = 1; n <= period; ++n) {
       step(z, c, t1, t2);
       const FloatExp2 zr = mpfr_util::to_fe2_cut(z.re.v), zi = mpfr_util::to_fe2_cut(z.im.v);
-      Z.push_back(C2{zr, zi});
-      const double x = to_double(zr), y = to_double(zi);
+      Z.fe2.push_back(C2{zr, zi});
+      const double x = plain_double(zr), y = plain_double(zi);
       if (x * x + y * y > 4.0) break;  // escaped: pixels rebase to Z_0 from here
       if ((n & 1023) == 0 && cancelled(cancel)) {
         out.cancelled = true;
@@ -306,6 +127,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       }
     }
     ++out.mpfr_steps;
+    add_plain(&Z, DeltaWidth::k53);
   }
   // Newton by perturbation: c = C + dc, dc in floatexp2, the step f / f' in floatexp. First with
   // 53-bit deltas (several times cheaper) until they converge (2^-40 of the distance: the
@@ -340,7 +162,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     return b;
   };
   PerturbedNewton pert =
-      perturbed_newton<FloatExp>(Z, period, far, 40, 3, seed_floor, true, cancel, &dc, &out);
+      perturbed_newton(DeltaWidth::k53, Z, period, far, 40, 43, 3, seed_floor, true, cancel, &dc, &out);
   if (pert.stage == NewtonStage::kCancelled) {
     out.seconds = since(t0);
     return out;
@@ -348,8 +170,15 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   FloatExp err = error_after(pert, 43);
   if (pert.stage != NewtonStage::kFailed) {
     const FloatExp target = cmag0 * pow2(-(bits_for_size(cabs(pert.size)) - 16));
-    if (!(pert.k * sqr(err) <= target * pow2(-kMarginBits)) && err > seed_floor * pow2(8)) {
-      pert = perturbed_newton<FloatExp2>(Z, period, far, 100, 1, seed_floor, true, cancel, &dc, &out);
+    // (Not where one MPFR step reaches the target: a Newton step, or a third-order one whose a2 the
+    // perturbed orbit holds to the bits it needs, below.)
+    const FloatExp goal = target * pow2(-kMarginBits), e2 = pert.k * sqr(err);
+    const bool one_step =
+        !(e2 > goal) || (pert.k3 * sqr(err) * err <= goal && e2 <= goal * pow2(kPerturbedA2Bits - 8));
+    if (!one_step && err > seed_floor * pow2(8)) {
+      add_plain(&Z, DeltaWidth::k106);
+      pert =
+          perturbed_newton(DeltaWidth::k106, Z, period, far, 100, 96, 1, seed_floor, true, cancel, &dc, &out);
       if (pert.stage == NewtonStage::kCancelled) {
         out.seconds = since(t0);
         return out;
@@ -377,9 +206,22 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   // K s^2 (with the derivative's rounding) is 2^-kMarginBits of the target ends it: that orbit is
   // the check, and none is run at the result (its Newton distance is the prediction, which the
   // tests check against their own MPFR orbits).
+  //
+  // Higher orders where they save an orbit (finder_series.h): where Newton's step would fall short
+  // of the target but a third-order (Chebyshev) step would not (K3 e^3, K3 = 2 K^2 +
+  // |d3z_p/dc3 / 6 z_p'| from the perturbed orbit, 2^-kMarginBits below the target), that step is
+  // taken at b_final instead of another doubling; it ends the search like a Newton step, where its
+  // predicted error (K3 s^3, and the derivatives' rounding) is 2^-kMarginBits below the target.
+  // Where neither a Newton nor a third-order step from here would leave an error that one
+  // third-order step takes to the target, but a fourth-order step (K4 e^4) would, that is taken:
+  // its K4 is an estimate (PerturbedNewton::k4), so it never ends the search, and the next step's
+  // orbit measures where it landed (2^-5260 against the 2^-5265 planned at e1200). At
+  // rust-fractal's e1200 the orbits at 4,498, 5,314, 6,905 and 7,509 bits (orders 2, 2, 2, 2)
+  // became 5,258 and 7,509 (orders 4, 3).
   int b_final = bits_for_size(cabs(pert.size));
-  MpC c(b_final), z(b_final), d(b_final), zr(b_final);
-  Mp t1(b_final), t2(b_final), u1(b_final), u2(b_final), u3(b_final);
+  MpC c(b_final);
+  Mp t1(b_final), t2(b_final);
+  SeriesStep mpfr_step(b_final);
   {
     MpC seed(b_final);
     parse(seed.re.v, re);
@@ -392,7 +234,8 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   out.size = cabs(pert.size);
   out.orientation = std::atan2(to_double(pert.size.im / out.size), to_double(pert.size.re / out.size));
   out.domain_size = period == 1 ? kHuge : pert.zq / pert.dq;
-  const FloatExp K = pert.k;
+  const FloatExp K = pert.k, K3 = pert.k3, K4 = pert.k4;
+  const int log2p = static_cast<int>(std::log2(static_cast<double>(period)));
   for (int k = 0; k < 16; ++k) {
     if (cancelled(cancel)) {
       out.cancelled = true;
@@ -401,22 +244,41 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     const FloatExp cmag = mag(to_fe(c.re.v), to_fe(c.im.v));
     const FloatExp scale = cmag > out.size ? cmag : out.size;
     const FloatExp target = scale * pow2(-(b_final - 16));
-    FloatExp want = K * sqr(err);  // this step's expected result
-    if (!(want > target * pow2(-kMarginBits))) want = target * pow2(-kMarginBits);
+    const FloatExp goal = target * pow2(-kMarginBits);
+    // The step's order and expected result (above).
+    const FloatExp e2 = K * sqr(err), e3 = K3 * sqr(err) * err, e4 = K4 * sqr(sqr(err));
+    int order = 2;
+    FloatExp want = e2;
+    if (!(e2 > goal)) {
+      want = goal;
+    } else if (e3 <= goal) {
+      order = 3;
+      want = goal;
+    } else if (!(K3 * sqr(e2) * e2 <= goal) && !(K3 * sqr(e3) * e3 <= goal) &&
+               K3 * sqr(e4) * e4 <= goal * pow2(-kMarginBits)) {
+      order = 4;
+      want = e4;
+    }
     int b = b_final;
     if (std::isfinite(log2_of(want)))
       b = std::min(b_final,
                    std::max(bits + 32, static_cast<int>(std::ceil(log2_of(cmag) - log2_of(want))) + 32));
-    // The derivative: good to the bits gained (err / want) and a guard for p steps of rounding.
-    int bd = b;
-    if (std::isfinite(log2_of(want)) && std::isfinite(log2_of(err)))
-      bd = std::min(b, std::max(64, static_cast<int>(std::ceil(log2_of(err) - log2_of(want))) + 48 +
-                                        static_cast<int>(std::log2(static_cast<double>(period)))));
-    for (Mp* m : {&z.re, &z.im, &t1, &t2}) mpfr_set_prec(m->v, b);
-    for (Mp* m : {&d.re, &d.im, &zr.re, &zr.im, &u1, &u2, &u3}) mpfr_set_prec(m->v, bd);
-    mpfr_orbit(c, period, z, d, zr, t1, t2, u1, u2);
+    // Each derivative: good to the bits its term gains (from its size, e for the first, e2 and
+    // e3 for the next, to want) and a guard for p steps of rounding.
+    auto bits_between = [&](FloatExp from, int cap) {
+      if (!std::isfinite(log2_of(want)) || !std::isfinite(log2_of(from))) return cap;
+      return std::min(cap,
+                      std::max(64, static_cast<int>(std::ceil(log2_of(from) - log2_of(want))) + 48 + log2p));
+    };
+    // A third-order step's a2 from the perturbed orbit where its 2^-kPerturbedA2Bits leave the
+    // term's error (e2 2^-40) 2^-8 below the result.
+    const bool a2_perturbed = order == 3 && e2 <= want * pow2(kPerturbedA2Bits - 8);
+    const int bd = bits_between(err, b);
+    const int bh = order >= 3 && !a2_perturbed ? bits_between(e2, bd) : 64;
+    const int bt = order >= 4 ? bits_between(e3, bh) : 64;
+    mpfr_step.orbit(c, period, order, b, bd, bh, bt, a2_perturbed ? &pert.a2 : nullptr);
     ++out.mpfr_steps;
-    const FloatExp s = mag(to_fe(z.re.v), to_fe(z.im.v)) / mag(to_fe(d.re.v), to_fe(d.im.v));
+    const FloatExp s = mpfr_step.newton_distance();
     out.newton_distance = s;
     out.bits = b;
     if (!std::isfinite(s.m)) {
@@ -427,13 +289,20 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
       out.converged = true;
       break;
     }
-    newton_update(c, z, d, u1, u2, u3);
-    // The step's result: K s^2 from the quadratic term, s 2^-(bd - 16 - log2 p) from the
-    // derivative's rounding.
-    FloatExp predicted = K * sqr(s);
-    const FloatExp rounding = s * pow2(-(bd - 16 - static_cast<int>(std::log2(static_cast<double>(period)))));
-    if (rounding > predicted) predicted = rounding;
-    if (b == b_final && predicted <= target * pow2(-kMarginBits) && K * s <= pow2(-16)) {
+    // The step's result: K s^2 from the quadratic term (K3 s^3, K4 s^4 for the higher orders,
+    // and their terms' rounding at bh and bt), s 2^-(bd - 16 - log2 p) from the derivative's.
+    mpfr_step.update(c);
+    FloatExp predicted = order == 2 ? K * sqr(s) : order == 3 ? K3 * sqr(s) * s : K4 * sqr(sqr(s));
+    auto at_least = [&](FloatExp x) {
+      if (x > predicted) predicted = x;
+    };
+    at_least(s * pow2(-(bd - 16 - log2p)));
+    if (order >= 3) at_least(K * sqr(s) * pow2(a2_perturbed ? -kPerturbedA2Bits : -(bh - 16 - log2p)));
+    if (order >= 4) at_least(K3 * sqr(s) * s * pow2(-(bt - 16 - log2p)));
+    // (K s and, for a third-order step, K3 s^2 small: the series' next terms are far below. A
+    // fourth-order step's K4 is an estimate: it does not end the search.)
+    const bool series_small = K * s <= pow2(-16) && (order == 2 || K3 * sqr(s) <= pow2(-16));
+    if (b == b_final && order <= 3 && predicted <= goal && series_small) {
       out.newton_distance = predicted;
       out.converged = true;
       break;

@@ -1,7 +1,8 @@
 // The feature finder (kernels/perturb/finder.h): known nuclei (periods 2, 3, 4 and the rabbit) from
-// nearby seeds; nuclei found at locations other programs made (KF's 5e113, rust-fractal's 1e1000)
-// whose orbits return to 0 after p steps in an independent MPFR check at higher precision; the size
-// estimate against the measured extent of the rendered minibrot; Misiurewicz points.
+// nearby seeds; nuclei found at locations other programs made (KF's 5e113, rust-fractal's 1e1000
+// and 1e1200) whose orbits return to 0 after p steps, within the working precision, in an
+// independent MPFR check at higher precision; the size estimate against the measured extent of
+// the rendered minibrot; Misiurewicz points.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -11,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "kernels/perturb/finder.h"
 #include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/perturb/finder.h"
 #include "kernels/perturb/perturb.h"
 #include "locations.h"
 #include "oracle.h"
@@ -89,7 +90,8 @@ const Known kKnown[] = {
     {"-0.99", "0.01", 2, "-1", "0"},
     {"-1.75", "0.001", 3, "-1.754877666246692760049508896358528691894", "0"},
     {"-1.31", "0.001", 4, "-1.310702641336832883563570797412180800648", "0"},
-    {"-0.12", "0.74", 3, "-0.1225611668766536199752455518207356166376", "0.7448617666197442365931704286043923407167"},
+    {"-0.12", "0.74", 3, "-0.1225611668766536199752455518207356166376",
+     "0.7448617666197442365931704286043923407167"},
 };
 
 TEST(Finder, PeriodsAndNucleiOfKnownComponents) {
@@ -168,14 +170,24 @@ void expect_nucleus_at(const std::string& file, uint32_t want_period) {
   // The independent check, 256 bits above the finder's: z_p returns to within 2^-60 of the
   // minibrot's size of the nucleus (Newton distance), and the nucleus is within the search region.
   const double ld = log2_newton_distance(n.re, n.im, p.period, n.bits + 256);
-  std::cout << file << ": period " << p.period << ", size 2^" << log2_of(n.size) << ", Newton distance 2^" << ld
-            << " (MPFR at " << n.bits + 256 << " bits), " << n.seconds << " s\n";
+  std::cout << file << ": period " << p.period << ", size 2^" << log2_of(n.size) << ", Newton distance 2^"
+            << ld << " (MPFR at " << n.bits + 256 << " bits), " << n.seconds << " s\n";
   EXPECT_LT(ld, log2_of(n.size) - 60);
+  // And within the finder's working precision: 2^-(bits - 16) of max(|c|, size) (|c| ~ 1 here).
+  const double cmag = std::hypot(std::stod(n.re), std::stod(n.im));
+  EXPECT_LT(ld, std::log2(std::max(cmag, to_double(n.size))) - (n.bits - 16));
 }
 
 TEST(Finder, NucleiAtKf5e113AndRustFractal1e1000) {
   expect_nucleus_at("kf-benchmarks/5e113.kfr", 11380);
   expect_nucleus_at("locations/rf-e1000.loc", 4498);
+}
+
+// rust-fractal's e1200 (period 19,143, 7,509 bits): the last MPFR step is a third-order one whose
+// predicted error ends the search without a check orbit (finder_nucleus.cpp); the test's own orbit
+// at 256 more bits measures the result.
+TEST(Finder, NucleusAtRustFractal1e1200ByAThirdOrderStep) {
+  expect_nucleus_at("locations/rf-e1200.loc", 19143);
 }
 
 // The size estimate against the rendered minibrot: at the nucleus of KF 5e113's period-11380
@@ -222,7 +234,8 @@ TEST(Finder, MisiurewiczPointsFromNearbySeeds) {
   const finder::Misiurewicz d =
       finder::find_misiurewicz(re.substr(0, 42), im.substr(0, 41), 11, 3, 400, FloatExp(1e-30));
   ASSERT_TRUE(d.converged) << d.message;
-  const finder::MisiurewiczGuess dg = finder::guess_misiurewicz(re.substr(0, 42), im.substr(0, 41), 32, 16, 400);
+  const finder::MisiurewiczGuess dg =
+      finder::guess_misiurewicz(re.substr(0, 42), im.substr(0, 41), 32, 16, 400);
   EXPECT_EQ(dg.preperiod, 11);
   EXPECT_EQ(dg.period, 3);
   EXPECT_LT(decimal_gap(d.re, re), 1e-98);

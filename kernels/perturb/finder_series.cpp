@@ -1,0 +1,210 @@
+// The nucleus finder's MPFR Newton steps of order 2 to 4 (finder_series.h). docs/finder.md.
+#include "kernels/perturb/finder_series.h"
+
+#include <utility>
+
+namespace ds::perturb::finder::detail {
+namespace {
+
+// q <- f / g (complex; s1..s3 scratch).
+void complex_div(MpC& q, const MpC& f, const MpC& g, Mp& s1, Mp& s2, Mp& s3) {
+  mpfr_sqr(s3.v, g.re.v, MPFR_RNDN);  // |g|^2
+  mpfr_fma(s3.v, g.im.v, g.im.v, s3.v, MPFR_RNDN);
+  mpfr_mul(s1.v, f.re.v, g.re.v, MPFR_RNDN);  // f conj(g)
+  mpfr_fma(s1.v, f.im.v, g.im.v, s1.v, MPFR_RNDN);
+  mpfr_mul(s2.v, f.re.v, g.im.v, MPFR_RNDN);
+  mpfr_fms(s2.v, f.im.v, g.re.v, s2.v, MPFR_RNDN);
+  mpfr_div(q.re.v, s1.v, s3.v, MPFR_RNDN);
+  mpfr_div(q.im.v, s2.v, s3.v, MPFR_RNDN);
+}
+
+// r <- x y (complex, at r's precision; r must not alias x or y; s: scratch).
+void complex_mul(MpC& r, const MpC& x, const MpC& y, Mp& s) {
+  mpfr_mul(r.re.v, x.re.v, y.re.v, MPFR_RNDN);
+  mpfr_mul(s.v, x.im.v, y.im.v, MPFR_RNDN);
+  mpfr_sub(r.re.v, r.re.v, s.v, MPFR_RNDN);
+  mpfr_mul(r.im.v, x.re.v, y.im.v, MPFR_RNDN);
+  mpfr_mul(s.v, x.im.v, y.re.v, MPFR_RNDN);
+  mpfr_add(r.im.v, r.im.v, s.v, MPFR_RNDN);
+}
+
+void set_prec(std::initializer_list<Mp*> ms, mpfr_prec_t p) {
+  for (Mp* m : ms) mpfr_set_prec(m->v, p);
+}
+void set_prec(std::initializer_list<MpC*> ms, mpfr_prec_t p) {
+  for (MpC* m : ms) {
+    mpfr_set_prec(m->re.v, p);
+    mpfr_set_prec(m->im.v, p);
+  }
+}
+// x <- f exactly (a 53-bit FloatExp fits any MPFR precision of 53 bits or more).
+void set_fe(Mp& x, FloatExp f) {
+  mpfr_set_d(x.v, f.m, MPFR_RNDN);
+  mpfr_mul_2si(x.v, x.v, f.e, MPFR_RNDN);
+}
+void copy(MpC& to, const MpC& from) {
+  mpfr_set(to.re.v, from.re.v, MPFR_RNDN);
+  mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
+}
+
+}  // namespace
+
+SeriesStep::SeriesStep(mpfr_prec_t b)
+    : z_(b),
+      d_(b),
+      zr_(b),
+      uq_(b),
+      t1_(b),
+      t2_(b),
+      u1_(b),
+      u2_(b),
+      u3_(b),
+      h_(64),
+      zh_(64),
+      dh_(64),
+      qq_(64),
+      w_(64),
+      a_(64),
+      b_(64),
+      v1_(64),
+      v2_(64),
+      t_(64),
+      zt_(64),
+      dt_(64),
+      ht_(64),
+      q3_(64),
+      cu_(64),
+      x_(64),
+      e1_(64),
+      e2_(64),
+      e3_(64),
+      e4_(64),
+      e5_(64) {}
+
+// h <- 2 (z h + d^2) from z, d, h at n - 1.
+void SeriesStep::second_step() {
+  mpfr_mul(a_.v, zh_.re.v, h_.re.v, MPFR_RNDN);
+  mpfr_mul(b_.v, zh_.im.v, h_.im.v, MPFR_RNDN);
+  mpfr_sub(a_.v, a_.v, b_.v, MPFR_RNDN);
+  mpfr_sqr(b_.v, dh_.re.v, MPFR_RNDN);
+  mpfr_add(a_.v, a_.v, b_.v, MPFR_RNDN);
+  mpfr_sqr(b_.v, dh_.im.v, MPFR_RNDN);
+  mpfr_sub(a_.v, a_.v, b_.v, MPFR_RNDN);
+  mpfr_mul(b_.v, zh_.re.v, h_.im.v, MPFR_RNDN);
+  mpfr_mul(h_.im.v, zh_.im.v, h_.re.v, MPFR_RNDN);
+  mpfr_add(h_.im.v, h_.im.v, b_.v, MPFR_RNDN);
+  mpfr_mul(b_.v, dh_.re.v, dh_.im.v, MPFR_RNDN);
+  mpfr_mul_2ui(b_.v, b_.v, 1, MPFR_RNDN);
+  mpfr_add(h_.im.v, h_.im.v, b_.v, MPFR_RNDN);
+  mpfr_mul_2ui(h_.im.v, h_.im.v, 1, MPFR_RNDN);
+  mpfr_mul_2ui(h_.re.v, a_.v, 1, MPFR_RNDN);
+}
+
+// t <- 2 (z t + 3 d h) from z, d, h, t at n - 1.
+void SeriesStep::third_step() {
+  mpfr_mul(e1_.v, zt_.re.v, t_.re.v, MPFR_RNDN);  // z t
+  mpfr_mul(e5_.v, zt_.im.v, t_.im.v, MPFR_RNDN);
+  mpfr_sub(e1_.v, e1_.v, e5_.v, MPFR_RNDN);
+  mpfr_mul(e2_.v, zt_.re.v, t_.im.v, MPFR_RNDN);
+  mpfr_mul(e5_.v, zt_.im.v, t_.re.v, MPFR_RNDN);
+  mpfr_add(e2_.v, e2_.v, e5_.v, MPFR_RNDN);
+  mpfr_mul(e3_.v, dt_.re.v, ht_.re.v, MPFR_RNDN);  // d h
+  mpfr_mul(e5_.v, dt_.im.v, ht_.im.v, MPFR_RNDN);
+  mpfr_sub(e3_.v, e3_.v, e5_.v, MPFR_RNDN);
+  mpfr_mul(e4_.v, dt_.re.v, ht_.im.v, MPFR_RNDN);
+  mpfr_mul(e5_.v, dt_.im.v, ht_.re.v, MPFR_RNDN);
+  mpfr_add(e4_.v, e4_.v, e5_.v, MPFR_RNDN);
+  mpfr_mul_ui(e3_.v, e3_.v, 3, MPFR_RNDN);
+  mpfr_mul_ui(e4_.v, e4_.v, 3, MPFR_RNDN);
+  mpfr_add(t_.re.v, e1_.v, e3_.v, MPFR_RNDN);
+  mpfr_add(t_.im.v, e2_.v, e4_.v, MPFR_RNDN);
+  mpfr_mul_2ui(t_.re.v, t_.re.v, 1, MPFR_RNDN);
+  mpfr_mul_2ui(t_.im.v, t_.im.v, 1, MPFR_RNDN);
+}
+
+void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int bh, int bt,
+                       const CFe* a2_given) {
+  order_ = order;
+  a2_given_ = a2_given != nullptr && order == 3;
+  set_prec({&z_.re, &z_.im, &t1_, &t2_}, b);
+  set_prec({&d_.re, &d_.im, &zr_.re, &zr_.im, &u1_, &u2_, &u3_, &uq_.re, &uq_.im}, bd);
+  z_.zero();
+  d_.zero();
+  zr_.zero();
+  if (order >= 3) {
+    set_prec({&h_, &zh_, &dh_, &qq_, &w_}, bh);
+    set_prec({&a_, &b_, &v1_, &v2_}, bh);
+    h_.zero();
+    zh_.zero();
+    dh_.zero();
+  }
+  if (order >= 4) {
+    set_prec({&t_, &zt_, &dt_, &ht_, &q3_, &cu_, &x_}, bt);
+    set_prec({&e1_, &e2_, &e3_, &e4_, &e5_}, bt);
+    t_.zero();
+    zt_.zero();
+    dt_.zero();
+    ht_.zero();
+  }
+  if (a2_given_) {  // 2 a2, as update() takes it from h / g
+    set_fe(qq_.re, mul_pow2(a2_given->re, 1));
+    set_fe(qq_.im, mul_pow2(a2_given->im, 1));
+    order = 2;  // no MPFR recursion for h
+  }
+  for (uint32_t n = 1; n <= p; ++n) {
+    if (order >= 4) third_step();        // t_n from z, d, h, t at n - 1
+    if (order >= 3) second_step();       // h_n from z, d, h at n - 1
+    derivative_step(d_, zr_, u1_, u2_);  // d_n = 2 z_{n-1} d_{n-1} + 1
+    step(z_, c, t1_, t2_);
+    copy(zr_, z_);
+    if (order >= 3) {
+      copy(zh_, z_);
+      copy(dh_, d_);
+    }
+    if (order >= 4) {
+      copy(zt_, z_);
+      copy(dt_, d_);
+      copy(ht_, h_);
+    }
+  }
+}
+
+FloatExp SeriesStep::newton_distance() const {
+  return mag(to_fe(z_.re.v), to_fe(z_.im.v)) / mag(to_fe(d_.re.v), to_fe(d_.im.v));
+}
+
+void SeriesStep::update(MpC& c) {
+  if (order_ <= 2) {  // Newton's step as it always was
+    newton_update(c, z_, d_, u1_, u2_, u3_);
+    return;
+  }
+  complex_div(uq_, z_, d_, u1_, u2_, u3_);  // u
+  mpfr_sub(c.re.v, c.re.v, uq_.re.v, MPFR_RNDN);
+  mpfr_sub(c.im.v, c.im.v, uq_.im.v, MPFR_RNDN);
+  if (!a2_given_) complex_div(qq_, h_, d_, a_, b_, v1_);  // 2 a2 = h / g
+  mpfr_sqr(v1_.v, uq_.re.v, MPFR_RNDN);                   // w = u^2
+  mpfr_sqr(v2_.v, uq_.im.v, MPFR_RNDN);
+  mpfr_mul(w_.im.v, uq_.re.v, uq_.im.v, MPFR_RNDN);
+  mpfr_mul_2ui(w_.im.v, w_.im.v, 1, MPFR_RNDN);
+  mpfr_sub(w_.re.v, v1_.v, v2_.v, MPFR_RNDN);
+  complex_mul(h_, qq_, w_, v1_);  // 2 a2 u^2 (h is not needed again)
+  mpfr_div_2ui(h_.re.v, h_.re.v, 1, MPFR_RNDN);
+  mpfr_div_2ui(h_.im.v, h_.im.v, 1, MPFR_RNDN);
+  mpfr_sub(c.re.v, c.re.v, h_.re.v, MPFR_RNDN);
+  mpfr_sub(c.im.v, c.im.v, h_.im.v, MPFR_RNDN);
+  if (order_ < 4) return;
+  complex_div(q3_, t_, d_, e1_, e2_, e3_);       // 6 a3 = t / g
+  complex_mul(x_, qq_, qq_, e1_);                // (2 a2)^2
+  mpfr_div_2ui(x_.re.v, x_.re.v, 1, MPFR_RNDN);  // 2 a2^2 - a3 = (2 a2)^2 / 2 - (6 a3) / 6
+  mpfr_div_2ui(x_.im.v, x_.im.v, 1, MPFR_RNDN);
+  mpfr_div_ui(q3_.re.v, q3_.re.v, 6, MPFR_RNDN);
+  mpfr_div_ui(q3_.im.v, q3_.im.v, 6, MPFR_RNDN);
+  mpfr_sub(x_.re.v, x_.re.v, q3_.re.v, MPFR_RNDN);
+  mpfr_sub(x_.im.v, x_.im.v, q3_.im.v, MPFR_RNDN);
+  complex_mul(cu_, w_, uq_, e1_);  // u^3
+  complex_mul(q3_, x_, cu_, e1_);  // (2 a2^2 - a3) u^3
+  mpfr_sub(c.re.v, c.re.v, q3_.re.v, MPFR_RNDN);
+  mpfr_sub(c.im.v, c.im.v, q3_.im.v, MPFR_RNDN);
+}
+
+}  // namespace ds::perturb::finder::detail

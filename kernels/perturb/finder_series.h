@@ -1,0 +1,51 @@
+// The nucleus finder's MPFR Newton steps (finder_nucleus.cpp): the orbit of c with dz/dc and, for
+// the higher-order steps, d2z/dc2 and d3z/dc3, each at its own precision; the step's update from
+// the inverted Taylor series. Private to the finder (finder.h is the host API).
+#pragma once
+#include <cstdint>
+
+#include "arith/floatexp.h"
+#include "kernels/perturb/finder_detail.h"
+
+namespace ds::perturb::finder::detail {
+
+// One MPFR step of order 2 (Newton), 3 (Chebyshev) or 4. With f = z_p, g = dz_p/dc, u = f / g,
+// a2 = (d2z_p/dc2) / 2g and a3 = (d3z_p/dc3) / 6g, the root of the Taylor series
+// f + g x + g a2 x^2 + g a3 x^3 is x = -u - a2 u^2 - (2 a2^2 - a3) u^3 + O(u^4); a step of order m
+// takes the first m - 1 terms, leaving an error O(s^m), s = |u|. Each term needs only the bits
+// between its own size and the step's result, so g runs at bd bits, d2z/dc2 at bh <= bd and
+// d3z/dc3 at bt <= bh (their recursions: h_n = 2 (z h + d^2), t_n = 2 (z t + 3 d h) at n - 1,
+// from z, d, h rounded to those precisions). Where a2 is needed to fewer bits than the perturbed
+// orbit's 53-bit derivatives hold (kPerturbedA2Bits), a third-order step takes it from there
+// (a2_given) and runs no MPFR recursion for it.
+class SeriesStep {
+ public:
+  explicit SeriesStep(mpfr_prec_t b);
+  // The orbit of c (p steps) at b bits, its derivatives as the order needs; with a2_given (order
+  // 3 only), a2 is that number and d2z/dc2 is not computed.
+  void orbit(const MpC& c, uint32_t p, int order, int b, int bd, int bh, int bt,
+             const CFe* a2_given = nullptr);
+  // |z_p / (dz_p/dc)| of the last orbit (the Newton distance).
+  FloatExp newton_distance() const;
+  // c <- c + x, x the series' root to the last orbit's order.
+  void update(MpC& c);
+
+ private:
+  int order_ = 2;
+  bool a2_given_ = false;
+  MpC z_, d_, zr_, uq_;                 // z at b; d, zr (z rounded), u at bd
+  Mp t1_, t2_, u1_, u2_, u3_;           // scratch at b (t) and bd (u)
+  MpC h_, zh_, dh_, qq_, w_;            // at bh: h, z and d rounded, h / g, u^2
+  Mp a_, b_, v1_, v2_;                  // scratch at bh
+  MpC t_, zt_, dt_, ht_, q3_, cu_, x_;  // at bt: t, z, d and h rounded, t / g, the u^3 term
+  Mp e1_, e2_, e3_, e4_, e5_;           // scratch at bt
+  void second_step();
+  void third_step();
+};
+
+// The bits to which the perturbed orbit's a2 = z_p'' / 2 z_p' is taken as known: its doubles
+// (53 bits) held the first derivative to about 45 bits over 567,135 steps (docs/finder.md), and
+// its c is within the last perturbed step of the MPFR step's (a relative change K s, far below).
+constexpr int kPerturbedA2Bits = 40;
+
+}  // namespace ds::perturb::finder::detail
