@@ -164,15 +164,25 @@ Setup validate(const LefevreParams& p) {
       throw std::invalid_argument("the range must lie in one binade [2^E, 2^(E+1))");
     s.bits_mode = false;
     // i = X 2^(p-1-E) - 2^(p-1) for X in [lo, hi).
+    // (The 2^(p-1) comes off in MPFR: at p = 64 the binade's end, 2^64, does not fit a uint64.)
     auto index_ceil = [&](mpfr_srcptr x) {
       mpfr_mul_2si(t.v, x, s.p - 1 - s.E, MPFR_RNDN);
       mpfr_ceil(t.v, t.v);
-      return static_cast<uint64_t>(mpfr_get_uj(t.v, MPFR_RNDN)) - (uint64_t{1} << (s.p - 1));
+      Mp half(64);
+      mpfr_set_ui_2exp(half.v, 1, s.p - 1, MPFR_RNDN);
+      mpfr_sub(t.v, t.v, half.v, MPFR_RNDN);  // exact at 4,096 bits
+      return static_cast<uint64_t>(mpfr_get_uj(t.v, MPFR_RNDN));
     };
     s.i0 = index_ceil(lo.v);
     const uint64_t i1 = index_ceil(hi.v);
     if (i1 <= s.i0) throw std::invalid_argument("the range holds no precision-p argument");
     s.count = i1 - s.i0;
+    // Counts are signed 64-bit (and intervals round them up): a whole binade at precision 64 holds
+    // 2^63 arguments, which overflowed into std::bad_alloc before this check.
+    if (s.count > (uint64_t{1} << 62))
+      throw std::invalid_argument("the range holds " + std::to_string(s.count) +
+                                  " arguments; a search takes at most 2^62: split the range (e.g. at the "
+                                  "binade's midpoint) and search the parts");
     if (s.E < -126 || s.E > 127)
       throw std::invalid_argument("the range must lie in the binary32 exponent range");
     return s;

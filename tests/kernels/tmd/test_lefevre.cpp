@@ -214,6 +214,27 @@ TEST(TmdLefevre, WidePrecisionMatchesMpfrOnEveryArgument) {
   }
 }
 
+// A whole binade at precision 64 holds 2^63 arguments, past the signed counts: refused with a
+// message (the CLI: exit 2), where it ran out of memory before; half of it is accepted.
+TEST(TmdLefevre, RangesPastTwoToTheSixtyTwoArgumentsAreRefused) {
+  using namespace ds::tmd;
+  LefevreParams p;
+  p.func = Func::kExp2;
+  p.precision = 64;
+  p.k = 50;
+  p.log2_n = 20;
+  p.x_lo = "1";
+  p.x_hi = "2";
+  try {
+    lefevre_arguments(p);
+    ADD_FAILURE() << "accepted 2^63 arguments";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("9223372036854775808 arguments"), std::string::npos) << e.what();
+  }
+  p.x_hi = "1.5";
+  EXPECT_EQ(lefevre_arguments(p), 0x1p62);
+}
+
 TEST(TmdLefevre, ChunkFileResumesWithIdenticalResults) {
   using namespace ds::tmd;
   char dir[] = "/tmp/tmd_lefevre_XXXXXX";
