@@ -33,7 +33,9 @@ std::string reference_cache_path(const std::string& dir, const std::string& re, 
 // A_n, the error bound E_n and whether C's escape tests were certified.
 struct ReferenceCheckpoint {
   std::shared_ptr<Reference> ref;  // the orbit's fields; its points only after decode_points
-  std::string x, y;                // Z_n's real and imaginary parts, exact (mpfr_util::to_hex)
+  // Z_n's real and imaginary parts, exact: MPFR's hexadecimal (mpfr_util::to_hex), or for a
+  // fixed-point orbit (ref->step_threads < 0) the integers Z 2^F in hexadecimal (FixedOrbit::state).
+  std::string x, y;
   FloatExp ar{0.0}, ai{0.0}, err{0.0};
   bool certify = false;
   uint64_t points = 0;       // Z_0 .. Z_{points-1} belong to the orbit
