@@ -1,5 +1,4 @@
-// The fixed-point reference orbit's format, its CPU twin (GMP) and the conversion of the device's
-// point records to stored points (reference_fixed.h).
+// The fixed-point reference orbit's format and digits, and its CPU twin (GMP) (reference_fixed.h).
 #include "reference_fixed.h"
 
 #include <gmp.h>
@@ -8,7 +7,6 @@
 #include <stdexcept>
 
 #include "kernels/perturb/mpfr_util.h"
-#include "kernels/perturb/reference_fixed.cuh"
 
 namespace ds::perturb {
 namespace {
@@ -188,17 +186,6 @@ std::string fixed_hex(const std::vector<int32_t>& digits) {
     mpz_add(parts[0].v, parts[0].v, t.v);
   }
   return hex_of(parts[0].v);
-}
-
-OrbitPoint point_from_record(const FixedPointRecord& r, FixedFormat f) {
-  OrbitPoint p;
-  for (int part = 0; part < 2; ++part) {
-    FixedPart v{FloatExp(0.0), 0.0};
-    if (r.top[part] >= 0) v = round_fixed_part(r.window[part], r.top[part], r.rest[part], f.fraction_bits);
-    (part ? p.im : p.re) = v.head;
-    (part ? p.im_lo : p.re_lo) = v.tail;
-  }
-  return p;
 }
 
 std::unique_ptr<FixedOrbit> cpu_fixed_orbit(const std::string& re, const std::string& im, int bits,

@@ -1,7 +1,6 @@
-// A fixed-point orbit point's part rounded to floatexp and its 53-bit tail from the few digits a
-// record keeps (reference_fixed.h, FixedPointRecord), in integer arithmetic on the host and on the
-// device: the same results as MPFR's to_fe and tail_of of the exact value (ties to even), which
-// point_from_record computes with MPFR and the tests compare.
+// A fixed-point orbit point's part rounded to floatexp and its 53-bit tail from a few of its digits
+// (reference_fixed.h), in integer arithmetic on the host and on the device: the same results as
+// MPFR's to_fe and tail_of of the exact value (ties to even), which the tests compare.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -100,8 +99,11 @@ struct FixedPart {
   double tail;    // the rest rounded to 53 bits, relative to head's exponent (mpfr_util::tail_of)
 };
 
-// The part (sum_t window[t] 2^(22 (11 - t)) + rest / 2) 2^(22 (top - 11) - F) (the record's digits,
-// leading digit first, and the sign of what lies below them), for top >= 0.
+// The part (sum_t window[t] 2^(22 (11 - t)) + rest / 2) 2^(22 (top - 11) - F), for top >= 0: top
+// is the index of the part's leading nonzero digit, window[] that digit and the 11 below it (0
+// below digit 0), rest the sign (-1, 0, 1) of the value of all digits below those. That rounds the
+// head and the tail exactly as the whole part would, unless more than 130 equal bits follow the
+// first 53 (then the tail is within 2^-238 of the exact one; docs/perturbation.md).
 DEEPSCOPE_HD FixedPart round_fixed_part(const int32_t* window, int top, int rest, int fraction_bits) {
   using namespace fixed_detail;
   // V = 2 sum_t w_t 2^(22 (11 - t)) + rest, as positive and negative sums apart.

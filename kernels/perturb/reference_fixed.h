@@ -19,7 +19,7 @@ namespace ds::perturb {
 // part. On the device the digits are signed and only roughly balanced (|d_j| <= 2^21 + 2), which
 // the products accept as they are; the value, not the digits, defines the orbit.
 constexpr int kFixedDigitBits = 22;
-constexpr int kFixedWindow = 12;  // digits a point record keeps (264 bits, from the leading digit)
+constexpr int kFixedWindow = 12;  // digits a point is rounded from (reference_fixed.cuh: 264 bits)
 
 struct FixedFormat {
   int digits = 0;         // L
@@ -28,24 +28,11 @@ struct FixedFormat {
 // The format for an orbit of `bits` bits: L = ceil(bits / 22) + 1.
 FixedFormat fixed_format(int bits);
 
-// One orbit point as the device reports it, per part (re, im): the index of its leading nonzero
-// digit (-1: the part is 0), that digit and the 11 below it, and the sign (-1, 0, 1) of the value of
-// all digits below those. That is enough to round the part to 53 bits and its tail to 53 more
-// exactly, unless more than 130 equal bits follow the first 53 (docs/perturbation.md).
-struct FixedPointRecord {
-  int32_t top[2];
-  int32_t rest[2];
-  int32_t window[2][kFixedWindow];
-};
-
 // A point of the stored orbit: Z rounded to floatexp and the tails beyond (Reference's zr, zr_lo).
 struct OrbitPoint {
   FloatExp re{0.0}, im{0.0};
   double re_lo = 0, im_lo = 0;
 };
-
-// The point a record stands for (reference_fixed.cuh's integer rounding, the device's own).
-OrbitPoint point_from_record(const FixedPointRecord& r, FixedFormat f);
 
 // Balanced digits (|d_j| <= 2^21, d_{L-1} unbounded) of the integer in hexadecimal text `hex`
 // ("-0x1f", as state() writes), and back.

@@ -15,6 +15,7 @@
 #include "kernels/core/device.h"
 #include "kernels/perturb/ntt.cuh"
 #include "kernels/perturb/perturb.h"
+#include "kernels/perturb/reference_fixed.cuh"
 #include "kernels/perturb/reference_fixed.h"
 #include "reference_compare.h"
 
@@ -110,20 +111,18 @@ TEST(FixedReference, DigitsAreBalancedAndRoundTrip) {
   EXPECT_THROW(fixed_digits("zz", fixed_format(64)), std::runtime_error);
 }
 
-// The record of a digit vector as the device makes it (record_point in reference_gpu.cu).
-FixedPointRecord record_of(const std::vector<int32_t>& re, const std::vector<int32_t>& im) {
-  FixedPointRecord r{};
-  for (int part = 0; part < 2; ++part) {
-    const std::vector<int32_t>& d = part ? im : re;
-    int top = static_cast<int>(d.size()) - 1;
-    while (top >= 0 && d[static_cast<std::size_t>(top)] == 0) --top;
-    r.top[part] = top;
-    for (int t = 0; t < kFixedWindow; ++t) r.window[part][t] = top - t >= 0 && top >= 0 ? d[static_cast<std::size_t>(top - t)] : 0;
-    int below = top - kFixedWindow;
-    while (below >= 0 && d[static_cast<std::size_t>(below)] == 0) --below;
-    r.rest[part] = below < 0 ? 0 : (d[static_cast<std::size_t>(below)] > 0 ? 1 : -1);
-  }
-  return r;
+// A part rounded from its digits as the device rounds it (write_point in reference_gpu.cu): the
+// leading nonzero digit, the 11 below it and the sign of the rest, through round_fixed_part.
+FixedPart part_of(const std::vector<int32_t>& d, FixedFormat f) {
+  int top = static_cast<int>(d.size()) - 1;
+  while (top >= 0 && d[static_cast<std::size_t>(top)] == 0) --top;
+  if (top < 0) return FixedPart{FloatExp(0.0), 0.0};
+  int32_t window[kFixedWindow];
+  for (int t = 0; t < kFixedWindow; ++t) window[t] = top - t >= 0 ? d[static_cast<std::size_t>(top - t)] : 0;
+  int below = top - kFixedWindow;
+  while (below >= 0 && d[static_cast<std::size_t>(below)] == 0) --below;
+  const int rest = below < 0 ? 0 : (d[static_cast<std::size_t>(below)] > 0 ? 1 : -1);
+  return round_fixed_part(window, top, rest, f.fraction_bits);
 }
 
 // The exact value hex 2^-F rounded to floatexp, and its tail.
@@ -180,24 +179,23 @@ TEST(FixedReference, RecordsRoundLikeTheExactValue) {
         u[j] += 1 << 22;
         u[j + 1] -= 1;
       }
+    FloatExp fe;
+    double lo = 0;
+    exact_point(h, f, &fe, &lo);
     for (const auto& digits : {d, u}) {
-      const OrbitPoint p = point_from_record(record_of(digits, d), f);
-      FloatExp fe;
-      double lo = 0;
-      exact_point(h, f, &fe, &lo);
-      ASSERT_TRUE(p.re == fe && p.im == fe) << h;
-      ASSERT_EQ(p.re_lo, lo) << h;
-      ASSERT_EQ(p.im_lo, lo) << h;
+      const FixedPart p = part_of(digits, f);
+      ASSERT_TRUE(p.head == fe) << h;
+      ASSERT_EQ(p.tail, lo) << h;
     }
   }
   for (const std::string& h : long_runs) {
     const std::vector<int32_t> d = fixed_digits(h, f);
-    const OrbitPoint p = point_from_record(record_of(d, d), f);
+    const FixedPart p = part_of(d, f);
     FloatExp fe;
     double lo = 0;
     exact_point(h, f, &fe, &lo);
-    ASSERT_TRUE(p.re == fe) << h;
-    EXPECT_LE(std::fabs(p.re_lo - lo), std::ldexp(1.0, -238)) << h;
+    ASSERT_TRUE(p.head == fe) << h;
+    EXPECT_LE(std::fabs(p.tail - lo), std::ldexp(1.0, -238)) << h;
   }
 }
 
@@ -248,6 +246,13 @@ TEST(FixedReference, CpuTwinStaysWithinItsBoundOfMpfrAtKf5e113) {
               static_cast<unsigned long long>(fixed->length()), worst);
 }
 
+void expect_same_points(const std::vector<OrbitPoint>& a, const std::vector<OrbitPoint>& b, int bits) {
+  ASSERT_EQ(a.size(), b.size()) << bits << " bits";
+  for (std::size_t k = 0; k < a.size(); ++k)
+    ASSERT_TRUE(a[k].re == b[k].re && a[k].im == b[k].im && a[k].re_lo == b[k].re_lo && a[k].im_lo == b[k].im_lo)
+        << "point " << k + 1 << " at " << bits << " bits";
+}
+
 TEST(FixedReference, CpuTwinResumesBitForBit) {
   auto whole = cpu_fixed_orbit(kRe5e113, kIm5e113, 450);
   std::vector<OrbitPoint> a, b;
@@ -258,10 +263,7 @@ TEST(FixedReference, CpuTwinResumesBitForBit) {
   auto resumed = cpu_fixed_orbit(kRe5e113, kIm5e113, 450, x, y);
   resumed->next(3000, &b);
   ASSERT_EQ(a.size(), 6000u);
-  for (std::size_t k = 0; k < 3000; ++k)
-    ASSERT_TRUE(a[3000 + k].re == b[k].re && a[3000 + k].im == b[k].im && a[3000 + k].re_lo == b[k].re_lo &&
-                a[3000 + k].im_lo == b[k].im_lo)
-        << k;
+  expect_same_points(std::vector<OrbitPoint>(a.begin() + 3000, a.end()), b, 450);
 }
 
 TEST(FixedReference, OrbitEndsJustPastThree) {
@@ -282,13 +284,6 @@ std::string long_digits(const char* head, int digits, uint64_t seed) {
     s += static_cast<char>('0' + (seed >> 60) % 10);
   }
   return s;
-}
-
-void expect_same_points(const std::vector<OrbitPoint>& a, const std::vector<OrbitPoint>& b, int bits) {
-  ASSERT_EQ(a.size(), b.size()) << bits << " bits";
-  for (std::size_t k = 0; k < a.size(); ++k)
-    ASSERT_TRUE(a[k].re == b[k].re && a[k].im == b[k].im && a[k].re_lo == b[k].re_lo && a[k].im_lo == b[k].im_lo)
-        << "point " << k + 1 << " at " << bits << " bits";
 }
 
 TEST(FixedReferenceDevice, GpuOrbitEqualsTheCpuTwin) {
