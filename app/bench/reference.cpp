@@ -48,11 +48,15 @@ Run run(const std::string& re, const std::string& im, int bits, uint32_t iters, 
   return r;
 }
 
+// Point k of both orbits equal bit for bit (both floatexp parts and both tails).
+bool same_point(const perturb::Reference& a, const perturb::Reference& b, uint64_t k) {
+  return a.zr[k] == b.zr[k] && a.zi[k] == b.zi[k] && a.zr_lo[k] == b.zr_lo[k] && a.zi_lo[k] == b.zi_lo[k];
+}
+
 bool same_orbit(const perturb::Reference& a, const perturb::Reference& b) {
   if (a.length() != b.length() || a.bits != b.bits) return false;
   for (uint64_t k = 0; k < a.length(); ++k)
-    if (!(a.zr[k] == b.zr[k]) || !(a.zi[k] == b.zi[k]) || a.zr_lo[k] != b.zr_lo[k] || a.zi_lo[k] != b.zi_lo[k])
-      return false;
+    if (!same_point(a, b, k)) return false;
   return true;
 }
 
@@ -134,14 +138,11 @@ int bench_reference(const ArgList& args) {
       const uint32_t twin_iters = std::min<uint32_t>(64, giters);
       const Run twin = run(re, im, bits, twin_iters, 0, perturb::ReferencePath::kFixedCpu);
       gpu_same = g.ref->fixed_point() && twin.ref->length() == twin_iters + 1u;
-      for (uint64_t k = 0; gpu_same && k < twin.ref->length(); ++k)
-        gpu_same = g.ref->zr[k] == twin.ref->zr[k] && g.ref->zi[k] == twin.ref->zi[k] &&
-                   g.ref->zr_lo[k] == twin.ref->zr_lo[k] && g.ref->zi_lo[k] == twin.ref->zi_lo[k];
+      for (uint64_t k = 0; gpu_same && k < twin.ref->length(); ++k) gpu_same = same_point(*g.ref, *twin.ref, k);
       uint64_t equal = 0;
       const uint64_t common = std::min(g.ref->length(), one.ref->length());
       for (uint64_t k = 0; k < common; ++k)
-        equal += g.ref->zr[k] == one.ref->zr[k] && g.ref->zi[k] == one.ref->zi[k] &&
-                 g.ref->zr_lo[k] == one.ref->zr_lo[k] && g.ref->zi_lo[k] == one.ref->zi_lo[k];
+        equal += same_point(*g.ref, *one.ref, k);
       gpu_cols = std::to_string(giters) + " | " + fmt("%.4g", rateg) + " | " + fmt("%.2f", rateg / rate1) + " | " +
                  (gpu_same ? "yes" : "**NO**") + " | " + fmt("%.4f", static_cast<double>(equal) / common) + " | ";
       std::fprintf(stderr, "%8d bits: GPU %u iterations, %.3g it/s, x%.2f MPFR%s\n", bits, giters, rateg,
