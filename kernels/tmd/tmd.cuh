@@ -292,7 +292,7 @@ DEEPSCOPE_HD Eval evaluate(Func fn, Mode mode, int p, uint32_t bits) {
   const double m = std::frexp(hi, &e2);
   int e = e2 - 1;  // |f(x)| in [2^e, 2^(e+1)) unless hi is a power of 2 and lo < 0
   if (m == 0.5 && lo < 0) e -= 1;
-  if (e < -126 || e > 127) return out;
+  if (!result_in_range(p, e)) return out;
   const double yh = std::ldexp(hi, p - 1 - e), yl = std::ldexp(lo, p - 1 - e);
   const double fh = yh - std::floor(yh);  // exact
   double d;
