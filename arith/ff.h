@@ -80,8 +80,15 @@ struct FloatFloat {
   // equals d whenever d - hi fits in one float (in particular when d has at most 48 significant bits
   // and |d| >= 2^-102), and is within u |d - hi| <= u^2 |d| of d otherwise (plus 2^-150 where lo
   // underflows). NaN, Inf and |d| >= 2^128 give non-finite words.
+  // lo can round up to exactly half an ulp of an odd hi, where RN(hi + lo) != hi: a fast two-sum
+  // (exact, |hi| >= |lo|) then makes the pair normalized with the same value.
   DEEPSCOPE_HD explicit FloatFloat(double d) : hi(static_cast<float>(d)), lo(0.0f) {
     lo = static_cast<float>(d - static_cast<double>(hi));
+    const float s = hi + lo;
+    if (s - s == 0.0f) {  // finite (NaN, Inf and |d| >= 2^128 keep their non-finite words)
+      lo = lo - (s - hi);
+      hi = s;
+    }
   }
 
   static constexpr bool kHasDivSqrt = true;
