@@ -72,6 +72,7 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
     p.glitch_refined += q.glitch_refined;
     p.secondary_references += q.secondary_references;
     p.refine_seconds += q.refine_seconds;
+    p.refine_skipped += q.refine_skipped;
     p.secondary_seconds += q.secondary_seconds;
     p.interior_pixels += q.interior_pixels;
     f.stripe_approximate += r.stripe_approximate;

@@ -68,6 +68,7 @@ struct PerturbInfo {
   uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
   int secondary_references = 0;    // references placed inside glitched blobs
   double refine_seconds = 0;       // wall time of the 106-bit tier over the flagged pixels
+  uint64_t refine_skipped = 0;     // iterations the 106-bit tier skipped by its own BLA steps
   double secondary_seconds = 0;    // wall time of the secondary references and their blobs' pixels
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)
   // Why the reference stopped: "escaped", "max_iter" or "periodic" (the nucleus of its period lies

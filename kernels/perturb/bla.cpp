@@ -1,9 +1,10 @@
-// BLA table construction (kernels/perturb/bla.h), in floatexp so that no coefficient overflows while
+// BLA table construction (kernels/perturb/bla.h), in floatexp (floatexp2 for the 106-bit tier) so that no coefficient overflows while
 // merging, rounded to the delta type at the end.
 #include "bla.h"
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/core/cpu_parallel.h"
 #include "perturb.cuh"
@@ -14,6 +15,18 @@ namespace {
 
 FloatExp hypot_fe(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
 FloatExp max0(FloatExp x) { return x.m > 0 ? x : FloatExp(0.0); }
+// Radii are tolerances, computed in floatexp whatever the coefficients' arithmetic (53 bits of a
+// radius are as many as the 53-bit table's; the 106-bit table's are 2^-53 of those).
+FloatExp fe(FloatExp x) { return x; }
+FloatExp fe(FloatExp2 x) { return to_floatexp(x); }
+FloatExp from_fe_u(FloatExp x, FloatExp*) { return x; }
+FloatExp2 from_fe_u(FloatExp x, FloatExp2*) { return FloatExp2::from_parts(x, 0.0); }
+// The reference's point k in the builder's arithmetic U: 53 bits (FloatExp), or 106 (FloatExp2,
+// the point and its tail).
+FloatExp point(const std::vector<FloatExp>& z, const std::vector<double>&, uint64_t k, FloatExp*) { return z[k]; }
+FloatExp2 point(const std::vector<FloatExp>& z, const std::vector<double>& lo, uint64_t k, FloatExp2*) {
+  return FloatExp2::from_parts(z[k], lo.empty() ? 0.0 : lo[k]);
+}
 
 }  // namespace
 
@@ -25,6 +38,9 @@ constexpr int kFirstBlaLevel = 2;
 
 template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
+  // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
+  // the 106-bit tier's table, rounded to T at the end.
+  using U = std::conditional_t<std::is_same<T, FloatExp2>::value, FloatExp2, FloatExp>;
   BlaTable<T> t;
   t.dcmax = dcmax;
   const uint64_t len = ref.length();
@@ -40,29 +56,31 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
   t.levels = levels;
   for (int l = levels; l <= kMaxBlaLevels; ++l) t.level_offset[l] = total;
   // One allocation, every level in place (large tables cost more in page faults than in merges).
-  std::vector<BlaEntry<FloatExp>> all(total);
-  const FloatExp eps(kBlaEpsilon);
+  std::vector<BlaEntry<U>> all(total);
+  const FloatExp eps(bla_epsilon<T>());
+  U* const u = nullptr;  // selects from_fe_u's and point's overload
   // Each level's entries are independent: built on all cores in chunks.
   auto on_all_cores = [](std::size_t n, auto&& body) {
     parallel_for(n, 4096, [&](std::size_t a, std::size_t b) {
       for (std::size_t k = a; k < b; ++k) body(k);
     });
   };
-  const auto merge = [&](const BlaEntry<FloatExp>& x, const BlaEntry<FloatExp>& y) {
-    BlaEntry<FloatExp> z;
+  const auto merge = [&](const BlaEntry<U>& x, const BlaEntry<U>& y) {
+    BlaEntry<U> z;
     z.ar = y.ar * x.ar - y.ai * x.ai;
     z.ai = y.ar * x.ai + y.ai * x.ar;
     z.br = (y.ar * x.br - y.ai * x.bi) + y.br;
     z.bi = (y.ar * x.bi + y.ai * x.br) + y.bi;
-    const FloatExp ax = hypot_fe(x.ar, x.ai);
-    FloatExp ry = x.r;
-    if (ax.m != 0) ry = max0((y.r - hypot_fe(x.br, x.bi) * dcmax) / ax);
-    z.r = std::min(x.r, ry);
+    const FloatExp ax = hypot_fe(fe(x.ar), fe(x.ai)), xr = fe(x.r);
+    FloatExp ry = xr;
+    if (ax.m != 0) ry = max0((fe(y.r) - hypot_fe(fe(x.br), fe(x.bi)) * dcmax) / ax);
+    z.r = from_fe_u(std::min(xr, ry), u);
     return z;
   };
   const auto single = [&](std::size_t k) {  // level 0, entry k: the step from m = k + 1
-    const FloatExp zr = ref.zr[k + 1], zi = ref.zi[k + 1];
-    return BlaEntry<FloatExp>{mul_pow2(zr, 1), mul_pow2(zi, 1), FloatExp(1.0), FloatExp(0.0), eps * hypot_fe(zr, zi)};
+    const U zr = point(ref.zr, ref.zr_lo, k + 1, u), zi = point(ref.zi, ref.zi_lo, k + 1, u);
+    return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0),
+                       from_fe_u(eps * hypot_fe(fe(zr), fe(zi)), u)};
   };
   if (levels > kFirstBlaLevel) {
     static_assert(kFirstBlaLevel == 2, "level 2 is merged from four single steps");
@@ -72,12 +90,12 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
     });
   }
   for (int l = kFirstBlaLevel + 1; l < levels; ++l) {
-    const BlaEntry<FloatExp>* cur = all.data() + t.level_offset[l - 1];
-    BlaEntry<FloatExp>* next = all.data() + t.level_offset[l];
+    const BlaEntry<U>* cur = all.data() + t.level_offset[l - 1];
+    BlaEntry<U>* next = all.data() + t.level_offset[l];
     on_all_cores(t.level_offset[l + 1] - t.level_offset[l],
                  [&](std::size_t k) { next[k] = merge(cur[2 * k], cur[2 * k + 1]); });
   }
-  if constexpr (sizeof(T) != sizeof(double)) {
+  if constexpr (!std::is_same<T, double>::value) {
     t.entries = std::move(all);
   } else {
     t.entries.resize(all.size());
@@ -99,5 +117,6 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
 
 template BlaTable<double> build_bla<double>(const Reference&, FloatExp);
 template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp);
+template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp);
 
 }  // namespace ds::perturb

@@ -15,14 +15,23 @@
 // Host types only.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "arith/floatexp.h"
+#include "arith/floatexp2.h"
 
 namespace ds::perturb {
 
 constexpr int kMaxBlaLevels = 31;
 constexpr double kBlaEpsilon = 1.1102230246251565e-16;  // 2^-53
+// The 106-bit tier's tables (T = FloatExp2): built from the reference's 106-bit points, merged in
+// floatexp2, with eps = 2^-106, so that what BLA drops stays at the tier's own rounding level.
+constexpr double kBlaEpsilon2 = 1.2325951644078310e-32;  // 2^-106
+template <class T>
+DEEPSCOPE_HD constexpr double bla_epsilon() {
+  return std::is_same<T, FloatExp2>::value ? kBlaEpsilon2 : kBlaEpsilon;
+}
 
 template <class T>
 struct BlaEntry {
@@ -40,7 +49,8 @@ struct BlaTable {
 };
 
 struct Reference;
-// Builds the table for `ref` (T = double or FloatExp) for images whose |dc| stay below dcmax.
+// Builds the table for `ref` (T = double or FloatExp: eps 2^-53, from the 53-bit points; T = FloatExp2:
+// eps 2^-106, from the 106-bit points zr + zr_lo) for images whose |dc| stay below dcmax.
 template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax);
 

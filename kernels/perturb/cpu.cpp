@@ -24,10 +24,10 @@ double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t ta
                    bool* cancelled);
 // perturb.cu: perturb_pixel with floatexp2 deltas for the listed tile pixels (indices into the
 // tile, row-major), results in list order. p's points are host arrays of p.ref_len points. fields:
-// null, or one FieldValues a pixel (RenderOptions::fields asked).
+// null, or one FieldValues a pixel (RenderOptions::fields asked). *skipped: the iterations BLA skipped.
 void render_list_cuda(const PerturbParams<FloatExp2>& p, const std::vector<uint32_t>& pixels, const Tile& t,
                       const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
-                      bool* cancelled);
+                      uint64_t* skipped, bool* cancelled);
 #endif
 }  // namespace detail
 
@@ -87,6 +87,22 @@ FloatExp quantize_dcmax(FloatExp x) {
   if (!(x.m > 0)) return x;
   return FloatExp::make(1.0, static_cast<int64_t>(x.e) + (x.e & 1));
 }
+
+// The largest |dc| of the view's pixels against ref: |offset| + s/2 * |(w, h)|, rounded up
+// generously (x 1.01).
+FloatExp view_dcmax(const View& v, const Geometry& g, const Reference& ref) {
+  FloatExp off_re, off_im;
+  centre_offset(ref, g, &off_re, &off_im);
+  const FloatExp hs = FloatExp::from_string(g.half_step);
+  const double diag =
+      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height) *
+      g.map_norm;
+  return (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
+}
+
+// The 106-bit tier's BLA table takes 120 bytes an entry (about 60 a reference point), built only
+// while flagged pixels wait; above this it is left out.
+constexpr std::size_t kMaxTierBlaBytes = std::size_t{1} << 31;
 
 template <class T>
 std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
@@ -269,14 +285,15 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 
 // The second tier (docs/perturbation.md, "Undecided pixels"): the flagged pixels again against the
 // same reference, with floatexp2 deltas (106 bits), the reference's points, the centre offset and
-// the half step to 106 bits, and no BLA (its truncation is at binary64's level). A pixel flagged
+// the half step to 106 bits, and a BLA table of its own built at 106 bits (eps = 2^-106: a table
+// made for binary64 would truncate at binary64's level). A pixel flagged
 // in the first pass has an escape test that 53-bit deltas could not decide; here the error
 // estimate shrinks by 2^-50 or so, and nearly all are decided. Returns the pixels still flagged
 // (ascending); results go through `put`.
 std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                                         const Reference& ref, Backend backend,
                                         const std::vector<std::size_t>& flagged, const PutPixel& put,
-                                        bool* cancelled) {
+                                        bool* cancelled, double* bla_seconds, uint64_t* skipped) {
   const uint64_t len = ref.length();
   std::vector<FloatExp2> zr(len), zi(len);
   for (uint64_t k = 0; k < len; ++k) {
@@ -285,13 +302,19 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   }
   FloatExp2 off_re, off_im, hs;
   centre_offset(ref, g, &off_re, &off_im, &hs);
-  const BlaTable<FloatExp2> no_bla{};
-  PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, zr.data(), zi.data(), no_bla, FloatExp(0.0),
+  // Its own BLA table: from the 106-bit points, eps = 2^-106 (bla.h), for the view's dcmax. Left
+  // out where it would outgrow kMaxTierBlaBytes (the tier then steps singly, as it always did).
+  BlaTable<FloatExp2> bla;
+  if (opt.bla && len / 2 * sizeof(BlaEntry<FloatExp2>) <= kMaxTierBlaBytes) {
+    const auto tb = Clock::now();
+    bla = build_bla<FloatExp2>(ref, quantize_dcmax(view_dcmax(v, g, ref)));
+    *bla_seconds += since(tb);
+  }
+  PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, zr.data(), zi.data(), bla, FloatExp(0.0),
                                           FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/false);
   p.off_re = off_re;
   p.off_im = off_im;
   p.half_step = hs;
-  p.bla_levels = 0;
   const std::size_t tw = static_cast<std::size_t>(t.width);
   std::vector<uint64_t> counts(flagged.size());
   std::vector<float> smooth(flagged.size());
@@ -300,11 +323,12 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
 #if DEEPSCOPE_WITH_CUDA
     std::vector<uint32_t> idx(flagged.begin(), flagged.end());
     detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
-                             cancelled);
+                             skipped, cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
   } else {
+    std::atomic<uint64_t> tier_skipped{0};
     ParallelOptions po;
     po.cancel = opt.cancel;
     po.threads = opt.cpu_threads;
@@ -319,9 +343,11 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
             counts[q] = px.count;
             smooth[q] = px.smooth;
             if (opt.fields) fields[q] = px.fields;
+            tier_skipped.fetch_add(px.skipped, std::memory_order_relaxed);
           }
         },
         po);
+    *skipped += tier_skipped.load();
     if (opt.cancel && opt.cancel->load()) *cancelled = true;
   }
   std::vector<std::size_t> again;
@@ -358,7 +384,9 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   const std::size_t tw = static_cast<std::size_t>(t.width);
   const auto t0 = Clock::now();
   std::vector<std::size_t> pending =
-      opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled) : flagged;
+      opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled,
+                                 &res->perturb.bla_seconds, &res->perturb.refine_skipped)
+                  : flagged;
   res->perturb.refine_seconds += since(t0);
   if (res->cancelled) return;
   res->perturb.glitch_refined = flagged.size() - pending.size();
@@ -440,11 +468,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   FloatExp off_re, off_im;
   centre_offset(ref, g, &off_re, &off_im);
   const FloatExp hs = FloatExp::from_string(g.half_step);
-  // |dc| <= |offset| + s/2 * |(w, h)|, rounded up generously (x 1.01).
-  const double diag =
-      std::sqrt(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height) *
-      g.map_norm;
-  const FloatExp dcmax = (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
+  const FloatExp dcmax = view_dcmax(v, g, ref);
 
   const auto tb = Clock::now();
   std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla);

@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, kFields != kNoFields ? 4 : 1
 template <class T, int kFields>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     perturb_list_kernel(const PerturbParams<T> p, const uint32_t* pixels, int n, int x0, int y0, int tw,
-                        uint64_t* counts, float* smooth, FieldValues* fields) {
+                        uint64_t* counts, float* smooth, FieldValues* fields, unsigned long long* skipped) {
   const int q = blockIdx.x * (kBlockX * kBlockY) + threadIdx.x;
   if (q >= n) return;
   const uint32_t k = pixels[q];
@@ -52,6 +52,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   counts[q] = px.count;
   smooth[q] = px.smooth;
   if (kFields != kNoFields) fields[q] = px.fields;
+  if (px.skipped) atomicAdd(skipped, static_cast<unsigned long long>(px.skipped));
 }
 
 // The reference and BLA table of the last render stay on the device: the window renders a view as
@@ -193,22 +194,29 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
 
 void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint32_t>& pixels, const Tile& t,
                       const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
-                      bool* cancelled) {
+                      uint64_t* skipped, bool* cancelled) {
   using T = FloatExp2;
   if (pixels.empty()) return;
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   DeviceBuffer zr(hp.ref_len * sizeof(T)), zi(hp.ref_len * sizeof(T));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr.p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi.p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  // The tier's own BLA table (refine_flagged: 106-bit, eps 2^-106), when it has one.
+  const std::size_t bla_entries = hp.bla_levels > 1 ? hp.level_offset[kMaxBlaLevels] : 0;
+  DeviceBuffer bla(bla_entries * sizeof(BlaEntry<T>));
+  if (bla_entries)
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(bla.p, hp.bla, bla_entries * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
   PerturbParams<T> p = hp;
   p.zr = zr.as<T>();
   p.zi = zi.as<T>();
-  p.bla = nullptr;
-  p.bla_levels = 0;
+  p.bla = bla_entries ? bla.as<BlaEntry<T>>() : nullptr;
+  if (!bla_entries) p.bla_levels = 0;
   const std::size_t n = pixels.size();
   DeviceBuffer didx(n * sizeof(uint32_t)), dcounts(n * sizeof(uint64_t)), dsmooth(n * sizeof(float));
   DeviceBuffer dfields(fields ? n * sizeof(FieldValues) : 0);
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(didx.p, pixels.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  DeviceBuffer dskipped(sizeof(unsigned long long));
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(dskipped.p, 0, sizeof(unsigned long long)));
   // Launches of as many pixels as the device holds resident at once (a launch of fewer leaves
   // SMs idle for the whole of the longest pixel's orbit: each thread here is one latency-bound
   // chain of up to max_iter steps); cancel is honoured between launches.
@@ -227,17 +235,20 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
     if (fields)
       perturb_list_kernel<T, kStripeFields><<<(m + kThreads - 1) / kThreads, kThreads>>>(
           p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
-          dsmooth.as<float>() + q0, dfields.as<FieldValues>() + q0);
+          dsmooth.as<float>() + q0, dfields.as<FieldValues>() + q0, dskipped.as<unsigned long long>());
     else
       perturb_list_kernel<T, kNoFields><<<(m + kThreads - 1) / kThreads, kThreads>>>(
           p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
-          dsmooth.as<float>() + q0, nullptr);
+          dsmooth.as<float>() + q0, nullptr, dskipped.as<unsigned long long>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dcounts.p, n * sizeof(uint64_t), cudaMemcpyDeviceToHost));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, n * sizeof(float), cudaMemcpyDeviceToHost));
   if (fields) DEEPSCOPE_CUDA_CHECK(cudaMemcpy(fields, dfields.p, n * sizeof(FieldValues), cudaMemcpyDeviceToHost));
+  unsigned long long sk = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&sk, dskipped.p, sizeof sk, cudaMemcpyDeviceToHost));
+  *skipped += sk;
 }
 
 template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,

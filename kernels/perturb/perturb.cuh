@@ -395,7 +395,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           // add as sqrt(2^l)).
           const T a = modulus(e.ar, e.ai), adz = a * mag;
           const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
-                          adz * (kBlaEpsilon * ::sqrt(static_cast<double>(len)));
+                          adz * (bla_epsilon<T>() * ::sqrt(static_cast<double>(len)));
           err = quad(aux(a) * err, aux(local));
         }
         dzr = nr;

@@ -221,7 +221,7 @@ TEST(Perturb, AgreesWithMpfrAt1e300) {
 }
 
 // f64 deltas forced where they underflow: every pixel is flagged and re-rendered with floatexp2
-// deltas (the 106-bit tier), so the image still equals the oracle.
+// deltas (the 106-bit tier, with its own 106-bit BLA table), so the image still equals the oracle.
 TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
   const View v = make_view(deep_re().substr(0, 420), deep_im().substr(0, 420), "1e320", 6000, 8, 8);
   std::vector<uint32_t> oc;
@@ -229,6 +229,7 @@ TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
   mpfr_render(v, 1300, &oc, &os);
   const RenderResult p = perturb_cpu(v, DeltaFormat::kF64);
   EXPECT_EQ(p.perturb.glitch_pixels, 64u);
+  EXPECT_GT(p.perturb.refine_skipped, 0u);  // the tier's BLA steps ran (and the counts still agree)
   const Agreement a = compare(p.counts, p.smooth, oc, os);
   EXPECT_EQ(a.count_share, 1.0);
   EXPECT_LE(a.max_smooth, kSmoothTol);
@@ -569,6 +570,8 @@ TEST(PerturbDevice, RefinedPixelsMatchCpu) {
   EXPECT_GT(c.perturb.glitch_refined, 0u);
   EXPECT_EQ(g.perturb.glitch_pixels, c.perturb.glitch_pixels);
   EXPECT_EQ(g.perturb.glitch_refined, c.perturb.glitch_refined);
+  EXPECT_EQ(g.perturb.refine_skipped, c.perturb.refine_skipped);  // the same 106-bit BLA steps
+  EXPECT_GT(c.perturb.refine_skipped, 0u);
   EXPECT_EQ(g.perturb.glitch_unresolved, 0u);
   EXPECT_EQ(g.counts, c.counts);
 }
