@@ -151,6 +151,18 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
     set_fe(qq_.im, mul_pow2(a2_given->im, 1));
     order = 2;  // no MPFR recursion for h
   }
+  // Where only dz/dc is iterated and it fits a few limbs, in fixed point (finder_derivative.h):
+  // MPFR's per-call cost made it as dear as the orbit at several times its bits.
+  const int limbs = FixedDerivative::limbs_for(bd);
+  if (order == 2 && limbs <= kFixedDerivativeMaxLimbs) {
+    fixed_.reset(limbs);
+    for (uint32_t n = 1; n <= p; ++n) {
+      fixed_.step(z_.re.v, z_.im.v);  // d_n = 2 z_{n-1} d_{n-1} + 1
+      step(z_, c, t1_, t2_);
+    }
+    fixed_.get(d_.re.v, d_.im.v);
+    return;
+  }
   for (uint32_t n = 1; n <= p; ++n) {
     if (order >= 4) third_step();        // t_n from z, d, h, t at n - 1
     if (order >= 3) second_step();       // h_n from z, d, h at n - 1
