@@ -1,0 +1,44 @@
+// The nucleus finder's seed orbit in fixed point (finder_nucleus.cpp): z <- z^2 + c with GMP's mpn
+// at a few limbs, where MPFR's per-call cost made up half of each step. Private to the finder.
+//
+// Each coordinate is a signed n-limb integer X standing for X 2^-F, F = 64n - 8 (so |values| <
+// 2^8; in the loop they stay below 4 + |c| < 12: the caller stops at |z| > 2, and c must be below
+// 8 in each coordinate, else reset() refuses). c is rounded to 2^-F once; each step's squares and
+// product are exact in 2n limbs and cut (truncated) back to 2^-F: an absolute error below 2^-F per
+// coordinate and step, with c's rounding 2^-(F+1). MPFR at b bits rounds each of the step's 7
+// operations to 2^-b of its result (up to 4 + |c|), so F >= b + 3, which limbs_for(b) gives,
+// makes the orbit's rounding per step no larger than that of MPFR at the view's precision b; the
+// finder's use of the seed's orbit (its floor, cmag 2^-(b - 16)) stands as it was.
+#pragma once
+#include <gmp.h>
+#include <mpfr.h>
+
+#include <vector>
+
+#include "arith/floatexp2.h"
+
+namespace ds::perturb::finder::detail {
+
+class FixedOrbit {
+ public:
+  // The limbs whose F = 64n - 8 is at least bits + 3.
+  static int limbs_for(int bits) { return (bits + 3 + 8 + 63) / 64; }
+  // z <- 0, c from (re, im) rounded to 2^-F at n limbs; false (nothing set) where a coordinate of c
+  // is 8 or more in magnitude.
+  bool reset(const mpfr_t re, const mpfr_t im, int n);
+  // z <- z^2 + c.
+  void step();
+  // z's coordinates cut to their leading 106 bits (as mpfr_util::to_fe2_cut).
+  FloatExp2 re() const { return fe2(zr_.data(), nr_); }
+  FloatExp2 im() const { return fe2(zi_.data(), ni_); }
+  // z exactly (rounded to re's and im's precision where they hold fewer than 64n bits).
+  void get(mpfr_t re, mpfr_t im) const;
+
+ private:
+  int n_ = 0, f_ = 0;
+  std::vector<mp_limb_t> cr_, ci_, zr_, zi_, a_, b_, m_, t_;
+  bool ncr_ = false, nci_ = false, nr_ = false, ni_ = false;
+  FloatExp2 fe2(const mp_limb_t* x, bool negative) const;
+};
+
+}  // namespace ds::perturb::finder::detail
