@@ -20,8 +20,8 @@ using namespace detail;
 constexpr int kMarginBits = 8;
 // The most limbs at which the seed's orbit runs in fixed point (finder_fixed_orbit.h) rather than
 // in MPFR: in a plain loop on the development machine it took 45% of MPFR's time at 8 limbs, 65%
-// at 14, 70% at 16, and more than MPFR from 24 (MPFR's short products).
-constexpr int kFixedOrbitMaxLimbs = 16;
+// at 14, 70% at 16, 78% at 19, 89% at 20, and more than MPFR from 24 (MPFR's short products).
+constexpr int kFixedOrbitMaxLimbs = 20;
 
 enum class NewtonStage { kConverged, kStalled, kFailed, kCancelled };
 struct PerturbedNewton {
