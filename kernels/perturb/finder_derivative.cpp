@@ -55,8 +55,9 @@ void extract(mp_limb_t* out, mp_size_t n, const mp_limb_t* x, mp_size_t L, int64
   const int64_t ls = -sh;
   const mp_size_t q = static_cast<mp_size_t>(ls / 64);
   const unsigned r = static_cast<unsigned>(ls % 64);
-  std::fill(out, out + q, mp_limb_t{0});
-  std::copy(x, x + (n - q), out + q);
+  const mp_size_t k = std::min(n - q, L);  // (x's bits all lie below limb n - q)
+  std::fill(out, out + n, mp_limb_t{0});
+  std::copy(x, x + k, out + q);
   if (r > 0) mpn_lshift(out + q, out + q, n - q, r);
 }
 
@@ -80,16 +81,21 @@ void FixedDerivative::reset(int n) {
   for (auto* v : {&p1_, &p2_, &p3_, &p4_, &xr_, &xi_}) v->assign(L, 0);
 }
 
+void FixedDerivative::set_one() {
+  const mp_size_t n = n_;
+  std::fill(r_.begin(), r_.end(), mp_limb_t{0});
+  std::fill(i_.begin(), i_.end(), mp_limb_t{0});
+  r_[static_cast<size_t>(n - 1)] = mp_limb_t{1} << 63;
+  s_ = -(64 * static_cast<int64_t>(n) - 1);
+  nr_ = ni_ = false;
+  zero_ = false;
+}
+
 void FixedDerivative::step(const mpfr_t zre, const mpfr_t zim) {
-  const mp_size_t n = n_, L = 2 * n + 2;
+  const mp_size_t n = n_;
   const bool zr_reg = mpfr_regular_p(zre), zi_reg = mpfr_regular_p(zim);
   if (zero_ || (!zr_reg && !zi_reg)) {  // 2 z d + 1 = 1 exactly
-    std::fill(r_.begin(), r_.end(), mp_limb_t{0});
-    std::fill(i_.begin(), i_.end(), mp_limb_t{0});
-    r_[n - 1] = mp_limb_t{1} << 63;
-    s_ = -(64 * static_cast<int64_t>(n) - 1);
-    nr_ = ni_ = false;
-    zero_ = false;
+    set_one();
     return;
   }
   // z's block: the larger coordinate's exponent, the other shifted to it (cut).
@@ -107,7 +113,27 @@ void FixedDerivative::step(const mpfr_t zre, const mpfr_t zim) {
   } else {
     std::fill(zi_.begin(), zi_.begin() + n, mp_limb_t{0});
   }
-  const bool nzr = zr_reg && mpfr_signbit(zre), nzi = zi_reg && mpfr_signbit(zim);
+  step_block(zr_reg && mpfr_signbit(zre), zi_reg && mpfr_signbit(zim), ez - 64 * static_cast<int64_t>(n));
+}
+
+void FixedDerivative::step(const mp_limb_t* xr, bool nxr, const mp_limb_t* xi, bool nxi, int m, int F) {
+  const mp_size_t n = n_;
+  mp_size_t top = m - 1;
+  while (top >= 0 && xr[top] == 0 && xi[top] == 0) --top;
+  if (zero_ || top < 0) {  // 2 z d + 1 = 1 exactly
+    set_one();
+    return;
+  }
+  // The n limbs from the larger coordinate's leading bit: bits [sh, sh + 64n) of each, at 2^(sh - F).
+  const int64_t T = 64 * static_cast<int64_t>(top) + 63 - __builtin_clzll(xr[top] | xi[top]);
+  const int64_t sh = T + 1 - 64 * static_cast<int64_t>(n);
+  extract(zr_.data(), n, xr, m, sh, p1_.data());
+  extract(zi_.data(), n, xi, m, sh, p1_.data());
+  step_block(nxr, nxi, sh - F);
+}
+
+void FixedDerivative::step_block(bool nzr, bool nzi, int64_t sz) {
+  const mp_size_t n = n_, L = 2 * n + 2;
   // 2 z d exactly: (R ZR - I ZI) + i (R ZI + I ZR), at 2^(s + sz + 1), sz = ez - 64n.
   mpn_mul_n(p1_.data(), r_.data(), zr_.data(), n);
   mpn_mul_n(p2_.data(), i_.data(), zi_.data(), n);
@@ -116,7 +142,7 @@ void FixedDerivative::step(const mpfr_t zre, const mpfr_t zim) {
   // (the top two limbs of p1..p4 stay 0: only mpn_mul_n's 2n limbs are written)
   bool nxr = signed_add(xr_.data(), p1_.data(), nr_ != nzr, p2_.data(), !(ni_ != nzi), L);
   const bool nxi = signed_add(xi_.data(), p3_.data(), nr_ != nzi, p4_.data(), ni_ != nzr, L);
-  int64_t s = s_ + (ez - 64 * static_cast<int64_t>(n)) + 1;
+  int64_t s = s_ + sz + 1;
   // + 1 = 2^k units, k = -s; below one unit it is dropped (less than the cut below).
   int64_t k = -s;
   const int64_t kmax = 128 * static_cast<int64_t>(n) + 1;  // the products' sums are below 2^kmax

@@ -4,9 +4,9 @@
 //
 // A complex number is (R + i I) 2^s, with R and I non-negative n-limb integers and signs of their
 // own, normalised so that the larger has its top bit set (bit 64n - 1). z comes from an MPFR
-// orbit: the top n limbs of each coordinate, the smaller shifted to the larger's exponent, cut
-// (truncated): each coordinate is off by less than one unit 2^s, so |z~ - z| < 2^0.5 2^-(64n-1) |z|.
-// The step 2 z~ d + 1 is exact in 2n + 2 limbs (the four n x n products with GMP's mpn; a + 1
+// orbit (or the n limbs from the leading bit of a fixed-point one), the smaller shifted to the
+// larger's exponent, cut (truncated): each coordinate is off by less than one unit 2^s, so |z~ - z| < 2^0.5
+// 2^-(64n-1) |z|. The step 2 z~ d + 1 is exact in 2n + 2 limbs (the four n x n products with GMP's mpn; a + 1
 // below the products' last bit is dropped, less than the cut), and the result is cut back to n
 // limbs the same way: |d~ - (2 z~ d + 1)| < 2^0.5 2^-(64n-1) |d~|.
 //
@@ -36,6 +36,9 @@ class FixedDerivative {
   void reset(int n);
   // d <- 2 z d + 1, z from an MPFR number pair (any precision; its top n limbs are used).
   void step(const mpfr_t zre, const mpfr_t zim);
+  // The same with z = (XR + i XI) 2^-F from a fixed-point orbit (m limbs each; signs apart), cut
+  // the same way from its leading bit.
+  void step(const mp_limb_t* xr, bool nxr, const mp_limb_t* xi, bool nxi, int m, int F);
   // d rounded to re's and im's precision.
   void get(mpfr_t re, mpfr_t im) const;
 
@@ -45,6 +48,9 @@ class FixedDerivative {
   int64_t s_ = 0;  // d = (R + i I) 2^s_
   std::vector<mp_limb_t> r_, i_;
   bool nr_ = false, ni_ = false;  // signs (true: negative)
+  // d <- 2 z d + 1 from z's block in zr_, zi_ (signs nzr, nzi) at 2^sz.
+  void step_block(bool nzr, bool nzi, int64_t sz);
+  void set_one();
   // z's block (n limbs), scratch for the products (2n + 2 limbs each).
   std::vector<mp_limb_t> zr_, zi_, p1_, p2_, p3_, p4_, xr_, xi_;
 };

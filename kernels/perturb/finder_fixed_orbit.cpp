@@ -65,7 +65,7 @@ bool FixedOrbit::reset(const mpfr_t re, const mpfr_t im, int n) {
   return true;
 }
 
-void FixedOrbit::step() {
+bool FixedOrbit::step() {
   const mp_size_t n = n_;
   // zr^2 - zi^2 and 2 zr zi exactly at 2^-2F, then cut to 2^-F: bits F.. of the 2n-limb
   // results (F = 64 (n - 1) + 56), the values below 2^(64n - 4).
@@ -78,6 +78,10 @@ void FixedOrbit::step() {
   nr_ = signed_add(zr_.data(), t_.data(), nre, cr_.data(), ncr_, n);
   mpn_rshift(t_.data(), m_.data() + (n - 1), n + 1, 55);  // 2 zr zi
   ni_ = signed_add(zi_.data(), t_.data(), nm, ci_.data(), nci_, n);
+  // Below 4 = 2^(F + 2) = 2^(64n - 6): the top limb below 2^58. (From there the next step stays
+  // below 2 * 4^2 + |c| < 2^6, inside the format.)
+  constexpr mp_limb_t kFour = mp_limb_t{1} << 58;
+  return zr_[static_cast<size_t>(n - 1)] < kFour && zi_[static_cast<size_t>(n - 1)] < kFour;
 }
 
 void FixedOrbit::get(mpfr_t re, mpfr_t im) const {

@@ -18,10 +18,6 @@ using namespace detail;
 // The margin of a predicted error below the target that ends Newton's method without another
 // orbit (the predictions matched the measured distances to 0.2 bits at the bench's locations).
 constexpr int kMarginBits = 8;
-// The most limbs at which the seed's orbit runs in fixed point (finder_fixed_orbit.h) rather than
-// in MPFR: in a plain loop on the development machine it took 45% of MPFR's time at 8 limbs, 65%
-// at 14, 70% at 16, 78% at 19, 89% at 20, and more than MPFR from 24 (MPFR's short products).
-constexpr int kFixedOrbitMaxLimbs = 20;
 
 enum class NewtonStage { kConverged, kStalled, kFailed, kCancelled };
 struct PerturbedNewton {
@@ -127,7 +123,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     for (uint32_t n = 1; n <= period; ++n) {
       FloatExp2 zr, zi;
       if (use_fixed) {
-        fixed.step();
+        fixed.step();  // (a coordinate at 4 or more: |z| > 2, the loop ends below)
         zr = fixed.re();
         zi = fixed.im();
       } else {

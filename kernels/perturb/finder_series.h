@@ -7,6 +7,7 @@
 #include "arith/floatexp.h"
 #include "kernels/perturb/finder_derivative.h"
 #include "kernels/perturb/finder_detail.h"
+#include "kernels/perturb/finder_fixed_orbit.h"
 
 namespace ds::perturb::finder::detail {
 
@@ -35,6 +36,7 @@ class SeriesStep {
   int order_ = 2;
   bool a2_given_ = false;
   FixedDerivative fixed_;               // d in fixed point (order 2, up to 16 limbs)
+  FixedOrbit fixed_z_;                  // and z with it (up to kFixedOrbitMaxLimbs)
   MpC z_, d_, zr_, uq_;                 // z at b; d, zr (z rounded), u at bd
   Mp t1_, t2_, u1_, u2_, u3_;           // scratch at b (t) and bd (u)
   MpC h_, zh_, dh_, qq_, w_;            // at bh: h, z and d rounded, h / g, u^2

@@ -4,7 +4,8 @@
 // is at most about 2 p 2^-(64n - 1.5) where nothing cancels) and within what the finder allows
 // for the derivative's rounding at the bits limbs_for gives n limbs for (bd = 64n - 4: s 2^-(bd -
 // 16 - log2 p)); MPFR at bd is printed beside it (its round-to-nearest errors partly cancel, and
-// it came out 4 to 6 bits closer). The edge cases: a real orbit (z's imaginary part 0), z = 0
+// it came out 4 to 6 bits closer); the same with z read from a fixed-point orbit
+// (finder_fixed_orbit.h). The edge cases: a real orbit (z's imaginary part 0), z = 0
 // throughout, and 2 z d far below the + 1.
 #include <gtest/gtest.h>
 #include <mpfr.h>
@@ -13,10 +14,12 @@
 #include <string>
 
 #include "kernels/perturb/finder_derivative.h"
+#include "kernels/perturb/finder_fixed_orbit.h"
 
 namespace {
 
 using ds::perturb::finder::detail::FixedDerivative;
+using ds::perturb::finder::detail::FixedOrbit;
 
 struct M {
   mpfr_t v;
@@ -104,6 +107,37 @@ TEST(FinderDerivative, WithinItsBoundAndTheFindersAllowance) {
     EXPECT_LE(e.fixed, bound);
     // The finder's prediction for MPFR at bd (finder_nucleus.cpp: 2^-(bd - 16 - log2 p)) holds it.
     EXPECT_LE(e.fixed, -(bd - 16 - std::log2(static_cast<double>(p))));
+  }
+}
+
+TEST(FinderDerivative, FromAFixedPointOrbit) {
+  // z from FixedOrbit at 617 bits (10 limbs), read as it is; the reference from the same z.
+  const uint32_t p = 11380;
+  const int zbits = 617;
+  M cr(zbits), ci(zbits);
+  mpfr_set_str(cr.v, "-0.743643887037158704752191506114774", 10, MPFR_RNDN);
+  mpfr_set_str(ci.v, "0.131825904205311970493132056385139", 10, MPFR_RNDN);
+  FixedOrbit z;
+  ASSERT_TRUE(z.reset(cr.v, ci.v, FixedOrbit::limbs_for(zbits)));
+  for (int n : {1, 4, 7}) {
+    ASSERT_TRUE(z.reset(cr.v, ci.v, FixedOrbit::limbs_for(zbits)));
+    const int hb = 64 * n + 200;
+    M hr(hb), hi(hb), h1(hb), h2(hb), zr(64 * z.limbs()), zi(64 * z.limbs());
+    mpfr_set_zero(hr.v, 1);
+    mpfr_set_zero(hi.v, 1);
+    FixedDerivative f;
+    f.reset(n);
+    for (uint32_t k = 1; k <= p; ++k) {
+      z.get(zr.v, zi.v);  // exact
+      mpfr_derivative_step(hr, hi, zr, zi, h1, h2);
+      f.step(z.re_limbs(), z.re_negative(), z.im_limbs(), z.im_negative(), z.limbs(), z.fraction_bits());
+      ASSERT_TRUE(z.step()) << k;
+    }
+    M fr(64 * n), fi(64 * n);
+    f.get(fr.v, fi.v);
+    const double e = log2_rel(fr, fi, hr, hi);
+    std::cout << n << " limbs from a fixed-point orbit: 2^" << e << "\n";
+    EXPECT_LE(e, std::log2(2.0 * p) - (64 * n - 1.5));
   }
 }
 

@@ -2,7 +2,7 @@
 // 700 bits above it, within the bound its stated rounding gives (at most 2^-F per coordinate and
 // step, carried along the orbit by E_{n+1} = 2 |z_n| E_n + 2^0.5 2^-F), beside MPFR's own error at
 // the bits limbs_for gave the limbs for; its 106-bit points are exactly mpfr_util::to_fe2_cut of
-// its values; c out of range is refused.
+// its values; c out of range is refused, and step() reports a coordinate at 4 or more.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -97,6 +97,13 @@ TEST(FinderFixedOrbit, ZeroAndOutOfRange) {
   f.get(x.v, y.v);
   EXPECT_EQ(mpfr_cmp_si(x.v, 2), 0);
   EXPECT_TRUE(mpfr_zero_p(y.v));
+  mpfr_set_si(a.v, 1, MPFR_RNDN);  // 1, 2, 5: step() says when a coordinate reaches 4
+  ASSERT_TRUE(f.reset(a.v, b.v, 2));
+  EXPECT_TRUE(f.step());
+  EXPECT_TRUE(f.step());
+  EXPECT_FALSE(f.step());
+  f.get(x.v, y.v);
+  EXPECT_EQ(mpfr_cmp_si(x.v, 5), 0);
   mpfr_set_si(a.v, 8, MPFR_RNDN);
   EXPECT_FALSE(f.reset(a.v, b.v, 2));
   mpfr_set_d(a.v, 0.5, MPFR_RNDN);
