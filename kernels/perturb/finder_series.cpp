@@ -151,6 +151,36 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
     set_fe(qq_.im, mul_pow2(a2_given->im, 1));
     order = 2;  // no MPFR recursion for h
   }
+  // Where only dz/dc is iterated and it fits a few limbs, in fixed point (finder_derivative.h):
+  // MPFR's per-call cost made it as dear as the orbit at several times its bits. So is the orbit
+  // where it fits kFixedOrbitMaxLimbs (finder_fixed_orbit.h: no more rounding per step than MPFR
+  // at b); should it leave |z| < 4, it is run again in MPFR (as the seed's, it is not expected to).
+  const int limbs = FixedDerivative::limbs_for(bd);
+  if (order == 2 && limbs <= kFixedDerivativeMaxLimbs) {
+    const int zlimbs = FixedOrbit::limbs_for(b);
+    if (zlimbs <= kFixedOrbitMaxLimbs && fixed_z_.reset(c.re.v, c.im.v, zlimbs)) {
+      const FixedOrbit& z = fixed_z_;
+      fixed_.reset(limbs);
+      bool inside = true;
+      for (uint32_t n = 1; n <= p && inside; ++n) {
+        fixed_.step(z.re_limbs(), z.re_negative(), z.im_limbs(), z.im_negative(), z.limbs(),
+                    z.fraction_bits());
+        inside = fixed_z_.step();
+      }
+      if (inside) {
+        fixed_z_.get(z_.re.v, z_.im.v);
+        fixed_.get(d_.re.v, d_.im.v);
+        return;
+      }
+    }
+    fixed_.reset(limbs);
+    for (uint32_t n = 1; n <= p; ++n) {
+      fixed_.step(z_.re.v, z_.im.v);  // d_n = 2 z_{n-1} d_{n-1} + 1
+      step(z_, c, t1_, t2_);
+    }
+    fixed_.get(d_.re.v, d_.im.v);
+    return;
+  }
   for (uint32_t n = 1; n <= p; ++n) {
     if (order >= 4) third_step();        // t_n from z, d, h, t at n - 1
     if (order >= 3) second_step();       // h_n from z, d, h at n - 1

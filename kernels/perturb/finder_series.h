@@ -5,7 +5,9 @@
 #include <cstdint>
 
 #include "arith/floatexp.h"
+#include "kernels/perturb/finder_derivative.h"
 #include "kernels/perturb/finder_detail.h"
+#include "kernels/perturb/finder_fixed_orbit.h"
 
 namespace ds::perturb::finder::detail {
 
@@ -33,6 +35,8 @@ class SeriesStep {
  private:
   int order_ = 2;
   bool a2_given_ = false;
+  FixedDerivative fixed_;               // d in fixed point (order 2, up to 16 limbs)
+  FixedOrbit fixed_z_;                  // and z with it (up to kFixedOrbitMaxLimbs)
   MpC z_, d_, zr_, uq_;                 // z at b; d, zr (z rounded), u at bd
   Mp t1_, t2_, u1_, u2_, u3_;           // scratch at b (t) and bd (u)
   MpC h_, zh_, dh_, qq_, w_;            // at bh: h, z and d rounded, h / g, u^2
@@ -42,6 +46,11 @@ class SeriesStep {
   void second_step();
   void third_step();
 };
+
+// The most limbs at which dz/dc runs in fixed point (finder_derivative.h) rather than in MPFR: at
+// 4 to 10 limbs it took a third to two thirds of MPFR's time on the development machine, at 19
+// limbs 90%, at 36 about as long or longer (GMP's full products against MPFR's short ones).
+constexpr int kFixedDerivativeMaxLimbs = 16;
 
 // The bits to which the perturbed orbit's a2 = z_p'' / 2 z_p' is taken as known: its doubles
 // (53 bits) held the first derivative to about 45 bits over 567,135 steps (docs/finder.md), and
