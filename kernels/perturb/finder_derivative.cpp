@@ -1,5 +1,6 @@
 // The nucleus finder's fixed-point derivative (finder_derivative.h). docs/finder.md.
 #include "kernels/perturb/finder_derivative.h"
+#include "kernels/perturb/finder_fixed_orbit.h"  // signed_add
 
 #include <algorithm>
 
@@ -7,21 +8,6 @@ namespace ds::perturb::finder::detail {
 namespace {
 
 static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
-
-// out <- (a, negative na) + (b, negative nb), L limbs each (magnitudes with room for a carry);
-// out may be a or b. Returns out's sign.
-bool signed_add(mp_limb_t* out, const mp_limb_t* a, bool na, const mp_limb_t* b, bool nb, mp_size_t L) {
-  if (na == nb) {
-    mpn_add_n(out, a, b, L);
-    return na;
-  }
-  if (mpn_cmp(a, b, L) >= 0) {
-    mpn_sub_n(out, a, b, L);
-    return na;
-  }
-  mpn_sub_n(out, b, a, L);
-  return nb;
-}
 
 // x >>= sh bits (0 < sh; truncating), L limbs.
 void shift_right(mp_limb_t* x, mp_size_t L, int64_t sh) {

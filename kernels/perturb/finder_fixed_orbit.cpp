@@ -9,21 +9,6 @@ namespace {
 
 static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
 
-// out <- (a, negative na) + (b, negative nb), L limbs (no carry out of them); out may be a or b.
-// Returns out's sign.
-bool signed_add(mp_limb_t* out, const mp_limb_t* a, bool na, const mp_limb_t* b, bool nb, mp_size_t L) {
-  if (na == nb) {
-    mpn_add_n(out, a, b, L);
-    return na;
-  }
-  if (mpn_cmp(a, b, L) >= 0) {
-    mpn_sub_n(out, a, b, L);
-    return na;
-  }
-  mpn_sub_n(out, b, a, L);
-  return nb;
-}
-
 // x 2^F rounded to an integer, as n limbs and a sign; false where |x| >= 8.
 bool to_fixed(const mpfr_t x, int n, int F, std::vector<mp_limb_t>* out, bool* negative) {
   out->assign(static_cast<size_t>(n), 0);

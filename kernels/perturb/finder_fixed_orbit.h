@@ -20,6 +20,21 @@
 
 namespace ds::perturb::finder::detail {
 
+// out <- (a, negative na) + (b, negative nb), magnitudes of L limbs each; out may be a or b. A
+// carry out of the top limb is lost: callers keep room for it. Returns out's sign.
+inline bool signed_add(mp_limb_t* out, const mp_limb_t* a, bool na, const mp_limb_t* b, bool nb, mp_size_t L) {
+  if (na == nb) {
+    mpn_add_n(out, a, b, L);
+    return na;
+  }
+  if (mpn_cmp(a, b, L) >= 0) {
+    mpn_sub_n(out, a, b, L);
+    return na;
+  }
+  mpn_sub_n(out, b, a, L);
+  return nb;
+}
+
 // The most limbs at which an orbit runs in fixed point rather than in MPFR: in a plain loop on the
 // development machine it took 45% of MPFR's time at 8 limbs, 65% at 14, 70% at 16, 78% at 19,
 // 89% at 20, and more than MPFR from 24 (MPFR's short products).
