@@ -446,36 +446,57 @@ DEEPSCOPE_HD Wide wide_mul_words(const Wide& x, const uint32_t (&c)[5]) {
   return r;
 }
 
-// Writes c_0(k), c_1(k), c_2(k) (truncated to 96 bits) to out[3 (k - k0) + j] for k0 <= k < k0 + n.
+// The expansion's per-item math, shared by the CPU loop below and the CUDA kernel (lefevre.cu, which
+// stages its stores): the binomials C(k0, l), the differences of c_j at k0, one interval's
+// coefficient and one step of tabulated differences.
 // The differences at k0 come from those at 0 by the straightforward shift, Delta^i c_j(k0) =
 // sum_l C(k0, l) Delta^(i+l) c_j(0) mod 1, exactly the value k0 steps of tabulated differences
-// reach (both are exact mod 1), so any split of a packet gives the same bits; then tabulated
-// differences, one addition per difference and interval.
-DEEPSCOPE_HD void expand_packet_range(const Packet& pk, int64_t k0, int64_t n, Frac* out) {
+// reach (both are exact mod 1), so any split of a packet gives the same bits.
+struct ExpandBinomials {
   uint32_t c[kPacketDegree + 1][5];
+};
+DEEPSCOPE_HD void expand_binomials(int64_t k0, ExpandBinomials* b) {
   DEEPSCOPE_UNROLL
-  for (int l = 0; l <= kPacketDegree; ++l) binom_words(static_cast<uint64_t>(k0), l, c[l]);
+  for (int l = 0; l <= kPacketDegree; ++l) binom_words(static_cast<uint64_t>(k0), l, b->c[l]);
+}
+DEEPSCOPE_HD void expand_start(const Packet& pk, int j, int64_t k0, const ExpandBinomials& b,
+                               Wide (&d)[kPacketDegree + 1]) {
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i <= kPacketDegree; ++i) {
+    d[i] = pk.d[j][i];
+    if (k0 > 0) {
+      DEEPSCOPE_UNROLL
+      for (int l = 1; i + l <= kPacketDegree; ++l) d[i] = wide_add(d[i], wide_mul_words(pk.d[j][i + l], b.c[l]));
+    }
+  }
+}
+// c_j at the current interval, truncated to 96 bits.
+DEEPSCOPE_HD Frac expand_value(const Wide (&d)[kPacketDegree + 1]) {
+  Frac f;
+  f.neg = 0;
+  f.w[0] = 0;
+  f.w[1] = d[0].w[1];
+  f.w[2] = d[0].w[2];
+  f.w[3] = d[0].w[3];
+  return f;
+}
+// The differences at the next interval: one addition per difference.
+DEEPSCOPE_HD void expand_next(Wide (&d)[kPacketDegree + 1]) {
+  DEEPSCOPE_UNROLL
+  for (int i = 0; i < kPacketDegree; ++i) d[i] = wide_add(d[i], d[i + 1]);
+}
+
+// Writes c_0(k), c_1(k), c_2(k) (truncated to 96 bits) to out[3 (k - k0) + j] for k0 <= k < k0 + n:
+// the differences at k0 (expand_start), then tabulated differences.
+DEEPSCOPE_HD void expand_packet_range(const Packet& pk, int64_t k0, int64_t n, Frac* out) {
+  ExpandBinomials b;
+  expand_binomials(k0, &b);
   for (int j = 0; j < 3; ++j) {  // one polynomial c_j at a time: its differences stay in registers
     Wide d[kPacketDegree + 1];
-    DEEPSCOPE_UNROLL
-    for (int i = 0; i <= kPacketDegree; ++i) {
-      d[i] = pk.d[j][i];
-      if (k0 > 0) {
-        DEEPSCOPE_UNROLL
-        for (int l = 1; i + l <= kPacketDegree; ++l)
-          d[i] = wide_add(d[i], wide_mul_words(pk.d[j][i + l], c[l]));
-      }
-    }
+    expand_start(pk, j, k0, b, d);
     for (int64_t k = 0; k < n; ++k) {
-      Frac f;
-      f.neg = 0;
-      f.w[0] = 0;
-      f.w[1] = d[0].w[1];
-      f.w[2] = d[0].w[2];
-      f.w[3] = d[0].w[3];
-      out[3 * k + j] = f;
-      DEEPSCOPE_UNROLL
-      for (int i = 0; i < kPacketDegree; ++i) d[i] = wide_add(d[i], d[i + 1]);
+      out[3 * k + j] = expand_value(d);
+      expand_next(d);
     }
   }
 }
