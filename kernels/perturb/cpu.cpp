@@ -290,28 +290,59 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // in the first pass has an escape test that 53-bit deltas could not decide; here the error
 // estimate shrinks by 2^-50 or so, and nearly all are decided. Returns the pixels still flagged
 // (ascending); results go through `put`.
-std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                                        const Reference& ref, Backend backend,
-                                        const std::vector<std::size_t>& flagged, const PutPixel& put,
-                                        bool* cancelled, double* bla_seconds, uint64_t* skipped) {
-  const uint64_t len = ref.length();
-  std::vector<FloatExp2> zr(len), zi(len);
-  for (uint64_t k = 0; k < len; ++k) {
-    zr[k] = FloatExp2::from_parts(ref.zr[k], ref.zr_lo[k]);
-    zi[k] = FloatExp2::from_parts(ref.zi[k], ref.zi_lo[k]);
-  }
-  FloatExp2 off_re, off_im, hs;
-  centre_offset(ref, g, &off_re, &off_im, &hs);
+// The tier's points (106 bits) and BLA table for a reference: one entry kept, like prepared(), so
+// that the tiles and bands of one view build them once. Keyed by the reference itself (held) and
+// the quantized dcmax.
+struct TierTables {
+  std::shared_ptr<const Reference> ref;
+  bool with_bla = false;
+  FloatExp dcmax{0.0};
+  std::vector<FloatExp2> zr, zi;
+  BlaTable<FloatExp2> bla;
+};
+std::shared_ptr<const TierTables> tier_tables(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
+                                              bool with_bla, double* seconds) {
+  static std::mutex mu;
+  static std::shared_ptr<const TierTables> last;
+  const uint64_t len = ref->length();
   // Its own BLA table: from the 106-bit points, eps = 2^-106 (bla.h), for the view's dcmax. Left
   // out where it would outgrow kMaxTierBlaBytes (the tier then steps singly, as it always did).
-  BlaTable<FloatExp2> bla;
-  if (opt.bla && len / 2 * sizeof(BlaEntry<FloatExp2>) <= kMaxTierBlaBytes) {
-    const auto tb = Clock::now();
-    bla = build_bla<FloatExp2>(ref, quantize_dcmax(view_dcmax(v, g, ref)));
-    *bla_seconds += since(tb);
+  with_bla = with_bla && len / 2 * sizeof(BlaEntry<FloatExp2>) <= kMaxTierBlaBytes;
+  dcmax = quantize_dcmax(dcmax);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (last && last->ref == ref && last->with_bla == with_bla &&
+        (!with_bla || (last->dcmax.e == dcmax.e && last->dcmax.m == dcmax.m)))
+      return last;
   }
-  PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, zr.data(), zi.data(), bla, FloatExp(0.0),
-                                          FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/false);
+  const auto t0 = Clock::now();
+  auto t = std::make_shared<TierTables>();
+  t->ref = ref;
+  t->with_bla = with_bla;
+  t->dcmax = dcmax;
+  t->zr.resize(len);
+  t->zi.resize(len);
+  for (uint64_t k = 0; k < len; ++k) {
+    t->zr[k] = FloatExp2::from_parts(ref->zr[k], ref->zr_lo[k]);
+    t->zi[k] = FloatExp2::from_parts(ref->zi[k], ref->zi_lo[k]);
+  }
+  if (with_bla) t->bla = build_bla<FloatExp2>(*ref, dcmax);
+  *seconds += since(t0);
+  std::lock_guard<std::mutex> lock(mu);
+  last = t;
+  return t;
+}
+
+std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                                        const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
+                                        const std::vector<std::size_t>& flagged, const PutPixel& put,
+                                        bool* cancelled, double* bla_seconds, uint64_t* skipped) {
+  const Reference& ref = *ref_ptr;
+  const std::shared_ptr<const TierTables> tier = tier_tables(ref_ptr, view_dcmax(v, g, ref), opt.bla, bla_seconds);
+  FloatExp2 off_re, off_im, hs;
+  centre_offset(ref, g, &off_re, &off_im, &hs);
+  PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), tier->bla,
+                                          FloatExp(0.0), FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/false);
   p.off_re = off_re;
   p.off_im = off_im;
   p.half_step = hs;
@@ -366,7 +397,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
 // references run out, or a blob's own reference pixel flags again (then the blob is unresolved:
 // a reference at the pixel itself is as exact as a perturbation render gets).
 void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                     const Reference& ref, const std::vector<std::size_t>& flagged, uint64_t* out_counts,
+                     const std::shared_ptr<const Reference>& ref, const std::vector<std::size_t>& flagged, uint64_t* out_counts,
                      float* out_smooth, FieldValues* out_fields, const FieldPtrs& res_fields, RenderResult* res) {
   std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
   for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
@@ -572,7 +603,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   }
   res->perturb.glitch_pixels = flagged.size();
   if (!flagged.empty()) {
-    correct_flagged(v, g, t, opt, ref, flagged, resident ? fixed_counts.data() : nullptr,
+    correct_flagged(v, g, t, opt, ref_ptr, flagged, resident ? fixed_counts.data() : nullptr,
                     resident ? fixed_smooth.data() : nullptr,
                     resident && want_fields ? fixed_fields.data() : nullptr, fields, res);
 #if DEEPSCOPE_WITH_CUDA
