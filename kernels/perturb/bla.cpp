@@ -37,7 +37,7 @@ FloatExp2 point(const std::vector<FloatExp>& z, const std::vector<double>& lo, u
 constexpr int kFirstBlaLevel = 2;
 
 template <class T>
-BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
+BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
   // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
   // the 106-bit tier's table, rounded to T at the end.
   using U = std::conditional_t<std::is_same<T, FloatExp2>::value, FloatExp2, FloatExp>;
@@ -46,12 +46,13 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
   const uint64_t len = ref.length();
   if (len < 3) return t;
   // Level sizes: level 0 has the steps m -> m + 1 for m = 1 .. len - 2, level l + 1 half of level l.
-  // Levels below kFirstBlaLevel are empty.
+  // Levels below first_level (at least kFirstBlaLevel) are empty.
+  first_level = std::max(first_level, kFirstBlaLevel);
   std::size_t total = 0;
   int levels = 0;
   for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2, ++levels) {
     t.level_offset[levels] = total;
-    if (levels >= kFirstBlaLevel) total += n;
+    if (levels >= first_level) total += n;
   }
   t.levels = levels;
   for (int l = levels; l <= kMaxBlaLevels; ++l) t.level_offset[l] = total;
@@ -82,14 +83,17 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
     return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0),
                        from_fe_u(eps * hypot_fe(fe(zr), fe(zi)), u)};
   };
-  if (levels > kFirstBlaLevel) {
-    static_assert(kFirstBlaLevel == 2, "level 2 is merged from four single steps");
-    on_all_cores(t.level_offset[3] - t.level_offset[2], [&](std::size_t k) {
-      all[t.level_offset[2] + k] =
-          merge(merge(single(4 * k), single(4 * k + 1)), merge(single(4 * k + 2), single(4 * k + 3)));
+  // The first kept level is made from the orbit directly, each entry merging its 2^first_level
+  // single steps in the order the levels below would (the same bits as building those levels).
+  const auto tree = [&](auto& self, std::size_t k, int l) -> BlaEntry<U> {
+    if (l == 0) return single(k);
+    return merge(self(self, 2 * k, l - 1), self(self, 2 * k + 1, l - 1));
+  };
+  if (levels > first_level)
+    on_all_cores(t.level_offset[first_level + 1] - t.level_offset[first_level], [&](std::size_t k) {
+      all[t.level_offset[first_level] + k] = tree(tree, k, first_level);
     });
-  }
-  for (int l = kFirstBlaLevel + 1; l < levels; ++l) {
+  for (int l = first_level + 1; l < levels; ++l) {
     const BlaEntry<U>* cur = all.data() + t.level_offset[l - 1];
     BlaEntry<U>* next = all.data() + t.level_offset[l];
     on_all_cores(t.level_offset[l + 1] - t.level_offset[l],
@@ -115,8 +119,23 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax) {
   return t;
 }
 
-template BlaTable<double> build_bla<double>(const Reference&, FloatExp);
-template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp);
-template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp);
+int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
+  if (len < 3) return kFirstBlaLevel;
+  std::size_t sizes[kMaxBlaLevels + 1] = {};
+  int levels = 0;
+  for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2) sizes[levels++] = n;
+  std::size_t from = 0;  // entries of the levels >= l
+  int best = kMaxBlaLevels + 1;
+  for (int l = levels - 1; l >= kFirstBlaLevel; --l) {
+    from += sizes[l];
+    if (from * entry > bytes) break;
+    best = l;
+  }
+  return best;
+}
+
+template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int);
+template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int);
+template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int);
 
 }  // namespace ds::perturb

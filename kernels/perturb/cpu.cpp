@@ -100,8 +100,8 @@ FloatExp view_dcmax(const View& v, const Geometry& g, const Reference& ref) {
   return (sqrt(sqr(off_re) + sqr(off_im)) + hs * diag) * 1.01;
 }
 
-// The 106-bit tier's BLA table takes 120 bytes an entry (about 60 a reference point), built only
-// while flagged pixels wait; above this it is left out.
+// The 106-bit tier's BLA table takes 120 bytes an entry (about 60 a reference point at level 2 up),
+// built only while flagged pixels wait; above this its lowest levels are left out.
 constexpr std::size_t kMaxTierBlaBytes = std::size_t{1} << 31;
 
 template <class T>
@@ -305,9 +305,11 @@ std::shared_ptr<const TierTables> tier_tables(const std::shared_ptr<const Refere
   static std::mutex mu;
   static std::shared_ptr<const TierTables> last;
   const uint64_t len = ref->length();
-  // Its own BLA table: from the 106-bit points, eps = 2^-106 (bla.h), for the view's dcmax. Left
-  // out where it would outgrow kMaxTierBlaBytes (the tier then steps singly, as it always did).
-  with_bla = with_bla && len / 2 * sizeof(BlaEntry<FloatExp2>) <= kMaxTierBlaBytes;
+  // Its own BLA table: from the 106-bit points, eps = 2^-106 (bla.h), for the view's dcmax, from
+  // the lowest level at which it stays within kMaxTierBlaBytes (level 2 up to about 35 M points;
+  // above, the pixels step singly over the first levels' spans and skip from there).
+  const int first_level = bla_first_level_within(len, sizeof(BlaEntry<FloatExp2>), kMaxTierBlaBytes);
+  with_bla = with_bla && first_level <= kMaxBlaLevels;
   dcmax = quantize_dcmax(dcmax);
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -326,7 +328,7 @@ std::shared_ptr<const TierTables> tier_tables(const std::shared_ptr<const Refere
     t->zr[k] = FloatExp2::from_parts(ref->zr[k], ref->zr_lo[k]);
     t->zi[k] = FloatExp2::from_parts(ref->zi[k], ref->zi_lo[k]);
   }
-  if (with_bla) t->bla = build_bla<FloatExp2>(*ref, dcmax);
+  if (with_bla) t->bla = build_bla<FloatExp2>(*ref, dcmax, first_level);
   *seconds += since(t0);
   std::lock_guard<std::mutex> lock(mu);
   last = t;

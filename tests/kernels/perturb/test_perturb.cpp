@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "kernels/core/cpu_parallel.h"
+#include "kernels/perturb/bla.h"
 #include "kernels/perturb/perturb.h"
 #include "locations.h"
 #include "oracle.h"
@@ -574,6 +575,52 @@ TEST(PerturbDevice, RefinedPixelsMatchCpu) {
   EXPECT_GT(c.perturb.refine_skipped, 0u);
   EXPECT_EQ(g.perturb.glitch_unresolved, 0u);
   EXPECT_EQ(g.counts, c.counts);
+}
+
+}  // namespace
+
+namespace {
+
+bool same_fe2(FloatExp2 a, FloatExp2 b) { return a.hi == b.hi && a.lo == b.lo && (a.hi == 0 || a.e == b.e); }
+
+// A table built from a higher first level (the 106-bit tier's, for long references: bla.h) keeps
+// every entry of the levels it builds bit for bit as the full table has them, and leaves the levels
+// below empty; bla_first_level_within picks the lowest level that fits.
+TEST(Bla, TablesFromAHigherFirstLevelKeepTheFullTablesEntries) {
+  const std::shared_ptr<const perturb::Reference> ref =
+      perturb::compute_reference("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139",
+                                 200, 20000, FloatExp::make(1.0, -100), nullptr, nullptr);
+  ASSERT_TRUE(ref);
+  ASSERT_GT(ref->length(), 5000u);
+  const FloatExp dcmax = FloatExp::make(1.0, -90);
+  const perturb::BlaTable<FloatExp2> full = perturb::build_bla<FloatExp2>(*ref, dcmax);
+  for (int first : {3, 5, 8}) {
+    const perturb::BlaTable<FloatExp2> part = perturb::build_bla<FloatExp2>(*ref, dcmax, first);
+    ASSERT_EQ(part.levels, full.levels);
+    for (int l = 0; l < full.levels; ++l) {
+      const uint64_t n = part.level_offset[l + 1] - part.level_offset[l];
+      if (l < first) {
+        EXPECT_EQ(n, 0u) << "level " << l;
+        continue;
+      }
+      ASSERT_EQ(n, full.level_offset[l + 1] - full.level_offset[l]) << "level " << l;
+      for (uint64_t k = 0; k < n; ++k) {
+        const perturb::BlaEntry<FloatExp2>& a = part.entries[part.level_offset[l] + k];
+        const perturb::BlaEntry<FloatExp2>& b = full.entries[full.level_offset[l] + k];
+        ASSERT_TRUE(same_fe2(a.ar, b.ar) && same_fe2(a.ai, b.ai) && same_fe2(a.br, b.br) && same_fe2(a.bi, b.bi) &&
+                    same_fe2(a.r, b.r))
+            << "level " << l << " entry " << k;
+      }
+    }
+  }
+  const std::size_t e = sizeof(perturb::BlaEntry<FloatExp2>);
+  const uint64_t len = ref->length();
+  EXPECT_EQ(perturb::bla_first_level_within(len, e, full.entries.size() * e), 2);
+  const int f = perturb::bla_first_level_within(len, e, full.entries.size() * e / 5);
+  EXPECT_GT(f, 2);
+  EXPECT_LE(perturb::build_bla<FloatExp2>(*ref, dcmax, f).entries.size() * e, full.entries.size() * e / 5);
+  EXPECT_GT(perturb::build_bla<FloatExp2>(*ref, dcmax, f - 1).entries.size() * e, full.entries.size() * e / 5);
+  EXPECT_EQ(perturb::bla_first_level_within(len, e, e - 1), perturb::kMaxBlaLevels + 1);
 }
 
 }  // namespace
