@@ -127,7 +127,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
         zr = fixed.re();
         zi = fixed.im();
       } else {
-        step(z, c, t1, t2);
+        step_two_products(z, c, t1, t2);
         zr = mpfr_util::to_fe2_cut(z.re.v);
         zi = mpfr_util::to_fe2_cut(z.im.v);
       }

@@ -176,16 +176,21 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
     fixed_.reset(limbs);
     for (uint32_t n = 1; n <= p; ++n) {
       fixed_.step(z_.re.v, z_.im.v);  // d_n = 2 z_{n-1} d_{n-1} + 1
-      step(z_, c, t1_, t2_);
+      step_two_products(z_, c, t1_, t2_);
     }
     fixed_.get(d_.re.v, d_.im.v);
     return;
   }
+  // (Gauss's three products for d from kGaussDerivativeBits: finder_detail.h.)
+  const bool gauss = bd >= kGaussDerivativeBits;
   for (uint32_t n = 1; n <= p; ++n) {
     if (order >= 4) third_step();        // t_n from z, d, h, t at n - 1
     if (order >= 3) second_step();       // h_n from z, d, h at n - 1
-    derivative_step(d_, zr_, u1_, u2_);  // d_n = 2 z_{n-1} d_{n-1} + 1
-    step(z_, c, t1_, t2_);
+    if (gauss)  // d_n = 2 z_{n-1} d_{n-1} + 1
+      derivative_step_gauss(d_, zr_, u1_, u2_, u3_);
+    else
+      derivative_step(d_, zr_, u1_, u2_);
+    step_two_products(z_, c, t1_, t2_);
     copy(zr_, z_);
     if (order >= 3) {
       copy(zh_, z_);
