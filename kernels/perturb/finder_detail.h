@@ -62,15 +62,17 @@ inline void step(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
 // no more than the three-product step's 2^-b (2 |z|^2 + |x^2 - y^2| + |z^2 + c|) bound at |z| <= 2
 // (12.04 + 4 + |c| against 16 + |c|), and relative to x^2 - y^2 itself, where that cancels, far
 // less. The plain orbit (step above) stays as it is: it is `bench finder`'s unit.
-inline void step_two_products(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
-  mpfr_add(t1.v, z.re.v, z.im.v, MPFR_RNDN);
-  mpfr_sub(t2.v, z.re.v, z.im.v, MPFR_RNDN);
-  mpfr_mul(z.im.v, z.re.v, z.im.v, MPFR_RNDN);
-  mpfr_mul_2ui(z.im.v, z.im.v, 1, MPFR_RNDN);
-  mpfr_add(z.im.v, z.im.v, c.im.v, MPFR_RNDN);
-  mpfr_mul(z.re.v, t1.v, t2.v, MPFR_RNDN);
-  mpfr_add(z.re.v, z.re.v, c.re.v, MPFR_RNDN);
+// (out <- in^2 + c at out's precision; out may be in.)
+inline void step_two_products(MpC& out, const MpC& in, const MpC& c, Mp& t1, Mp& t2) {
+  mpfr_add(t1.v, in.re.v, in.im.v, MPFR_RNDN);
+  mpfr_sub(t2.v, in.re.v, in.im.v, MPFR_RNDN);
+  mpfr_mul(out.im.v, in.re.v, in.im.v, MPFR_RNDN);
+  mpfr_mul_2ui(out.im.v, out.im.v, 1, MPFR_RNDN);
+  mpfr_add(out.im.v, out.im.v, c.im.v, MPFR_RNDN);
+  mpfr_mul(out.re.v, t1.v, t2.v, MPFR_RNDN);
+  mpfr_add(out.re.v, out.re.v, c.re.v, MPFR_RNDN);
 }
+inline void step_two_products(MpC& z, const MpC& c, Mp& t1, Mp& t2) { step_two_products(z, z, c, t1, t2); }
 
 // d <- 2 z d + 1 (t1, t2: scratch).
 inline void derivative_step(MpC& d, const MpC& z, Mp& t1, Mp& t2) {

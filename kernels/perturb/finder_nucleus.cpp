@@ -91,6 +91,32 @@ PerturbedNewton perturbed_newton(DeltaWidth w, const SeedOrbit& Z, uint32_t peri
   return r;
 }
 
+// The seed orbit's profile (finder_series.h: log2 |2 Z_k|, and log2 |dZ_k/dc| by a floatexp
+// recursion along it, a little above), or none where it escaped before p.
+OrbitProfile seed_orbit_profile(const SeedOrbit& Z, uint32_t period) {
+  OrbitProfile r;
+  if (Z.fe2.size() != static_cast<size_t>(period) + 1) return r;
+  r.lz.assign(period, -INFINITY);
+  r.ld.assign(period, -INFINITY);
+  CFe d{FloatExp(0.0), FloatExp(0.0)};
+  for (uint32_t k = 0; k < period; ++k) {
+    const CFe z{to_floatexp(Z.fe2[k].re), to_floatexp(Z.fe2[k].im)};
+    if (k > 0) {
+      r.lz[k] = 1.0 + log2_of(cabs(z));
+      r.ld[k] = log2_of(cabs(d)) + 1e-6;
+    }
+    const CFe p = cmul(z, d);
+    d = CFe{mul_pow2(p.re, 1) + FloatExp(1.0), mul_pow2(p.im, 1)};
+  }
+  r.ldp = log2_of(cabs(d));
+  return r;
+}
+
+void mpfr_util_copy(MpC& to, const MpC& from) {
+  mpfr_set(to.re.v, from.re.v, MPFR_RNDN);
+  mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
+}
+
 }  // namespace
 
 Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
@@ -250,6 +276,12 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   out.domain_size = period == 1 ? kHuge : pert.zq / pert.dq;
   const FloatExp K = pert.k, K3 = pert.k3, K4 = pert.k4;
   const int log2p = static_cast<int>(std::log2(static_cast<double>(period)));
+  // The last orbit's profile and how far c has moved from it, for the next MPFR orbit's precision
+  // schedule (finder_series.h): first the seed's (made when an orbit needs it: below), |dc| away.
+  OrbitProfile profile;
+  bool seed_profile = false;
+  FloatExp moved = pert.dist;
+  MpC c_before(b_final);
   for (int k = 0; k < 16; ++k) {
     if (cancelled(cancel)) {
       out.cancelled = true;
@@ -290,8 +322,18 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     const int bd = bits_between(err, b);
     const int bh = order >= 3 && !a2_perturbed ? bits_between(e2, bd) : 64;
     const int bt = order >= 4 ? bits_between(e3, bh) : 64;
-    mpfr_step.orbit(c, period, order, b, bd, bh, bt, a2_perturbed ? &pert.a2 : nullptr);
+    // Late in the orbit z needs fewer bits (precision_schedule); only for orbits MPFR runs (beyond
+    // kFixedOrbitMaxLimbs), at least the derivative's bits and a guard.
+    std::vector<int> schedule;
+    if (FixedOrbit::limbs_for(b) > kFixedOrbitMaxLimbs) {
+      if (!seed_profile && profile.lz.empty()) profile = seed_orbit_profile(Z, period);
+      seed_profile = true;
+      schedule = precision_schedule(profile, moved, b, bd + log2p + 8, period);
+    }
+    mpfr_step.orbit(c, period, order, b, bd, bh, bt, a2_perturbed ? &pert.a2 : nullptr,
+                    schedule.empty() ? nullptr : &schedule);
     ++out.mpfr_steps;
+    profile = mpfr_step.profile();
     const FloatExp s = mpfr_step.newton_distance();
     out.newton_distance = s;
     out.bits = b;
@@ -305,7 +347,14 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     }
     // The step's result: K s^2 from the quadratic term (K3 s^3, K4 s^4 for the higher orders,
     // and their terms' rounding at bh and bt), s 2^-(bd - 16 - log2 p) from the derivative's.
+    mpfr_util_copy(c_before, c);
     mpfr_step.update(c);
+    {
+      Mp dr(64), di(64);
+      mpfr_sub(dr.v, c.re.v, c_before.re.v, MPFR_RNDU);
+      mpfr_sub(di.v, c.im.v, c_before.im.v, MPFR_RNDU);
+      moved = mag(to_fe(dr.v), to_fe(di.v)) * (1.0 + 1e-15);
+    }
     FloatExp predicted = order == 2 ? K * sqr(s) : order == 3 ? K3 * sqr(s) * s : K4 * sqr(sqr(s));
     auto at_least = [&](FloatExp x) {
       if (x > predicted) predicted = x;
