@@ -55,7 +55,7 @@ inline void step(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
 // z <- z^2 + c with two products instead of two squares and a product: re = (x + y)(x - y) + c_re,
 // im = 2 x y + c_im (t1, t2: scratch). The finder's own orbits (the seed's and its MPFR steps',
 // finder_nucleus.cpp, finder_series.cpp) use it: at 64 to 118 limbs MPFR's square is 0.6 of its
-// product, so two products cost 0.9 of the three (measured: the orbit 7 to 11% faster at 4,094 to
+// product, so two products cost 0.9 of the three (measured: the orbit 5 to 11% faster at 4,094 to
 // 7,509 bits). Rounding to b bits: x + y and x - y each within 2^-b of themselves, the product
 // within 2^-b of itself, so re is within (3 + 3 2^-b) 2^-b |x^2 - y^2| <= 3.01 2^-b |z|^2 before
 // c is added (then 2^-b of the sum): per coordinate and step at most 2^-b (3.01 |z|^2 + |z^2 + c|),
@@ -94,7 +94,7 @@ inline void derivative_step(MpC& d, const MpC& z, Mp& t1, Mp& t2) {
 // |z| |d| + |2 z d|) <= 2^-b 13.4 |z d|, |2 z d + 1| by 2^-b once more, against the four-product
 // step's 2^-b (2 |z d| + |2 z d| ...) <= 2^-b 4 |z d|: 1.8 bits more per step, inside the 16 bits
 // the finder allows beyond p 2^-bd (finder_nucleus.cpp; z is the rounded z at d's precision either
-// way). From about 16 limbs it is faster: 21% at 36 limbs (e1200's 2,298 bits), 10% at 19, 4% at 13.
+// way). From about 16 limbs it is faster: 21% at 36 limbs (e1200's 2,298 bits), 13% at 19, 4% at 13.
 inline void derivative_step_gauss(MpC& d, const MpC& z, Mp& t1, Mp& t2, Mp& t3) {
   mpfr_add(t1.v, z.re.v, z.im.v, MPFR_RNDN);
   mpfr_mul(t1.v, t1.v, d.re.v, MPFR_RNDN);  // k1
