@@ -2,6 +2,8 @@
 // the seed's MPFR orbit (53-bit, then 106-bit deltas), then MPFR steps with precision doubling;
 // the size, orientation and atom domain. docs/finder.md.
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "kernels/perturb/finder.h"
@@ -91,6 +93,36 @@ PerturbedNewton perturbed_newton(DeltaWidth w, const SeedOrbit& Z, uint32_t peri
   return r;
 }
 
+// The seed orbit's profile (finder_series.h: log2 |2 Z_k|, and log2 |dZ_k/dc| by a floatexp
+// recursion along it, a little above), or none where it escaped before p.
+OrbitProfile seed_orbit_profile(const SeedOrbit& Z, uint32_t period) {
+  OrbitProfile r;
+  if (Z.fe2.size() != static_cast<size_t>(period) + 1) return r;
+  r.lz.assign(period, -INFINITY);
+  r.ld.assign(period, -INFINITY);
+  CFe d{FloatExp(0.0), FloatExp(0.0)};
+  for (uint32_t k = 0; k < period; ++k) {
+    const CFe z{to_floatexp(Z.fe2[k].re), to_floatexp(Z.fe2[k].im)};
+    if (k > 0) {
+      r.lz[k] = 1.0 + log2_of(cabs(z));
+      r.ld[k] = log2_of(cabs(d)) + 1e-6;
+    }
+    const CFe p = cmul(z, d);
+    d = CFe{mul_pow2(p.re, 1) + FloatExp(1.0), mul_pow2(p.im, 1)};
+  }
+  r.ldp = log2_of(cabs(d));
+  return r;
+}
+
+void set_prec_all(std::initializer_list<Mp*> ms, mpfr_prec_t p) {
+  for (Mp* m : ms) mpfr_set_prec(m->v, p);
+}
+
+void mpfr_util_copy(MpC& to, const MpC& from) {
+  mpfr_set(to.re.v, from.re.v, MPFR_RNDN);
+  mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
+}
+
 }  // namespace
 
 Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
@@ -108,37 +140,93 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   // rounding through MPFR calls cost as much as the orbit).
   SeedOrbit Z;
   Z.fe2.reserve(period + 1);
+  OrbitProfile seed_prof;  // made here where the seed's orbit ran on a schedule, else when needed
   {
-    MpC c(bits), z(bits);
+    MpC c(bits), z(bits), zprev(bits);
     Mp t1(bits), t2(bits);
     parse(c.re.v, re);
     parse(c.im.v, im);
-    z.zero();
     // In fixed point where it fits a few limbs (finder_fixed_orbit.h: no more rounding per step
     // than MPFR at `bits`, about half its time at 8 limbs).
     FixedOrbit fixed;
     const int limbs = FixedOrbit::limbs_for(bits);
     const bool use_fixed = limbs <= kFixedOrbitMaxLimbs && fixed.reset(c.re.v, c.im.v, limbs);
-    Z.fe2.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
-    for (uint32_t n = 1; n <= period; ++n) {
-      FloatExp2 zr, zi;
-      if (use_fixed) {
-        fixed.step();  // (a coordinate at 4 or more: |z| > 2, the loop ends below)
-        zr = fixed.re();
-        zi = fixed.im();
-      } else {
-        step(z, c, t1, t2);
-        zr = mpfr_util::to_fe2_cut(z.re.v);
-        zi = mpfr_util::to_fe2_cut(z.im.v);
+    // In MPFR, on a precision schedule (finder_series.h, precision_schedule) made as it goes: z_n
+    // at bits - floor(L_n) + G, L_n = log2 |z_p' / prod_{k=n}^{p-1} 2 z_k|, taken as A + log2
+    // |prod_{k=1}^{n-1} 2 z_k| with A = log2 |z_p' / prod_{k=1}^{p-1} 2 z_k| guessed at -4 (z_p'
+    // is that product and the later, smaller ones: -0.7 at e1200); checked once the orbit is
+    // there, from its own products and z_p', and run again at `bits` throughout where any z_n had
+    // fewer bits than that asks (or the orbit escaped).
+    const int G = static_cast<int>(std::ceil(std::log2(static_cast<double>(period)))) + 17;
+    const int seed_min_bits = 192;  // (its points are kept to 106 bits)
+    std::vector<int> used;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const bool scheduled = !use_fixed && attempt == 0 && bits > seed_min_bits + 64;
+      if (attempt == 1) {
+        Z.fe2.clear();
+        set_prec_all({&z.re, &z.im, &t1, &t2}, bits);
       }
-      Z.fe2.push_back(C2{zr, zi});
-      const double x = plain_double(zr), y = plain_double(zi);
-      if (x * x + y * y > 4.0) break;  // escaped: pixels rebase to Z_0 from here
-      if ((n & 1023) == 0 && cancelled(cancel)) {
-        out.cancelled = true;
-        out.seconds = since(t0);
-        return out;
+      if (scheduled) used.assign(static_cast<size_t>(period) + 1, bits);
+      z.zero();
+      int cur = bits;
+      double prefix = 0;  // log2 |prod_{k=1}^{n-1} 2 z_k|
+      Z.fe2.push_back(C2{FloatExp2(0.0), FloatExp2(0.0)});
+      for (uint32_t n = 1; n <= period; ++n) {
+        FloatExp2 zr, zi;
+        if (use_fixed) {
+          fixed.step();  // (a coordinate at 4 or more: |z| > 2, the loop ends below)
+          zr = fixed.re();
+          zi = fixed.im();
+        } else {
+          int want = cur;
+          if (scheduled) {
+            const double L = -4.0 + prefix;
+            long r = static_cast<long>(bits) + G - static_cast<long>(std::floor(L));
+            r = std::min<long>(bits, std::max<long>(seed_min_bits, r));
+            want = static_cast<int>(std::min<long>(bits, (r + 63) / 64 * 64));
+            used[n] = want;
+          }
+          if (want != cur) {
+            set_prec_all({&zprev.re, &zprev.im}, cur);
+            mpfr_set(zprev.re.v, z.re.v, MPFR_RNDN);  // (exact)
+            mpfr_set(zprev.im.v, z.im.v, MPFR_RNDN);
+            cur = want;
+            set_prec_all({&z.re, &z.im, &t1, &t2}, cur);
+            step_two_products(z, zprev, c, t1, t2);
+          } else {
+            step_two_products(z, c, t1, t2);
+          }
+          zr = mpfr_util::to_fe2_cut(z.re.v);
+          zi = mpfr_util::to_fe2_cut(z.im.v);
+          if (scheduled) prefix += 1.0 + log2_of(mag(to_floatexp(zr), to_floatexp(zi)));
+        }
+        Z.fe2.push_back(C2{zr, zi});
+        const double x = plain_double(zr), y = plain_double(zi);
+        if (x * x + y * y > 4.0) break;  // escaped: pixels rebase to Z_0 from here
+        if ((n & 1023) == 0 && cancelled(cancel)) {
+          out.cancelled = true;
+          out.seconds = since(t0);
+          return out;
+        }
       }
+      if (!scheduled) break;
+      // The check: every z_n at least at the bits its own orbit's products and z_p' ask for.
+      seed_prof = seed_orbit_profile(Z, period);
+      bool ok = !seed_prof.lz.empty() && std::isfinite(seed_prof.ldp);
+      double S = 0;
+      for (uint32_t n = period; ok && n >= 1; --n) {
+        if (n < period) S += seed_prof.lz[n];
+        const double L = seed_prof.ldp - S;
+        if (!std::isfinite(L)) {
+          ok = false;
+          break;
+        }
+        const long r = static_cast<long>(bits) + G - static_cast<long>(std::floor(L));
+        if (used[n] < std::min<long>(bits, r)) ok = false;
+      }
+      if (ok) break;
+      seed_prof = OrbitProfile{};
+      ++out.mpfr_steps;  // (counted: an orbit run again)
     }
     ++out.mpfr_steps;
     add_plain(&Z, DeltaWidth::k53);
@@ -250,6 +338,12 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   out.domain_size = period == 1 ? kHuge : pert.zq / pert.dq;
   const FloatExp K = pert.k, K3 = pert.k3, K4 = pert.k4;
   const int log2p = static_cast<int>(std::log2(static_cast<double>(period)));
+  // The last orbit's profile and how far c has moved from it, for the next MPFR orbit's precision
+  // schedule (finder_series.h): first the seed's (made when an orbit needs it: below), |dc| away.
+  OrbitProfile profile;
+  bool seed_profile = false;
+  FloatExp moved = pert.dist;
+  MpC c_before(b_final);
   for (int k = 0; k < 16; ++k) {
     if (cancelled(cancel)) {
       out.cancelled = true;
@@ -290,8 +384,19 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     const int bd = bits_between(err, b);
     const int bh = order >= 3 && !a2_perturbed ? bits_between(e2, bd) : 64;
     const int bt = order >= 4 ? bits_between(e3, bh) : 64;
-    mpfr_step.orbit(c, period, order, b, bd, bh, bt, a2_perturbed ? &pert.a2 : nullptr);
+    // Late in the orbit z needs fewer bits (precision_schedule); only for orbits MPFR runs (beyond
+    // kFixedOrbitMaxLimbs), at least the derivative's bits and a guard.
+    std::vector<int> schedule;
+    if (FixedOrbit::limbs_for(b) > kFixedOrbitMaxLimbs) {
+      if (!seed_profile && profile.lz.empty())
+        profile = !seed_prof.lz.empty() ? std::move(seed_prof) : seed_orbit_profile(Z, period);
+      seed_profile = true;
+      schedule = precision_schedule(profile, moved, b, bd + log2p + 8, period);
+    }
+    mpfr_step.orbit(c, period, order, b, bd, bh, bt, a2_perturbed ? &pert.a2 : nullptr,
+                    schedule.empty() ? nullptr : &schedule);
     ++out.mpfr_steps;
+    profile = mpfr_step.profile();
     const FloatExp s = mpfr_step.newton_distance();
     out.newton_distance = s;
     out.bits = b;
@@ -305,7 +410,14 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     }
     // The step's result: K s^2 from the quadratic term (K3 s^3, K4 s^4 for the higher orders,
     // and their terms' rounding at bh and bt), s 2^-(bd - 16 - log2 p) from the derivative's.
+    mpfr_util_copy(c_before, c);
     mpfr_step.update(c);
+    {
+      Mp dr(64), di(64);
+      mpfr_sub(dr.v, c.re.v, c_before.re.v, MPFR_RNDU);
+      mpfr_sub(di.v, c.im.v, c_before.im.v, MPFR_RNDU);
+      moved = mag(to_fe(dr.v), to_fe(di.v)) * (1.0 + 1e-15);
+    }
     FloatExp predicted = order == 2 ? K * sqr(s) : order == 3 ? K3 * sqr(s) * s : K4 * sqr(sqr(s));
     auto at_least = [&](FloatExp x) {
       if (x > predicted) predicted = x;

@@ -1,6 +1,8 @@
 // The nucleus finder's MPFR Newton steps of order 2 to 4 (finder_series.h). docs/finder.md.
 #include "kernels/perturb/finder_series.h"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace ds::perturb::finder::detail {
@@ -47,7 +49,61 @@ void copy(MpC& to, const MpC& from) {
   mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
 }
 
+// log2 |x + iy| (x, y MPFR numbers; -inf at 0).
+double log2_abs(const mpfr_t x, const mpfr_t y) {
+  const bool rx = mpfr_regular_p(x), ry = mpfr_regular_p(y);
+  if (!rx && !ry) return -INFINITY;
+  long ex = 0, ey = 0;
+  const double mx = rx ? mpfr_get_d_2exp(&ex, x, MPFR_RNDN) : 0.0;
+  const double my = ry ? mpfr_get_d_2exp(&ey, y, MPFR_RNDN) : 0.0;
+  const long e = !rx ? ey : !ry ? ex : std::max(ex, ey);
+  const double a = rx ? std::ldexp(mx, static_cast<int>(std::max(ex - e, -2000L))) : 0.0;
+  const double b = ry ? std::ldexp(my, static_cast<int>(std::max(ey - e, -2000L))) : 0.0;
+  return static_cast<double>(e) + 0.5 * std::log2(a * a + b * b);
+}
+// An upper bound on log2 |x + iy| from the exponents alone (|x| < 2^EXP(x)).
+double log2_abs_above(const mpfr_t x, const mpfr_t y) {
+  const bool rx = mpfr_regular_p(x), ry = mpfr_regular_p(y);
+  if (!rx && !ry) return -INFINITY;
+  const long e = !rx ? mpfr_get_exp(y) : !ry ? mpfr_get_exp(x) : std::max(mpfr_get_exp(x), mpfr_get_exp(y));
+  return static_cast<double>(e) + 0.5;
+}
+
 }  // namespace
+
+std::vector<int> precision_schedule(const OrbitProfile& prev, FloatExp delta, int b, int bmin, uint32_t p) {
+  std::vector<int> out;
+  if (prev.lz.size() != p || prev.ld.size() != p || p < 2 || b <= bmin || !std::isfinite(prev.ldp)) return out;
+  const double ldelta = log2_of(delta);
+  if (std::isnan(ldelta)) return out;
+  // The products' change at c': first order, sum over k of delta |z_k'| / |z_k|.
+  double r = 0;
+  for (uint32_t k = 1; k < p; ++k) {
+    if (!std::isfinite(prev.lz[k])) return out;  // z_k = 0: no bound on its change
+    r += std::exp2(ldelta + prev.ld[k] - (prev.lz[k] - 1.0));
+  }
+  if (!(r <= 1.0 / 16)) return out;
+  // z_m at b - floor(log2 |z_p'| - S_m) + G bits, S_m = log2 |prod_{k=m}^{p-1} 2 z_k| (the
+  // profile's): its rounding, at most 2^-bits (16 + |c|) per coordinate (finder_detail.h), moves
+  // Newton's step z_p / z_p' by at most 2^-(b + G) (16 + |c|) 2^0.5 2^0.1: with G = ceil(log2 p) +
+  // 17, the p steps together at most 2^-(b + 17 - 5.1) for |c| < 8, about 2^-(b + 12) (1 of the 17
+  // for z_p''s own change at c', which K |c' - c| bounds far below): 28 bits inside the working
+  // precision's 2^-(b - 16) (the fixed-precision orbit's own rounding is of the order of 2^-b).
+  const int G = static_cast<int>(std::ceil(std::log2(static_cast<double>(p)))) + 17;
+  out.assign(static_cast<size_t>(p) + 1, b);
+  double S = 0;
+  int run = bmin;
+  for (uint32_t m = p; m >= 1; --m) {
+    if (m < p) S += prev.lz[m];
+    const double L = prev.ldp - S;
+    long req = static_cast<long>(b) + G - static_cast<long>(std::floor(std::isfinite(L) ? L : -1e9));
+    req = std::min<long>(b, std::max<long>(bmin, req));
+    req = std::min<long>(b, (req + 63) / 64 * 64);  // (MPFR's cost goes by limbs)
+    run = std::max(run, static_cast<int>(req));
+    out[m] = run;
+  }
+  return out;
+}
 
 SeriesStep::SeriesStep(mpfr_prec_t b)
     : z_(b),
@@ -123,8 +179,25 @@ void SeriesStep::third_step() {
 }
 
 void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int bh, int bt,
-                       const CFe* a2_given) {
+                       const CFe* a2_given, const std::vector<int>* schedule) {
   order_ = order;
+  profile_.lz.clear();
+  profile_.ld.clear();
+  if (schedule != nullptr && schedule->size() != static_cast<size_t>(p) + 1) schedule = nullptr;
+  // z_n <- z_{n-1}^2 + c at the schedule's bits for n (from a copy where they drop).
+  int cur = b;
+  auto orbit_step = [&](uint32_t n) {
+    if (schedule == nullptr || (*schedule)[n] == cur) {
+      step_two_products(z_, c, t1_, t2_);
+      return;
+    }
+    mpfr_set_prec(zprev_.re.v, cur);
+    mpfr_set_prec(zprev_.im.v, cur);
+    copy(zprev_, z_);  // (exact: the same precision)
+    cur = (*schedule)[n];
+    set_prec({&z_.re, &z_.im, &t1_, &t2_}, cur);
+    step_two_products(z_, zprev_, c, t1_, t2_);
+  };
   a2_given_ = a2_given != nullptr && order == 3;
   set_prec({&z_.re, &z_.im, &t1_, &t2_}, b);
   set_prec({&d_.re, &d_.im, &zr_.re, &zr_.im, &u1_, &u2_, &u3_, &uq_.re, &uq_.im}, bd);
@@ -176,16 +249,27 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
     fixed_.reset(limbs);
     for (uint32_t n = 1; n <= p; ++n) {
       fixed_.step(z_.re.v, z_.im.v);  // d_n = 2 z_{n-1} d_{n-1} + 1
-      step(z_, c, t1_, t2_);
+      orbit_step(n);
     }
     fixed_.get(d_.re.v, d_.im.v);
     return;
   }
+  // (Gauss's three products for d from kGaussDerivativeBits: finder_detail.h.)
+  const bool gauss = bd >= kGaussDerivativeBits;
+  profile_.lz.assign(p, -INFINITY);  // (z_0 = 0, dz_0/dc = 0)
+  profile_.ld.assign(p, -INFINITY);
   for (uint32_t n = 1; n <= p; ++n) {
     if (order >= 4) third_step();        // t_n from z, d, h, t at n - 1
     if (order >= 3) second_step();       // h_n from z, d, h at n - 1
-    derivative_step(d_, zr_, u1_, u2_);  // d_n = 2 z_{n-1} d_{n-1} + 1
-    step(z_, c, t1_, t2_);
+    if (gauss)  // d_n = 2 z_{n-1} d_{n-1} + 1
+      derivative_step_gauss(d_, zr_, u1_, u2_, u3_);
+    else
+      derivative_step(d_, zr_, u1_, u2_);
+    orbit_step(n);
+    if (n < p) {
+      profile_.lz[n] = 1.0 + log2_abs(z_.re.v, z_.im.v);
+      profile_.ld[n] = log2_abs_above(d_.re.v, d_.im.v);
+    }
     copy(zr_, z_);
     if (order >= 3) {
       copy(zh_, z_);
@@ -197,6 +281,7 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
       copy(ht_, h_);
     }
   }
+  profile_.ldp = log2_abs(d_.re.v, d_.im.v);
 }
 
 FloatExp SeriesStep::newton_distance() const {

@@ -3,6 +3,7 @@
 // the inverted Taylor series. Private to the finder (finder.h is the host API).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "arith/floatexp.h"
 #include "kernels/perturb/finder_derivative.h"
@@ -20,13 +21,37 @@ namespace ds::perturb::finder::detail {
 // from z, d, h rounded to those precisions). Where a2 is needed to fewer bits than the perturbed
 // orbit's 53-bit derivatives hold (kPerturbedA2Bits), a third-order step takes it from there
 // (a2_given) and runs no MPFR recursion for it.
+// An orbit's profile for the next orbit's precision schedule (precision_schedule): log2 |2 z_k| and
+// log2 |dz_k/dc| (an upper bound, from the exponents), k = 0 .. p - 1, and log2 |dz_p/dc|.
+struct OrbitProfile {
+  std::vector<double> lz, ld;
+  double ldp = 0;
+};
+
+// The precision of each z_m (m = 1 .. p; [0] unused) of an orbit at b bits near the profiled one
+// (|c' - c| <= delta), or none (empty: every step at b). A rounding e at z_m reaches z_p as
+// e prod_{k=m}^{p-1} 2 z_k, and Newton's step as that over z_p', so z_m needs only
+// b - log2 |z_p' / prod| bits (and a guard) for its rounding to weigh as one at b bits where the
+// product is z_p': late in the orbit, where the product is small, far fewer. The products are the
+// profile's; at c' each 2 z_k differs by about delta |z_k'| / |z_k|, and the schedule is only made
+// where these sum to at most 2^-4 (the products then within 2^0.1). At least bmin bits everywhere,
+// and never increasing (a step moves to fewer bits once). docs/finder.md, Nucleus 5.
+std::vector<int> precision_schedule(const OrbitProfile& prev, FloatExp delta, int b, int bmin, uint32_t p);
+
 class SeriesStep {
  public:
   explicit SeriesStep(mpfr_prec_t b);
   // The orbit of c (p steps) at b bits, its derivatives as the order needs; with a2_given (order
   // 3 only), a2 is that number and d2z/dc2 is not computed.
+  // With `schedule` (precision_schedule), z_m runs at schedule[m] bits instead of b. The MPFR
+  // orbit with MPFR derivatives records its profile (profile()).
   void orbit(const MpC& c, uint32_t p, int order, int b, int bd, int bh, int bt,
-             const CFe* a2_given = nullptr);
+             const CFe* a2_given = nullptr, const std::vector<int>* schedule = nullptr);
+  // z_p and dz_p/dc of the last orbit (for the tests).
+  const MpC& z() const { return z_; }
+  const MpC& dz() const { return d_; }
+  // The last orbit's profile (empty lz where it was not recorded).
+  const OrbitProfile& profile() const { return profile_; }
   // |z_p / (dz_p/dc)| of the last orbit (the Newton distance).
   FloatExp newton_distance() const;
   // c <- c + x, x the series' root to the last orbit's order.
@@ -34,6 +59,8 @@ class SeriesStep {
 
  private:
   int order_ = 2;
+  OrbitProfile profile_;
+  MpC zprev_{64};                       // z_{m-1} where z_m moves to fewer bits
   bool a2_given_ = false;
   FixedDerivative fixed_;               // d in fixed point (order 2, up to 16 limbs)
   FixedOrbit fixed_z_;                  // and z with it (up to kFixedOrbitMaxLimbs)
@@ -51,6 +78,10 @@ class SeriesStep {
 // 4 to 10 limbs it took a third to two thirds of MPFR's time on the development machine, at 19
 // limbs 90%, at 36 about as long or longer (GMP's full products against MPFR's short ones).
 constexpr int kFixedDerivativeMaxLimbs = 16;
+
+// The bits from which an MPFR dz/dc step uses Gauss's three products (finder_detail.h): 13% faster
+// at 19 limbs, 4% at 13 on the development machine.
+constexpr int kGaussDerivativeBits = 960;
 
 // The bits to which the perturbed orbit's a2 = z_p'' / 2 z_p' is taken as known: its doubles
 // (53 bits) held the first derivative to about 45 bits over 567,135 steps (docs/finder.md), and
