@@ -15,6 +15,7 @@
 
 #include "kernels/perturb/finder_derivative.h"
 #include "kernels/perturb/finder_fixed_orbit.h"
+#include "kernels/perturb/mpfr_util.h"
 
 namespace {
 
@@ -75,13 +76,7 @@ Errors run(const char* re, const char* im, uint32_t p, int zbits, int n, int bd)
     mpfr_set(zri.v, zi.v, MPFR_RNDN);
     mpfr_derivative_step(dr, di, zrr, zri, d1, d2);
     f.step(zr.v, zi.v);
-    mpfr_sqr(s1.v, zr.v, MPFR_RNDN);
-    mpfr_sqr(s2.v, zi.v, MPFR_RNDN);
-    mpfr_mul(zi.v, zr.v, zi.v, MPFR_RNDN);
-    mpfr_mul_2ui(zi.v, zi.v, 1, MPFR_RNDN);
-    mpfr_add(zi.v, zi.v, ci.v, MPFR_RNDN);
-    mpfr_sub(zr.v, s1.v, s2.v, MPFR_RNDN);
-    mpfr_add(zr.v, zr.v, cr.v, MPFR_RNDN);
+    ds::mpfr_util::orbit_step(zr.v, zi.v, cr.v, ci.v, s1.v, s2.v);
   }
   M fr(64 * n), fi(64 * n);
   f.get(fr.v, fi.v);

@@ -18,13 +18,7 @@ using ds::mpfr_util::Mp;
 using ds::perturb::finder::detail::FixedOrbit;
 
 void mpfr_step(Mp& zr, Mp& zi, const Mp& cr, const Mp& ci, Mp& s1, Mp& s2) {
-  mpfr_sqr(s1.v, zr.v, MPFR_RNDN);
-  mpfr_sqr(s2.v, zi.v, MPFR_RNDN);
-  mpfr_mul(zi.v, zr.v, zi.v, MPFR_RNDN);
-  mpfr_mul_2ui(zi.v, zi.v, 1, MPFR_RNDN);
-  mpfr_add(zi.v, zi.v, ci.v, MPFR_RNDN);
-  mpfr_sub(zr.v, s1.v, s2.v, MPFR_RNDN);
-  mpfr_add(zr.v, zr.v, cr.v, MPFR_RNDN);
+  ds::mpfr_util::orbit_step(zr.v, zi.v, cr.v, ci.v, s1.v, s2.v);
 }
 
 // log2 |a - b| (complex).
