@@ -41,15 +41,9 @@ struct MpC {
   }
 };
 
-// z <- z^2 + c (t1, t2: scratch).
+// z <- z^2 + c (t1, t2: scratch): the plain step (mpfr_util::orbit_step).
 inline void step(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
-  mpfr_sqr(t1.v, z.re.v, MPFR_RNDN);
-  mpfr_sqr(t2.v, z.im.v, MPFR_RNDN);
-  mpfr_mul(z.im.v, z.re.v, z.im.v, MPFR_RNDN);
-  mpfr_mul_2ui(z.im.v, z.im.v, 1, MPFR_RNDN);
-  mpfr_add(z.im.v, z.im.v, c.im.v, MPFR_RNDN);
-  mpfr_sub(z.re.v, t1.v, t2.v, MPFR_RNDN);
-  mpfr_add(z.re.v, z.re.v, c.re.v, MPFR_RNDN);
+  mpfr_util::orbit_step(z.re.v, z.im.v, c.re.v, c.im.v, t1.v, t2.v);
 }
 
 // z <- z^2 + c with two products instead of two squares and a product: re = (x + y)(x - y) + c_re,
