@@ -186,6 +186,24 @@ TEST(Finder, NucleiAtKf5e113AndRustFractal1e1000) {
 // rust-fractal's e1200 (period 19,143, 7,509 bits): the last MPFR step is a third-order one whose
 // predicted error ends the search without a check orbit (finder_nucleus.cpp); the test's own orbit
 // at 256 more bits measures the result.
+// The ball method's centre orbit runs in fixed point up to kFixedOrbitMaxLimbs (20 limbs, 1,269
+// bits) and in MPFR above: at three views of other programs (KF's 5e113, rust-fractal's line and
+// mitosis), the fixed-point search at the view's bits gives the same period after the same number
+// of steps as an MPFR search at least 700 bits wider.
+TEST(Finder, BallMethodInFixedPointAgreesWithMpfr) {
+  for (const char* file : {"kf-benchmarks/5e113.kfr", "locations/rf-line.loc", "locations/rf-mitosis.loc"}) {
+    SCOPED_TRACE(file);
+    const Place s = place_of(file);
+    ASSERT_LE((s.bits + 11 + 63) / 64, 20);  // the fixed-point path
+    const finder::PeriodResult fixed = finder::find_period(s.v.re, s.v.im, s.radius, 1000000, s.bits);
+    const int wide = 64 * 21 + 100;             // past 20 limbs: MPFR
+    const finder::PeriodResult mpfr = finder::find_period(s.v.re, s.v.im, s.radius, 1000000, std::max(wide, s.bits + 700));
+    EXPECT_GT(fixed.period, 0u);
+    EXPECT_EQ(fixed.period, mpfr.period);
+    EXPECT_EQ(fixed.iterations, mpfr.iterations);
+  }
+}
+
 TEST(Finder, NucleusAtRustFractal1e1200ByAThirdOrderStep) {
   expect_nucleus_at("locations/rf-e1200.loc", 19143);
 }
