@@ -15,17 +15,16 @@ namespace {
 
 FloatExp hypot_fe(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
 FloatExp max0(FloatExp x) { return x.m > 0 ? x : FloatExp(0.0); }
-// Radii are tolerances, computed in floatexp whatever the coefficients' arithmetic (53 bits of a
-// radius are as many as the 53-bit table's; the 106-bit table's are 2^-53 of those).
-FloatExp fe(FloatExp x) { return x; }
-FloatExp fe(FloatExp2 x) { return to_floatexp(x); }
-FloatExp from_fe_u(FloatExp x, FloatExp*) { return x; }
-FloatExp2 from_fe_u(FloatExp x, FloatExp2*) { return FloatExp2::from_parts(x, 0.0); }
-// The reference's point k in the builder's arithmetic U: 53 bits (FloatExp), or 106 (FloatExp2,
-// the point and its tail).
-FloatExp point(const std::vector<FloatExp>& z, const std::vector<double>&, uint64_t k, FloatExp*) { return z[k]; }
-FloatExp2 point(const std::vector<FloatExp>& z, const std::vector<double>& lo, uint64_t k, FloatExp2*) {
-  return FloatExp2::from_parts(z[k], lo.empty() ? 0.0 : lo[k]);
+// The reference's point k in the builder's arithmetic U: 53 bits (FloatExp), or 106 (FloatExp2).
+template <class U>
+void point(const Reference& ref, uint64_t k, U* re, U* im) {
+  if constexpr (std::is_same<U, FloatExp2>::value) {
+    *re = ref.re106(k);
+    *im = ref.im106(k);
+  } else {
+    *re = ref.zr[k];
+    *im = ref.zi[k];
+  }
 }
 
 }  // namespace
@@ -59,7 +58,6 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
   // One allocation, every level in place (large tables cost more in page faults than in merges).
   std::vector<BlaEntry<U>> all(total);
   const FloatExp eps(bla_epsilon<T>());
-  U* const u = nullptr;  // selects from_fe_u's and point's overload
   // Each level's entries are independent: built on all cores in chunks.
   auto on_all_cores = [](std::size_t n, auto&& body) {
     parallel_for(n, 4096, [&](std::size_t a, std::size_t b) {
@@ -72,16 +70,18 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
     z.ai = y.ar * x.ai + y.ai * x.ar;
     z.br = (y.ar * x.br - y.ai * x.bi) + y.br;
     z.bi = (y.ar * x.bi + y.ai * x.br) + y.bi;
-    const FloatExp ax = hypot_fe(fe(x.ar), fe(x.ai)), xr = fe(x.r);
+    // Radii are tolerances, computed in floatexp whatever the coefficients' arithmetic (53 bits of
+    // a radius are as many as the 53-bit table's; the 106-bit table's are 2^-53 of those).
+    const FloatExp ax = hypot_fe(aux(x.ar), aux(x.ai)), xr = aux(x.r);
     FloatExp ry = xr;
-    if (ax.m != 0) ry = max0((fe(y.r) - hypot_fe(fe(x.br), fe(x.bi)) * dcmax) / ax);
-    z.r = from_fe_u(std::min(xr, ry), u);
+    if (ax.m != 0) ry = max0((aux(y.r) - hypot_fe(aux(x.br), aux(x.bi)) * dcmax) / ax);
+    z.r = from_fe<U>(std::min(xr, ry));
     return z;
   };
   const auto single = [&](std::size_t k) {  // level 0, entry k: the step from m = k + 1
-    const U zr = point(ref.zr, ref.zr_lo, k + 1, u), zi = point(ref.zi, ref.zi_lo, k + 1, u);
-    return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0),
-                       from_fe_u(eps * hypot_fe(fe(zr), fe(zi)), u)};
+    U zr, zi;
+    point(ref, k + 1, &zr, &zi);
+    return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0), from_fe<U>(eps * hypot_fe(aux(zr), aux(zi)))};
   };
   // The first kept level is made from the orbit directly, each entry merging its 2^first_level
   // single steps in the order the levels below would (the same bits as building those levels).

@@ -49,20 +49,6 @@ PerturbPixel perturb_at(const PerturbParams<T>& p, int i, int j, FieldsMode fiel
 // Where re-rendered pixels go: tile index k, count, stored smooth value, fields.
 using PutPixel = std::function<void(std::size_t, uint64_t, float, const FieldValues&)>;
 
-template <class T>
-T from_fe(FloatExp x);
-template <>
-double from_fe<double>(FloatExp x) {
-  return to_double(x);
-}
-template <>
-FloatExp from_fe<FloatExp>(FloatExp x) {
-  return x;
-}
-template <>
-FloatExp2 from_fe<FloatExp2>(FloatExp x) {
-  return FloatExp2::from_parts(x, 0.0);
-}
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -325,8 +311,8 @@ std::shared_ptr<const TierTables> tier_tables(const std::shared_ptr<const Refere
   t->zr.resize(len);
   t->zi.resize(len);
   for (uint64_t k = 0; k < len; ++k) {
-    t->zr[k] = FloatExp2::from_parts(ref->zr[k], ref->zr_lo[k]);
-    t->zi[k] = FloatExp2::from_parts(ref->zi[k], ref->zi_lo[k]);
+    t->zr[k] = ref->re106(k);
+    t->zi[k] = ref->im106(k);
   }
   if (with_bla) t->bla = build_bla<FloatExp2>(*ref, dcmax, first_level);
   *seconds += since(t0);

@@ -77,6 +77,21 @@ struct AuxOf<FloatExp2> {
 DEEPSCOPE_HD double aux(double x) { return x; }
 DEEPSCOPE_HD FloatExp aux(FloatExp x) { return x; }
 DEEPSCOPE_HD FloatExp aux(FloatExp2 x) { return to_floatexp(x); }
+// A floatexp value in T (rounded to binary64 for T = double; exact for the others).
+template <class T>
+DEEPSCOPE_HD T from_fe(FloatExp x);
+template <>
+DEEPSCOPE_HD double from_fe<double>(FloatExp x) {
+  return to_double(x);
+}
+template <>
+DEEPSCOPE_HD FloatExp from_fe<FloatExp>(FloatExp x) {
+  return x;
+}
+template <>
+DEEPSCOPE_HD FloatExp2 from_fe<FloatExp2>(FloatExp x) {
+  return FloatExp2::from_parts(x, 0.0);
+}
 
 // The unit roundoff of the delta type's operations: 2^-53 for binary64 and floatexp, 5 2^-106 for
 // floatexp2 (its multiplication's bound, arith/floatexp2.h).

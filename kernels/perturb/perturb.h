@@ -51,6 +51,9 @@ struct Reference {
   // The tails beyond 53 bits: Z_n = (zr[n].m + zr_lo[n]) 2^zr[n].e to 106 bits (floatexp2 deltas,
   // the second tier for pixels that binary64 cannot decide).
   std::vector<double> zr_lo, zi_lo;
+  // Z_k to 106 bits: the point and its tail.
+  FloatExp2 re106(uint64_t k) const { return FloatExp2::from_parts(zr[k], zr_lo[k]); }
+  FloatExp2 im106(uint64_t k) const { return FloatExp2::from_parts(zi[k], zi_lo[k]); }
   double seconds = 0;
   // Threads that computed each step's products in MPFR (reference_step.h); negative for the
   // fixed-point arithmetic (reference_fixed.h): -1 on a CUDA device, -2 its CPU twin.
