@@ -162,14 +162,17 @@ struct Derivatives {
     auto pow2_of = [](int64_t k) {
       return std::ldexp(1.0, static_cast<int>(std::max<int64_t>(-2000, std::min<int64_t>(2000, k))));
     };
-    const double m = std::max(std::fabs(dr), std::fabs(di));
-    if (m > 0 && std::isfinite(m)) {
+    // (a, b) 2^e with the larger of |a|, |b| in [1, 2) (unchanged when both are 0 or not finite).
+    auto normalise = [](double& a, double& b, int64_t& e) {
+      const double m = std::max(std::fabs(a), std::fabs(b));
+      if (!(m > 0 && std::isfinite(m))) return false;
       const int k = std::ilogb(m);
       const double s = std::ldexp(1.0, -k);
-      dr *= s, di *= s;
-      ed += k;
-      one = pow2_of(-ed);
-    }
+      a *= s, b *= s;
+      e += k;
+      return true;
+    };
+    if (normalise(dr, di, ed)) one = pow2_of(-ed);
     const double mh = std::max(std::fabs(hr), std::fabs(hi));
     const int64_t eh_new =
         std::max<int64_t>(mh > 0 && std::isfinite(mh) ? eh + std::ilogb(mh) : 2 * ed, 2 * ed);
@@ -184,13 +187,7 @@ struct Derivatives {
     tr *= st, ti *= st;
     et = et_new;
     dh = pow2_of(ed + eh - et);
-    const double ml = std::max(std::fabs(lr), std::fabs(li));
-    if (ml > 0 && std::isfinite(ml)) {
-      const int k = std::ilogb(ml);
-      const double s = std::ldexp(1.0, -k);
-      lr *= s, li *= s;
-      el += k;
-    }
+    normalise(lr, li, el);
   }
   // The same step in FloatExp, for |z| beyond 2^40 or below 2^-500.
   void step_floatexp(CFe zf, uint32_t n, bool side) {

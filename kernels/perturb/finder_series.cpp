@@ -20,15 +20,16 @@ void complex_div(MpC& q, const MpC& f, const MpC& g, Mp& s1, Mp& s2, Mp& s3) {
   mpfr_div(q.im.v, s2.v, s3.v, MPFR_RNDN);
 }
 
-// r <- x y (complex, at r's precision; r must not alias x or y; s: scratch).
-void complex_mul(MpC& r, const MpC& x, const MpC& y, Mp& s) {
-  mpfr_mul(r.re.v, x.re.v, y.re.v, MPFR_RNDN);
+// (rr, ri) <- x y (complex, at rr's and ri's precision; they must not alias x or y; s: scratch).
+void complex_mul(Mp& rr, Mp& ri, const MpC& x, const MpC& y, Mp& s) {
+  mpfr_mul(rr.v, x.re.v, y.re.v, MPFR_RNDN);
   mpfr_mul(s.v, x.im.v, y.im.v, MPFR_RNDN);
-  mpfr_sub(r.re.v, r.re.v, s.v, MPFR_RNDN);
-  mpfr_mul(r.im.v, x.re.v, y.im.v, MPFR_RNDN);
+  mpfr_sub(rr.v, rr.v, s.v, MPFR_RNDN);
+  mpfr_mul(ri.v, x.re.v, y.im.v, MPFR_RNDN);
   mpfr_mul(s.v, x.im.v, y.re.v, MPFR_RNDN);
-  mpfr_add(r.im.v, r.im.v, s.v, MPFR_RNDN);
+  mpfr_add(ri.v, ri.v, s.v, MPFR_RNDN);
 }
+void complex_mul(MpC& r, const MpC& x, const MpC& y, Mp& s) { complex_mul(r.re, r.im, x, y, s); }
 
 void set_prec(std::initializer_list<Mp*> ms, mpfr_prec_t p) {
   for (Mp* m : ms) mpfr_set_prec(m->v, p);
@@ -158,18 +159,8 @@ void SeriesStep::second_step() {
 
 // t <- 2 (z t + 3 d h) from z, d, h, t at n - 1.
 void SeriesStep::third_step() {
-  mpfr_mul(e1_.v, zt_.re.v, t_.re.v, MPFR_RNDN);  // z t
-  mpfr_mul(e5_.v, zt_.im.v, t_.im.v, MPFR_RNDN);
-  mpfr_sub(e1_.v, e1_.v, e5_.v, MPFR_RNDN);
-  mpfr_mul(e2_.v, zt_.re.v, t_.im.v, MPFR_RNDN);
-  mpfr_mul(e5_.v, zt_.im.v, t_.re.v, MPFR_RNDN);
-  mpfr_add(e2_.v, e2_.v, e5_.v, MPFR_RNDN);
-  mpfr_mul(e3_.v, dt_.re.v, ht_.re.v, MPFR_RNDN);  // d h
-  mpfr_mul(e5_.v, dt_.im.v, ht_.im.v, MPFR_RNDN);
-  mpfr_sub(e3_.v, e3_.v, e5_.v, MPFR_RNDN);
-  mpfr_mul(e4_.v, dt_.re.v, ht_.im.v, MPFR_RNDN);
-  mpfr_mul(e5_.v, dt_.im.v, ht_.re.v, MPFR_RNDN);
-  mpfr_add(e4_.v, e4_.v, e5_.v, MPFR_RNDN);
+  complex_mul(e1_, e2_, zt_, t_, e5_);   // z t
+  complex_mul(e3_, e4_, dt_, ht_, e5_);  // d h
   mpfr_mul_ui(e3_.v, e3_.v, 3, MPFR_RNDN);
   mpfr_mul_ui(e4_.v, e4_.v, 3, MPFR_RNDN);
   mpfr_add(t_.re.v, e1_.v, e3_.v, MPFR_RNDN);
