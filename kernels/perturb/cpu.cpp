@@ -100,6 +100,13 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   // render came before (frames of a sequence rendered in any order, on any worker, resumed or
   // not, come out bit for bit the same), and views within a factor of 4 share one.
   dcmax = quantize_dcmax(dcmax);
+  // The 106-bit tier's (T = FloatExp2): its points to 106 bits, and its BLA table (eps 2^-106,
+  // bla.h) from the lowest level at which it stays within kMaxTierBlaBytes (level 2 up to about
+  // 35 M points; above, the pixels step singly over the first levels' spans and skip from there).
+  constexpr bool kTier = std::is_same<T, FloatExp2>::value;
+  const uint64_t len = ref->length();
+  const int first_level = kTier ? bla_first_level_within(len, sizeof(BlaEntry<T>), kMaxTierBlaBytes) : 2;
+  with_bla = with_bla && first_level <= kMaxBlaLevels;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (last && last->ref == ref && last->with_bla == with_bla &&
@@ -110,13 +117,18 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->ref = ref;
   p->id = g_next_table_id++;
   p->with_bla = with_bla;
-  p->zr.resize(ref->length());
-  p->zi.resize(ref->length());
-  for (uint64_t k = 0; k < ref->length(); ++k) {
-    p->zr[k] = from_fe<T>(ref->zr[k]);
-    p->zi[k] = from_fe<T>(ref->zi[k]);
+  p->zr.resize(len);
+  p->zi.resize(len);
+  for (uint64_t k = 0; k < len; ++k) {
+    if constexpr (kTier) {
+      p->zr[k] = ref->re106(k);
+      p->zi[k] = ref->im106(k);
+    } else {
+      p->zr[k] = from_fe<T>(ref->zr[k]);
+      p->zi[k] = from_fe<T>(ref->zi[k]);
+    }
   }
-  if (with_bla) p->bla = build_bla<T>(*ref, dcmax);
+  if (with_bla) p->bla = build_bla<T>(*ref, dcmax, first_level);
   std::lock_guard<std::mutex> lock(mu);
   last = p;
   return p;
@@ -276,57 +288,16 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // in the first pass has an escape test that 53-bit deltas could not decide; here the error
 // estimate shrinks by 2^-50 or so, and nearly all are decided. Returns the pixels still flagged
 // (ascending); results go through `put`.
-// The tier's points (106 bits) and BLA table for a reference: one entry kept, like prepared(), so
-// that the tiles and bands of one view build them once. Keyed by the reference itself (held) and
-// the quantized dcmax.
-struct TierTables {
-  std::shared_ptr<const Reference> ref;
-  bool with_bla = false;
-  FloatExp dcmax{0.0};
-  std::vector<FloatExp2> zr, zi;
-  BlaTable<FloatExp2> bla;
-};
-std::shared_ptr<const TierTables> tier_tables(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
-                                              bool with_bla, double* seconds) {
-  static std::mutex mu;
-  static std::shared_ptr<const TierTables> last;
-  const uint64_t len = ref->length();
-  // Its own BLA table: from the 106-bit points, eps = 2^-106 (bla.h), for the view's dcmax, from
-  // the lowest level at which it stays within kMaxTierBlaBytes (level 2 up to about 35 M points;
-  // above, the pixels step singly over the first levels' spans and skip from there).
-  const int first_level = bla_first_level_within(len, sizeof(BlaEntry<FloatExp2>), kMaxTierBlaBytes);
-  with_bla = with_bla && first_level <= kMaxBlaLevels;
-  dcmax = quantize_dcmax(dcmax);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (last && last->ref == ref && last->with_bla == with_bla &&
-        (!with_bla || (last->dcmax.e == dcmax.e && last->dcmax.m == dcmax.m)))
-      return last;
-  }
-  const auto t0 = Clock::now();
-  auto t = std::make_shared<TierTables>();
-  t->ref = ref;
-  t->with_bla = with_bla;
-  t->dcmax = dcmax;
-  t->zr.resize(len);
-  t->zi.resize(len);
-  for (uint64_t k = 0; k < len; ++k) {
-    t->zr[k] = ref->re106(k);
-    t->zi[k] = ref->im106(k);
-  }
-  if (with_bla) t->bla = build_bla<FloatExp2>(*ref, dcmax, first_level);
-  *seconds += since(t0);
-  std::lock_guard<std::mutex> lock(mu);
-  last = t;
-  return t;
-}
-
 std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                                         const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                         const std::vector<std::size_t>& flagged, const PutPixel& put,
                                         bool* cancelled, double* bla_seconds, uint64_t* skipped) {
   const Reference& ref = *ref_ptr;
-  const std::shared_ptr<const TierTables> tier = tier_tables(ref_ptr, view_dcmax(v, g, ref), opt.bla, bla_seconds);
+  // Its points and table are kept like the first pass's (prepared), so a view's tiles and bands
+  // build them once.
+  const auto tb = Clock::now();
+  const std::shared_ptr<const Prepared<FloatExp2>> tier = prepared<FloatExp2>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
+  *bla_seconds += since(tb);
   FloatExp2 off_re, off_im, hs;
   centre_offset(ref, g, &off_re, &off_im, &hs);
   PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), tier->bla,
