@@ -27,12 +27,20 @@ void point(const Reference& ref, uint64_t k, U* re, U* im) {
   }
 }
 
+// Level sizes: level 0 has the steps m -> m + 1 for m = 1 .. len - 2, level l + 1 half of level l.
+// Returns the number of levels (len >= 3).
+int level_sizes(uint64_t len, std::size_t (&sizes)[kMaxBlaLevels + 1]) {
+  int levels = 0;
+  for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2) sizes[levels++] = n;
+  return levels;
+}
+
 }  // namespace
 
 // Levels 0 and 1 (steps of 1 and 2) are not kept: the pixels take plain steps there instead (the
 // kernel skips only from level 1 up, and a level-1 skip saves one step), and they held 3/4 of the
-// table (2N entries of up to 80 bytes for an orbit of N points; now N/2). Level 2 is made from the
-// orbit directly, each entry merging its four single steps in the order the levels below would.
+// table (2N entries of up to 80 bytes for an orbit of N points; now N/2). The first kept level is
+// made from the orbit directly (build_bla, `tree`).
 constexpr int kFirstBlaLevel = 2;
 
 template <class T>
@@ -44,14 +52,14 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
   t.dcmax = dcmax;
   const uint64_t len = ref.length();
   if (len < 3) return t;
-  // Level sizes: level 0 has the steps m -> m + 1 for m = 1 .. len - 2, level l + 1 half of level l.
   // Levels below first_level (at least kFirstBlaLevel) are empty.
   first_level = std::max(first_level, kFirstBlaLevel);
+  std::size_t sizes[kMaxBlaLevels + 1] = {};
+  const int levels = level_sizes(len, sizes);
   std::size_t total = 0;
-  int levels = 0;
-  for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2, ++levels) {
-    t.level_offset[levels] = total;
-    if (levels >= first_level) total += n;
+  for (int l = 0; l < levels; ++l) {
+    t.level_offset[l] = total;
+    if (l >= first_level) total += sizes[l];
   }
   t.levels = levels;
   for (int l = levels; l <= kMaxBlaLevels; ++l) t.level_offset[l] = total;
@@ -122,8 +130,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
 int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
   if (len < 3) return kFirstBlaLevel;
   std::size_t sizes[kMaxBlaLevels + 1] = {};
-  int levels = 0;
-  for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2) sizes[levels++] = n;
+  const int levels = level_sizes(len, sizes);
   std::size_t from = 0;  // entries of the levels >= l
   int best = kMaxBlaLevels + 1;
   for (int l = levels - 1; l >= kFirstBlaLevel; --l) {
