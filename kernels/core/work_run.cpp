@@ -122,6 +122,8 @@ class Runner {
   bool writer_ = true;
   std::vector<std::string> labels_;
   std::mutex commit_mu_;  // one commit at a time (chunk file, take, the counts)
+  std::mutex pending_mu_;
+  std::vector<Finished> pending_;  // finished on this rank's workers, waiting for commit_mu_
 
   // Loads the chunk file and builds the queue of owned chunks still to compute.
   void prepare_writer() {
@@ -205,10 +207,7 @@ class Runner {
           sh.part[wi] = std::min(1.0, std::max(0.0, f));
         };
         const bool ok = job.compute(c, w, sh.stop, part, &payload);
-        if (ok && writer_) {
-          std::lock_guard<std::mutex> commit_lock(commit_mu_);
-          commit(Finished{c, labels_[wi], std::move(payload)});
-        }
+        if (ok && writer_) commit_grouped(Finished{c, labels_[wi], std::move(payload)});
         std::lock_guard<std::mutex> lock(sh.mu);
         sh.current[wi] = -1;
         if (!ok) {
@@ -245,10 +244,39 @@ class Runner {
   // Writer: a finished chunk goes to the chunk file, then to take().
   void commit(const Finished& f) {
     if (!job_.chunk_file.empty()) append_durable(job_.chunk_file, detail::record(f.chunk, f.payload));
+    taken(f);
+  }
+
+  void taken(const Finished& f) {
     job_.take(f.chunk, f.payload, false);
     ++stats_.run;
     ++per_worker_[f.label];
     done_weight_ += weight_of(job_, f.chunk);
+  }
+
+  // Writer, from a worker thread: group commit. The chunk joins the pending ones; whichever worker
+  // holds commit_mu_ next writes every pending chunk with one append and one fsync, then takes
+  // them. A chunk is still taken only once it is durable, but workers finishing while an fsync
+  // runs share the next one instead of queueing one each (an fsync per chunk, under one lock, was
+  // a serial cost of every chunk).
+  void commit_grouped(Finished f) {
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.push_back(std::move(f));
+    }
+    std::lock_guard<std::mutex> commit_lock(commit_mu_);
+    std::vector<Finished> batch;
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      batch.swap(pending_);
+    }
+    if (batch.empty()) return;  // committed by another worker's batch
+    if (!job_.chunk_file.empty()) {
+      std::string text;
+      for (const Finished& b : batch) text += detail::record(b.chunk, b.payload);
+      append_durable(job_.chunk_file, text);
+    }
+    for (const Finished& b : batch) taken(b);
   }
 
   void report_progress(bool force) {

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -145,6 +147,7 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
                    const std::atomic<bool>& stop, const std::function<void(double)>& part,
                    LefevreBlock* out) {
   const Setup& s = g.s;
+  const auto t_block = Clock::now();
   const int64_t N = g.N, count = g.count, b0 = bi * g.block, nb = g.intervals(bi);
   const double eps = std::ldexp(1.0, -p.k), slack = 0x1p-60;
   const int64_t L = N / p.split;
@@ -203,6 +206,7 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
     std::sort(in.tested.begin(), in.tested.end());
   }
   // Phases 1 to 3 (and the packets' expansion) on the backend.
+  const double seconds_input = since(t_block) - blk.seconds_poly;
   pipeline::BlockOutput res;
   if (be == Backend::kCuda)
     pipeline::run_block_cuda(in, &res);
@@ -217,7 +221,7 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
   blk.phase2_args = res.phase2_args;
   blk.phase3 = res.phase3;
   blk.phase3_args = res.phase3_args;
-  blk.add_warps(res.warps);
+  blk.add_summary(res.warps);
   if (stop.load()) return false;
   part(0.7);
   if (res.candidate_count + static_cast<int64_t>(cand.size()) > p.max_cases)
@@ -270,6 +274,16 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
     blk.cases.push_back(std::move(c));
   }
   blk.seconds_mpfr = since(t);
+  // DEEPSCOPE_TMD_TRACE=1: where each block's wall time goes on its worker (stderr, one line).
+  static const bool trace = std::getenv("DEEPSCOPE_TMD_TRACE") != nullptr;
+  if (trace)
+    std::fprintf(stderr,
+                 "tmd-trace block %lld: packets %.2f ms, input %.2f, expand %.2f, phase1 %.2f, phase2 %.2f, "
+                 "phase3 %.2f, mpfr %.2f (%lld candidates), block %.2f ms\n",
+                 static_cast<long long>(bi), 1e3 * (blk.seconds_poly - res.seconds_expand), 1e3 * seconds_input,
+                 1e3 * res.seconds_expand, 1e3 * res.seconds_phase1, 1e3 * res.seconds_phase2,
+                 1e3 * res.seconds_phase3, 1e3 * blk.seconds_mpfr, static_cast<long long>(blk.candidates),
+                 1e3 * since(t_block));
   return true;
 }
 
@@ -352,7 +366,14 @@ LefevreResult lefevre_search(const LefevreParams& p) {
                                " cases: stopped (finished blocks are kept); raise k or the cap");
     if (p.on_phase) p.on_phase(3, live);
   };
-  const work::Stats st = work::run(job);
+  work::Stats st;
+  try {
+    st = work::run(job);
+  } catch (...) {
+    if (be == Backend::kCuda) pipeline::release_pool_memory();
+    throw;
+  }
+  if (be == Backend::kCuda) pipeline::release_pool_memory();
   res.blocks_owned = st.owned;
   res.blocks_loaded = st.loaded;
   res.blocks_run = st.run;

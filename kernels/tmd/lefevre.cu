@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <set>
 #include <vector>
 
 #include "kernels/core/cuda_check.h"
@@ -32,6 +35,21 @@ struct DevItem {  // one expansion work item: intervals k0 + s0 .. k0 + s0 + n -
   int64_t s0;
 };
 
+// Work item i of the packets (first[p]: packet p's first item; n_pk packets): found by bisection,
+// so that only the packets' item offsets go up, not an item record per 64 intervals.
+__device__ DevItem item_of(const PacketJob* pk, const int64_t* first, int32_t n_pk, int64_t i) {
+  int32_t lo = 0, hi = n_pk - 1;  // first[lo] <= i < first[hi + 1]
+  while (lo < hi) {
+    const int32_t mid = (lo + hi + 1) / 2;
+    if (first[mid] <= i)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const int64_t s0 = (i - first[lo]) * kSubPacket;
+  return DevItem{lo, static_cast<int32_t>(min(kSubPacket, pk[lo].packet.n - s0)), s0};
+}
+
 // The coefficients on the device: three planes, c_j of interval k at p[j nb + k], so that the
 // expansion's stores and the phases' loads of consecutive intervals are consecutive in memory.
 struct CoefPlanes {
@@ -53,8 +71,8 @@ static_assert(sizeof(lb::Frac) == kFracWords * sizeof(uint32_t), "Frac: 4 words 
 static_assert(kSubPacket % kStageIntervals == 0, "whole stages a work item");
 constexpr int kStageRow = kStageIntervals * kFracWords + 1;  // odd: the lanes' rows in distinct banks
 
-__global__ void __launch_bounds__(kBlock, 4) expand_kernel(const PacketJob* pk, const DevItem* items, int64_t n_items,
-                                                        CoefPlanes coef, int32_t* pidx) {
+__global__ void __launch_bounds__(kBlock, 4) expand_kernel(const PacketJob* pk, const int64_t* item_first, int32_t n_pk,
+                                                        int64_t n_items, CoefPlanes coef, int32_t* pidx) {
   __shared__ uint32_t stage[kBlock][kStageRow];
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   const int lane = static_cast<int>(threadIdx.x & 31u);
@@ -63,7 +81,7 @@ __global__ void __launch_bounds__(kBlock, 4) expand_kernel(const PacketJob* pk, 
   // Every lane of the warp takes part in the writes (an idle one with no intervals).
   const bool active = i < n_items;
   DevItem it{0, 0, 0};
-  if (active) it = items[i];
+  if (active) it = item_of(pk, item_first, n_pk, i);
   const PacketJob* pj = active ? pk + it.p : nullptr;
   const int64_t k = active ? pj->k0 + it.s0 : 0;
   const int n = active ? it.n : 0;
@@ -126,10 +144,45 @@ __global__ void phase1_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* p
   }
 }
 
-__global__ void warps_kernel(const uint32_t* iters, int64_t T, lb::WarpIters* w) {
+// Phase 1's loop statistics: each thread folds one warp of tests (lb::add_warp's terms) into its
+// block's sums in shared memory, and the block adds them to the run's. Integers only: the result
+// does not depend on the order (the CPU folds the warps in order).
+__global__ void warps_kernel(const uint32_t* iters, int64_t T, lb::WarpSummary* out) {
+  constexpr int kSums = 4 + lb::kNmdmBins;  // warps, iter_count, iter_sum, nmdm_fixed, hist
+  __shared__ ull sums[kSums];
+  __shared__ unsigned int mn, mx;
+  if (threadIdx.x < kSums) sums[threadIdx.x] = 0;
+  if (threadIdx.x == 0) {
+    mn = 0xffffffffu;
+    mx = 0;
+  }
+  __syncthreads();
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i * 32 >= T) return;
-  w[i] = lb::warp_iters(iters + 32 * i, static_cast<int>(T - 32 * i < 32 ? T - 32 * i : 32));
+  if (i * 32 < T) {
+    const lb::WarpIters w = lb::warp_iters(iters + 32 * i, static_cast<int>(T - 32 * i < 32 ? T - 32 * i : 32));
+    const double m = lb::warp_nmdm(w);
+    atomicAdd(&sums[0], 1ull);
+    atomicAdd(&sums[1], static_cast<ull>(w.n));
+    atomicAdd(&sums[2], static_cast<ull>(w.sum));
+    atomicAdd(&sums[3], lb::nmdm_fixed(m));
+    atomicAdd(&sums[4 + lb::nmdm_bin(m)], 1ull);
+    atomicMin(&mn, w.min);
+    atomicMax(&mx, w.max);
+  }
+  __syncthreads();
+  if (sums[0] == 0) return;
+  const unsigned t = threadIdx.x;
+  if (t < kSums && sums[t] != 0)
+    atomicAdd(t == 0   ? &out->warps
+              : t == 1 ? &out->iter_count
+              : t == 2 ? &out->iter_sum
+              : t == 3 ? &out->nmdm_fixed
+                       : &out->hist[t - 4],
+              sums[t]);
+  if (threadIdx.x == 0) {
+    atomicMin(&out->min, mn);
+    atomicMax(&out->max, mx);
+  }
 }
 
 __global__ void phase2_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* pidx,
@@ -212,22 +265,53 @@ Counters read_counters(const StreamBuffer& c, cudaStream_t s) {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// The devices whose stream-ordered pool keeps its memory between blocks.
+std::mutex g_pool_mu;
+std::set<int> g_pool_devices;
+
+// By default (release threshold 0) the pool hands its memory back to the driver at every
+// synchronize, so each block would map its buffers (about 1.3 GB for 2^24 intervals) again.
+void keep_pool_memory() {
+  int dev = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  if (!g_pool_devices.insert(dev).second) return;
+  cudaMemPool_t pool;
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+  uint64_t keep = UINT64_MAX;
+  DEEPSCOPE_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+}
+
 }  // namespace
+
+void release_pool_memory() {
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  for (int dev : g_pool_devices) {
+    cudaMemPool_t pool;
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+    uint64_t release = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &release));
+    DEEPSCOPE_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+  }
+  g_pool_devices.clear();
+}
 
 void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   const lb::BlockGeom& g = in.g;
   const int64_t nb = in.nb;
   BlockOutput& o = *out;
+  keep_pool_memory();
   Stream st;
   const cudaStream_t s = st.s;
   // Polynomials: upload the packets and singles, expand on the device.
   auto t = Clock::now();
-  std::vector<DevItem> items;
+  // Each packet's first work item (kSubPacket intervals an item); the device finds an item's
+  // packet from these.
+  std::vector<int64_t> first(in.packets.size() + 1, 0);
   for (std::size_t p = 0; p < in.packets.size(); ++p)
-    for (int64_t s0 = 0; s0 < in.packets[p].packet.n; s0 += kSubPacket)
-      items.push_back({static_cast<int32_t>(p),
-                       static_cast<int32_t>(std::min(kSubPacket, in.packets[p].packet.n - s0)), s0});
-  StreamBuffer d_pk(in.packets.size() * sizeof(PacketJob), s), d_items(items.size() * sizeof(DevItem), s);
+    first[p + 1] = first[p] + (in.packets[p].packet.n + kSubPacket - 1) / kSubPacket;
+  const int64_t n_items = first.back();
+  StreamBuffer d_pk(in.packets.size() * sizeof(PacketJob), s), d_first(first.size() * sizeof(int64_t), s);
   StreamBuffer d_singles(in.singles.size() * sizeof(Single), s);
   StreamBuffer d_params(in.params.size() * sizeof(lb::IntervalParams), s);
   StreamBuffer d_coef(static_cast<std::size_t>(3 * nb) * sizeof(lb::Frac), s);
@@ -236,13 +320,13 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   StreamBuffer d_cnt(sizeof(Counters), s);
   DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(d_cnt.p, 0, sizeof(Counters), s));
   upload(d_pk, in.packets, s);
-  upload(d_items, items, s);
+  upload(d_first, first, s);
   upload(d_singles, in.singles, s);
   upload(d_params, in.params, s);
-  if (!items.empty()) {
-    expand_kernel<<<grid_for(static_cast<int64_t>(items.size())), kBlock, 0, s>>>(
-        d_pk.as<PacketJob>(), d_items.as<DevItem>(), static_cast<int64_t>(items.size()), planes,
-        d_pidx.as<int32_t>());
+  if (n_items > 0) {
+    expand_kernel<<<grid_for(n_items), kBlock, 0, s>>>(d_pk.as<PacketJob>(), d_first.as<int64_t>(),
+                                                       static_cast<int32_t>(in.packets.size()), n_items, planes,
+                                                       d_pidx.as<int32_t>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
   }
   if (!in.singles.empty()) {
@@ -261,7 +345,7 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   StreamBuffer d_iters(static_cast<std::size_t>(T) * sizeof(uint32_t), s);
   StreamBuffer d_fail1(static_cast<std::size_t>(T) * sizeof(int64_t), s);
   const int64_t n_warps = (T + 31) / 32;
-  StreamBuffer d_warps(static_cast<std::size_t>(n_warps) * sizeof(lb::WarpIters), s);
+  StreamBuffer d_warps(sizeof(lb::WarpSummary), s);
   Counters c{};
   if (T > 0) {
     phase1_kernel<<<grid_for(T), kBlock, 0, s>>>(
@@ -269,11 +353,11 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
         in.all_tested ? nullptr : d_tested.as<int64_t>(), T, d_iters.as<uint32_t>(), d_fail1.as<int64_t>(),
         d_cnt.as<Counters>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    warps_kernel<<<grid_for(n_warps), kBlock, 0, s>>>(d_iters.as<uint32_t>(), T, d_warps.as<lb::WarpIters>());
+    const lb::WarpSummary empty = lb::empty_summary();
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(d_warps.p, &empty, sizeof empty, cudaMemcpyHostToDevice, s));
+    warps_kernel<<<grid_for(n_warps), kBlock, 0, s>>>(d_iters.as<uint32_t>(), T, d_warps.as<lb::WarpSummary>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    o.warps.resize(static_cast<std::size_t>(n_warps));
-    DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(o.warps.data(), d_warps.p, o.warps.size() * sizeof(lb::WarpIters),
-                                         cudaMemcpyDeviceToHost, s));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(&o.warps, d_warps.p, sizeof o.warps, cudaMemcpyDeviceToHost, s));
     c = read_counters(d_cnt, s);
   }
   const int64_t n1 = static_cast<int64_t>(c.fail1);

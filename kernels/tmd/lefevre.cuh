@@ -382,6 +382,49 @@ DEEPSCOPE_HD WarpIters warp_iters(const uint32_t* it, int n) {
   return w;
 }
 
+// The phase-1 loop statistics of a block, folded from its warps: integers only, so that every
+// order of folding (the device's atomics, the CPU's loop) gives the same bits. A warp's NMDM
+// (1 - mean / max) is kept as the integer nearest NMDM 2^kNmdmBits: the block's sum is then exact,
+// and the mean NMDM is within 2^-(kNmdmBits + 1) of the mean of the exact values.
+constexpr int kNmdmBits = 40;
+constexpr int kNmdmBins = 20;
+
+struct WarpSummary {
+  unsigned long long warps, iter_count, iter_sum, nmdm_fixed;
+  unsigned int min, max;  // min starts at the largest value, so that the first warp sets it
+  unsigned long long hist[kNmdmBins];
+};
+
+DEEPSCOPE_HD WarpSummary empty_summary() {
+  WarpSummary s{};
+  s.min = 0xffffffffu;
+  return s;
+}
+
+// NMDM of one warp: 1 - mean / max, the mean from the exact integer sum (0 for a warp of zeros).
+DEEPSCOPE_HD double warp_nmdm(const WarpIters& w) {
+  return w.max == 0 ? 0.0 : 1.0 - (static_cast<double>(w.sum) / w.n) / w.max;
+}
+DEEPSCOPE_HD int nmdm_bin(double m) {
+  const int b = static_cast<int>(m * kNmdmBins);
+  return b < kNmdmBins - 1 ? b : kNmdmBins - 1;
+}
+DEEPSCOPE_HD unsigned long long nmdm_fixed(double m) {
+  return static_cast<unsigned long long>(llrint(ldexp(m, kNmdmBits)));
+}
+
+// Folds one warp into s (the CPU's loop; the device adds the same terms with atomics).
+DEEPSCOPE_HD void add_warp(WarpSummary* s, const WarpIters& w) {
+  const double m = warp_nmdm(w);
+  ++s->warps;
+  s->iter_count += w.n;
+  s->iter_sum += w.sum;
+  s->nmdm_fixed += nmdm_fixed(m);
+  s->min = w.min < s->min ? w.min : s->min;
+  s->max = w.max > s->max ? w.max : s->max;
+  ++s->hist[nmdm_bin(m)];
+}
+
 // --- Hierarchical polynomials: a packet of consecutive intervals by tabulated differences ----------
 //
 // On a packet, Y(x) is one Taylor polynomial P of degree kPacketDegree; on its interval k,

@@ -3,7 +3,7 @@
 // produced by MPFR (packets of the hierarchical method, or intervals with their own polynomial);
 // the backend expands the packets, builds and runs the phase-1 tests, compacts the failing
 // intervals, builds and runs the phase-2 tests on their sub-intervals, compacts again and scans
-// the failing sub-intervals (phase 3). Only the counts, the per-warp iteration summaries and the
+// the failing sub-intervals (phase 3). Only the counts, the block's folded loop statistics and the
 // candidates come back. The same per-item functions (lefevre.cuh) run on both backends.
 #pragma once
 #include <atomic>
@@ -55,7 +55,7 @@ struct BlockOutput {
   int64_t candidate_count = 0;
   std::vector<int64_t> candidates;   // argument indices (relative to the search's first), unsorted;
                                      // empty when candidate_count > max_candidates
-  std::vector<lb::WarpIters> warps;  // in test order
+  lb::WarpSummary warps = lb::empty_summary();  // phase 1's loop statistics, folded over its warps
   double seconds_expand = 0, seconds_phase1 = 0, seconds_phase2 = 0, seconds_phase3 = 0;
 };
 
@@ -64,5 +64,8 @@ struct BlockOutput {
 // call is checked (ds::CudaError).
 void run_block_cpu(const BlockInput& in, BlockOutput* out);
 void run_block_cuda(const BlockInput& in, BlockOutput* out);
+// run_block_cuda keeps the device memory of its blocks in the stream-ordered pool for the next;
+// this hands it back (after a search).
+void release_pool_memory();
 
 }  // namespace ds::tmd::pipeline

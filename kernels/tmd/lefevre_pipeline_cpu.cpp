@@ -68,10 +68,10 @@ void run_block_cpu(const BlockInput& in, BlockOutput* out) {
     }
   });
   o.phase1 = T;
-  o.warps.clear();
+  o.warps = lb::empty_summary();
   for (int64_t w = 0; w < T; w += 32)
-    o.warps.push_back(
-        lb::warp_iters(&iters[static_cast<std::size_t>(w)], static_cast<int>(std::min<int64_t>(32, T - w))));
+    lb::add_warp(&o.warps, lb::warp_iters(&iters[static_cast<std::size_t>(w)],
+                                          static_cast<int>(std::min<int64_t>(32, T - w))));
   std::vector<int64_t> f1;  // compaction: the failing intervals
   for (int64_t i = 0; i < T; ++i)
     if (fail[static_cast<std::size_t>(i)]) {

@@ -18,4 +18,6 @@ void run_block_cuda(const BlockInput&, BlockOutput*) {
   throw std::runtime_error("this build has no CUDA support (DEEPSCOPE_CUDA=OFF or no nvcc)");
 }
 
+void release_pool_memory() {}
+
 }  // namespace ds::tmd::pipeline

@@ -135,35 +135,22 @@ ExhaustiveChunk parse_exhaustive(const std::string& payload) {
 }
 
 void LefevreBlock::add_iters(const std::vector<uint32_t>& it) {
-  if (it.empty()) return;
-  iter_min = *std::min_element(it.begin(), it.end());
-  iter_max = *std::max_element(it.begin(), it.end());
-  for (uint32_t x : it) iter_sum += x;
-  iter_count = static_cast<int64_t>(it.size());
-  for (std::size_t w = 0; w < it.size(); w += 32) {
-    const int n = static_cast<int>(std::min<std::size_t>(32, it.size() - w));
-    const double m = nmdm(&it[w], n);
-    nmdm_sum += m;
-    ++warps;
-    hist[static_cast<std::size_t>(std::min(19, static_cast<int>(m * 20)))]++;
-  }
+  lb::WarpSummary s = lb::empty_summary();
+  for (std::size_t w = 0; w < it.size(); w += 32)
+    lb::add_warp(&s, lb::warp_iters(&it[w], static_cast<int>(std::min<std::size_t>(32, it.size() - w))));
+  add_summary(s);
 }
 
-void LefevreBlock::add_warps(const std::vector<lb::WarpIters>& ws) {
-  if (ws.empty()) return;
-  iter_min = ws[0].min;
-  iter_max = ws[0].max;
-  for (const lb::WarpIters& w : ws) {
-    iter_min = std::min(iter_min, w.min);
-    iter_max = std::max(iter_max, w.max);
-    iter_sum += w.sum;  // integers: the same double as summing each test's count
-    iter_count += w.n;
-    // nmdm() of the warp's counts: 1 - mean / max, the mean from the exact integer sum.
-    const double m = w.max == 0 ? 0.0 : 1.0 - (static_cast<double>(w.sum) / w.n) / w.max;
-    nmdm_sum += m;
-    ++warps;
-    hist[static_cast<std::size_t>(std::min(19, static_cast<int>(m * 20)))]++;
-  }
+void LefevreBlock::add_summary(const lb::WarpSummary& s) {
+  if (s.warps == 0) return;
+  iter_min = s.min;
+  iter_max = s.max;
+  iter_sum = static_cast<double>(s.iter_sum);  // exact below 2^53 (a block's count)
+  iter_count = static_cast<int64_t>(s.iter_count);
+  // One rounding of the exact integer sum: the same double from every backend.
+  nmdm_sum = std::ldexp(static_cast<double>(s.nmdm_fixed), -lb::kNmdmBits);
+  warps = static_cast<int64_t>(s.warps);
+  for (std::size_t i = 0; i < hist.size(); ++i) hist[i] = static_cast<int64_t>(s.hist[i]);
 }
 
 std::string lefevre_text(const LefevreBlock& b) {

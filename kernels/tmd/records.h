@@ -10,7 +10,7 @@
 #include "tmd.h"
 
 namespace ds::tmd::lb {
-struct WarpIters;
+struct WarpSummary;
 }
 
 namespace ds::tmd::records {
@@ -36,8 +36,8 @@ struct LefevreBlock {
 
   // The phase-1 iteration counts of the block's intervals, in order (warps of 32).
   void add_iters(const std::vector<uint32_t>& it);
-  // The same from the summaries of those warps (sum, min, max and count of each): identical results.
-  void add_warps(const std::vector<lb::WarpIters>& w);
+  // The same from the block's folded warp statistics (lb::WarpSummary): identical results.
+  void add_summary(const lb::WarpSummary& s);
 };
 std::string lefevre_text(const LefevreBlock& b);
 LefevreBlock parse_lefevre(const std::string& payload);

@@ -320,7 +320,9 @@ void expect_golden(const Golden& g, const LefevreResult& r) {
   EXPECT_EQ(r.iters.max, g.iter_max);
   // The result's means are these sums over one block divided as lefevre_search divides them.
   EXPECT_EQ(r.iters.mean, g.iter_sum / static_cast<double>(g.iter_count));
-  EXPECT_EQ(r.iters.mean_nmdm, g.nmdm_sum / static_cast<double>(g.warps));
+  // The warps' NMDM are summed in fixed point (lb::kNmdmBits fraction bits, so that every order of
+  // folding gives the same bits): the mean is within 2^-41 of the exact values' mean.
+  EXPECT_NEAR(r.iters.mean_nmdm, g.nmdm_sum / static_cast<double>(g.warps), 0x1p-40);
   EXPECT_EQ(r.iters.nmdm_hist, std::vector<int64_t>(g.hist, g.hist + 20));
   EXPECT_EQ(r.cases.size(), g.cases);
 }
