@@ -55,6 +55,8 @@ void merge(const LefevreBlock& b, LefevreResult* r, double* iter_sum, double* nm
   }
 }
 
+constexpr int kWorkersPerDevice = 4;
+
 constexpr const char* kBlockMagic = "deepscope-tmd-lefevre-blocks v2 ";  // v2: ds::work records
 
 std::string fingerprint(const LefevreParams& p) {
@@ -174,10 +176,10 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
   in.g.kth = p.div_threshold;
   in.nb = nb;
   in.max_candidates = p.max_cases;
-  // The packets and single intervals partition the block (block_polynomials), so the intervals
-  // they test are counted, not marked: a list of them is made only when some are left out (a
-  // single interval sent to MPFR whole, or one past the range). (A byte per interval, 16 MB a block
-  // of 2^24, zeroed, marked and counted, was serial host time of every block.)
+  // The packets and single intervals partition the block (block_polynomials): the intervals they
+  // test are counted, and only those left out (a single interval sent to MPFR whole, or one past
+  // the range) are listed. (A byte per interval, 16 MB a block of 2^24, zeroed, marked and
+  // counted, was serial host time of every block.)
   int64_t covered = 0;
   for (std::size_t i = 0; i < polys.packets.size(); ++i) {
     const PacketData& d = polys.packets[i];
@@ -186,25 +188,24 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
     covered += d.packet.n;
   }
   std::vector<int64_t> cand;  // argument indices (relative to s.i0)
-  std::vector<int64_t> single_tested;
   for (const auto& [k, iv] : polys.singles) {
     if (iv.direct) {  // two result binades: every argument goes to MPFR
       blk.direct += iv.n;
       for (int64_t x = 0; x < iv.n; ++x) cand.push_back(iv.first + x);
     }
-    if (iv.direct || iv.n == 0) continue;
+    if (iv.direct || iv.n == 0) {
+      in.excluded.push_back(k);
+      continue;
+    }
     in.singles.push_back({k, static_cast<int32_t>(in.params.size()), {iv.y0, iv.y1, iv.y2}});
     in.params.push_back({iv.y2_lo, iv.y2_hi, iv.rem});
-    single_tested.push_back(k);
+    ++covered;
   }
-  covered += static_cast<int64_t>(single_tested.size());
-  in.all_tested = covered == nb;
-  if (!in.all_tested) {
-    for (std::size_t i = 0; i < polys.packets.size(); ++i)
-      for (int64_t k = 0; k < polys.packets[i].packet.n; ++k) in.tested.push_back(polys.offsets[i] + k);
-    in.tested.insert(in.tested.end(), single_tested.begin(), single_tested.end());
-    std::sort(in.tested.begin(), in.tested.end());
-  }
+  std::sort(in.excluded.begin(), in.excluded.end());
+  if (covered + static_cast<int64_t>(in.excluded.size()) != nb)
+    throw std::logic_error("tmd: block " + std::to_string(bi) + ": the packets and single intervals cover " +
+                           std::to_string(covered + static_cast<int64_t>(in.excluded.size())) + " of " +
+                           std::to_string(nb) + " intervals");
   // Phases 1 to 3 (and the packets' expansion) on the backend.
   const double seconds_input = since(t_block) - blk.seconds_poly;
   pipeline::BlockOutput res;
@@ -329,11 +330,13 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   job.header = std::string(kBlockMagic) + fingerprint(p);
   job.shard = p.placement.shard;
   job.workers = work::workers(be, p.placement.devices);
-  // By default two workers per device: one computes a block's polynomials and MPFR checks on the
-  // host while the other's phases run on the device (1.5x on one H200; docs/bench/scale-out.md).
+  // By default four workers per device: while one's phases run on the device the others compute
+  // their blocks' polynomials and MPFR checks on the host (the binade [1, 2) on the H100: 4.48 ms a
+  // block with two workers, 2.71 with four, 2.60 with eight; docs/bench/tmd.md).
   if (be == Backend::kCuda && p.placement.devices.empty()) {
     const std::size_t n = job.workers.size();
-    for (std::size_t i = 0; i < n; ++i) job.workers.push_back(job.workers[i]);
+    for (int copy = 1; copy < kWorkersPerDevice; ++copy)
+      for (std::size_t i = 0; i < n; ++i) job.workers.push_back(job.workers[i]);
   }
   job.cancel = p.cancel;
   job.progress = p.progress;

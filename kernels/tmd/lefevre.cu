@@ -128,11 +128,11 @@ __global__ void singles_kernel(const Single* s, int64_t n, CoefPlanes coef, int3
 }
 
 __global__ void phase1_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* pidx,
-                              const lb::IntervalParams* params, const int64_t* tested, int64_t T,
+                              const lb::IntervalParams* params, const int64_t* excluded, int64_t n_ex, int64_t T,
                               uint32_t* iters, int64_t* fail1, Counters* c) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= T) return;
-  const int64_t k = tested ? tested[i] : i, n = lb::interval_args(g, k);
+  const int64_t k = lb::tested_interval(excluded, n_ex, i), n = lb::interval_args(g, k);
   lb::Frac y[3];
   coef.load(k, y, 2);  // phase 1 reads c_0 and c_1
   const lb::Bound r = lb::phase1_item(g, y, params[pidx[k]], n);
@@ -338,10 +338,10 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   o.seconds_expand = since(t);
   // Phase 1 and the compaction of its failures.
   t = Clock::now();
-  const int64_t T = in.all_tested ? nb : static_cast<int64_t>(in.tested.size());
+  const int64_t n_ex = static_cast<int64_t>(in.excluded.size()), T = nb - n_ex;
   o.phase1 = T;
-  StreamBuffer d_tested(in.all_tested ? 0 : in.tested.size() * sizeof(int64_t), s);
-  if (!in.all_tested) upload(d_tested, in.tested, s);
+  StreamBuffer d_excluded(in.excluded.size() * sizeof(int64_t), s);
+  upload(d_excluded, in.excluded, s);
   StreamBuffer d_iters(static_cast<std::size_t>(T) * sizeof(uint32_t), s);
   StreamBuffer d_fail1(static_cast<std::size_t>(T) * sizeof(int64_t), s);
   const int64_t n_warps = (T + 31) / 32;
@@ -350,7 +350,7 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   if (T > 0) {
     phase1_kernel<<<grid_for(T), kBlock, 0, s>>>(
         g, planes, d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(),
-        in.all_tested ? nullptr : d_tested.as<int64_t>(), T, d_iters.as<uint32_t>(), d_fail1.as<int64_t>(),
+        d_excluded.as<int64_t>(), n_ex, T, d_iters.as<uint32_t>(), d_fail1.as<int64_t>(),
         d_cnt.as<Counters>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     const lb::WarpSummary empty = lb::empty_summary();

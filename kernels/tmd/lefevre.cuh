@@ -367,6 +367,21 @@ DEEPSCOPE_HD Scan phase3_scan(const BlockGeom& g, const Frac* coef, const Interv
   return sc;
 }
 
+// The i-th interval tested in phase 1 when the sorted intervals ex[0 .. n_ex) are left out: i + j,
+// j the number of ex[m] with ex[m] - m <= i (ex[m] - m, the tested intervals before ex[m], never
+// decreases, so j is found by bisection).
+DEEPSCOPE_HD int64_t tested_interval(const int64_t* ex, int64_t n_ex, int64_t i) {
+  int64_t lo = 0, hi = n_ex;  // j in [lo, hi]
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) / 2;
+    if (ex[mid] - mid <= i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return i + lo;
+}
+
 // The phase-1 loop iterations of a warp: 32 consecutive tests (fewer for the block's last one).
 struct WarpIters {
   uint32_t n, sum, min, max;

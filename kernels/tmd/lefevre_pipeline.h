@@ -39,10 +39,11 @@ struct BlockInput {
   std::vector<PacketJob> packets;
   std::vector<Single> singles;
   std::vector<lb::IntervalParams> params;
-  // The intervals tested in phase 1, in order (the others: two result binades, or no argument);
-  // empty when all nb are tested. Warps of 32 consecutive tests give the loop statistics.
-  std::vector<int64_t> tested;
-  bool all_tested = true;
+  // The intervals not tested in phase 1 (two result binades, or no argument), sorted; phase 1
+  // tests the others in order (lb::tested_interval), and warps of 32 consecutive tests give the
+  // loop statistics. (A list of the tested ones, 2^24 entries built and sorted on the host, cost
+  // a block up to 2 s: docs/bench/tmd.md.)
+  std::vector<int64_t> excluded;
   int64_t max_candidates = 0;  // beyond this, candidates are counted and not returned
 };
 

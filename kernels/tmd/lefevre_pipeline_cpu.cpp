@@ -53,8 +53,8 @@ void run_block_cpu(const BlockInput& in, BlockOutput* out) {
   o.seconds_expand = since(t);
   // Phase 1: one test per tested interval, in order.
   t = Clock::now();
-  const int64_t T = in.all_tested ? nb : static_cast<int64_t>(in.tested.size());
-  auto interval = [&](int64_t i) { return in.all_tested ? i : in.tested[static_cast<std::size_t>(i)]; };
+  const int64_t n_ex = static_cast<int64_t>(in.excluded.size()), T = nb - n_ex;
+  auto interval = [&](int64_t i) { return lb::tested_interval(in.excluded.data(), n_ex, i); };
   std::vector<uint32_t> iters(static_cast<std::size_t>(T));
   std::vector<uint8_t> fail(static_cast<std::size_t>(T));
   parallel_for(static_cast<std::size_t>(T), 1024, [&](std::size_t b, std::size_t e) {

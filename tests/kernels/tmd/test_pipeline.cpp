@@ -77,6 +77,35 @@ TEST(TmdPipeline, PacketSplitGivesTheSequentialBits) {
 }
 
 // The saturating point count without a division makes the decisions of the division form.
+// Phase 1's i-th tested interval, from the sorted list of those left out, against a walk over the
+// block: empty lists, runs of neighbours, the first and last intervals, random sets.
+TEST(TmdPipeline, TestedIntervalSkipsTheExcludedOnes) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int64_t nb = 1 + static_cast<int64_t>(rng() % 300);
+    std::vector<int64_t> ex;
+    const int mode = trial % 4;
+    for (int64_t k = 0; k < nb; ++k) {
+      const bool out = mode == 0   ? false
+                       : mode == 1 ? (k == 0 || k == nb - 1)
+                       : mode == 2 ? (k >= nb / 3 && k < nb / 3 + 5)
+                                   : rng() % 4 == 0;
+      if (out) ex.push_back(k);
+    }
+    std::vector<int64_t> walk;
+    for (int64_t k = 0, m = 0; k < nb; ++k) {
+      if (m < static_cast<int64_t>(ex.size()) && ex[static_cast<std::size_t>(m)] == k) {
+        ++m;
+        continue;
+      }
+      walk.push_back(k);
+    }
+    for (std::size_t i = 0; i < walk.size(); ++i)
+      ASSERT_EQ(lb::tested_interval(ex.data(), static_cast<int64_t>(ex.size()), static_cast<int64_t>(i)), walk[i])
+          << "trial " << trial << " i " << i;
+  }
+}
+
 TEST(TmdPipeline, SaturatingCountAgreesWithTheDivisionForm) {
   constexpr uint64_t kCap = uint64_t{1} << 62;
   auto reference = [](uint64_t u, uint64_t k, uint64_t v) {
