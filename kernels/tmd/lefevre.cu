@@ -14,6 +14,9 @@
 #include <set>
 #include <vector>
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
 #include "kernels/core/cuda_check.h"
 #include "lefevre.cuh"
 #include "lefevre_pipeline.h"
@@ -28,6 +31,27 @@ using ull = unsigned long long;
 struct Counters {
   ull fail1, args2, subs2, fail2, args3, cand;
 };
+
+namespace cg = cooperative_groups;
+
+// Warp-aggregated appends: the lanes that call it together (a failing test's lanes, converged at
+// the call) reserve their slots of `list` with one atomic on `count`, and add their `args` and
+// `subs` to two counters with one atomic each. Where nearly every test fails (phase 1 in the
+// binade [128, 256)) one atomic a lane on the same three addresses was most of the phase.
+__device__ void append_failed(int64_t value, ull args, ull subs, int64_t* list, ull* count, ull* args_sum,
+                              ull* subs_sum) {
+  const cg::coalesced_group g = cg::coalesced_threads();
+  ull base = 0;
+  if (g.thread_rank() == 0) base = atomicAdd(count, static_cast<ull>(g.size()));
+  base = g.shfl(base, 0);
+  list[base + g.thread_rank()] = value;
+  const ull a = cg::reduce(g, args, cg::plus<ull>());
+  if (g.thread_rank() == 0) atomicAdd(args_sum, a);
+  if (subs_sum) {
+    const ull b = cg::reduce(g, subs, cg::plus<ull>());
+    if (g.thread_rank() == 0) atomicAdd(subs_sum, b);
+  }
+}
 
 struct DevItem {  // one expansion work item: intervals k0 + s0 .. k0 + s0 + n - 1 of packet p
   int32_t p;
@@ -137,11 +161,9 @@ __global__ void phase1_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* p
   coef.load(k, y, 2);  // phase 1 reads c_0 and c_1
   const lb::Bound r = lb::phase1_item(g, y, params[pidx[k]], n);
   iters[i] = r.iters;
-  if (!r.success) {
-    fail1[atomicAdd(&c->fail1, 1ull)] = k;
-    atomicAdd(&c->args2, static_cast<ull>(n));
-    atomicAdd(&c->subs2, static_cast<ull>((n + g.L - 1) / g.L));
-  }
+  if (!r.success)
+    append_failed(k, static_cast<ull>(n), static_cast<ull>((n + g.L - 1) / g.L), fail1, &c->fail1, &c->args2,
+                  &c->subs2);
 }
 
 // Phase 1's loop statistics: each thread folds one warp of tests (lb::add_warp's terms) into its
@@ -197,10 +219,7 @@ __global__ void phase2_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* p
   lb::Frac y[3];
   coef.load(k, y, 3);
   const lb::Bound r = lb::phase2_item(g, y, params[pidx[k]], n, s, &sub_n);
-  if (!r.success) {
-    fail2[atomicAdd(&c->fail2, 1ull)] = k * g.split + s;
-    atomicAdd(&c->args3, static_cast<ull>(sub_n));
-  }
+  if (!r.success) append_failed(k * g.split + s, static_cast<ull>(sub_n), 0, fail2, &c->fail2, &c->args3, nullptr);
 }
 
 __global__ void phase3_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* pidx,
