@@ -2,6 +2,7 @@
 // job), shards and their merge, cancellation, errors, and the option parsers.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -87,6 +88,52 @@ TEST(Work, EveryChunkOnceOverSeveralWorkers) {
   EXPECT_TRUE(g.computed_on.empty());
   EXPECT_EQ(g.taken, f.taken);
   for (const auto& kv : g.was_loaded) EXPECT_TRUE(kv.second);
+}
+
+// Group commit: chunks that finish while another worker's commit runs are written and taken
+// together by the next worker to commit (one append and fsync for all), each exactly once, and
+// the file then holds every one of them. The first chunk's take waits until the other three have
+// been computed, so they are all pending when it returns.
+TEST(Work, ChunksFinishedDuringACommitAreCommittedTogether) {
+  const std::string dir = test::make_tmpdir("work");
+  Fixture f(4, 4, dir + "/group.chunks");
+  std::atomic<int> computed{0};
+  const auto inner = f.job.compute;
+  f.job.compute = [&](int64_t c, const Worker& w, const std::atomic<bool>& stop,
+                      const std::function<void(double)>& part, std::string* out) {
+    const bool ok = inner(c, w, stop, part, out);
+    ++computed;
+    return ok;
+  };
+  std::map<int64_t, std::thread::id> taken_on;
+  bool first = true;
+  f.job.take = [&](int64_t c, const std::string& p, bool loaded) {
+    EXPECT_EQ(f.taken.count(c), 0u) << "chunk " << c << " taken twice";
+    f.taken[c] = p;
+    f.was_loaded[c] = loaded;
+    taken_on[c] = std::this_thread::get_id();
+    if (first) {
+      first = false;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (computed.load() < 4 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // their pushes to the pending list
+    }
+  };
+  const Stats s = run(f.job);
+  EXPECT_EQ(s.run, 4);
+  ASSERT_EQ(f.taken.size(), 4u);
+  std::set<std::thread::id> workers;
+  int foreign = 0;
+  for (const auto& kv : f.computed_on) {
+    workers.insert(kv.second);
+    foreign += taken_on[kv.first] != kv.second;
+  }
+  ASSERT_EQ(workers.size(), 4u) << "each worker computes one chunk";
+  EXPECT_GE(foreign, 2) << "the three chunks pending behind the first commit go in one batch, taken by one worker";
+  Fixture g(4, 1, dir + "/group.chunks");
+  EXPECT_EQ(run(g.job).loaded, 4);
+  EXPECT_EQ(g.taken, f.taken);
 }
 
 TEST(Work, PayloadsMayHoldAnyBytes) {
