@@ -132,9 +132,9 @@ Commands:
         the paper's searches over one binade: phase counts, loop iterations and the NMDM histogram;
         with --x-lo/--x-hi the precision-P numbers of [X, Y) for P up to 64
         tmd: --devices 0,1 shares the chunks (--chunk bit patterns, blocks of 2^B intervals) between
-        CUDA devices (0,0: two workers on one GPU), as do mpirun ranks; --shard I/N runs chunks C with
-        C mod N = I into FILE.csv.chunks.shard-I-of-N and writes no CSV: join the shards with
-        deepscope merge, then rerun without --shard.
+        CUDA devices (0,0: two workers on one GPU; lefevre/regular default to four a GPU), as do
+        mpirun ranks; --shard I/N runs chunks C with C mod N = I into FILE.csv.chunks.shard-I-of-N
+        and writes no CSV: join the shards with deepscope merge, then rerun without --shard.
         --out FILE.csv writes a CSV row per case and FILE.json with every case; --out FILE.tmdc a
         binary case file (72 bytes a case, checksummed; docs/tmd.md) and FILE.json with the hardest only
   deepscope tmd export FILE.tmdc [--csv OUT.csv] [--json OUT.json] [--quiet]
