@@ -294,21 +294,22 @@ std::string render_summary(const RenderResult& r) {
   if (!r.note.empty()) out += " (" + r.note + ")";
   if (r.method == Method::kPerturb) {
     const mandel::PerturbInfo& pi = r.perturb;
-    std::snprintf(line, sizeof line,
-                  "reference %llu points at %d bits in %s (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
-                  "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
-                  "%d secondary references (%.3f s at 106 bits, BLA skipped %.3g of their iterations, %.3f s secondary); "
-                  "%llu interior pixels",
-                  static_cast<unsigned long long>(pi.reference_length), pi.reference_bits,
-                  pi.reference_arith.empty() ? "MPFR" : pi.reference_arith.c_str(),
-                  pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
-                  pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
-                  static_cast<unsigned long long>(pi.glitch_pixels),
-                  static_cast<unsigned long long>(pi.glitch_corrected),
-                  static_cast<unsigned long long>(pi.glitch_refined),
-                  static_cast<unsigned long long>(pi.glitch_unresolved), pi.secondary_references,
-                  pi.refine_seconds, static_cast<double>(pi.refine_skipped), pi.secondary_seconds,
-                  static_cast<unsigned long long>(pi.interior_pixels));
+    std::snprintf(
+        line, sizeof line,
+        "reference %llu points at %d bits in %s (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
+        "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
+        "%d secondary references (%.3f s at 106 bits, BLA skipped %.3g of their iterations, "
+        "%.3f s secondary); %llu interior pixels",
+        static_cast<unsigned long long>(pi.reference_length), pi.reference_bits,
+        pi.reference_arith.empty() ? "MPFR" : pi.reference_arith.c_str(),
+        pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
+        pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
+        static_cast<unsigned long long>(pi.glitch_pixels),
+        static_cast<unsigned long long>(pi.glitch_corrected),
+        static_cast<unsigned long long>(pi.glitch_refined),
+        static_cast<unsigned long long>(pi.glitch_unresolved), pi.secondary_references, pi.refine_seconds,
+        static_cast<double>(pi.refine_skipped), pi.secondary_seconds,
+        static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
     if (!pi.reference_cache.empty()) out += "\nreference cache: " + pi.reference_cache;

@@ -1,5 +1,5 @@
-// BLA table construction (kernels/perturb/bla.h), in floatexp (floatexp2 for the 106-bit tier) so that no coefficient overflows while
-// merging, rounded to the delta type at the end.
+// BLA table construction (kernels/perturb/bla.h), in floatexp (floatexp2 for the 106-bit tier) so that no
+// coefficient overflows while merging, rounded to the delta type at the end.
 #include "bla.h"
 
 #include <algorithm>
@@ -89,7 +89,8 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
   const auto single = [&](std::size_t k) {  // level 0, entry k: the step from m = k + 1
     U zr, zi;
     point(ref, k + 1, &zr, &zi);
-    return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0), from_fe<U>(eps * hypot_fe(aux(zr), aux(zi)))};
+    return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0),
+                       from_fe<U>(eps * hypot_fe(aux(zr), aux(zi)))};
   };
   // The first kept level is made from the orbit directly, each entry merging its 2^first_level
   // single steps in the order the levels below would (the same bits as building those levels).
@@ -98,9 +99,8 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
     return merge(self(self, 2 * k, l - 1), self(self, 2 * k + 1, l - 1));
   };
   if (levels > first_level)
-    on_all_cores(t.level_offset[first_level + 1] - t.level_offset[first_level], [&](std::size_t k) {
-      all[t.level_offset[first_level] + k] = tree(tree, k, first_level);
-    });
+    on_all_cores(t.level_offset[first_level + 1] - t.level_offset[first_level],
+                 [&](std::size_t k) { all[t.level_offset[first_level] + k] = tree(tree, k, first_level); });
   for (int l = first_level + 1; l < levels; ++l) {
     const BlaEntry<U>* cur = all.data() + t.level_offset[l - 1];
     BlaEntry<U>* next = all.data() + t.level_offset[l];

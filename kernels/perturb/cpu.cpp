@@ -49,7 +49,6 @@ PerturbPixel perturb_at(const PerturbParams<T>& p, int i, int j, FieldsMode fiel
 // Where re-rendered pixels go: tile index k, count, stored smooth value, fields.
 using PutPixel = std::function<void(std::size_t, uint64_t, float, const FieldValues&)>;
 
-
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -288,7 +287,8 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // in the first pass has an escape test that 53-bit deltas could not decide; here the error
 // estimate shrinks by 2^-50 or so, and nearly all are decided. Returns the pixels still flagged
 // (ascending); results go through `put`.
-std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t,
+                                        const RenderOptions& opt,
                                         const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                         const std::vector<std::size_t>& flagged, const PutPixel& put,
                                         bool* cancelled, double* bla_seconds, uint64_t* skipped) {
@@ -296,12 +296,14 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   // Its points and table are kept like the first pass's (prepared), so a view's tiles and bands
   // build them once.
   const auto tb = Clock::now();
-  const std::shared_ptr<const Prepared<FloatExp2>> tier = prepared<FloatExp2>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
+  const std::shared_ptr<const Prepared<FloatExp2>> tier =
+      prepared<FloatExp2>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
   *bla_seconds += since(tb);
   FloatExp2 off_re, off_im, hs;
   centre_offset(ref, g, &off_re, &off_im, &hs);
-  PerturbParams<FloatExp2> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), tier->bla,
-                                          FloatExp(0.0), FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/false);
+  PerturbParams<FloatExp2> p =
+      params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), tier->bla, FloatExp(0.0), FloatExp(0.0),
+                 FloatExp(0.0), /*check_underflow=*/false);
   p.off_re = off_re;
   p.off_im = off_im;
   p.half_step = hs;
@@ -312,8 +314,8 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   if (backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
     std::vector<uint32_t> idx(flagged.begin(), flagged.end());
-    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
-                             skipped, cancelled);
+    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(),
+                             opt.fields ? fields.data() : nullptr, skipped, cancelled);
 #else
     throw BackendError("built without CUDA");
 #endif
@@ -356,8 +358,9 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
 // references run out, or a blob's own reference pixel flags again (then the blob is unresolved:
 // a reference at the pixel itself is as exact as a perturbation render gets).
 void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                     const std::shared_ptr<const Reference>& ref, const std::vector<std::size_t>& flagged, uint64_t* out_counts,
-                     float* out_smooth, FieldValues* out_fields, const FieldPtrs& res_fields, RenderResult* res) {
+                     const std::shared_ptr<const Reference>& ref, const std::vector<std::size_t>& flagged,
+                     uint64_t* out_counts, float* out_smooth, FieldValues* out_fields,
+                     const FieldPtrs& res_fields, RenderResult* res) {
   std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
   for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
   const PutPixel put = [&](std::size_t k, uint64_t c, float sm, const FieldValues& f) {
@@ -375,8 +378,8 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   const auto t0 = Clock::now();
   std::vector<std::size_t> pending =
       opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled,
-                                 &res->perturb.bla_seconds, &res->perturb.refine_skipped)
-                  : flagged;
+                                  &res->perturb.bla_seconds, &res->perturb.refine_skipped)
+                 : flagged;
   res->perturb.refine_seconds += since(t0);
   if (res->cancelled) return;
   res->perturb.glitch_refined = flagged.size() - pending.size();

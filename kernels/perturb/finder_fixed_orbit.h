@@ -22,7 +22,8 @@ namespace ds::perturb::finder::detail {
 
 // out <- (a, negative na) + (b, negative nb), magnitudes of L limbs each; out may be a or b. A
 // carry out of the top limb is lost: callers keep room for it. Returns out's sign.
-inline bool signed_add(mp_limb_t* out, const mp_limb_t* a, bool na, const mp_limb_t* b, bool nb, mp_size_t L) {
+inline bool signed_add(mp_limb_t* out, const mp_limb_t* a, bool na, const mp_limb_t* b, bool nb,
+                       mp_size_t L) {
   if (na == nb) {
     mpn_add_n(out, a, b, L);
     return na;

@@ -74,7 +74,8 @@ double log2_abs_above(const mpfr_t x, const mpfr_t y) {
 
 std::vector<int> precision_schedule(const OrbitProfile& prev, FloatExp delta, int b, int bmin, uint32_t p) {
   std::vector<int> out;
-  if (prev.lz.size() != p || prev.ld.size() != p || p < 2 || b <= bmin || !std::isfinite(prev.ldp)) return out;
+  if (prev.lz.size() != p || prev.ld.size() != p || p < 2 || b <= bmin || !std::isfinite(prev.ldp))
+    return out;
   const double ldelta = log2_of(delta);
   if (std::isnan(ldelta)) return out;
   // The products' change at c': first order, sum over k of delta |z_k'| / |z_k|.
@@ -252,7 +253,8 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
   for (uint32_t n = 1; n <= p; ++n) {
     if (order >= 4) third_step();        // t_n from z, d, h, t at n - 1
     if (order >= 3) second_step();       // h_n from z, d, h at n - 1
-    if (gauss)  // d_n = 2 z_{n-1} d_{n-1} + 1
+    // d_n = 2 z_{n-1} d_{n-1} + 1
+    if (gauss)
       derivative_step_gauss(d_, zr_, u1_, u2_, u3_);
     else
       derivative_step(d_, zr_, u1_, u2_);

@@ -205,7 +205,8 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
   const std::size_t bla_entries = hp.bla_levels > 1 ? hp.level_offset[kMaxBlaLevels] : 0;
   DeviceBuffer bla(bla_entries * sizeof(BlaEntry<T>));
   if (bla_entries)
-    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(bla.p, hp.bla, bla_entries * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
+    DEEPSCOPE_CUDA_CHECK(
+        cudaMemcpy(bla.p, hp.bla, bla_entries * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
   PerturbParams<T> p = hp;
   p.zr = zr.as<T>();
   p.zi = zi.as<T>();

@@ -281,10 +281,10 @@ bool compute_block(const LefevreParams& p, const Geometry& g, int64_t bi, Backen
     std::fprintf(stderr,
                  "tmd-trace block %lld: packets %.2f ms, input %.2f, expand %.2f, phase1 %.2f, phase2 %.2f, "
                  "phase3 %.2f, mpfr %.2f (%lld candidates), block %.2f ms\n",
-                 static_cast<long long>(bi), 1e3 * (blk.seconds_poly - res.seconds_expand), 1e3 * seconds_input,
-                 1e3 * res.seconds_expand, 1e3 * res.seconds_phase1, 1e3 * res.seconds_phase2,
-                 1e3 * res.seconds_phase3, 1e3 * blk.seconds_mpfr, static_cast<long long>(blk.candidates),
-                 1e3 * since(t_block));
+                 static_cast<long long>(bi), 1e3 * (blk.seconds_poly - res.seconds_expand),
+                 1e3 * seconds_input, 1e3 * res.seconds_expand, 1e3 * res.seconds_phase1,
+                 1e3 * res.seconds_phase2, 1e3 * res.seconds_phase3, 1e3 * blk.seconds_mpfr,
+                 static_cast<long long>(blk.candidates), 1e3 * since(t_block));
   return true;
 }
 

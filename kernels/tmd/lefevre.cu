@@ -95,8 +95,9 @@ static_assert(sizeof(lb::Frac) == kFracWords * sizeof(uint32_t), "Frac: 4 words 
 static_assert(kSubPacket % kStageIntervals == 0, "whole stages a work item");
 constexpr int kStageRow = kStageIntervals * kFracWords + 1;  // odd: the lanes' rows in distinct banks
 
-__global__ void __launch_bounds__(kBlock, 4) expand_kernel(const PacketJob* pk, const int64_t* item_first, int32_t n_pk,
-                                                        int64_t n_items, CoefPlanes coef, int32_t* pidx) {
+__global__ void __launch_bounds__(kBlock, 4)
+    expand_kernel(const PacketJob* pk, const int64_t* item_first, int32_t n_pk, int64_t n_items,
+                  CoefPlanes coef, int32_t* pidx) {
   __shared__ uint32_t stage[kBlock][kStageRow];
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   const int lane = static_cast<int>(threadIdx.x & 31u);
@@ -152,8 +153,8 @@ __global__ void singles_kernel(const Single* s, int64_t n, CoefPlanes coef, int3
 }
 
 __global__ void phase1_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* pidx,
-                              const lb::IntervalParams* params, const int64_t* excluded, int64_t n_ex, int64_t T,
-                              uint32_t* iters, int64_t* fail1, Counters* c) {
+                              const lb::IntervalParams* params, const int64_t* excluded, int64_t n_ex,
+                              int64_t T, uint32_t* iters, int64_t* fail1, Counters* c) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= T) return;
   const int64_t k = lb::tested_interval(excluded, n_ex, i), n = lb::interval_args(g, k);
@@ -181,7 +182,8 @@ __global__ void warps_kernel(const uint32_t* iters, int64_t T, lb::WarpSummary* 
   __syncthreads();
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i * 32 < T) {
-    const lb::WarpIters w = lb::warp_iters(iters + 32 * i, static_cast<int>(T - 32 * i < 32 ? T - 32 * i : 32));
+    const lb::WarpIters w =
+        lb::warp_iters(iters + 32 * i, static_cast<int>(T - 32 * i < 32 ? T - 32 * i : 32));
     const double m = lb::warp_nmdm(w);
     atomicAdd(&sums[0], 1ull);
     atomicAdd(&sums[1], static_cast<ull>(w.n));
@@ -219,7 +221,8 @@ __global__ void phase2_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* p
   lb::Frac y[3];
   coef.load(k, y, 3);
   const lb::Bound r = lb::phase2_item(g, y, params[pidx[k]], n, s, &sub_n);
-  if (!r.success) append_failed(k * g.split + s, static_cast<ull>(sub_n), 0, fail2, &c->fail2, &c->args3, nullptr);
+  if (!r.success)
+    append_failed(k * g.split + s, static_cast<ull>(sub_n), 0, fail2, &c->fail2, &c->args3, nullptr);
 }
 
 __global__ void phase3_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* pidx,
@@ -344,8 +347,8 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   upload(d_params, in.params, s);
   if (n_items > 0) {
     expand_kernel<<<grid_for(n_items), kBlock, 0, s>>>(d_pk.as<PacketJob>(), d_first.as<int64_t>(),
-                                                       static_cast<int32_t>(in.packets.size()), n_items, planes,
-                                                       d_pidx.as<int32_t>());
+                                                       static_cast<int32_t>(in.packets.size()), n_items,
+                                                       planes, d_pidx.as<int32_t>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
   }
   if (!in.singles.empty()) {
@@ -368,13 +371,13 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   Counters c{};
   if (T > 0) {
     phase1_kernel<<<grid_for(T), kBlock, 0, s>>>(
-        g, planes, d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(),
-        d_excluded.as<int64_t>(), n_ex, T, d_iters.as<uint32_t>(), d_fail1.as<int64_t>(),
-        d_cnt.as<Counters>());
+        g, planes, d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(), d_excluded.as<int64_t>(), n_ex, T,
+        d_iters.as<uint32_t>(), d_fail1.as<int64_t>(), d_cnt.as<Counters>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     const lb::WarpSummary empty = lb::empty_summary();
     DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(d_warps.p, &empty, sizeof empty, cudaMemcpyHostToDevice, s));
-    warps_kernel<<<grid_for(n_warps), kBlock, 0, s>>>(d_iters.as<uint32_t>(), T, d_warps.as<lb::WarpSummary>());
+    warps_kernel<<<grid_for(n_warps), kBlock, 0, s>>>(d_iters.as<uint32_t>(), T,
+                                                      d_warps.as<lb::WarpSummary>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     DEEPSCOPE_CUDA_CHECK(cudaMemcpyAsync(&o.warps, d_warps.p, sizeof o.warps, cudaMemcpyDeviceToHost, s));
     c = read_counters(d_cnt, s);
@@ -388,8 +391,8 @@ void run_block_cuda(const BlockInput& in, BlockOutput* out) {
   StreamBuffer d_fail2(static_cast<std::size_t>(n1 * g.split) * sizeof(int64_t), s);
   if (n1 > 0) {
     phase2_kernel<<<grid_for(n1 * g.split), kBlock, 0, s>>>(
-        g, planes, d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(),
-        d_fail1.as<int64_t>(), n1, d_fail2.as<int64_t>(), d_cnt.as<Counters>());
+        g, planes, d_pidx.as<int32_t>(), d_params.as<lb::IntervalParams>(), d_fail1.as<int64_t>(), n1,
+        d_fail2.as<int64_t>(), d_cnt.as<Counters>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     c = read_counters(d_cnt, s);
   }

@@ -524,7 +524,8 @@ DEEPSCOPE_HD void expand_start(const Packet& pk, int j, int64_t k0, const Expand
     d[i] = pk.d[j][i];
     if (k0 > 0) {
       DEEPSCOPE_UNROLL
-      for (int l = 1; i + l <= kPacketDegree; ++l) d[i] = wide_add(d[i], wide_mul_words(pk.d[j][i + l], b.c[l]));
+      for (int l = 1; i + l <= kPacketDegree; ++l)
+        d[i] = wide_add(d[i], wide_mul_words(pk.d[j][i + l], b.c[l]));
     }
   }
 }

@@ -130,7 +130,8 @@ TEST(Work, ChunksFinishedDuringACommitAreCommittedTogether) {
     foreign += taken_on[kv.first] != kv.second;
   }
   ASSERT_EQ(workers.size(), 4u) << "each worker computes one chunk";
-  EXPECT_GE(foreign, 2) << "the three chunks pending behind the first commit go in one batch, taken by one worker";
+  EXPECT_GE(foreign, 2)
+      << "the three chunks pending behind the first commit go in one batch, taken by one worker";
   Fixture g(4, 1, dir + "/group.chunks");
   EXPECT_EQ(run(g.job).loaded, 4);
   EXPECT_EQ(g.taken, f.taken);

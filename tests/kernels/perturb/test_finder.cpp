@@ -196,8 +196,9 @@ TEST(Finder, BallMethodInFixedPointAgreesWithMpfr) {
     const Place s = place_of(file);
     ASSERT_LE((s.bits + 11 + 63) / 64, 20);  // the fixed-point path
     const finder::PeriodResult fixed = finder::find_period(s.v.re, s.v.im, s.radius, 1000000, s.bits);
-    const int wide = 64 * 21 + 100;             // past 20 limbs: MPFR
-    const finder::PeriodResult mpfr = finder::find_period(s.v.re, s.v.im, s.radius, 1000000, std::max(wide, s.bits + 700));
+    const int wide = 64 * 21 + 100;  // past 20 limbs: MPFR
+    const finder::PeriodResult mpfr =
+        finder::find_period(s.v.re, s.v.im, s.radius, 1000000, std::max(wide, s.bits + 700));
     EXPECT_GT(fixed.period, 0u);
     EXPECT_EQ(fixed.period, mpfr.period);
     EXPECT_EQ(fixed.iterations, mpfr.iterations);

@@ -2,8 +2,8 @@
 // 5): an MPFR orbit whose z_m runs at fewer bits late in the orbit, from the products of 2 z_k of
 // an orbit at a nearby c, against the same orbit at the full precision and at 256 bits above it.
 // The stated bound: the schedule's roundings together move Newton's step z_p / z_p' by at most
-// 2^-(b + 12) of |c| beyond the orbit at b throughout. Near c = i (a Misiurewicz point: z' grows by about 2^1.25 a step along its
-// repelling 2-cycle), 1,500 steps at 3,000 bits, z' at 1,200 bits.
+// 2^-(b + 12) of |c| beyond the orbit at b throughout. Near c = i (a Misiurewicz point: z' grows by about
+// 2^1.25 a step along its repelling 2-cycle), 1,500 steps at 3,000 bits, z' at 1,200 bits.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 

@@ -587,9 +587,9 @@ bool same_fe2(FloatExp2 a, FloatExp2 b) { return a.hi == b.hi && a.lo == b.lo &&
 // every entry of the levels it builds bit for bit as the full table has them, and leaves the levels
 // below empty; bla_first_level_within picks the lowest level that fits.
 TEST(Bla, TablesFromAHigherFirstLevelKeepTheFullTablesEntries) {
-  const std::shared_ptr<const perturb::Reference> ref =
-      perturb::compute_reference("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139",
-                                 200, 20000, FloatExp::make(1.0, -100), nullptr, nullptr);
+  const std::shared_ptr<const perturb::Reference> ref = perturb::compute_reference(
+      "-0.743643887037158704752191506114774", "0.131825904205311970493132056385139", 200, 20000,
+      FloatExp::make(1.0, -100), nullptr, nullptr);
   ASSERT_TRUE(ref);
   ASSERT_GT(ref->length(), 5000u);
   const FloatExp dcmax = FloatExp::make(1.0, -90);
@@ -607,8 +607,8 @@ TEST(Bla, TablesFromAHigherFirstLevelKeepTheFullTablesEntries) {
       for (uint64_t k = 0; k < n; ++k) {
         const perturb::BlaEntry<FloatExp2>& a = part.entries[part.level_offset[l] + k];
         const perturb::BlaEntry<FloatExp2>& b = full.entries[full.level_offset[l] + k];
-        ASSERT_TRUE(same_fe2(a.ar, b.ar) && same_fe2(a.ai, b.ai) && same_fe2(a.br, b.br) && same_fe2(a.bi, b.bi) &&
-                    same_fe2(a.r, b.r))
+        ASSERT_TRUE(same_fe2(a.ar, b.ar) && same_fe2(a.ai, b.ai) && same_fe2(a.br, b.br) &&
+                    same_fe2(a.bi, b.bi) && same_fe2(a.r, b.r))
             << "level " << l << " entry " << k;
       }
     }
@@ -619,7 +619,8 @@ TEST(Bla, TablesFromAHigherFirstLevelKeepTheFullTablesEntries) {
   const int f = perturb::bla_first_level_within(len, e, full.entries.size() * e / 5);
   EXPECT_GT(f, 2);
   EXPECT_LE(perturb::build_bla<FloatExp2>(*ref, dcmax, f).entries.size() * e, full.entries.size() * e / 5);
-  EXPECT_GT(perturb::build_bla<FloatExp2>(*ref, dcmax, f - 1).entries.size() * e, full.entries.size() * e / 5);
+  EXPECT_GT(perturb::build_bla<FloatExp2>(*ref, dcmax, f - 1).entries.size() * e,
+            full.entries.size() * e / 5);
   EXPECT_EQ(perturb::bla_first_level_within(len, e, e - 1), perturb::kMaxBlaLevels + 1);
 }
 

@@ -101,7 +101,8 @@ TEST(TmdPipeline, TestedIntervalSkipsTheExcludedOnes) {
       walk.push_back(k);
     }
     for (std::size_t i = 0; i < walk.size(); ++i)
-      ASSERT_EQ(lb::tested_interval(ex.data(), static_cast<int64_t>(ex.size()), static_cast<int64_t>(i)), walk[i])
+      ASSERT_EQ(lb::tested_interval(ex.data(), static_cast<int64_t>(ex.size()), static_cast<int64_t>(i)),
+                walk[i])
           << "trial " << trial << " i " << i;
   }
 }
