@@ -12,15 +12,6 @@
 
 namespace ds::perturb::finder::detail {
 
-// One MPFR step of order 2 (Newton), 3 (Chebyshev) or 4. With f = z_p, g = dz_p/dc, u = f / g,
-// a2 = (d2z_p/dc2) / 2g and a3 = (d3z_p/dc3) / 6g, the root of the Taylor series
-// f + g x + g a2 x^2 + g a3 x^3 is x = -u - a2 u^2 - (2 a2^2 - a3) u^3 + O(u^4); a step of order m
-// takes the first m - 1 terms, leaving an error O(s^m), s = |u|. Each term needs only the bits
-// between its own size and the step's result, so g runs at bd bits, d2z/dc2 at bh <= bd and
-// d3z/dc3 at bt <= bh (their recursions: h_n = 2 (z h + d^2), t_n = 2 (z t + 3 d h) at n - 1,
-// from z, d, h rounded to those precisions). Where a2 is needed to fewer bits than the perturbed
-// orbit's 53-bit derivatives hold (kPerturbedA2Bits), a third-order step takes it from there
-// (a2_given) and runs no MPFR recursion for it.
 // An orbit's profile for the next orbit's precision schedule (precision_schedule): log2 |2 z_k| and
 // log2 |dz_k/dc| (an upper bound, from the exponents), k = 0 .. p - 1, and log2 |dz_p/dc|.
 struct OrbitProfile {
@@ -38,6 +29,15 @@ struct OrbitProfile {
 // and never increasing (a step moves to fewer bits once). docs/finder.md, Nucleus 5.
 std::vector<int> precision_schedule(const OrbitProfile& prev, FloatExp delta, int b, int bmin, uint32_t p);
 
+// One MPFR step of order 2 (Newton), 3 (Chebyshev) or 4. With f = z_p, g = dz_p/dc, u = f / g,
+// a2 = (d2z_p/dc2) / 2g and a3 = (d3z_p/dc3) / 6g, the root of the Taylor series
+// f + g x + g a2 x^2 + g a3 x^3 is x = -u - a2 u^2 - (2 a2^2 - a3) u^3 + O(u^4); a step of order m
+// takes the first m - 1 terms, leaving an error O(s^m), s = |u|. Each term needs only the bits
+// between its own size and the step's result, so g runs at bd bits, d2z/dc2 at bh <= bd and
+// d3z/dc3 at bt <= bh (their recursions: h_n = 2 (z h + d^2), t_n = 2 (z t + 3 d h) at n - 1,
+// from z, d, h rounded to those precisions). Where a2 is needed to fewer bits than the perturbed
+// orbit's 53-bit derivatives hold (kPerturbedA2Bits), a third-order step takes it from there
+// (a2_given) and runs no MPFR recursion for it.
 class SeriesStep {
  public:
   explicit SeriesStep(mpfr_prec_t b);

@@ -64,9 +64,8 @@ inline void set_fe2(mpfr_t out, FloatExp2 x) {
   mpfr_mul_2si(out, out, x.e, MPFR_RNDN);
 }
 
-// A decimal already validated by the caller (View geometry, the CLI), rounded to out's precision.
 // z <- z^2 + c in the plain form (x^2 - y^2 + cr, 2xy + ci), each operation rounded to nearest
-// at its destination's precision; s1, s2 are scratch. The tests' reference step.
+// at its destination's precision; s1, s2 are scratch. The finder's plain step and the tests' reference.
 inline void orbit_step(mpfr_t zr, mpfr_t zi, const mpfr_t cr, const mpfr_t ci, mpfr_t s1, mpfr_t s2) {
   mpfr_sqr(s1, zr, MPFR_RNDN);
   mpfr_sqr(s2, zi, MPFR_RNDN);
@@ -76,6 +75,8 @@ inline void orbit_step(mpfr_t zr, mpfr_t zi, const mpfr_t cr, const mpfr_t ci, m
   mpfr_sub(zr, s1, s2, MPFR_RNDN);
   mpfr_add(zr, zr, cr, MPFR_RNDN);
 }
+
+// A decimal already validated by the caller (View geometry, the CLI), rounded to out's precision.
 inline void parse(mpfr_t out, const std::string& s) {
   char* end = nullptr;
   mpfr_strtofr(out, s.c_str(), &end, 10, MPFR_RNDN);
