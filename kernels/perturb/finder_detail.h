@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <initializer_list>
 
 #include "arith/floatexp.h"
 #include "kernels/perturb/mpfr_util.h"
@@ -67,6 +68,34 @@ inline void step_two_products(MpC& out, const MpC& in, const MpC& c, Mp& t1, Mp&
   mpfr_add(out.re.v, out.re.v, c.re.v, MPFR_RNDN);
 }
 inline void step_two_products(MpC& z, const MpC& c, Mp& t1, Mp& t2) { step_two_products(z, z, c, t1, t2); }
+
+// Each number (or both coordinates of each complex one) to p bits, its value lost.
+inline void set_prec(std::initializer_list<Mp*> ms, mpfr_prec_t p) {
+  for (Mp* m : ms) mpfr_set_prec(m->v, p);
+}
+inline void set_prec(std::initializer_list<MpC*> ms, mpfr_prec_t p) {
+  for (MpC* m : ms) set_prec({&m->re, &m->im}, p);
+}
+// to <- from, rounded to to's precision.
+inline void copy(MpC& to, const MpC& from) {
+  mpfr_set(to.re.v, from.re.v, MPFR_RNDN);
+  mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
+}
+
+// z <- z^2 + c (step_two_products) at `bits` bits, where an orbit's precision drops as it goes
+// (precision_schedule): where bits differs from *cur, z's value is kept exactly in zprev (at *cur)
+// and z, t1 and t2 move to `bits` before the step reads zprev.
+inline void step_at_bits(int bits, int* cur, MpC& z, MpC& zprev, const MpC& c, Mp& t1, Mp& t2) {
+  if (bits == *cur) {
+    step_two_products(z, c, t1, t2);
+    return;
+  }
+  set_prec({&zprev}, *cur);
+  copy(zprev, z);  // (exact: the same precision)
+  *cur = bits;
+  set_prec({&z.re, &z.im, &t1, &t2}, bits);
+  step_two_products(z, zprev, c, t1, t2);
+}
 
 // d <- 2 z d + 1 (t1, t2: scratch).
 inline void derivative_step(MpC& d, const MpC& z, Mp& t1, Mp& t2) {

@@ -2,7 +2,6 @@
 // the seed's MPFR orbit (53-bit, then 106-bit deltas), then MPFR steps with precision doubling;
 // the size, orientation and atom domain. docs/finder.md.
 #include <cmath>
-#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -114,15 +113,6 @@ OrbitProfile seed_orbit_profile(const SeedOrbit& Z, uint32_t period) {
   return r;
 }
 
-void set_prec_all(std::initializer_list<Mp*> ms, mpfr_prec_t p) {
-  for (Mp* m : ms) mpfr_set_prec(m->v, p);
-}
-
-void mpfr_util_copy(MpC& to, const MpC& from) {
-  mpfr_set(to.re.v, from.re.v, MPFR_RNDN);
-  mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
-}
-
 }  // namespace
 
 Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
@@ -157,14 +147,14 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     // is that product and the later, smaller ones: -0.7 at e1200); checked once the orbit is
     // there, from its own products and z_p', and run again at `bits` throughout where any z_n had
     // fewer bits than that asks (or the orbit escaped).
-    const int G = static_cast<int>(std::ceil(std::log2(static_cast<double>(period)))) + 17;
+    const int G = schedule_guard(period);
     const int seed_min_bits = 192;  // (its points are kept to 106 bits)
     std::vector<int> used;
     for (int attempt = 0; attempt < 2; ++attempt) {
       const bool scheduled = !use_fixed && attempt == 0 && bits > seed_min_bits + 64;
       if (attempt == 1) {
         Z.fe2.clear();
-        set_prec_all({&z.re, &z.im, &t1, &t2}, bits);
+        set_prec({&z.re, &z.im, &t1, &t2}, bits);
       }
       if (scheduled) used.assign(static_cast<size_t>(period) + 1, bits);
       z.zero();
@@ -180,22 +170,10 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
         } else {
           int want = cur;
           if (scheduled) {
-            const double L = -4.0 + prefix;
-            long r = static_cast<long>(bits) + G - static_cast<long>(std::floor(L));
-            r = std::min<long>(bits, std::max<long>(seed_min_bits, r));
-            want = static_cast<int>(std::min<long>(bits, (r + 63) / 64 * 64));
+            want = scheduled_bits(bits, seed_min_bits, G, -4.0 + prefix);
             used[n] = want;
           }
-          if (want != cur) {
-            set_prec_all({&zprev.re, &zprev.im}, cur);
-            mpfr_set(zprev.re.v, z.re.v, MPFR_RNDN);  // (exact)
-            mpfr_set(zprev.im.v, z.im.v, MPFR_RNDN);
-            cur = want;
-            set_prec_all({&z.re, &z.im, &t1, &t2}, cur);
-            step_two_products(z, zprev, c, t1, t2);
-          } else {
-            step_two_products(z, c, t1, t2);
-          }
+          step_at_bits(want, &cur, z, zprev, c, t1, t2);
           zr = mpfr_util::to_fe2_cut(z.re.v);
           zi = mpfr_util::to_fe2_cut(z.im.v);
           if (scheduled) prefix += 1.0 + log2_of(mag(to_floatexp(zr), to_floatexp(zi)));
@@ -221,8 +199,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
           ok = false;
           break;
         }
-        const long r = static_cast<long>(bits) + G - static_cast<long>(std::floor(L));
-        if (used[n] < std::min<long>(bits, r)) ok = false;
+        if (used[n] < std::min<long>(bits, needed_bits(bits, G, L))) ok = false;
       }
       if (ok) break;
       seed_prof = OrbitProfile{};
@@ -410,7 +387,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     }
     // The step's result: K s^2 from the quadratic term (K3 s^3, K4 s^4 for the higher orders,
     // and their terms' rounding at bh and bt), s 2^-(bd - 16 - log2 p) from the derivative's.
-    mpfr_util_copy(c_before, c);
+    copy(c_before, c);
     mpfr_step.update(c);
     {
       Mp dr(64), di(64);

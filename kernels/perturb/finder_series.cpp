@@ -31,23 +31,10 @@ void complex_mul(Mp& rr, Mp& ri, const MpC& x, const MpC& y, Mp& s) {
 }
 void complex_mul(MpC& r, const MpC& x, const MpC& y, Mp& s) { complex_mul(r.re, r.im, x, y, s); }
 
-void set_prec(std::initializer_list<Mp*> ms, mpfr_prec_t p) {
-  for (Mp* m : ms) mpfr_set_prec(m->v, p);
-}
-void set_prec(std::initializer_list<MpC*> ms, mpfr_prec_t p) {
-  for (MpC* m : ms) {
-    mpfr_set_prec(m->re.v, p);
-    mpfr_set_prec(m->im.v, p);
-  }
-}
 // x <- f exactly (a 53-bit FloatExp fits any MPFR precision of 53 bits or more).
 void set_fe(Mp& x, FloatExp f) {
   mpfr_set_d(x.v, f.m, MPFR_RNDN);
   mpfr_mul_2si(x.v, x.v, f.e, MPFR_RNDN);
-}
-void copy(MpC& to, const MpC& from) {
-  mpfr_set(to.re.v, from.re.v, MPFR_RNDN);
-  mpfr_set(to.im.v, from.im.v, MPFR_RNDN);
 }
 
 // log2 |x + iy| (x, y MPFR numbers; -inf at 0).
@@ -91,20 +78,27 @@ std::vector<int> precision_schedule(const OrbitProfile& prev, FloatExp delta, in
   // 17, the p steps together at most 2^-(b + 17 - 5.1) for |c| < 8, about 2^-(b + 12) (1 of the 17
   // for z_p''s own change at c', which K |c' - c| bounds far below): 28 bits inside the working
   // precision's 2^-(b - 16) (the fixed-precision orbit's own rounding is of the order of 2^-b).
-  const int G = static_cast<int>(std::ceil(std::log2(static_cast<double>(p)))) + 17;
+  const int G = schedule_guard(p);
   out.assign(static_cast<size_t>(p) + 1, b);
   double S = 0;
   int run = bmin;
   for (uint32_t m = p; m >= 1; --m) {
     if (m < p) S += prev.lz[m];
-    const double L = prev.ldp - S;
-    long req = static_cast<long>(b) + G - static_cast<long>(std::floor(std::isfinite(L) ? L : -1e9));
-    req = std::min<long>(b, std::max<long>(bmin, req));
-    req = std::min<long>(b, (req + 63) / 64 * 64);  // (MPFR's cost goes by limbs)
-    run = std::max(run, static_cast<int>(req));
+    run = std::max(run, scheduled_bits(b, bmin, G, prev.ldp - S));
     out[m] = run;
   }
   return out;
+}
+
+int schedule_guard(uint32_t p) { return static_cast<int>(std::ceil(std::log2(static_cast<double>(p)))) + 17; }
+
+long needed_bits(int b, int G, double L) {
+  return static_cast<long>(b) + G - static_cast<long>(std::floor(std::isfinite(L) ? L : -1e9));
+}
+
+int scheduled_bits(int b, int bmin, int G, double L) {
+  const long req = std::min<long>(b, std::max<long>(bmin, needed_bits(b, G, L)));
+  return static_cast<int>(std::min<long>(b, (req + 63) / 64 * 64));  // (MPFR's cost goes by limbs)
 }
 
 SeriesStep::SeriesStep(mpfr_prec_t b)
@@ -176,19 +170,10 @@ void SeriesStep::orbit(const MpC& c, uint32_t p, int order, int b, int bd, int b
   profile_.lz.clear();
   profile_.ld.clear();
   if (schedule != nullptr && schedule->size() != static_cast<size_t>(p) + 1) schedule = nullptr;
-  // z_n <- z_{n-1}^2 + c at the schedule's bits for n (from a copy where they drop).
+  // z_n <- z_{n-1}^2 + c at the schedule's bits for n.
   int cur = b;
   auto orbit_step = [&](uint32_t n) {
-    if (schedule == nullptr || (*schedule)[n] == cur) {
-      step_two_products(z_, c, t1_, t2_);
-      return;
-    }
-    mpfr_set_prec(zprev_.re.v, cur);
-    mpfr_set_prec(zprev_.im.v, cur);
-    copy(zprev_, z_);  // (exact: the same precision)
-    cur = (*schedule)[n];
-    set_prec({&z_.re, &z_.im, &t1_, &t2_}, cur);
-    step_two_products(z_, zprev_, c, t1_, t2_);
+    step_at_bits(schedule != nullptr ? (*schedule)[n] : cur, &cur, z_, zprev_, c, t1_, t2_);
   };
   a2_given_ = a2_given != nullptr && order == 3;
   set_prec({&z_.re, &z_.im, &t1_, &t2_}, b);

@@ -28,6 +28,13 @@ struct OrbitProfile {
 // where these sum to at most 2^-4 (the products then within 2^0.1). At least bmin bits everywhere,
 // and never increasing (a step moves to fewer bits once). docs/finder.md, Nucleus 5.
 std::vector<int> precision_schedule(const OrbitProfile& prev, FloatExp delta, int b, int bmin, uint32_t p);
+// Its parts, for an orbit that makes its schedule as it goes (the seed's, finder_nucleus.cpp):
+// the guard G for p steps, ceil(log2 p) + 17; the bits z_m needs where log2 |z_p' / prod| is L,
+// b + G - floor(L) (more than b where L is not finite); and those within [bmin, b], rounded up to
+// whole limbs (at most b).
+int schedule_guard(uint32_t p);
+long needed_bits(int b, int G, double L);
+int scheduled_bits(int b, int bmin, int G, double L);
 
 // One MPFR step of order 2 (Newton), 3 (Chebyshev) or 4. With f = z_p, g = dz_p/dc, u = f / g,
 // a2 = (d2z_p/dc2) / 2g and a3 = (d3z_p/dc3) / 6g, the root of the Taylor series
