@@ -1,6 +1,6 @@
 // The nucleus finder's fixed-point derivative (finder_derivative.h). docs/finder.md.
 #include "kernels/perturb/finder_derivative.h"
-#include "kernels/perturb/finder_fixed_orbit.h"  // signed_add
+#include "kernels/perturb/finder_fixed_orbit.h"  // signed_add, set_fixed
 
 #include <algorithm>
 
@@ -45,6 +45,18 @@ void extract(mp_limb_t* out, mp_size_t n, const mp_limb_t* x, mp_size_t L, int64
   std::fill(out, out + n, mp_limb_t{0});
   std::copy(x, x + k, out + q);
   if (r > 0) mpn_lshift(out + q, out + q, n - q, r);
+}
+
+// The shift that cuts the pair (x, y) (m limbs each) to n limbs from its leading bit: sh = T + 1 - 64n,
+// T the index of the larger one's top bit, so that bits [sh, sh + 64n) hold both; false where both
+// are 0.
+bool cut_shift(const mp_limb_t* x, const mp_limb_t* y, mp_size_t m, mp_size_t n, int64_t* sh) {
+  mp_size_t top = m - 1;
+  while (top >= 0 && x[top] == 0 && y[top] == 0) --top;
+  if (top < 0) return false;
+  const int64_t T = 64 * static_cast<int64_t>(top) + 63 - __builtin_clzll(x[top] | y[top]);
+  *sh = T + 1 - 64 * static_cast<int64_t>(n);
+  return true;
 }
 
 // The top n limbs of x's significand into t (zeros below where x has fewer).
@@ -104,15 +116,12 @@ void FixedDerivative::step(const mpfr_t zre, const mpfr_t zim) {
 
 void FixedDerivative::step(const mp_limb_t* xr, bool nxr, const mp_limb_t* xi, bool nxi, int m, int F) {
   const mp_size_t n = n_;
-  mp_size_t top = m - 1;
-  while (top >= 0 && xr[top] == 0 && xi[top] == 0) --top;
-  if (zero_ || top < 0) {  // 2 z d + 1 = 1 exactly
+  int64_t sh = 0;
+  if (zero_ || !cut_shift(xr, xi, m, n, &sh)) {  // 2 z d + 1 = 1 exactly
     set_one();
     return;
   }
   // The n limbs from the larger coordinate's leading bit: bits [sh, sh + 64n) of each, at 2^(sh - F).
-  const int64_t T = 64 * static_cast<int64_t>(top) + 63 - __builtin_clzll(xr[top] | xi[top]);
-  const int64_t sh = T + 1 - 64 * static_cast<int64_t>(n);
   extract(zr_.data(), n, xr, m, sh, p1_.data());
   extract(zi_.data(), n, xi, m, sh, p1_.data());
   step_block(nxr, nxi, sh - F);
@@ -153,15 +162,11 @@ void FixedDerivative::step_block(bool nzr, bool nzi, int64_t sz) {
     }
   }
   // Cut back to n limbs at the larger coordinate's top bit.
-  mp_size_t top = L - 1;
-  while (top >= 0 && xr_[static_cast<size_t>(top)] == 0 && xi_[static_cast<size_t>(top)] == 0) --top;
-  if (top < 0) {
+  int64_t sh = 0;
+  if (!cut_shift(xr_.data(), xi_.data(), L, n, &sh)) {
     zero_ = true;
     return;
   }
-  const mp_limb_t lead = xr_[static_cast<size_t>(top)] | xi_[static_cast<size_t>(top)];
-  const int64_t T = 64 * static_cast<int64_t>(top) + 63 - __builtin_clzll(lead);
-  const int64_t sh = T + 1 - 64 * static_cast<int64_t>(n);
   extract(r_.data(), n, xr_.data(), L, sh, p2_.data());
   extract(i_.data(), n, xi_.data(), L, sh, p2_.data());
   s_ = s + sh;
@@ -175,10 +180,7 @@ void FixedDerivative::get(mpfr_t re, mpfr_t im) const {
     mpfr_set_zero(im, 1);
     return;
   }
-  mpz_t x;
-  const mp_size_t n = n_;
-  mpfr_set_z_2exp(re, mpz_roinit_n(x, r_.data(), nr_ ? -n : n), s_, MPFR_RNDN);
-  mpfr_set_z_2exp(im, mpz_roinit_n(x, i_.data(), ni_ ? -n : n), s_, MPFR_RNDN);
+  set_fixed(re, im, r_.data(), nr_, i_.data(), ni_, n_, s_);
 }
 
 }  // namespace ds::perturb::finder::detail

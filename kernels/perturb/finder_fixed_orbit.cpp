@@ -69,12 +69,7 @@ bool FixedOrbit::step() {
   return zr_[static_cast<size_t>(n - 1)] < kFour && zi_[static_cast<size_t>(n - 1)] < kFour;
 }
 
-void FixedOrbit::get(mpfr_t re, mpfr_t im) const {
-  mpz_t x;
-  const mp_size_t n = n_;
-  mpfr_set_z_2exp(re, mpz_roinit_n(x, zr_.data(), nr_ ? -n : n), -f_, MPFR_RNDN);
-  mpfr_set_z_2exp(im, mpz_roinit_n(x, zi_.data(), ni_ ? -n : n), -f_, MPFR_RNDN);
-}
+void FixedOrbit::get(mpfr_t re, mpfr_t im) const { set_fixed(re, im, zr_.data(), nr_, zi_.data(), ni_, n_, -f_); }
 
 FloatExp2 FixedOrbit::fe2(const mp_limb_t* x, bool negative) const {
   int top = n_ - 1;

@@ -36,6 +36,15 @@ inline bool signed_add(mp_limb_t* out, const mp_limb_t* a, bool na, const mp_lim
   return nb;
 }
 
+// (re, im) <- (X + i Y) 2^e, X and Y magnitudes of n limbs with signs nx and ny (true: negative),
+// each rounded to its destination's precision.
+inline void set_fixed(mpfr_t re, mpfr_t im, const mp_limb_t* x, bool nx, const mp_limb_t* y, bool ny,
+                      mp_size_t n, mpfr_exp_t e) {
+  mpz_t t;
+  mpfr_set_z_2exp(re, mpz_roinit_n(t, x, nx ? -n : n), e, MPFR_RNDN);
+  mpfr_set_z_2exp(im, mpz_roinit_n(t, y, ny ? -n : n), e, MPFR_RNDN);
+}
+
 // The most limbs at which an orbit runs in fixed point rather than in MPFR: in a plain loop on the
 // development machine it took 45% of MPFR's time at 8 limbs, 65% at 14, 70% at 16, 78% at 19,
 // 89% at 20, and more than MPFR from 24 (MPFR's short products).
