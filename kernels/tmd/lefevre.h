@@ -99,9 +99,6 @@ LefevreResult lefevre_search(const LefevreParams& p);
 // Validates p like lefevre_search and returns its number of arguments.
 double lefevre_arguments(const LefevreParams& p);
 
-// NMDM of one warp's iteration counts (equation 2): 1 - mean / max (0 when max is 0).
-double nmdm(const uint32_t* iters, int n);
-
 // The search's outputs: CSV rows (as cases_csv) and JSON with the phase counts and loop statistics.
 std::string lefevre_json(const LefevreParams& p, const LefevreResult& r);
 // Its head (json_with_cases, tmd.h): lefevre_json(p, r) is json_with_cases(lefevre_json_head(p, r), r.cases, true).

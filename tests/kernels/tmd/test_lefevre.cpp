@@ -286,10 +286,13 @@ TEST(TmdLefevre, ChunkFileResumesWithIdenticalResults) {
   rmdir(dir);
 }
 
+// NMDM of one warp's iteration counts (equation 2): 1 - mean / max (0 when max is 0).
 TEST(TmdLefevre, NmdmOfAWarp) {
-  const uint32_t same[4] = {5, 5, 5, 5}, mixed[4] = {2, 4, 6, 8};
-  EXPECT_EQ(ds::tmd::nmdm(same, 4), 0.0);
-  EXPECT_DOUBLE_EQ(ds::tmd::nmdm(mixed, 4), 1.0 - 5.0 / 8.0);
+  namespace lb = ds::tmd::lb;
+  const uint32_t same[4] = {5, 5, 5, 5}, mixed[4] = {2, 4, 6, 8}, zeros[4] = {0, 0, 0, 0};
+  EXPECT_EQ(lb::warp_nmdm(lb::warp_iters(same, 4)), 0.0);
+  EXPECT_DOUBLE_EQ(lb::warp_nmdm(lb::warp_iters(mixed, 4)), 1.0 - 5.0 / 8.0);
+  EXPECT_EQ(lb::warp_nmdm(lb::warp_iters(zeros, 4)), 0.0);
 }
 
 TEST(TmdLefevre, BadInputIsRefused) {
