@@ -14,40 +14,25 @@
 #include <string>
 
 #include "kernels/perturb/finder_derivative.h"
+#include "kernels/perturb/finder_detail.h"
 #include "kernels/perturb/finder_fixed_orbit.h"
 #include "kernels/perturb/mpfr_util.h"
 
 namespace {
 
+using ds::mpfr_util::Mp;
+using ds::perturb::finder::detail::derivative_step;
 using ds::perturb::finder::detail::FixedDerivative;
 using ds::perturb::finder::detail::FixedOrbit;
-
-struct M {
-  mpfr_t v;
-  explicit M(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~M() { mpfr_clear(v); }
-};
-
-// d <- 2 z d + 1 in MPFR at d's precision (t1, t2: scratch).
-void mpfr_derivative_step(M& dr, M& di, const M& zr, const M& zi, M& t1, M& t2) {
-  mpfr_mul(t1.v, zr.v, dr.v, MPFR_RNDN);
-  mpfr_mul(t2.v, zi.v, di.v, MPFR_RNDN);
-  mpfr_sub(t1.v, t1.v, t2.v, MPFR_RNDN);
-  mpfr_mul(t2.v, zr.v, di.v, MPFR_RNDN);
-  mpfr_mul(di.v, zi.v, dr.v, MPFR_RNDN);
-  mpfr_add(di.v, di.v, t2.v, MPFR_RNDN);
-  mpfr_mul_2ui(di.v, di.v, 1, MPFR_RNDN);
-  mpfr_mul_2ui(dr.v, t1.v, 1, MPFR_RNDN);
-  mpfr_add_ui(dr.v, dr.v, 1, MPFR_RNDN);
-}
+using ds::perturb::finder::detail::MpC;
 
 // log2 of |a - b| / |b| (complex), -inf when equal.
-double log2_rel(const M& ar, const M& ai, const M& br, const M& bi) {
-  M er(2000), ei(2000), m(2000);
-  mpfr_sub(er.v, ar.v, br.v, MPFR_RNDN);
-  mpfr_sub(ei.v, ai.v, bi.v, MPFR_RNDN);
+double log2_rel(const MpC& a, const MpC& b) {
+  Mp er(2000), ei(2000), m(2000);
+  mpfr_sub(er.v, a.re.v, b.re.v, MPFR_RNDN);
+  mpfr_sub(ei.v, a.im.v, b.im.v, MPFR_RNDN);
   mpfr_hypot(er.v, er.v, ei.v, MPFR_RNDN);
-  mpfr_hypot(m.v, br.v, bi.v, MPFR_RNDN);
+  mpfr_hypot(m.v, b.re.v, b.im.v, MPFR_RNDN);
   mpfr_div(er.v, er.v, m.v, MPFR_RNDN);
   return std::log2(mpfr_get_d(er.v, MPFR_RNDN));
 }
@@ -60,30 +45,31 @@ struct Errors {
 // p steps of c's orbit at zbits; the fixed derivative at n limbs and MPFR at bd bits against MPFR at
 // 64n + 200 bits, all from the same z_n.
 Errors run(const char* re, const char* im, uint32_t p, int zbits, int n, int bd) {
-  M cr(zbits), ci(zbits), zr(zbits), zi(zbits), s1(zbits), s2(zbits);
-  mpfr_set_str(cr.v, re, 10, MPFR_RNDN);
-  mpfr_set_str(ci.v, im, 10, MPFR_RNDN);
-  mpfr_set_zero(zr.v, 1);
-  mpfr_set_zero(zi.v, 1);
+  MpC c(zbits), z(zbits);
+  Mp s1(zbits), s2(zbits);
+  mpfr_set_str(c.re.v, re, 10, MPFR_RNDN);
+  mpfr_set_str(c.im.v, im, 10, MPFR_RNDN);
+  z.zero();
   const int hb = 64 * n + 200;
-  M hr(hb), hi(hb), h1(hb), h2(hb), dr(bd), di(bd), d1(bd), d2(bd), zrr(bd), zri(bd);
-  for (M* x : {&hr, &hi, &dr, &di}) mpfr_set_zero(x->v, 1);
+  MpC h(hb), d(bd), zr(bd);
+  Mp h1(hb), h2(hb), d1(bd), d2(bd);
+  h.zero();
+  d.zero();
   FixedDerivative f;
   f.reset(n);
   for (uint32_t k = 1; k <= p; ++k) {
-    mpfr_derivative_step(hr, hi, zr, zi, h1, h2);
-    mpfr_set(zrr.v, zr.v, MPFR_RNDN);
-    mpfr_set(zri.v, zi.v, MPFR_RNDN);
-    mpfr_derivative_step(dr, di, zrr, zri, d1, d2);
-    f.step(zr.v, zi.v);
-    ds::mpfr_util::orbit_step(zr.v, zi.v, cr.v, ci.v, s1.v, s2.v);
+    derivative_step(h, z, h1, h2);
+    ds::perturb::finder::detail::copy(zr, z);
+    derivative_step(d, zr, d1, d2);
+    f.step(z.re.v, z.im.v);
+    ds::mpfr_util::orbit_step(z.re.v, z.im.v, c.re.v, c.im.v, s1.v, s2.v);
   }
-  M fr(64 * n), fi(64 * n);
-  f.get(fr.v, fi.v);
+  MpC fd(64 * n);
+  f.get(fd.re.v, fd.im.v);
   Errors e;
-  e.fixed = log2_rel(fr, fi, hr, hi);
-  e.mpfr = log2_rel(dr, di, hr, hi);
-  e.exponent = mpfr_get_exp(hr.v);
+  e.fixed = log2_rel(fd, h);
+  e.mpfr = log2_rel(d, h);
+  e.exponent = mpfr_get_exp(h.re.v);
   return e;
 }
 
@@ -109,28 +95,28 @@ TEST(FinderDerivative, FromAFixedPointOrbit) {
   // z from FixedOrbit at 617 bits (10 limbs), read as it is; the reference from the same z.
   const uint32_t p = 11380;
   const int zbits = 617;
-  M cr(zbits), ci(zbits);
-  mpfr_set_str(cr.v, "-0.743643887037158704752191506114774", 10, MPFR_RNDN);
-  mpfr_set_str(ci.v, "0.131825904205311970493132056385139", 10, MPFR_RNDN);
+  MpC c(zbits);
+  mpfr_set_str(c.re.v, "-0.743643887037158704752191506114774", 10, MPFR_RNDN);
+  mpfr_set_str(c.im.v, "0.131825904205311970493132056385139", 10, MPFR_RNDN);
   FixedOrbit z;
-  ASSERT_TRUE(z.reset(cr.v, ci.v, FixedOrbit::limbs_for(zbits)));
+  ASSERT_TRUE(z.reset(c.re.v, c.im.v, FixedOrbit::limbs_for(zbits)));
   for (int n : {1, 4, 7}) {
-    ASSERT_TRUE(z.reset(cr.v, ci.v, FixedOrbit::limbs_for(zbits)));
+    ASSERT_TRUE(z.reset(c.re.v, c.im.v, FixedOrbit::limbs_for(zbits)));
     const int hb = 64 * n + 200;
-    M hr(hb), hi(hb), h1(hb), h2(hb), zr(64 * z.limbs()), zi(64 * z.limbs());
-    mpfr_set_zero(hr.v, 1);
-    mpfr_set_zero(hi.v, 1);
+    MpC h(hb), zx(64 * z.limbs());
+    Mp h1(hb), h2(hb);
+    h.zero();
     FixedDerivative f;
     f.reset(n);
     for (uint32_t k = 1; k <= p; ++k) {
-      z.get(zr.v, zi.v);  // exact
-      mpfr_derivative_step(hr, hi, zr, zi, h1, h2);
+      z.get(zx.re.v, zx.im.v);  // exact
+      derivative_step(h, zx, h1, h2);
       f.step(z.re_limbs(), z.re_negative(), z.im_limbs(), z.im_negative(), z.limbs(), z.fraction_bits());
       ASSERT_TRUE(z.step()) << k;
     }
-    M fr(64 * n), fi(64 * n);
-    f.get(fr.v, fi.v);
-    const double e = log2_rel(fr, fi, hr, hi);
+    MpC fd(64 * n);
+    f.get(fd.re.v, fd.im.v);
+    const double e = log2_rel(fd, h);
     std::cout << n << " limbs from a fixed-point orbit: 2^" << e << "\n";
     EXPECT_LE(e, std::log2(2.0 * p) - (64 * n - 1.5));
   }
