@@ -69,7 +69,9 @@ bool FixedOrbit::step() {
   return zr_[static_cast<size_t>(n - 1)] < kFour && zi_[static_cast<size_t>(n - 1)] < kFour;
 }
 
-void FixedOrbit::get(mpfr_t re, mpfr_t im) const { set_fixed(re, im, zr_.data(), nr_, zi_.data(), ni_, n_, -f_); }
+void FixedOrbit::get(mpfr_t re, mpfr_t im) const {
+  set_fixed(re, im, zr_.data(), nr_, zi_.data(), ni_, n_, -f_);
+}
 
 FloatExp2 FixedOrbit::fe2(const mp_limb_t* x, bool negative) const {
   int top = n_ - 1;
