@@ -218,6 +218,10 @@ DEEPSCOPE_HD Expansion<N> mul_double(const Expansion<N>& a, double d) {
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator*(const Expansion<N>& a, double d) {
+  if constexpr (expansion_detail::kOneCarry<N>) {
+    double r[N + 1];
+    if (expansion_detail::mul_double_carry_terms(a, d, r)) return expansion_detail::renormalized<N, true>(r);
+  }
   return expansion_detail::mul_double(a, d);
 }
 
@@ -282,6 +286,10 @@ DEEPSCOPE_HD Expansion<N> add_mul(const Expansion<N>& y, const Expansion<N>& s, 
 template <int N>
 DEEPSCOPE_HD Expansion<N> add_sqr_mul(const Expansion<N>& y, const Expansion<N>& x, double d, double c) {
   static_assert(N >= 3, "add_sqr_mul follows Algorithms 4 and 5; f64x2 has the double-word operations");
+  if constexpr (expansion_detail::kOneCarry<N>) {
+    double r[N + 1];
+    if (expansion_detail::add_sqr_mul_carry_terms(y, x, d, c, r)) return expansion_detail::renormalized<N>(r);
+  }
   double s[N + 1];
   expansion_detail::square_terms(x, s);
   return expansion_detail::add_mul_terms<N, N + 1>(y, s, d, c);

@@ -548,7 +548,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const bool resident = opt.device_counts != nullptr;
   std::vector<std::size_t> flagged;
   std::vector<uint64_t> fixed_counts;
-  uint32_t* device_high = res->wide() ? opt.device_counts_high : nullptr;
+  [[maybe_unused]] uint32_t* device_high = res->wide() ? opt.device_counts_high : nullptr;
   std::vector<float> fixed_smooth;
   std::vector<FieldValues> fixed_fields;
   if (resident) {

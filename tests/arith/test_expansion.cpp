@@ -341,6 +341,83 @@ TYPED_TEST(ExpansionTest, AddMulHenonShapes) {
   }
 }
 
+// The one-carry passes of expansion_carry.h on their own (x * d and y + x^2 d + c, N >= 4): where
+// their checks pass, the N + 1 terms renormalised meet the public operations' bounds against
+// MPFR; the checks pass on a Hénon orbit (so the scans run the cheap path: docs/bench/henon.md)
+// and fail, sending the operation to Algorithms 4/5, on an input with a gap of many bits.
+// Returns whether both passes' checks held.
+template <int N>
+bool check_one_carry(const Expansion<N>& y, const Expansion<N>& x, double d, double c) {
+  namespace ed = ds::expansion_detail;
+  double r[N + 1], m[N + 1];
+  const bool fused = ed::add_sqr_mul_carry_terms(y, x, d, c, r);
+  const bool product = ed::mul_double_carry_terms(x, d, m);
+  Mp ey(kExact), ex(kExact), e2(kExact);
+  set(ey, y);
+  set(ex, x);
+  const std::string what = "y = " + hex(y) + ", x = " + hex(x) + ", d = " + std::to_string(d);
+  if (fused) {
+    mpfr_sqr(e2, ex, MPFR_RNDN);
+    mpfr_mul_d(e2, e2, d, MPFR_RNDN);
+    mpfr_add(e2, e2, ey, MPFR_RNDN);
+    mpfr_add_d(e2, e2, c, MPFR_RNDN);
+    const double x0 = std::fabs(x.t[0]);
+    const double mix = std::fabs(y.t[0]) + std::fabs(c) + 2 * x0 * x0 * std::fabs(d);
+    if (std::isfinite(mix)) {
+      check("add_sqr_mul one carry", ed::renormalized<N>(r), e2, bounds<N>().add, mix, what,
+            bounds<N>().add_sqr_mul_mix);
+    }
+  }
+  if (product) {
+    Mp ref(kRef);
+    mpfr_mul_d(ref, ex, d, MPFR_RNDN);
+    check("mul double one carry", ed::renormalized<N, true>(m), ref, bounds<N>().mul_double, 0, what);
+  }
+  return fused && product;
+}
+
+TYPED_TEST(ExpansionTest, OneCarryPasses) {
+  constexpr int N = sizeof(TypeParam) / sizeof(double);
+  if constexpr (ds::expansion_detail::kOneCarry<N>) {
+    // The Hénon map at (a, b) = (1.4, 0.3) from (0, 0), as the scans step it.
+    TypeParam x(0.0), y(0.0);
+    int passed = 0;
+    constexpr int kSteps = 4000;
+    for (int i = 0; i < kSteps; ++i) {
+      passed += check_one_carry(y, x, -1.4, 1.0);
+      if (::testing::Test::HasFatalFailure()) return;
+      const TypeParam nx = ds::add_sqr_mul(y, x, -1.4, 1.0);
+      y = x * 0.3;
+      x = nx;
+    }
+    // From the exact start (0, 0) the first steps have zero terms (1, then 1 - 1.4, ...), which the
+    // checks send to Algorithms 4/5; after that every step takes the one-carry passes.
+    EXPECT_GE(passed, kSteps - 12) << "one-carry checks failed on a Hénon orbit";
+    EXPECT_LT(passed, kSteps) << "the start's zero terms should have failed a check";
+    // Random operands of every family (gaps of up to 70 bits between chunks among them).
+    auto rng = ds::test::seeded_rng(std::string("expansion one carry f64x") + std::to_string(N));
+    Gen<N> g{rng, -40, 40};
+    int ok = 0;
+    for (int i = 0; i < kRandomPerOp / 4; ++i) {
+      ok += check_one_carry(g.value(), g.value(), g.value().t[0], g.value().t[0]);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(ok, 0);
+    EXPECT_LT(ok, kRandomPerOp / 4) << "no random operand took the fallback";
+    // A gap of 60 bits below x's second term: order 2's products then lie about 113 bits apart.
+    TypeParam gap(1.0 + 0x1p-40);
+    gap.t[1] = 0x1p-53 * 0x1p-3;
+    gap.t[2] = 0x1p-53 * 0x1p-3 * 0x1p-113;
+    double sq[N + 1];
+    EXPECT_FALSE(ds::expansion_detail::square_carry_terms(gap, sq));
+    gap.t[2] = 0x1p-53 * 0x1p-3 * 0x1p-60;  // 60 bits: close enough
+    for (int i = 3; i < N; ++i) gap.t[i] = gap.t[i - 1] * 0x1p-53;
+    EXPECT_TRUE(ds::expansion_detail::square_carry_terms(gap, sq));
+    gap.t[2] = 0x1p-53 * 0x1p-3 * 0x1p-113;
+    check_fused<true>(TypeParam(0.5), gap, -1.4, 1.0);  // the public operation: Algorithms 4/5
+  }
+}
+
 // a + b with b near -a, a - b with b near a: every depth of cancellation, including exact zero.
 TYPED_TEST(ExpansionTest, Cancellation) {
   constexpr int N = sizeof(TypeParam) / sizeof(double);
