@@ -167,46 +167,35 @@ __global__ void phase1_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* p
                   &c->subs2);
 }
 
-// Phase 1's loop statistics: each thread folds one warp of tests (lb::add_warp's terms) into its
-// block's sums in shared memory, and the block adds them to the run's. Integers only: the result
-// does not depend on the order (the CPU folds the warps in order).
+// Adds the summary s into *dst (shared or global memory) with atomics. Integers only, so the
+// result does not depend on the order in which threads and blocks arrive.
+__device__ void merge_summary(lb::WarpSummary* dst, const lb::WarpSummary& s) {
+  if (s.warps == 0) return;
+  atomicAdd(&dst->warps, s.warps);
+  atomicAdd(&dst->iter_count, s.iter_count);
+  atomicAdd(&dst->iter_sum, s.iter_sum);
+  atomicAdd(&dst->nmdm_fixed, s.nmdm_fixed);
+  atomicMin(&dst->min, s.min);
+  atomicMax(&dst->max, s.max);
+  for (int b = 0; b < lb::kNmdmBins; ++b)
+    if (s.hist[b] != 0) atomicAdd(&dst->hist[b], s.hist[b]);
+}
+
+// Phase 1's loop statistics: each thread folds one warp of tests with lb::add_warp (the CPU's
+// loop folds the same warps in order), the block merges its threads' summaries in shared memory
+// and then into the run's.
 __global__ void warps_kernel(const uint32_t* iters, int64_t T, lb::WarpSummary* out) {
-  constexpr int kSums = 4 + lb::kNmdmBins;  // warps, iter_count, iter_sum, nmdm_fixed, hist
-  __shared__ ull sums[kSums];
-  __shared__ unsigned int mn, mx;
-  if (threadIdx.x < kSums) sums[threadIdx.x] = 0;
-  if (threadIdx.x == 0) {
-    mn = 0xffffffffu;
-    mx = 0;
-  }
+  __shared__ lb::WarpSummary block;
+  if (threadIdx.x == 0) block = lb::empty_summary();
   __syncthreads();
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i * 32 < T) {
-    const lb::WarpIters w =
-        lb::warp_iters(iters + 32 * i, static_cast<int>(T - 32 * i < 32 ? T - 32 * i : 32));
-    const double m = lb::warp_nmdm(w);
-    atomicAdd(&sums[0], 1ull);
-    atomicAdd(&sums[1], static_cast<ull>(w.n));
-    atomicAdd(&sums[2], static_cast<ull>(w.sum));
-    atomicAdd(&sums[3], lb::nmdm_fixed(m));
-    atomicAdd(&sums[4 + lb::nmdm_bin(m)], 1ull);
-    atomicMin(&mn, w.min);
-    atomicMax(&mx, w.max);
+    lb::WarpSummary mine = lb::empty_summary();
+    lb::add_warp(&mine, lb::warp_iters(iters + 32 * i, static_cast<int>(T - 32 * i < 32 ? T - 32 * i : 32)));
+    merge_summary(&block, mine);
   }
   __syncthreads();
-  if (sums[0] == 0) return;
-  const unsigned t = threadIdx.x;
-  if (t < kSums && sums[t] != 0)
-    atomicAdd(t == 0   ? &out->warps
-              : t == 1 ? &out->iter_count
-              : t == 2 ? &out->iter_sum
-              : t == 3 ? &out->nmdm_fixed
-                       : &out->hist[t - 4],
-              sums[t]);
-  if (threadIdx.x == 0) {
-    atomicMin(&out->min, mn);
-    atomicMax(&out->max, mx);
-  }
+  if (threadIdx.x == 0) merge_summary(out, block);
 }
 
 __global__ void phase2_kernel(lb::BlockGeom g, CoefPlanes coef, const int32_t* pidx,
