@@ -115,6 +115,10 @@ DEEPSCOPE_HD void mul_orders(const double* a, const double* b, double (&r)[N + 1
 // r_0 = RN(a_0 b_0) and the orders above; r_N = plain products of order N + all pending errors.
 template <int N>
 DEEPSCOPE_HD Expansion<N> operator*(const Expansion<N>& a, const Expansion<N>& b) {
+  if constexpr (expansion_detail::kOneCarry<N>) {
+    double s[N + 1];
+    if (expansion_detail::mul_carry_terms(a, b, s)) return expansion_detail::renormalized<N>(s);
+  }
   double r[N + 1], e[N * N];
   eft::two_prod(a.t[0], b.t[0], r[0], e[0]);
   expansion_detail::mul_orders<N, 1>(a.t, b.t, r, e);
@@ -184,6 +188,10 @@ DEEPSCOPE_HD Expansion<N> square(const Expansion<N>& a) {
 
 template <int N>
 DEEPSCOPE_HD Expansion<N> sqr(const Expansion<N>& a) {
+  if constexpr (expansion_detail::kOneCarry<N>) {
+    double s[N + 1];
+    if (expansion_detail::square_carry_terms(a, s)) return expansion_detail::renormalized<N>(s);
+  }
   return expansion_detail::square(a);
 }
 

@@ -1,5 +1,5 @@
-// Expansion<N>: the one-carry-per-order passes behind x * d and y + x^2 d + c for N >= 4 (the Hénon
-// step), with Algorithms 4 and 5 (expansion_arith.h) as the fallback.
+// Expansion<N>: the one-carry-per-order passes behind a * b, sqr, x * d and y + x^2 d + c for N >= 4,
+// with Algorithms 4 and 5 (expansion_arith.h) as the fallback.
 // Part of expansion.h, which includes it in order (not for inclusion on its own).
 //
 // Algorithms 4 and 5 carry every 2Sum error of an order to the next one as a term of its own, so
@@ -94,18 +94,24 @@ DEEPSCOPE_HD double chain(const double (&items)[K], double& carry) {
   return acc;
 }
 
-// ---- x^2: order m has the products x_i (2 x_{m-i}) (x_i^2 when 2i = m), the errors of order
-// m-1's products (C of them, pp: those products) and the carry (m >= 2).
-template <int N, int m, int C>
-DEEPSCOPE_HD void square_carry_orders(const double* x, const double* x2, double (&s)[N + 1],
-                                      const double (&pe)[C], const double (&pp)[C], double carry,
-                                      int carry_lo, bool& ok) {
+// ---- a b and x^2: order m has the products a_i b_{m-i} (for the square each symmetric pair once,
+// as x_i (2 x_{m-i}), and x_i^2 when 2i = m; then a = x and b = 2x with b_0 = x_0), the errors of
+// order m-1's products (C of them, pp: those products) and the carry (m >= 2).
+template <bool kSquare>
+constexpr int products_at(int m) {
+  return kSquare ? m / 2 + 1 : m + 1;
+}
+
+template <int N, bool kSquare, int m, int C>
+DEEPSCOPE_HD void product_carry_orders(const double* a, const double* b, double (&s)[N + 1],
+                                       const double (&pe)[C], const double (&pp)[C], double carry,
+                                       int carry_lo, bool& ok) {
   if constexpr (m < N) {
-    constexpr int P = m / 2 + 1, K = P + C + (m >= 2 ? 1 : 0);
+    constexpr int P = products_at<kSquare>(m), K = P + C + (m >= 2 ? 1 : 0);
     double items[K], p[P], e[P];
     DEEPSCOPE_UNROLL
     for (int i = 0; i < P; ++i) {
-      eft::two_prod(x[i], 2 * i == m ? x[i] : x2[m - i], p[i], e[i]);
+      eft::two_prod(a[i], kSquare && 2 * i == m ? a[i] : b[m - i], p[i], e[i]);
       items[i] = p[i];
     }
     DEEPSCOPE_UNROLL
@@ -122,31 +128,45 @@ DEEPSCOPE_HD void square_carry_orders(const double* x, const double* x2, double 
     }
     double next;
     s[m] = chain(items, next);
-    square_carry_orders<N, m + 1, P>(x, x2, s, e, p, next, span.lo, ok);
+    product_carry_orders<N, kSquare, m + 1, P>(a, b, s, e, p, next, span.lo, ok);
   } else {
     // Order N: plain products and sums (their rounding errors are of order N + 1).
     double last = carry;
-    DEEPSCOPE_UNROLL
-    for (int i = 1; 2 * i <= N; ++i) last = eft::fma_rn(x[i], 2 * i == N ? x[i] : x2[N - i], last);
+    if constexpr (kSquare) {
+      DEEPSCOPE_UNROLL
+      for (int i = 1; 2 * i <= N; ++i) last = eft::fma_rn(a[i], 2 * i == N ? a[i] : b[N - i], last);
+    } else {
+      DEEPSCOPE_UNROLL
+      for (int i = 1; i < N; ++i) last = eft::fma_rn(a[i], b[N - i], last);
+    }
     DEEPSCOPE_UNROLL
     for (int j = 0; j < C; ++j) last += pe[j];
     s[N] = last;
   }
 }
 
-// x^2 as N + 1 terms (the last rounded); false if a carry could not be proved exact.
+// a b as N + 1 terms (the last rounded); false if a carry could not be proved exact.
+template <int N, bool kSquare>
+DEEPSCOPE_HD bool product_carry_terms(const double* a, const double* b, double (&s)[N + 1]) {
+  double pe[1];
+  eft::two_prod(a[0], b[0], s[0], pe[0]);
+  const double pp[1] = {s[0]};
+  bool ok = true;
+  product_carry_orders<N, kSquare, 1, 1>(a, b, s, pe, pp, 0.0, 0, ok);
+  return ok;
+}
+template <int N>
+DEEPSCOPE_HD bool mul_carry_terms(const Expansion<N>& a, const Expansion<N>& b, double (&s)[N + 1]) {
+  return product_carry_terms<N, false>(a.t, b.t, s);
+}
+// x^2 as N + 1 terms; false if a carry could not be proved exact.
 template <int N>
 DEEPSCOPE_HD bool square_carry_terms(const Expansion<N>& a, double (&s)[N + 1]) {
   double x2[N];
   x2[0] = a.t[0];
   DEEPSCOPE_UNROLL
   for (int i = 1; i < N; ++i) x2[i] = a.t[i] + a.t[i];
-  double pe[1];
-  eft::two_prod(a.t[0], a.t[0], s[0], pe[0]);
-  const double pp[1] = {s[0]};
-  bool ok = true;
-  square_carry_orders<N, 1, 1>(a.t, x2, s, pe, pp, 0.0, 0, ok);
-  return ok;
+  return product_carry_terms<N, true>(a.t, x2, s);
 }
 
 // ---- y + s d + c: order n has y_n, p_n = RN(s_n d), the error q_{n-1} of p_{n-1} and the carry

@@ -376,6 +376,29 @@ bool check_one_carry(const Expansion<N>& y, const Expansion<N>& x, double d, dou
   return fused && product;
 }
 
+// The one-carry products (a * b, sqr) on their own against MPFR, where their checks pass; returns
+// whether both passed.
+template <int N>
+bool check_one_carry_products(const Expansion<N>& a, const Expansion<N>& b) {
+  namespace ed = ds::expansion_detail;
+  double m[N + 1], q[N + 1];
+  const bool product = ed::mul_carry_terms(a, b, m);
+  const bool square = ed::square_carry_terms(a, q);
+  Mp ea(kExact), eb(kExact), ref(kRef);
+  set(ea, a);
+  set(eb, b);
+  const std::string what = "a = " + hex(a) + ", b = " + hex(b);
+  if (product) {
+    mpfr_mul(ref, ea, eb, MPFR_RNDN);
+    check("mul one carry", ed::renormalized<N>(m), ref, bounds<N>().mul, 0, what);
+  }
+  if (square) {
+    mpfr_sqr(ref, ea, MPFR_RNDN);
+    check("sqr one carry", ed::renormalized<N>(q), ref, bounds<N>().sqr, 0, what);
+  }
+  return product && square;
+}
+
 TYPED_TEST(ExpansionTest, OneCarryPasses) {
   constexpr int N = sizeof(TypeParam) / sizeof(double);
   if constexpr (ds::expansion_detail::kOneCarry<N>) {
@@ -384,7 +407,7 @@ TYPED_TEST(ExpansionTest, OneCarryPasses) {
     int passed = 0;
     constexpr int kSteps = 4000;
     for (int i = 0; i < kSteps; ++i) {
-      passed += check_one_carry(y, x, -1.4, 1.0);
+      passed += check_one_carry(y, x, -1.4, 1.0) & check_one_carry_products(x, y);
       if (::testing::Test::HasFatalFailure()) return;
       const TypeParam nx = ds::add_sqr_mul(y, x, -1.4, 1.0);
       y = x * 0.3;
@@ -400,6 +423,7 @@ TYPED_TEST(ExpansionTest, OneCarryPasses) {
     int ok = 0;
     for (int i = 0; i < kRandomPerOp / 4; ++i) {
       ok += check_one_carry(g.value(), g.value(), g.value().t[0], g.value().t[0]);
+      check_one_carry_products(g.value(), g.value());
       if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GT(ok, 0);
