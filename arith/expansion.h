@@ -19,9 +19,9 @@
 //                                |err| <= (1 + 2^-30) eps |exact| + 2^-14 eps (|y| + |c| + 2 x^2 |d|)
 //   a / b, sqrt(a):              |err| <= 3 eps |exact|
 //   mul_pow2, neg, abs, comparisons: exact (mul_pow2 barring overflow/underflow); to_double: RN.
-// For N >= 4, x * d and add_sqr_mul first try one carry per order (expansion_carry.h: O(N^2) 2Sums
-// instead of O(N^3), proved exact by integer checks at run time, Algorithms 4/5 where a check
-// fails), with the same bounds.
+// For N >= 4, a * b, sqr, x * d and add_sqr_mul first try one carry per order (expansion_carry.h:
+// O(N^2) 2Sums instead of O(N^3), proved exact by integer checks at run time, Algorithms 4/5 where
+// a check fails), with the same bounds.
 // Near underflow (below min_abs the low terms lose bits) and for operands that are not valid
 // expansions the bounds do not hold; sqr is not bit-identical to a * a (it sums fewer products).
 //
@@ -107,7 +107,7 @@ struct Expansion {
 // In this order: each part uses the ones above it.
 // clang-format off
 #include "expansion_renorm.h"  // VecSum, renormalisation, exact sign and comparison
-#include "expansion_carry.h"   // one carry per order: x * d and y + x^2 d + c for N >= 4
+#include "expansion_carry.h"   // one carry per order: *, sqr, * d, y + x^2 d + c for N >= 4
 #include "expansion_arith.h"   // + - * sqr, add_mul, add_sqr_mul, mul_pow2 (Algorithms 4 and 5)
 #include "expansion_newton.h"  // / and sqrt
 // clang-format on
