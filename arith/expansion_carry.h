@@ -214,7 +214,10 @@ DEEPSCOPE_HD bool add_mul_carry_terms(const Expansion<N>& y, const double (&s)[S
   return ok;
 }
 
-// y + x^2 d + c as N + 1 terms: the square's terms straight into the pass above.
+// y + x^2 d + c as N + 1 terms: the square's terms straight into the pass above. The add pass runs
+// even where the square's check already failed (the first steps of an orbit from 0): the caller
+// redoes the operation either way, and an early return would put a branch into every step of the
+// device's loop.
 template <int N>
 DEEPSCOPE_HD bool add_sqr_mul_carry_terms(const Expansion<N>& y, const Expansion<N>& x, double d, double c,
                                           double (&r)[N + 1]) {
@@ -228,27 +231,20 @@ template <int N, int n>
 DEEPSCOPE_HD void mul_double_carry_orders(const double* x, double d, double p_prev, double q, double carry,
                                           int carry_lo, double (&r)[N + 1], bool& ok) {
   if constexpr (n < N) {
-    double p, qn, next;
+    constexpr int K = n == 1 ? 2 : 3;  // order 1 has no carry yet
+    double p, qn, next, items[K];
     eft::two_prod(x[n], d, p, qn);
+    items[0] = p;
+    items[1] = q;
+    if constexpr (K == 3) items[2] = carry;
     Span span;
-    if constexpr (n == 1) {
-      const double items[2] = {p, q};
-      if constexpr (n <= N - 2) {
-        span.term(p);
-        span.product_error(p_prev);
-        ok = ok & span.carry_exact<2>();
-      }
-      r[n] = chain(items, next);
-    } else {
-      const double items[3] = {p, q, carry};
-      if constexpr (n <= N - 2) {
-        span.term(p);
-        span.product_error(p_prev);
-        span.carry(carry, carry_lo);
-        ok = ok & span.carry_exact<3>();
-      }
-      r[n] = chain(items, next);
+    if constexpr (n <= N - 2) {
+      span.term(p);
+      span.product_error(p_prev);
+      if constexpr (K == 3) span.carry(carry, carry_lo);
+      ok = ok & span.carry_exact<K>();
     }
+    r[n] = chain(items, next);
     mul_double_carry_orders<N, n + 1>(x, d, p, qn, next, span.lo, r, ok);
   } else {
     r[N] = q + carry;
