@@ -50,7 +50,11 @@ Run run(const std::string& re, const std::string& im, int bits, uint32_t iters, 
 
 // Point k of both orbits equal bit for bit (both floatexp parts and both tails).
 bool same_point(const perturb::Reference& a, const perturb::Reference& b, uint64_t k) {
-  return a.zr[k] == b.zr[k] && a.zi[k] == b.zi[k] && a.zr_lo[k] == b.zr_lo[k] && a.zi_lo[k] == b.zi_lo[k];
+  FloatExp ar, ai, br, bi;
+  double arl, ail, brl, bil;
+  a.point(k, &ar, &ai, &arl, &ail);
+  b.point(k, &br, &bi, &brl, &bil);
+  return ar == br && ai == bi && arl == brl && ail == bil;
 }
 
 bool same_orbit(const perturb::Reference& a, const perturb::Reference& b) {

@@ -3,9 +3,11 @@
 
 #include "kernels/mandelbrot/view.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 namespace ds::cli {
 
@@ -75,6 +77,30 @@ int64_t Args::get_count(const std::string& name, int64_t fallback, int64_t lo, i
     throw UsageError("--" + name + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                      "], got \"" + s + "\"");
   return static_cast<int64_t>(v);
+}
+
+uint64_t Args::get_bytes(const std::string& name, uint64_t fallback) const {
+  if (!has(name)) return fallback;
+  const std::string s = get(name, "");
+  std::string digits = s;
+  double scale = 1;
+  if (!digits.empty()) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(digits.back())));
+    const char* units = "KMGT";
+    if (const char* at = std::strchr(units, u); at && u != 0) {
+      scale = std::ldexp(1.0, 10 * static_cast<int>(at - units + 1));
+      digits.pop_back();
+    }
+  }
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(digits.c_str(), &end);
+  const double bytes = v * scale;
+  if (digits.empty() || end != digits.c_str() + digits.size() || errno == ERANGE || !(bytes >= 1048576.0) ||
+      !(bytes < 1.8e19))
+    throw UsageError("--" + name + " must be a size of at least 1M (bytes, or with K, M, G or T), got \"" +
+                     s + "\"");
+  return static_cast<uint64_t>(bytes);
 }
 
 uint64_t Args::get_iterations(const std::string& name, uint64_t fallback) const {

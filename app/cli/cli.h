@@ -29,6 +29,9 @@ class Args {
   int64_t get_count(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const;
   // An iteration count (mandel::parse_iterations: "5000000000", "5e9"), exact, in [1, 2^63 - 1].
   uint64_t get_iterations(const std::string& name, uint64_t fallback) const;
+  // A size in bytes: a number with an optional binary suffix K, M, G or T ("512M", "8G", "1.5G"),
+  // at least 1 MiB.
+  uint64_t get_bytes(const std::string& name, uint64_t fallback) const;
   bool flag(const std::string& name) const { return has(name); }
   // Every value of a repeatable option, in order (get() gives the last).
   std::vector<std::string> get_all(const std::string& name) const {

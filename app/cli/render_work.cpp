@@ -128,7 +128,8 @@ class SharedReference {
     bool reused = false;
     std::string cache;
     const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop, nullptr,
-                                            &reused, deepest_->opt.reference_cache, &cache);
+                                            &reused, deepest_->opt.reference_cache, &cache,
+                                            deepest_->opt.reference_path, deepest_->opt.reference_memory);
     if (!ref) return false;
     ready_ = true;
     if (line) {
@@ -283,7 +284,7 @@ void write_target(const RenderTarget& t, const TargetFiles& f) {
 }
 
 std::string render_summary(const RenderResult& r) {
-  char line[512];
+  char line[768];
   std::snprintf(line, sizeof line, "%dx%d, %s on %s%s, %.3f s, %.3g iterations", r.width, r.height,
                 mandel::format_label(r).c_str(), mandel::backend_name(r.backend),
                 r.limb_strategy == mandel::LimbStrategy::kCooperative ? " (coop)" : "", r.seconds,
@@ -294,16 +295,25 @@ std::string render_summary(const RenderResult& r) {
   if (!r.note.empty()) out += " (" + r.note + ")";
   if (r.method == Method::kPerturb) {
     const mandel::PerturbInfo& pi = r.perturb;
+    std::string packed;  // a compressed orbit's size (orbit_codec.h)
+    if (pi.reference_bytes && pi.reference_length &&
+        pi.reference_bytes < pi.reference_length * perturb::kReferenceBytesPerPoint) {
+      char b[96];
+      std::snprintf(b, sizeof b, ", compressed to %.3g MiB (%.3g bytes a point)",
+                    static_cast<double>(pi.reference_bytes) / 1048576.0,
+                    static_cast<double>(pi.reference_bytes) / static_cast<double>(pi.reference_length));
+      packed = b;
+    }
     std::snprintf(
         line, sizeof line,
-        "reference %llu points at %d bits in %s (stopped: %s), %.3f s%s; BLA skipped %.3g iterations; "
+        "reference %llu points at %d bits in %s (stopped: %s), %.3f s%s%s; BLA skipped %.3g iterations; "
         "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
         "%d secondary references (%.3f s at 106 bits, BLA skipped %.3g of their iterations, "
         "%.3f s secondary); %llu interior pixels",
         static_cast<unsigned long long>(pi.reference_length), pi.reference_bits,
         pi.reference_arith.empty() ? "MPFR" : pi.reference_arith.c_str(),
         pi.reference_stop.empty() ? "unknown" : pi.reference_stop.c_str(), pi.reference_seconds,
-        pi.reference_reused ? " (reused)" : "", static_cast<double>(pi.bla_skipped),
+        pi.reference_reused ? " (reused)" : "", packed.c_str(), static_cast<double>(pi.bla_skipped),
         static_cast<unsigned long long>(pi.glitch_pixels),
         static_cast<unsigned long long>(pi.glitch_corrected),
         static_cast<unsigned long long>(pi.glitch_refined),

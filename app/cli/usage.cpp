@@ -28,8 +28,8 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--reference-cache DIR] [--reference auto|mpfr|gpu] [--auto-iter] [--aa N]
-                   [--exr FILE.exr] [--expmap]
+                   [--reference-cache DIR] [--reference-memory SIZE] [--reference auto|mpfr|gpu]
+                   [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
                    [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]...
                    [--stripe-density D] [--stripe-memory M] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
@@ -46,6 +46,9 @@ Commands:
         pixels left unresolved are counted in the PNG and the command exits 1.
         --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
         iterations: a later render of the same reference loads it instead of computing it.
+        --reference-memory SIZE (e.g. 8G): what the reference orbit may take (default: three quarters
+        of this machine's memory); past an eighth of it, or 4,194,304 points, the orbit is kept
+        compressed without loss (about 2 bytes a point instead of 48); past all of it, exit 2.
         --reference: the reference orbit's arithmetic (auto: fixed point on the GPU from 32,768 bits
         where a device is, its error bounded like MPFR's; else MPFR; a failing GPU falls back to MPFR)
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)

@@ -77,6 +77,8 @@ struct PerturbInfo {
   std::string reference_arith;  // "MPFR", "MPFR on 3 threads", "fixed point on the GPU", ... (and any fallback)
   double reference_nucleus_pixels = 0;
   std::string reference_cache;  // with RenderOptions::reference_cache: "loaded FILE", "saved FILE", ...
+  // Bytes the reference's points take in memory (fewer than 48 a point: compressed).
+  uint64_t reference_bytes = 0;
 };
 
 // Words of a limb format (4 for limb4, ...), 0 for every other format.
@@ -129,6 +131,10 @@ struct RenderOptions {
   int max_secondary_references = 10000;
   std::string reference_cache;  // perturbation: a folder of reference files (reference_file.h); "" none
   ReferencePath reference_path = ReferencePath::kAuto;  // perturbation: the reference's arithmetic
+  // Perturbation: bytes the reference orbit may take (0: three quarters of this machine's memory).
+  // Past an eighth of it (or 4,194,304 points) the orbit is kept compressed, about 2 bytes a point
+  // (kernels/perturb/orbit_codec.h); past all of it the render stops with a ViewError.
+  uint64_t reference_memory = 0;
   // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
   // cannot decide (re-rendered from secondary references); false only to measure its cost.
   bool error_bound = true;

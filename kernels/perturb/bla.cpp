@@ -22,8 +22,8 @@ void point(const Reference& ref, uint64_t k, U* re, U* im) {
     *re = ref.re106(k);
     *im = ref.im106(k);
   } else {
-    *re = ref.zr[k];
-    *im = ref.zi[k];
+    *re = ref.re53(k);
+    *im = ref.im53(k);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "kernels/core/cpu_parallel.h"
+#include "orbit_codec.h"
 #include "perturb.cuh"
 #include "perturb.h"
 
@@ -16,12 +17,13 @@ namespace detail {
 #if DEEPSCOPE_WITH_CUDA
 // perturb.cu: runs perturb_pixel over the tile on the GPU (p's pointers are host arrays of
 // p.ref_len points and bla_count entries, uploaded unless tables_id names the tables already on the
-// device). Returns kernel seconds.
+// device; with p.zr and p.zi null the points come from `fill` instead, a slice at a time, straight
+// to the device). Returns kernel seconds.
 template <class T>
 double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t tables_id, const Tile& t,
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
                    const FieldPtrs& fields, uint64_t* skipped, uint64_t* rebases, uint64_t* interior,
-                   bool* cancelled);
+                   bool* cancelled, const PointFill<T>& fill);
 // perturb.cu: perturb_pixel with floatexp2 deltas for the listed tile pixels (indices into the
 // tile, row-major), results in list order. p's points are host arrays of p.ref_len points. fields:
 // null, or one FieldValues a pixel (RenderOptions::fields asked). *skipped: the iterations BLA skipped.
@@ -63,6 +65,7 @@ struct Prepared {
   std::shared_ptr<const Reference> ref;
   uint64_t id = 0;  // unique per table (the CUDA backend keeps the last one on the device)
   bool with_bla = false;
+  bool host_points = true;  // zr, zi filled (false: a CUDA render fills the device's arrays itself)
   std::vector<T> zr, zi;
   BlaTable<T> bla;
 };
@@ -88,10 +91,32 @@ FloatExp view_dcmax(const View& v, const Geometry& g, const Reference& ref) {
 // The 106-bit tier's BLA table takes 120 bytes an entry (about 60 a reference point at level 2 up),
 // built only while flagged pixels wait; above this its lowest levels are left out.
 constexpr std::size_t kMaxTierBlaBytes = std::size_t{1} << 31;
+// The main (53-bit) tables: at most 4 GiB in the builder's floatexp entries (80 bytes each, 40 a
+// point at level 2), on the host and on the device.
+constexpr std::size_t kMaxBlaBytes = std::size_t{1} << 32;
+
+// Points [first, first + n) of ref in the delta type T (106 bits for T = FloatExp2), on all cores,
+// a packed orbit's chunk (kOrbitChunk points) at a time.
+template <class T>
+void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi) {
+  parallel_for(static_cast<std::size_t>(n), static_cast<std::size_t>(kOrbitChunk),
+               [&](std::size_t a, std::size_t b) {
+                 for (std::size_t i = a; i < b; ++i) {
+                   const uint64_t k = first + i;
+                   if constexpr (std::is_same<T, FloatExp2>::value) {
+                     zr[i] = ref.re106(k);
+                     zi[i] = ref.im106(k);
+                   } else {
+                     zr[i] = from_fe<T>(ref.re53(k));
+                     zi[i] = from_fe<T>(ref.im53(k));
+                   }
+                 }
+               });
+}
 
 template <class T>
 std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
-                                            bool with_bla) {
+                                            bool with_bla, bool host_points = true) {
   static std::mutex mu;
   static std::shared_ptr<const Prepared<T>> last;
   // A table built for a larger dcmax is valid (its radii are smaller): the table is built for dcmax
@@ -104,11 +129,16 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   // 35 M points; above, the pixels step singly over the first levels' spans and skip from there).
   constexpr bool kTier = std::is_same<T, FloatExp2>::value;
   const uint64_t len = ref->length();
-  const int first_level = kTier ? bla_first_level_within(len, sizeof(BlaEntry<T>), kMaxTierBlaBytes) : 2;
+  // The main tables are bounded the same way (kMaxBlaBytes, counted in the builder's floatexp
+  // entries): level 2 up to about 107 M points, then higher first levels.
+  const int first_level =
+      kTier ? bla_first_level_within(len, sizeof(BlaEntry<T>), kMaxTierBlaBytes)
+            : bla_first_level_within(len, std::max(sizeof(BlaEntry<T>), sizeof(BlaEntry<FloatExp>)),
+                                     kMaxBlaBytes);
   with_bla = with_bla && first_level <= kMaxBlaLevels;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (last && last->ref == ref && last->with_bla == with_bla &&
+    if (last && last->ref == ref && last->with_bla == with_bla && (last->host_points || !host_points) &&
         (!with_bla || (last->bla.dcmax.e == dcmax.e && last->bla.dcmax.m == dcmax.m)))
       return last;
   }
@@ -116,16 +146,11 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->ref = ref;
   p->id = g_next_table_id++;
   p->with_bla = with_bla;
-  p->zr.resize(len);
-  p->zi.resize(len);
-  for (uint64_t k = 0; k < len; ++k) {
-    if constexpr (kTier) {
-      p->zr[k] = ref->re106(k);
-      p->zi[k] = ref->im106(k);
-    } else {
-      p->zr[k] = from_fe<T>(ref->zr[k]);
-      p->zi[k] = from_fe<T>(ref->zi[k]);
-    }
+  p->host_points = host_points;
+  if (host_points) {
+    p->zr.resize(len);
+    p->zi.resize(len);
+    fill_points<T>(*ref, 0, len, p->zr.data(), p->zi.data());
   }
   if (with_bla) p->bla = build_bla<T>(*ref, dcmax, first_level);
   std::lock_guard<std::mutex> lock(mu);
@@ -156,8 +181,8 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.exp_map = g.exp_map;
   p.interior = opt.interior;
   p.error_bound = opt.error_bound;
-  p.ref_re_d = to_double(ref.zr.size() > 1 ? ref.zr[1] : FloatExp(0.0));  // Z_1 = C
-  p.ref_im_d = to_double(ref.zi.size() > 1 ? ref.zi[1] : FloatExp(0.0));
+  p.ref_re_d = to_double(ref.length() > 1 ? ref.re53(1) : FloatExp(0.0));  // Z_1 = C
+  p.ref_im_d = to_double(ref.length() > 1 ? ref.im53(1) : FloatExp(0.0));
   p.width = v.width;
   p.height = v.height;
   p.max_iter = v.max_iter;
@@ -212,11 +237,14 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   std::string re, im;
   pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
   // A lone pixel's reference is its own orbit: certified, its count is the pixel's exact count.
-  const std::shared_ptr<const Reference> ref =
+  std::shared_ptr<const Reference> ref =
       compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr, blob.size() == 1,
                         /*threads=*/1);  // blobs already run one per core
   *made = ref != nullptr;
   if (!ref) return {};
+  // Read point by point below (and by the kernel through zr.data()): a packed orbit is unpacked
+  // here, for this blob only (the main reference's arrays are built by `prepared`).
+  ref = unpacked(ref);
   if (blob.size() == 1 && !ref->periodic && ref->escape_certified) {
     // A reference at the pixel itself (to 2^-64 of a pixel) is the pixel's own MPFR orbit, its
     // escape tests all decided by the orbit's error bound: its count is where that orbit escaped,
@@ -464,14 +492,17 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const FloatExp dcmax = view_dcmax(v, g, ref);
 
   const auto tb = Clock::now();
-  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla);
+  // A packed orbit's points go to the device a slice at a time (PointFill), never whole to the host.
+  const bool device_points = res->backend == Backend::kCuda && ref.packed;
+  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla, !device_points);
   res->perturb.bla_seconds = since(tb);
-  const BlaTable<T>& bla = prep->bla;
-  res->perturb.bla_levels = bla.levels;
-  const std::vector<T>& zr = prep->zr;
-  const std::vector<T>& zi = prep->zi;
-  const PerturbParams<T> p = params_for(v, g, opt, ref, zr.data(), zi.data(), bla, off_re, off_im, hs,
-                                        /*check_underflow=*/sizeof(T) == sizeof(double));
+  res->perturb.bla_levels = prep->bla.levels;
+  const auto params = [&] {
+    return params_for(v, g, opt, ref, prep->host_points ? prep->zr.data() : nullptr,
+                      prep->host_points ? prep->zi.data() : nullptr, prep->bla, off_re, off_im, hs,
+                      /*check_underflow=*/sizeof(T) == sizeof(double));
+  };
+  PerturbParams<T> p = params();
 
   std::function<void(double)> progress;
   if (opt.progress)
@@ -489,10 +520,13 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     RenderOptions o = opt;
     o.progress = progress;
     try {
-      res->kernel_seconds = detail::render_cuda<T>(p, bla.entries.size(), prep->id, t, o, counts, smooth,
-                                                   counts_high, fields, &res->perturb.bla_skipped,
-                                                   &res->perturb.rebases, &res->perturb.interior_pixels,
-                                                   &res->cancelled);
+      const PointFill<T> fill = [&ref](uint64_t first, uint64_t n, T* zr, T* zi) {
+        fill_points<T>(ref, first, n, zr, zi);
+      };
+      res->kernel_seconds =
+          detail::render_cuda<T>(p, prep->bla.entries.size(), prep->id, t, o, counts, smooth, counts_high,
+                                 fields, &res->perturb.bla_skipped, &res->perturb.rebases,
+                                 &res->perturb.interior_pixels, &res->cancelled, fill);
     } catch (const std::runtime_error& e) {
       // Out of GPU memory (the reference, the BLA table and the tile did not fit beside whatever
       // else holds the device): the CPU renders the same pixels with the same per-pixel code, and
@@ -502,6 +536,10 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
       res->note = std::string("the GPU ran out of memory (") + e.what() + "); rendered on the CPU instead";
       res->backend = Backend::kCpu;
       on_gpu = false;
+      if (!prep->host_points) {  // the CPU reads the points from host arrays
+        prep = prepared<T>(ref_ptr, dcmax, opt.bla, true);
+        p = params();
+      }
     }
 #else
     throw BackendError("built without CUDA");
@@ -613,8 +651,8 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   std::function<void(double)> ref_progress;
   if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
   std::shared_ptr<const Reference> ref =
-      reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache, &res->perturb.reference_cache,
-                    opt.reference_path);
+      reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache,
+                    &res->perturb.reference_cache, opt.reference_path, opt.reference_memory);
   if (!ref) {
     res->cancelled = true;
     res->seconds = since(t0);
@@ -624,6 +662,7 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->perturb.reference_reused = reused;
   res->perturb.reference_bits = ref->bits;
   res->perturb.reference_length = ref->length();
+  res->perturb.reference_bytes = ref->point_bytes();
   res->perturb.reference_escaped = ref->escaped;
   res->perturb.reference_periodic = ref->periodic;
   res->perturb.reference_stop = ref->escaped ? "escaped" : ref->periodic ? "periodic" : "max_iter";

@@ -84,7 +84,7 @@ DeviceSlot& slot_of(int device) {
 // device's entry holds other tables.
 template <class T>
 std::shared_ptr<const DeviceTables> tables_on(int device, uint64_t id, const PerturbParams<T>& hp,
-                                              std::size_t bla_count) {
+                                              std::size_t bla_count, const PointFill<T>& fill) {
   DeviceSlot& slot = slot_of(device);
   std::lock_guard<std::mutex> lock(slot.mu);
   if (slot.tables && slot.tables->id == id) return slot.tables;
@@ -94,8 +94,21 @@ std::shared_ptr<const DeviceTables> tables_on(int device, uint64_t id, const Per
   t->zr = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
   t->zi = std::make_unique<DeviceBuffer>(hp.ref_len * sizeof(T));
   t->bla = std::make_unique<DeviceBuffer>(bla_count * sizeof(BlaEntry<T>));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zr->p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zi->p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  if (hp.zr) {
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zr->p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zi->p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
+  } else {
+    // No host arrays (a packed reference): slices of 2^20 points, decoded on the host and copied.
+    const uint64_t slice = uint64_t{1} << 20;
+    std::vector<T> br(static_cast<std::size_t>(std::min(slice, hp.ref_len)));
+    std::vector<T> bi(br.size());
+    for (uint64_t k = 0; k < hp.ref_len; k += slice) {
+      const uint64_t n = std::min(slice, hp.ref_len - k);
+      fill(k, n, br.data(), bi.data());
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zr->as<T>() + k, br.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(t->zi->as<T>() + k, bi.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    }
+  }
   if (bla_count)
     DEEPSCOPE_CUDA_CHECK(
         cudaMemcpy(t->bla->p, hp.bla, bla_count * sizeof(BlaEntry<T>), cudaMemcpyHostToDevice));
@@ -122,7 +135,7 @@ template <class T>
 double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t tables_id, const Tile& t,
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
                    const FieldPtrs& host_fields, uint64_t* skipped, uint64_t* rebases, uint64_t* interior,
-                   bool* cancelled) {
+                   bool* cancelled, const PointFill<T>& fill) {
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   const bool resident = opt.device_counts != nullptr;  // as in mandelbrot.cu
@@ -136,7 +149,8 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   const DeviceFields device_fields(opt, resident, pixels);
   const FieldPtrs& fields = device_fields.ptrs;
   DeviceBuffer dstats(3 * sizeof(unsigned long long));
-  const std::shared_ptr<const DeviceTables> tables = tables_on(opt.cuda_device, tables_id, hp, bla_count);
+  const std::shared_ptr<const DeviceTables> tables =
+      tables_on(opt.cuda_device, tables_id, hp, bla_count, fill);
   DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 3 * sizeof(unsigned long long)));
   PerturbParams<T> p = hp;
   p.zr = tables->zr->as<T>();
@@ -253,11 +267,11 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
 }
 
 template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
-                                    const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&, uint64_t*,
-                                    uint64_t*, uint64_t*, bool*);
+                                    const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&,
+                                    uint64_t*, uint64_t*, uint64_t*, bool*, const PointFill<double>&);
 template double render_cuda<FloatExp>(const PerturbParams<FloatExp>&, std::size_t, uint64_t, const Tile&,
-                                      const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&, uint64_t*,
-                                      uint64_t*, uint64_t*, bool*);
+                                      const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&,
+                                      uint64_t*, uint64_t*, uint64_t*, bool*, const PointFill<FloatExp>&);
 
 }  // namespace detail
 }  // namespace ds::perturb

@@ -16,6 +16,10 @@
 namespace ds::perturb {
 using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 
+struct CompressedOrbit;  // orbit_codec.h
+// Orbits of this many points and more are kept compressed (Reference::packed): 201 MB uncompressed.
+constexpr uint64_t kPackFromPoints = uint64_t{1} << 22;
+
 // Z_0 = 0, Z_{n+1} = Z_n^2 + C for the reference point C, computed in MPFR and rounded to 53 bits
 // (floatexp, so tiny Z near a minibrot's nucleus keep their value). Stored: Z_0 .. Z_{length-1},
 // where Z_{length-1} is Z_max_iter, or the first Z with |Z|^2 > 4 (escaped), or the first Z_n
@@ -51,18 +55,37 @@ struct Reference {
   // The tails beyond 53 bits: Z_n = (zr[n].m + zr_lo[n]) 2^zr[n].e to 106 bits (floatexp2 deltas,
   // the second tier for pixels that binary64 cannot decide).
   std::vector<double> zr_lo, zi_lo;
-  // Z_k to 106 bits: the point and its tail.
-  FloatExp2 re106(uint64_t k) const { return FloatExp2::from_parts(zr[k], zr_lo[k]); }
-  FloatExp2 im106(uint64_t k) const { return FloatExp2::from_parts(zi[k], zi_lo[k]); }
+  // A long orbit (kPackFromPoints and up, or past a fraction of the memory budget) is kept
+  // compressed without loss (orbit_codec.h, about 2 bytes a point against 48): then `packed` holds
+  // every point and the four arrays above are empty. point() reads either way.
+  std::shared_ptr<const CompressedOrbit> packed;
+  // Point k (k < length()). A packed point decodes its chunk of 4,096 into a per-thread buffer:
+  // cheap for points read in order, or near each other.
+  void point(uint64_t k, FloatExp* re, FloatExp* im, double* re_lo, double* im_lo) const;
+  // Z_k to 53 bits, and to 106 bits (the point and its tail).
+  FloatExp re53(uint64_t k) const;
+  FloatExp im53(uint64_t k) const;
+  FloatExp2 re106(uint64_t k) const;
+  FloatExp2 im106(uint64_t k) const;
   double seconds = 0;
   // Threads that computed each step's products in MPFR (reference_step.h); negative for the
   // fixed-point arithmetic (reference_fixed.h): -1 on a CUDA device, -2 its CPU twin.
   int step_threads = 1;
   bool fixed_point() const { return step_threads < 0; }
-  uint64_t length() const { return static_cast<uint64_t>(zr.size()); }
+  uint64_t length() const;
+  // Bytes its points take in memory.
+  uint64_t point_bytes() const;
   // True when this orbit serves a view of pixel spacing `s` (as exactly as a fresh one would).
   bool serves_step(FloatExp s) const;
 };
+
+// ref itself, or for a packed one a copy with every point in its four arrays (48 bytes a point).
+std::shared_ptr<const Reference> unpacked(std::shared_ptr<const Reference> ref);
+
+// Fills zr[0 .. n) and zi[0 .. n) with a reference's points first .. first + n - 1 in a delta type
+// (a CUDA render's way to a packed orbit's points: a slice at a time, straight to the device).
+template <class T>
+using PointFill = std::function<void(uint64_t first, uint64_t n, T* zr, T* zi)>;
 
 // ReferencePath (kernels/mandelbrot/mandelbrot.h) kAuto takes the GPU from this precision where a
 // device is (and the caller left `threads` to the choice): on the H100 machine the GPU step is
@@ -109,12 +132,14 @@ constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(d
 // centre. *reused tells which. nullptr when cancelled. With cache_dir (`--reference-cache`), a new
 // one is first looked for there (reference_file.h) and, when computed, stored there; *cache says
 // what happened (loaded, saved, or a file there rejected and replaced).
-std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
-                                               const std::atomic<bool>* cancel,
-                                               const std::function<void(double)>& progress, bool* reused,
-                                               const std::string& cache_dir = "", std::string* cache = nullptr,
-                                               ReferencePath path = ReferencePath::kAuto);
+std::shared_ptr<const Reference> reference_for(
+    const Geometry& g, const View& v, const std::atomic<bool>* cancel,
+    const std::function<void(double)>& progress, bool* reused, const std::string& cache_dir = "",
+    std::string* cache = nullptr, ReferencePath path = ReferencePath::kAuto, uint64_t memory_budget = 0);
 void clear_reference_cache();
+// Makes `ref` the one-entry cache's reference, as if reference_for had just computed it (tests: a
+// render against a given orbit, e.g. a packed one).
+void keep_reference(std::shared_ptr<const Reference> ref);
 // Frees the reference and BLA tables that CUDA renders keep on each device for the next render
 // (those a running render still holds go when it ends). No-op without CUDA.
 void release_device_tables();

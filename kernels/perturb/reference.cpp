@@ -14,14 +14,15 @@
 #include <sstream>
 #include <thread>
 
-#include "kernels/mandelbrot/mandelbrot.cuh"
-#include "kernels/perturb/mpfr_util.h"
-#include "kernels/perturb/reference_fixed.h"
-#include "kernels/perturb/reference_step.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/core/backend.h"
 #include "kernels/core/device.h"
+#include "kernels/mandelbrot/mandelbrot.cuh"
+#include "kernels/perturb/mpfr_util.h"
+#include "kernels/perturb/orbit_codec.h"
 #include "kernels/perturb/reference_file.h"
+#include "kernels/perturb/reference_fixed.h"
+#include "kernels/perturb/reference_step.h"
 #include "perturb.h"
 
 namespace ds::perturb {
@@ -76,12 +77,16 @@ std::string gib(double bytes) {
   return b;
 }
 
-std::string memory_message(uint64_t n, uint64_t max_iter, uint64_t budget, bool budget_is_machine) {
-  return "the reference orbit needs more memory than this machine gives it: at iteration " + std::to_string(n) +
-         " it holds " + gib(static_cast<double>(n) * kReferenceBytesPerPoint) + " (" +
-         std::to_string(kReferenceBytesPerPoint) + " bytes a point), and up to the " + std::to_string(max_iter) +
-         " iterations asked it could need " + gib(static_cast<double>(max_iter) * kReferenceBytesPerPoint) +
-         "; the budget is " + gib(static_cast<double>(budget)) +
+std::string memory_message(uint64_t n, uint64_t max_iter, uint64_t budget, bool budget_is_machine,
+                           double per_point) {
+  char each[48];
+  std::snprintf(each, sizeof each, "%.3g bytes a point%s", per_point,
+                per_point < kReferenceBytesPerPoint ? ", compressed" : "");
+  return "the reference orbit needs more memory than this machine gives it: at iteration " +
+         std::to_string(n) + " it holds " + gib(static_cast<double>(n) * per_point) + " (" + each +
+         "), and up to the " + std::to_string(max_iter) + " iterations asked it could need " +
+         gib(static_cast<double>(max_iter) * per_point) + "; the budget is " +
+         gib(static_cast<double>(budget)) +
          (budget_is_machine ? " (three quarters of this machine's memory)" : "") +
          ". Ask fewer iterations (--iter), or render on a machine with more memory";
 }
@@ -155,12 +160,18 @@ struct OrbitChecks {
   FloatExp ar{1.0}, ai{0.0}, err{0.0}, zr_prev{0.0}, zi_prev{0.0};
   enum Verdict { kGo, kStop, kNeedsBits };
 
+  OrbitEncoder* packing = nullptr;  // where the points go once the orbit is packed
+
   Verdict accept(uint64_t n, const OrbitPoint& p, int* more_bits) {
     const FloatExp fr = p.re, fi = p.im;
-    ref->zr.push_back(fr);
-    ref->zi.push_back(fi);
-    ref->zr_lo.push_back(p.re_lo);
-    ref->zi_lo.push_back(p.im_lo);
+    if (packing) {
+      packing->push(p);
+    } else {
+      ref->zr.push_back(fr);
+      ref->zi.push_back(fi);
+      ref->zr_lo.push_back(p.re_lo);
+      ref->zi_lo.push_back(p.im_lo);
+    }
     const FloatExp zmag = mag(fr, fi);
     if (n == 1) {
       err = fixed ? u : u * zmag;  // C's own rounding
@@ -251,6 +262,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     step = std::make_unique<ReferenceStep>(threads, x.v, y.v, x2.v, y2.v, xy.v);
     ref->step_threads = step->threads();
   }
+  ref->packed.reset();
   ref->zr.assign(1, FloatExp(0.0));
   ref->zi.assign(1, FloatExp(0.0));
   ref->zr_lo.assign(1, 0.0);
@@ -294,6 +306,26 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     orbit = gpu_fixed_orbit(ref->re, ref->im, bits, 0, fixed_x, fixed_y);
   else if (arith == StepArith::kFixedCpu)
     orbit = cpu_fixed_orbit(ref->re, ref->im, bits, fixed_x, fixed_y);
+  // Past pack_bytes uncompressed (kPackFromPoints, or an eighth of the budget where that is less:
+  // the render's own arrays come on top), the points so far are compressed and the rest follow them
+  // (Reference::packed).
+  std::unique_ptr<OrbitEncoder> enc;
+  const double pack_bytes = std::min(static_cast<double>(kPackFromPoints) * kReferenceBytesPerPoint,
+                                     static_cast<double>(memory_budget) / 8);
+  const auto stored = [&]() -> uint64_t { return enc ? enc->size() : static_cast<uint64_t>(ref->zr.size()); };
+  const auto array_point = [&](uint64_t k) -> OrbitPoint {
+    OrbitPoint p;
+    p.re = ref->zr[k];
+    p.im = ref->zi[k];
+    p.re_lo = ref->zr_lo[k];
+    p.im_lo = ref->zi_lo[k];
+    return p;
+  };
+  const auto point_at = [&](uint64_t k) -> OrbitPoint { return enc ? enc->point(k) : array_point(k); };
+  const auto done = [&] {
+    if (enc) ref->packed = std::make_shared<const CompressedOrbit>(enc->finish());
+    return Pass::kDone;
+  };
   auto last_save = std::chrono::steady_clock::now();
   // Points already in the points file (a resumed orbit's), and their running hash.
   uint64_t saved_points = first > 1 ? resumed.points : 0;
@@ -302,13 +334,13 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     // The new points first (appended and flushed to the disk), then the state that counts them:
     // a crash between the two leaves extra points that the next load cuts off.
     // A fresh orbit's first save replaces whatever points file a foreign checkpoint left.
-    const std::string more = encode_points(*ref, saved_points, ref->length());
+    const std::string more = encode_points(point_at, saved_points, stored());
     if (saved_points == 0)
       write_file_atomically(ckpt.path + ".points", more);
     else
       append_durable(ckpt.path + ".points", more);
     saved_hash = points_hash(more.data(), more.size(), saved_hash);
-    saved_points = ref->length();
+    saved_points = stored();
     ReferenceCheckpoint k;
     k.ref = ref_fields(*ref);
     if (orbit) {
@@ -331,8 +363,19 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   const auto between = [&](uint64_t n) {
     // The orbit 4096 points on must fit twice (a vector's old and new storage while it grows).
     const double next = static_cast<double>(std::min(n + 4096, max_iter + 1));
-    if (2.0 * next * kReferenceBytesPerPoint > static_cast<double>(memory_budget))
-      throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine));
+    if (!enc && next * kReferenceBytesPerPoint > pack_bytes) {
+      enc = std::make_unique<OrbitEncoder>();
+      for (uint64_t k = 0; k < ref->zr.size(); ++k) enc->push(array_point(k));
+      ref->zr = {};
+      ref->zi = {};
+      ref->zr_lo = {};
+      ref->zi_lo = {};
+      checks.packing = enc.get();
+    }
+    const double per_point = enc ? static_cast<double>(enc->bytes()) / static_cast<double>(stored())
+                                 : static_cast<double>(kReferenceBytesPerPoint);
+    if (2.0 * next * per_point > static_cast<double>(memory_budget))
+      throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine, per_point));
     if (cancel && cancel->load(std::memory_order_relaxed)) {
       if (!ckpt.path.empty()) save(n);
       return false;
@@ -354,14 +397,14 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
       for (const OrbitPoint& p : pts) {
         const OrbitChecks::Verdict v = checks.accept(n, p, more_bits);
         if (v == OrbitChecks::kNeedsBits) return Pass::kNeedsBits;
-        if (v == OrbitChecks::kStop) return Pass::kDone;
+        if (v == OrbitChecks::kStop) return done();
         ++n;
       }
       // The orbit ends only past |Z| = 3, which the checks see as an escape.
       if (pts.size() < asked) throw std::logic_error("the fixed-point orbit ended before its escape");
       if ((chunk_end & 4095) == 0 && !between(chunk_end)) return Pass::kCancelled;
     }
-    return Pass::kDone;
+    return done();
   }
   for (uint64_t n = first; n <= max_iter; ++n) {
     step->products();  // x2 = x^2, y2 = y^2, xy = x y
@@ -379,10 +422,56 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     if (v == OrbitChecks::kStop) break;
     if ((n & 4095) == 0 && !between(n)) return Pass::kCancelled;
   }
-  return Pass::kDone;
+  return done();
 }
 
 }  // namespace
+
+uint64_t Reference::length() const { return packed ? packed->length : static_cast<uint64_t>(zr.size()); }
+
+uint64_t Reference::point_bytes() const {
+  return packed ? packed->bytes() : static_cast<uint64_t>(zr.size()) * kReferenceBytesPerPoint;
+}
+
+void Reference::point(uint64_t k, FloatExp* re, FloatExp* im, double* re_lo, double* im_lo) const {
+  if (packed) {
+    const OrbitPoint& p = packed_point(*packed, k);
+    *re = p.re;
+    *im = p.im;
+    *re_lo = p.re_lo;
+    *im_lo = p.im_lo;
+    return;
+  }
+  *re = zr[k];
+  *im = zi[k];
+  *re_lo = zr_lo[k];
+  *im_lo = zi_lo[k];
+}
+
+FloatExp Reference::re53(uint64_t k) const { return packed ? packed_point(*packed, k).re : zr[k]; }
+FloatExp Reference::im53(uint64_t k) const { return packed ? packed_point(*packed, k).im : zi[k]; }
+FloatExp2 Reference::re106(uint64_t k) const {
+  if (packed) {
+    const OrbitPoint& p = packed_point(*packed, k);
+    return FloatExp2::from_parts(p.re, p.re_lo);
+  }
+  return FloatExp2::from_parts(zr[k], zr_lo[k]);
+}
+FloatExp2 Reference::im106(uint64_t k) const {
+  if (packed) {
+    const OrbitPoint& p = packed_point(*packed, k);
+    return FloatExp2::from_parts(p.im, p.im_lo);
+  }
+  return FloatExp2::from_parts(zi[k], zi_lo[k]);
+}
+
+std::shared_ptr<const Reference> unpacked(std::shared_ptr<const Reference> ref) {
+  if (!ref || !ref->packed) return ref;
+  auto r = std::make_shared<Reference>(*ref);
+  decompress_orbit(*ref->packed, &r->zr, &r->zi, &r->zr_lo, &r->zi_lo);
+  r->packed.reset();
+  return r;
+}
 
 bool Reference::serves_step(FloatExp s) const {
   if (error_shift > s * pow2(kReuseShiftLog2)) return false;
@@ -490,7 +579,7 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::atomic<bool>* cancel,
                                                const std::function<void(double)>& progress, bool* reused,
                                                const std::string& cache_dir, std::string* cache,
-                                               ReferencePath path) {
+                                               ReferencePath path, uint64_t memory_budget) {
   const int bits = reference_bits(g);
   std::shared_ptr<const Reference> last;
   {
@@ -541,7 +630,7 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   // cancel): a render stopped after hours resumes where it stopped.
   std::string note;
   std::shared_ptr<const Reference> ref =
-      compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress, false, 0, 0,
+      compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress, false, 0, memory_budget,
                         file.empty() ? std::string() : file + ".partial", 60.0, &note, path);
   if (cache && !note.empty()) *cache = cache->empty() ? note : *cache + "; " + note;
   if (ref) {
@@ -564,6 +653,11 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
 void clear_reference_cache() {
   std::lock_guard<std::mutex> lock(g_cache_mu);
   g_cache.reset();
+}
+
+void keep_reference(std::shared_ptr<const Reference> ref) {
+  std::lock_guard<std::mutex> lock(g_cache_mu);
+  g_cache = std::move(ref);
 }
 
 namespace {

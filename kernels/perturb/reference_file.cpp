@@ -1,23 +1,27 @@
 // Reference files (reference_file.h). Layout, little-endian as the host writes it (x86-64, the
 // only host the program builds for):
-//   "DSREF002"                          magic and version (001: u32 max_iter and length)
+//   "DSREF003"                          magic and version (001: u32 max_iter and length; 002: the
+//                                       points uncompressed, 40 bytes each)
 //   u64 n, n bytes                      re (decimal, as given), then im the same way
 //   i32 bits, i32 bits_asked, i32 step_threads, u64 max_iter, u8 flags (escaped 1, periodic 2,
 //   escape_certified 4)
 //   4 floatexp (f64 m, i32 e): nucleus_distance, error_shift, last_error, step
 //   f64 seconds
-//   u64 length; then length floatexp zr, length floatexp zi, length f64 zr_lo, length f64 zi_lo
+//   the points, compressed without loss (orbit_codec.h, append_compressed: about 2 bytes a point)
 //   u64 FNV-1a of every byte before it
 #include "reference_file.h"
 
+#include "orbit_codec.h"
+
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 namespace ds::perturb {
 namespace {
 
-constexpr char kMagic[8] = {'D', 'S', 'R', 'E', 'F', '0', '0', '2'};
+constexpr char kMagic[8] = {'D', 'S', 'R', 'E', 'F', '0', '0', '3'};
 
 uint64_t fnv1a(const char* p, std::size_t n) {
   uint64_t h = 1469598103934665603ull;
@@ -87,20 +91,17 @@ std::string encode_reference(const Reference& ref) {
   put_fe(&s, ref.last_error);
   put_fe(&s, ref.step);
   put<double>(&s, ref.seconds);
-  const uint64_t n = ref.length();
-  put<uint64_t>(&s, n);
-  s.reserve(s.size() + static_cast<std::size_t>(n) * 40 + 8);
-  for (uint64_t k = 0; k < n; ++k) put_fe(&s, ref.zr[k]);
-  for (uint64_t k = 0; k < n; ++k) put_fe(&s, ref.zi[k]);
-  for (uint64_t k = 0; k < n; ++k) put<double>(&s, ref.zr_lo[k]);
-  for (uint64_t k = 0; k < n; ++k) put<double>(&s, ref.zi_lo[k]);
+  if (ref.packed)
+    append_compressed(&s, *ref.packed);
+  else
+    append_compressed(&s, compress_orbit(ref.zr, ref.zi, ref.zr_lo, ref.zi_lo));
   put<uint64_t>(&s, fnv1a(s.data(), s.size()));
   return s;
 }
 
 std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
   if (bytes.size() < sizeof kMagic + 8 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    throw std::runtime_error("reference file: not a deepscope reference (magic DSREF002)");
+    throw std::runtime_error("reference file: not a deepscope reference (magic DSREF003)");
   uint64_t sum;
   std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
   if (sum != fnv1a(bytes.data(), bytes.size() - 8)) throw std::runtime_error("reference file: checksum mismatch");
@@ -122,21 +123,31 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
   ref->last_error = r.fe();
   ref->step = r.fe();
   ref->seconds = r.get<double>();
-  const uint64_t n = r.get<uint64_t>();
+  std::size_t at = r.at;
+  CompressedOrbit orbit = read_compressed(body, &at);
+  r.at = at;
+  const uint64_t n = orbit.length;
   if (ref->bits < 64 || ref->bits_asked < 64 || ref->bits < ref->bits_asked || n == 0 ||
       ref->max_iter < 1 || ref->max_iter > mandel::kMaxIterations || n > ref->max_iter + 1 || flags > 7)
     throw std::runtime_error("reference file: impossible header (bits, iterations or length)");
-  if (n > (body.size() - r.at) / 40) r.need(body.size());  // truncated (and n * 40 cannot overflow)
-  r.need(static_cast<std::size_t>(n) * 40);
-  ref->zr.resize(n);
-  ref->zi.resize(n);
-  ref->zr_lo.resize(n);
-  ref->zi_lo.resize(n);
-  for (uint64_t k = 0; k < n; ++k) ref->zr[k] = r.fe();
-  for (uint64_t k = 0; k < n; ++k) ref->zi[k] = r.fe();
-  for (uint64_t k = 0; k < n; ++k) ref->zr_lo[k] = r.get<double>();
-  for (uint64_t k = 0; k < n; ++k) ref->zi_lo[k] = r.get<double>();
   if (r.at != body.size()) throw std::runtime_error("reference file: trailing bytes");
+  // Every chunk is decoded (its hash checked) either way; a long orbit stays packed.
+  try {
+    decompress_orbit(orbit, &ref->zr, &ref->zi, &ref->zr_lo, &ref->zi_lo);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("reference file: ") + e.what());
+  }
+  for (uint64_t k = 0; k < n; ++k)
+    if (!std::isfinite(ref->zr[k].m) || !std::isfinite(ref->zi[k].m) || !std::isfinite(ref->zr_lo[k]) ||
+        !std::isfinite(ref->zi_lo[k]))
+      throw std::runtime_error("reference file: a non-finite value at point " + std::to_string(k));
+  if (n >= kPackFromPoints) {
+    ref->zr = {};
+    ref->zi = {};
+    ref->zr_lo = {};
+    ref->zi_lo = {};
+    ref->packed = std::make_shared<const CompressedOrbit>(std::move(orbit));
+  }
   return ref;
 }
 
@@ -210,14 +221,15 @@ ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes) {
   return c;
 }
 
-std::string encode_points(const Reference& ref, uint64_t from, uint64_t to) {
+std::string encode_points(const std::function<OrbitPoint(uint64_t)>& point, uint64_t from, uint64_t to) {
   std::string s;
   s.reserve(static_cast<std::size_t>(to - from) * kPointBytes);
   for (uint64_t k = from; k < to; ++k) {
-    put_fe(&s, ref.zr[k]);
-    put_fe(&s, ref.zi[k]);
-    put<double>(&s, ref.zr_lo[k]);
-    put<double>(&s, ref.zi_lo[k]);
+    const OrbitPoint p = point(k);
+    put_fe(&s, p.re);
+    put_fe(&s, p.im);
+    put<double>(&s, p.re_lo);
+    put<double>(&s, p.im_lo);
   }
   return s;
 }

@@ -6,10 +6,12 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "perturb.h"
+#include "reference_fixed.h"  // OrbitPoint
 
 namespace ds::perturb {
 
@@ -44,8 +46,8 @@ struct ReferenceCheckpoint {
 std::string encode_checkpoint_state(const ReferenceCheckpoint& c);
 // Throws std::runtime_error for anything but an intact state.
 ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes);
-// The points [from, to) of ref as PATH.points holds them.
-std::string encode_points(const Reference& ref, uint64_t from, uint64_t to);
+// The points [from, to) as PATH.points holds them (point(k): the orbit's point k).
+std::string encode_points(const std::function<OrbitPoint(uint64_t)>& point, uint64_t from, uint64_t to);
 // The running hash of point bytes (start with kPointsHashStart).
 constexpr uint64_t kPointsHashStart = 1469598103934665603ull;
 uint64_t points_hash(const char* p, std::size_t n, uint64_t h = kPointsHashStart);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -28,6 +29,16 @@ mandel::View kf5e113(int size) {
       "-0.00063911193261361727152139632255671572957303918943984736047394936471220951961813321928573067036466"
       "151147195436388486168819318341208023229522609015461543581599807510715681229605",
       "5e113", 35494, size, size);
+}
+
+// The file's checksum (reference_file.cpp's FNV-1a).
+uint64_t fnv1a(const char* p, std::size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (std::size_t k = 0; k < n; ++k) {
+    h ^= static_cast<unsigned char>(p[k]);
+    h *= 1099511628211ull;
+  }
+  return h;
 }
 
 std::string temp_dir() {
@@ -55,9 +66,20 @@ TEST(ReferenceFile, RoundTripsEveryFieldAndRefusesDamage) {
                                               nullptr, nullptr);
   ASSERT_TRUE(ref);
   const std::string bytes = perturb::encode_reference(*ref);
-  // DSREF002: 3 x i32, u64 max_iter, u8 flags; 4 floatexp; f64 seconds; u64 length; the points; the sum.
-  EXPECT_EQ(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 21 + 48 + 8 + 8 + 40 * ref->length() + 8);
+  // DSREF003: the points compressed (orbit_codec.h): under 4 bytes a point here, against DSREF002's 40.
+  EXPECT_LT(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 21 + 48 + 8 + 4 * ref->length() + 8);
   test::expect_same_orbit(*ref, *perturb::decode_reference(bytes));
+  // Damaged codes under a checksum made to match: refused by the chunks' hashes.
+  std::string recoded = bytes;
+  recoded[bytes.size() - 200] ^= 0x04;
+  const uint64_t sum = fnv1a(recoded.data(), recoded.size() - 8);
+  std::memcpy(&recoded[recoded.size() - 8], &sum, 8);
+  try {
+    perturb::decode_reference(recoded);
+    ADD_FAILURE() << "damaged codes decoded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("compressed orbit"), std::string::npos) << e.what();
+  }
   std::string flipped = bytes;
   flipped[bytes.size() / 2] ^= 0x10;
   EXPECT_THROW(perturb::decode_reference(flipped), std::runtime_error);
@@ -196,6 +218,42 @@ TEST(ReferenceCheckpoint, ResumedOrbitIsTheUninterruptedOne) {
                                                 nullptr, false, 0, 0, path, 3600, &note);
   ASSERT_TRUE(other);
   EXPECT_NE(note.find("another orbit's"), std::string::npos) << note;
+}
+
+// The same with an orbit packed while it is computed (a budget that packs it past 8,192 points,
+// orbit_codec.h): the checkpoint's points file holds the same bytes as the arrays' (read back from
+// the packed chunks), and the resumed orbit is packed and bit for bit the uninterrupted one.
+TEST(ReferenceCheckpoint, PackedOrbitResumesTheSame) {
+  const mandel::View v = kf5e113(48);
+  const mandel::Geometry g = mandel::geometry(v);
+  const int bits = perturb::reference_bits(g);
+  const uint64_t budget = 8 * perturb::kReferenceBytesPerPoint * 8192;
+  const auto whole =
+      perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), nullptr, nullptr);
+  ASSERT_TRUE(whole);
+  const std::string dir = temp_dir(), plain_path = dir + "/plain.partial", path = dir + "/packed.partial";
+  for (const std::string& p : {plain_path, path}) {
+    std::atomic<bool> stop{false};
+    std::string note;
+    const auto cut = perturb::compute_reference(
+        v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), &stop,
+        [&](double x) {
+          if (x * v.max_iter > 9000) stop = true;
+        },
+        false, 0, p == path ? budget : 0, p, 3600, &note);
+    EXPECT_FALSE(cut);
+    EXPECT_NE(note.find("at iteration 16384"), std::string::npos) << note;
+  }
+  EXPECT_EQ(read(path + ".points"), read(plain_path + ".points"));
+  EXPECT_EQ(read(path + ".points").size(), 16385u * 40);
+  std::string note;
+  const auto resumed = perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g),
+                                                  nullptr, nullptr, false, 0, budget, path, 3600, &note);
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(note, "resumed " + path + " at iteration 16384");
+  EXPECT_TRUE(resumed->packed);
+  test::expect_same_orbit(*whole, *resumed);
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 }  // namespace
