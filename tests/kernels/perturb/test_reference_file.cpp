@@ -142,6 +142,22 @@ TEST(ReferenceFile, RenderLoadsTheSavedOrbitAndGivesTheSameCounts) {
 
 namespace {
 
+// v's reference with a checkpoint at `path`, cancelled once past iteration 9,000 (its progress says
+// so): the note it leaves.
+std::string cut_orbit(const mandel::View& v, const std::string& path, uint64_t budget) {
+  const mandel::Geometry g = mandel::geometry(v);
+  std::atomic<bool> stop{false};
+  std::string note;
+  const auto cut = perturb::compute_reference(
+      v.re, v.im, perturb::reference_bits(g), v.max_iter, perturb::pixel_step(g), &stop,
+      [&](double x) {
+        if (x * v.max_iter > 9000) stop = true;
+      },
+      false, 0, budget, path, 3600, &note);
+  EXPECT_FALSE(cut);  // cancelled
+  return note;
+}
+
 // A checkpointed orbit (compute_reference's checkpoint, `render --reference-cache`): cancelled part
 // way, it leaves a checkpoint; resumed from it, the orbit is bit for bit the uninterrupted one; a
 // damaged checkpoint is not used (the orbit starts over and says why).
@@ -153,15 +169,7 @@ TEST(ReferenceCheckpoint, ResumedOrbitIsTheUninterruptedOne) {
   ASSERT_TRUE(whole);
   ASSERT_GT(whole->length(), 3 * 4096u);
   const std::string path = temp_dir() + "/orbit.partial";
-  std::atomic<bool> stop{false};
-  std::string note;
-  const auto cut = perturb::compute_reference(
-      v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), &stop,
-      [&](double x) {
-        if (x * v.max_iter > 9000) stop = true;
-      },
-      false, 0, 0, path, 3600, &note);
-  EXPECT_FALSE(cut);  // cancelled
+  std::string note = cut_orbit(v, path, 0);
   EXPECT_NE(note.find("checkpoint " + path + " at iteration 16384"), std::string::npos) << note;
   const std::string saved = read(path), saved_points = read(path + ".points");
   ASSERT_FALSE(saved.empty());
@@ -233,15 +241,7 @@ TEST(ReferenceCheckpoint, PackedOrbitResumesTheSame) {
   ASSERT_TRUE(whole);
   const std::string dir = temp_dir(), plain_path = dir + "/plain.partial", path = dir + "/packed.partial";
   for (const std::string& p : {plain_path, path}) {
-    std::atomic<bool> stop{false};
-    std::string note;
-    const auto cut = perturb::compute_reference(
-        v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), &stop,
-        [&](double x) {
-          if (x * v.max_iter > 9000) stop = true;
-        },
-        false, 0, p == path ? budget : 0, p, 3600, &note);
-    EXPECT_FALSE(cut);
+    const std::string note = cut_orbit(v, p, p == path ? budget : 0);
     EXPECT_NE(note.find("at iteration 16384"), std::string::npos) << note;
   }
   EXPECT_EQ(read(path + ".points"), read(plain_path + ".points"));
