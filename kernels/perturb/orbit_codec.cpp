@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -397,13 +398,8 @@ std::size_t decode_chunk(const CompressedOrbit& o, std::size_t k, OrbitPoint* ou
   return n;
 }
 
-void decompress_orbit(const CompressedOrbit& o, std::vector<FloatExp>* zr, std::vector<FloatExp>* zi,
-                      std::vector<double>* zr_lo, std::vector<double>* zi_lo, int threads) {
-  const std::size_t len = static_cast<std::size_t>(o.length);
-  zr->resize(len);
-  zi->resize(len);
-  zr_lo->resize(len);
-  zi_lo->resize(len);
+void for_each_chunk(const CompressedOrbit& o, int threads,
+                    const std::function<void(std::size_t k, const OrbitPoint* p, std::size_t n)>& fn) {
   const std::size_t chunks = o.chunks.size();
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = static_cast<int>(
@@ -417,13 +413,7 @@ void decompress_orbit(const CompressedOrbit& o, std::vector<FloatExp>* zr, std::
     for (std::size_t k; !failed.load() && (k = next.fetch_add(1)) < chunks;) {
       try {
         const std::size_t n = decode_chunk(o, k, buf.data());
-        const std::size_t at = k * kOrbitChunk;
-        for (std::size_t i = 0; i < n; ++i) {
-          (*zr)[at + i] = buf[i].re;
-          (*zi)[at + i] = buf[i].im;
-          (*zr_lo)[at + i] = buf[i].re_lo;
-          (*zi_lo)[at + i] = buf[i].im_lo;
-        }
+        fn(k, buf.data(), n);
       } catch (const std::exception& e) {
         if (!error_set.test_and_set()) error = e.what();
         failed = true;
@@ -435,6 +425,24 @@ void decompress_orbit(const CompressedOrbit& o, std::vector<FloatExp>* zr, std::
   work();
   for (std::thread& t : pool) t.join();
   if (failed) throw std::runtime_error(error);
+}
+
+void decompress_orbit(const CompressedOrbit& o, std::vector<FloatExp>* zr, std::vector<FloatExp>* zi,
+                      std::vector<double>* zr_lo, std::vector<double>* zi_lo, int threads) {
+  const std::size_t len = static_cast<std::size_t>(o.length);
+  zr->resize(len);
+  zi->resize(len);
+  zr_lo->resize(len);
+  zi_lo->resize(len);
+  for_each_chunk(o, threads, [&](std::size_t k, const OrbitPoint* p, std::size_t n) {
+    const std::size_t at = k * kOrbitChunk;
+    for (std::size_t i = 0; i < n; ++i) {
+      (*zr)[at + i] = p[i].re;
+      (*zi)[at + i] = p[i].im;
+      (*zr_lo)[at + i] = p[i].re_lo;
+      (*zi_lo)[at + i] = p[i].im_lo;
+    }
+  });
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,12 @@ CompressedOrbit compress_orbit(const std::vector<FloatExp>& zr, const std::vecto
 // Decodes chunk `k` into out[0 .. count) (count = kOrbitChunk, or fewer for the last chunk).
 // Throws std::runtime_error when its points do not hash to the stored value.
 std::size_t decode_chunk(const CompressedOrbit& o, std::size_t k, OrbitPoint* out);
+
+// Decodes every chunk on up to `threads` threads (0: the machine's) and hands each to fn (from any
+// of them, one chunk at a time per thread; k: the chunk, p[0 .. n): its points). Throws
+// std::runtime_error as decode_chunk does, or what fn throws.
+void for_each_chunk(const CompressedOrbit& o, int threads,
+                    const std::function<void(std::size_t k, const OrbitPoint* p, std::size_t n)>& fn);
 
 // All points into the four arrays (resized), decoding chunks on up to `threads` threads (0: the
 // machine's). Throws std::runtime_error as decode_chunk does.

@@ -99,7 +99,7 @@ std::string encode_reference(const Reference& ref) {
   return s;
 }
 
-std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
+std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t pack_from) {
   if (bytes.size() < sizeof kMagic + 8 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     throw std::runtime_error("reference file: not a deepscope reference (magic DSREF003)");
   uint64_t sum;
@@ -131,22 +131,32 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes) {
       ref->max_iter < 1 || ref->max_iter > mandel::kMaxIterations || n > ref->max_iter + 1 || flags > 7)
     throw std::runtime_error("reference file: impossible header (bits, iterations or length)");
   if (r.at != body.size()) throw std::runtime_error("reference file: trailing bytes");
-  // Every chunk is decoded (its hash checked) either way; a long orbit stays packed.
+  // Every chunk is decoded (its hash checked) and every point checked finite; a long orbit stays
+  // packed (never whole in arrays), a shorter one goes into them.
   try {
-    decompress_orbit(orbit, &ref->zr, &ref->zi, &ref->zr_lo, &ref->zi_lo);
+    const bool packed = n >= pack_from;
+    if (!packed) {
+      ref->zr.resize(n);
+      ref->zi.resize(n);
+      ref->zr_lo.resize(n);
+      ref->zi_lo.resize(n);
+    }
+    for_each_chunk(orbit, 0, [&](std::size_t k, const OrbitPoint* p, std::size_t m) {
+      const std::size_t at = k * kOrbitChunk;
+      for (std::size_t i = 0; i < m; ++i) {
+        if (!std::isfinite(p[i].re.m) || !std::isfinite(p[i].im.m) || !std::isfinite(p[i].re_lo) ||
+            !std::isfinite(p[i].im_lo))
+          throw std::runtime_error("a non-finite value at point " + std::to_string(at + i));
+        if (packed) continue;
+        ref->zr[at + i] = p[i].re;
+        ref->zi[at + i] = p[i].im;
+        ref->zr_lo[at + i] = p[i].re_lo;
+        ref->zi_lo[at + i] = p[i].im_lo;
+      }
+    });
+    if (packed) ref->packed = std::make_shared<const CompressedOrbit>(std::move(orbit));
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("reference file: ") + e.what());
-  }
-  for (uint64_t k = 0; k < n; ++k)
-    if (!std::isfinite(ref->zr[k].m) || !std::isfinite(ref->zi[k].m) || !std::isfinite(ref->zr_lo[k]) ||
-        !std::isfinite(ref->zi_lo[k]))
-      throw std::runtime_error("reference file: a non-finite value at point " + std::to_string(k));
-  if (n >= kPackFromPoints) {
-    ref->zr = {};
-    ref->zi = {};
-    ref->zr_lo = {};
-    ref->zi_lo = {};
-    ref->packed = std::make_shared<const CompressedOrbit>(std::move(orbit));
   }
   return ref;
 }

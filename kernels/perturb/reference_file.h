@@ -18,8 +18,9 @@ namespace ds::perturb {
 // The bytes of a reference file (format: reference_file.cpp).
 std::string encode_reference(const Reference& ref);
 // The reference in `bytes`; throws std::runtime_error naming what is wrong (magic, version,
-// truncation, checksum, an impossible field) for anything else.
-std::shared_ptr<Reference> decode_reference(const std::string& bytes);
+// truncation, checksum, a chunk that does not decode, an impossible field) for anything else. An
+// orbit of pack_from points or more stays packed (Reference::packed).
+std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t pack_from = kPackFromPoints);
 
 // The file in `dir` for the reference of (re, im) at `bits` asked, `max_iter` iterations and pixel
 // spacing `step`: named by a hash of all four; the file also stores them, and a loaded file must

@@ -69,6 +69,10 @@ TEST(ReferenceFile, RoundTripsEveryFieldAndRefusesDamage) {
   // DSREF003: the points compressed (orbit_codec.h): under 4 bytes a point here, against DSREF002's 40.
   EXPECT_LT(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 21 + 48 + 8 + 4 * ref->length() + 8);
   test::expect_same_orbit(*ref, *perturb::decode_reference(bytes));
+  // A long orbit stays packed when loaded (here: from 1,000 points on).
+  const auto packed = perturb::decode_reference(bytes, 1000);
+  EXPECT_TRUE(packed->packed && packed->zr.empty());
+  test::expect_same_orbit(*ref, *packed);
   // Damaged codes under a checksum made to match: refused by the chunks' hashes.
   std::string recoded = bytes;
   recoded[bytes.size() - 200] ^= 0x04;
