@@ -68,7 +68,7 @@ Points of(const perturb::Reference& ref) {
   return p;
 }
 
-// KF's benchmark orbits: lossless, and at most `max_bytes` a point (the measured sizes, with room).
+// KF's benchmark orbits: lossless, and under 3.5 bytes a point (the measured sizes, with room).
 TEST(OrbitCodec, KfBenchmarkOrbitsRoundTripAndCompress) {
   struct Case {
     const char* file;
@@ -91,7 +91,7 @@ TEST(OrbitCodec, KfBenchmarkOrbitsRoundTripAndCompress) {
         "whole\n",
         c.file, static_cast<unsigned long long>(o.length), ref->bits, per_point, 40.0 / per_point,
         static_cast<unsigned long long>(o.whole_coordinates()));
-    EXPECT_LT(per_point, 8.0) << c.file;
+    EXPECT_LT(per_point, 3.5) << c.file;  // measured: 1.68 to 3.01 (docs/perturbation.md)
   }
 }
 
