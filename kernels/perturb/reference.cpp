@@ -313,12 +313,10 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   const double pack_bytes = std::min(static_cast<double>(kPackFromPoints) * kReferenceBytesPerPoint,
                                      static_cast<double>(memory_budget) / 8);
   const auto stored = [&]() -> uint64_t { return enc ? enc->size() : static_cast<uint64_t>(ref->zr.size()); };
+  // Point k before packing (Reference::point reads the arrays then).
   const auto array_point = [&](uint64_t k) -> OrbitPoint {
     OrbitPoint p;
-    p.re = ref->zr[k];
-    p.im = ref->zi[k];
-    p.re_lo = ref->zr_lo[k];
-    p.im_lo = ref->zi_lo[k];
+    ref->point(k, &p.re, &p.im, &p.re_lo, &p.im_lo);
     return p;
   };
   const auto point_at = [&](uint64_t k) -> OrbitPoint { return enc ? enc->point(k) : array_point(k); };
