@@ -19,7 +19,7 @@ namespace ds::perturb {
 // part. On the device the digits are signed and only roughly balanced (|d_j| <= 2^21 + 2), which
 // the products accept as they are; the value, not the digits, defines the orbit.
 constexpr int kFixedDigitBits = 22;
-constexpr int kFixedWindow = 12;  // digits a point is rounded from (reference_fixed.cuh: 264 bits)
+constexpr int kFixedWindow = 12;  // digits of a rounding window (reference_fixed.cuh: two of them)
 
 struct FixedFormat {
   int digits = 0;         // L

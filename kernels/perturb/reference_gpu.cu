@@ -227,45 +227,53 @@ __device__ int leading_digit(const int32_t* d, int from) {
 }
 
 // The chunk's next point (*count of them so far) from the new digits, one warp per part: the
-// leading digit, the 11 below it and the sign of the rest, rounded by reference_fixed.cuh as the
-// host would round the exact value. Past |Z| = 3 (squared: 9) the chunk stops there (*stop = 1), so
-// the caller sees the first point beyond its bailout of 2 and nothing after. The index lives on the
-// device, so one captured graph serves every step.
+// leading digit and the 11 below it, the leading digit under those and its 11, and the sign of
+// the rest, rounded by reference_fixed.cuh exactly as the host rounds the exact value. Past |Z| = 3
+// (squared: 9) the chunk stops there (*stop = 1), so the caller sees the first point beyond its
+// bailout of 2 and nothing after. The index lives on the device, so one captured graph serves
+// every step.
+struct PointScratch {
+  int32_t window[2][kFixedWindow], lower[2][kFixedWindow];
+  int leads[2], belows[2], rests[2];
+  double mag2[2];
+};
+
 __device__ void write_point(const int32_t* x, const int32_t* y, OrbitPoint* out, int L, int F, int* stop,
-                            int32_t (*window)[kFixedWindow], int* leads, int* rests, double* mag2) {
+                            PointScratch& s) {
   const int part = threadIdx.x / 32, lane = threadIdx.x & 31;
   if (part < 2) {
     const int32_t* d = part ? y : x;
     const int top = leading_digit(d, L - 1);
-    if (lane < kFixedWindow) window[part][lane] = top >= 0 && top - lane >= 0 ? d[top - lane] : 0;
+    if (lane < kFixedWindow) s.window[part][lane] = top >= 0 && top - lane >= 0 ? d[top - lane] : 0;
     const int below = top - kFixedWindow >= 0 ? leading_digit(d, top - kFixedWindow) : -1;
+    if (lane < kFixedWindow) s.lower[part][lane] = below >= 0 && below - lane >= 0 ? d[below - lane] : 0;
+    const int under = below - kFixedWindow >= 0 ? leading_digit(d, below - kFixedWindow) : -1;
     if (lane == 0) {
-      leads[part] = top;
-      rests[part] = below < 0 ? 0 : (d[below] > 0 ? 1 : -1);
+      s.leads[part] = top;
+      s.belows[part] = below;
+      s.rests[part] = under < 0 ? 0 : (d[under] > 0 ? 1 : -1);
     }
   }
   __syncthreads();
   if ((threadIdx.x & 31) == 0 && threadIdx.x / 32 < 2) {
     const int p = threadIdx.x / 32;
     FixedPart v{FloatExp(0.0), 0.0};
-    if (leads[p] >= 0) v = round_fixed_part(window[p], leads[p], rests[p], F);
+    if (s.leads[p] >= 0) v = round_fixed_part(s.window[p], s.leads[p], s.lower[p], s.belows[p], s.rests[p], F);
     (p ? out->im : out->re) = v.head;
     (p ? out->im_lo : out->re_lo) = v.tail;
     const double r = to_double(v.head);
-    mag2[p] = r * r;
+    s.mag2[p] = r * r;
   }
   __syncthreads();
-  if (threadIdx.x == 0 && mag2[0] + mag2[1] > 9.0) *stop = 1;
+  if (threadIdx.x == 0 && s.mag2[0] + s.mag2[1] > 9.0) *stop = 1;
 }
 
 __global__ void record_point(const int32_t* x, const int32_t* y, OrbitPoint* rec, int* count, int L, int F,
                              int* stop) {
   if (*stop) return;
-  __shared__ int32_t window[2][kFixedWindow];
-  __shared__ int leads[2], rests[2];
-  __shared__ double mag2[2];
+  __shared__ PointScratch scratch;
   const int k = *count;
-  write_point(x, y, rec + k, L, F, stop, window, leads, rests, mag2);
+  write_point(x, y, rec + k, L, F, stop, scratch);
   if (threadIdx.x == 0) *count = k + 1;
 }
 
@@ -279,9 +287,8 @@ __global__ void __launch_bounds__(kThreads) small_orbit(int32_t* x, int32_t* y, 
                                                         int steps, OrbitPoint* out, int* count, int* stop) {
   __shared__ uint64_t fa[kBlockElems], fb[kBlockElems];
   __shared__ int32_t dx[kBlockElems / 2], dy[kBlockElems / 2], sr[kBlockElems / 2], si[kBlockElems / 2];
-  __shared__ int32_t window[2][kFixedWindow];
-  __shared__ int leads[2], rests[2], stopped;
-  __shared__ double mag2[2];
+  __shared__ PointScratch scratch;
+  __shared__ int stopped;
   const int L = plan.digits, n = 1 << plan.log2n, log2n = plan.log2n, tid = threadIdx.x;
   for (int j = tid; j < L; j += blockDim.x) {
     dx[j] = x[j];
@@ -333,7 +340,7 @@ __global__ void __launch_bounds__(kThreads) small_orbit(int32_t* x, int32_t* y, 
       (part ? dy : dx)[jj] = settle_digit(reinterpret_cast<const int64_t*>(part ? fb : fa), part ? si : sr, jj, L);
     }
     __syncthreads();
-    write_point(dx, dy, out + k, L, F, &stopped, window, leads, rests, mag2);
+    write_point(dx, dy, out + k, L, F, &stopped, scratch);
     __syncthreads();
   }
   for (int j = tid; j < L; j += blockDim.x) {

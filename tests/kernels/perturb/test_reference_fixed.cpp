@@ -112,17 +112,78 @@ TEST(FixedReference, DigitsAreBalancedAndRoundTrip) {
 }
 
 // A part rounded from its digits as the device rounds it (write_point in reference_gpu.cu): the
-// leading nonzero digit, the 11 below it and the sign of the rest, through round_fixed_part.
+// leading nonzero digit and the 11 below it, the leading nonzero digit under those and its 11, and
+// the sign of the rest, through round_fixed_part.
 FixedPart part_of(const std::vector<int32_t>& d, FixedFormat f) {
-  int top = static_cast<int>(d.size()) - 1;
-  while (top >= 0 && d[static_cast<std::size_t>(top)] == 0) --top;
+  const auto digit = [&](int i) { return i >= 0 ? d[static_cast<std::size_t>(i)] : 0; };
+  const auto leading = [&](int from) {
+    while (from >= 0 && digit(from) == 0) --from;
+    return from;
+  };
+  const int top = leading(static_cast<int>(d.size()) - 1);
   if (top < 0) return FixedPart{FloatExp(0.0), 0.0};
-  int32_t window[kFixedWindow];
-  for (int t = 0; t < kFixedWindow; ++t) window[t] = top - t >= 0 ? d[static_cast<std::size_t>(top - t)] : 0;
-  int below = top - kFixedWindow;
-  while (below >= 0 && d[static_cast<std::size_t>(below)] == 0) --below;
-  const int rest = below < 0 ? 0 : (d[static_cast<std::size_t>(below)] > 0 ? 1 : -1);
-  return round_fixed_part(window, top, rest, f.fraction_bits);
+  int32_t window[kFixedWindow], lower[kFixedWindow];
+  for (int t = 0; t < kFixedWindow; ++t) window[t] = digit(top - t);
+  const int below = leading(top - kFixedWindow);
+  for (int t = 0; t < kFixedWindow; ++t) lower[t] = below >= 0 ? digit(below - t) : 0;
+  const int under = below >= 0 ? leading(below - kFixedWindow) : -1;
+  const int rest = under < 0 ? 0 : (digit(under) > 0 ? 1 : -1);
+  return round_fixed_part(window, top, lower, below, rest, f.fraction_bits);
+}
+
+// Values whose tails the 12-digit window alone cannot round (hexadecimal, as fixed_hex writes):
+// a random head, then long runs of equal bits (zeros or ones, 100 to 600 bits) with a few bits
+// between and after them, so that the remainder after the head is 0, a few bits, or a long run
+// ending anywhere relative to the digits; and 1 + 2^-k (+- a little) for k around the double's
+// subnormal edge, the tail relative to the head near 2^-1074.
+std::vector<std::string> adversarial_tails(std::mt19937_64& rng, FixedFormat f, int count) {
+  std::vector<std::string> out;
+  mpz_t z, t;
+  mpz_inits(z, t, nullptr);
+  for (int k = 0; k < count; ++k) {
+    const int total = f.fraction_bits - static_cast<int>(rng() % 64);
+    mpz_set_ui(z, 0);
+    int pos = total;
+    const int head = 1 + static_cast<int>(rng() % 60);
+    for (int b = 0; b < head && pos > 0; ++b, --pos)
+      if (b == 0 || (rng() & 1)) mpz_setbit(z, static_cast<mp_bitcnt_t>(pos));
+    const int runs = 1 + static_cast<int>(rng() % 3);
+    for (int r = 0; r < runs && pos > 0; ++r) {
+      const bool ones = rng() & 1;
+      const int run = 100 + static_cast<int>(rng() % 500);
+      for (int b = 0; b < run && pos > 0; ++b, --pos)
+        if (ones) mpz_setbit(z, static_cast<mp_bitcnt_t>(pos));
+      const int between = static_cast<int>(rng() % 8);
+      for (int b = 0; b < between && pos > 0; ++b, --pos)
+        if (rng() & 1) mpz_setbit(z, static_cast<mp_bitcnt_t>(pos));
+    }
+    const int after = static_cast<int>(rng() % 4) == 0 ? 0 : static_cast<int>(rng() % 80);
+    for (int b = 0; b < after && pos > 0; ++b, --pos)
+      if (rng() & 1) mpz_setbit(z, static_cast<mp_bitcnt_t>(pos));
+    if (rng() & 1) mpz_neg(z, z);
+    char* s = mpz_get_str(nullptr, 16, z);
+    out.push_back(s);
+    free(s);
+  }
+  for (int k = 1040; k <= 1140; k += 3)
+    for (int extra : {0, 1, -1, 2}) {
+      mpz_set_ui(z, 0);
+      mpz_setbit(z, static_cast<mp_bitcnt_t>(f.fraction_bits));
+      mpz_set_ui(t, 0);
+      mpz_setbit(t, static_cast<mp_bitcnt_t>(f.fraction_bits - k));
+      if (extra == 2) mpz_mul_ui(t, t, 3);
+      mpz_add(z, z, t);
+      if (extra != 0 && extra != 2) {
+        mpz_set_ui(t, 0);
+        mpz_setbit(t, static_cast<mp_bitcnt_t>(f.fraction_bits - k - 53));
+        extra > 0 ? mpz_add(z, z, t) : mpz_sub(z, z, t);
+      }
+      char* s = mpz_get_str(nullptr, 16, z);
+      out.push_back(s);
+      free(s);
+    }
+  mpz_clears(z, t, nullptr);
+  return out;
 }
 
 // The exact value hex 2^-F rounded to floatexp, and its tail.
@@ -165,10 +226,13 @@ TEST(FixedReference, RecordsRoundLikeTheExactValue) {
   values.push_back("-20000000000001" + std::string(100, '0'));
   values.push_back("1fffffffffffff" + std::string(25, 'f') + "3" + std::string(60, '0'));
   values.push_back("10000000000000" + std::string(25, '0') + "7" + std::string(60, 'a'));
-  // Past the window: more than 130 equal bits after bit 53. The tail then stays within 2^-238 of
-  // the value's exact tail (the window holds at least 241 bits), not equal to it (docs/perturbation.md).
-  std::vector<std::string> long_runs = {std::string(300, 'f'), "1" + std::string(100, '0') + "1",
-                                        "-3" + std::string(100, 'f')};
+  // Past the window: long runs of equal bits after the head (the tail then from further digits).
+  values.push_back(std::string(300, 'f'));
+  values.push_back("1" + std::string(100, '0') + "1");
+  values.push_back("-3" + std::string(100, 'f'));
+  values.push_back("1" + std::string(400, '0') + "1");
+  values.push_back("-1" + std::string(60, '0') + "1" + std::string(100, '0') + "7");
+  for (const std::string& h : adversarial_tails(rng, f, 3000)) values.push_back(h);
   for (const std::string& h : values) {
     const std::vector<int32_t> d = fixed_digits(h, f);
     // The same value with digits left unbalanced the way the device leaves them (borrowing 2^22
@@ -188,15 +252,28 @@ TEST(FixedReference, RecordsRoundLikeTheExactValue) {
       ASSERT_EQ(p.tail, lo) << h;
     }
   }
-  for (const std::string& h : long_runs) {
-    const std::vector<int32_t> d = fixed_digits(h, f);
-    const FixedPart p = part_of(d, f);
-    FloatExp fe;
-    double lo = 0;
-    exact_point(h, f, &fe, &lo);
-    ASSERT_TRUE(p.head == fe) << h;
-    EXPECT_LE(std::fabs(p.tail - lo), std::ldexp(1.0, -238)) << h;
+}
+
+// The device's rounding of a real orbit's digits, on the host: c = i + 1e-3000 (FractalShark's
+// view 30 in small), whose parts are tiny or -1 and 1 plus a deviation thousands of bits down.
+TEST(FixedReference, RecordsOfAnOrbitNearIRoundLikeTheTwin) {
+  const int bits = 10500;
+  const FixedFormat f = fixed_format(bits);
+  auto twin = cpu_fixed_orbit("1e-3000", "1", bits);
+  std::vector<OrbitPoint> points;
+  int tiny = 0;
+  for (int k = 0; k < 300; ++k) {
+    twin->next(1, &points);
+    std::string x, y;
+    twin->state(&x, &y);
+    const FixedPart re = part_of(fixed_digits(x, f), f), im = part_of(fixed_digits(y, f), f);
+    const OrbitPoint& p = points.back();
+    ASSERT_TRUE(re.head == p.re && im.head == p.im) << "point " << k + 1;
+    ASSERT_EQ(re.tail, p.re_lo) << "point " << k + 1;
+    ASSERT_EQ(im.tail, p.im_lo) << "point " << k + 1;
+    tiny += p.re.e < -9000;
   }
+  EXPECT_GE(tiny, 140);  // every other real part is tiny
 }
 
 TEST(FixedReference, CpuTwinStaysWithinItsBoundOfMpfrAtKf5e113) {
@@ -313,6 +390,16 @@ TEST(FixedReferenceDevice, GpuOrbitEqualsTheCpuTwin) {
     twin->state(&cx, &cy);
     EXPECT_EQ(gx, cx);
     EXPECT_EQ(gy, cy);
+  }
+  // c = i + tiny, FractalShark's view 30 in small: every other real part is tiny, and every
+  // imaginary part is -1 or 1 plus a deviation thousands of bits down, so the points' tails come
+  // from digits far under the head (one block at 10,500 bits, split kernels at 40,000).
+  for (const auto& [bits, re] : {std::pair<int, const char*>{10500, "1e-3000"}, {40000, "-3e-11000"}}) {
+    std::vector<OrbitPoint> g, c;
+    gpu_fixed_orbit(re, "1", bits, 0)->next(600, &g);
+    cpu_fixed_orbit(re, "1", bits)->next(600, &c);
+    ASSERT_EQ(g.size(), 600u);
+    expect_same_points(g, c, bits);
   }
 }
 
