@@ -134,8 +134,8 @@ struct FixedPart {
 // next four, again with a sticky half unit); where the window's remainder is 0 the tail is the
 // lower digits alone, rounded like a head. Each case keeps 53 bits above the sticky one, hence
 // exact (docs/perturbation.md, "Reference on the GPU").
-DEEPSCOPE_HD FixedPart round_fixed_part(const int32_t* window, int top, const int32_t* lower, int below, int rest,
-                                        int fraction_bits) {
+DEEPSCOPE_HD FixedPart round_fixed_part(const int32_t* window, int top, const int32_t* lower, int below,
+                                        int rest, int fraction_bits) {
   using namespace fixed_detail;
   FixedPart r;
   r.head = FloatExp(0.0);
@@ -205,7 +205,9 @@ DEEPSCOPE_HD FixedPart round_fixed_part(const int32_t* window, int top, const in
   if (lsb64 > p + 1) return r;
   const int lsb = static_cast<int>(lsb64);
   const uint64_t m2 = round_at(v, p, lsb);
-  r.tail = m2 == 0 ? 0.0 : ldexp((tail_negative ? -1.0 : 1.0) * static_cast<double>(m2), static_cast<int>(lsb + rel));
+  r.tail = m2 == 0
+               ? 0.0
+               : ldexp((tail_negative ? -1.0 : 1.0) * static_cast<double>(m2), static_cast<int>(lsb + rel));
   return r;
 }
 

@@ -258,7 +258,8 @@ __device__ void write_point(const int32_t* x, const int32_t* y, OrbitPoint* out,
   if ((threadIdx.x & 31) == 0 && threadIdx.x / 32 < 2) {
     const int p = threadIdx.x / 32;
     FixedPart v{FloatExp(0.0), 0.0};
-    if (s.leads[p] >= 0) v = round_fixed_part(s.window[p], s.leads[p], s.lower[p], s.belows[p], s.rests[p], F);
+    if (s.leads[p] >= 0)
+      v = round_fixed_part(s.window[p], s.leads[p], s.lower[p], s.belows[p], s.rests[p], F);
     (p ? out->im : out->re) = v.head;
     (p ? out->im_lo : out->re_lo) = v.tail;
     const double r = to_double(v.head);
