@@ -1,9 +1,18 @@
 // Orbit compression (orbit_codec.h). Every point is coded as:
-//   0 (both coordinates coded), or 1 and two bits w (bit 0: re stored whole, bit 1: im); then for re
-//   and for im: stored whole, m (64 bits), e (32), lo (64); else Rice(zigzag(head distance), k_head),
-//   Rice(zigzag(tail distance), k_tail)
+//   0 (both coordinates coded by the step), or 1, two bits w (bit 0: re not coded by the step, bit
+//   1: im) and for each such coordinate one bit (0: coded by the recurrence, 1: stored whole); then
+//   for re and for im: stored whole, m (64 bits), e (32), lo (64); else Rice(zigzag(head
+//   distance), k), Rice(zigzag(tail distance), k') with the step's or the recurrence's parameters.
 // Rice(u, k): q = u >> k ones, a zero, then u's k low bits; q >= kRiceCap: kRiceCap ones and u's 64
 // bits. A distance is counted in representable doubles (ord below), so it is exact at any scale.
+// Two predictions:
+// - the step: t = P^2 + C in double-double from the point before;
+// - the recurrence, for coordinates the step cannot reach (parts far below 2^-106 |Z|, such as
+//   the deviations of an orbit that follows a cycle closely, FractalShark's view 30): the next of
+//   that coordinate's values not coded by the step, from the last four of them in the chunk, by
+//   the linear recurrence of order two that those four satisfy (h4 = a h3 + b h2 with a and b
+//   solved from h0 .. h3). Near a repelling cycle the deviation grows linearly (its square is far
+//   below it), so the recurrence holds to the double-double's precision.
 #include "orbit_codec.h"
 
 #include <algorithm>
@@ -21,6 +30,9 @@ namespace ds::perturb {
 namespace {
 
 constexpr int kRiceCap = 48;
+
+// How a coordinate is coded.
+constexpr uint8_t kStep = 0, kRecur = 1, kWhole = 2;
 
 struct DD {
   double hi, lo;
@@ -73,6 +85,56 @@ DD mul(DD a, DD b) {
 }
 
 DD neg(DD a) { return {-a.hi, -a.lo}; }
+
+DD sub(DD a, DD b) { return add(a, neg(b)); }
+
+DD div(DD a, DD b) {
+  const double q1 = a.hi / b.hi;
+  const DD r = sub(a, mul(DD{q1, 0.0}, b));
+  const double q2 = r.hi / b.hi;
+  const DD r2 = sub(r, mul(DD{q2, 0.0}, b));
+  const DD q = renorm(q1, q2);
+  return add(q, DD{r2.hi / b.hi, 0.0});
+}
+
+// The last four values of one coordinate that the step did not code, oldest first (each chunk
+// starts with none, so chunks decode alone).
+struct History {
+  FloatExp m[4];
+  double lo[4];
+  int n = 0;
+  void push(FloatExp v, double l) {
+    for (int j = 0; j < 3; ++j) {
+      m[j] = m[j + 1];
+      lo[j] = lo[j + 1];
+    }
+    m[3] = v;
+    lo[3] = l;
+    n = n < 4 ? n + 1 : 4;
+  }
+};
+
+// The recurrence's prediction: *t 2^*e (false where it has none: fewer than four values, a zero,
+// exponents too far apart, a singular fit).
+bool recur(const History& h, DD* t, int* e) {
+  if (h.n < 4) return false;
+  const int top = h.m[3].e;
+  DD v[4];
+  for (int j = 0; j < 4; ++j) {
+    const int d = h.m[j].e - top;
+    if (h.m[j].m == 0 || d < -400 || d > 400) return false;
+    const double s = pow2(d);
+    v[j] = {h.m[j].m * s, h.lo[j] * s};
+  }
+  // v2 = a v1 + b v0 and v3 = a v2 + b v1: a = an / det, b = bn / det; then a v3 + b v2.
+  const DD det = sub(mul(v[1], v[1]), mul(v[0], v[2]));
+  const DD an = sub(mul(v[2], v[1]), mul(v[0], v[3]));
+  const DD bn = sub(mul(v[1], v[3]), mul(v[2], v[2]));
+  if (det.hi == 0 || !std::isfinite(det.hi)) return false;
+  *t = div(add(mul(an, v[3]), mul(bn, v[2])), det);
+  *e = top;
+  return std::isfinite(t->hi) && std::isfinite(t->lo) && t->hi != 0;
+}
 
 // t = P^2 + C for the stored point P, one double-double step of the orbit's map.
 void predict(const OrbitPoint& prev, DD cr, DD ci, DD* tr, DD* ti) {
@@ -192,6 +254,13 @@ uint64_t rice_bits(uint64_t u, int k) {
   return q >= kRiceCap ? kRiceCap + 64 : q + 1 + static_cast<uint64_t>(k);
 }
 
+// A coordinate is coded by the recurrence where its distances take clearly fewer bits than the
+// 160 of storing it whole.
+bool worth_it(uint64_t zh, uint64_t zt) {
+  const int bits = (zh ? 64 - __builtin_clzll(zh) : 0) + (zt ? 64 - __builtin_clzll(zt) : 0);
+  return bits <= 120;
+}
+
 int best_k(const std::vector<uint64_t>& us) {
   int best = 0;
   uint64_t best_bits = UINT64_MAX;
@@ -276,59 +345,80 @@ void OrbitEncoder::flush() {
   chunk.before = last_;
   chunk.hash = point_hash(pending_.data(), n);
   chunk.bit_offset = out_.bit_length;
-  // The distances of every point (whole: false where it must be stored whole).
-  std::vector<uint64_t> heads, tails;
+  // Each coordinate's code and distances: kStep (coded by the step), kRecur (by the recurrence)
+  // or kWhole.
+  std::vector<uint64_t> heads, tails, rheads, rtails;
   std::vector<uint64_t> codes(4 * n, 0);
-  std::vector<uint8_t> whole(n, 3);  // bit 0: re stored whole, bit 1: im
+  std::vector<uint8_t> how(2 * n, kWhole);
   const DD cr = c_re(out_), ci = c_im(out_);
   OrbitPoint prev = last_;
+  History history[2];
   for (std::size_t i = 0; i < n; ++i) {
     const OrbitPoint& p = pending_[i];
-    if (first + i >= 2) {
-      DD tr, ti;
-      predict(prev, cr, ci, &tr, &ti);
-      uint64_t* c = &codes[4 * i];
-      whole[i] = 0;
-      if (distances(tr, p.re, p.re_lo, &c[0], &c[1])) {
-        heads.push_back(c[0]);
-        tails.push_back(c[1]);
-      } else {
-        whole[i] |= 1;
+    DD t[2] = {{0, 0}, {0, 0}};
+    if (first + i >= 2) predict(prev, cr, ci, &t[0], &t[1]);
+    for (int c = 0; c < 2; ++c) {
+      const FloatExp m = c ? p.im : p.re;
+      const double lo = c ? p.im_lo : p.re_lo;
+      uint64_t* d = &codes[4 * i + 2 * c];
+      if (first + i >= 2 && distances(t[c], m, lo, &d[0], &d[1])) {
+        how[2 * i + c] = kStep;
+        heads.push_back(d[0]);
+        tails.push_back(d[1]);
+        continue;
       }
-      if (distances(ti, p.im, p.im_lo, &c[2], &c[3])) {
-        heads.push_back(c[2]);
-        tails.push_back(c[3]);
-      } else {
-        whole[i] |= 2;
+      DD r;
+      int e = 0;
+      if (first + i >= 2 && recur(history[c], &r, &e)) {
+        // The value scaled as the prediction is (r 2^e), where that exponent is an int32.
+        const int64_t se = static_cast<int64_t>(m.e) - e;
+        FloatExp scaled = m;
+        scaled.e = static_cast<int32_t>(se);
+        if (se >= INT32_MIN && se <= INT32_MAX && distances(r, scaled, lo, &d[0], &d[1]) &&
+            worth_it(d[0], d[1])) {
+          how[2 * i + c] = kRecur;
+          rheads.push_back(d[0]);
+          rtails.push_back(d[1]);
+        }
       }
+      history[c].push(m, lo);
     }
     prev = p;
   }
   chunk.k_head = static_cast<uint8_t>(best_k(heads));
   chunk.k_tail = static_cast<uint8_t>(best_k(tails));
+  chunk.k_rhead = static_cast<uint8_t>(best_k(rheads));
+  chunk.k_rtail = static_cast<uint8_t>(best_k(rtails));
   BitWriter w{&out_.bits, &out_.bit_length};
   for (std::size_t i = 0; i < n; ++i) {
     const OrbitPoint& p = pending_[i];
-    const uint64_t* c = &codes[4 * i];
-    if (whole[i] == 0) {
+    const uint8_t* h = &how[2 * i];
+    if (h[0] == kStep && h[1] == kStep) {
       w.put(0, 1);
     } else {
       w.put(1, 1);
-      w.put(whole[i], 2);
+      w.put((h[0] != kStep ? 1u : 0u) | (h[1] != kStep ? 2u : 0u), 2);
+      for (int c = 0; c < 2; ++c)
+        if (h[c] != kStep) w.put(h[c] == kWhole ? 1 : 0, 1);
     }
-    const auto coordinate = [&](bool stored_whole, FloatExp m, double lo, const uint64_t* d) {
-      if (stored_whole) {
+    for (int c = 0; c < 2; ++c) {
+      const FloatExp m = c ? p.im : p.re;
+      const double lo = c ? p.im_lo : p.re_lo;
+      const uint64_t* d = &codes[4 * i + 2 * c];
+      if (h[c] == kWhole) {
         w.put(bits_of(m.m), 64);
         w.put(static_cast<uint32_t>(m.e), 32);
         w.put(bits_of(lo), 64);
         ++chunk.whole;
+      } else if (h[c] == kRecur) {
+        w.rice(d[0], chunk.k_rhead);
+        w.rice(d[1], chunk.k_rtail);
+        ++chunk.recurred;
       } else {
         w.rice(d[0], chunk.k_head);
         w.rice(d[1], chunk.k_tail);
       }
-    };
-    coordinate(whole[i] & 1, p.re, p.re_lo, c);
-    coordinate(whole[i] & 2, p.im, p.im_lo, c + 2);
+    }
   }
   out_.bits.resize((out_.bit_length + 63) / 64 + 1, 0);
   out_.chunks.push_back(chunk);
@@ -371,24 +461,43 @@ std::size_t decode_chunk(const CompressedOrbit& o, std::size_t k, OrbitPoint* ou
   BitReader r{o.bits, chunk.bit_offset, end};
   const DD cr = c_re(o), ci = c_im(o);
   OrbitPoint prev = chunk.before;
+  History history[2];
   for (std::size_t i = 0; i < n; ++i) {
     OrbitPoint& p = out[i];
-    const unsigned whole = r.get(1) ? static_cast<unsigned>(r.get(2)) : 0u;
-    if (whole != 3 && first + i < 2) throw std::runtime_error("compressed orbit: Z_0 or Z_1 coded");
-    DD tr{0, 0}, ti{0, 0};
-    if (whole != 3) predict(prev, cr, ci, &tr, &ti);
-    const auto coordinate = [&](bool stored_whole, DD t, FloatExp* m, double* lo) {
-      if (stored_whole) {
+    uint8_t how[2] = {kStep, kStep};
+    if (r.get(1)) {
+      const unsigned which = static_cast<unsigned>(r.get(2));
+      for (int c = 0; c < 2; ++c)
+        if (which & (1u << c)) how[c] = r.get(1) ? kWhole : kRecur;
+    }
+    if ((how[0] != kWhole || how[1] != kWhole) && first + i < 2)
+      throw std::runtime_error("compressed orbit: Z_0 or Z_1 coded");
+    DD t[2] = {{0, 0}, {0, 0}};
+    if (how[0] == kStep || how[1] == kStep) predict(prev, cr, ci, &t[0], &t[1]);
+    for (int c = 0; c < 2; ++c) {
+      FloatExp* m = c ? &p.im : &p.re;
+      double* lo = c ? &p.im_lo : &p.re_lo;
+      if (how[c] == kWhole) {
         m->m = from_bits(r.get(64));
         m->e = static_cast<int32_t>(static_cast<uint32_t>(r.get(32)));
         *lo = from_bits(r.get(64));
+      } else if (how[c] == kRecur) {
+        DD rt;
+        int e = 0;
+        if (!recur(history[c], &rt, &e))
+          throw std::runtime_error("compressed orbit: a recurrence with no values");
+        const uint64_t h = r.rice(chunk.k_rhead);
+        apply(rt, h, r.rice(chunk.k_rtail), m, lo);
+        const int64_t exponent = static_cast<int64_t>(m->e) + e;
+        if (exponent > INT32_MAX || exponent < INT32_MIN)
+          throw std::runtime_error("compressed orbit: exponent out of range");
+        m->e = static_cast<int32_t>(exponent);
       } else {
         const uint64_t h = r.rice(chunk.k_head);
-        apply(t, h, r.rice(chunk.k_tail), m, lo);
+        apply(t[c], h, r.rice(chunk.k_tail), m, lo);
       }
-    };
-    coordinate(whole & 1, tr, &p.re, &p.re_lo);
-    coordinate(whole & 2, ti, &p.im, &p.im_lo);
+      if (how[c] != kStep) history[c].push(*m, *lo);
+    }
     prev = p;
   }
   if (point_hash(out, n) != chunk.hash)
@@ -496,7 +605,10 @@ void append_compressed(std::string* out, const CompressedOrbit& o) {
     put<uint64_t>(out, c.hash);
     put<uint8_t>(out, c.k_head);
     put<uint8_t>(out, c.k_tail);
+    put<uint8_t>(out, c.k_rhead);
+    put<uint8_t>(out, c.k_rtail);
     put<uint32_t>(out, c.whole);
+    put<uint32_t>(out, c.recurred);
   }
   put<uint64_t>(out, o.bit_length);
   put<uint64_t>(out, o.bits.size());
@@ -513,8 +625,8 @@ CompressedOrbit read_compressed(const std::string& bytes, std::size_t* at) {
   if (chunks != (o.length + kOrbitChunk - 1) / kOrbitChunk)
     throw std::runtime_error("compressed orbit: " + std::to_string(chunks) + " chunks for " +
                              std::to_string(o.length) + " points");
-  // Each chunk takes 62 bytes: a count beyond the bytes left is damage, not a reason to allocate.
-  if (chunks > (bytes.size() - *at) / 62) throw std::runtime_error("compressed orbit: truncated chunk table");
+  // Each chunk takes 68 bytes: a count beyond the bytes left is damage, not a reason to allocate.
+  if (chunks > (bytes.size() - *at) / 68) throw std::runtime_error("compressed orbit: truncated chunk table");
   o.chunks.resize(static_cast<std::size_t>(chunks));
   for (CompressedOrbit::Chunk& c : o.chunks) {
     c.bit_offset = in.get<uint64_t>();
@@ -522,8 +634,11 @@ CompressedOrbit read_compressed(const std::string& bytes, std::size_t* at) {
     c.hash = in.get<uint64_t>();
     c.k_head = in.get<uint8_t>();
     c.k_tail = in.get<uint8_t>();
+    c.k_rhead = in.get<uint8_t>();
+    c.k_rtail = in.get<uint8_t>();
     c.whole = in.get<uint32_t>();
-    if (c.k_head > 62 || c.k_tail > 62)
+    c.recurred = in.get<uint32_t>();
+    if (c.k_head > 62 || c.k_tail > 62 || c.k_rhead > 62 || c.k_rtail > 62)
       throw std::runtime_error("compressed orbit: impossible Rice parameter");
   }
   o.bit_length = in.get<uint64_t>();

@@ -7,11 +7,15 @@
 // between the stored head and the prediction's head, and between the stored tail and the tail the
 // prediction implies. Both are a few units wherever the orbit's values are well scaled (the
 // prediction is within a few 2^-106 of Z_n), and they are Rice coded, a parameter per chunk and
-// kind. Coordinates the prediction cannot reach (Z_0 = 0, Z_1 = C, a tiny Z near a minibrot's
-// nucleus, a part far smaller than |Z| such as the real parts of an orbit near c = i, a head
-// crossing a binade) are stored whole, 160 bits each. The orbit is cut into chunks of kOrbitChunk points,
-// each beginning with the point before it in full (the "waypoint"), so chunks decode independently
-// and in parallel, and any point is reached by decoding at most one chunk.
+// kind. Coordinates the prediction cannot reach (a part far smaller than |Z| such as the real
+// parts of an orbit near c = i, a tiny Z near a minibrot's nucleus, a head crossing a binade) get a
+// second prediction: the linear recurrence of order two fitted to the last four such values of
+// that coordinate in the chunk, which an orbit's deviation from a nearby repelling cycle follows
+// to the double-double's precision. Where neither reaches it (Z_0 = 0, Z_1 = C, the first four in
+// a chunk, values the recurrence misses by much) the coordinate is stored whole, 160 bits. The
+// orbit is cut into chunks of kOrbitChunk points, each beginning with the point before it in full
+// (the "waypoint"), so chunks decode independently and in parallel, and any point is reached by
+// decoding at most one chunk.
 //
 // Lossless by construction: the encoder decodes every point it codes and stores the point whole
 // where the two differ. Each chunk also keeps a hash of its points, which decoding checks, so a
@@ -35,8 +39,10 @@ struct CompressedOrbit {
     uint64_t bit_offset = 0;         // where its points' codes begin in `bits`
     OrbitPoint before;               // the point before its first (unused for chunk 0)
     uint64_t hash = 0;               // of its decoded points (point_hash)
-    uint8_t k_head = 0, k_tail = 0;  // Rice parameters
-    uint32_t whole = 0;              // coordinates stored whole (statistics)
+    uint8_t k_head = 0, k_tail = 0;  // Rice parameters: the step's distances
+    uint8_t k_rhead = 0, k_rtail = 0;  // and the recurrence's
+    uint32_t whole = 0;                // coordinates stored whole (statistics)
+    uint32_t recurred = 0;             // coordinates coded by the recurrence (statistics)
   };
   uint64_t id = 0;      // unique in the process (packed_point's cache key)
   uint64_t length = 0;  // points Z_0 .. Z_{length-1}
@@ -89,8 +95,8 @@ void decompress_orbit(const CompressedOrbit& o, std::vector<FloatExp>* zr, std::
                       std::vector<double>* zr_lo, std::vector<double>* zi_lo, int threads = 0);
 
 // The orbit as bytes (little-endian): u64 length; the point C (f64 m, i32 e, f64 tail for re, then
-// im); u64 chunks, each: u64 bit_offset, the point before it, u64 hash, u8 k_head, u8 k_tail, u32
-// whole; u64 bit_length; u64 words, then the words.
+// im); u64 chunks, each: u64 bit_offset, the point before it, u64 hash, u8 k_head, u8 k_tail, u8
+// k_rhead, u8 k_rtail, u32 whole, u32 recurred; u64 bit_length; u64 words, then the words.
 void append_compressed(std::string* out, const CompressedOrbit& o);
 // The orbit at bytes[*at ..], advancing *at. Throws std::runtime_error for anything that is not
 // an orbit append_compressed wrote (truncation, impossible offsets or counts); a stream whose

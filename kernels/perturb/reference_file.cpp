@@ -1,7 +1,8 @@
 // Reference files (reference_file.h). Layout, little-endian as the host writes it (x86-64, the
 // only host the program builds for):
-//   "DSREF003"                          magic and version (001: u32 max_iter and length; 002: the
-//                                       points uncompressed, 40 bytes each)
+//   "DSREF004"                          magic and version (001: u32 max_iter and length; 002: the
+//                                       points uncompressed, 40 bytes each; 003: compressed without
+//                                       the recurrence)
 //   u64 n, n bytes                      re (decimal, as given), then im the same way
 //   i32 bits, i32 bits_asked, i32 step_threads, u64 max_iter, u8 flags (escaped 1, periodic 2,
 //   escape_certified 4)
@@ -21,7 +22,7 @@
 namespace ds::perturb {
 namespace {
 
-constexpr char kMagic[8] = {'D', 'S', 'R', 'E', 'F', '0', '0', '3'};
+constexpr char kMagic[8] = {'D', 'S', 'R', 'E', 'F', '0', '0', '4'};
 
 uint64_t fnv1a(const char* p, std::size_t n) {
   uint64_t h = 1469598103934665603ull;
@@ -101,7 +102,7 @@ std::string encode_reference(const Reference& ref) {
 
 std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t pack_from) {
   if (bytes.size() < sizeof kMagic + 8 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    throw std::runtime_error("reference file: not a deepscope reference (magic DSREF003)");
+    throw std::runtime_error("reference file: not a deepscope reference (magic DSREF004)");
   uint64_t sum;
   std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
   if (sum != fnv1a(bytes.data(), bytes.size() - 8)) throw std::runtime_error("reference file: checksum mismatch");

@@ -66,7 +66,7 @@ TEST(ReferenceFile, RoundTripsEveryFieldAndRefusesDamage) {
                                               nullptr, nullptr);
   ASSERT_TRUE(ref);
   const std::string bytes = perturb::encode_reference(*ref);
-  // DSREF003: the points compressed (orbit_codec.h): under 4 bytes a point here, against DSREF002's 40.
+  // DSREF004: the points compressed (orbit_codec.h): under 4 bytes a point here, against DSREF002's 40.
   EXPECT_LT(bytes.size(), 8 + 8 + ref->re.size() + 8 + ref->im.size() + 21 + 48 + 8 + 4 * ref->length() + 8);
   test::expect_same_orbit(*ref, *perturb::decode_reference(bytes));
   // A long orbit stays packed when loaded (here: from 1,000 points on).
