@@ -310,6 +310,11 @@ std::atomic<uint64_t> g_next_orbit_id{1};
 
 OrbitEncoder::OrbitEncoder() { out_.id = g_next_orbit_id++; }
 
+OrbitEncoder::OrbitEncoder(const OrbitPoint& c) : OrbitEncoder() {
+  out_.c = c;
+  c_given_ = true;
+}
+
 OrbitPoint OrbitEncoder::point(uint64_t k) const {
   if (k < out_.length) return packed_point(out_, k);
   return pending_.at(static_cast<std::size_t>(k - out_.length));
@@ -332,7 +337,7 @@ const OrbitPoint& packed_point(const CompressedOrbit& o, uint64_t k) {
 }
 
 void OrbitEncoder::push(const OrbitPoint& p) {
-  if (out_.length + pending_.size() == 1) out_.c = p;  // Z_1 = C
+  if (out_.length + pending_.size() == 1 && !c_given_) out_.c = p;  // Z_1 = C
   pending_.push_back(p);
   if (pending_.size() == kOrbitChunk) flush();
 }
@@ -434,6 +439,7 @@ CompressedOrbit OrbitEncoder::finish() {
   CompressedOrbit o = std::move(out_);
   out_ = CompressedOrbit{};
   out_.id = g_next_orbit_id++;
+  if (c_given_) out_.c = o.c;
   last_ = OrbitPoint{};
   return o;
 }

@@ -60,6 +60,10 @@ struct CompressedOrbit {
 class OrbitEncoder {
  public:
   OrbitEncoder();
+  // An encoder for a stretch of an orbit that does not start at Z_0 (a checkpoint's points since
+  // the last save): C is given instead of taken from the second point. The stretch's first two
+  // points are stored whole, as Z_0 and Z_1 are.
+  explicit OrbitEncoder(const OrbitPoint& c);
   void push(const OrbitPoint& p);
   // Point k of those pushed so far.
   OrbitPoint point(uint64_t k) const;
@@ -74,6 +78,7 @@ class OrbitEncoder {
   CompressedOrbit out_;
   std::vector<OrbitPoint> pending_;
   OrbitPoint last_;  // the point before pending_'s first
+  bool c_given_ = false;
 };
 
 CompressedOrbit compress_orbit(const std::vector<FloatExp>& zr, const std::vector<FloatExp>& zi,

@@ -124,7 +124,8 @@ std::string read_bytes(const std::string& path, bool* found) {
 // The checkpoint at c.path (its state) and c.path + ".points" when it continues this pass (same
 // centre, bits, iterations, spacing and certification), with its points; else nothing. The points
 // file is cut back to the state's points, so later saves append after them.
-bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify, ReferenceCheckpoint* out) {
+bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify, uint64_t pack_from,
+                     ReferenceCheckpoint* out) {
   if (c.path.empty()) return false;
   bool found = false;
   const std::string state = read_bytes(c.path, &found);
@@ -137,8 +138,8 @@ bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify,
       if (c.note) *c.note = "checkpoint " + c.path + " is another orbit's (or another precision's); not used";
       return false;
     }
-    decode_points(read_bytes(c.path + ".points", &found), &k);
-    if (::truncate((c.path + ".points").c_str(), static_cast<off_t>(k.points * 40)) != 0)
+    decode_points(read_bytes(c.path + ".points", &found), &k, pack_from);
+    if (::truncate((c.path + ".points").c_str(), static_cast<off_t>(k.points_bytes)) != 0)
       throw std::runtime_error(std::string("cannot cut its points file back: ") + std::strerror(errno));
     *out = std::move(k);
     return true;
@@ -273,28 +274,49 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   OrbitChecks checks{ref, last_try, certify, fixed,
                      fixed ? pow2(-fixed_format(bits).fraction_bits) : pow2(-bits),  // MPFR: round to nearest
                      ref->step * pow2(kErrorShiftLog2), ref->step * pow2(kNucleusLog2)};
+  // Past pack_bytes uncompressed (kPackFromPoints, or an eighth of the budget where that is less:
+  // the render's own arrays come on top), the points so far are compressed and the rest follow them
+  // (Reference::packed); a checkpoint past it is read back compressed.
+  std::unique_ptr<OrbitEncoder> enc;
+  const double pack_bytes = std::min(static_cast<double>(kPackFromPoints) * kReferenceBytesPerPoint,
+                                     static_cast<double>(memory_budget) / 8);
+  const uint64_t pack_from = static_cast<uint64_t>(pack_bytes / kReferenceBytesPerPoint);
   uint64_t first = 1;
   ReferenceCheckpoint resumed;
   std::string fixed_x, fixed_y;  // a resumed fixed-point orbit's Z
-  if (load_checkpoint(ckpt, *ref, certify, &resumed) &&
+  if (load_checkpoint(ckpt, *ref, certify, pack_from, &resumed) &&
       (fixed ? (resumed.ref->step_threads < 0)
              : (resumed.ref->step_threads > 0 && mpfr_util::from_hex(x.v, resumed.x) &&
                 mpfr_util::from_hex(y.v, resumed.y)))) {
-    const Reference& r = *resumed.ref;
-    ref->zr = r.zr;
-    ref->zi = r.zi;
-    ref->zr_lo = r.zr_lo;
-    ref->zi_lo = r.zi_lo;
+    Reference& r = *resumed.ref;
+    if (resumed.packed) {
+      enc = std::move(resumed.packed);
+      checks.packing = enc.get();
+      ref->zr = {};
+      ref->zi = {};
+      ref->zr_lo = {};
+      ref->zi_lo = {};
+      first = enc->size();
+      const OrbitPoint last = enc->point(first - 1);
+      checks.zr_prev = last.re;
+      checks.zi_prev = last.im;
+    } else {
+      ref->zr = std::move(r.zr);
+      ref->zi = std::move(r.zi);
+      ref->zr_lo = std::move(r.zr_lo);
+      ref->zi_lo = std::move(r.zi_lo);
+      first = ref->length();
+      checks.zr_prev = ref->zr.back();
+      checks.zi_prev = ref->zi.back();
+    }
     ref->error_shift = r.error_shift;
     ref->escape_certified = r.escape_certified;
     checks.ar = resumed.ar;
     checks.ai = resumed.ai;
     checks.err = resumed.err;
-    checks.zr_prev = ref->zr.back();
-    checks.zi_prev = ref->zi.back();
     fixed_x = resumed.x;
     fixed_y = resumed.y;
-    first = ref->length();  // the next n: Z_0 .. Z_{first-1} are kept
+    // first: the next n (Z_0 .. Z_{first-1} are kept)
     if (ckpt.note) *ckpt.note = "resumed " + ckpt.path + " at iteration " + std::to_string(first - 1);
   } else {
     // Not resumed: Z_0 = 0 again (a checkpoint whose y did not parse may have set x already).
@@ -306,12 +328,6 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     orbit = gpu_fixed_orbit(ref->re, ref->im, bits, 0, fixed_x, fixed_y);
   else if (arith == StepArith::kFixedCpu)
     orbit = cpu_fixed_orbit(ref->re, ref->im, bits, fixed_x, fixed_y);
-  // Past pack_bytes uncompressed (kPackFromPoints, or an eighth of the budget where that is less:
-  // the render's own arrays come on top), the points so far are compressed and the rest follow them
-  // (Reference::packed).
-  std::unique_ptr<OrbitEncoder> enc;
-  const double pack_bytes = std::min(static_cast<double>(kPackFromPoints) * kReferenceBytesPerPoint,
-                                     static_cast<double>(memory_budget) / 8);
   const auto stored = [&]() -> uint64_t { return enc ? enc->size() : static_cast<uint64_t>(ref->zr.size()); };
   // Point k before packing (Reference::point reads the arrays then).
   const auto array_point = [&](uint64_t k) -> OrbitPoint {

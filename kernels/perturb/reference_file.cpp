@@ -163,13 +163,13 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t p
 }
 
 namespace {
-constexpr char kCheckpointMagic[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '2'};
-constexpr std::size_t kPointBytes = 40;  // zr, zi (floatexp: f64 m, i32 e), zr_lo, zi_lo (f64)
+constexpr char kCheckpointMagic[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '3'};
 }
 
-// State layout: "DSPART02"; re, im (u64 n + n bytes); i32 bits, i32 bits_asked, i32 step_threads;
-// u64 max_iter; floatexp step, error_shift; u8 escape_certified; x, y (u64 n + n bytes); floatexp
-// ar, ai, err; u8 certify; u64 points, u64 points_hash; the FNV-1a of every byte before it.
+// State layout: "DSPART03" (02: its points file held 40 bytes a point); re, im (u64 n + n bytes); i32 bits,
+// i32 bits_asked, i32 step_threads; u64 max_iter; floatexp step, error_shift; u8 escape_certified; x, y (u64
+// n + n bytes); floatexp ar, ai, err; u8 certify; u64 points, u64 points_hash; the FNV-1a of every byte
+// before it.
 std::string encode_checkpoint_state(const ReferenceCheckpoint& c) {
   const Reference& r = *c.ref;
   std::string s(kCheckpointMagic, sizeof kCheckpointMagic);
@@ -197,7 +197,7 @@ std::string encode_checkpoint_state(const ReferenceCheckpoint& c) {
 ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes) {
   if (bytes.size() < sizeof kCheckpointMagic + 8 ||
       std::memcmp(bytes.data(), kCheckpointMagic, sizeof kCheckpointMagic) != 0)
-    throw std::runtime_error("reference checkpoint: not a deepscope checkpoint (magic DSPART02)");
+    throw std::runtime_error("reference checkpoint: not a deepscope checkpoint (magic DSPART03)");
   uint64_t sum;
   std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
   if (sum != fnv1a(bytes.data(), bytes.size() - 8)) throw std::runtime_error("reference checkpoint: checksum mismatch");
@@ -233,16 +233,14 @@ ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes) {
 }
 
 std::string encode_points(const std::function<OrbitPoint(uint64_t)>& point, uint64_t from, uint64_t to) {
+  if (from >= to) return {};
+  OrbitEncoder enc(point(1));  // the orbit's C, so that the stretch's points are predicted
+  for (uint64_t k = from; k < to; ++k) enc.push(point(k));
+  std::string body;
+  append_compressed(&body, enc.finish());
   std::string s;
-  s.reserve(static_cast<std::size_t>(to - from) * kPointBytes);
-  for (uint64_t k = from; k < to; ++k) {
-    const OrbitPoint p = point(k);
-    put_fe(&s, p.re);
-    put_fe(&s, p.im);
-    put<double>(&s, p.re_lo);
-    put<double>(&s, p.im_lo);
-  }
-  return s;
+  put<uint64_t>(&s, body.size());
+  return s + body;
 }
 
 uint64_t points_hash(const char* p, std::size_t n, uint64_t h) {
@@ -253,25 +251,59 @@ uint64_t points_hash(const char* p, std::size_t n, uint64_t h) {
   return h;
 }
 
-void decode_points(const std::string& bytes, ReferenceCheckpoint* c) {
+void decode_points(const std::string& bytes, ReferenceCheckpoint* c, uint64_t pack_from) {
   const uint64_t n = c->points;
-  if (bytes.size() / kPointBytes < n)
-    throw std::runtime_error("reference checkpoint: the points file holds " + std::to_string(bytes.size() / kPointBytes) +
-                             " points, the state says " + std::to_string(n));
-  const std::size_t len = static_cast<std::size_t>(n) * kPointBytes;
-  if (points_hash(bytes.data(), len) != c->points_hash)
+  // The segments that hold the state's points (each begins with its byte count, then its point
+  // count), then their hash, then their points.
+  std::vector<std::pair<std::size_t, uint64_t>> segments;  // where each begins, its points
+  std::size_t at = 0;
+  uint64_t have = 0;
+  while (have < n) {
+    uint64_t len = 0, count = 0;
+    if (bytes.size() - at < 16)
+      throw std::runtime_error("reference checkpoint: the points file holds " + std::to_string(have) +
+                               " points, the state says " + std::to_string(n));
+    std::memcpy(&len, bytes.data() + at, 8);
+    std::memcpy(&count, bytes.data() + at + 8, 8);
+    if (len < 8 || len > bytes.size() - at - 8 || count > n - have)
+      throw std::runtime_error("reference checkpoint: the points file does not hold the state's points");
+    segments.emplace_back(at + 8, count);
+    at += 8 + static_cast<std::size_t>(len);
+    have += count;
+  }
+  if (points_hash(bytes.data(), at) != c->points_hash)
     throw std::runtime_error("reference checkpoint: the points' hash differs from the state's");
+  c->points_bytes = at;
   Reference& ref = *c->ref;
-  ref.zr.resize(n);
-  ref.zi.resize(n);
-  ref.zr_lo.resize(n);
-  ref.zi_lo.resize(n);
-  Reader r{bytes, 0};
-  for (uint64_t k = 0; k < n; ++k) {
-    ref.zr[k] = r.fe();
-    ref.zi[k] = r.fe();
-    ref.zr_lo[k] = r.get<double>();
-    ref.zi_lo[k] = r.get<double>();
+  const bool pack = n >= pack_from;
+  if (pack) {
+    c->packed = std::make_unique<OrbitEncoder>();
+  } else {
+    ref.zr.resize(n);
+    ref.zi.resize(n);
+    ref.zr_lo.resize(n);
+    ref.zi_lo.resize(n);
+  }
+  uint64_t first = 0;
+  for (const auto& [begin, count] : segments) {
+    std::size_t pos = begin;
+    const CompressedOrbit o = read_compressed(bytes, &pos);
+    if (o.length != count) throw std::runtime_error("reference checkpoint: a damaged points segment");
+    // In order, on one thread, where they go into the encoder; else on all cores.
+    for_each_chunk(o, pack ? 1 : 0, [&](std::size_t k, const OrbitPoint* p, std::size_t m) {
+      const std::size_t to = static_cast<std::size_t>(first) + k * kOrbitChunk;
+      for (std::size_t i = 0; i < m; ++i) {
+        if (pack) {
+          c->packed->push(p[i]);
+          continue;
+        }
+        ref.zr[to + i] = p[i].re;
+        ref.zi[to + i] = p[i].im;
+        ref.zr_lo[to + i] = p[i].re_lo;
+        ref.zi_lo[to + i] = p[i].im_lo;
+      }
+    });
+    first += count;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "orbit_codec.h"
 #include "perturb.h"
 #include "reference_fixed.h"  // OrbitPoint
 
@@ -29,11 +30,13 @@ std::string reference_cache_path(const std::string& dir, const std::string& re, 
                                  uint64_t max_iter, FloatExp step);
 
 // A reference orbit in progress (compute_reference's checkpoint, docs/perturbation.md "Resumable
-// references"), in two files: the state at PATH (format DSPART02, small, rewritten whole and
-// atomically) and the points at PATH.points (40 bytes a point, only ever appended, so a save costs
-// the points since the last one). The state says how many points belong to the orbit and their
-// FNV-1a hash, and holds what continues them bit for bit: Z_n exactly (MPFR at the orbit's bits),
-// A_n, the error bound E_n and whether C's escape tests were certified.
+// references"), in two files: the state at PATH (format DSPART03, small, rewritten whole and
+// atomically) and the points at PATH.points, only ever appended, so a save costs the points since
+// the last one: one segment a save, its byte count (u64) and those points compressed without loss
+// (append_compressed; about 2 bytes a point). The state says how many points belong to the orbit
+// and the FNV-1a hash of the segments that hold them, and holds what continues them bit for bit:
+// Z_n exactly (MPFR at the orbit's bits), A_n, the error bound E_n and whether C's escape tests
+// were certified.
 struct ReferenceCheckpoint {
   std::shared_ptr<Reference> ref;  // the orbit's fields; its points only after decode_points
   // Z_n's real and imaginary parts, exact: MPFR's hexadecimal (mpfr_util::to_hex), or for a
@@ -42,19 +45,25 @@ struct ReferenceCheckpoint {
   FloatExp ar{0.0}, ai{0.0}, err{0.0};
   bool certify = false;
   uint64_t points = 0;       // Z_0 .. Z_{points-1} belong to the orbit
-  uint64_t points_hash = 0;  // points_hash() of their bytes in PATH.points
+  uint64_t points_hash = 0;  // points_hash() of the bytes in PATH.points that hold them
+  uint64_t points_bytes = 0;  // those bytes (set by decode_points)
+  // decode_points' points when there are pack_from or more: compressed, the arrays left empty.
+  std::unique_ptr<OrbitEncoder> packed;
 };
 std::string encode_checkpoint_state(const ReferenceCheckpoint& c);
 // Throws std::runtime_error for anything but an intact state.
 ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes);
-// The points [from, to) as PATH.points holds them (point(k): the orbit's point k).
+// The points [from, to) as a segment of PATH.points (point(k): the orbit's point k; point(1) is C);
+// nothing where from >= to.
 std::string encode_points(const std::function<OrbitPoint(uint64_t)>& point, uint64_t from, uint64_t to);
 // The running hash of point bytes (start with kPointsHashStart).
 constexpr uint64_t kPointsHashStart = 1469598103934665603ull;
 uint64_t points_hash(const char* p, std::size_t n, uint64_t h = kPointsHashStart);
-// The first c.points points of `bytes` (PATH.points) into c.ref, after checking their hash. Throws
-// std::runtime_error when the file is short or the hash differs.
-void decode_points(const std::string& bytes, ReferenceCheckpoint* c);
+// The first c.points points of `bytes` (PATH.points) into c.ref, after checking their hash, and
+// c.points_bytes. Throws std::runtime_error when the file is short, the hash differs or a segment
+// does not decode (its chunks' hashes).
+// With pack_from points or more they go into c.packed instead of c.ref's arrays.
+void decode_points(const std::string& bytes, ReferenceCheckpoint* c, uint64_t pack_from = UINT64_MAX);
 
 // What reference_for did with the cache directory (RenderResult's perturb info reports it).
 enum class CacheUse { kNone, kLoaded, kSaved, kRejected };
