@@ -121,9 +121,9 @@ bool recur(const History& h, DD* t, int* e) {
   const int top = h.m[3].e;
   DD v[4];
   for (int j = 0; j < 4; ++j) {
-    const int d = h.m[j].e - top;
+    const int64_t d = static_cast<int64_t>(h.m[j].e) - top;  // any int32 exponents (damaged streams too)
     if (h.m[j].m == 0 || d < -400 || d > 400) return false;
-    const double s = pow2(d);
+    const double s = pow2(static_cast<int>(d));
     v[j] = {h.m[j].m * s, h.lo[j] * s};
   }
   // v2 = a v1 + b v0 and v3 = a v2 + b v1: a = an / det, b = bn / det; then a v3 + b v2.
