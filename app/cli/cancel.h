@@ -1,5 +1,7 @@
 // Ctrl-C handling for batch commands: the first SIGINT sets a flag that long loops poll so they
-// stop cleanly and keep finished results; a second SIGINT terminates at once.
+// stop cleanly and keep finished results; a second SIGINT terminates at once, unless it comes
+// within a quarter of a second of the first (the same interruption delivered twice, as `timeout`
+// does).
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -6,10 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "arith/error.h"
 #include "kernels/core/atomic_file.h"
@@ -292,6 +296,56 @@ TEST(RenderCommand, CancelledRenderWritesNothing) {
   EXPECT_EQ(entries(dir), 0);
 }
 
+// Two SIGINTs 30 ms apart (what `timeout -s INT` sends: one to the command, one to its process
+// group) are one interruption: the render stops cleanly and keeps its reference's checkpoint. Before, the
+// second signal aborted it at once, saving nothing.
+TEST(RenderCommand, TwoSignalsAtOnceStopTheRenderCleanly) {
+  if (access(executable().c_str(), X_OK) != 0)
+    GTEST_SKIP() << "deepscope executable not found at " << executable();
+  const std::string dir = tmpdir(), log = dir + "/stderr.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string exe = executable(), out = dir + "/x.png";
+    std::vector<std::string> args = {exe,
+                                     "render",
+                                     "--re",
+                                     "-0.1",
+                                     "--im",
+                                     "0.6",
+                                     "--zoom",
+                                     "1e17",
+                                     "--iter",
+                                     "1e9",
+                                     "--size",
+                                     "8x8",
+                                     "--arith",
+                                     "perturb",
+                                     "--backend",
+                                     "cpu",
+                                     "--reference-cache",
+                                     dir,
+                                     "--out",
+                                     out};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(&a[0]);
+    argv.push_back(nullptr);
+    if (!freopen(log.c_str(), "w", stderr)) _exit(126);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the reference is under way
+  kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // handled apart, not merged into one
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string err = slurp(log);
+  EXPECT_NE(err.find("deepscope render: cancelled"), std::string::npos) << err;
+  EXPECT_NE(err.find("reference: checkpoint"), std::string::npos) << err;
+}
 }  // namespace
 
 // decode_npy reads back what encode_npy writes (shape and bytes) and refuses what it did not write.
