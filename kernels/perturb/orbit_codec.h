@@ -1,5 +1,6 @@
 // Lossless compression of a reference orbit's stored points (Reference::zr, zi, zr_lo, zi_lo: Z_n
-// to 106 bits, 40 bytes a point in files, 48 in memory). docs/perturbation.md, "Orbit compression".
+// to 106 bits, 48 bytes a point in arrays; reference files and checkpoints hold them compressed).
+// docs/perturbation.md, "Orbit compression".
 //
 // Each point is predicted from the stored point before it by one step of the orbit's own map in
 // double-double, t = P_{n-1}^2 + C (C = the stored Z_1), and only the difference between the stored
