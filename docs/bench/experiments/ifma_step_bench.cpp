@@ -1,12 +1,13 @@
 // An experiment for issue #22's "4x single-thread MPFR at 2,048 bits" (docs/bench/reference.md):
 // how fast can one core take the reference's step Z <- Z^2 + C in fixed point with AVX-512 IFMA
-// (52-bit limbs, vpmadd52luq / vpmadd52huq)? Not part of the build. The step is the CPU twin's
+// (52-bit limbs, vpmadd52luq / vpmadd52huq)? Not part of the build: it sits beside the results it
+// gave (docs/bench/reference.md). The step is the CPU twin's
 // (kernels/perturb/reference_fixed.h: X' = floor((X^2 - Y^2 + CR 2^F + 2^(F-1)) / 2^F), Y' the same
 // with 2 X Y), exact, and every step is compared with GMP's mpz doing the same. Beside it, MPFR's
 // step (two squares and a product at the same bits, as the renderer's reference does them) and
 // GMP's mpz step, in the same run.
 //
-//   g++ -O3 -march=native -std=c++17 tools/ifma_step_bench.cpp -lmpfr -lgmp -o ifma_step_bench
+//   g++ -O3 -march=native -std=c++17 docs/bench/experiments/ifma_step_bench.cpp -lmpfr -lgmp -o ifma_step_bench
 //   ./ifma_step_bench 1024 2048 4096       # bits
 //
 // Without AVX-512 IFMA (-march without it) the same code runs on a scalar emulation of the two
