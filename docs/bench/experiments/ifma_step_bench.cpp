@@ -7,7 +7,8 @@
 // step (two squares and a product at the same bits, as the renderer's reference does them) and
 // GMP's mpz step, in the same run.
 //
-//   g++ -O3 -march=native -std=c++17 docs/bench/experiments/ifma_step_bench.cpp -lmpfr -lgmp -o ifma_step_bench
+//   g++ -O3 -march=native -std=c++17 docs/bench/experiments/ifma_step_bench.cpp -lmpfr -lgmp \
+//       -o ifma_step_bench
 //   ./ifma_step_bench 1024 2048 4096       # bits
 //
 // Without AVX-512 IFMA (-march without it) the same code runs on a scalar emulation of the two
@@ -63,12 +64,14 @@ inline V vload(const uint64_t* p) {
 inline void vstore(uint64_t* p, V v) { std::memcpy(p, v.l, 64); }
 inline V mmadd_lo(V acc, uint8_t m, V a, V b) {
   for (int k = 0; k < 8; ++k)
-    if (m >> k & 1) acc.l[k] += static_cast<uint64_t>((unsigned __int128)(a.l[k] & kMask) * (b.l[k] & kMask)) & kMask;
+    if (m >> k & 1)
+      acc.l[k] += static_cast<uint64_t>((unsigned __int128)(a.l[k] & kMask) * (b.l[k] & kMask)) & kMask;
   return acc;
 }
 inline V mmadd_hi(V acc, uint8_t m, V a, V b) {
   for (int k = 0; k < 8; ++k)
-    if (m >> k & 1) acc.l[k] += static_cast<uint64_t>(((unsigned __int128)(a.l[k] & kMask) * (b.l[k] & kMask)) >> 52);
+    if (m >> k & 1)
+      acc.l[k] += static_cast<uint64_t>(((unsigned __int128)(a.l[k] & kMask) * (b.l[k] & kMask)) >> 52);
   return acc;
 }
 inline V madd_lo(V acc, V a, V b) { return mmadd_lo(acc, 0xFF, a, b); }
@@ -85,7 +88,8 @@ inline V vadd(V a, V b) {
 struct Product {
   int n = 0, blocks = 0;
   std::vector<uint64_t> bpad, lo, hi;
-  explicit Product(int n_) : n(n_), blocks((2 * n_ + 7) / 8 + 1), bpad(8 + n_ + 24, 0), lo(8 * blocks), hi(8 * blocks) {}
+  explicit Product(int n_)
+      : n(n_), blocks((2 * n_ + 7) / 8 + 1), bpad(8 + n_ + 24, 0), lo(8 * blocks), hi(8 * blocks) {}
 
   void run(const uint64_t* a, const uint64_t* b, bool square, uint64_t* col) {
     std::memcpy(&bpad[8], b, 8 * static_cast<size_t>(n));
@@ -177,8 +181,8 @@ Constant constant_of(const mpz_t c, int n, int F) {
 // out = floor((sp P + sq Q + K) / 2^F) for column sums P, Q (Q may be null; each column below
 // 2^61) and the constant K: one carry pass in 64-bit signed arithmetic, then a shift by F bits.
 // d and w: scratch of 2n + 2 and n + 1 digits.
-void finish(const uint64_t* p, const uint64_t* q, int sp, int sq, int n, int F, const Constant& K, uint64_t* d,
-            uint64_t* w, Fixed* out) {
+void finish(const uint64_t* p, const uint64_t* q, int sp, int sq, int n, int F, const Constant& K,
+            uint64_t* d, uint64_t* w, Fixed* out) {
   int64_t carry = 0;
   for (int k = 0; k < 2 * n + 2; ++k) {
     int64_t t = carry + static_cast<int64_t>(K.d[static_cast<size_t>(k)]);
@@ -221,8 +225,16 @@ struct Step {
   std::vector<uint64_t> s, t, xy, d, w;
   Fixed nx, ny;
   Step(int n_, int F_, const mpz_t cr, const mpz_t ci)
-      : n(n_), F(F_), prod(n_), kr(constant_of(cr, n_, F_)), ki(constant_of(ci, n_, F_)), s(2 * n_), t(2 * n_),
-        xy(2 * n_), d(2 * n_ + 2), w(n_ + 1) {
+      : n(n_),
+        F(F_),
+        prod(n_),
+        kr(constant_of(cr, n_, F_)),
+        ki(constant_of(ci, n_, F_)),
+        s(2 * n_),
+        t(2 * n_),
+        xy(2 * n_),
+        d(2 * n_ + 2),
+        w(n_ + 1) {
     nx.m.assign(static_cast<size_t>(n), 0);
     ny.m.assign(static_cast<size_t>(n), 0);
   }
@@ -264,8 +276,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::printf("IFMA: %s\n", HAVE_IFMA ? "AVX-512 IFMA instructions" : "scalar emulation (times mean nothing)");
-  std::printf("| bits | limbs | steps checked = GMP | IFMA step (us) | MPFR step (us) | mpz step (us) | MPFR / IFMA |\n");
+  std::printf("IFMA: %s\n",
+              HAVE_IFMA ? "AVX-512 IFMA instructions" : "scalar emulation (times mean nothing)");
+  std::printf(
+      "| bits | limbs | steps checked = GMP | IFMA step (us) | MPFR step (us) | mpz step (us) | MPFR / IFMA "
+      "|\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (int a = 1; a < argc; ++a) {
     const int bits = std::atoi(argv[a]);
@@ -357,8 +372,8 @@ int main(int argc, char** argv) {
       mpfr_add(my, my, mci, MPFR_RNDN);
     }
     const double mp = seconds_since(t0) / (reps / 4);
-    std::printf("| %d | %d | %d of %d | %.3f | %.3f | %.3f | %.2f |\n", bits, n, ok, checked, ifma * 1e6, mp * 1e6,
-                gmp * 1e6, mp / ifma);
+    std::printf("| %d | %d | %d of %d | %.3f | %.3f | %.3f | %.2f |\n", bits, n, ok, checked, ifma * 1e6,
+                mp * 1e6, gmp * 1e6, mp / ifma);
     for (auto* v : {&mx, &my, &mx2, &my2, &mxy, &mcr, &mci}) mpfr_clear(*v);
     mpz_clears(cr, ci, x, y, x2, y2, p, half, noise, crF, ciF, nullptr);
     gmp_randclear(rs);
