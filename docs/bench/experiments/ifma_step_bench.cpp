@@ -7,8 +7,8 @@
 // step (two squares and a product at the same bits, as the renderer's reference does them) and
 // GMP's mpz step, in the same run.
 //
-//   g++ -O3 -march=native -std=c++17 docs/bench/experiments/ifma_step_bench.cpp -lmpfr -lgmp \
-//       -o ifma_step_bench
+//   cd docs/bench/experiments
+//   g++ -O3 -march=native -std=c++17 ifma_step_bench.cpp -lmpfr -lgmp -o ifma_step_bench
 //   ./ifma_step_bench 1024 2048 4096       # bits
 //
 // Without AVX-512 IFMA (-march without it) the same code runs on a scalar emulation of the two
