@@ -542,21 +542,28 @@ void for_each_chunk(const CompressedOrbit& o, int threads,
   if (failed) throw std::runtime_error(error);
 }
 
+void PointArrays::resize(std::size_t n) const {
+  zr->resize(n);
+  zi->resize(n);
+  zr_lo->resize(n);
+  zi_lo->resize(n);
+}
+
+void PointArrays::put(std::size_t at, const OrbitPoint* p, std::size_t n) const {
+  for (std::size_t i = 0; i < n; ++i) {
+    (*zr)[at + i] = p[i].re;
+    (*zi)[at + i] = p[i].im;
+    (*zr_lo)[at + i] = p[i].re_lo;
+    (*zi_lo)[at + i] = p[i].im_lo;
+  }
+}
+
 void decompress_orbit(const CompressedOrbit& o, std::vector<FloatExp>* zr, std::vector<FloatExp>* zi,
                       std::vector<double>* zr_lo, std::vector<double>* zi_lo, int threads) {
-  const std::size_t len = static_cast<std::size_t>(o.length);
-  zr->resize(len);
-  zi->resize(len);
-  zr_lo->resize(len);
-  zi_lo->resize(len);
+  const PointArrays arrays{zr, zi, zr_lo, zi_lo};
+  arrays.resize(static_cast<std::size_t>(o.length));
   for_each_chunk(o, threads, [&](std::size_t k, const OrbitPoint* p, std::size_t n) {
-    const std::size_t at = k * kOrbitChunk;
-    for (std::size_t i = 0; i < n; ++i) {
-      (*zr)[at + i] = p[i].re;
-      (*zi)[at + i] = p[i].im;
-      (*zr_lo)[at + i] = p[i].re_lo;
-      (*zi_lo)[at + i] = p[i].im_lo;
-    }
+    arrays.put(k * kOrbitChunk, p, n);
   });
 }
 

@@ -95,6 +95,17 @@ std::size_t decode_chunk(const CompressedOrbit& o, std::size_t k, OrbitPoint* ou
 void for_each_chunk(const CompressedOrbit& o, int threads,
                     const std::function<void(std::size_t k, const OrbitPoint* p, std::size_t n)>& fn);
 
+// The four arrays an orbit's points are kept in outside the codec (Reference's zr, zi, zr_lo, zi_lo).
+struct PointArrays {
+  std::vector<FloatExp>* zr;
+  std::vector<FloatExp>* zi;
+  std::vector<double>* zr_lo;
+  std::vector<double>* zi_lo;
+  void resize(std::size_t n) const;
+  // p[0 .. n) into [at, at + n) (already sized).
+  void put(std::size_t at, const OrbitPoint* p, std::size_t n) const;
+};
+
 // All points into the four arrays (resized), decoding chunks on up to `threads` threads (0: the
 // machine's). Throws std::runtime_error as decode_chunk does.
 void decompress_orbit(const CompressedOrbit& o, std::vector<FloatExp>* zr, std::vector<FloatExp>* zi,

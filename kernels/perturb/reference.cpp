@@ -281,6 +281,12 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   const double pack_bytes = std::min(static_cast<double>(kPackFromPoints) * kReferenceBytesPerPoint,
                                      static_cast<double>(memory_budget) / 8);
   const uint64_t pack_from = static_cast<uint64_t>(pack_bytes / kReferenceBytesPerPoint);
+  const auto drop_arrays = [&] {  // once packed, the encoder holds every point
+    ref->zr = {};
+    ref->zi = {};
+    ref->zr_lo = {};
+    ref->zi_lo = {};
+  };
   uint64_t first = 1;
   ReferenceCheckpoint resumed;
   std::string fixed_x, fixed_y;  // a resumed fixed-point orbit's Z
@@ -292,10 +298,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     if (resumed.packed) {
       enc = std::move(resumed.packed);
       checks.packing = enc.get();
-      ref->zr = {};
-      ref->zi = {};
-      ref->zr_lo = {};
-      ref->zi_lo = {};
+      drop_arrays();
       first = enc->size();
       const OrbitPoint last = enc->point(first - 1);
       checks.zr_prev = last.re;
@@ -380,10 +383,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     if (!enc && next * kReferenceBytesPerPoint > pack_bytes) {
       enc = std::make_unique<OrbitEncoder>();
       for (uint64_t k = 0; k < ref->zr.size(); ++k) enc->push(array_point(k));
-      ref->zr = {};
-      ref->zi = {};
-      ref->zr_lo = {};
-      ref->zi_lo = {};
+      drop_arrays();
       checks.packing = enc.get();
     }
     const double per_point = enc ? static_cast<double>(enc->bytes()) / static_cast<double>(stored())

@@ -136,24 +136,15 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t p
   // packed (never whole in arrays), a shorter one goes into them.
   try {
     const bool packed = n >= pack_from;
-    if (!packed) {
-      ref->zr.resize(n);
-      ref->zi.resize(n);
-      ref->zr_lo.resize(n);
-      ref->zi_lo.resize(n);
-    }
+    const PointArrays arrays{&ref->zr, &ref->zi, &ref->zr_lo, &ref->zi_lo};
+    if (!packed) arrays.resize(n);
     for_each_chunk(orbit, 0, [&](std::size_t k, const OrbitPoint* p, std::size_t m) {
       const std::size_t at = k * kOrbitChunk;
-      for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t i = 0; i < m; ++i)
         if (!std::isfinite(p[i].re.m) || !std::isfinite(p[i].im.m) || !std::isfinite(p[i].re_lo) ||
             !std::isfinite(p[i].im_lo))
           throw std::runtime_error("a non-finite value at point " + std::to_string(at + i));
-        if (packed) continue;
-        ref->zr[at + i] = p[i].re;
-        ref->zi[at + i] = p[i].im;
-        ref->zr_lo[at + i] = p[i].re_lo;
-        ref->zi_lo[at + i] = p[i].im_lo;
-      }
+      if (!packed) arrays.put(at, p, m);
     });
     if (packed) ref->packed = std::make_shared<const CompressedOrbit>(std::move(orbit));
   } catch (const std::runtime_error& e) {
@@ -276,14 +267,11 @@ void decode_points(const std::string& bytes, ReferenceCheckpoint* c, uint64_t pa
   c->points_bytes = at;
   Reference& ref = *c->ref;
   const bool pack = n >= pack_from;
-  if (pack) {
+  const PointArrays arrays{&ref.zr, &ref.zi, &ref.zr_lo, &ref.zi_lo};
+  if (pack)
     c->packed = std::make_unique<OrbitEncoder>();
-  } else {
-    ref.zr.resize(n);
-    ref.zi.resize(n);
-    ref.zr_lo.resize(n);
-    ref.zi_lo.resize(n);
-  }
+  else
+    arrays.resize(n);
   uint64_t first = 0;
   for (const auto& [begin, count] : segments) {
     std::size_t pos = begin;
@@ -291,17 +279,11 @@ void decode_points(const std::string& bytes, ReferenceCheckpoint* c, uint64_t pa
     if (o.length != count) throw std::runtime_error("reference checkpoint: a damaged points segment");
     // In order, on one thread, where they go into the encoder; else on all cores.
     for_each_chunk(o, pack ? 1 : 0, [&](std::size_t k, const OrbitPoint* p, std::size_t m) {
-      const std::size_t to = static_cast<std::size_t>(first) + k * kOrbitChunk;
-      for (std::size_t i = 0; i < m; ++i) {
-        if (pack) {
-          c->packed->push(p[i]);
-          continue;
-        }
-        ref.zr[to + i] = p[i].re;
-        ref.zi[to + i] = p[i].im;
-        ref.zr_lo[to + i] = p[i].re_lo;
-        ref.zi_lo[to + i] = p[i].im_lo;
+      if (!pack) {
+        arrays.put(static_cast<std::size_t>(first) + k * kOrbitChunk, p, m);
+        return;
       }
+      for (std::size_t i = 0; i < m; ++i) c->packed->push(p[i]);
     });
     first += count;
   }

@@ -110,6 +110,12 @@ DEEPSCOPE_HD bool settle_sign(uint64_t* pos, uint64_t* neg, uint64_t** v) {
   sub(*v, negative ? pos : neg);
   return negative;
 }
+// V = 2 sum_t w_t 2^(22 (11 - t)) + rest for a window w of 12 digits and the sign of what lies
+// under it (a sticky half unit), into pos and neg.
+DEEPSCOPE_HD void add_window(uint64_t* pos, uint64_t* neg, const int32_t* w, int rest) {
+  for (int t = 0; t < 12; ++t) add_signed(pos, neg, w[t], 22 * (11 - t) + 1);
+  add_signed(pos, neg, rest, 0);
+}
 // The sign (-1, 0, 1) of a value whose leading nonzero digit is d: with digits of at most 2^21 + 2
 // in magnitude the digits below it cannot outweigh it.
 DEEPSCOPE_HD int digit_sign(int32_t d) { return d > 0 ? 1 : d < 0 ? -1 : 0; }
@@ -142,9 +148,8 @@ DEEPSCOPE_HD FixedPart round_fixed_part(const int32_t* window, int top, const in
   r.tail = 0;
   // V = 2 sum_t w_t 2^(22 (11 - t)) + sign(lower), in units of 2^scale.
   uint64_t pos[kWords] = {}, neg[kWords] = {};
-  for (int t = 0; t < 12; ++t) add_signed(pos, neg, window[t], 22 * (11 - t) + 1);
   const int rest1 = below >= 0 ? digit_sign(lower[0]) : 0;
-  add_signed(pos, neg, rest1, 0);
+  add_window(pos, neg, window, rest1);
   uint64_t* v = nullptr;
   const bool negative = settle_sign(pos, neg, &v);
   const int64_t scale = 22 * static_cast<int64_t>(top - 11) - 1 - fraction_bits;  // V's unit
@@ -176,8 +181,7 @@ DEEPSCOPE_HD FixedPart round_fixed_part(const int32_t* window, int top, const in
     const int64_t rv = ((tail_negative ? -1 : 1) * static_cast<int64_t>(v[0]) - rest1) / 2;
     if (rv == 0) {
       // The tail is the digits under the window: lower's value, rounded as the head was.
-      for (int t = 0; t < 12; ++t) add_signed(ext_pos, ext_neg, lower[t], 22 * (11 - t) + 1);
-      add_signed(ext_pos, ext_neg, rest, 0);
+      add_window(ext_pos, ext_neg, lower, rest);
       tail_scale = 22 * static_cast<int64_t>(below - 11) - 1 - fraction_bits;
     } else {
       // R 2^88 with the four digits under the window (zero above `below`), and the sign of all

@@ -312,10 +312,8 @@ int main(int argc, char** argv) {
     mpz_inits(crF, ciF, nullptr);
     mpz_mul_2exp(crF, cr, static_cast<mp_bitcnt_t>(F));
     mpz_mul_2exp(ciF, ci, static_cast<mp_bitcnt_t>(F));
-    // Checked steps: the IFMA step against mpz.
-    const int checked = 2000;
-    int ok = 0;
-    for (int k = 0; k < checked; ++k) {
+    // The twin's step in mpz (exact products).
+    const auto mpz_step = [&] {
       mpz_mul(x2, x, x);
       mpz_submul(x2, y, y);
       mpz_add(x2, x2, crF);
@@ -326,6 +324,12 @@ int main(int argc, char** argv) {
       mpz_add(p, p, half);
       mpz_fdiv_q_2exp(x, x2, static_cast<mp_bitcnt_t>(F));
       mpz_fdiv_q_2exp(y, p, static_cast<mp_bitcnt_t>(F));
+    };
+    // Checked steps: the IFMA step against mpz.
+    const int checked = 2000;
+    int ok = 0;
+    for (int k = 0; k < checked; ++k) {
+      mpz_step();
       step.run(&fx, &fy);
       if (same(x, fx, n) && same(y, fy, n)) {
         ++ok;
@@ -341,18 +345,7 @@ int main(int argc, char** argv) {
     const double ifma = seconds_since(t0) / reps;
     // mpz steps (exact products, as the CPU twin).
     t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < reps / 4; ++k) {
-      mpz_mul(x2, x, x);
-      mpz_submul(x2, y, y);
-      mpz_add(x2, x2, crF);
-      mpz_add(x2, x2, half);
-      mpz_mul(p, x, y);
-      mpz_mul_2exp(p, p, 1);
-      mpz_add(p, p, ciF);
-      mpz_add(p, p, half);
-      mpz_fdiv_q_2exp(x, x2, static_cast<mp_bitcnt_t>(F));
-      mpz_fdiv_q_2exp(y, p, static_cast<mp_bitcnt_t>(F));
-    }
+    for (int k = 0; k < reps / 4; ++k) mpz_step();
     const double gmp = seconds_since(t0) / (reps / 4);
     // MPFR's step at `bits`: x2 = x^2, y2 = y^2, xy = x y; x = x2 - y2 + cr; y = 2 xy + ci.
     mpfr_t mx, my, mx2, my2, mxy, mcr, mci;
