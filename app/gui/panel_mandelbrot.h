@@ -167,6 +167,12 @@ class MandelbrotPanel final : public Panel {
     double log2_size = 0, log2_domain = 0, orientation = 0;
     uint32_t period = 0;
   } found_;
+  // The last Misiurewicz point found (guarded by mutex_ as found_), drawn as a marker.
+  struct FoundMisiurewicz {
+    bool valid = false;
+    std::string re, im;
+    int preperiod = 0, period = 0;
+  } found_misiurewicz_;
   // The animated zoom: the views still to show (coarse), the last one the target (full render).
   std::vector<View> anim_;
   size_t anim_pos_ = 0;
@@ -178,6 +184,13 @@ class MandelbrotPanel final : public Panel {
   double hover_since_ = 0;
   bool hover_started_ = false;
   std::string hover_text_;  // guarded by mutex_
+  // The last search's answer at its pixel, drawn there while the pointer stays (guarded by mutex_).
+  struct HoverFound {
+    bool valid = false, found = false;
+    int px = -1, py = -1;
+    uint32_t period = 0;
+    float radius_pixels = 0;
+  } hover_found_;
   // The image menu's pixel, and when the right button went down.
   int menu_px_ = 0, menu_py_ = 0;
   bool menu_pending_ = false;

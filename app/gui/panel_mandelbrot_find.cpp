@@ -141,6 +141,13 @@ void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
       found_.orientation = f.nucleus.orientation;
       found_.period = f.nucleus.period;
     }
+    if (f.ok && kind == FindKind::kMisiurewicz) {
+      found_misiurewicz_.valid = true;
+      found_misiurewicz_.re = f.misiurewicz.re;
+      found_misiurewicz_.im = f.misiurewicz.im;
+      found_misiurewicz_.preperiod = f.misiurewicz.preperiod;
+      found_misiurewicz_.period = f.misiurewicz.period;
+    }
     if (f.ok && kind != FindKind::kPeriod) {
       find_view_ = f.view;
       find_ready_ = true;

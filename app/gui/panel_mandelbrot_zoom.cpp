@@ -1,7 +1,8 @@
 // The Mandelbrot panel's animated zoom to a found feature (coarse views interpolated in log zoom
 // and screen place by mandel::zoom_path, then the target in full), the period under the resting
-// mouse (the ball method on a background job), the last found minibrot's overlay (its atom domain
-// and its size drawn on the image), and auto iterations (kernels/mandelbrot/auto_iter.h).
+// mouse (the ball method on a background job, its answer drawn at the pointer), the overlay (the
+// last minibrot's atom domain and size, the last Misiurewicz point), and auto iterations
+// (kernels/mandelbrot/auto_iter.h).
 #include <imgui.h>
 
 #include <algorithm>
@@ -65,6 +66,10 @@ void MandelbrotPanel::hover_period(bool hovered, int px, int py) {
   const double now = ImGui::GetTime();
   if (!hovered || px != hover_px_ || py != hover_py_) {
     if (hover_job_.running()) hover_job_.cancel();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      hover_found_.valid = false;  // the answer belonged to the pixel the pointer left
+    }
     hover_px_ = hovered ? px : -1;
     hover_py_ = hovered ? py : -1;
     hover_since_ = now;
@@ -91,21 +96,33 @@ void MandelbrotPanel::hover_period(bool hovered, int px, int py) {
                     static_cast<unsigned long long>(v.max_iter));
     std::lock_guard<std::mutex> lock(mutex_);
     hover_text_ = line;
+    hover_found_.valid = true;
+    hover_found_.found = f.ok;
+    hover_found_.px = o.px;
+    hover_found_.py = o.py;
+    hover_found_.period = f.ok ? f.period.period : 0;
+    hover_found_.radius_pixels = static_cast<float>(o.radius_pixels);
   });
 }
 
-// The last minibrot found, on the image: its atom domain (circle of radius domain_size) and its
-// size (circle of diameter 1.5 |size|, the cardioid's extent, with a tick towards arg(size)), each
-// only when it is more than a few pixels and less than ~100 images across.
+// What the finder found, on the image (none while a zoom animates):
+// - the last minibrot: its atom domain (circle of radius domain_size) and its size (circle of
+//   diameter 1.5 |size|, the cardioid's extent, with a tick towards arg(size)), each only when it
+//   is more than a few pixels and less than ~100 images across, and its period;
+// - the last Misiurewicz point: a magenta diamond and "M preperiod,period", wherever it is in view;
+// - the period under the resting mouse: the ball (at least 6 pixels across) and its period, or
+//   "no period", at the pointer, until the pointer moves.
 void MandelbrotPanel::draw_overlay(ImVec2 origin, ImVec2 size) {
   FoundMinibrot m;
+  FoundMisiurewicz mz;
+  HoverFound h;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     m = found_;
+    mz = found_misiurewicz_;
+    h = hover_found_;
   }
-  if (!m.valid || animating_) return;
-  double x = 0, y = 0;
-  if (!mandel::pixel_of(view_, m.re, m.im, &x, &y)) return;
+  if (animating_ || (!m.valid && !mz.valid && !h.valid)) return;
   mandel::Geometry g;
   try {
     g = mandel::geometry(view_);
@@ -113,25 +130,58 @@ void MandelbrotPanel::draw_overlay(ImVec2 origin, ImVec2 size) {
     return;
   }
   const float sx = size.x / static_cast<float>(view_.width), sy = size.y / static_cast<float>(view_.height);
-  const ImVec2 c(origin.x + static_cast<float>(x) * sx, origin.y + static_cast<float>(y) * sy);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
-  const double limit = 100.0 * std::max(view_.width, view_.height);
-  const double domain_px = std::exp2(m.log2_domain - g.log2_step);
-  if (domain_px > 4 && domain_px < limit) {
-    dl->AddCircle(c, static_cast<float>(domain_px) * sx, IM_COL32(255, 220, 60, 230), 0, 2.0f);
+  // A label on a dark box, legible over any colouring.
+  const auto label = [&](ImVec2 at, ImU32 colour, const char* text) {
+    const ImVec2 t = ImGui::CalcTextSize(text);
+    dl->AddRectFilled(ImVec2(at.x - 2, at.y - 1), ImVec2(at.x + t.x + 2, at.y + t.y + 1),
+                      IM_COL32(0, 0, 0, 160));
+    dl->AddText(at, colour, text);
+  };
+  double x = 0, y = 0;
+  if (m.valid && mandel::pixel_of(view_, m.re, m.im, &x, &y)) {
+    const ImVec2 c(origin.x + static_cast<float>(x) * sx, origin.y + static_cast<float>(y) * sy);
+    const double limit = 100.0 * std::max(view_.width, view_.height);
+    const double domain_px = std::exp2(m.log2_domain - g.log2_step);
+    if (domain_px > 4 && domain_px < limit) {
+      dl->AddCircle(c, static_cast<float>(domain_px) * sx, IM_COL32(255, 220, 60, 230), 0, 2.0f);
+    }
+    const double size_px = 0.75 * std::exp2(m.log2_size - g.log2_step);
+    if (size_px > 4 && size_px < limit) {
+      dl->AddCircle(c, static_cast<float>(size_px) * sx, IM_COL32(80, 255, 255, 230), 0, 2.0f);
+      const ImVec2 tip(c.x + static_cast<float>(size_px * std::cos(m.orientation)) * sx,
+                       c.y - static_cast<float>(size_px * std::sin(m.orientation)) * sy);
+      dl->AddLine(c, tip, IM_COL32(80, 255, 255, 230), 2.0f);
+    }
+    if (domain_px > 4 || size_px > 4) {
+      char text[48];
+      std::snprintf(text, sizeof text, "period %u", m.period);
+      dl->AddText(ImVec2(c.x + 4, c.y + 4), IM_COL32(255, 255, 255, 230), text);
+    }
   }
-  const double size_px = 0.75 * std::exp2(m.log2_size - g.log2_step);
-  if (size_px > 4 && size_px < limit) {
-    dl->AddCircle(c, static_cast<float>(size_px) * sx, IM_COL32(80, 255, 255, 230), 0, 2.0f);
-    const ImVec2 tip(c.x + static_cast<float>(size_px * std::cos(m.orientation)) * sx,
-                     c.y - static_cast<float>(size_px * std::sin(m.orientation)) * sy);
-    dl->AddLine(c, tip, IM_COL32(80, 255, 255, 230), 2.0f);
+  if (mz.valid && mandel::pixel_of(view_, mz.re, mz.im, &x, &y) && x >= 0 && y >= 0 && x <= view_.width &&
+      y <= view_.height) {
+    const ImVec2 c(origin.x + static_cast<float>(x) * sx, origin.y + static_cast<float>(y) * sy);
+    const float r = 7.0f;
+    const ImU32 magenta = IM_COL32(255, 70, 255, 240);
+    dl->AddQuad(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r), ImVec2(c.x - r, c.y),
+                magenta, 2.0f);
+    char text[48];
+    std::snprintf(text, sizeof text, "M %d,%d", mz.preperiod, mz.period);
+    label(ImVec2(c.x + r + 3, c.y - r - 14), magenta, text);
   }
-  if (domain_px > 4 || size_px > 4) {
-    char label[48];
-    std::snprintf(label, sizeof label, "period %u", m.period);
-    dl->AddText(ImVec2(c.x + 4, c.y + 4), IM_COL32(255, 255, 255, 230), label);
+  if (h.valid && h.px == hover_px_ && h.py == hover_py_) {
+    const ImVec2 c(origin.x + (static_cast<float>(h.px) + 0.5f) * sx,
+                   origin.y + (static_cast<float>(h.py) + 0.5f) * sy);
+    const float r = std::max(3.0f, h.radius_pixels * sx);
+    dl->AddCircle(c, r, IM_COL32(255, 255, 255, 230), 0, 1.5f);
+    char text[48];
+    if (h.found)
+      std::snprintf(text, sizeof text, "period %u", h.period);
+    else
+      std::snprintf(text, sizeof text, "no period");
+    label(ImVec2(c.x + r + 6, c.y + r + 4), IM_COL32(255, 255, 255, 240), text);
   }
   dl->PopClipRect();
 }

@@ -7,6 +7,7 @@
 #include <stb_image.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -444,6 +445,125 @@ TEST_F(ScriptSession, ImageMenuZoomsToTheMinibrotAndTheOverlayShowsIt) {
   EXPECT_LT(domain_in, 0.2);
   EXPECT_GT(size_on, 0.7);
   EXPECT_LT(size_in, 0.3);
+}
+
+// The pointer's window place from the script's log line for `move X Y` (the image's origin is
+// there less the image pixel); false where the log has no such line.
+bool pointer_window(const std::string& lg, int ix, int iy, int* ox, int* oy) {
+  const std::string key =
+      "pointer at image (" + std::to_string(ix) + ", " + std::to_string(iy) + "), window (";
+  const size_t k = lg.find(key);
+  return k != std::string::npos && std::sscanf(lg.c_str() + k + key.size(), "%d, %d", ox, oy) == 2;
+}
+
+// Pixels of a screenshot's box [x0, x1) x [y0, y1) within `tol` of the colour in each channel.
+int count_near(const Png& shot, int x0, int y0, int x1, int y1, int R, int G, int B, int tol) {
+  int n = 0;
+  for (int y = std::max(0, y0); y < std::min(shot.h, y1); ++y)
+    for (int x = std::max(0, x0); x < std::min(shot.w, x1); ++x) {
+      const unsigned char* p = &shot.rgb[3 * (static_cast<size_t>(y) * shot.w + x)];
+      n += std::abs(p[0] - R) < tol && std::abs(p[1] - G) < tol && std::abs(p[2] - B) < tol;
+    }
+  return n;
+}
+
+// The period under the resting mouse is drawn at the pointer (its ball and "period 3" on a dark
+// box) and goes when the pointer moves: the label's box gains white text pixels against the same
+// view's screenshot with the pointer elsewhere.
+TEST_F(ScriptSession, PeriodUnderTheMouseIsDrawnAtThePointer) {
+  const std::string loc = dir_ + "/island.loc";
+  FILE* f = std::fopen(loc.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n", f);
+  std::fclose(f);
+  const char* script =
+      "wait-idle 60\n"
+      "move 300 300\n"
+      "wait 40\n"
+      "wait-idle\n"
+      "screenshot $D/hover.png\n"
+      "move 500 100\n"
+      "wait 3\n"
+      "screenshot $D/away.png\n"
+      "quit\n";
+  ASSERT_EQ(run_session(dir_, "hover", script, "--size 960x640 --location " + loc), 0) << log("hover");
+  int ox = 0, oy = 0;
+  ASSERT_TRUE(pointer_window(log("hover"), 300, 300, &ox, &oy)) << log("hover");
+  const Png hover = load(dir_ + "/hover.png"), away = load(dir_ + "/away.png");
+  ASSERT_GT(hover.w, 400);
+  // The label: from 4 + 6 pixels right of and 4 + 4 below the pointer, "period 3" in white.
+  const int x0 = ox + 8, y0 = oy + 6, x1 = ox + 90, y1 = oy + 28;
+  const int white_hover = count_near(hover, x0, y0, x1, y1, 255, 255, 255, 20);
+  const int white_away = count_near(away, x0, y0, x1, y1, 255, 255, 255, 20);
+  std::printf("label box: %d white pixels with the pointer resting, %d with it away\n", white_hover,
+              white_away);
+  EXPECT_GT(white_hover, white_away + 15);
+  EXPECT_NE(log("hover").find("screenshot written"), std::string::npos);
+}
+
+// Key M under the mouse near c = i finds the Misiurewicz point the library finds there (the same
+// call, misiurewicz_view, at the same pixel), zooms to it, and the overlay marks it with a magenta
+// diamond at its pixel.
+TEST_F(ScriptSession, MisiurewiczPointFoundIsMarkedOnTheImage) {
+  const std::string loc = dir_ + "/i.loc";
+  FILE* f = std::fopen(loc.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("re = 0\nim = 1\nzoom = 20\niterations = 1000\n", f);
+  std::fclose(f);
+  const char* script =
+      "wait-idle 60\n"
+      "png $D/before.png\n"
+      "key F12\n"
+      "wait-idle\n"
+      "move 300 300\n"
+      "key m\n"
+      "wait 3\n"
+      "wait-idle 60\n"
+      "png $D/point.png\n"
+      "key F12\n"
+      "wait-idle\n"
+      "move 20 20\n"
+      "wait 3\n"
+      "screenshot $D/marked.png\n"
+      "quit\n";
+  ASSERT_EQ(run_session(dir_, "mis", script, "--size 960x640 --location " + loc), 0) << log("mis");
+  const auto view_of = [](const ds::app::Location& l) {
+    View v;
+    v.re = l.re;
+    v.im = l.im;
+    v.zoom = l.zoom;
+    v.width = l.width.value_or(0);
+    v.height = l.height.value_or(0);
+    v.max_iter = l.iterations.value_or(0);
+    return v;
+  };
+  const View before = view_of(ds::app::read_location_file(dir_ + "/before.png"));
+  const View at = view_of(ds::app::read_location_file(dir_ + "/point.png"));
+  ASSERT_TRUE(before.width > 0 && at.width > 0);
+  ds::perturb::finder::FindOptions o;
+  o.at_pixel = true;
+  o.px = 300;
+  o.py = 300;
+  const ds::perturb::finder::FoundView want = ds::perturb::finder::misiurewicz_view(before, o);
+  ASSERT_TRUE(want.ok) << want.message;
+  // The same centre to far below a pixel (the animation's last view is the target, rounded again).
+  const double step = std::exp2(ds::mandel::geometry(at).log2_step);
+  EXPECT_NEAR(std::stod(at.re), std::stod(want.view.re), 1e-3 * step) << at.re << " " << want.view.re;
+  EXPECT_NEAR(std::stod(at.im), std::stod(want.view.im), 1e-3 * step) << at.im << " " << want.view.im;
+  double nx = 0, ny = 0;
+  ASSERT_TRUE(ds::mandel::pixel_of(at, want.misiurewicz.re, want.misiurewicz.im, &nx, &ny));
+  int ox = 0, oy = 0;
+  ASSERT_TRUE(pointer_window(log("mis"), 20, 20, &ox, &oy)) << log("mis");
+  const int cx = static_cast<int>(std::lround(ox - 20 + nx)),
+            cy = static_cast<int>(std::lround(oy - 20 + ny));
+  const Png shot = load(dir_ + "/marked.png");
+  ASSERT_GT(shot.w, 400);
+  const int on = count_near(shot, cx - 9, cy - 9, cx + 10, cy + 10, 255, 70, 255, 45);
+  const int off = count_near(shot, cx - 79, cy + 40, cx - 60, cy + 59, 255, 70, 255, 45);
+  std::printf("M %d,%d: %d magenta pixels within 9 of its pixel (%d, %d), %d in a box 60 pixels away\n",
+              want.misiurewicz.preperiod, want.misiurewicz.period, on, cx, cy, off);
+  EXPECT_GT(on, 20);
+  EXPECT_LT(off, 5);
 }
 
 TEST_F(ScriptSession, BadScriptIsRefusedBeforeTheWindowOpens) {
