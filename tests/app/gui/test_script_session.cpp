@@ -77,6 +77,26 @@ int run_session(const std::string& dir, const std::string& name, std::string scr
   return run(cmd);
 }
 
+// Writes `text` to `path` whole; false where it cannot.
+bool write_text(const std::string& path, const char* text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return false;
+  const bool ok = std::fputs(text, f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+// The view a PNG's embedded location names (its size and iterations included).
+View view_of(const ds::app::Location& l) {
+  View v;
+  v.re = l.re;
+  v.im = l.im;
+  v.zoom = l.zoom;
+  v.width = l.width.value_or(0);
+  v.height = l.height.value_or(0);
+  v.max_iter = l.iterations.value_or(0);
+  return v;
+}
+
 // The start view: the panel's default (re -0.5, im 0, zoom 1, 1000 iterations) at the image size.
 View start_view(int w, int h) {
   View v;
@@ -322,13 +342,7 @@ TEST_F(ScriptSession, KeyNGoesToTheMinibrotUnderTheMouse) {
   const ds::app::Location found = ds::app::read_location_file(dir_ + "/minibrot.png");
   const ds::app::Location back = ds::app::read_location_file(dir_ + "/back.png");
   ASSERT_TRUE(before.width && before.height && before.iterations);
-  ds::mandel::View v;
-  v.re = before.re;
-  v.im = before.im;
-  v.zoom = before.zoom;
-  v.width = *before.width;
-  v.height = *before.height;
-  v.max_iter = *before.iterations;
+  const View v = view_of(before);
   ds::perturb::finder::FindOptions o;
   o.at_pixel = true;
   o.px = 100;
@@ -351,10 +365,7 @@ TEST_F(ScriptSession, KeyNGoesToTheMinibrotUnderTheMouse) {
 // names period 3.
 TEST_F(ScriptSession, ImageMenuZoomsToTheMinibrotAndTheOverlayShowsIt) {
   const std::string loc = dir_ + "/island.loc";
-  FILE* f = std::fopen(loc.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs("re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n", f);
-  std::fclose(f);
+  ASSERT_TRUE(write_text(loc, "re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n"));
   const char* script =
       "wait-idle 60\n"
       "move 300 300\n"
@@ -389,13 +400,7 @@ TEST_F(ScriptSession, ImageMenuZoomsToTheMinibrotAndTheOverlayShowsIt) {
   // the size's radii from the library; the image's place in the window from the script's log.
   const ds::app::Location out = ds::app::read_location_file(dir_ + "/out.png");
   ASSERT_TRUE(out.width && out.height && out.iterations);
-  View v;
-  v.re = out.re;
-  v.im = out.im;
-  v.zoom = out.zoom;
-  v.width = *out.width;
-  v.height = *out.height;
-  v.max_iter = *out.iterations;
+  const View v = view_of(out);
   double nx = 0, ny = 0;
   ASSERT_TRUE(ds::mandel::pixel_of(v, found.re, found.im, &nx, &ny));
   View at = v;
@@ -472,10 +477,7 @@ int count_near(const Png& shot, int x0, int y0, int x1, int y1, int R, int G, in
 // view's screenshot with the pointer elsewhere.
 TEST_F(ScriptSession, PeriodUnderTheMouseIsDrawnAtThePointer) {
   const std::string loc = dir_ + "/island.loc";
-  FILE* f = std::fopen(loc.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs("re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n", f);
-  std::fclose(f);
+  ASSERT_TRUE(write_text(loc, "re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n"));
   const char* script =
       "wait-idle 60\n"
       "move 300 300\n"
@@ -506,10 +508,7 @@ TEST_F(ScriptSession, PeriodUnderTheMouseIsDrawnAtThePointer) {
 // diamond at its pixel.
 TEST_F(ScriptSession, MisiurewiczPointFoundIsMarkedOnTheImage) {
   const std::string loc = dir_ + "/i.loc";
-  FILE* f = std::fopen(loc.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs("re = 0\nim = 1\nzoom = 20\niterations = 1000\n", f);
-  std::fclose(f);
+  ASSERT_TRUE(write_text(loc, "re = 0\nim = 1\nzoom = 20\niterations = 1000\n"));
   const char* script =
       "wait-idle 60\n"
       "png $D/before.png\n"
@@ -527,16 +526,6 @@ TEST_F(ScriptSession, MisiurewiczPointFoundIsMarkedOnTheImage) {
       "screenshot $D/marked.png\n"
       "quit\n";
   ASSERT_EQ(run_session(dir_, "mis", script, "--size 960x640 --location " + loc), 0) << log("mis");
-  const auto view_of = [](const ds::app::Location& l) {
-    View v;
-    v.re = l.re;
-    v.im = l.im;
-    v.zoom = l.zoom;
-    v.width = l.width.value_or(0);
-    v.height = l.height.value_or(0);
-    v.max_iter = l.iterations.value_or(0);
-    return v;
-  };
   const View before = view_of(ds::app::read_location_file(dir_ + "/before.png"));
   const View at = view_of(ds::app::read_location_file(dir_ + "/point.png"));
   ASSERT_TRUE(before.width > 0 && at.width > 0);
