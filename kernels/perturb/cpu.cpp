@@ -6,6 +6,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "kernels/core/backend.h"
 #include "kernels/core/cpu_parallel.h"
 #include "orbit_codec.h"
 #include "perturb.cuh"
@@ -148,6 +149,14 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->with_bla = with_bla;
   p->host_points = host_points;
   if (host_points) {
+    check_host_point_arrays(
+        len, 2 * sizeof(T), ref->point_bytes(), host_memory_bytes(),
+        kTier ? "the 106-bit tier's points (for the pixels the first pass could not decide)"
+              : "the render's points",
+        kTier ? "Render with --no-refine (those pixels are then left undecided and marked), or ask fewer "
+                "iterations (--iter)"
+              : "Render on a GPU with the memory (--backend cuda keeps them on the device, a slice of the "
+                "compressed orbit at a time), or ask fewer iterations (--iter)");
     p->zr.resize(len);
     p->zi.resize(len);
     fill_points<T>(*ref, 0, len, p->zr.data(), p->zi.data());

@@ -125,6 +125,13 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    ReferencePath path = ReferencePath::kAuto);
 // Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
 constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
+// A render's host arrays of a reference's points in its delta type (cpu.cpp: the CPU's pixels, and
+// the 106-bit tier's on either backend): `points` points of `bytes_each` bytes beside what the orbit
+// itself holds (orbit_bytes) must fit within three quarters of `machine` bytes, else ViewError (exit
+// 2) with the figures and what to do instead; `what` names the arrays ("the render's points").
+// machine 0 (unknown): no check.
+void check_host_point_arrays(uint64_t points, uint64_t bytes_each, uint64_t orbit_bytes, uint64_t machine,
+                             const std::string& what, const std::string& instead);
 
 // The reference for a view: the last one computed (kept in a one-entry cache) when it has enough
 // bits and iterations and its centre lies within the view's reach (|C - centre| at most twice the

@@ -91,6 +91,22 @@ std::string memory_message(uint64_t n, uint64_t max_iter, uint64_t budget, bool 
          ". Ask fewer iterations (--iter), or render on a machine with more memory";
 }
 
+}  // namespace
+
+void check_host_point_arrays(uint64_t points, uint64_t bytes_each, uint64_t orbit_bytes, uint64_t machine,
+                             const std::string& what, const std::string& instead) {
+  const double need = static_cast<double>(points) * static_cast<double>(bytes_each);
+  const double limit = static_cast<double>(machine) * 0.75;
+  if (machine == 0 || need + static_cast<double>(orbit_bytes) <= limit) return;
+  throw ViewError(what + " would take " + gib(need) + " of host memory (" + std::to_string(points) +
+                  " points, " + std::to_string(bytes_each) +
+                  " bytes each) beside the reference orbit's own " + gib(static_cast<double>(orbit_bytes)) +
+                  ": more than three quarters of this machine's " + gib(static_cast<double>(machine)) + ". " +
+                  instead);
+}
+
+namespace {
+
 // Where and how often a pass saves its state (compute_reference's checkpoint).
 struct Checkpointing {
   std::string path;  // "": none

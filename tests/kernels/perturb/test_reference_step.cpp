@@ -67,6 +67,30 @@ TEST(ReferenceStep, AutomaticChoiceSplitsOnlyLongMantissasWhereCoresExist) {
 
 }  // namespace
 
+// A render's host arrays of a reference's points (cpu.cpp, prepared) that would not fit the machine
+// are refused before they are made (ViewError, exit 2 in the CLI), with the figures and what to do
+// instead: 2e9 points of f64 deltas (16 bytes) beside a packed orbit of 3 GiB on an 8 GiB machine.
+// The same arrays fit a 64 GiB machine, and a machine of unknown memory (0) is not checked.
+TEST(ReferenceMemory, HostArraysPastTheMachineAreRefusedWithTheFigures) {
+  const uint64_t gib = uint64_t{1} << 30;
+  try {
+    perturb::check_host_point_arrays(2'000'000'000ULL, 16, 3 * gib, 8 * gib, "the render's points",
+                                     "Render on a GPU.");
+    ADD_FAILURE() << "32 GB of arrays fit an 8 GiB machine";
+  } catch (const mandel::ViewError& e) {
+    EXPECT_STREQ(e.what(),
+                 "the render's points would take 29.8 GiB of host memory (2000000000 points, 16 bytes each) "
+                 "beside the reference orbit's own 3 GiB: more than three quarters of this machine's 8 GiB. "
+                 "Render on a GPU.");
+  }
+  EXPECT_NO_THROW(perturb::check_host_point_arrays(2'000'000'000ULL, 16, 3 * gib, 64 * gib, "x", "y"));
+  // Three quarters is the line: 6 GiB of arrays and orbit together fit 8 GiB, a byte more does not.
+  EXPECT_NO_THROW(perturb::check_host_point_arrays(3 * gib / 16, 16, 3 * gib, 8 * gib, "x", "y"));
+  EXPECT_THROW(perturb::check_host_point_arrays(3 * gib / 16, 16, 3 * gib + 1, 8 * gib, "x", "y"),
+               mandel::ViewError);
+  EXPECT_NO_THROW(perturb::check_host_point_arrays(2'000'000'000ULL, 16, 3 * gib, 0, "x", "y"));
+}
+
 // A reference that would outgrow the memory it may use stops with ViewError (exit 2 in the CLI),
 // naming the iteration, the bytes it held and what the iterations asked could need. Inside the main
 // cardioid away from a nucleus the orbit neither escapes nor stops as periodic, so only the budget
