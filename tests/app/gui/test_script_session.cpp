@@ -474,14 +474,15 @@ int count_near(const Png& shot, int x0, int y0, int x1, int y1, int R, int G, in
 
 // The period under the resting mouse is drawn at the pointer (its ball and "period 3" on a dark
 // box) and goes when the pointer moves: the label's box gains white text pixels against the same
-// view's screenshot with the pointer elsewhere.
+// view's screenshot with the pointer elsewhere. (The search starts after 0.3 s of rest and is not
+// part of wait-idle: the script sleeps 2 s of wall time, whatever the frame rate.)
 TEST_F(ScriptSession, PeriodUnderTheMouseIsDrawnAtThePointer) {
   const std::string loc = dir_ + "/island.loc";
   ASSERT_TRUE(write_text(loc, "re = -1.75\nim = 0\nzoom = 12\niterations = 1000\n"));
   const char* script =
       "wait-idle 60\n"
       "move 300 300\n"
-      "wait 40\n"
+      "sleep 2\n"
       "wait-idle\n"
       "screenshot $D/hover.png\n"
       "move 500 100\n"
