@@ -1,7 +1,8 @@
 // CUDA backend of the perturbation engine: the reference orbit and BLA table copied to each device
 // once (kept per device), a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
-// blocks), launched in bands of about 0.25 s so the host reports progress and honours cancel; and
-// the 106-bit tier over a list of flagged pixels (floatexp2 deltas, no BLA).
+// blocks), launched in bands of about 0.25 s (never fewer rows than fill the device) so the host
+// reports progress and honours cancel; and the 106-bit tier over a list of flagged pixels
+// (floatexp2 deltas, no BLA).
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -129,6 +130,23 @@ void release_device_tables() {
   }
 }
 
+namespace {
+
+// The most pixels the device runs at once (its SMs times their thread slots; at least 8192). A
+// launch of fewer leaves SMs idle for as long as its slowest pixel runs, and each thread here is a
+// latency-bound chain of up to max_iter steps: where a few pixels run far longer than the rest (a
+// minibrot's neighbourhood at 64 p iterations), launches sized only by their measured rate shrink
+// to a few rows, each waiting for its own slowest pixel (KF 5e227's minibrot at 640x360: 100 s
+// in such bands against 3.9 s at 320x180 in one, docs/bench/finder.md).
+std::size_t device_pixels_at_once(int device) {
+  int sms = 0, per_sm = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  return std::max<std::size_t>(8192, static_cast<std::size_t>(sms) * per_sm);
+}
+
+}  // namespace
+
 namespace detail {
 
 template <class T>
@@ -159,7 +177,10 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
 
   CudaEvent start, stop;
   double kernel_seconds = 0;
-  int rows = opt.single_launch ? t.height : std::max(1, static_cast<int>(65536 / t.width));
+  // Bands of about 0.25 s (progress, cancel), never of fewer rows than fill the device at once.
+  const int min_rows = static_cast<int>(
+      std::min<std::size_t>(t.height, (device_pixels_at_once(opt.cuda_device) + t.width - 1) / t.width));
+  int rows = opt.single_launch ? t.height : min_rows;
   int row = 0;
   while (row < t.height) {
     if (opt.cancel && opt.cancel->load()) {
@@ -189,7 +210,7 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
     const double rows_per_second = (end - row) / std::max(ms * 1e-3, 1e-6);
     row = end;
     if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);
-    rows = std::max(1, static_cast<int>(std::min(rows_per_second * 0.25, 1e9)));
+    rows = std::max(min_rows, static_cast<int>(std::min(rows_per_second * 0.25, 1e9)));
   }
   if (!resident) {
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dc, pixels * sizeof(uint32_t), cudaMemcpyDeviceToHost));
@@ -232,13 +253,8 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(didx.p, pixels.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
   DeviceBuffer dskipped(sizeof(unsigned long long));
   DEEPSCOPE_CUDA_CHECK(cudaMemset(dskipped.p, 0, sizeof(unsigned long long)));
-  // Launches of as many pixels as the device holds resident at once (a launch of fewer leaves
-  // SMs idle for the whole of the longest pixel's orbit: each thread here is one latency-bound
-  // chain of up to max_iter steps); cancel is honoured between launches.
-  int sms = 0, per_sm = 0;
-  DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, opt.cuda_device));
-  DEEPSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, opt.cuda_device));
-  const std::size_t kChunk = std::max<std::size_t>(8192, static_cast<std::size_t>(sms) * per_sm);
+  // Launches of as many pixels as the device runs at once; cancel is honoured between launches.
+  const std::size_t kChunk = device_pixels_at_once(opt.cuda_device);
   constexpr int kThreads = kBlockX * kBlockY;
   for (std::size_t q0 = 0; q0 < n; q0 += kChunk) {
     if (opt.cancel && opt.cancel->load()) {
