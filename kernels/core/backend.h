@@ -22,6 +22,9 @@ Backend select_backend(Backend requested, std::string* note = nullptr);
 
 // Physical memory of this machine (sysconf), and of CUDA device `index` (0 without CUDA).
 uint64_t host_memory_bytes();
+// What a render may take of a machine's `host` bytes for its reference orbit and the arrays made
+// from it: three quarters (the rest for the image, the tables and everything else running).
+constexpr uint64_t usable_memory_bytes(uint64_t host) { return host / 4 * 3; }
 uint64_t device_memory_bytes(int index);
 
 }  // namespace ds

@@ -67,7 +67,7 @@ bool reference_too_large(uint64_t max_iter, std::string* why) {
   const uint64_t host = host_memory_bytes();
   if (host == 0) return false;
   const double need = static_cast<double>(max_iter) * static_cast<double>(perturb::kReferenceBytesPerPoint);
-  if (need <= static_cast<double>(host / 4 * 3)) return false;
+  if (need <= static_cast<double>(usable_memory_bytes(host))) return false;
   if (why) {
     char buf[240];
     std::snprintf(buf, sizeof buf,

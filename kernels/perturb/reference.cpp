@@ -96,7 +96,7 @@ std::string memory_message(uint64_t n, uint64_t max_iter, uint64_t budget, bool 
 void check_host_point_arrays(uint64_t points, uint64_t bytes_each, uint64_t orbit_bytes, uint64_t machine,
                              const std::string& what, const std::string& instead) {
   const double need = static_cast<double>(points) * static_cast<double>(bytes_each);
-  const double limit = static_cast<double>(machine) * 0.75;
+  const double limit = static_cast<double>(usable_memory_bytes(machine));
   if (machine == 0 || need + static_cast<double>(orbit_bytes) <= limit) return;
   throw ViewError(what + " would take " + gib(need) + " of host memory (" + std::to_string(points) +
                   " points, " + std::to_string(bytes_each) +
@@ -518,7 +518,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   const bool budget_is_machine = memory_budget == 0;
   if (budget_is_machine) {
     const uint64_t host = host_memory_bytes();
-    memory_budget = host ? host / 4 * 3 : UINT64_MAX;
+    memory_budget = host ? usable_memory_bytes(host) : UINT64_MAX;
   }
   auto ref = std::make_shared<Reference>();
   ref->re = re;
