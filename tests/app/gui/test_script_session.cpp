@@ -452,15 +452,6 @@ TEST_F(ScriptSession, ImageMenuZoomsToTheMinibrotAndTheOverlayShowsIt) {
   EXPECT_LT(size_in, 0.3);
 }
 
-// The pointer's window place from the script's log line for `move X Y` (the image's origin is
-// there less the image pixel); false where the log has no such line.
-bool pointer_window(const std::string& lg, int ix, int iy, int* ox, int* oy) {
-  const std::string key =
-      "pointer at image (" + std::to_string(ix) + ", " + std::to_string(iy) + "), window (";
-  const size_t k = lg.find(key);
-  return k != std::string::npos && std::sscanf(lg.c_str() + k + key.size(), "%d, %d", ox, oy) == 2;
-}
-
 // Pixels of a screenshot's box [x0, x1) x [y0, y1) within `tol` of the colour in each channel.
 int count_near(const Png& shot, int x0, int y0, int x1, int y1, int R, int G, int B, int tol) {
   int n = 0;
@@ -490,8 +481,9 @@ TEST_F(ScriptSession, PeriodUnderTheMouseIsDrawnAtThePointer) {
       "screenshot $D/away.png\n"
       "quit\n";
   ASSERT_EQ(run_session(dir_, "hover", script, "--size 960x640 --location " + loc), 0) << log("hover");
-  int ox = 0, oy = 0;
-  ASSERT_TRUE(pointer_window(log("hover"), 300, 300, &ox, &oy)) << log("hover");
+  double ix = 0, iy = 0, wx = 0, wy = 0;  // script line 2: move 300 300
+  ASSERT_TRUE(pointer_at(log("hover"), 2, &ix, &iy, &wx, &wy)) << log("hover");
+  const int ox = static_cast<int>(wx), oy = static_cast<int>(wy);
   const Png hover = load(dir_ + "/hover.png"), away = load(dir_ + "/away.png");
   ASSERT_GT(hover.w, 400);
   // The label: from 4 + 6 pixels right of and 4 + 4 below the pointer, "period 3" in white.
@@ -542,10 +534,10 @@ TEST_F(ScriptSession, MisiurewiczPointFoundIsMarkedOnTheImage) {
   EXPECT_NEAR(std::stod(at.im), std::stod(want.view.im), 1e-3 * step) << at.im << " " << want.view.im;
   double nx = 0, ny = 0;
   ASSERT_TRUE(ds::mandel::pixel_of(at, want.misiurewicz.re, want.misiurewicz.im, &nx, &ny));
-  int ox = 0, oy = 0;
-  ASSERT_TRUE(pointer_window(log("mis"), 20, 20, &ox, &oy)) << log("mis");
-  const int cx = static_cast<int>(std::lround(ox - 20 + nx)),
-            cy = static_cast<int>(std::lround(oy - 20 + ny));
+  double ix = 0, iy = 0, wx = 0, wy = 0;  // script line 12: move 20 20
+  ASSERT_TRUE(pointer_at(log("mis"), 12, &ix, &iy, &wx, &wy)) << log("mis");
+  const int cx = static_cast<int>(std::lround(wx - ix + nx)),
+            cy = static_cast<int>(std::lround(wy - iy + ny));
   const Png shot = load(dir_ + "/marked.png");
   ASSERT_GT(shot.w, 400);
   const int on = count_near(shot, cx - 9, cy - 9, cx + 10, cy + 10, 255, 70, 255, 45);
