@@ -60,29 +60,26 @@ int tab_rows(const Png& p) {
   return rows;
 }
 
-// Writes `script` (with $D replaced by `dir`) and runs the window on it under Xvfb; the program's
-// output goes to dir/NAME.log.
-int run_session(const std::string& dir, const std::string& name, std::string script,
-                const std::string& args) {
-  for (size_t k; (k = script.find("$D")) != std::string::npos;) script.replace(k, 2, dir);
-  const std::string file = dir + "/" + name + ".script";
-  FILE* f = std::fopen(file.c_str(), "w");
-  if (!f) return -1;
-  std::fputs(script.c_str(), f);
-  std::fclose(f);
-  // The CPU path even where a GPU is present: the CI test (the GPU path is tested apart).
-  const std::string cmd = std::string("CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " ") +
-                          DEEPSCOPE_EXE + " " + args + " --script " + file + " > " + dir + "/" + name +
-                          ".log 2>&1";
-  return run(cmd);
-}
-
 // Writes `text` to `path` whole; false where it cannot.
 bool write_text(const std::string& path, const char* text) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return false;
   const bool ok = std::fputs(text, f) >= 0;
   return std::fclose(f) == 0 && ok;
+}
+
+// Writes `script` (with $D replaced by `dir`) and runs the window on it under Xvfb; the program's
+// output goes to dir/NAME.log.
+int run_session(const std::string& dir, const std::string& name, std::string script,
+                const std::string& args) {
+  for (size_t k; (k = script.find("$D")) != std::string::npos;) script.replace(k, 2, dir);
+  const std::string file = dir + "/" + name + ".script";
+  if (!write_text(file, script.c_str())) return -1;
+  // The CPU path even where a GPU is present: the CI test (the GPU path is tested apart).
+  const std::string cmd = std::string("CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " ") +
+                          DEEPSCOPE_EXE + " " + args + " --script " + file + " > " + dir + "/" + name +
+                          ".log 2>&1";
+  return run(cmd);
 }
 
 // The view a PNG's embedded location names (its size and iterations included).
