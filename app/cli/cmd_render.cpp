@@ -168,8 +168,10 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     j.opt.delta = mandel::DeltaFormat::kF64;
   else if (delta == "floatexp")
     j.opt.delta = mandel::DeltaFormat::kFloatExp;
+  else if (delta == "f64-scaled")
+    j.opt.delta = mandel::DeltaFormat::kF64Scaled;
   else
-    throw cli::UsageError("--delta must be auto, f64 or floatexp, got \"" + delta + "\"");
+    throw cli::UsageError("--delta must be auto, f64, f64-scaled or floatexp, got \"" + delta + "\"");
   j.opt.interior = !a.flag("no-interior");
   j.opt.refine = !a.flag("no-refine");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));

@@ -27,7 +27,7 @@ Commands:
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
-                   [--delta auto|f64|floatexp] [--max-references N] [--no-interior] [--no-refine]
+                   [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine]
                    [--reference-cache DIR] [--reference-memory SIZE] [--reference auto|mpfr|gpu]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
                    [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]...
@@ -51,7 +51,8 @@ Commands:
         compressed without loss (about 2 bytes a point instead of 48); past all of it, exit 2.
         --reference: the reference orbit's arithmetic (auto: fixed point on the GPU from 32,768 bits
         where a device is, its error bounded like MPFR's; else MPFR; a failing GPU falls back to MPFR)
-        --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, then floatexp)
+        --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, f64 scaled by
+        2^500 to 2^-1400, then floatexp)
         --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels
         still iterate at the limit (docs/finder.md, "Auto iterations")
         --expmap renders KF's and Fraktaler-3's exponential map (docs/mandelbrot.md): columns are angles,

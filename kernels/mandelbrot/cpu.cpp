@@ -107,7 +107,9 @@ Method select_method(const Geometry& g, const RenderOptions& opt, uint64_t max_i
 
 std::string format_label(const RenderResult& r) {
   if (r.method != Method::kPerturb) return arith_name(r.arith);
-  return r.perturb.delta == DeltaFormat::kFloatExp ? "perturb/floatexp" : "perturb/f64";
+  return r.perturb.delta == DeltaFormat::kFloatExp    ? "perturb/floatexp"
+         : r.perturb.delta == DeltaFormat::kF64Scaled ? "perturb/f64-scaled"
+                                                      : "perturb/f64";
 }
 
 MemoryEstimate estimate_memory(const Tile& t, Backend backend, uint64_t max_iter, unsigned fields) {

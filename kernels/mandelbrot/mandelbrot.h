@@ -39,9 +39,11 @@ enum class GpuSchedule { kRefill, kTiles };
 // perturbation everywhere else (also beyond every direct format's zoom limit); a forced
 // RenderOptions::arith means direct.
 enum class Method { kAuto, kDirect, kPerturb };
-// The type of perturbation deltas: kAuto takes f64 while the pixel spacing is above 2^-900 and
-// floatexp beyond (arith/floatexp.h); the others force one (tests, benchmarks).
-enum class DeltaFormat { kAuto, kF64, kFloatExp };
+// The type of perturbation deltas: kAuto takes f64 while the pixel spacing is above 2^-900, f64
+// scaled by 2^kDeltaScaleLog2 (kernels/perturb/perturb.cuh) down to 2^-1400, and floatexp beyond
+// (arith/floatexp.h); the others force one (tests, benchmarks). kF64Scaled is last: chunk files
+// store the value.
+enum class DeltaFormat { kAuto, kF64, kFloatExp, kF64Scaled };
 
 // Which arithmetic computes a perturbation render's reference orbit (docs/perturbation.md,
 // "Reference on the GPU"): MPFR, or the fixed-point orbit (kernels/perturb/reference_fixed.h) on a

@@ -44,7 +44,7 @@ int level_sizes(uint64_t len, std::size_t (&sizes)[kMaxBlaLevels + 1]) {
 constexpr int kFirstBlaLevel = 2;
 
 template <class T>
-BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
+BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale) {
   // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
   // the 106-bit tier's table, rounded to T at the end.
   using U = std::conditional_t<std::is_same<T, FloatExp2>::value, FloatExp2, FloatExp>;
@@ -121,7 +121,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level) {
       // An entry whose coefficients leave double's range is never used (radius 0).
       const bool finite =
           std::isfinite(e.ar) && std::isfinite(e.ai) && std::isfinite(e.br) && std::isfinite(e.bi);
-      e.r = finite ? to_double(f.r) : 0.0;
+      e.r = finite ? to_double(mul_pow2(f.r, scale)) : 0.0;
     });
   }
   return t;
@@ -141,8 +141,8 @@ int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
   return best;
 }
 
-template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int);
-template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int);
-template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int);
+template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int);
+template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int);
+template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int);
 
 }  // namespace ds::perturb

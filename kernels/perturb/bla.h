@@ -50,11 +50,13 @@ struct BlaTable {
 
 struct Reference;
 // Builds the table for `ref` (T = double or FloatExp: eps 2^-53, from the 53-bit points; T = FloatExp2:
-// eps 2^-106, from the 106-bit points zr + zr_lo) for images whose |dc| stay below dcmax.
+// eps 2^-106, from the 106-bit points zr + zr_lo) for images whose |dc| stay below dcmax. scale
+// (T = double only): the radii times 2^scale, for deltas held that way (perturb.cuh, scaled
+// binary64; A and B are ratios of lengths and do not change).
 // first_level: the lowest level kept (at least 2); a higher one leaves the levels below it empty
 // (the kernel steps past them) and bounds the table to about N / 2^(first_level - 1) entries.
 template <class T>
-BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level = 2);
+BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level = 2, int scale = 0);
 // The lowest first_level whose table for an orbit of `len` points takes at most `bytes` with
 // entries of `entry` bytes (kMaxBlaLevels + 1 where none fits).
 int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes);

@@ -67,6 +67,7 @@ struct Prepared {
   uint64_t id = 0;  // unique per table (the CUDA backend keeps the last one on the device)
   bool with_bla = false;
   bool host_points = true;  // zr, zi filled (false: a CUDA render fills the device's arrays itself)
+  int scale = 0;            // T = double: the points and radii times 2^scale (DeltaFormat::kF64Scaled)
   std::vector<T> zr, zi;
   BlaTable<T> bla;
 };
@@ -96,10 +97,10 @@ constexpr std::size_t kMaxTierBlaBytes = std::size_t{1} << 31;
 // point at level 2), on the host and on the device.
 constexpr std::size_t kMaxBlaBytes = std::size_t{1} << 32;
 
-// Points [first, first + n) of ref in the delta type T (106 bits for T = FloatExp2), on all cores,
-// a packed orbit's chunk (kOrbitChunk points) at a time.
+// Points [first, first + n) of ref in the delta type T (106 bits for T = FloatExp2; times 2^scale
+// for scaled binary64), on all cores, a packed orbit's chunk (kOrbitChunk points) at a time.
 template <class T>
-void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi) {
+void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi, int scale = 0) {
   parallel_for(static_cast<std::size_t>(n), static_cast<std::size_t>(kOrbitChunk),
                [&](std::size_t a, std::size_t b) {
                  for (std::size_t i = a; i < b; ++i) {
@@ -108,8 +109,8 @@ void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi)
                      zr[i] = ref.re106(k);
                      zi[i] = ref.im106(k);
                    } else {
-                     zr[i] = from_fe<T>(ref.re53(k));
-                     zi[i] = from_fe<T>(ref.im53(k));
+                     zr[i] = from_fe<T>(mul_pow2(ref.re53(k), scale));
+                     zi[i] = from_fe<T>(mul_pow2(ref.im53(k), scale));
                    }
                  }
                });
@@ -117,7 +118,7 @@ void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi)
 
 template <class T>
 std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
-                                            bool with_bla, bool host_points = true) {
+                                            bool with_bla, bool host_points = true, int scale = 0) {
   static std::mutex mu;
   static std::shared_ptr<const Prepared<T>> last;
   // A table built for a larger dcmax is valid (its radii are smaller): the table is built for dcmax
@@ -139,7 +140,8 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   with_bla = with_bla && first_level <= kMaxBlaLevels;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (last && last->ref == ref && last->with_bla == with_bla && (last->host_points || !host_points) &&
+    if (last && last->ref == ref && last->with_bla == with_bla && last->scale == scale &&
+        (last->host_points || !host_points) &&
         (!with_bla || (last->bla.dcmax.e == dcmax.e && last->bla.dcmax.m == dcmax.m)))
       return last;
   }
@@ -148,6 +150,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->id = g_next_table_id++;
   p->with_bla = with_bla;
   p->host_points = host_points;
+  p->scale = scale;
   if (host_points) {
     check_host_point_arrays(
         len, 2 * sizeof(T), ref->point_bytes(), host_memory_bytes(),
@@ -159,9 +162,9 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
                 "compressed orbit at a time), or ask fewer iterations (--iter)");
     p->zr.resize(len);
     p->zi.resize(len);
-    fill_points<T>(*ref, 0, len, p->zr.data(), p->zi.data());
+    fill_points<T>(*ref, 0, len, p->zr.data(), p->zi.data(), scale);
   }
-  if (with_bla) p->bla = build_bla<T>(*ref, dcmax, first_level);
+  if (with_bla) p->bla = build_bla<T>(*ref, dcmax, first_level, scale);
   std::lock_guard<std::mutex> lock(mu);
   last = p;
   return p;
@@ -172,7 +175,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
 template <class T>
 PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOptions& opt, const Reference& ref,
                             const T* zr, const T* zi, const BlaTable<T>& bla, FloatExp off_re,
-                            FloatExp off_im, FloatExp hs, bool check_underflow) {
+                            FloatExp off_im, FloatExp hs, bool check_underflow, int scale = 0) {
   PerturbParams<T> p{};
   p.zr = zr;
   p.zi = zi;
@@ -180,10 +183,24 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.bla = bla.entries.data();
   for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
   p.bla_levels = bla.levels;
-  p.off_re = from_fe<T>(off_re);
-  p.off_im = from_fe<T>(off_im);
-  p.half_step = from_fe<T>(hs);
-  p.last_error = from_fe<T>(ref.last_error);
+  p.off_re = from_fe<T>(mul_pow2(off_re, scale));
+  p.off_im = from_fe<T>(mul_pow2(off_im, scale));
+  p.half_step = from_fe<T>(mul_pow2(hs, scale));
+  FloatExp last_error = ref.last_error;
+  if (scale != 0 && ref.length() > 0) {
+    // Scaled binary64: the last point (a periodic reference's, next to 0) may be below binary64's
+    // range even times 2^scale; what its rounding drops joins the error the pixels carry from it.
+    const uint64_t k = ref.length() - 1;
+    const FloatExp lr = ref.re53(k), li = ref.im53(k);
+    const FloatExp kr = mul_pow2(FloatExp(to_double(mul_pow2(lr, scale))), -scale);
+    const FloatExp ki = mul_pow2(FloatExp(to_double(mul_pow2(li, scale))), -scale);
+    last_error = last_error + abs(lr - kr) + abs(li - ki);
+  }
+  p.last_error = from_fe<T>(mul_pow2(last_error, scale));
+  if (scale != 0) {
+    p.down = to_double(FloatExp::make(1.0, -scale));
+    p.tr_floor = to_double(FloatExp::make(1.0, scale - 1000));
+  }
   for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
   image_axes_inverse(g.pixel_map, p.inv_map);
   p.stripe = stripe_spec(opt);
@@ -491,9 +508,11 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   res->perturb.secondary_references = references.load();
 }
 
+// scale: T = double only, kDeltaScaleLog2 for DeltaFormat::kF64Scaled (else 0).
 template <class T>
 void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                  const std::shared_ptr<const Reference>& ref_ptr, double progress_base, RenderResult* res) {
+                  const std::shared_ptr<const Reference>& ref_ptr, double progress_base, RenderResult* res,
+                  int scale = 0) {
   const Reference& ref = *ref_ptr;
   FloatExp off_re, off_im;
   centre_offset(ref, g, &off_re, &off_im);
@@ -503,13 +522,13 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const auto tb = Clock::now();
   // A packed orbit's points go to the device a slice at a time (PointFill), never whole to the host.
   const bool device_points = res->backend == Backend::kCuda && ref.packed;
-  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla, !device_points);
+  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla, !device_points, scale);
   res->perturb.bla_seconds = since(tb);
   res->perturb.bla_levels = prep->bla.levels;
   const auto params = [&] {
     return params_for(v, g, opt, ref, prep->host_points ? prep->zr.data() : nullptr,
                       prep->host_points ? prep->zi.data() : nullptr, prep->bla, off_re, off_im, hs,
-                      /*check_underflow=*/sizeof(T) == sizeof(double));
+                      /*check_underflow=*/sizeof(T) == sizeof(double), scale);
   };
   PerturbParams<T> p = params();
 
@@ -529,8 +548,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     RenderOptions o = opt;
     o.progress = progress;
     try {
-      const PointFill<T> fill = [&ref](uint64_t first, uint64_t n, T* zr, T* zi) {
-        fill_points<T>(ref, first, n, zr, zi);
+      const PointFill<T> fill = [&ref, scale](uint64_t first, uint64_t n, T* zr, T* zi) {
+        fill_points<T>(ref, first, n, zr, zi, scale);
       };
       res->kernel_seconds =
           detail::render_cuda<T>(p, prep->bla.entries.size(), prep->id, t, o, counts, smooth, counts_high,
@@ -546,7 +565,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
       res->backend = Backend::kCpu;
       on_gpu = false;
       if (!prep->host_points) {  // the CPU reads the points from host arrays
-        prep = prepared<T>(ref_ptr, dcmax, opt.bla, true);
+        prep = prepared<T>(ref_ptr, dcmax, opt.bla, true, scale);
         p = params();
       }
     }
@@ -681,6 +700,8 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   const double base = reused ? 0.0 : 0.3;
   if (delta == DeltaFormat::kF64)
     render_typed<double>(v, g, t, opt, ref, base, res);
+  else if (delta == DeltaFormat::kF64Scaled)
+    render_typed<double>(v, g, t, opt, ref, base, res, kDeltaScaleLog2);
   else
     render_typed<FloatExp>(v, g, t, opt, ref, base, res);
   res->seconds = since(t0);

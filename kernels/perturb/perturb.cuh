@@ -17,6 +17,13 @@
 // 2^-1000 (dc included) would lose bits to underflow; such a pixel is flagged (count 0) and
 // re-rendered on the host from a secondary reference with floatexp deltas. floatexp has no such
 // limit.
+// Scaled binary64 (docs/perturbation.md, "Scaled deltas"): with T = double and down = 2^-K < 1,
+// every length of the z-plane (Z, dz, dc, the BLA radii, the error estimate, g'' and J) is held
+// times 2^K, which carries views whose pixel spacing is below binary64's range (2^-900 to 2^-1400)
+// in binary64 arithmetic. The step's one product of two lengths takes the factor back:
+//   dz' <- ((2 Z' + dz') 2^-K) dz' + dc'
+// (a power of two, so each operation rounds as it would unscaled). Where the true 2 Z + dz falls
+// below 2^-1000 (an orbit that close to 0), that product would lose bits: the pixel is flagged.
 // Interior (docs/perturbation.md, "Interior"): the orbit's closest approaches to 0 give a
 // candidate period p (atom domains); from the last one, the derivative dz/dz carried along gives
 // the multiplier lambda of each window of p steps. Two windows in a row with |lambda| < 1/4 mean
@@ -45,7 +52,17 @@ DEEPSCOPE_HD double twice(double x) { return x + x; }
 DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
 DEEPSCOPE_HD FloatExp2 twice(FloatExp2 x) { return mul_pow2(x, 1); }
 // |x + iy| (the modulus), in T's range.
-DEEPSCOPE_HD double modulus(double x, double y) { return ::sqrt(x * x + y * y); }
+// For double, |x + iy| past the squares' range (coefficients of long BLA steps, above 2^512 with
+// scaled deltas) is taken from the larger part; elsewhere it is the plain formula, bit for bit.
+DEEPSCOPE_HD double modulus(double x, double y) {
+  const double m2 = x * x + y * y;
+  if (m2 < 1e300 && m2 > 1e-300) return ::sqrt(m2);
+  const double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
+  const double big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
+  if (big == 0.0 || !(big < INFINITY)) return big;
+  const double r = small / big;
+  return big * ::sqrt(1.0 + r * r);
+}
 DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
 DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + sqr(y)); }
 // sqrt(a^2 + b^2) for a, b >= 0: how independent errors add.
@@ -119,6 +136,8 @@ struct PerturbParams {
   int width, height;          // the whole image
   uint64_t max_iter;
   bool check_underflow;  // T = double
+  double down = 1.0;     // T = double: 2^-K for deltas scaled by 2^K (1: unscaled)
+  double tr_floor = 0.0;  // T = double, scaled: 2^(K - 1000), the least |2 Z' + dz'| kept (L1)
   bool interior;         // stop pixels proven inside the set
   bool error_bound;      // carry a bound on |computed z - exact z| and flag undecided escapes
 };
@@ -131,6 +150,27 @@ struct PerturbPixel {
   bool interior;  // proven inside the set (count = max_iter)
   FieldValues fields;  // perturb_pixel<T, true> only (kernels/mandelbrot/fields.cuh); zero unless escaped
 };
+
+// A length of the z-plane as the double it stands for (scaled binary64: times p.down).
+template <class T>
+DEEPSCOPE_HD double true_length(const PerturbParams<T>& p, T x) {
+  if constexpr (sizeof(T) == sizeof(double)) {
+    return as_double(x) * p.down;
+  } else {
+    (void)p;
+    return as_double(x);
+  }
+}
+// The same in the side type E (a scaled double back to its value; the others unchanged).
+template <class T, class E>
+DEEPSCOPE_HD E unscaled(const PerturbParams<T>& p, E x) {
+  if constexpr (sizeof(T) == sizeof(double)) {
+    return x * p.down;
+  } else {
+    (void)p;
+    return x;
+  }
+}
 
 template <class T>
 DEEPSCOPE_HD bool below_floor(T x, T y) {
@@ -206,8 +246,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   (void)inv;
   const T dcr = p.off_re + p.half_step * (p.map[0] * kx + p.map[1] * ky);
   const T dci = p.off_im + p.half_step * (p.map[2] * kx + p.map[3] * ky);
-  const double cr_d = p.ref_re_d + as_double(dcr);
-  const double ci_d = p.ref_im_d + as_double(dci);
+  const double cr_d = p.ref_re_d + true_length(p, dcr);
+  const double ci_d = p.ref_im_d + true_length(p, dci);
   const E step = aux(twice(p.half_step));  // s (fields only)
   Deriv<E> jd(step);                        // J_1 = s
   StripeAcc stripe;
@@ -221,7 +261,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     if constexpr (kFields != kNoFields)
       if (p.max_iter > 1) {
         if (kFields == kStripeFields && p.stripe.density) stripe.add(p.stripe, cr_d, ci_d, 1);
-        out.fields = finish_fields(cr_d, ci_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv,
+        out.fields = finish_fields(cr_d, ci_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d, ci_d, inv,
                                    kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
       }
     return out;
@@ -255,7 +295,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     }
     const T zr = p.zr[m] + dzr;
     const T zi = p.zi[m] + dzi;
-    const double zr_d = as_double(zr), zi_d = as_double(zi);
+    const double zr_d = true_length(p, zr), zi_d = true_length(p, zi);
     const double r2 = zr_d * zr_d + zi_d * zi_d;
     if constexpr (kFields == kStripeFields)
       if (p.stripe.density) {
@@ -268,7 +308,7 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
     // threshold (4 sigma of the estimate).
     if (p.error_bound) {
-      const double e = quad(as_double(err), kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m]))));
+      const double e = unscaled(p, quad(as_double(err), kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m])))));
       if (16.0 * e >= (r2 > 4.0 ? r2 - 4.0 : 4.0 - r2)) {
         return out;
       }
@@ -277,8 +317,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
       if constexpr (kFields != kNoFields)
-        out.fields = finish_fields(zr_d, zi_d, jd.real(), jd.imag(), step, cr_d, ci_d, inv,
-                                   kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
+        out.fields = finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step),
+                                   cr_d, ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
       return out;
     }
     if (p.interior) {
@@ -435,9 +475,10 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       }
       if (stepped) continue;
     }
-    if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'')
-      const E xr = aux(zr), xi = aux(zi);
-      const E sr = d1r * d1r - d1i * d1i, si = twice(d1r * d1i);
+    // z itself (scaled binary64: unscaled), for the derivatives.
+    const E xr = unscaled(p, aux(zr)), xi = unscaled(p, aux(zi));
+    if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'') (scaled: g'^2 2^-K)
+      const E sr = unscaled(p, d1r * d1r - d1i * d1i), si = unscaled(p, twice(d1r * d1i));
       const E t2 = twice(sr + (xr * d2r - xi * d2i));
       d2i = twice(si + (xr * d2i + xi * d2r));
       d2r = t2;
@@ -445,9 +486,17 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       d1i = twice(xr * d1i + xi * d1r);
       d1r = t1;
     }
-    if constexpr (kFields != kNoFields) jd.square_step(aux(zr), aux(zi), step);  // J <- 2 z J + s
-    const T tr = twice(p.zr[m]) + dzr;
-    const T ti = twice(p.zi[m]) + dzi;
+    if constexpr (kFields != kNoFields) jd.square_step(xr, xi, step);  // J <- 2 z J + s
+    T tr = twice(p.zr[m]) + dzr;
+    T ti = twice(p.zi[m]) + dzi;
+    if constexpr (sizeof(T) == sizeof(double)) {
+      if (p.down != 1.0) {  // scaled: 2 z back to its value, kept only where binary64 holds it
+        const T a = l1(tr, ti);
+        if (a < p.tr_floor && a != 0.0) return out;
+        tr = tr * p.down;
+        ti = ti * p.down;
+      }
+    }
     const T nr = (tr * dzr - ti * dzi) + dcr;
     const T ni = (tr * dzi + ti * dzr) + dci;
     if (p.error_bound) {
@@ -455,8 +504,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       // of 2 Z + dz, the complex product and the sum, and of Z itself (stored to T's bits). The
       // multiplier is the modulus, not the L1 norm: an overestimate by up to sqrt(2) a step would
       // compound over the orbit (r2 is exact enough unless z is tiny, where L1 costs nothing).
-      const E zl = r2 > 1e-290 ? E(::sqrt(r2)) : l1(aux(zr), aux(zi));
-      const E local = ((l1(aux(tr), aux(ti)) + l1(aux(p.zr[m]), aux(p.zi[m]))) * l1(aux(dzr), aux(dzi)) * 2.0 +
+      const E zl = r2 > 1e-290 ? E(::sqrt(r2)) : l1(xr, xi);
+      const E local = ((l1(aux(tr), aux(ti)) + unscaled(p, l1(aux(p.zr[m]), aux(p.zi[m])))) * l1(aux(dzr), aux(dzi)) * 2.0 +
                        l1(aux(nr), aux(ni))) *
                       kRoundoff;
       err = quad(twice(zl) * err, local);

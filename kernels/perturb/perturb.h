@@ -177,5 +177,10 @@ void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, i
 
 // The delta type a view gets under DeltaFormat::kAuto.
 DeltaFormat auto_delta(const Geometry& g);
+// DeltaFormat::kF64Scaled's lengths are binary64 times 2^kDeltaScaleLog2 (perturb.cuh): pixel
+// spacings of 2^-900 to 2^-1400 become 2^-400 to 2^-900, and the largest length a pixel holds
+// (|dz| < 8 before it escapes) 2^503, whose squares (the error estimate's sums in quadrature) stay
+// finite.
+constexpr int kDeltaScaleLog2 = 500;
 
 }  // namespace ds::perturb

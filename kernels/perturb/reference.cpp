@@ -54,7 +54,9 @@ FloatExp pixel_step(const Geometry& g) { return mul_pow2(FloatExp::from_string(g
 int reference_bits(const Geometry& g) { return std::max(64, static_cast<int>(std::ceil(-g.log2_step)) + 64); }
 
 DeltaFormat auto_delta(const Geometry& g) {
-  return g.log2_step > -900 ? DeltaFormat::kF64 : DeltaFormat::kFloatExp;
+  return g.log2_step > -900    ? DeltaFormat::kF64
+         : g.log2_step > -1400 ? DeltaFormat::kF64Scaled
+                               : DeltaFormat::kFloatExp;
 }
 
 namespace {

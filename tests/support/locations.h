@@ -54,4 +54,30 @@ inline mandel::View kfr_view(const std::string& name, int w, int h) {
   return v;
 }
 
+// A location file of ours (docs/mandelbrot.md: "key = value" lines, # comments) under tests/data as
+// a view of w x h pixels: re, im, zoom and iterations (files with an identity pixel map only).
+inline mandel::View loc_view(const std::string& rel, int w, int h) {
+  const std::string text = slurp(std::string(DEEPSCOPE_TEST_DATA) + "/" + rel);
+  std::map<std::string, std::string> kv;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t eq = line.find('=');
+    if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+    auto trim = [](std::string x) {
+      while (!x.empty() && (x.back() == '\r' || x.back() == ' ')) x.pop_back();
+      while (!x.empty() && x.front() == ' ') x.erase(0, 1);
+      return x;
+    };
+    kv[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
+  }
+  mandel::View v;
+  v.re = kv["re"];
+  v.im = kv["im"];
+  v.zoom = kv["zoom"];
+  v.max_iter = std::stoull(kv.count("iterations") ? kv["iterations"] : "1000");
+  v.width = w;
+  v.height = h;
+  return v;
+}
+
 }  // namespace ds::test

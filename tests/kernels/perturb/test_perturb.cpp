@@ -18,6 +18,7 @@
 
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/perturb/bla.h"
+#include "kernels/perturb/oracle.h"
 #include "kernels/perturb/perturb.h"
 #include "locations.h"
 #include "oracle.h"
@@ -203,22 +204,113 @@ TEST(Perturb, AgreesWithDirectLimbAt1e60) {
       make_view(deep_re().substr(0, 120), deep_im().substr(0, 120), "3e60", 3000, 64, 64));
 }
 
+// Pixel spacing 2^-1001: past binary64, so auto takes the scaled binary64 deltas; floatexp forced
+// gives the same picture.
 TEST(Perturb, AgreesWithMpfrAt1e300) {
   const View v = make_view(deep_re().substr(0, 400), deep_im().substr(0, 400), "2e300", 6000, 16, 16);
   std::vector<uint32_t> oc;
   std::vector<float> os;
   mpfr_render(v, 1200, &oc, &os);
-  const RenderResult p = perturb_cpu(v);
-  EXPECT_EQ(p.perturb.delta, DeltaFormat::kFloatExp);
-  const Agreement a = compare(p.counts, p.smooth, oc, os);
-  const auto mm = std::minmax_element(oc.begin(), oc.end());
-  std::cout << "1e300: counts " << *mm.first << ".." << *mm.second << ", equal on " << 100 * a.count_share
-            << "%, max smooth diff " << a.max_smooth << ", BLA skipped " << p.perturb.bla_skipped << " of "
-            << p.iterations << "\n";
-  EXPECT_GE(a.count_share, 0.999);
-  EXPECT_LE(a.max_smooth, kSmoothTol);
-  EXPECT_GT(p.perturb.bla_skipped, 0u);
-  EXPECT_GT(*mm.second, *mm.first);  // the view is not flat
+  for (DeltaFormat d : {DeltaFormat::kAuto, DeltaFormat::kFloatExp}) {
+    const RenderResult p = perturb_cpu(v, d);
+    EXPECT_EQ(p.perturb.delta, d == DeltaFormat::kAuto ? DeltaFormat::kF64Scaled : DeltaFormat::kFloatExp);
+    const Agreement a = compare(p.counts, p.smooth, oc, os);
+    const auto mm = std::minmax_element(oc.begin(), oc.end());
+    std::cout << "1e300 " << format_label(p) << ": counts " << *mm.first << ".." << *mm.second << ", equal on "
+              << 100 * a.count_share << "%, max smooth diff " << a.max_smooth << ", BLA skipped "
+              << p.perturb.bla_skipped << " of " << p.iterations << "\n";
+    EXPECT_GE(a.count_share, 0.999);
+    EXPECT_LE(a.max_smooth, kSmoothTol);
+    EXPECT_GT(p.perturb.bla_skipped, 0u);
+    EXPECT_GT(*mm.second, *mm.first);  // the view is not flat
+  }
+}
+
+// The scaled binary64 deltas (perturb.cuh) at both ends of the spacings auto gives them (2^-905.6
+// and 2^-1396.2, 16 pixels high) agree with MPFR and with floatexp, fields included; just past
+// their range auto takes floatexp.
+TEST(Perturb, ScaledDeltasAgreeWithMpfrAcrossTheirRange) {
+  for (const char* zoom : {"1e272", "5e419"}) {
+    SCOPED_TRACE(zoom);
+    const View v = make_view(deep_re().substr(0, 500), deep_im().substr(0, 500), zoom, 6000, 16, 16);
+    const int bits = static_cast<int>(std::ceil(geometry(v).log2_zoom + std::log2(v.height))) + 80;
+    std::vector<uint32_t> oc;
+    std::vector<float> os;
+    mpfr_render(v, bits, &oc, &os);
+    RenderOptions o;
+    o.backend = Backend::kCpu;
+    o.method = Method::kPerturb;
+    o.fields = kFieldDistance | kFieldPhase;
+    const RenderResult s = render(v, o);
+    o.delta = DeltaFormat::kFloatExp;
+    const RenderResult f = render(v, o);
+    EXPECT_EQ(s.perturb.delta, DeltaFormat::kF64Scaled);
+    const Agreement a = compare(s.counts, s.smooth, oc, os);
+    const auto mm = std::minmax_element(oc.begin(), oc.end());
+    std::cout << zoom << " " << format_label(s) << ": counts " << *mm.first << ".." << *mm.second
+              << ", equal to MPFR on " << 100 * a.count_share << "%, max smooth diff " << a.max_smooth
+              << ", flagged " << s.perturb.glitch_pixels << "\n";
+    EXPECT_GE(a.count_share, 0.999);
+    EXPECT_LE(a.max_smooth, kSmoothTol);
+    EXPECT_GT(*mm.second, *mm.first);
+    EXPECT_GT(s.perturb.bla_skipped, 0u);
+    EXPECT_EQ(s.counts, f.counts);
+    EXPECT_LE(s.perturb.glitch_pixels, f.perturb.glitch_pixels);  // nothing flagged that floatexp decides
+    EXPECT_EQ(s.perturb.bla_skipped, f.perturb.bla_skipped);
+    ASSERT_EQ(s.dex.size(), f.dex.size());
+    ASSERT_FALSE(s.dex.empty());
+    double worst = 0;
+    for (size_t k = 0; k < s.dex.size(); ++k) {
+      const double d = std::hypot(s.dex[k] - f.dex[k], s.dey[k] - f.dey[k]);
+      worst = std::max(worst, d / std::max(1e-30, std::hypot(static_cast<double>(f.dex[k]), f.dey[k])));
+      EXPECT_NEAR(s.phase[k], f.phase[k], 1e-5);
+    }
+    EXPECT_LE(worst, 1e-5);  // the distance estimate's vector, relative
+  }
+  View past = make_view(deep_re(), deep_im(), "1e421", 6000, 16, 16);
+  EXPECT_EQ(perturb::auto_delta(geometry(past)), DeltaFormat::kFloatExp);
+  past.zoom = "1e270";
+  EXPECT_EQ(perturb::auto_delta(geometry(past)), DeltaFormat::kF64);
+}
+
+// A minibrot past binary64's range at another program's location: rust-fractal's mitosis view,
+// its central minibrot (period 22,002, zoom 3.38e362) as our finder gave it (the file's header).
+// Its escaping pixels follow the minibrot's period about ten times, passing close to 0 each time.
+// The scaled binary64 deltas give floatexp's counts and agree with the MPFR oracle (certified and
+// confirmed one rung higher) on a 3 x 3 grid.
+TEST(Perturb, ScaledDeltasAgreeWithMpfrAtRustFractalsMitosisMinibrot) {
+  const View v = ds::test::loc_view("locations/rf-mitosis-minibrot.loc", 32, 18);
+  perturb::clear_reference_cache();
+  const RenderResult s = perturb_cpu(v);
+  const RenderResult f = perturb_cpu(v, DeltaFormat::kFloatExp);
+  ASSERT_EQ(s.perturb.delta, DeltaFormat::kF64Scaled);
+  EXPECT_TRUE(s.perturb.reference_periodic);
+  EXPECT_GT(s.perturb.interior_pixels, 0u);
+  size_t equal = 0;
+  for (size_t k = 0; k < s.counts.size(); ++k) {
+    equal += s.counts[k] == f.counts[k];
+    EXPECT_LE(std::abs(static_cast<int64_t>(s.counts[k]) - static_cast<int64_t>(f.counts[k])), 1) << k;
+  }
+  EXPECT_GE(equal, s.counts.size() * 99 / 100);
+  EXPECT_LE(s.perturb.glitch_pixels, f.perturb.glitch_pixels);
+  namespace orc = ds::perturb::oracle;
+  const orc::OracleGrid grid = orc::oracle_grid(geometry(v), v, 3, orc::OracleOptions{});
+  int trusted = 0, same = 0;
+  for (size_t q = 0; q < grid.pixels.size(); ++q) {
+    if (!grid.pixels[q].trusted()) continue;
+    ++trusted;
+    const uint64_t got = s.counts[static_cast<size_t>(grid.where[q].j) * v.width + grid.where[q].i];
+    same += got == grid.pixels[q].count;
+    EXPECT_LE(std::abs(static_cast<int64_t>(got) - static_cast<int64_t>(grid.pixels[q].count)), 1) << q;
+  }
+  const auto mm = std::minmax_element(s.counts.begin(), s.counts.end());
+  std::cout << "mitosis minibrot 32x18 " << format_label(s) << ": counts " << *mm.first << ".." << *mm.second
+            << ", equal to floatexp on " << equal << " of " << s.counts.size() << ", to MPFR on " << same << " of "
+            << trusted << " trusted (" << grid.seconds << " s); " << s.seconds << " s against floatexp's "
+            << f.seconds << " s\n";
+  EXPECT_GE(trusted, 7);
+  EXPECT_GE(same, trusted - 1);
+  EXPECT_GT(*mm.second, *mm.first);
 }
 
 // f64 deltas forced where they underflow: every pixel is flagged and re-rendered with floatexp2
@@ -463,7 +555,7 @@ TEST(Perturb, CancelAndProgress) {
 
 TEST(PerturbDevice, CudaMatchesCpu) {
   DEEPSCOPE_REQUIRE_GPU();
-  for (const char* zoom : {"1e60", "1e300", "1e1000"}) {
+  for (const char* zoom : {"1e60", "1e300", "1e330", "1e1000"}) {  // f64, f64-scaled (two), floatexp
     const View v = make_view(deep_re(), deep_im(), zoom, 20000, 96, 64);
     RenderOptions o;
     o.method = Method::kPerturb;
