@@ -52,9 +52,13 @@ DEEPSCOPE_HD double twice(double x) { return x + x; }
 DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
 DEEPSCOPE_HD FloatExp2 twice(FloatExp2 x) { return mul_pow2(x, 1); }
 // |x + iy| (the modulus), in T's range.
-// For double, |x + iy| past the squares' range (coefficients of long BLA steps, above 2^512 with
-// scaled deltas) is taken from the larger part; elsewhere it is the plain formula, bit for bit.
-DEEPSCOPE_HD double modulus(double x, double y) {
+DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
+DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + sqr(y)); }
+// |x + iy| for double, overflow- and underflow-safe: the plain formula where the squares' sum is
+// well inside binary64's range (bit for bit), else from the larger part (the error estimate's
+// terms go below 2^-512 after an orbit's close approaches to 0, and long BLA steps' coefficients
+// above 2^512 with scaled deltas: squares would flush them to 0 or infinity).
+DEEPSCOPE_HD double safe_hypot(double x, double y) {
   const double m2 = x * x + y * y;
   if (m2 < 1e300 && m2 > 1e-300) return ::sqrt(m2);
   const double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
@@ -63,10 +67,9 @@ DEEPSCOPE_HD double modulus(double x, double y) {
   const double r = small / big;
   return big * ::sqrt(1.0 + r * r);
 }
-DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
-DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + sqr(y)); }
+DEEPSCOPE_HD double modulus(double x, double y) { return safe_hypot(x, y); }
 // sqrt(a^2 + b^2) for a, b >= 0: how independent errors add.
-DEEPSCOPE_HD double quad(double a, double b) { return ::sqrt(a * a + b * b); }
+DEEPSCOPE_HD double quad(double a, double b) { return safe_hypot(a, b); }
 DEEPSCOPE_HD FloatExp quad(FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); }
 DEEPSCOPE_HD FloatExp2 quad(FloatExp2 a, FloatExp2 b) { return sqrt(sqr(a) + sqr(b)); }
 // A bound on |x + iy| >= its true value (the L1 norm): no squares, so no underflow in double.
