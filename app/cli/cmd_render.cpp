@@ -203,6 +203,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   if (j.verify.samples > 0 && j.frames > 1)
     throw cli::UsageError("--verify checks one image; verify the frames of a sequence one at a time");
   j.auto_iter = a.flag("auto-iter");
+  j.opt.prove_interior_always = j.auto_iter;  // auto iterations tell interior pixels from the limit
   if (j.auto_iter && (j.frames > 1 || j.tile_rows))
     throw cli::UsageError(
         "--auto-iter renders one image again with a raised limit: not with --frames or --tile-rows");

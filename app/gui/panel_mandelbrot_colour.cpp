@@ -132,6 +132,7 @@ mandel::RenderOptions MandelbrotPanel::engine_options() const {
   opt.fields = shader_ ? shader_->fields() : 0;
   opt.stripe_density = stripe_density_;
   opt.stripe_memory = stripe_memory_;
+  opt.prove_interior_always = auto_iter_;  // auto iterations tell interior pixels from the limit
   return opt;
 }
 

@@ -128,6 +128,9 @@ struct RenderOptions {
   DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
   bool bla = true;                         // perturbation only: false iterates every step
   bool interior = true;  // perturbation only: stop pixels proven inside the set (docs/perturbation.md)
+  // Prove every interior pixel the test can (auto iterations count them), also where the proof's
+  // steps without BLA cost more than finishing the orbit with BLA; false: only where cheaper.
+  bool prove_interior_always = false;
   // Perturbation only: secondary references a render may place in glitched blobs; pixels of the
   // blobs beyond them stay unresolved (PerturbInfo::glitch_unresolved).
   int max_secondary_references = 10000;

@@ -206,6 +206,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.stripe = stripe_spec(opt);
   p.exp_map = g.exp_map;
   p.interior = opt.interior;
+  p.prove_always = opt.prove_interior_always;
   p.error_bound = opt.error_bound;
   p.ref_re_d = to_double(ref.length() > 1 ? ref.re53(1) : FloatExp(0.0));  // Z_1 = C
   p.ref_im_d = to_double(ref.length() > 1 ? ref.im53(1) : FloatExp(0.0));

@@ -142,6 +142,7 @@ struct PerturbParams {
   double down = 1.0;     // T = double: 2^-K for deltas scaled by 2^K (1: unscaled)
   double tr_floor = 0.0;  // T = double, scaled: 2^(K - 1000), the least |2 Z' + dz'| kept (L1)
   bool interior;         // stop pixels proven inside the set
+  bool prove_always;     // run the proof's windows without BLA even where finishing costs less
   bool error_bound;      // carry a bound on |computed z - exact z| and flag undecided escapes
 };
 
@@ -371,7 +372,11 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
           // A composition with a BLA step does not count: BLA keeps g' (A is the step's slope)
           // but not g'', which the test needs (a false interior at rust-fractal's
           // all_seeing_eye). Where it would pass (|G'| < 1, and G(w) near w on the scale that
-          // G'' gives), the next 2 ck + 1 windows run without BLA instead, for two compositions.
+          // G'' gives), the next 2 ck + 1 windows run without BLA instead, for two compositions:
+          // where that is cheaper than the rest of the orbit, which the pixel's own share of
+          // plain steps so far estimates (at a minibrot's view with 64 periods of iterations
+          // a proof's plain steps cost several times what BLA leaves of the whole orbit; the
+          // count is max_iter either way, proven or not).
           if (!composed_bla && attracted(er, ei, zl, c1r, c1i, c2r, c2i)) {
             if (++hits >= 2) {
               out.count = p.max_iter;
@@ -383,7 +388,11 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
             tries = 0;
           } else if (composed_bla && lambda < 1.0 &&
                      as_double((l1(er, ei) + zl * 1e-15) * twice(l1(c2r, c2i))) <= (1.0 - lambda) * (1.0 - lambda)) {
-            if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod) exact_windows = 2 * ck + 1;
+            const double proof = static_cast<double>(2 * ck + 1) * static_cast<double>(period);
+            const double rest = static_cast<double>(p.max_iter - n) * static_cast<double>(n - out.skipped) /
+                                static_cast<double>(n);
+            if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod && (p.prove_always || proof < rest))
+              exact_windows = 2 * ck + 1;
             ck = 0;
           } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
             ck = 0;

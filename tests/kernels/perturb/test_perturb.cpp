@@ -285,7 +285,7 @@ TEST(Perturb, ScaledDeltasAgreeWithMpfrAtRustFractalsMitosisMinibrot) {
   const RenderResult f = perturb_cpu(v, DeltaFormat::kFloatExp);
   ASSERT_EQ(s.perturb.delta, DeltaFormat::kF64Scaled);
   EXPECT_TRUE(s.perturb.reference_periodic);
-  EXPECT_GT(s.perturb.interior_pixels, 0u);
+  EXPECT_GT(std::count(s.counts.begin(), s.counts.end(), static_cast<uint32_t>(v.max_iter)), 0);  // the minibrot
   size_t equal = 0;
   for (size_t k = 0; k < s.counts.size(); ++k) {
     equal += s.counts[k] == f.counts[k];
@@ -413,6 +413,10 @@ TEST(Perturb, InteriorPixelsStopEarlyAndAgreeWithMpfr) {
   o.backend = Backend::kCpu;
   o.method = Method::kPerturb;
   const RenderResult with = render(v, o);
+  o.prove_interior_always = true;
+  const RenderResult always = render(v, o);
+  EXPECT_EQ(always.counts, with.counts);
+  EXPECT_GE(always.perturb.interior_pixels, with.perturb.interior_pixels);
   o.interior = false;
   const RenderResult without = render(v, o);
   EXPECT_GT(with.perturb.interior_pixels, 0u);
@@ -430,12 +434,40 @@ TEST(Perturb, InteriorPixelsStopEarlyAndAgreeWithMpfr) {
     same += with.counts[k] == hi[k];
     inside += hi[k] == v.max_iter;
   }
-  std::cout << "minibrot 1e50: " << with.perturb.interior_pixels << " pixels proven interior, " << inside
+  std::cout << "minibrot 1e50: " << with.perturb.interior_pixels << " pixels proven interior ("
+            << always.perturb.interior_pixels << " with prove_interior_always), " << inside
             << " at max_iter in MPFR; " << with.seconds << " s against " << without.seconds
             << " s without the test; equal to MPFR on " << same << " of " << trusted << " trusted\n";
   EXPECT_GE(trusted, hi.size() * 9 / 10);
   EXPECT_EQ(same, trusted);
   EXPECT_GT(inside, 0u);
+}
+
+// The interior proof runs its windows without BLA. At a minibrot's view with 64 periods of
+// iterations (rust-fractal's mitosis minibrot, period 22,002) that costs more plain steps than
+// finishing every interior pixel's orbit with BLA, so by default it is skipped there: the same
+// counts, no pixel proven, far fewer plain steps. prove_interior_always (auto iterations) proves
+// them as before.
+TEST(Perturb, InteriorProofsRunOnlyWhereCheaperThanFinishingTheOrbit) {
+  const View v = ds::test::loc_view("locations/rf-mitosis-minibrot.loc", 32, 18);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  const RenderResult gated = render(v, o);
+  o.prove_interior_always = true;
+  const RenderResult always = render(v, o);
+  o.interior = false;
+  const RenderResult none = render(v, o);
+  EXPECT_EQ(gated.counts, always.counts);
+  EXPECT_EQ(gated.counts, none.counts);
+  EXPECT_EQ(gated.perturb.interior_pixels, 0u);
+  EXPECT_GT(always.perturb.interior_pixels, 0u);
+  const uint64_t plain_gated = gated.iterations - gated.perturb.bla_skipped;
+  const uint64_t plain_always = always.iterations - always.perturb.bla_skipped;
+  std::cout << "mitosis minibrot 32x18: plain steps " << plain_gated << " (proofs where cheaper), " << plain_always
+            << " (always: " << always.perturb.interior_pixels << " proven), "
+            << none.iterations - none.perturb.bla_skipped << " (no test)\n";
+  EXPECT_LT(plain_gated * 4, plain_always);
 }
 
 // The same minibrot at 10^8 iterations: every pixel that reaches max_iter must have been proven
