@@ -24,7 +24,7 @@ ShaderFrame frame_over(int w, int h, unsigned fields, const float* const field[c
 DisplayPath CanvasShading::draw(ColourShader& shader, const colour::Canvas& canvas, const colour::Canvas* preview,
                                 int rows_done, const colour::Colouring& c, unsigned texture) {
   const int w = canvas.width(), h = canvas.height();
-  const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  [[maybe_unused]] const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
   // The fields the shader reads that the canvas holds; the others stay absent (zeros).
   const unsigned fields = shader.fields() & canvas.fields();
   const bool cuda = canvas.backend() == Backend::kCuda;

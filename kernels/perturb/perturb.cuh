@@ -27,9 +27,9 @@
 // Interior (docs/perturbation.md, "Interior"): the orbit's closest approaches to 0 give a
 // candidate period p (atom domains); from the last one, the derivative dz/dz carried along gives
 // the multiplier lambda of each window of p steps. Two windows in a row with |lambda| < 1/4 mean
-// an attracting cycle (windows with a BLA step do not count: BLA does not carry g''): for p = 1 exactly (|z_n|, |z_n+1| < 1/8 force |c| < 1/4, inside M), for
-// p > 1 through the renormalised quadratic map of the minibrot. The pixel is inside: count
-// max_iter, and it stops there.
+// an attracting cycle (windows with a BLA step do not count: BLA does not carry g''): for p = 1 exactly
+// (|z_n|, |z_n+1| < 1/8 force |c| < 1/4, inside M), for p > 1 through the renormalised quadratic map of the
+// minibrot. The pixel is inside: count max_iter, and it stops there.
 #pragma once
 #include <cstdint>
 
@@ -265,8 +265,9 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     if constexpr (kFields != kNoFields)
       if (p.max_iter > 1) {
         if (kFields == kStripeFields && p.stripe.density) stripe.add(p.stripe, cr_d, ci_d, 1);
-        out.fields = finish_fields(cr_d, ci_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d, ci_d, inv,
-                                   kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
+        out.fields =
+            finish_fields(cr_d, ci_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
+                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
       }
     return out;
   }
@@ -312,7 +313,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
     // threshold (4 sigma of the estimate).
     if (p.error_bound) {
-      const double e = unscaled(p, quad(as_double(err), kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m])))));
+      const double e =
+          unscaled(p, quad(as_double(err), kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m])))));
       if (16.0 * e >= (r2 > 4.0 ? r2 - 4.0 : 4.0 - r2)) {
         return out;
       }
@@ -321,8 +323,9 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       out.count = n;
       out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
       if constexpr (kFields != kNoFields)
-        out.fields = finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step),
-                                   cr_d, ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
+        out.fields =
+            finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
+                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
       return out;
     }
     if (p.interior) {
@@ -391,7 +394,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
             const double proof = static_cast<double>(2 * ck + 1) * static_cast<double>(period);
             const double rest = static_cast<double>(p.max_iter - n) * static_cast<double>(n - out.skipped) /
                                 static_cast<double>(n);
-            if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod && (p.prove_always || proof < rest))
+            if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod &&
+                (p.prove_always || proof < rest))
               exact_windows = 2 * ck + 1;
             ck = 0;
           } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
@@ -517,7 +521,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       // multiplier is the modulus, not the L1 norm: an overestimate by up to sqrt(2) a step would
       // compound over the orbit (r2 is exact enough unless z is tiny, where L1 costs nothing).
       const E zl = r2 > 1e-290 ? E(::sqrt(r2)) : l1(xr, xi);
-      const E local = ((l1(aux(tr), aux(ti)) + unscaled(p, l1(aux(p.zr[m]), aux(p.zi[m])))) * l1(aux(dzr), aux(dzi)) * 2.0 +
+      const E local = ((l1(aux(tr), aux(ti)) + unscaled(p, l1(aux(p.zr[m]), aux(p.zi[m])))) *
+                           l1(aux(dzr), aux(dzi)) * 2.0 +
                        l1(aux(nr), aux(ni))) *
                       kRoundoff;
       err = quad(twice(zl) * err, local);

@@ -216,9 +216,9 @@ TEST(Perturb, AgreesWithMpfrAt1e300) {
     EXPECT_EQ(p.perturb.delta, d == DeltaFormat::kAuto ? DeltaFormat::kF64Scaled : DeltaFormat::kFloatExp);
     const Agreement a = compare(p.counts, p.smooth, oc, os);
     const auto mm = std::minmax_element(oc.begin(), oc.end());
-    std::cout << "1e300 " << format_label(p) << ": counts " << *mm.first << ".." << *mm.second << ", equal on "
-              << 100 * a.count_share << "%, max smooth diff " << a.max_smooth << ", BLA skipped "
-              << p.perturb.bla_skipped << " of " << p.iterations << "\n";
+    std::cout << "1e300 " << format_label(p) << ": counts " << *mm.first << ".." << *mm.second
+              << ", equal on " << 100 * a.count_share << "%, max smooth diff " << a.max_smooth
+              << ", BLA skipped " << p.perturb.bla_skipped << " of " << p.iterations << "\n";
     EXPECT_GE(a.count_share, 0.999);
     EXPECT_LE(a.max_smooth, kSmoothTol);
     EXPECT_GT(p.perturb.bla_skipped, 0u);
@@ -285,7 +285,8 @@ TEST(Perturb, ScaledDeltasAgreeWithMpfrAtRustFractalsMitosisMinibrot) {
   const RenderResult f = perturb_cpu(v, DeltaFormat::kFloatExp);
   ASSERT_EQ(s.perturb.delta, DeltaFormat::kF64Scaled);
   EXPECT_TRUE(s.perturb.reference_periodic);
-  EXPECT_GT(std::count(s.counts.begin(), s.counts.end(), static_cast<uint32_t>(v.max_iter)), 0);  // the minibrot
+  EXPECT_GT(std::count(s.counts.begin(), s.counts.end(), static_cast<uint32_t>(v.max_iter)),
+            0);  // the minibrot
   size_t equal = 0;
   for (size_t k = 0; k < s.counts.size(); ++k) {
     equal += s.counts[k] == f.counts[k];
@@ -305,9 +306,9 @@ TEST(Perturb, ScaledDeltasAgreeWithMpfrAtRustFractalsMitosisMinibrot) {
   }
   const auto mm = std::minmax_element(s.counts.begin(), s.counts.end());
   std::cout << "mitosis minibrot 32x18 " << format_label(s) << ": counts " << *mm.first << ".." << *mm.second
-            << ", equal to floatexp on " << equal << " of " << s.counts.size() << ", to MPFR on " << same << " of "
-            << trusted << " trusted (" << grid.seconds << " s); " << s.seconds << " s against floatexp's "
-            << f.seconds << " s\n";
+            << ", equal to floatexp on " << equal << " of " << s.counts.size() << ", to MPFR on " << same
+            << " of " << trusted << " trusted (" << grid.seconds << " s); " << s.seconds
+            << " s against floatexp's " << f.seconds << " s\n";
   EXPECT_GE(trusted, 7);
   EXPECT_GE(same, trusted - 1);
   EXPECT_GT(*mm.second, *mm.first);
@@ -464,8 +465,8 @@ TEST(Perturb, InteriorProofsRunOnlyWhereCheaperThanFinishingTheOrbit) {
   EXPECT_GT(always.perturb.interior_pixels, 0u);
   const uint64_t plain_gated = gated.iterations - gated.perturb.bla_skipped;
   const uint64_t plain_always = always.iterations - always.perturb.bla_skipped;
-  std::cout << "mitosis minibrot 32x18: plain steps " << plain_gated << " (proofs where cheaper), " << plain_always
-            << " (always: " << always.perturb.interior_pixels << " proven), "
+  std::cout << "mitosis minibrot 32x18: plain steps " << plain_gated << " (proofs where cheaper), "
+            << plain_always << " (always: " << always.perturb.interior_pixels << " proven), "
             << none.iterations - none.perturb.bla_skipped << " (no test)\n";
   EXPECT_LT(plain_gated * 4, plain_always);
 }
