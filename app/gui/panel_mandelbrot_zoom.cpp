@@ -155,9 +155,11 @@ void MandelbrotPanel::draw_overlay(ImVec2 origin, ImVec2 size) {
       dl->AddLine(c, tip, IM_COL32(80, 255, 255, 230), 2.0f);
     }
     if (domain_px > 4 || size_px > 4) {
+      // Above the nucleus: after "zoom to the minibrot" the pointer rests there, and the period
+      // under the pointer is labelled below it.
       char text[48];
       std::snprintf(text, sizeof text, "period %u", m.period);
-      dl->AddText(ImVec2(c.x + 4, c.y + 4), IM_COL32(255, 255, 255, 230), text);
+      label(ImVec2(c.x + 4, c.y - 4 - ImGui::GetTextLineHeight()), IM_COL32(255, 255, 255, 230), text);
     }
   }
   if (mz.valid && mandel::pixel_of(view_, mz.re, mz.im, &x, &y) && x >= 0 && y >= 0 && x <= view_.width &&
