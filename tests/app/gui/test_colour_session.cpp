@@ -107,9 +107,11 @@ TEST(ColourSession, KfpPaletteLoadsInTheWindow) {
   const std::string d = ds::test::make_tmpdir("colour-kfp");
   // Two colours, pure red and pure blue: every exterior pixel is a blend of the two (no green).
   write(d + "/rb.kfp", "Colors: 255,0,0,0,0,255,\nIterDiv: 0.05\nColorOffset: 0\nSmooth: 1\n");
-  write(d + "/s.script",
-        ("wait-idle 60\npalette " + d + "/rb.kfp\nwait-idle 60\nwait 3\nscreenshot " + d + "/kfp.png\nquit\n")
-            .c_str());
+  // The pointer moves just before the screenshot: the period under a resting pointer (a white
+  // label, drawn once its search ends, whenever that is) goes with the move.
+  write(d + "/s.script", ("wait-idle 60\npalette " + d + "/rb.kfp\nwait-idle 60\nwait 3\nmove 5 5\nscreenshot " + d +
+                          "/kfp.png\nquit\n")
+                             .c_str());
   ASSERT_EQ(run("CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE " --size 900x600 --script " +
                 d + "/s.script > " + d + "/log.txt 2>&1"),
             0)
