@@ -14,8 +14,10 @@ for f in .deps/*.deb; do dpkg-deb -x "$f" "$prefix"; done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDEEPSCOPE_GUI=OFF -DDEEPSCOPE_GLAD_DIR="$PWD/.deps/glad" \
   -DCMAKE_PREFIX_PATH="$prefix/usr" -DCMAKE_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu" \
-  -DCMAKE_INCLUDE_PATH="$prefix/usr/include" "$@"
-cmake --build "$build" -j "$(nproc)"
+  -DCMAKE_INCLUDE_PATH="$prefix/usr/include" -DDEEPSCOPE_LONG_TESTS=ON "$@"
+# targets="a b": only those (and what they need), e.g. the program and one test for a quick session.
+# shellcheck disable=SC2086
+cmake --build "$build" -j "$(nproc)" ${targets:+--target $targets}
 echo "export LD_LIBRARY_PATH=$LD_LIBRARY_PATH" > "$build/env.sh"
 # EGL: glvnd (unpacked above) finds NVIDIA's vendor library through its JSON file.
 for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do

@@ -92,6 +92,8 @@ run_san() {  # binary, gtest filter
   "$t/$1" --gtest_list_tests --gtest_filter="$2" 2> /dev/null | gtest_names "$1" >> "$raw/memcheck-ran.txt"
 }
 
+# The long oracle tests (DEEPSCOPE_REQUIRE_LONG) run here, not in CI's 2-core run.
+export DEEPSCOPE_LONG_TESTS=1
 if [ "$what" = tests ] || [ "$what" = both ]; then
   (cd build-gpu && ctest -j 8 --timeout 300 > "$stage/ctest.log" 2>&1); grep -E "tests passed|Failed|Timeout" "$stage/ctest.log" | tail -12
 fi

@@ -72,4 +72,9 @@ std::mt19937_64 seeded_rng(const std::string& what) {
 
 bool gpu_available() { return ds::cuda_device_count() > 0; }
 
+bool long_tests_enabled() {
+  const char* v = std::getenv("DEEPSCOPE_LONG_TESTS");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+
 }  // namespace ds::test
