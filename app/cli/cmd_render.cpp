@@ -83,7 +83,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   std::set<std::string> valued = {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
-      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "reference-memory", "reference", "exr", "aa",
+      "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "reference-memory", "reference", "reference-at", "exr", "aa",
       "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
@@ -184,6 +184,10 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     j.opt.reference_path = mandel::ReferencePath::kGpu;
   else
     throw cli::UsageError("--reference must be auto, mpfr or gpu, got \"" + reference + "\"");
+  const std::string at = a.get("reference-at", "auto");
+  if (at != "auto" && at != "centre" && at != "center")
+    throw cli::UsageError("--reference-at must be auto or centre, got \"" + at + "\"");
+  j.opt.reference_at_nucleus = at == "auto";
   j.opt.reference_memory = a.get_bytes("reference-memory", 0);
   if (a.has("reference-cache")) {
     j.opt.reference_cache = a.get("reference-cache", "");

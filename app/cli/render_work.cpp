@@ -129,7 +129,8 @@ class SharedReference {
     std::string cache;
     const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop, nullptr,
                                             &reused, deepest_->opt.reference_cache, &cache,
-                                            deepest_->opt.reference_path, deepest_->opt.reference_memory);
+                                            deepest_->opt.reference_path, deepest_->opt.reference_memory,
+                                            deepest_->opt.reference_at_nucleus);
     if (!ref) return false;
     ready_ = true;
     if (line) {

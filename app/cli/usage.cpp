@@ -29,6 +29,7 @@ Commands:
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine]
                    [--reference-cache DIR] [--reference-memory SIZE] [--reference auto|mpfr|gpu]
+                   [--reference-at auto|centre]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
                    [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]...
                    [--stripe-density D] [--stripe-memory M] [--quiet] --out FILE.png
@@ -51,6 +52,9 @@ Commands:
         compressed without loss (about 2 bytes a point instead of 48); past all of it, exit 2.
         --reference: the reference orbit's arithmetic (auto: fixed point on the GPU from 32,768 bits
         where a device is, its error bounded like MPFR's; else MPFR; a failing GPU falls back to MPFR)
+        --reference-at auto: at 1,048,576 iterations and more, the reference is the orbit of a minibrot's
+        nucleus in the view (ball method, Newton, proven by the orbit's own periodic stop), one period
+        long, where one is found within 4 half-diagonals; else the centre's (always with centre)
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, f64 scaled by
         2^500 to 2^-1400, then floatexp)
         --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels

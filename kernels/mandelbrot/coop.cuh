@@ -222,7 +222,9 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
     res = {p.max_iter, smooth_at_limit(p.max_iter)};
     done = true;
   }
+  uint32_t polls = 0;  // the same in every lane: the stop poll is warp-uniform
   while (!w.all(done)) {
+    if (w.any(p.stop.poll(polls))) return {0u, 0.0f};  // cancelled: the band is discarded
     sh[l.k] = x;
     sh[S + l.k] = y;
     w.sync();

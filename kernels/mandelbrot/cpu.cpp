@@ -66,7 +66,12 @@ uint64_t count_stripe_approximate(const std::vector<float>& stripe) {
 bool reference_too_large(uint64_t max_iter, std::string* why) {
   const uint64_t host = host_memory_bytes();
   if (host == 0) return false;
-  const double need = static_cast<double>(max_iter) * static_cast<double>(perturb::kReferenceBytesPerPoint);
+  // Past kPackFromPoints the orbit is kept compressed: about 1.5 to 2 bytes a point at real
+  // locations (docs/bench/perturbation.md); kPackedBytesEstimate allows twice that. An orbit that
+  // compresses worse is refused by the reference itself, early, with the figures (reference.cpp).
+  const double per_point = max_iter > perturb::kPackFromPoints ? perturb::kPackedBytesEstimate
+                                                                : static_cast<double>(perturb::kReferenceBytesPerPoint);
+  const double need = static_cast<double>(max_iter) * per_point;
   if (need <= static_cast<double>(usable_memory_bytes(host))) return false;
   if (why) {
     char buf[240];

@@ -7,6 +7,7 @@
 
 #include "kernels/core/cuda_check.h"
 #include "kernels/core/cuda_memory.cuh"
+#include "kernels/core/stop_flag.cuh"
 #include "mandelbrot.cuh"
 #include "mandelbrot.h"
 #include "coop.cuh"
@@ -138,7 +139,9 @@ template <class T>
 double render_typed(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
                     uint32_t* counts, float* smooth, uint32_t* counts_high, const FieldPtrs& host_fields,
                     bool* cancelled) {
-  const MandelParams<T> p = make_params<T>(g, v, opt);
+  MandelParams<T> p = make_params<T>(g, v, opt);
+  PinnedStopFlag stop_flag;  // raised while a band runs when opt.cancel is set: its pixels stop
+  p.stop = stop_flag.device();
   const bool wide = wide_counts(v.max_iter);
   const std::size_t pixels = static_cast<std::size_t>(t.width) * t.height;
   // Device-resident output (opt.device_counts) is written in place; otherwise scratch arrays are
@@ -167,10 +170,14 @@ double render_typed(const Geometry& g, const View& v, const Tile& t, const Rende
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
     launch_band(p, t, row, end, opt, dc, ds, dh, static_cast<unsigned long long*>(dcounter.p), fields);
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
-    DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
+    const bool stopped = stop_flag.wait_or_cancel(stop.e, opt.cancel);
     float ms = 0;
     DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
     kernel_seconds += ms * 1e-3;
+    if (stopped) {  // the band's pixels stopped part-way: nothing of it is kept
+      *cancelled = true;
+      return kernel_seconds;
+    }
     const double rows_per_second = (end - row) / std::max(ms * 1e-3, 1e-6);
     row = end;
     if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);

@@ -15,6 +15,7 @@
 #include "arith/hd.h"
 #include "arith/native.h"
 #include "counts.h"
+#include "kernels/core/stop_flag.h"
 #include "fields.cuh"
 #include "view.h"
 
@@ -30,6 +31,7 @@ struct MandelParams {
   uint64_t max_iter;
   double inv_map[4];               // image_axes_inverse of the identity (direct formats: square pixels only)
   StripeSpec stripe;               // the stripe average's (fields.cuh; density 0: not asked)
+  StopFlag stop;                   // polled every kStopPollSteps steps: raised, the pixel ends unfinished
 };
 
 // z <- z^2 + c unless |z|^2 > 4 (then returns true and leaves z). Generic form: three products
@@ -233,7 +235,10 @@ DEEPSCOPE_HD PixelResult mandel_pixel(const MandelParams<T>& p, int i, int j) {
   PixelState<T> s;
   PixelResult r;
   if (pixel_begin(p, i, j, s, &r)) return r;
-  pixel_run(p, s, p.max_iter);
+  // Slices of kStopPollSteps (the same orbit and counts as one run): a cancelled render's pixels
+  // stop within a slice, with count 0, which the caller discards.
+  while (!pixel_run(p, s, kStopPollSteps))
+    if (p.stop.requested()) return {0u, 0.0f};
   return pixel_end(p, s);
 }
 
@@ -257,7 +262,9 @@ DEEPSCOPE_HD PixelResult field_pixel(const MandelParams<T>& p, int i, int j, Fie
   T x = s.x, y = s.y;
   double jr = step, ji = 0.0;
   uint64_t n = s.n;
+  uint32_t polls = 0;
   for (; n < p.max_iter; ++n) {
+    if (p.stop.poll(polls)) return {0u, 0.0f};  // cancelled: discarded by the caller
     const double xd = to_double(x), yd = to_double(y);
     if (p.stripe.density) stripe.add(p.stripe, xd, yd, 1);  // z_n
     if (escape_or_step(x, y, s.cr, s.ci)) {
@@ -372,7 +379,9 @@ DEEPSCOPE_HD void refill_pixels(const W& w, const MandelParams<T>& p, int x0, in
   unsigned long long idx = 0;
   bool active = false;  // holds an unfinished pixel
   bool need = true;     // wants a pixel (false once the band is used up)
+  uint32_t polls = 0;   // rounds, the same in every lane: the stop poll below is warp-uniform
   for (;;) {
+    if ((++polls & 4095u) == 0 && w.any(p.stop.requested())) break;  // cancelled: the band is discarded
     const uint32_t mask = w.ballot(need);
     if (mask == 0 && !w.any(active)) break;
     if (mask != 0) {
@@ -426,6 +435,7 @@ MandelParams<T> make_params(const Geometry& g, const View& v, const RenderOption
   const double identity[4] = {1.0, 0.0, 0.0, 1.0};  // direct formats: square pixels only
   image_axes_inverse(identity, p.inv_map);
   p.stripe = stripe_spec(opt);
+  p.stop = host_stop(opt.cancel);  // the CUDA launcher puts its pinned flag here
   return p;
 }
 

@@ -136,6 +136,10 @@ struct RenderOptions {
   int max_secondary_references = 10000;
   std::string reference_cache;  // perturbation: a folder of reference files (reference_file.h); "" none
   ReferencePath reference_path = ReferencePath::kAuto;  // perturbation: the reference's arithmetic
+  // Perturbation: at kNucleusReferenceFromIter iterations and more, the reference may be the orbit
+  // of a proven nucleus in the view's reach, one period long (kernels/perturb/reference_nucleus.cpp);
+  // false: always the centre's orbit (`render --reference-at centre`).
+  bool reference_at_nucleus = true;
   // Perturbation: bytes the reference orbit may take (0: three quarters of this machine's memory).
   // Past an eighth of it (or 4,194,304 points) the orbit is kept compressed, about 2 bytes a point
   // (kernels/perturb/orbit_codec.h); past all of it the render stops with a ViewError.
@@ -228,7 +232,8 @@ uint64_t count_stripe_approximate(const std::vector<float>& stripe);
 // past three quarters of this machine's memory: reference_too_large).
 Method select_method(const Geometry& g, const RenderOptions& opt, uint64_t max_iter = 0);
 // Whether a reference orbit of max_iter points could outgrow three quarters of this machine's
-// memory (the reference's budget); *why says how much it would need.
+// memory (the reference's budget), compressed where it is that long (perturb::kPackedBytesEstimate
+// a point); *why says how much it would need.
 bool reference_too_large(uint64_t max_iter, std::string* why = nullptr);
 // "f64x2", or "perturb/f64", "perturb/floatexp": what a result was computed with (UI, files).
 std::string format_label(const RenderResult& r);

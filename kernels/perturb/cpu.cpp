@@ -208,6 +208,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.interior = opt.interior;
   p.prove_always = opt.prove_interior_always;
   p.error_bound = opt.error_bound;
+  p.stop = host_stop(opt.cancel);  // the CUDA launchers put their pinned flag here
   p.ref_re_d = to_double(ref.length() > 1 ? ref.re53(1) : FloatExp(0.0));  // Z_1 = C
   p.ref_im_d = to_double(ref.length() > 1 ? ref.im53(1) : FloatExp(0.0));
   p.width = v.width;
@@ -681,7 +682,8 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
   std::shared_ptr<const Reference> ref =
       reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache,
-                    &res->perturb.reference_cache, opt.reference_path, opt.reference_memory);
+                    &res->perturb.reference_cache, opt.reference_path, opt.reference_memory,
+                    opt.reference_at_nucleus);
   if (!ref) {
     res->cancelled = true;
     res->seconds = since(t0);

@@ -11,6 +11,7 @@
 
 #include "kernels/core/cuda_check.h"
 #include "kernels/core/cuda_memory.cuh"
+#include "kernels/core/stop_flag.cuh"
 #include "kernels/mandelbrot/fields_device.cuh"
 #include "perturb.cuh"
 #include "perturb.h"
@@ -174,6 +175,8 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   p.zr = tables->zr->as<T>();
   p.zi = tables->zi->as<T>();
   p.bla = tables->bla->as<BlaEntry<T>>();
+  PinnedStopFlag stop_flag;  // raised while a band runs when opt.cancel is set: its pixels stop
+  p.stop = stop_flag.device();
 
   CudaEvent start, stop;
   double kernel_seconds = 0;
@@ -203,10 +206,14 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
                                                     dstats.as<unsigned long long>(), fields);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     DEEPSCOPE_CUDA_CHECK(cudaEventRecord(stop.e));
-    DEEPSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.e));
+    const bool stopped = stop_flag.wait_or_cancel(stop.e, opt.cancel);
     float ms = 0;
     DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
     kernel_seconds += ms * 1e-3;
+    if (stopped) {  // the band's pixels stopped part-way: nothing of it is kept
+      *cancelled = true;
+      return kernel_seconds;
+    }
     const double rows_per_second = (end - row) / std::max(ms * 1e-3, 1e-6);
     row = end;
     if (opt.progress && row < t.height) opt.progress(static_cast<double>(row) / t.height);
@@ -247,6 +254,9 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
   p.zi = zi.as<T>();
   p.bla = bla_entries ? bla.as<BlaEntry<T>>() : nullptr;
   if (!bla_entries) p.bla_levels = 0;
+  PinnedStopFlag stop_flag;
+  p.stop = stop_flag.device();
+  CudaEvent done;
   const std::size_t n = pixels.size();
   DeviceBuffer didx(n * sizeof(uint32_t)), dcounts(n * sizeof(uint64_t)), dsmooth(n * sizeof(float));
   DeviceBuffer dfields(fields ? n * sizeof(FieldValues) : 0);
@@ -272,7 +282,11 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
           p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
           dsmooth.as<float>() + q0, nullptr, dskipped.as<unsigned long long>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(done.e));
+    if (stop_flag.wait_or_cancel(done.e, opt.cancel)) {
+      *cancelled = true;
+      return;
+    }
   }
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(counts, dcounts.p, n * sizeof(uint64_t), cudaMemcpyDeviceToHost));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, n * sizeof(float), cudaMemcpyDeviceToHost));

@@ -19,6 +19,12 @@ using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 struct CompressedOrbit;  // orbit_codec.h
 // Orbits of this many points and more are kept compressed (Reference::packed): 201 MB uncompressed.
 constexpr uint64_t kPackFromPoints = uint64_t{1} << 22;
+// From this many points on (compressed by then), a reference whose max_iter points would not fit
+// the memory budget at the compression reached so far is refused (reference.cpp).
+constexpr uint64_t kProjectFromPoints = uint64_t{1} << 23;
+// Bytes a point of a compressed orbit, as estimated before it is computed (about twice what real
+// locations reach): where auto chooses between perturbation and a direct format.
+constexpr double kPackedBytesEstimate = 4.0;
 
 // Z_0 = 0, Z_{n+1} = Z_n^2 + C for the reference point C, computed in MPFR and rounded to 53 bits
 // (floatexp, so tiny Z near a minibrot's nucleus keep their value). Stored: Z_0 .. Z_{length-1},
@@ -142,8 +148,21 @@ void check_host_point_arrays(uint64_t points, uint64_t bytes_each, uint64_t orbi
 std::shared_ptr<const Reference> reference_for(
     const Geometry& g, const View& v, const std::atomic<bool>* cancel,
     const std::function<void(double)>& progress, bool* reused, const std::string& cache_dir = "",
-    std::string* cache = nullptr, ReferencePath path = ReferencePath::kAuto, uint64_t memory_budget = 0);
+    std::string* cache = nullptr, ReferencePath path = ReferencePath::kAuto, uint64_t memory_budget = 0,
+    bool at_nucleus = true);
 void clear_reference_cache();
+
+// References at the nucleus (reference_nucleus.cpp; docs/perturbation.md): for a view of at least
+// kNucleusReferenceFromIter iterations, the ball method's period over the disk holding the view (up
+// to max_iter / 32 and kNucleusReferenceMaxPeriod), Newton's nucleus of that period, and its orbit,
+// accepted only where that orbit stops as periodic at exactly the period (the reference's own
+// check: a nucleus within 2^-24 pixel spacing) and the nucleus lies within kNucleusReferenceReach
+// half-diagonals of the centre. nullptr otherwise (or when cancelled); *note says what happened.
+constexpr uint64_t kNucleusReferenceFromIter = uint64_t{1} << 20;
+constexpr uint64_t kNucleusReferenceMaxPeriod = uint64_t{1} << 26;
+constexpr double kNucleusReferenceReach = 4.0;
+std::shared_ptr<const Reference> nucleus_reference(const Geometry& g, const View& v, const std::atomic<bool>* cancel,
+                                                   uint64_t memory_budget, ReferencePath path, std::string* note);
 // Makes `ref` the one-entry cache's reference, as if reference_for had just computed it (tests: a
 // render against a given orbit, e.g. a packed one).
 void keep_reference(std::shared_ptr<const Reference> ref);

@@ -408,6 +408,13 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
                                  : static_cast<double>(kReferenceBytesPerPoint);
     if (2.0 * next * per_point > static_cast<double>(memory_budget))
       throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine, per_point));
+    // Memory before work: once the orbit is compressed and past kProjectFromPoints, the whole
+    // orbit of max_iter points at the compression reached so far must fit the budget; otherwise it
+    // is refused now, with the figures, not after growing for an hour towards the budget. (An orbit
+    // that becomes periodic stops sooner; one whose period passes this many points is refused
+    // here.)
+    if (enc && n >= kProjectFromPoints && static_cast<double>(max_iter + 1) * per_point > static_cast<double>(memory_budget))
+      throw ViewError(memory_message(n, max_iter, memory_budget, budget_is_machine, per_point));
     if (cancel && cancel->load(std::memory_order_relaxed)) {
       if (!ckpt.path.empty()) save(n);
       return false;
@@ -611,7 +618,7 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::atomic<bool>* cancel,
                                                const std::function<void(double)>& progress, bool* reused,
                                                const std::string& cache_dir, std::string* cache,
-                                               ReferencePath path, uint64_t memory_budget) {
+                                               ReferencePath path, uint64_t memory_budget, bool at_nucleus) {
   const int bits = reference_bits(g);
   std::shared_ptr<const Reference> last;
   {
@@ -657,6 +664,19 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
         if (cache) *cache = "rejected " + file + " (" + e.what() + "); recomputed";
       }
     }
+  }
+  // A view of many iterations: the orbit of a nucleus in its reach, one period long, where one is
+  // found and proven (reference_nucleus.cpp); else the centre's, as below.
+  if (at_nucleus && v.max_iter >= kNucleusReferenceFromIter) {
+    std::string why;
+    std::shared_ptr<const Reference> nref = nucleus_reference(g, v, cancel, memory_budget, path, &why);
+    if (cache && !why.empty()) *cache = cache->empty() ? why : *cache + "; " + why;
+    if (nref) {
+      std::lock_guard<std::mutex> lock(g_cache_mu);
+      g_cache = nref;
+      return nref;
+    }
+    if (cancel && cancel->load()) return nullptr;
   }
   // With a cache folder the orbit also keeps a checkpoint there (PATH.partial, once a minute and on
   // cancel): a render stopped after hours resumes where it stopped.

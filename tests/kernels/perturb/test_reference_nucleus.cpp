@@ -1,0 +1,122 @@
+// References at the nucleus (kernels/perturb/reference_nucleus.cpp, docs/perturbation.md): a view of
+// 2^20 iterations and more, off the centre of the minibrot it holds, perturbs from one period of the
+// nucleus's orbit instead of the centre's orbit to the limit, with the same counts as the centre's
+// reference and as the MPFR oracle; a view whose nearest nucleus is out of reach keeps the centre's;
+// and an orbit that could never fit its memory budget is refused early, with the figures.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <string>
+#include <vector>
+
+#include "arith/error.h"
+#include "kernels/perturb/oracle.h"
+#include "kernels/perturb/perturb.h"
+#include "locations.h"
+#include "oracle.h"
+
+namespace {
+
+using namespace ds;
+using namespace ds::mandel;
+
+// The period-135 minibrot near -0.4844 + 0.6419i (assets/locations/minibrot-1e50.loc).
+const char* kNucleusRe =
+    "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199";
+const char* kNucleusIm =
+    "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075";
+
+// x + dx, printed with 120 digits after the point.
+std::string shifted(const char* x, double dx) {
+  mpfr_t a;
+  mpfr_init2(a, 600);
+  mpfr_set_str(a, x, 10, MPFR_RNDN);
+  mpfr_add_d(a, a, dx, MPFR_RNDN);
+  char buf[200];
+  mpfr_snprintf(buf, sizeof buf, "%.120Rf", a);
+  mpfr_clear(a);
+  return buf;
+}
+
+RenderResult render_cpu(const View& v, bool at_nucleus) {
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.reference_at_nucleus = at_nucleus;
+  return render(v, o);
+}
+
+// The view's centre lies a tenth of the image's width off the nucleus (zoom 4e50: the image is
+// about 1e-50 wide), and the limit is 2^21: the nucleus's orbit of 136 points serves every pixel,
+// and the counts equal those from the centre's orbit of 2^21 points and MPFR's on a grid.
+TEST(ReferenceNucleus, OffCentreViewPerturbsFromOnePeriodOfTheNucleus) {
+  const View v = ds::test::make_view(shifted(kNucleusRe, 1.3e-51), shifted(kNucleusIm, -0.7e-51), "4e50",
+                                     uint64_t{1} << 21, 24, 24);
+  const RenderResult nuc = render_cpu(v, true);
+  ASSERT_FALSE(nuc.cancelled);
+  EXPECT_TRUE(nuc.perturb.reference_periodic) << nuc.perturb.reference_cache;
+  EXPECT_EQ(nuc.perturb.reference_length, 136u) << nuc.perturb.reference_cache;
+  EXPECT_NE(nuc.perturb.reference_cache.find("period-135 nucleus"), std::string::npos)
+      << nuc.perturb.reference_cache;
+  EXPECT_GT(nuc.perturb.interior_pixels, 0u);
+  EXPECT_EQ(nuc.perturb.glitch_unresolved, 0u);
+
+  const RenderResult centre = render_cpu(v, false);
+  EXPECT_FALSE(centre.perturb.reference_periodic);
+  EXPECT_GT(centre.perturb.reference_length, 136u);
+  EXPECT_EQ(nuc.counts, centre.counts);
+
+  // MPFR on a 4x4 grid of the image, trusted where certified and confirmed.
+  perturb::oracle::OracleOptions oo;
+  const Geometry g = geometry(v);
+  const auto where = perturb::oracle::grid_pixels(v, 4);
+  const auto px = perturb::oracle::oracle_pixels(g, v, where, oo, nullptr);
+  int trusted = 0;
+  for (std::size_t k = 0; k < where.size(); ++k) {
+    if (!px[k].trusted()) continue;
+    ++trusted;
+    EXPECT_EQ(nuc.counts[static_cast<std::size_t>(where[k].j) * v.width + where[k].i], px[k].count)
+        << where[k].i << "," << where[k].j;
+  }
+  EXPECT_GE(trusted, 8);
+}
+
+// Below 2^20 iterations, and where the disk's lowest period belongs to a nucleus out of reach (a
+// view inside the main cardioid's interior, far from its nucleus 0), the centre's orbit is used.
+TEST(ReferenceNucleus, CentreOrbitWhereNoNucleusIsInReach) {
+  View v = ds::test::make_view("-0.1", "0.1", "1e12", uint64_t{1} << 20, 8, 8);
+  const RenderResult r = render_cpu(v, true);
+  ASSERT_FALSE(r.cancelled);
+  EXPECT_NE(r.perturb.reference_cache.find("no nucleus reference"), std::string::npos) << r.perturb.reference_cache;
+  for (uint32_t c : r.counts) EXPECT_EQ(c, v.max_iter);  // all inside
+  v.max_iter = 1000;
+  const RenderResult short_view = render_cpu(v, true);
+  EXPECT_EQ(short_view.perturb.reference_cache.find("nucleus"), std::string::npos)
+      << short_view.perturb.reference_cache;
+}
+
+// Memory before work: 2^40 iterations of a reference that neither escapes nor turns periodic, with
+// a budget of 64 MiB, are refused once the orbit is 2^23 points long and compressed (seconds), with
+// the iterations asked, what they would take and the budget; not after filling the budget.
+TEST(ReferenceNucleus, AnOrbitThatCannotFitIsRefusedEarlyWithTheFigures) {
+  View v = ds::test::make_view("-0.1", "0.1", "1e30", 1000, 4, 4);
+  v.max_iter = uint64_t{1} << 40;
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.reference_memory = uint64_t{64} << 20;
+  o.reference_at_nucleus = false;
+  perturb::clear_reference_cache();
+  try {
+    (void)render(v, o);
+    FAIL() << "a reference of 2^40 points within 64 MiB was not refused";
+  } catch (const ViewError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("1099511627776 iterations"), std::string::npos) << m;
+    EXPECT_NE(m.find("the budget is"), std::string::npos) << m;
+    EXPECT_NE(m.find("compressed"), std::string::npos) << m;
+  }
+}
+
+}  // namespace
