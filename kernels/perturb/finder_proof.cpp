@@ -70,8 +70,10 @@ class CheckOrbit {
   CFe z() const { return z_fe_; }
   // z exactly, into an MpC of the orbit's bits.
   void get(MpC& out) const {
-    if (fixed_ok_) fixed_.get(out.re.v, out.im.v);
-    else copy(out, z_);
+    if (fixed_ok_)
+      fixed_.get(out.re.v, out.im.v);
+    else
+      copy(out, z_);
   }
 
  private:
@@ -122,7 +124,8 @@ NucleusProof prove_nucleus(const std::string& re, const std::string& im, uint32_
     d = cadd1(ctwice(cmul(z, d)));
     a = rounding_step(a, z);
     if (!orbit.step()) {
-      r.reason = "c's orbit escapes at step " + std::to_string(n) + ", before the period " + std::to_string(period);
+      r.reason =
+          "c's orbit escapes at step " + std::to_string(n) + ", before the period " + std::to_string(period);
       r.seconds = since(t0);
       return r;
     }
@@ -171,16 +174,16 @@ NucleusProof prove_nucleus(const std::string& re, const std::string& im, uint32_
     if (!(divisor_distance[i] > r.tolerance * pow2(kRootGapBits))) {
       r.least_period = divisors[i];
       r.reason = "the point Newton's method reached for period " + per + " is a nucleus of period " +
-                 std::to_string(divisors[i]) + " (|z_d/z_d'| = " + fe(divisor_distance[i]) + " at d = " +
-                 std::to_string(divisors[i]) + ", tolerance " + fe(r.tolerance) + "): " + per +
+                 std::to_string(divisors[i]) + " (|z_d/z_d'| = " + fe(divisor_distance[i]) +
+                 " at d = " + std::to_string(divisors[i]) + ", tolerance " + fe(r.tolerance) + "): " + per +
                  " is not its least period";
       r.seconds = since(t0);
       return r;
     }
   if (!std::isfinite(r.newton_distance.m) || r.newton_distance > r.tolerance * pow2(kConvergedSlackBits)) {
-    r.reason = "Newton's method did not converge: |z_p/z_p'| = " + fe(r.newton_distance) + " at the point, above " +
-               fe(r.tolerance * pow2(kConvergedSlackBits)) + " (16 times the tolerance at " + std::to_string(bits) +
-               " bits)";
+    r.reason = "Newton's method did not converge: |z_p/z_p'| = " + fe(r.newton_distance) +
+               " at the point, above " + fe(r.tolerance * pow2(kConvergedSlackBits)) +
+               " (16 times the tolerance at " + std::to_string(bits) + " bits)";
   } else if (!(r.k * r.newton_distance <= pow2(-kKantorovichBits))) {
     r.reason = "Newton's convergence is not certain: K |z_p/z_p'| = " + fe(r.k * r.newton_distance) +
                " is above 2^-16 (K = |z_p''/2z_p'| = " + fe(r.k) + ")";
@@ -188,8 +191,8 @@ NucleusProof prove_nucleus(const std::string& re, const std::string& im, uint32_
     r.reason = "the size estimate " + fe(r.size) +
                " is not plausible (no minibrot is larger than the main cardioid, size 1)";
   } else if (bits < static_cast<int>(std::ceil(-log2_of(r.size))) + kSizeBits) {
-    r.reason = "the nucleus is known to " + std::to_string(bits) + " bits, fewer than its size " + fe(r.size) +
-               " needs (-log2 size + 80)";
+    r.reason = "the nucleus is known to " + std::to_string(bits) + " bits, fewer than its size " +
+               fe(r.size) + " needs (-log2 size + 80)";
   } else {
     r.ok = true;
   }
@@ -197,8 +200,8 @@ NucleusProof prove_nucleus(const std::string& re, const std::string& im, uint32_
   return r;
 }
 
-MisiurewiczProof prove_misiurewicz(const std::string& re, const std::string& im, int preperiod, int period, int bits,
-                                   const std::atomic<bool>* cancel) {
+MisiurewiczProof prove_misiurewicz(const std::string& re, const std::string& im, int preperiod, int period,
+                                   int bits, const std::atomic<bool>* cancel) {
   const auto t0 = Clock::now();
   MisiurewiczProof r;
   r.bits = bits;
@@ -314,8 +317,8 @@ MisiurewiczProof prove_misiurewicz(const std::string& re, const std::string& im,
   if (!std::isfinite(r.newton_distance.m))
     return finish("f' vanishes at the point (a double root of f = z_{q+p} - z_q)");
   if (r.newton_distance > r.tolerance * pow2(kConvergedSlackBits))
-    return finish("Newton's method did not converge: |f/f'| = " + fe(r.newton_distance) + " at the point, above " +
-                  fe(r.tolerance * pow2(kConvergedSlackBits)));
+    return finish("Newton's method did not converge: |f/f'| = " + fe(r.newton_distance) +
+                  " at the point, above " + fe(r.tolerance * pow2(kConvergedSlackBits)));
   // (Near a double root, f ~ a e^2, K r is about 1/4: a nucleus, where every f_{q,p} with the
   // nucleus's period dividing p has one, is approached that way.)
   if (!(k * r.newton_distance <= pow2(-kKantorovichBits)))

@@ -44,7 +44,8 @@ struct OracleOrbit {
   double log2_size = 0;
 };
 inline OracleOrbit oracle_orbit(const std::string& re, const std::string& im, uint32_t steps, int bits) {
-  MpNum cr(bits), ci(bits), x(bits), y(bits), dx(bits), dy(bits), t(bits), u(bits), v(bits), lr(bits), li(bits);
+  MpNum cr(bits), ci(bits), x(bits), y(bits), dx(bits), dy(bits), t(bits), u(bits), v(bits), lr(bits),
+      li(bits);
   mpfr_set_str(cr, re.c_str(), 10, MPFR_RNDN);
   mpfr_set_str(ci, im.c_str(), 10, MPFR_RNDN);
   mpfr_set_zero(x, 1);
@@ -117,8 +118,9 @@ inline std::string check_reported_nucleus(const std::string& re, const std::stri
     return "|z_p/z_p'| = 2^" + std::to_string(o.log2_newton[p]) + ", size 2^" + std::to_string(ls);
   for (uint32_t d : oracle_proper_divisors(p))
     if (!(o.log2_newton[d] >= ls - 20))
-      return "period " + std::to_string(p) + " is not least: |z_d/z_d'| = 2^" + std::to_string(o.log2_newton[d]) +
-             " at d = " + std::to_string(d) + ", size 2^" + std::to_string(ls);
+      return "period " + std::to_string(p) + " is not least: |z_d/z_d'| = 2^" +
+             std::to_string(o.log2_newton[d]) + " at d = " + std::to_string(d) + ", size 2^" +
+             std::to_string(ls);
   if (!(std::fabs(ls - log2_size_reported) < std::log2(1.01)))
     return "size 2^" + std::to_string(ls) + ", reported 2^" + std::to_string(log2_size_reported);
   return "";
@@ -127,8 +129,8 @@ inline std::string check_reported_nucleus(const std::string& re, const std::stri
 // The verdict on a reported Misiurewicz point of preperiod q, period p, iterated at `bits` (above
 // the point's digits): |z_{q+p} - z_q| <= 2^log2_tol, and at (q - 1, p) and (q, d) for proper
 // divisors d of p the difference at least 2^-20. "" when so.
-inline std::string check_reported_misiurewicz(const std::string& re, const std::string& im, int q, int p, int bits,
-                                              double log2_tol) {
+inline std::string check_reported_misiurewicz(const std::string& re, const std::string& im, int q, int p,
+                                              int bits, double log2_tol) {
   const int n = q + p;
   std::vector<MpNum*> xs, ys;
   MpNum cr(bits), ci(bits), t(bits), u(bits), v(bits);

@@ -33,9 +33,9 @@ double log2_of(FloatExp x) { return x.e + std::log2(std::fabs(x.m)); }
 struct Landmark {
   double re, im;
 };
-const Landmark kLandmarks[] = {{-0.7453, 0.1127},  {0.2925, 0.0149},   {-1.7549, 0.0},     {-0.088, 0.654},
-                               {0.0, 1.0},         {-1.985, 0.0},      {-0.1592, 1.0317},  {-0.7746, 0.1370},
-                               {0.3750, 0.2190},   {-1.2500, 0.0500},  {-0.5600, 0.6400},  {0.4350, 0.3630}};
+const Landmark kLandmarks[] = {{-0.7453, 0.1127}, {0.2925, 0.0149},  {-1.7549, 0.0},    {-0.088, 0.654},
+                               {0.0, 1.0},        {-1.985, 0.0},     {-0.1592, 1.0317}, {-0.7746, 0.1370},
+                               {0.3750, 0.2190},  {-1.2500, 0.0500}, {-0.5600, 0.6400}, {0.4350, 0.3630}};
 
 uint64_t campaign_seed() {
   if (const char* s = std::getenv("DEEPSCOPE_SEED")) return std::strtoull(s, nullptr, 10);
@@ -63,7 +63,7 @@ TEST(FinderCampaign, RandomClicksReportOnlyWhatMpfrConfirms) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int found = 0, misiurewicz_found = 0, wrong = 0, tried = 0, with_period = 0;
   int unproven_reports = 0, unproven_wrong = 0;  // the finder without its proof, at the same clicks
-  std::map<std::string, int> refused;  // the reasons' first words, counted
+  std::map<std::string, int> refused;            // the reasons' first words, counted
   for (int vi = 0; vi < views; ++vi) {
     const Landmark& l = kLandmarks[rng() % (sizeof kLandmarks / sizeof kLandmarks[0])];
     const double zoom = std::pow(10.0, 1.0 + 6.0 * unit(rng));
@@ -72,16 +72,17 @@ TEST(FinderCampaign, RandomClicksReportOnlyWhatMpfrConfirms) {
     std::snprintf(re, sizeof re, "%.17g", l.re + (unit(rng) - 0.5) * h);
     std::snprintf(im, sizeof im, "%.17g", l.im + (unit(rng) - 0.5) * h);
     std::snprintf(zs, sizeof zs, "%.6g", zoom);
-    const mandel::View v = ds::test::make_view(re, im, zs, 1000 + static_cast<uint32_t>(rng() % 4000), 192, 108);
+    const mandel::View v =
+        ds::test::make_view(re, im, zs, 1000 + static_cast<uint32_t>(rng() % 4000), 192, 108);
     for (int k = 0; k < clicks; ++k) {
       finder::FindOptions o;
       o.at_pixel = true;
       o.px = static_cast<int>(rng() % v.width);
       o.py = static_cast<int>(rng() % v.height);
       const bool misiurewicz = k % 4 == 3;
-      SCOPED_TRACE(std::string(misiurewicz ? "misiurewicz" : "nucleus") + " at view " + re + " " + im + " zoom " +
-                   zs + " iter " + std::to_string(v.max_iter) + " pixel " + std::to_string(o.px) + "," +
-                   std::to_string(o.py));
+      SCOPED_TRACE(std::string(misiurewicz ? "misiurewicz" : "nucleus") + " at view " + re + " " + im +
+                   " zoom " + zs + " iter " + std::to_string(v.max_iter) + " pixel " + std::to_string(o.px) +
+                   "," + std::to_string(o.py));
       ++tried;
       const finder::FoundView f = misiurewicz ? finder::misiurewicz_view(v, o) : finder::minibrot_view(v, o);
       if (!misiurewicz && f.period.period) {
@@ -91,8 +92,8 @@ TEST(FinderCampaign, RandomClicksReportOnlyWhatMpfrConfirms) {
         const int bits = perturb::reference_bits(g) + 32;
         std::string cre, cim;
         perturb::pixel_c(g, v, o.px, o.py, bits, &cre, &cim);
-        const finder::Nucleus n = finder::find_nucleus(cre, cim, f.period.period, bits,
-                                                       perturb::pixel_step(g) * o.radius_pixels);
+        const finder::Nucleus n =
+            finder::find_nucleus(cre, cim, f.period.period, bits, perturb::pixel_step(g) * o.radius_pixels);
         if (n.converged) {
           ++unproven_reports;
           const int nb = static_cast<int>(n.re.size() * 3.32) + 64;
@@ -112,14 +113,16 @@ TEST(FinderCampaign, RandomClicksReportOnlyWhatMpfrConfirms) {
       std::string why;
       if (misiurewicz) {
         const int bits = static_cast<int>(f.misiurewicz.re.size() * 3.32);
-        why = ds::test::check_reported_misiurewicz(f.misiurewicz.re, f.misiurewicz.im, f.misiurewicz.preperiod,
-                                                   f.misiurewicz.period, bits + 64, -bits / 2.0);
-        if (why.empty() && !in_view(v, f.misiurewicz.re, f.misiurewicz.im, o.radius_pixels)) why = "outside the view";
+        why =
+            ds::test::check_reported_misiurewicz(f.misiurewicz.re, f.misiurewicz.im, f.misiurewicz.preperiod,
+                                                 f.misiurewicz.period, bits + 64, -bits / 2.0);
+        if (why.empty() && !in_view(v, f.misiurewicz.re, f.misiurewicz.im, o.radius_pixels))
+          why = "outside the view";
         ++misiurewicz_found;
       } else {
         const int bits = static_cast<int>(f.nucleus.re.size() * 3.32) + 64;
-        why = ds::test::check_reported_nucleus(f.nucleus.re, f.nucleus.im, f.nucleus.period, log2_of(f.nucleus.size),
-                                               bits);
+        why = ds::test::check_reported_nucleus(f.nucleus.re, f.nucleus.im, f.nucleus.period,
+                                               log2_of(f.nucleus.size), bits);
         if (why.empty() && !in_view(v, f.nucleus.re, f.nucleus.im, o.radius_pixels)) why = "outside the view";
         ++found;
       }

@@ -95,8 +95,8 @@ mandel::View seahorse() {
 // decimal's digits hold.
 std::string verdict(const finder::FoundView& f) {
   const int bits = static_cast<int>(f.nucleus.re.size() * 3.33) + 64;
-  return ds::test::check_reported_nucleus(f.nucleus.re, f.nucleus.im, f.nucleus.period, log2_of(f.nucleus.size),
-                                          bits);
+  return ds::test::check_reported_nucleus(f.nucleus.re, f.nucleus.im, f.nucleus.period,
+                                          log2_of(f.nucleus.size), bits);
 }
 
 TEST(FinderProof, SeahorseClicksOfIssue43) {
@@ -116,8 +116,8 @@ TEST(FinderProof, SeahorseClicksOfIssue43) {
   } else {
     EXPECT_FALSE(a.message.empty());
   }
-  std::cout << "(474, 468): " << (a.ok ? "period " + std::to_string(a.nucleus.period) : "not found: " + a.message)
-            << "\n";
+  std::cout << "(474, 468): "
+            << (a.ok ? "period " + std::to_string(a.nucleus.period) : "not found: " + a.message) << "\n";
   // Period 100 with size 1.6e37 before.
   o.px = 600;
   o.py = 200;
@@ -129,8 +129,8 @@ TEST(FinderProof, SeahorseClicksOfIssue43) {
   } else {
     EXPECT_FALSE(b.message.empty());
   }
-  std::cout << "(600, 200): " << (b.ok ? "period " + std::to_string(b.nucleus.period) : "not found: " + b.message)
-            << "\n";
+  std::cout << "(600, 200): "
+            << (b.ok ? "period " + std::to_string(b.nucleus.period) : "not found: " + b.message) << "\n";
 }
 
 }  // namespace
