@@ -1,6 +1,8 @@
 // `deepscope find period|nucleus|misiurewicz`: the feature finder (kernels/perturb/finder.h) at a view's
 // centre or one of its pixels; nucleus and misiurewicz write a location file that render takes.
-// Exit 1, with the last estimate, when nothing is found or Newton's method does not converge.
+// Exit 1 with "not found: <reason>" (and nothing written) when nothing is found, Newton's method does
+// not converge, or the finder cannot prove what it found (finder.h: prove_nucleus, prove_misiurewicz).
+// `find period` writes no location: --out is refused there (exit 2).
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -71,6 +73,11 @@ FindJob parse_find(const ArgList& args) {
   if (!(j.fit > 0 && j.fit <= 100)) throw cli::UsageError("--fit must be in (0, 100]");
   j.out = a.get("out", "");
   if (j.what != "period" && j.out.empty()) throw cli::UsageError("find " + j.what + " needs --out FILE.loc");
+  // The period's view is the view given: nothing to write (a location of that period's minibrot is
+  // `find nucleus --out`).
+  if (j.what == "period" && a.has("out"))
+    throw cli::UsageError("find period writes no location, so --out is refused (find nucleus --out FILE.loc "
+                          "writes the minibrot of that period)");
   j.quiet = a.flag("quiet");
   return j;
 }
@@ -109,28 +116,45 @@ int cmd_find(const ArgList& args) {
     say("ball method within " + std::to_string(j.radius_pixels) + " pixels, " + std::to_string(f.period.iterations) +
         " steps, " + std::to_string(f.period.seconds) + " s");
   }
-  if (j.what == "nucleus" && (f.period.period || j.period)) {
-    const fnd::Nucleus& n = f.nucleus;
-    std::printf("nucleus of period %u%s\nre %s\nim %s\nsize %s, orientation %.6f rad, atom domain %s, Newton "
-                "distance %s\n",
-                n.period, n.converged ? "" : " (NOT CONVERGED: last estimate)", n.re.c_str(), n.im.c_str(),
-                to_string(n.size, 6).c_str(), n.orientation, to_string(n.domain_size, 6).c_str(),
-                to_string(n.newton_distance, 3).c_str());
-    say(std::to_string(n.perturbed_steps) + " Newton steps by perturbation, " + std::to_string(n.mpfr_steps) +
-        " MPFR orbits at up to " + std::to_string(n.bits) + " bits, " + std::to_string(n.seconds) + " s");
+  if (!f.ok) {
+    // The last estimate, for diagnosis only: nothing is reported as found.
+    if (j.what == "nucleus" && !f.nucleus.re.empty() && f.nucleus.period)
+      say("last estimate, not a result: period " + std::to_string(f.nucleus.period) + " at re " +
+          short_decimal(f.nucleus.re) + ", im " + short_decimal(f.nucleus.im));
+    if (j.what == "misiurewicz" && f.misiurewicz.steps)
+      say("last estimate, not a result: preperiod " + std::to_string(f.misiurewicz.preperiod) + ", period " +
+          std::to_string(f.misiurewicz.period) + " at re " + short_decimal(f.misiurewicz.re) + ", im " +
+          short_decimal(f.misiurewicz.im));
+    std::printf("not found: %s\n", f.message.c_str());
+    std::cerr << "deepscope find: not found: " << f.message << (j.out.empty() ? "" : "; nothing written") << "\n";
+    return 1;
   }
-  if (j.what == "misiurewicz" && f.misiurewicz.steps) {
+  if (j.what == "nucleus") {
+    const fnd::Nucleus& n = f.nucleus;
+    const fnd::NucleusProof& pr = f.nucleus_proof;
+    std::printf("nucleus of period %u\nre %s\nim %s\nsize %s, orientation %.6f rad, atom domain %s, Newton "
+                "distance %s\n",
+                n.period, n.re.c_str(), n.im.c_str(), to_string(n.size, 6).c_str(), n.orientation,
+                to_string(n.domain_size, 6).c_str(), to_string(pr.newton_distance, 3).c_str());
+    std::printf("proven: least period %u (%s), Newton distance %s within %s at %d bits, K r %s\n", n.period,
+                pr.divisor ? ("|z_d/z_d'| >= " + to_string(pr.divisor_distance, 3) + " at its divisors").c_str()
+                           : "period 1",
+                to_string(pr.newton_distance, 3).c_str(), to_string(pr.tolerance, 3).c_str(), pr.bits,
+                to_string(pr.k * pr.newton_distance, 3).c_str());
+    say(std::to_string(n.perturbed_steps) + " Newton steps by perturbation, " + std::to_string(n.mpfr_steps) +
+        " MPFR orbits at up to " + std::to_string(n.bits) + " bits, " + std::to_string(n.seconds) +
+        " s; the proof's orbit " + std::to_string(pr.seconds) + " s");
+  }
+  if (j.what == "misiurewicz") {
     const fnd::Misiurewicz& m = f.misiurewicz;
-    std::printf("Misiurewicz point of preperiod %d and period %d%s\nre %s\nim %s\nNewton distance %s\n", m.preperiod,
-                m.period, m.converged ? "" : " (NOT CONVERGED: last estimate)", m.re.c_str(), m.im.c_str(),
-                to_string(m.newton_distance, 3).c_str());
+    std::printf("Misiurewicz point of preperiod %d and period %d\nre %s\nim %s\nNewton distance %s\n", m.preperiod,
+                m.period, m.re.c_str(), m.im.c_str(), to_string(f.misiurewicz_proof.newton_distance, 3).c_str());
+    std::printf("proven: least preperiod %d and period %d, Newton distance within %s at %d bits\n", m.preperiod,
+                m.period, to_string(f.misiurewicz_proof.tolerance, 3).c_str(), f.misiurewicz_proof.bits);
     say(std::to_string(m.steps) + " MPFR Newton steps at " + std::to_string(m.bits) + " bits, " +
         std::to_string(m.seconds) + " s");
   }
-  if (!f.ok) {
-    std::cerr << "deepscope find: " << f.message << (j.out.empty() ? "" : "; nothing written") << "\n";
-    return 1;
-  }
+  if (!f.note.empty()) std::printf("note: %s\n", f.note.c_str());
   if (j.what == "period") return 0;
   Location loc;
   loc.re = f.view.re;

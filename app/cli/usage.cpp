@@ -97,8 +97,9 @@ Commands:
         --max-period (default: the iterations); nucleus: that period's (or --period's) nucleus by
         Newton's method, with its size, orientation and atom domain, written as a location whose
         view shows the minibrot at --fit of its height (default 0.5); misiurewicz: the Misiurewicz
-        point of --preperiod Q and --period P (default: the nearest pair up to 64 each). Exit 1 with
-        the last estimate when nothing is found or Newton's method does not converge
+        point of --preperiod Q and --period P (default: the nearest pair up to 64 each). A feature is
+        reported only when proven (least period, convergence, in the view, plausible size); else
+        "not found: REASON" and exit 1, nothing written. --out (nucleus, misiurewicz only) FILE.loc
   deepscope henon orbit --a A --b B [--x0 X --y0 Y] [--transient N] [--points N] [--arith NAME]
                         [--backend cpu|cuda] [--bound R] --out FILE.csv
   deepscope henon period --a A --b B [--x0 X --y0 Y] [--transient N] [--pmax P] [--tol T] [--arith NAME]

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "kernels/perturb/finder.h"
 #include "panel_mandelbrot.h"
@@ -62,9 +63,11 @@ void MandelbrotPanel::draw_find() {
     status = "find failed: " + err;
     failed = true;
   }
-  if (!status.empty())
-    ImGui::TextColored(failed ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), "%s",
-                       status.c_str());
+  if (!status.empty()) {  // (wrapped: a reason can be longer than the panel is wide)
+    ImGui::PushStyleColor(ImGuiCol_Text, failed ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f));
+    ImGui::TextWrapped("%s", status.c_str());
+    ImGui::PopStyleColor();
+  }
   std::string hover;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -114,10 +117,11 @@ void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
                              : kind == FindKind::kMisiurewicz ? fnd::misiurewicz_view(v, o)
                                                               : fnd::period_at(v, o);
     char line[512];
+    std::string text;
     if (f.cancelled) {
       std::snprintf(line, sizeof line, "find stopped");
-    } else if (!f.ok) {
-      std::snprintf(line, sizeof line, "%s", f.message.c_str());
+    } else if (!f.ok) {  // (the view stays: only a proven feature moves it, below)
+      text = "not found: " + f.message;
     } else if (kind == FindKind::kPeriod) {
       std::snprintf(line, sizeof line, "period %u (ball of %.0f pixels, %.3f s)", f.period.period, o.radius_pixels,
                     f.period.seconds);
@@ -129,8 +133,10 @@ void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
       std::snprintf(line, sizeof line, "Misiurewicz point: preperiod %d, period %d (%.3f s)", f.misiurewicz.preperiod,
                     f.misiurewicz.period, f.misiurewicz.seconds);
     }
+    if (text.empty()) text = line;
+    if (f.ok && !f.note.empty()) text += " (" + f.note + ")";
     std::lock_guard<std::mutex> lock(mutex_);
-    find_status_ = line;
+    find_status_ = text;
     find_failed_ = !f.ok && !f.cancelled;
     if (f.ok && kind == FindKind::kMinibrot) {
       found_.valid = true;

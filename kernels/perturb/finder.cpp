@@ -184,7 +184,7 @@ MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im,
   std::vector<std::vector<FloatExp>> fm(max_preperiod + 1, std::vector<FloatExp>(max_period + 1, kHuge));
   std::vector<std::vector<FloatExp>> nd = fm;
   FloatExp best = kHuge;
-  for (int q = 1; q <= max_preperiod; ++q)
+  for (int q = 2; q <= max_preperiod; ++q)  // (preperiod 1 is a nucleus: below)
     for (int p = 1; p <= max_period && q + p < escaped; ++p) {
       mpfr_sub(t1.v, zs[q + p]->re.v, zs[q]->re.v, MPFR_RNDN);
       mpfr_sub(t2.v, zs[q + p]->im.v, zs[q]->im.v, MPFR_RNDN);
@@ -199,7 +199,7 @@ MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im,
   g.distance = kHuge;
   // The smallest period, then preperiod, within a factor 16 of the least |f|.
   for (int p = 1; p <= max_period && g.period == 0; ++p)
-    for (int q = 1; q <= max_preperiod; ++q)
+    for (int q = 2; q <= max_preperiod; ++q)  // (preperiod 1: z_{1+p} = z_1 means z_p = 0)
       if (fm[q][p] <= best * 16.0) {
         g.preperiod = q;
         g.period = p;
@@ -243,6 +243,77 @@ std::string no_period_message(const FindOptions& o, const Point& p, const Period
                        : std::string(": raise the period limit or the radius"));
 }
 
+// Why c = (re, im) lies outside the searched region, or "": the view widened by the search radius
+// (for a pixel map or the exponential map, the disk about the centre that holds the view), and
+// with max_radii > 0, within max_radii search radii of the point (Newton's allowance).
+std::string region_reason(const View& v, const Point& p, const FindOptions& o, const std::string& re,
+                          const std::string& im, double max_radii, const char* what) {
+  const Geometry g = geometry(v);
+  const int bits = p.bits + 64;
+  Mp x(bits), y(bits), t(bits);
+  auto offset = [&](const std::string& from_re, const std::string& from_im) {
+    parse(x.v, re);
+    parse(t.v, from_re);
+    mpfr_sub(x.v, x.v, t.v, MPFR_RNDN);
+    parse(y.v, im);
+    parse(t.v, from_im);
+    mpfr_sub(y.v, y.v, t.v, MPFR_RNDN);
+    return CFe{to_fe(x.v), to_fe(y.v)};
+  };
+  const FloatExp s = perturb::pixel_step(g);
+  char b[160];
+  if (max_radii > 0) {
+    const FloatExp dist = cabs(offset(p.re, p.im));
+    if (dist > p.radius * max_radii) {
+      std::snprintf(b, sizeof b, " lies %s search radii from the point (more than %g)",
+                    to_string(dist / p.radius, 3).c_str(), max_radii);
+      return std::string("the ") + what + b;
+    }
+  }
+  const CFe d = offset(v.re, v.im);
+  const double rx = to_double(d.re / s), ry = to_double(d.im / s);  // in pixels (inf: far outside)
+  bool inside;
+  if (g.square_pixels)
+    inside = std::fabs(rx) <= v.width / 2.0 + o.radius_pixels && std::fabs(ry) <= v.height / 2.0 + o.radius_pixels;
+  else
+    inside = std::hypot(rx, ry) <= std::hypot(v.width, v.height) / 2.0 * g.map_norm * g.max_pixel_scale + o.radius_pixels;
+  if (inside) return "";
+  std::snprintf(b, sizeof b, " lies outside the view (%.3g, %.3g pixels from its centre)", rx, -ry);
+  return std::string("the ") + what + b;
+}
+
+// Proves f->nucleus (prove_nucleus) and checks its region; where it is a nucleus of a proper
+// divisor d of its period, finds it again at period d from there and proves that. False with
+// f->message (or f->cancelled) where it does not prove out.
+bool prove_found_nucleus(const View& v, const Point& p, const FindOptions& o, FoundView* f) {
+  f->nucleus_proof = prove_nucleus(f->nucleus.re, f->nucleus.im, f->nucleus.period, f->nucleus.bits, o.cancel);
+  if ((f->cancelled = f->nucleus_proof.cancelled)) return false;
+  const uint32_t period = f->nucleus.period, d = f->nucleus_proof.least_period;
+  if (!f->nucleus_proof.ok && d >= 1 && d < period) {
+    const std::string why = f->nucleus_proof.reason, at = "; at period " + std::to_string(d) + ": ";
+    f->nucleus = find_nucleus(f->nucleus.re, f->nucleus.im, d, p.bits, p.radius, o.cancel);
+    if ((f->cancelled = f->nucleus.cancelled)) return false;
+    if (!f->nucleus.converged) {
+      f->message = why + at + f->nucleus.message;
+      return false;
+    }
+    f->nucleus_proof = prove_nucleus(f->nucleus.re, f->nucleus.im, d, f->nucleus.bits, o.cancel);
+    if ((f->cancelled = f->nucleus_proof.cancelled)) return false;
+    if (!f->nucleus_proof.ok) {
+      f->message = why + at + f->nucleus_proof.reason;
+      return false;
+    }
+    f->note = "the ball method's period " + std::to_string(period) + " is a multiple of the least period " +
+              std::to_string(d) + " of the nucleus Newton's method reached: reported at period " + std::to_string(d);
+  }
+  if (!f->nucleus_proof.ok) {
+    f->message = f->nucleus_proof.reason;
+    return false;
+  }
+  f->message = region_reason(v, p, o, f->nucleus.re, f->nucleus.im, 64, "nucleus");
+  return f->message.empty();
+}
+
 }  // namespace
 
 FoundView period_at(const View& v, const FindOptions& o) {
@@ -277,10 +348,16 @@ FoundView minibrot_view(const View& v, const FindOptions& o) {
     f.message = f.nucleus.message;
     return f;
   }
+  if (!prove_found_nucleus(v, p, o, &f)) return f;
+  // The size, orientation and atom domain at the nucleus itself (the proof's orbit), not at the
+  // last perturbed step's c.
+  f.nucleus.size = f.nucleus_proof.size;
+  f.nucleus.orientation = f.nucleus_proof.orientation;
+  f.nucleus.domain_size = f.nucleus_proof.domain_size;
   f.view.re = f.nucleus.re;
   f.view.im = f.nucleus.im;
   f.view.zoom = to_string(FloatExp(4.0 * o.fit / 2.25) / f.nucleus.size, 17);
-  f.view.max_iter = mandel::auto_iterations_for_period(v.max_iter, period);
+  f.view.max_iter = mandel::auto_iterations_for_period(v.max_iter, f.nucleus.period);
   f.ok = true;
   return f;
 }
@@ -302,13 +379,40 @@ FoundView misiurewicz_view(const View& v, const FindOptions& o) {
     per = per ? per : gs.period;
   }
   // Newton may travel further than the ball here: the guess is a pair, not a nearby root.
-  f.misiurewicz = find_misiurewicz(p.re, p.im, q, per, p.bits, p.radius * (static_cast<double>(v.height) / o.radius_pixels),
-                                   o.cancel);
+  const FloatExp reach = p.radius * (static_cast<double>(v.height) / o.radius_pixels);
+  f.misiurewicz = find_misiurewicz(p.re, p.im, q, per, p.bits, reach, o.cancel);
   f.cancelled = f.misiurewicz.cancelled;
   if (!f.misiurewicz.converged) {
     f.message = f.misiurewicz.message;
     return f;
   }
+  f.misiurewicz_proof = prove_misiurewicz(f.misiurewicz.re, f.misiurewicz.im, q, per, f.misiurewicz.bits, o.cancel);
+  if ((f.cancelled = f.misiurewicz_proof.cancelled)) return f;
+  const MisiurewiczProof& first = f.misiurewicz_proof;
+  if (!first.ok && first.least_preperiod >= 1 && (first.least_preperiod != q || first.least_period != per)) {
+    // The point of the least pair, found again there from where Newton's method ended.
+    const std::string why = first.reason;
+    const int lq = first.least_preperiod, lp = first.least_period;
+    f.misiurewicz = find_misiurewicz(f.misiurewicz.re, f.misiurewicz.im, lq, lp, p.bits, reach, o.cancel);
+    if ((f.cancelled = f.misiurewicz.cancelled)) return f;
+    if (!f.misiurewicz.converged) {
+      f.message = why + "; at (" + std::to_string(lq) + ", " + std::to_string(lp) + "): " + f.misiurewicz.message;
+      return f;
+    }
+    f.misiurewicz_proof = prove_misiurewicz(f.misiurewicz.re, f.misiurewicz.im, lq, lp, f.misiurewicz.bits, o.cancel);
+    if ((f.cancelled = f.misiurewicz_proof.cancelled)) return f;
+    if (f.misiurewicz_proof.ok)
+      f.note = why + ": reported at (" + std::to_string(lq) + ", " + std::to_string(lp) + ")";
+    else
+      f.misiurewicz_proof.reason = why + "; at (" + std::to_string(lq) + ", " + std::to_string(lp) +
+                                   "): " + f.misiurewicz_proof.reason;
+  }
+  if (!f.misiurewicz_proof.ok) {
+    f.message = f.misiurewicz_proof.reason;
+    return f;
+  }
+  f.message = region_reason(v, p, o, f.misiurewicz.re, f.misiurewicz.im, 0, "Misiurewicz point");
+  if (!f.message.empty()) return f;
   f.view.re = f.misiurewicz.re;
   f.view.im = f.misiurewicz.im;
   f.ok = true;

@@ -77,14 +77,73 @@ Misiurewicz find_misiurewicz(const std::string& re, const std::string& im, int p
                              FloatExp search_radius, const std::atomic<bool>* cancel = nullptr);
 
 // The (preperiod, period) of the Misiurewicz point the point's orbit shadows: |f| = |z_{q+p} - z_q|
-// least over q <= max_preperiod, p <= max_period, preferring the smallest p, then q, among those
-// within a factor 16 of the least. distance: one Newton step's length |f / f'| there.
+// least over 2 <= q <= max_preperiod, p <= max_period, preferring the smallest p, then q, among
+// those within a factor 16 of the least (q = 1 is left out: z_{1+p} = z_1 means z_p = 0, a nucleus).
+// distance: one Newton step's length |f / f'| there.
 struct MisiurewiczGuess {
   int preperiod = 0, period = 0;
   FloatExp distance;
 };
 MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im, int max_preperiod, int max_period,
                                    int bits);
+
+// What the finder proves before it reports a feature (finder_proof.cpp; docs/finder.md, "Proof").
+// A check orbit of c at `bits` (the bits c was found at), in fixed point where it fits, else in
+// MPFR, with the derivatives in floatexp, independent of the Newton iteration that made c.
+//
+// Nucleus of period p: with tol = 2^-(bits - 16) max(|c|, min(|size|, 1)) (the finder's working
+// tolerance, the size taken from this orbit and never above the main cardioid's 1):
+//   - the orbit does not escape before p;
+//   - converged: the Newton distance |z_p / z_p'| measured at c (|z_p| taken no smaller than the
+//     orbit's rounding, 2^-bits (16 + |c|) 1.5 A_p, A_n = 2 |z_{n-1}| A_{n-1} + 1) is at most 16 tol, and
+//     K |z_p / z_p'| <= 2^-16 with K = |z_p'' / 2 z_p'| at c (Kantorovich's h = 2 K r <= 1/2: a root
+//     within about 2 r, where K holds over that disk);
+//   - the least period: |z_d / z_d'| > 2^32 tol for every proper divisor d of p (at a nucleus of
+//     period d, z_p vanishes too, and |z_d / z_d'| is about the distance to it); else least_period
+//     is the least such d;
+//   - the size 1 / (l z_p'), l = prod_{i<p} 2 z_i, at c itself: finite, nonzero, at most 1, and c
+//     known to at least -log2 |size| + 80 bits.
+struct NucleusProof {
+  bool ok = false;
+  bool cancelled = false;
+  std::string reason;             // why not (empty when ok)
+  uint32_t least_period = 0;      // a proper divisor d of p at which c is a nucleus, else p
+  int bits = 0;
+  FloatExp newton_distance{0.0};  // |z_p / z_p'| at c, measured
+  FloatExp tolerance{0.0};        // tol (above)
+  FloatExp k{0.0};                // |z_p'' / 2 z_p'| at c
+  uint32_t divisor = 0;           // the proper divisor d of p with the least |z_d / z_d'| (0: p = 1)
+  FloatExp divisor_distance{0.0}; // that |z_d / z_d'|
+  FloatExp size{0.0};             // |size| at c, its argument, the atom domain (Nucleus's meanings)
+  double orientation = 0;
+  FloatExp domain_size{0.0};
+  double seconds = 0;
+};
+NucleusProof prove_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
+                           const std::atomic<bool>* cancel = nullptr);
+
+// Misiurewicz point of preperiod q and period p: with f_{q,p} = z_{q+p} - z_q and tol = 2^-(bits -
+// 16) |c| (find_misiurewicz's tolerance), r_{q,p} = |f / f'|:
+//   - the least period: r_{q,d} > 2^32 tol for every proper divisor d of p; else least_period is the
+//     least such d;
+//   - the least preperiod: r_{j,P} > 2^32 tol for 2 <= j < q (P the least period): else
+//     least_preperiod is the least such j; q = 1 is refused (z_{1+p} = z_1 means z_p = 0);
+//   - not periodic: |z_P / z_P'| above 2^16 sqrt(tol) (a nucleus is a double root of f, which
+//     Newton's method approaches only linearly): else least_preperiod = 0;
+//   - converged: f' does not vanish, r_{q,p} <= 16 tol, and K r_{q,p} <= 2^-16 (K = |f'' / 2 f'|).
+// r is taken with |f| no smaller than the two z's rounding.
+struct MisiurewiczProof {
+  bool ok = false;
+  bool cancelled = false;
+  std::string reason;
+  int least_preperiod = 0, least_period = 0;
+  int bits = 0;
+  FloatExp newton_distance{0.0};  // r_{q,p} at c, measured
+  FloatExp tolerance{0.0};
+  double seconds = 0;
+};
+MisiurewiczProof prove_misiurewicz(const std::string& re, const std::string& im, int preperiod, int period, int bits,
+                                   const std::atomic<bool>* cancel = nullptr);
 
 // The view-level calls that the window and `deepscope find` share: the feature at the view's
 // centre, or at pixel (px, py) when at_pixel, with a ball of radius_pixels pixel spacings.
@@ -99,19 +158,28 @@ struct FindOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 struct FoundView {
-  bool ok = false;         // a view was found (else message says why)
+  bool ok = false;         // a view was found and proven (else message says why: "not found")
   bool cancelled = false;
   std::string message;
   PeriodResult period;     // when the ball method ran
   Nucleus nucleus;         // minibrot_view
   Misiurewicz misiurewicz; // misiurewicz_view
   View view;               // centred on the feature; zoom and iterations set (the size kept)
+  NucleusProof nucleus_proof;          // minibrot_view: the proof of the nucleus reported (or refused)
+  MisiurewiczProof misiurewicz_proof;  // misiurewicz_view: likewise
+  std::string note;        // a found feature's caveat (e.g. the least period below the ball method's)
 };
 // The nucleus of the minibrot at the point, and a view of it: zoom = 4 fit / (2.25 |size|),
 // iterations mandel::auto_iterations_for_period (max(the view's, 64 p), at most 1e8). Throws
-// ViewError for a bad view or pixel.
+// ViewError for a bad view or pixel. Reported only when prove_nucleus proves it and it lies in the
+// searched region (within 64 search radii of the point, and within the view widened by the search
+// radius); where Newton's method reached a nucleus of a proper divisor d of the ball method's
+// period, that nucleus is found again at period d and reported if it proves out (note says so).
+// The size, orientation and atom domain reported are the proof's (at the nucleus itself).
 FoundView minibrot_view(const View& v, const FindOptions& o);
-// The Misiurewicz point at the point, and the same view centred on it.
+// The Misiurewicz point at the point, and the same view centred on it: reported only when
+// prove_misiurewicz proves it (at the least preperiod and period, found again there where Newton's
+// method reached a point of smaller ones) and it lies within the view widened by the search radius.
 FoundView misiurewicz_view(const View& v, const FindOptions& o);
 // The ball method's period at the point (FoundView::period; view unchanged).
 FoundView period_at(const View& v, const FindOptions& o);

@@ -1,14 +1,20 @@
 // `deepscope find`: the period at KF's 5e113 benchmark, the nucleus written as a location that
 // `render` takes (the minibrot in the middle, proven interior), a Misiurewicz point, and the
-// exit codes: 1 with a message when nothing is found, 2 for bad input.
+// exit codes: 1 with a message when nothing is found, 2 for bad input; the seahorse clicks of
+// issue #43 (a period-27 nucleus reported as period 54, exit 0), checked by the tests' own MPFR
+// orbit (period_oracle.h).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "app/cli/commands.h"
 #include "app/io/location.h"
+#include "period_oracle.h"
 #include "test_files.h"
 
 namespace {
@@ -65,6 +71,87 @@ TEST(FindCli, NothingFoundExitsOneAndBadInputTwo) {
   EXPECT_EQ(run({"find", "period", "--re", "-1.75", "--im", "0", "--at", "5000,1"}), 2);
   EXPECT_EQ(run({"find", "period", "--re", "-1.75", "--im", "0", "--radius", "-1"}), 2);
   EXPECT_EQ(run({"find", "--help"}), 0);
+  // find period writes no location: --out is refused, naming it, and nothing is written.
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({"find", "period", "--re", "-1.75", "--im", "0", "--out", dir + "/p.loc"}), 2);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("--out"), std::string::npos);
+  EXPECT_NE(access((dir + "/p.loc").c_str(), F_OK), 0);
+}
+
+// `find nucleus` at the seahorse view (assets/locations/seahorse.loc, 768x961), stdout and exit.
+int find_at(const std::string& at, const std::string& out, std::string* stdout_text) {
+  testing::internal::CaptureStdout();
+  const int rc = run({"find", "nucleus", "--location", ds::test::source_path("assets/locations/seahorse.loc"),
+                      "--size", "768x961", "--at", at, "--quiet", "--out", out});
+  *stdout_text = testing::internal::GetCapturedStdout();
+  return rc;
+}
+
+TEST(FindCli, SeahorseClicksOfIssue43ReportOnlyProvenNuclei) {
+  const std::string dir = ds::test::make_tmpdir("find");
+  // (474, 468): the ball method's period is 54, and Newton's method reached the nucleus of period
+  // 27; it was reported as period 54 with zoom 3.8e-13. (600, 200): period 100 and size 1.6e37.
+  // Now: the least period's nucleus, found again at that period and proven, with a note.
+  struct Case {
+    const char* at;
+    uint32_t ball, least;
+  };
+  for (const Case& k : {Case{"474,468", 54, 27}, Case{"600,200", 100, 25}}) {
+    SCOPED_TRACE(k.at);
+    const std::string loc = dir + "/n.loc";
+    std::string out;
+    ASSERT_EQ(find_at(k.at, loc, &out), 0) << out;
+    EXPECT_NE(out.find("period " + std::to_string(k.ball) + "\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("nucleus of period " + std::to_string(k.least) + "\n"), std::string::npos) << out;
+    EXPECT_EQ(out.find("nucleus of period " + std::to_string(k.ball)), std::string::npos) << out;
+    EXPECT_NE(out.find("note: the ball method's period " + std::to_string(k.ball)), std::string::npos) << out;
+    EXPECT_NE(out.find("proven: least period " + std::to_string(k.least)), std::string::npos) << out;
+    // The location: the tests' own MPFR orbit finds a nucleus of least period `least` there, whose
+    // size gives the zoom written (zoom = 4 fit / (2.25 |size|), fit 0.5), in the view.
+    const ds::app::Location l = ds::app::read_location_file(loc);
+    const double log2_size = std::log2(4.0 * 0.5 / (2.25 * std::stod(l.zoom)));
+    EXPECT_EQ(ds::test::check_reported_nucleus(l.re, l.im, k.least, log2_size, 256), "");
+    EXPECT_GT(std::stod(l.zoom), 100.0);  // the minibrot is smaller than the view (zoom 100)
+    EXPECT_LT(std::stod(l.zoom), 1e4);
+    const double s = 4.0 / (100.0 * 961);
+    EXPECT_LT(std::fabs(std::stod(l.re) + 0.7453) / s, 768 / 2.0);
+    EXPECT_LT(std::fabs(std::stod(l.im) - 0.1127) / s, 961 / 2.0);
+    ASSERT_TRUE(l.iterations.has_value());
+    EXPECT_EQ(*l.iterations, 64u * k.least);
+    std::remove(loc.c_str());
+  }
+  // With --max-period 26 the ball method finds no period at (474, 468): "not found", exit 1,
+  // nothing written, and no nucleus line.
+  std::string out;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run({"find", "nucleus", "--location", ds::test::source_path("assets/locations/seahorse.loc"), "--size",
+                 "768x961", "--at", "474,468", "--max-period", "26", "--quiet", "--out", dir + "/x.loc"}),
+            1);
+  out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.rfind("not found: ", 0), 0u) << out;
+  EXPECT_EQ(out.find("nucleus of period"), std::string::npos) << out;
+  EXPECT_NE(access((dir + "/x.loc").c_str(), F_OK), 0);
+}
+
+// A nucleus Newton's method converged to but the checks refuse is not reported (before issue #43 it
+// was, exit 0): at this view (a random view of the finder's campaign, by the period-2 disc) Newton's
+// method for the click's ball period 10 goes to the nucleus -1 of period 2 (proven there), 130
+// pixels outside the 192x108 view. "not found: the nucleus lies outside the view", exit 1, nothing
+// written.
+TEST(FindCli, ANucleusOutsideTheViewIsNotFound) {
+  const std::string dir = ds::test::make_tmpdir("find");
+  const std::vector<std::string> view = {"--re", "-1.2083505698272574", "--im", "0.10797195684679822", "--zoom",
+                                         "22.3896", "--iter", "2711", "--size", "192x108", "--quiet"};
+  std::vector<std::string> args = {"find", "nucleus"};
+  args.insert(args.end(), view.begin(), view.end());
+  for (const std::string& x : {"--at", "65,52", "--out"}) args.push_back(x);
+  args.push_back(dir + "/b.loc");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run(args), 1);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.rfind("period 10\nnot found: the nucleus lies outside the view", 0), 0u) << out;
+  EXPECT_EQ(out.find("nucleus of period"), std::string::npos) << out;
+  EXPECT_NE(access((dir + "/b.loc").c_str(), F_OK), 0);
 }
 
 }  // namespace
