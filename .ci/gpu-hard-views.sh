@@ -32,7 +32,7 @@ run() {
   s0=$(date +%s.%N)
   timeout "${limit:-300}" "$exe" render "$@" --out "/tmp/hv-$name.png" > "/tmp/hv-$name.out" 2> "/tmp/hv-$name.err"
   rc=$?
-  printf '\n## %s: rc %s, wall %.2f s\n$ deepscope render %s\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $s0" | bc)" "$*" | tee -a "$log"
+  printf '\n## %s: rc %s, wall %.2f s\n$ deepscope render %s\n' "$name" "$rc" "$(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$*" | tee -a "$log"
   grep -v $'\r' "/tmp/hv-$name.err" | tail -25 | tee -a "$log"
   tail -5 "/tmp/hv-$name.out" | tee -a "$log"
 }
@@ -43,8 +43,8 @@ for v in ${views:-v25 5e227}; do
     v25) run v25-1920 "${v25[@]}" --size 1920x1080 --backend cuda --verify 64 ;;
     v25c) run v25-centre "${v25[@]}" --size 1920x1080 --backend cuda --reference-at centre ;;
     5e227) run 5e227-1024 --location tests/data/kf-benchmarks/5e227.kfr --size 1024x1024 --backend cuda --verify 64 ;;
-    v30) run v30-640 --location tests/data/locations/fs-view30.loc --size 640x360 --backend cuda ;;
-    *) [ -f "$v" ] && run "$(basename "$v" .loc)" --location "$v" --size 1920x1080 --backend cuda --verify 64 ;;
+    v30) run v30-640 --location assets/locations/fractalshark/view30.loc --size 640x360 --backend cuda ;;
+    *) [ -f "$v" ] && run "$(basename "$v" .loc)" --location "$v" --size "${size:-1920x1080}" --backend cuda --verify 64 ;;
   esac
 done
 echo | tee -a "$log"
