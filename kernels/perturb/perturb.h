@@ -159,7 +159,7 @@ void clear_reference_cache();
 // check: a nucleus within 2^-24 pixel spacing) and the nucleus lies within kNucleusReferenceReach
 // half-diagonals of the centre. nullptr otherwise (or when cancelled); *note says what happened.
 constexpr uint64_t kNucleusReferenceFromIter = uint64_t{1} << 20;
-constexpr uint64_t kNucleusReferenceMaxPeriod = uint64_t{1} << 26;
+constexpr uint64_t kNucleusReferenceMaxPeriod = uint64_t{1} << 22;
 constexpr double kNucleusReferenceReach = 4.0;
 std::shared_ptr<const Reference> nucleus_reference(const Geometry& g, const View& v, const std::atomic<bool>* cancel,
                                                    uint64_t memory_budget, ReferencePath path, std::string* note);

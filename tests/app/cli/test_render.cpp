@@ -325,6 +325,10 @@ TEST(RenderCommand, TwoSignalsAtOnceStopTheRenderCleanly) {
                                      "cpu",
                                      "--reference-cache",
                                      dir,
+                                     // the centre's orbit, whose checkpoint this test asks for (the
+                                     // nucleus search before it has none to keep)
+                                     "--reference-at",
+                                     "centre",
                                      "--out",
                                      out};
     std::vector<char*> argv;
