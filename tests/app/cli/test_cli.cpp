@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/input_file.h"
 #include "app/cli/cli.h"
 #include "app/cli/commands.h"
 
@@ -69,6 +70,37 @@ TEST(AtomicFile, UnwritablePathsThrowAndWriteNothing) {
     chmod(dir.c_str(), 0500);
     EXPECT_THROW(ds::write_file_atomically(dir + "/x.png", "data"), ds::IoError);
   }
+}
+
+// The one reader of user-named input files: regular files only, within the reader's limit.
+TEST(InputFile, ReadsRegularFilesAndRefusesTheRest) {
+  const std::string dir = tmpdir();
+  auto message = [](const std::string& path, uint64_t limit) {
+    try {
+      ds::read_input_file(path, "location", limit);
+    } catch (const ds::IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::ofstream(dir + "/a.txt") << "re = 1\n";
+  EXPECT_EQ(ds::read_input_file(dir + "/a.txt", "location", 7), "re = 1\n");
+  EXPECT_EQ(ds::read_input_head(dir + "/a.txt", "location", 2), "re");
+  EXPECT_NE(message(dir + "/a.txt", 6).find("over the 6 bytes limit for location files"), std::string::npos)
+      << message(dir + "/a.txt", 6);
+  EXPECT_NE(message(dir, 100).find("is a directory"), std::string::npos) << message(dir, 100);
+  EXPECT_NE(message("/dev/zero", ds::kNoInputLimit).find("character device"), std::string::npos);
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo, 100).find("FIFO"), std::string::npos) << "and it must not wait for a writer";
+  EXPECT_NE(message(dir + "/none", 100).find("No such file"), std::string::npos)
+      << message(dir + "/none", 100);
+  const std::string big = dir + "/big.loc";
+  std::ofstream(big) << "x";
+  ASSERT_EQ(truncate(big.c_str(), ds::kMaxTextInputBytes + 1), 0);
+  EXPECT_NE(message(big, ds::kMaxTextInputBytes).find("16 MiB limit"), std::string::npos)
+      << message(big, ds::kMaxTextInputBytes);
+  EXPECT_EQ(ds::byte_size_name(ds::kMaxPngInputBytes), "1 GiB");
 }
 
 }  // namespace
