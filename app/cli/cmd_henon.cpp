@@ -222,10 +222,8 @@ int henon_scan(const ArgList& argv) {
                             mib(dev) + " (use a smaller --chunk)");
   }
   if (estimate_only) return 0;
-  if (writer && !sharded) {
-    check_writable(csv);
-    if (!json.empty()) check_writable(json);
-  }
+  // Every file this run writes, before the chunk file is created.
+  if (writer) check_outputs({p.chunk_file, sharded ? "" : csv, sharded ? "" : json});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;

@@ -250,7 +250,8 @@ struct Progress {
 int cmd_oracle(const ArgList& args) {
   OracleJob j = parse_oracle(args);
   const mandel::Geometry g = mandel::geometry(j.view);  // ViewError: exit 2
-  for (const std::string* p : {&j.out, &j.smooth, &j.trusted, &j.bits, &j.meta}) check_writable(*p);
+  const std::string chunk_file = j.out + ".chunks";
+  check_outputs({j.out, j.smooth, j.trusted, j.bits, j.meta, chunk_file});
 
   const int n = j.grid;
   const std::vector<orc::PixelIndex> where = orc::grid_pixels(j.view, n);
@@ -263,7 +264,7 @@ int cmd_oracle(const ArgList& args) {
   install_cancel_handler();
   work::Job job;
   job.chunks = static_cast<int64_t>(where.size());
-  job.chunk_file = j.out + ".chunks";
+  job.chunk_file = chunk_file;
   const mandel::View& v = j.view;
   char map[160];
   std::snprintf(map, sizeof map, "%a,%a,%a,%a", v.pixel_map[0], v.pixel_map[1], v.pixel_map[2],

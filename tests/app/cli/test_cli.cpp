@@ -72,6 +72,36 @@ TEST(AtomicFile, UnwritablePathsThrowAndWriteNothing) {
   }
 }
 
+// A directory, a device or a name ending in '/' is no place for an output: refused up front, not
+// when the finished file is renamed onto it. Two outputs with one name are refused too.
+TEST(AtomicFile, CheckWritableRefusesDirectoriesAndDevices) {
+  const std::string dir = tmpdir();
+  auto message = [](const std::string& path) {
+    try {
+      ds::check_writable(path);
+    } catch (const ds::IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(dir).find("is a directory"), std::string::npos) << message(dir);
+  EXPECT_NE(message(dir + "/").find("is a directory"), std::string::npos);
+  EXPECT_NE(message(dir + "/new/").find("new"), std::string::npos);
+  EXPECT_NE(message("/dev/null").find("not a regular file"), std::string::npos) << message("/dev/null");
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo).find("not a regular file"), std::string::npos);
+  EXPECT_EQ(message(dir + "/fine.png"), "");
+  std::ofstream(dir + "/old.png") << "x";
+  EXPECT_EQ(message(dir + "/old.png"), "") << "an existing file may be replaced";
+  EXPECT_NO_THROW(ds::check_outputs({dir + "/a", "", dir + "/b", ""}));
+  EXPECT_THROW(ds::check_outputs({dir + "/a", dir + "/b", dir + "/a"}), ds::IoError);
+  EXPECT_THROW(ds::check_outputs({dir + "/a", dir}), ds::IoError);
+  EXPECT_THROW(ds::write_file_atomically(dir, "data"), ds::IoError);
+  EXPECT_EQ(std::system(("test $(ls -A " + dir + " | wc -l) -eq 2").c_str()), 0)
+      << "a temporary file was left";
+}
+
 // The one reader of user-named input files: regular files only, within the reader's limit.
 TEST(InputFile, ReadsRegularFilesAndRefusesTheRest) {
   const std::string dir = tmpdir();

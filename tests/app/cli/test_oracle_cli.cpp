@@ -90,6 +90,7 @@ TEST(OracleCli, BadInputExitsTwo) {
       {{"--pixel-map", "1,1,1,1", "--out", out}, "singular"},
       {{"--zoom", "-3", "--out", out}, "zoom"},
       {{"--out", dir + "/missing/g.npy"}, "missing"},
+      {{"--out", dir}, "is a directory"},
   };
   for (const Case& c : cases) {
     ArgList a = view;
