@@ -88,6 +88,9 @@ OracleJob parse_oracle(const ArgList& args) {
                           std::to_string(j.view.width) + "x" + std::to_string(j.view.height) + ")");
   j.opt.start_bits = static_cast<int>(a.get_int("start-bits", 0, 2, 1 << 24));
   j.opt.max_bits = static_cast<int>(a.get_int("max-bits", 0, 2, 1 << 24));
+  if (j.opt.start_bits && j.opt.max_bits && j.opt.start_bits > j.opt.max_bits)
+    throw cli::UsageError("--start-bits " + std::to_string(j.opt.start_bits) + " is above --max-bits " +
+                          std::to_string(j.opt.max_bits) + " (no run may exceed --max-bits)");
   j.opt.max_escalations = static_cast<int>(a.get_int("escalations", 4, 0, 64));
   j.opt.confirm = !a.flag("no-confirm");
   j.threads = static_cast<unsigned>(a.get_int("threads", 0, 1, 4096));

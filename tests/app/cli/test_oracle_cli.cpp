@@ -91,6 +91,7 @@ TEST(OracleCli, BadInputExitsTwo) {
       {{"--zoom", "-3", "--out", out}, "zoom"},
       {{"--out", dir + "/missing/g.npy"}, "missing"},
       {{"--out", dir}, "is a directory"},
+      {{"--start-bits", "200", "--max-bits", "60", "--out", out}, "--start-bits 200 is above --max-bits 60"},
   };
   for (const Case& c : cases) {
     ArgList a = view;
