@@ -12,7 +12,7 @@
 namespace ds::cli {
 
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
-           const std::set<std::string>& flags) {
+           const std::set<std::string>& flags, const std::set<std::string>& repeatable) {
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
@@ -24,6 +24,8 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
         name = name.substr(0, eq);
         inline_value = true;
       }
+      if ((valued.count(name) || flags.count(name)) && values_.count(name) && !repeatable.count(name))
+        throw UsageError("option --" + name + " is given twice (give it once)");
       if (valued.count(name)) {
         if (!inline_value) {
           if (i + 1 >= argv.size()) throw UsageError("option --" + name + " needs a value");

@@ -17,8 +17,10 @@ struct UsageError : std::runtime_error {
 class Args {
  public:
   // `valued` names the options that take a value, `flags` those that do not (names without "--").
+  // An option given twice is a UsageError naming it (the last value would silently win), except
+  // the valued options in `repeatable`, whose every value get_all() returns.
   Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
-       const std::set<std::string>& flags);
+       const std::set<std::string>& flags, const std::set<std::string>& repeatable = {});
 
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   std::string get(const std::string& name, const std::string& fallback) const;

@@ -87,7 +87,8 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
-  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"});
+  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"},
+              {"shader-param"});
   const char* command = video ? "video" : "render";
   if (!a.positional().empty())
     throw cli::UsageError(std::string(command) + " takes no positional argument: \"" + a.positional()[0] +

@@ -33,6 +33,29 @@ TEST(Cli, ParsesValuesFlagsAndRejectsUnknowns) {
   EXPECT_EQ(neg.get("re", ""), "-1.75");
 }
 
+// An option given twice is an error naming it (the last value used to win silently), in either
+// spelling and for flags too; options declared repeatable keep every value.
+TEST(Cli, RepeatedOptionsAreErrorsUnlessRepeatable) {
+  const struct {
+    std::vector<std::string> argv;
+    const char* name;
+  } cases[] = {{{"--iter", "5", "--iter", "6"}, "--iter"},
+               {{"--iter=5", "x", "--iter", "5"}, "--iter"},
+               {{"--quick", "--quick"}, "--quick"}};
+  for (const auto& c : cases) {
+    try {
+      Args(c.argv, {"iter"}, {"quick"});
+      ADD_FAILURE() << c.name << " twice was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(c.name) + " is given twice"), std::string::npos)
+          << e.what();
+    }
+  }
+  Args p({"--shader-param", "a=1", "--shader-param=b=2"}, {"shader-param"}, {}, {"shader-param"});
+  EXPECT_EQ(p.get_all("shader-param"), (std::vector<std::string>{"a=1", "b=2"}));
+  EXPECT_THROW(Args({"--shader-param", "a=1", "--shader-param", "b=2"}, {"shader-param"}, {}), UsageError);
+}
+
 TEST(Cli, ParsesSizes) {
   int w = 0, h = 0;
   ds::cli::parse_size("1920x1080", 65536, &w, &h);

@@ -134,6 +134,7 @@ std::vector<BadCase> bad_cases(const std::string& dir) {
       {"counts onto a directory", {"--counts", dir}},
       {"device as location", {"--location", "/dev/zero"}},
       {"directory as location", {"--location", dir}},
+      {"option given twice", {"--iter", "100", "--iter", "200"}},
   };
 }
 
