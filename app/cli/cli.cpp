@@ -71,6 +71,13 @@ double Args::get_double(const std::string& name, double fallback) const {
   return has(name) ? parse_double("--" + name, get(name, "")) : fallback;
 }
 
+std::string Args::get_finite_text(const std::string& name, const std::string& fallback) const {
+  if (!has(name)) return fallback;
+  const std::string s = get(name, "");
+  check_finite_text("--" + name, s);
+  return s;
+}
+
 int64_t Args::get_count(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const {
   if (!has(name)) return fallback;
   const std::string s = get(name, "");
@@ -131,6 +138,16 @@ double parse_double(const std::string& option, const std::string& s) {
   if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
     throw UsageError(option + " expects a finite number, got \"" + s + "\"");
   return v;
+}
+
+void check_finite_text(const std::string& option, const std::string& s) {
+  std::string low;
+  for (char c : s) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Decimal and hex-float numbers have no 'n' or 'i': these spellings are the only ones to catch.
+  if (low.find("nan") != std::string::npos)
+    throw UsageError(option + " is not a number (\"" + s + "\"): give a finite value");
+  if (low.find("inf") != std::string::npos)
+    throw UsageError(option + " is infinite (\"" + s + "\"): give a finite value");
 }
 
 void parse_size(const std::string& s, int max_side, int* w, int* h) {

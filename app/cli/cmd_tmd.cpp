@@ -280,6 +280,8 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
       throw cli::UsageError("give either --range (bit patterns) or --x-lo/--x-hi (reals)");
     p.x_lo = args.require("x-lo");
     p.x_hi = args.require("x-hi");
+    cli::check_finite_text("--x-lo", p.x_lo);  // MPFR would read "nan" and "@Inf@"
+    cli::check_finite_text("--x-hi", p.x_hi);
   } else {
     parse_range(args.require("range"), &p.lo, &p.hi);
   }

@@ -56,6 +56,22 @@ TEST(Cli, RepeatedOptionsAreErrorsUnlessRepeatable) {
   EXPECT_THROW(Args({"--shader-param", "a=1", "--shader-param", "b=2"}, {"shader-param"}, {}), UsageError);
 }
 
+// Numbers kept as text for MPFR: NaN and infinity in any spelling MPFR reads are refused by name.
+TEST(Cli, FiniteTextRefusesNanAndInfinity) {
+  for (const char* bad : {"nan", "NaN", "-nan", "@NaN@", "inf", "-Inf", "+INFINITY", "@inf@"}) {
+    try {
+      Args({"--x-lo", bad}, {"x-lo"}, {}).get_finite_text("x-lo", "");
+      FAIL() << bad << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--x-lo"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+  for (const char* good : {"1.5", "-0x1.8p-3", "1e-400", "12345678901234567890.5"})
+    EXPECT_EQ(Args({"--x-lo", good}, {"x-lo"}, {}).get_finite_text("x-lo", ""), good);
+  EXPECT_EQ(Args({}, {"x-lo"}, {}).get_finite_text("x-lo", "2"), "2");
+}
+
 TEST(Cli, ParsesSizes) {
   int w = 0, h = 0;
   ds::cli::parse_size("1920x1080", 65536, &w, &h);
