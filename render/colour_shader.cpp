@@ -9,9 +9,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "kernels/core/input_file.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "render/shader_sources.h"
 
@@ -177,11 +177,11 @@ bool is_shader_file(const std::string& s) {
 
 std::string shader_source(const std::string& name_or_file) {
   if (!is_shader_file(name_or_file)) return builtin_shader_source(name_or_file);
-  std::ifstream in(name_or_file, std::ios::binary);
-  if (!in) throw ShaderError("cannot read colouring shader \"" + name_or_file + "\"");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return read_input_file(name_or_file, "colouring shader", kMaxTextInputBytes);
+  } catch (const IoError& e) {
+    throw ShaderError(e.what());
+  }
 }
 
 std::string shader_hash(const std::string& source) {

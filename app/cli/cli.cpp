@@ -12,7 +12,7 @@
 namespace ds::cli {
 
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
-           const std::set<std::string>& flags) {
+           const std::set<std::string>& flags, const std::set<std::string>& repeatable) {
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
@@ -24,6 +24,8 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
         name = name.substr(0, eq);
         inline_value = true;
       }
+      if ((valued.count(name) || flags.count(name)) && values_.count(name) && !repeatable.count(name))
+        throw UsageError("option --" + name + " is given twice (give it once)");
       if (valued.count(name)) {
         if (!inline_value) {
           if (i + 1 >= argv.size()) throw UsageError("option --" + name + " needs a value");
@@ -67,6 +69,13 @@ int64_t Args::get_int(const std::string& name, int64_t fallback, int64_t min, in
 
 double Args::get_double(const std::string& name, double fallback) const {
   return has(name) ? parse_double("--" + name, get(name, "")) : fallback;
+}
+
+std::string Args::get_finite_text(const std::string& name, const std::string& fallback) const {
+  if (!has(name)) return fallback;
+  const std::string s = get(name, "");
+  check_finite_text("--" + name, s);
+  return s;
 }
 
 int64_t Args::get_count(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const {
@@ -129,6 +138,16 @@ double parse_double(const std::string& option, const std::string& s) {
   if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
     throw UsageError(option + " expects a finite number, got \"" + s + "\"");
   return v;
+}
+
+void check_finite_text(const std::string& option, const std::string& s) {
+  std::string low;
+  for (char c : s) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Decimal and hex-float numbers have no 'n' or 'i': these spellings are the only ones to catch.
+  if (low.find("nan") != std::string::npos)
+    throw UsageError(option + " is not a number (\"" + s + "\"): give a finite value");
+  if (low.find("inf") != std::string::npos)
+    throw UsageError(option + " is infinite (\"" + s + "\"): give a finite value");
 }
 
 void parse_size(const std::string& s, int max_side, int* w, int* h) {

@@ -52,10 +52,10 @@ Backend parse_backend(const std::string& s) { return parse_henon_backend(s); }
 henon::MapInput map_input(const cli::Args& args) {
   henon::MapInput m;
   m.arith = parse_arith(args.get("arith", "f64"));
-  m.a = args.get("a", m.a);
-  m.b = args.get("b", m.b);
-  m.x0 = args.get("x0", m.x0);
-  m.y0 = args.get("y0", m.y0);
+  m.a = args.get_finite_text("a", m.a);
+  m.b = args.get_finite_text("b", m.b);
+  m.x0 = args.get_finite_text("x0", m.x0);
+  m.y0 = args.get_finite_text("y0", m.y0);
   m.bound = args.get_double("bound", m.bound);
   if (!(m.bound >= 1 && m.bound <= 1e6)) throw cli::UsageError("--bound must be in [1, 1e6]");
   return m;
@@ -115,7 +115,7 @@ int henon_period(const ArgList& argv) {
   p.map = map_input(args);
   p.n_transient = args.get_count("transient", p.n_transient, 0, henon::kMaxTransient);
   p.p_max = static_cast<int32_t>(args.get_count("pmax", p.p_max, 1, henon::kMaxPeriod));
-  p.tol = args.get("tol", p.tol);
+  p.tol = args.get_finite_text("tol", p.tol);
   install_cancel_handler();
   p.cancel = &cancel_flag();
   const henon::PeriodResult r = as_usage([&] { return henon::detect_period(p); });
@@ -161,17 +161,17 @@ int henon_scan(const ArgList& argv) {
                  {"quiet", "estimate"});
   henon::ScanParams p;
   p.arith = parse_arith(args.get("arith", "f64"));
-  p.a_min = args.get("a-min", p.a_min);
-  p.a_step = args.get("a-step", p.a_step);
+  p.a_min = args.get_finite_text("a-min", p.a_min);
+  p.a_step = args.get_finite_text("a-step", p.a_step);
   p.na = args.get_count("na", 1, 1, 100'000'000);
-  p.b_min = args.get("b-min", p.b_min);
-  p.b_step = args.get("b-step", p.b_step);
+  p.b_min = args.get_finite_text("b-min", p.b_min);
+  p.b_step = args.get_finite_text("b-step", p.b_step);
   p.nb = args.get_count("nb", 1, 1, 100'000'000);
   p.n_init = args.get_count("init", p.n_init, 1, 1'000'000);
   if (args.has("box")) parse_box(args.get("box", ""), p.init_box);
   p.n_transient = args.get_count("transient", p.n_transient, 0, henon::kMaxTransient);
   p.p_max = static_cast<int32_t>(args.get_count("pmax", p.p_max, 1, henon::kMaxPeriod));
-  p.tol = args.get("tol", p.tol);
+  p.tol = args.get_finite_text("tol", p.tol);
   p.bound = args.get_double("bound", p.bound);
   p.chunk_params = args.get_count("chunk", 0, 0, 100'000'000);
   p.backend = parse_backend(args.get("backend", "auto"));
@@ -222,10 +222,8 @@ int henon_scan(const ArgList& argv) {
                             mib(dev) + " (use a smaller --chunk)");
   }
   if (estimate_only) return 0;
-  if (writer && !sharded) {
-    check_writable(csv);
-    if (!json.empty()) check_writable(json);
-  }
+  // Every file this run writes, before the chunk file is created.
+  if (writer) check_outputs({p.chunk_file, sharded ? "" : csv, sharded ? "" : json});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;

@@ -65,9 +65,9 @@ int henon_plane(const ArgList& argv) {
   henon::PlaneView v;
   const std::string arith = args.get("arith", "f64");
   if (arith != "auto") v.arith = parse_arith(arith);
-  v.centre_a = args.get("centre-a", v.centre_a);
-  v.centre_b = args.get("centre-b", v.centre_b);
-  v.width = args.get("width", v.width);
+  v.centre_a = args.get_finite_text("centre-a", v.centre_a);
+  v.centre_b = args.get_finite_text("centre-b", v.centre_b);
+  v.width = args.get_finite_text("width", v.width);
   if (args.has("size"))
     cli::parse_size(args.get("size", ""), henon::kMaxImageSide, &v.width_px, &v.height_px);
   // auto: the cheapest format that tells the view's pixels apart (the window's rule).
@@ -83,7 +83,7 @@ int henon_plane(const ArgList& argv) {
   if (args.has("box")) parse_henon_box(args.get("box", ""), v.init_box);
   v.n_transient = args.get_count("transient", v.n_transient, 0, henon::kMaxTransient);
   v.p_max = static_cast<int32_t>(args.get_count("pmax", v.p_max, 1, henon::kMaxPeriod));
-  v.tol = args.get("tol", v.tol);
+  v.tol = args.get_finite_text("tol", v.tol);
   v.bound = bound_option(args, v.bound);
   v.chunk_params = args.get_count("chunk", 0, 0, 100'000'000);
   v.chunk_file = args.get("resume", "");
@@ -153,8 +153,8 @@ int henon_basin(const ArgList& argv) {
                  {"quiet"});
   henon::BasinView v;
   v.arith = parse_arith(args.get("arith", "f64"));
-  v.a = args.get("a", v.a);
-  v.b = args.get("b", v.b);
+  v.a = args.get_finite_text("a", v.a);
+  v.b = args.get_finite_text("b", v.b);
   v.centre_x = args.get_double("centre-x", v.centre_x);
   v.centre_y = args.get_double("centre-y", v.centre_y);
   v.width = args.get_double("width", v.width);
@@ -162,7 +162,7 @@ int henon_basin(const ArgList& argv) {
     cli::parse_size(args.get("size", ""), henon::kMaxImageSide, &v.width_px, &v.height_px);
   v.n_transient = args.get_count("transient", v.n_transient, 0, henon::kMaxTransient);
   v.p_max = static_cast<int32_t>(args.get_count("pmax", v.p_max, 1, henon::kMaxPeriod));
-  v.tol = args.get("tol", v.tol);
+  v.tol = args.get_finite_text("tol", v.tol);
   v.bound = bound_option(args, v.bound);
   v.chunk_params = args.get_count("chunk", 0, 0, 100'000'000);
   v.chunk_file = args.get("resume", "");

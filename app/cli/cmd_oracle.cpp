@@ -88,6 +88,9 @@ OracleJob parse_oracle(const ArgList& args) {
                           std::to_string(j.view.width) + "x" + std::to_string(j.view.height) + ")");
   j.opt.start_bits = static_cast<int>(a.get_int("start-bits", 0, 2, 1 << 24));
   j.opt.max_bits = static_cast<int>(a.get_int("max-bits", 0, 2, 1 << 24));
+  if (j.opt.start_bits && j.opt.max_bits && j.opt.start_bits > j.opt.max_bits)
+    throw cli::UsageError("--start-bits " + std::to_string(j.opt.start_bits) + " is above --max-bits " +
+                          std::to_string(j.opt.max_bits) + " (no run may exceed --max-bits)");
   j.opt.max_escalations = static_cast<int>(a.get_int("escalations", 4, 0, 64));
   j.opt.confirm = !a.flag("no-confirm");
   j.threads = static_cast<unsigned>(a.get_int("threads", 0, 1, 4096));
@@ -250,7 +253,8 @@ struct Progress {
 int cmd_oracle(const ArgList& args) {
   OracleJob j = parse_oracle(args);
   const mandel::Geometry g = mandel::geometry(j.view);  // ViewError: exit 2
-  for (const std::string* p : {&j.out, &j.smooth, &j.trusted, &j.bits, &j.meta}) check_writable(*p);
+  const std::string chunk_file = j.out + ".chunks";
+  check_outputs({j.out, j.smooth, j.trusted, j.bits, j.meta, chunk_file});
 
   const int n = j.grid;
   const std::vector<orc::PixelIndex> where = orc::grid_pixels(j.view, n);
@@ -263,7 +267,7 @@ int cmd_oracle(const ArgList& args) {
   install_cancel_handler();
   work::Job job;
   job.chunks = static_cast<int64_t>(where.size());
-  job.chunk_file = j.out + ".chunks";
+  job.chunk_file = chunk_file;
   const mandel::View& v = j.view;
   char map[160];
   std::snprintf(map, sizeof map, "%a,%a,%a,%a", v.pixel_map[0], v.pixel_map[1], v.pixel_map[2],

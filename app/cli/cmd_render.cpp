@@ -87,7 +87,8 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
-  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"});
+  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"},
+              {"shader-param"});
   const char* command = video ? "video" : "render";
   if (!a.positional().empty())
     throw cli::UsageError(std::string(command) + " takes no positional argument: \"" + a.positional()[0] +
@@ -158,7 +159,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     video->quiet = a.flag("quiet");
     if (!video->mp4.empty() && a.has("shard"))
       throw cli::UsageError("--mp4 needs every frame: make it in a run without --shard");
-    if (!video->mp4.empty()) check_writable(video->mp4 + ".part");
+    if (!video->mp4.empty()) check_outputs({video->mp4, video->mp4 + ".part"});  // ffmpeg writes .part
   }
   j.verify.samples = static_cast<int>(a.get_int("verify", 0, 1, 1 << 20));
   const std::string delta = a.get("delta", "auto");
@@ -367,9 +368,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
     t.smooth = job.smooth.empty() ? "" : frame_name(job.smooth, k, job.frames);
     t.exr = job.exr.empty() ? "" : frame_name(job.exr, k, job.frames);
     if (video) video->pngs.push_back(t.png);
-    if (writer && plan.shard.owns(k - 1))
-      for (const std::string* p : {&t.png, &t.counts, &t.smooth, &t.exr})
-        if (!p->empty()) check_writable(*p);
+    if (writer && plan.shard.owns(k - 1)) check_outputs({t.png, t.counts, t.smooth, t.exr});
     targets.push_back(std::move(t));
   }
 

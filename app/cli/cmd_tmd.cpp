@@ -222,10 +222,7 @@ int tmd_exhaustive(const ArgList& argv) {
         ": raise --k, narrow --range (arguments near 0 make most results hard to round in directed "
         "modes) or raise --max-cases");
   if (estimate_only) return 0;
-  if (writer && !sharded) {
-    check_writable(out);
-    if (!json.empty()) check_writable(json);
-  }
+  if (writer) check_outputs({p.chunk_file, sharded ? "" : out, sharded ? "" : json});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;
@@ -283,6 +280,8 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
       throw cli::UsageError("give either --range (bit patterns) or --x-lo/--x-hi (reals)");
     p.x_lo = args.require("x-lo");
     p.x_hi = args.require("x-hi");
+    cli::check_finite_text("--x-lo", p.x_lo);  // MPFR would read "nan" and "@Inf@"
+    cli::check_finite_text("--x-hi", p.x_hi);
   } else {
     parse_range(args.require("range"), &p.lo, &p.hi);
   }
@@ -331,10 +330,7 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
                           " cases expected, more than --max-cases " + std::to_string(max_cases) +
                           ": raise --k, narrow --range or raise --max-cases");
   p.backend = be;
-  if (writer && !sharded) {
-    check_writable(out);
-    if (!json.empty()) check_writable(json);
-  }
+  if (writer) check_outputs({p.chunk_file, sharded ? "" : out, sharded ? "" : json});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   if (!quiet && writer) p.progress = stderr_progress();

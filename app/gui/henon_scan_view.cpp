@@ -7,8 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
+
+#include "kernels/core/input_file.h"
 
 namespace ds::gui {
 
@@ -103,15 +104,15 @@ void HenonScanView::start() {
 }
 
 bool HenonScanView::open_csv(const std::string& path, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path;
+  std::string text;
+  try {
+    text = read_input_file(path, "scan CSV", kNoInputLimit);
+  } catch (const IoError& e) {
+    *error = e.what();
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   try {
-    set_result(henon::parse_scan_csv(text.str()), path);
+    set_result(henon::parse_scan_csv(text), path);
   } catch (const std::exception& e) {
     *error = path + ": " + e.what();
     return false;

@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "app/cli/cli.h"
+#include "kernels/core/input_file.h"
 #include "panels.h"
 
 namespace ds::gui {
@@ -220,12 +220,11 @@ std::vector<ScriptStep> parse_script(const std::string& text, const std::string&
 }
 
 std::vector<ScriptStep> read_script(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw cli::UsageError("--script: cannot read \"" + path + "\"");
-  std::ostringstream text;
-  text << f.rdbuf();
-  if (f.bad()) throw cli::UsageError("--script: cannot read \"" + path + "\"");
-  return parse_script(text.str(), path);
+  try {
+    return parse_script(read_input_file(path, "script", kMaxTextInputBytes), path);
+  } catch (const IoError& e) {
+    throw cli::UsageError(std::string("--script: ") + e.what());
+  }
 }
 
 }  // namespace ds::gui

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/input_file.h"
 
 namespace ds::app {
 namespace {
@@ -109,11 +109,7 @@ KfPalette parse_kfp(const std::string& text, const std::string& source) {
 }
 
 KfPalette read_kfp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw IoError("cannot read palette \"" + path + "\": " + std::strerror(errno));
-  std::stringstream s;
-  s << f.rdbuf();
-  return parse_kfp(s.str(), path);
+  return parse_kfp(read_input_file(path, "palette", kMaxTextInputBytes), path);
 }
 
 bool is_kf_palette_file(const std::string& name) {

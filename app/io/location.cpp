@@ -6,13 +6,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "arith/decimal.h"
 #include "image_io.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/input_file.h"
 #include "location_detail.h"
 
 namespace ds::app {
@@ -332,12 +332,9 @@ std::string format_location(const Location& loc) {
 }
 
 Location read_location_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw IoError("cannot read location \"" + path + "\": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string data = ss.str();
-  if (f.bad()) throw IoError("cannot read location \"" + path + "\"");
+  // A PNG may be a large render; a text location is a few lines.
+  const bool png = is_png(read_input_head(path, "location", 8));
+  const std::string data = read_input_file(path, "location", png ? kMaxPngInputBytes : kMaxTextInputBytes);
   if (is_png(data)) {
     std::string text;
     if (!png_find_text(data, kPngLocationKey, &text))

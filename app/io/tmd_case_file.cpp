@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "image_io.h"
 #include "kernels/core/cpu_parallel.h"
+#include "kernels/core/input_file.h"
 #include "mpfr_hex.h"
 
 namespace ds::app {
@@ -183,14 +183,7 @@ TmdCases decode_tmd_cases(const std::string& bytes, const std::string& name) {
 }
 
 TmdCases read_tmd_cases(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot read \"" + path + "\": " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  std::string bytes(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())), '\0');
-  in.seekg(0);
-  if (!in.read(&bytes[0], static_cast<std::streamsize>(bytes.size())))
-    throw IoError("cannot read \"" + path + "\": " + std::strerror(errno));
-  return decode_tmd_cases(bytes, path);
+  return decode_tmd_cases(read_input_file(path, "case file", kNoInputLimit), path);
 }
 
 }  // namespace ds::app

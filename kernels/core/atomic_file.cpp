@@ -23,8 +23,26 @@ void check_writable(const std::string& path) {
   std::string dir = dir_of(path);
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw IoError("cannot write \"" + path + "\": directory \"" + dir + "\": " + std::strerror(errno));
-  if (access(path.c_str(), F_OK) == 0 && access(path.c_str(), W_OK) != 0)
-    throw IoError("cannot write \"" + path + "\": " + std::strerror(errno));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    // rename(2) cannot put a file where a directory is, and must never replace a device or FIFO.
+    if (S_ISDIR(st.st_mode)) throw IoError("cannot write \"" + path + "\": it is a directory");
+    if (!S_ISREG(st.st_mode)) throw IoError("cannot write \"" + path + "\": it is not a regular file");
+    if (access(path.c_str(), W_OK) != 0)
+      throw IoError("cannot write \"" + path + "\": " + std::strerror(errno));
+  } else if (path.back() == '/') {
+    throw IoError("cannot write \"" + path + "\": a file name cannot end in '/'");
+  }
+}
+
+void check_outputs(const std::vector<std::string>& paths) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (paths[i].empty()) continue;
+    check_writable(paths[i]);
+    for (size_t k = 0; k < i; ++k)
+      if (paths[k] == paths[i])
+        throw IoError("\"" + paths[i] + "\" is named for two of this command's outputs");
+  }
 }
 
 void write_file_atomically(const std::string& path, const std::string& data) {

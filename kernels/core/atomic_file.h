@@ -4,6 +4,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ds {
 
@@ -19,8 +20,13 @@ void write_file_atomically(const std::string& path, const std::string& data);
 // records survive a crash. Throws IoError.
 void append_durable(const std::string& path, const std::string& data);
 
-// Throws IoError if `path` could not be created by write_file_atomically (missing or unwritable
-// directory), before any expensive work starts.
+// Throws IoError if `path` could not be created by write_file_atomically, before any expensive
+// work starts: a missing or unwritable directory, a path that is a directory or another
+// non-regular file (a device, a FIFO), or that ends in '/'. Every command checks each output
+// path it will write with this before it computes anything.
 void check_writable(const std::string& path);
+// check_writable for each non-empty path of one command's outputs, which must also differ from
+// each other (two outputs written to one file would leave only the second).
+void check_outputs(const std::vector<std::string>& paths);
 
 }  // namespace ds

@@ -2,6 +2,8 @@
 // feeds this process's workers (and, under MPI, the other ranks' through work_mpi.cpp).
 #include "work.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -20,6 +22,7 @@
 
 #include "atomic_file.h"
 #include "device.h"
+#include "input_file.h"
 #include "work_internal.h"
 
 namespace ds::work {
@@ -134,7 +137,8 @@ std::string record(int64_t c, const std::string& payload) {
 
 // Parses the complete records of `text` from `pos`; stops at the first damaged one, and says
 // whether the whole text was parsed.
-std::map<int64_t, std::string> parse_records(const std::string& text, std::size_t pos, bool* clean) {
+std::map<int64_t, std::string> parse_records(const std::string& text, std::size_t pos, bool* clean,
+                                             std::size_t* stop) {
   std::map<int64_t, std::string> out;
   while (pos < text.size()) {
     const std::size_t eol = text.find('\n', pos);
@@ -152,24 +156,23 @@ std::map<int64_t, std::string> parse_records(const std::string& text, std::size_
     pos = body + n + end.size();
   }
   if (clean) *clean = pos >= text.size();
+  if (stop) *stop = pos;
   return out;
 }
 
 std::map<int64_t, std::string> read_chunk_file(const std::string& path, const std::string& header,
                                                bool* exists, bool* clean) {
-  std::ifstream in(path, std::ios::binary);
-  *exists = static_cast<bool>(in);
-  if (!in) return {};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw IoError("cannot read chunk file " + path);
-  const std::string text = ss.str();
+  // A missing file is a new job; anything else that is not a readable regular file is refused.
+  struct stat st {};
+  *exists = ::stat(path.c_str(), &st) == 0 || errno != ENOENT;
+  if (!*exists) return {};
+  const std::string text = read_input_file(path, "chunk file", kNoInputLimit);
   const std::size_t eol = text.find('\n');
   const std::string first = text.substr(0, eol);
   if (eol == std::string::npos || first != header)
-    throw std::runtime_error("chunk file " + path + " belongs to a different job (its first line is \"" +
-                             first.substr(0, 200) + "\", this job's is \"" + header.substr(0, 200) +
-                             "\"); remove it or choose another chunk file");
+    throw IoError("chunk file " + path + " belongs to a different job (its first line is \"" +
+                  first.substr(0, 200) + "\", this job's is \"" + header.substr(0, 200) +
+                  "\"); remove it or choose another chunk file");
   return parse_records(text, eol + 1, clean);
 }
 
@@ -177,19 +180,33 @@ std::map<int64_t, std::string> read_chunk_file(const std::string& path, const st
 
 int64_t merge_chunk_files(const std::string& out, const std::vector<std::string>& inputs) {
   if (inputs.empty()) throw std::invalid_argument("merge: no chunk files given");
+  check_writable(out);
   std::string header;
   std::map<int64_t, std::string> all;
   for (const std::string& path : inputs) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("merge: cannot open " + path + ": " + std::strerror(errno));
-    std::string first;
-    std::getline(in, first);
-    if (first.empty())
-      throw std::runtime_error("merge: " + path + " is not a chunk file (its first line is empty)");
+    const std::string text = read_input_file(path, "chunk file", kNoInputLimit);
+    const std::size_t eol = text.find('\n');
+    const std::string first = text.substr(0, eol);
+    // Every job's header starts with its magic word, "deepscope-..." (work.h).
+    if (eol == std::string::npos || first.compare(0, 10, "deepscope-") != 0 ||
+        first.find_first_of(std::string("\0\r", 2)) != std::string::npos)
+      throw IoError("merge: " + path +
+                    " is not a chunk file (its first line is not a deepscope job's header)");
     if (header.empty()) header = first;
-    bool exists = false;
-    for (auto& kv : detail::read_chunk_file(path, header, &exists))
-      all.emplace(kv.first, std::move(kv.second));
+    if (first != header)
+      throw IoError("merge: " + path + " belongs to a different job than " + inputs.front() +
+                    " (their first lines differ)");
+    // Records up to, at most, one cut short at the end (a crash mid-append, dropped as run() drops
+    // it); anything else after the header is damage, not to be merged around.
+    bool clean = true;
+    std::size_t stop = 0;
+    std::map<int64_t, std::string> recs = detail::parse_records(text, eol + 1, &clean, &stop);
+    const std::string tail = text.substr(stop, 6);
+    if (!clean && tail.compare(0, 6, "chunk ") != 0 &&
+        std::string("chunk ").compare(0, tail.size(), tail) != 0)
+      throw IoError("merge: " + path + " is damaged at byte " + std::to_string(stop) +
+                    " (not a chunk record); it cannot be merged");
+    for (auto& kv : recs) all.emplace(kv.first, std::move(kv.second));
   }
   std::string text = header + "\n";
   for (const auto& kv : all) text += detail::record(kv.first, kv.second);

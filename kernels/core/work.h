@@ -66,7 +66,7 @@ struct Job {
   // loaded, without a take() call. Null: none. Writer only.
   std::function<bool(int64_t)> already_done;
   std::string chunk_file;  // resume file (empty: none); used by the writer only
-  std::string header;      // its first line (no newline)
+  std::string header;      // its first line (no newline): "deepscope-JOB ..." (merge checks the prefix)
   Shard shard;
   std::vector<Worker> workers;                // at least one
   const std::atomic<bool>* cancel = nullptr;  // stop handing out chunks; running ones are told to stop
@@ -96,14 +96,16 @@ struct Stats {
   bool complete() const { return loaded + run == owned; }
 };
 
-// Runs the job. Throws std::runtime_error for a chunk file of another job, IoError for file
-// errors, and rethrows a compute or take error once the other workers have stopped.
+// Runs the job. Throws IoError for a chunk file of another job or one that is not a regular
+// file (a directory, a device), and for other file errors; rethrows a compute or take error once
+// the other workers have stopped.
 Stats run(const Job& job);
 
 // Joins the chunk files of one job (each must begin with the same header) into `out`, written
 // atomically: every complete record once, the first copy of a chunk kept. Returns the number of
-// distinct chunks in `out`. Throws std::runtime_error naming a file of another job or an
-// unreadable file.
+// distinct chunks in `out`. Throws IoError naming an input that is not a chunk file (its first
+// line is not a "deepscope-..." job header), one of another job, or an unreadable file, and an
+// unwritable `out` before reading any input.
 int64_t merge_chunk_files(const std::string& out, const std::vector<std::string>& inputs);
 
 // Where a job runs, as the batch commands take it: --devices and --shard.

@@ -10,8 +10,10 @@ namespace ds::work::detail {
 // One chunk record of a chunk file.
 std::string record(int64_t c, const std::string& payload);
 // The complete records of `text` from `pos` (the body of a chunk file); stops at the first damaged
-// one and sets *clean (when given) to whether the whole text was parsed.
-std::map<int64_t, std::string> parse_records(const std::string& text, std::size_t pos, bool* clean);
+// one and sets *clean (when given) to whether the whole text was parsed, *stop (when given) to
+// where it stopped.
+std::map<int64_t, std::string> parse_records(const std::string& text, std::size_t pos, bool* clean,
+                                             std::size_t* stop = nullptr);
 // The complete records of a chunk file whose first line must be `header` (throws otherwise);
 // *exists is false (and nothing is returned) when the file is missing, *clean false when a damaged
 // record (a crash mid-append) ended the parse.

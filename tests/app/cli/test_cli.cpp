@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/input_file.h"
 #include "app/cli/cli.h"
 #include "app/cli/commands.h"
 
@@ -30,6 +31,45 @@ TEST(Cli, ParsesValuesFlagsAndRejectsUnknowns) {
   // Negative numbers are values, not options.
   Args neg({"--re", "-1.75"}, {"re"}, {});
   EXPECT_EQ(neg.get("re", ""), "-1.75");
+}
+
+// An option given twice is an error naming it (the last value used to win silently), in either
+// spelling and for flags too; options declared repeatable keep every value.
+TEST(Cli, RepeatedOptionsAreErrorsUnlessRepeatable) {
+  const struct {
+    std::vector<std::string> argv;
+    const char* name;
+  } cases[] = {{{"--iter", "5", "--iter", "6"}, "--iter"},
+               {{"--iter=5", "x", "--iter", "5"}, "--iter"},
+               {{"--quick", "--quick"}, "--quick"}};
+  for (const auto& c : cases) {
+    try {
+      Args(c.argv, {"iter"}, {"quick"});
+      ADD_FAILURE() << c.name << " twice was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(c.name) + " is given twice"), std::string::npos)
+          << e.what();
+    }
+  }
+  Args p({"--shader-param", "a=1", "--shader-param=b=2"}, {"shader-param"}, {}, {"shader-param"});
+  EXPECT_EQ(p.get_all("shader-param"), (std::vector<std::string>{"a=1", "b=2"}));
+  EXPECT_THROW(Args({"--shader-param", "a=1", "--shader-param", "b=2"}, {"shader-param"}, {}), UsageError);
+}
+
+// Numbers kept as text for MPFR: NaN and infinity in any spelling MPFR reads are refused by name.
+TEST(Cli, FiniteTextRefusesNanAndInfinity) {
+  for (const char* bad : {"nan", "NaN", "-nan", "@NaN@", "inf", "-Inf", "+INFINITY", "@inf@"}) {
+    try {
+      Args({"--x-lo", bad}, {"x-lo"}, {}).get_finite_text("x-lo", "");
+      FAIL() << bad << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--x-lo"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+  for (const char* good : {"1.5", "-0x1.8p-3", "1e-400", "12345678901234567890.5"})
+    EXPECT_EQ(Args({"--x-lo", good}, {"x-lo"}, {}).get_finite_text("x-lo", ""), good);
+  EXPECT_EQ(Args({}, {"x-lo"}, {}).get_finite_text("x-lo", "2"), "2");
 }
 
 TEST(Cli, ParsesSizes) {
@@ -69,6 +109,67 @@ TEST(AtomicFile, UnwritablePathsThrowAndWriteNothing) {
     chmod(dir.c_str(), 0500);
     EXPECT_THROW(ds::write_file_atomically(dir + "/x.png", "data"), ds::IoError);
   }
+}
+
+// A directory, a device or a name ending in '/' is no place for an output: refused up front, not
+// when the finished file is renamed onto it. Two outputs with one name are refused too.
+TEST(AtomicFile, CheckWritableRefusesDirectoriesAndDevices) {
+  const std::string dir = tmpdir();
+  auto message = [](const std::string& path) {
+    try {
+      ds::check_writable(path);
+    } catch (const ds::IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(dir).find("is a directory"), std::string::npos) << message(dir);
+  EXPECT_NE(message(dir + "/").find("is a directory"), std::string::npos);
+  EXPECT_NE(message(dir + "/new/").find("new"), std::string::npos);
+  EXPECT_NE(message("/dev/null").find("not a regular file"), std::string::npos) << message("/dev/null");
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo).find("not a regular file"), std::string::npos);
+  EXPECT_EQ(message(dir + "/fine.png"), "");
+  std::ofstream(dir + "/old.png") << "x";
+  EXPECT_EQ(message(dir + "/old.png"), "") << "an existing file may be replaced";
+  EXPECT_NO_THROW(ds::check_outputs({dir + "/a", "", dir + "/b", ""}));
+  EXPECT_THROW(ds::check_outputs({dir + "/a", dir + "/b", dir + "/a"}), ds::IoError);
+  EXPECT_THROW(ds::check_outputs({dir + "/a", dir}), ds::IoError);
+  EXPECT_THROW(ds::write_file_atomically(dir, "data"), ds::IoError);
+  EXPECT_EQ(std::system(("test $(ls -A " + dir + " | wc -l) -eq 2").c_str()), 0)
+      << "a temporary file was left";
+}
+
+// The one reader of user-named input files: regular files only, within the reader's limit.
+TEST(InputFile, ReadsRegularFilesAndRefusesTheRest) {
+  const std::string dir = tmpdir();
+  auto message = [](const std::string& path, uint64_t limit) {
+    try {
+      ds::read_input_file(path, "location", limit);
+    } catch (const ds::IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::ofstream(dir + "/a.txt") << "re = 1\n";
+  EXPECT_EQ(ds::read_input_file(dir + "/a.txt", "location", 7), "re = 1\n");
+  EXPECT_EQ(ds::read_input_head(dir + "/a.txt", "location", 2), "re");
+  EXPECT_NE(message(dir + "/a.txt", 6).find("over the 6 bytes limit for location files"), std::string::npos)
+      << message(dir + "/a.txt", 6);
+  EXPECT_NE(message(dir, 100).find("is a directory"), std::string::npos) << message(dir, 100);
+  EXPECT_NE(message("/dev/zero", ds::kNoInputLimit).find("character device"), std::string::npos);
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo, 100).find("FIFO"), std::string::npos) << "and it must not wait for a writer";
+  EXPECT_NE(message(dir + "/none", 100).find("No such file"), std::string::npos)
+      << message(dir + "/none", 100);
+  const std::string big = dir + "/big.loc";
+  std::ofstream(big) << "x";
+  ASSERT_EQ(truncate(big.c_str(), ds::kMaxTextInputBytes + 1), 0);
+  EXPECT_NE(message(big, ds::kMaxTextInputBytes).find("16 MiB limit"), std::string::npos)
+      << message(big, ds::kMaxTextInputBytes);
+  EXPECT_EQ(ds::byte_size_name(ds::kMaxPngInputBytes), "1 GiB");
 }
 
 }  // namespace

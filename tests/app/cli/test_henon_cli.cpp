@@ -95,6 +95,9 @@ TEST(HenonCli, MergedShardsEqualOneRun) {
   EXPECT_EQ(exit_code(with({"--csv", dir + "/x.csv", "--devices", "0"})), 2);  // devices with the CPU
   EXPECT_EQ(ds::app::run({"merge", "--out", dir + "/m.chunks", dir + "/none.chunks"}), 2);
   EXPECT_EQ(ds::app::run({"merge", "--out", dir + "/m.chunks", dir + "/s.csv.chunks", dir + "/one.json"}), 2);
+  // A file that is no chunk file at all (its first line no job's header) merged into nothing.
+  EXPECT_EQ(ds::app::run({"merge", "--out", dir + "/m.chunks", dir + "/one.json"}), 2);
+  EXPECT_EQ(slurp(dir + "/m.chunks"), "") << "merge wrote an output";
 }
 
 TEST(HenonCli, BadInputExitsTwo) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "app/cli/cancel.h"
 #include "app/cli/commands.h"
 #include "app/io/image_io.h"
@@ -75,8 +77,8 @@ TEST(OracleCli, CancelledRunWritesNothingAndResumes) {
 TEST(OracleCli, BadInputExitsTwo) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const std::string out = dir + "/g.npy";
-  const ArgList view = {"oracle", "--re", "-0.5",   "--im",  "0",      "--zoom", "1",
-                        "--iter", "100",  "--size", "32x16", "--grid", "4"};
+  // --zoom 1 and --grid 4 unless a case gives its own (an option given twice is an error).
+  const ArgList view = {"oracle", "--re", "-0.5", "--im", "0", "--iter", "100", "--size", "32x16"};
   struct Case {
     ArgList extra;
     const char* says;
@@ -90,9 +92,15 @@ TEST(OracleCli, BadInputExitsTwo) {
       {{"--pixel-map", "1,1,1,1", "--out", out}, "singular"},
       {{"--zoom", "-3", "--out", out}, "zoom"},
       {{"--out", dir + "/missing/g.npy"}, "missing"},
+      {{"--out", dir}, "is a directory"},
+      {{"--start-bits", "200", "--max-bits", "60", "--out", out}, "--start-bits 200 is above --max-bits 60"},
+      {{"--grid", "2", "--grid", "3", "--out", out}, "--grid is given twice"},
   };
   for (const Case& c : cases) {
     ArgList a = view;
+    for (const char* o : {"--zoom", "--grid"})
+      if (std::find(c.extra.begin(), c.extra.end(), o) == c.extra.end())
+        a.insert(a.end(), {o, o[2] == 'z' ? "1" : "4"});
     a.insert(a.end(), c.extra.begin(), c.extra.end());
     std::string err;
     EXPECT_EQ(run(a, &err), 2) << c.says;

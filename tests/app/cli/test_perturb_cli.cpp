@@ -144,7 +144,9 @@ TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
             }),
             1);
   EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--out", dir + "/c.png"})); }), 0);
-  EXPECT_EQ(in_process([&] { return app::cmd_render(args({"--delta", "f32", "--out", dir + "/x.png"})); }), 2);
+  std::vector<std::string> bad_delta = args({"--out", dir + "/x.png"});  // the view's --delta, made f32
+  *(std::find(bad_delta.begin(), bad_delta.end(), "--delta") + 1) = "f32";
+  EXPECT_EQ(in_process([&] { return app::cmd_render(bad_delta); }), 2);
   std::vector<std::string> tiered = args({"--max-references", "0", "--out", dir + "/t.png"});
   tiered.erase(std::find(tiered.begin(), tiered.end(), "--no-refine"));
   EXPECT_EQ(in_process([&] { return app::cmd_render(tiered); }), 0);

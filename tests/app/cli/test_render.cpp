@@ -131,6 +131,10 @@ std::vector<BadCase> bad_cases(const std::string& dir) {
       {"unknown option", {"--bogus", "1"}},
       {"positional argument", {"extra"}},
       {"unwritable counts", {"--counts", "/nonexistent-dir/c.npy"}},
+      {"counts onto a directory", {"--counts", dir}},
+      {"device as location", {"--location", "/dev/zero"}},
+      {"directory as location", {"--location", dir}},
+      {"option given twice", {"--iter", "100", "--iter", "200"}},
   };
 }
 

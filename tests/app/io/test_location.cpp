@@ -2,6 +2,7 @@
 // meant them, the collection in tests/data/locations, PNG chunk handling and .npy encoding.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -221,6 +222,33 @@ TEST(Location, RejectsMalformedFiles) {
     const std::string e = parse_error(c.text);
     EXPECT_TRUE(names(e, {c.field})) << c.text;
   }
+}
+
+// Only a regular file is read as a location, and only up to 16 MiB of text: /dev/zero used to grow
+// memory without end, and a directory was reported as "missing re".
+TEST(Location, FilesMustBeRegularAndOfSaneSize) {
+  const std::string dir = tmpdir();
+  auto read_error = [](const std::string& path) {
+    try {
+      read_location_file(path);
+    } catch (const IoError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_TRUE(names(read_error(dir), {"location \"", "is a directory"})) << read_error(dir);
+  EXPECT_TRUE(names(read_error("/dev/zero"), {"/dev/zero", "not a regular file"}));
+  EXPECT_TRUE(names(read_error("/dev/urandom"), {"/dev/urandom", "not a regular file"}));
+  const std::string fifo = dir + "/l.loc";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(names(read_error(fifo), {"l.loc", "FIFO"}));
+  // A text location of 16 MiB + 1 byte (sparse) is refused unread; one of a few lines is read.
+  const std::string big = dir + "/big.loc", small = dir + "/small.loc";
+  std::ofstream(big) << "re = 0\nim = 0\nzoom = 1\n# ";
+  ASSERT_EQ(truncate(big.c_str(), (16 << 20) + 1), 0);
+  EXPECT_TRUE(names(read_error(big), {"big.loc", "over the 16 MiB limit"})) << read_error(big);
+  std::ofstream(small) << "re = 0\nim = 0\nzoom = 1\n";
+  EXPECT_EQ(read_error(small), "");
 }
 
 TEST(Location, ReadsKallesFraktalersBenchmarks) {

@@ -31,7 +31,7 @@ struct Fixture {
   Fixture(int64_t chunks, int n_workers, const std::string& file) {
     job.chunks = chunks;
     job.chunk_file = file;
-    job.header = "test-job v1 n=" + std::to_string(chunks);
+    job.header = "deepscope-test-job v1 n=" + std::to_string(chunks);
     job.workers.assign(static_cast<std::size_t>(n_workers), Worker{});
     job.compute = [this](int64_t c, const Worker&, const std::atomic<bool>& stop,
                          const std::function<void(double)>& part, std::string* out) {

@@ -1,0 +1,199 @@
+// Bad inputs that once slipped through (issue 43), each run as main runs it: exit code 2, a message
+// naming the option or file at fault, and no file left behind. Inputs: devices, FIFOs, directories
+// and oversized files as locations, palettes and chunk files; garbage given to merge; conflicting
+// or repeated options; NaN where a number is needed; directories and unwritable places as outputs,
+// refused before any work.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+
+#include "app/cli/commands.h"
+#include "kernels/core/input_file.h"
+#include "test_files.h"
+
+namespace {
+
+using ds::app::ArgList;
+using ds::test::make_tmpdir;
+
+bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
+
+// The exit code and stderr of the whole command line, as main runs it.
+int run(const ArgList& args, std::string* err) {
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  const int rc = ds::app::run(args);
+  testing::internal::GetCapturedStdout();
+  *err = testing::internal::GetCapturedStderr();
+  return rc;
+}
+
+// Entries of `dir` (-1 when it cannot be listed): nothing may be left there, not even a temporary.
+int entries(const std::string& dir) {
+  const std::string cmd = "ls -A '" + dir + "' | wc -l";
+  FILE* p = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) pclose(p);
+  return n;
+}
+
+// Runs `args` (whose outputs go to the empty folder `out`) and checks exit code 2, a message
+// holding every one of `says`, and an `out` still empty.
+void expect_refused(const ArgList& args, std::initializer_list<std::string> says, const std::string& out) {
+  std::string line;
+  for (const std::string& a : args) line += a + " ";
+  std::string err;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(run(args, &err), 2) << line << "\n" << err;
+  for (const std::string& s : says)
+    EXPECT_NE(err.find(s), std::string::npos) << line << ": lacks \"" << s << "\"\n" << err;
+  EXPECT_EQ(entries(out), 0) << line << ": something was written";
+  // Refusals come before any work: well under the second that even the smallest job here takes.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0) << line;
+}
+
+// A sparse file of `bytes` bytes (no disk used).
+std::string sparse_file(const std::string& path, off_t bytes) {
+  std::ofstream(path).put('r');
+  EXPECT_EQ(truncate(path.c_str(), bytes), 0);
+  return path;
+}
+
+const ArgList kScan = {"henon",  "scan", "--a-min",   "0.2", "--a-step",    "0.125",
+                       "--na",   "4",    "--init",    "2",   "--transient", "100",
+                       "--pmax", "8",    "--backend", "cpu", "--quiet"};
+ArgList with(ArgList a, const ArgList& more) {
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+// Location, palette and shader readers take only regular files, up to 16 MiB of text (a
+// /dev/zero location used to grow memory without end; a directory said "missing re").
+TEST(BadInputs, LocationsAndPalettesMustBeRegularFilesOfSaneSize) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  const std::string fifo = dir + "/fifo.loc";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string big = sparse_file(dir + "/big.loc", (16 << 20) + 1);
+  ASSERT_EQ(mkdir((dir + "/pal.kfp").c_str(), 0700), 0);
+  const ArgList r = {"render",    "--size", "8x8",     "--iter", "50",
+                     "--backend", "cpu",    "--quiet", "--out",  out + "/x.png"};
+  expect_refused(with(r, {"--location", "/dev/zero"}),
+                 {"/dev/zero", "not a regular file", "character device"}, out);
+  expect_refused(with(r, {"--location", fifo}), {fifo, "FIFO"}, out);
+  expect_refused(with(r, {"--location", dir}), {dir, "is a directory"}, out);
+  expect_refused(with(r, {"--location", big}), {big, "16 MiB limit"}, out);
+  expect_refused(with(r, {"--palette", dir + "/pal.kfp"}), {"pal.kfp", "is a directory"}, out);
+  expect_refused({"oracle", "--location", "/dev/urandom", "--grid", "2", "--out", out + "/g.npy"},
+                 {"/dev/urandom", "not a regular file"}, out);
+  std::string err;
+  EXPECT_EQ(run(with(r, {"--location", dir}), &err), 2);
+  EXPECT_EQ(err.find("missing re"), std::string::npos) << err;
+}
+
+// `merge` takes chunk files only: a location file (or anything not starting with a job's header,
+// or damaged after it) is refused, and no output appears.
+TEST(BadInputs, MergeRefusesWhatIsNotAChunkFile) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  std::ofstream(dir + "/garbage.loc") << "re = -0.5\nim = 0\nzoom = 1\n";
+  std::ofstream(dir + "/damaged.chunks") << "deepscope-henon-scan v2 x\nchunk 0 2\nabend 0\nre = 1\n";
+  expect_refused({"merge", "--out", out + "/o.chunks", dir + "/garbage.loc"},
+                 {"garbage.loc", "not a chunk file"}, out);
+  expect_refused({"merge", "--out", out + "/o.chunks", dir + "/damaged.chunks"},
+                 {"damaged.chunks", "damaged"}, out);
+  expect_refused({"merge", "--out", out + "/o.chunks", "/dev/zero"}, {"/dev/zero", "not a regular file"},
+                 out);
+  expect_refused({"merge", "--out", out, dir + "/garbage.loc"}, {out, "is a directory"}, out);
+  // A record cut short at the end (a shard killed mid-append) is dropped, as a rerun drops it.
+  std::ofstream(dir + "/torn.chunks") << "deepscope-henon-scan v2 x\nchunk 0 2\nabend 0\nchunk 1 5\nab";
+  std::string err;
+  ASSERT_EQ(run({"merge", "--quiet", "--out", out + "/o.chunks", dir + "/torn.chunks"}, &err), 0) << err;
+  EXPECT_EQ(ds::test::slurp(out + "/o.chunks"), "deepscope-henon-scan v2 x\nchunk 0 2\nabend 0\n");
+}
+
+// A chunk file that is garbage, of another job, or not a file: exit 2, not 1.
+TEST(BadInputs, GarbageChunkFilesExitTwo) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  const std::string garbage = dir + "/garbage.chunks";
+  const char bytes[] = "\x89\x01\xff\x00junk\nmore";
+  std::ofstream(garbage, std::ios::binary) << std::string(bytes, sizeof bytes - 1);
+  expect_refused(with(kScan, {"--csv", out + "/s.csv", "--chunk-file", garbage}), {garbage, "different job"},
+                 out);
+  expect_refused(with(kScan, {"--csv", out + "/s.csv", "--chunk-file", dir}), {dir, "is a directory"}, out);
+  expect_refused({"tmd", "exhaustive", "--func", "exp2", "--k", "24", "--range", "0xbcf30000:0xbcf300ff",
+                  "--backend", "cpu", "--quiet", "--out", out + "/c.csv", "--chunk-file", garbage},
+                 {garbage, "different job"}, out);
+}
+
+// Outputs are checked before any work: a directory as the output (which used to be found only
+// when the finished file was renamed onto it, leaving the scan's DIR.chunks behind), an output
+// whose folder is missing, and two outputs named alike.
+TEST(BadInputs, OutputsAreCheckedBeforeAnyWork) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  const std::string d = out + "/d";
+  ASSERT_EQ(mkdir(d.c_str(), 0700), 0);
+  auto only_d = [&](const ArgList& args, std::initializer_list<std::string> says) {
+    std::string err;
+    EXPECT_EQ(run(args, &err), 2) << err;
+    for (const std::string& s : says)
+      EXPECT_NE(err.find(s), std::string::npos) << "lacks \"" << s << "\"\n" << err;
+    EXPECT_EQ(entries(out), 1) << "something beside " << d << " was written";
+    EXPECT_EQ(entries(d), 0);
+  };
+  only_d(with(kScan, {"--csv", d}), {d, "is a directory"});
+  EXPECT_FALSE(exists(d + ".chunks"));
+  const ArgList r = {"render", "--size", "1024x1024", "--iter", "100000", "--backend", "cpu", "--quiet"};
+  only_d(with(r, {"--out", d}), {d, "is a directory"});
+  only_d(with(r, {"--out", out + "/x.png", "--counts", d}), {d, "is a directory"});
+  only_d({"oracle", "--size", "64x64", "--grid", "32", "--iter", "100000", "--out", d},
+         {d, "is a directory"});
+  only_d({"tmd", "exhaustive", "--func", "exp2", "--k", "24", "--range", "0xbcf30000:0xbcf300ff", "--backend",
+          "cpu", "--quiet", "--out", d},
+         {d, "is a directory"});
+  expect_refused(with(kScan, {"--csv", dir + "/missing/s.csv"}), {"missing"}, dir);
+  expect_refused(with(kScan, {"--csv", out + "/s.csv", "--json", out + "/s.csv"}),
+                 {"two of this command's outputs"}, d);
+  EXPECT_EQ(entries(out), 1);
+}
+
+// `oracle --start-bits` above `--max-bits` was accepted (the start silently clipped).
+TEST(BadInputs, OracleStartBitsAboveMaxBits) {
+  const std::string out = make_tmpdir("bad-out");
+  expect_refused({"oracle", "--size", "16x16", "--grid", "2", "--start-bits", "200", "--max-bits", "60",
+                  "--out", out + "/g.npy"},
+                 {"--start-bits 200", "--max-bits 60"}, out);
+}
+
+// An option given twice is refused by name (the last value used to win silently); a repeatable
+// one (--shader-param) is not.
+TEST(BadInputs, OptionsGivenTwice) {
+  const std::string out = make_tmpdir("bad-out");
+  const ArgList r = {"render", "--size", "8x8", "--backend", "cpu", "--out", out + "/x.png"};
+  expect_refused(with(r, {"--iter", "100", "--iter=200"}), {"--iter", "given twice"}, out);
+  expect_refused(with(r, {"--quiet", "--quiet"}), {"--quiet", "given twice"}, out);
+  expect_refused(with(r, {"--size", "16x16"}), {"--size", "given twice"}, out);
+  expect_refused(with(kScan, {"--na", "3", "--csv", out + "/s.csv"}), {"--na", "given twice"}, out);
+  expect_refused({"merge", "--out", out + "/a", "--out", out + "/b", "x"}, {"--out", "given twice"}, out);
+}
+
+// NaN or infinity where a number is needed is refused by the option's name, also where the number
+// goes as text to MPFR (which takes "nan" and "@Inf@").
+TEST(BadInputs, NanAndInfinityAreNamed) {
+  const std::string out = make_tmpdir("bad-out");
+  const ArgList lef = {"tmd",       "lefevre", "--func",  "exp",   "--k",         "16",
+                       "--backend", "cpu",     "--quiet", "--out", out + "/c.csv"};
+  expect_refused(with(lef, {"--x-lo", "nan", "--x-hi", "2"}), {"--x-lo", "nan"}, out);
+  expect_refused(with(lef, {"--x-lo", "1", "--x-hi", "@Inf@"}), {"--x-hi", "@Inf@"}, out);
+  expect_refused(with(lef, {"--x-lo", "1", "--x-hi", "-INF"}), {"--x-hi"}, out);
+  expect_refused({"henon", "period", "--a", "NaN", "--b", "0.3"}, {"--a", "NaN"}, out);
+  expect_refused(with(kScan, {"--tol", "nan", "--csv", out + "/s.csv"}), {"--tol"}, out);
+  expect_refused({"henon", "plane", "--centre-a", "inf", "--size", "8x8", "--out", out + "/p.png"},
+                 {"--centre-a"}, out);
+}
+
+}  // namespace
