@@ -59,7 +59,7 @@ if [ "${san:-1}" = 1 ]; then
     echo "memcheck --arith $a: rc $? $(grep -E 'ERROR SUMMARY' /tmp/san.log | tail -1)" | tee -a "$log"
   done
   # A render cancelled part-way (SIGINT after 3 s): the pinned flag's path under the sanitizer.
-  compute-sanitizer --tool memcheck --error-exitcode 9 "$exe" render --backend cuda --size 256x256 --re -0.1 --im 0 \
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$exe" render --backend cuda --size 256x256 --re 0 --im 0 \
     --zoom 1e20 --iter 1e11 --no-interior --no-bla --arith perturb --out /tmp/san2.png > /tmp/san2.log 2>&1 &
   pid=$!
   sleep 8
