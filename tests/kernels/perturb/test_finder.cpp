@@ -18,6 +18,7 @@
 #include "kernels/perturb/perturb.h"
 #include "locations.h"
 #include "oracle.h"
+#include "period_oracle.h"
 #include "test_files.h"
 
 namespace {
@@ -39,39 +40,8 @@ double decimal_gap(const std::string& a, const std::string& b) {
 // The test's own MPFR orbit of c at `bits`: log2 of |z_p| / |dz_p/dc| (the Newton distance to the
 // nucleus of period p).
 double log2_newton_distance(const std::string& re, const std::string& im, uint32_t p, int bits) {
-  Mp cr(bits), ci(bits), x(bits), y(bits), dx(bits), dy(bits), t(bits), u(bits), v(bits);
-  mpfr_set_str(cr, re.c_str(), 10, MPFR_RNDN);
-  mpfr_set_str(ci, im.c_str(), 10, MPFR_RNDN);
-  mpfr_set_zero(x, 1);
-  mpfr_set_zero(y, 1);
-  mpfr_set_zero(dx, 1);
-  mpfr_set_zero(dy, 1);
-  for (uint32_t n = 0; n < p; ++n) {
-    // d <- 2 z d + 1
-    mpfr_mul(t, x, dx, MPFR_RNDN);
-    mpfr_mul(u, y, dy, MPFR_RNDN);
-    mpfr_sub(t, t, u, MPFR_RNDN);
-    mpfr_mul(u, x, dy, MPFR_RNDN);
-    mpfr_mul(v, y, dx, MPFR_RNDN);
-    mpfr_add(u, u, v, MPFR_RNDN);
-    mpfr_mul_2ui(dx, t, 1, MPFR_RNDN);
-    mpfr_add_ui(dx, dx, 1, MPFR_RNDN);
-    mpfr_mul_2ui(dy, u, 1, MPFR_RNDN);
-    // z <- z^2 + c
-    mpfr_sqr(t, x, MPFR_RNDN);
-    mpfr_sqr(u, y, MPFR_RNDN);
-    mpfr_mul(v, x, y, MPFR_RNDN);
-    mpfr_sub(x, t, u, MPFR_RNDN);
-    mpfr_add(x, x, cr, MPFR_RNDN);
-    mpfr_mul_2ui(v, v, 1, MPFR_RNDN);
-    mpfr_add(y, v, ci, MPFR_RNDN);
-  }
-  mpfr_hypot(t, x, y, MPFR_RNDN);
-  mpfr_hypot(u, dx, dy, MPFR_RNDN);
-  long et = 0, eu = 0;
-  const double mt = mpfr_get_d_2exp(&et, t, MPFR_RNDN), mu = mpfr_get_d_2exp(&eu, u, MPFR_RNDN);
-  if (mt == 0) return -1e9;
-  return std::log2(mt / mu) + static_cast<double>(et - eu);
+  const ds::test::OracleOrbit o = ds::test::oracle_orbit(re, im, p, bits);  // period_oracle.h
+  return o.escaped ? 1e9 : o.log2_newton[p];
 }
 
 double log2_of(FloatExp x) { return x.e + std::log2(std::fabs(x.m)); }
