@@ -32,6 +32,10 @@ struct MandelParams {
   double inv_map[4];               // image_axes_inverse of the identity (direct formats: square pixels only)
   StripeSpec stripe;               // the stripe average's (fields.cuh; density 0: not asked)
   StopFlag stop;                   // polled every kStopPollSteps steps: raised, the pixel ends unfinished
+  // Hardware formats (f32, f64): stop an orbit whose computed values repeat exactly (Brent's
+  // periodicity check; RenderOptions::interior). Exact repetition makes the computed orbit periodic
+  // forever, so the count is max_iter either way: the same result as iterating to the limit.
+  bool periodicity = false;
 };
 
 // z <- z^2 + c unless |z|^2 > 4 (then returns true and leaves z). Generic form: three products
@@ -152,6 +156,10 @@ struct PixelState {
   double cr_d, ci_d;
   uint64_t n;
   bool escaped;
+  // Brent's periodicity check (hardware formats): z saved at block ends n = 64, 128, 256, ...;
+  // a later block end with exactly that z means the computed orbit cycles.
+  T sx, sy;
+  uint64_t next_save;
 };
 
 // Starts pixel (i, j) of the image (j = 0 at the top). Returns true when the pixel is finished
@@ -174,6 +182,9 @@ DEEPSCOPE_HD bool pixel_begin(const MandelParams<T>& p, int i, int j, PixelState
   s.y = s.ci;
   s.n = 1;
   s.escaped = false;
+  s.sx = s.x;
+  s.sy = s.y;
+  s.next_save = 64;
   if (s.n >= p.max_iter) {
     *done = {p.max_iter, smooth_at_limit(p.max_iter)};
     return true;
@@ -197,6 +208,19 @@ DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint64_t
       for (uint32_t k = 0; k < B::kSteps; ++k) native_step(x.v, y.v, s.cr.v, s.ci.v);
       if (!native_escaped(x.v, y.v, F(B::kLimit))) {
         n += B::kSteps;
+        if (p.periodicity) {
+          // Every block so far passed its test, so no step escaped (above); a z equal to the saved
+          // one repeats the same blocks forever: the count is max_iter, as iterating would give.
+          if (x.v == s.sx.v && y.v == s.sy.v) {
+            n = p.max_iter;
+            break;
+          }
+          if (n >= s.next_save) {
+            s.sx = x;
+            s.sy = y;
+            s.next_save = 2 * n;
+          }
+        }
         continue;
       }
       x.v = bx;  // run the block again with the exact test
@@ -210,7 +234,7 @@ DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint64_t
       }
     }
   }
-  for (; n < end && !escaped; ++n)
+  for (; n < end && n < p.max_iter && !escaped; ++n)
     if (escape_or_step(x, y, s.cr, s.ci)) {
       escaped = true;
       break;
@@ -436,6 +460,7 @@ MandelParams<T> make_params(const Geometry& g, const View& v, const RenderOption
   image_axes_inverse(identity, p.inv_map);
   p.stripe = stripe_spec(opt);
   p.stop = host_stop(opt.cancel);  // the CUDA launcher puts its pinned flag here
+  p.periodicity = opt.interior;
   return p;
 }
 

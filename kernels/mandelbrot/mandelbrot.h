@@ -127,7 +127,10 @@ struct RenderOptions {
   Method method = Method::kAuto;
   DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
   bool bla = true;                         // perturbation only: false iterates every step
-  bool interior = true;  // perturbation only: stop pixels proven inside the set (docs/perturbation.md)
+  // Stop pixels inside the set early: perturbation proves them inside (docs/perturbation.md,
+  // "Interior"); the hardware formats (f32, f64) stop an orbit whose computed values repeat
+  // exactly (Brent's check: the same count as iterating to the limit; docs/mandelbrot.md).
+  bool interior = true;
   // Prove every interior pixel the test can (auto iterations count them), also where the proof's
   // steps without BLA cost more than finishing the orbit with BLA; false: only where cheaper.
   bool prove_interior_always = false;
