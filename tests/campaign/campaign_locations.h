@@ -103,6 +103,7 @@ inline Location make_location(uint64_t index, const GenOptions& go) {
   };
   bool anchored = false;  // a feature was found (the random start is not one)
   int restarts = 0;
+  double anchor_fit = 1e9;  // an anchor at a nucleus: the depth of its minibrot's view
   while (lz < target) {
     // Without an anchor the start is near the boundary only at its own scale: one decade at most.
     double next = std::min(target, lz + (anchored ? 1.0 + 5.0 * unit(rng) : 0.5 + 0.5 * unit(rng)));
@@ -140,14 +141,11 @@ inline Location make_location(uint64_t index, const GenOptions& go) {
           anchor_re = f.nucleus.re;
           anchor_im = f.nucleus.im;
           loc.period = f.nucleus.period;
-          // Not far past the minibrot's own size (its fit view): deeper is its interior only, so
-          // the path stops there.
-          const double fit = std::max(go.log10_zoom_min, fit_zoom + unit(rng) - 0.7);
-          if (fit < next) {
-            next = std::max(lz, fit);
-            at_minibrot = true;
-          }
+          // The path stops within a decade above the minibrot's own view (below).
+          const double fit = std::max(go.log10_zoom_min, fit_zoom - unit(rng));
+          anchor_fit = std::max(lz, fit);
         } else {
+          anchor_fit = 1e9;
           step = 'b';
           anchor_re = f.misiurewicz.re;
           anchor_im = f.misiurewicz.im;
@@ -170,7 +168,12 @@ inline Location make_location(uint64_t index, const GenOptions& go) {
     }
     loc.re = anchor_re;
     loc.im = anchor_im;
-    if (step == 'c' || (!at_minibrot && unit(rng) < 0.3)) {
+    // Past a minibrot's own size (its fit view) lies only its interior: the path stops there.
+    if (anchor_fit <= next) {
+      next = anchor_fit;
+      at_minibrot = true;
+    }
+    if (!at_minibrot && (step == 'c' || unit(rng) < 0.3)) {
       // A point 1 to 6 pixels (of a 64x64 view at the next depth) off the anchor.
       int dx = 0, dy = 0;
       while (dx == 0 && dy == 0) {
