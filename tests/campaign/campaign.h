@@ -49,6 +49,9 @@ struct RunOptions {
   int grid = 32;  // the oracle's n x n sample grid (oracle::grid_pixels); 32 at size 32: every pixel
   double oracle_seconds = 0;  // > 0: the oracle's pixels are cancelled past this many seconds
   unsigned threads = 0;       // render and oracle threads (0: every core)
+  // The render's options (RenderOptions defaults: the auto path); backend and threads are set
+  // from the above. Replays change them to see which stage made a pixel wrong (refine, bla, ...).
+  mandel::RenderOptions render;
 };
 
 struct LocationResult {
@@ -118,7 +121,7 @@ inline LocationResult run_location(Location loc, const RunOptions& ro) {
   LocationResult res;
   res.band = static_cast<int>(std::floor(loc.log10_zoom));
   try {
-    mandel::RenderOptions opt;
+    mandel::RenderOptions opt = ro.render;
     opt.backend = Backend::kCpu;
     opt.cpu_threads = ro.threads;
     mandel::RenderResult r;

@@ -103,7 +103,9 @@ TEST(Campaign, LongRunHasNoSilentPixels) {
                static_cast<uint64_t>(env_number("DEEPSCOPE_CAMPAIGN_COUNT", 10000)), go, ro);
 }
 
-// A printed location again: DEEPSCOPE_CAMPAIGN_REPLAY="RE IM ZOOM ITER".
+// A printed location again: DEEPSCOPE_CAMPAIGN_REPLAY="RE IM ZOOM ITER". To see which stage made a
+// pixel wrong: DEEPSCOPE_CAMPAIGN_NO_REFINE=1 (no 106-bit tier), DEEPSCOPE_CAMPAIGN_NO_BLA=1,
+// DEEPSCOPE_CAMPAIGN_DELTA=floatexp (floatexp deltas throughout).
 TEST(Campaign, Replay) {
   const char* s = std::getenv("DEEPSCOPE_CAMPAIGN_REPLAY");
   if (!s || !*s) GTEST_SKIP() << "set DEEPSCOPE_CAMPAIGN_REPLAY=\"RE IM ZOOM ITER\" to replay a location";
@@ -114,6 +116,10 @@ TEST(Campaign, Replay) {
   loc.iter_cap = loc.max_iter;
   RunOptions ro;
   ro.grid = static_cast<int>(env_number("DEEPSCOPE_CAMPAIGN_GRID", 32));
+  ro.render.refine = env_number("DEEPSCOPE_CAMPAIGN_NO_REFINE", 0) == 0;
+  ro.render.bla = env_number("DEEPSCOPE_CAMPAIGN_NO_BLA", 0) == 0;
+  const char* delta = std::getenv("DEEPSCOPE_CAMPAIGN_DELTA");
+  if (delta && std::string(delta) == "floatexp") ro.render.delta = ds::mandel::DeltaFormat::kFloatExp;
   const LocationResult r = run_location(loc, ro);
   std::cout << describe(r) << std::endl;
   EXPECT_TRUE(r.error.empty());
