@@ -78,12 +78,12 @@ TEST(Campaign, LocationsAreReplayableFromTheirSeedIndex) {
 // The CI slice: a fixed seed range, depths 1e3 to 1e60, iterations 1e3 to 1e4, every pixel of each
 // 32x32 render checked (grid 32).
 TEST(Campaign, CpuSliceHasNoSilentPixels) {
-  const GenOptions go{3, 60, 3, 4};
+  const GenOptions go{3, 60, 3, 5};
   RunOptions ro;
   ro.size = 32;
   ro.grid = 32;
   ro.threads = 2;
-  const Tally t = run_campaign(1, 40, go, ro);
+  const Tally t = run_campaign(1, 100, go, ro);
   // Not vacuous: most pixels were compared, at several formats.
   EXPECT_GE(t.total.trusted(), t.total.locations * 1024 * 9 / 10);
   EXPECT_GE(t.by_format.size(), 2u);
