@@ -31,21 +31,7 @@ namespace {
 using mpfr_util::Mp;
 using mpfr_util::parse;
 using mpfr_util::tail_of;
-using mpfr_util::to_decimal;
 using mpfr_util::to_fe;
-using mpfr_util::to_fe2;
-
-std::mutex g_cache_mu;
-std::shared_ptr<const Reference> g_cache;
-
-// log2 |view centre - reference centre| (-inf when equal), exact difference rounded once.
-double log2_offset(const Reference& ref, const Geometry& g) {
-  FloatExp re, im;
-  centre_offset(ref, g, &re, &im);
-  const FloatExp r = sqrt(sqr(re) + sqr(im));
-  if (r.m == 0) return -INFINITY;
-  return r.e + std::log2(r.m);
-}
 
 }  // namespace
 
@@ -131,14 +117,6 @@ std::shared_ptr<Reference> ref_fields(const Reference& r) {
   return f;
 }
 
-std::string read_bytes(const std::string& path, bool* found) {
-  std::ifstream in(path, std::ios::binary);
-  *found = static_cast<bool>(in);
-  std::ostringstream bytes;
-  if (in) bytes << in.rdbuf();
-  return bytes.str();
-}
-
 // The checkpoint at c.path (its state) and c.path + ".points" when it continues this pass (same
 // centre, bits, iterations, spacing and certification), with its points; else nothing. The points
 // file is cut back to the state's points, so later saves append after them.
@@ -146,7 +124,7 @@ bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify,
                      ReferenceCheckpoint* out) {
   if (c.path.empty()) return false;
   bool found = false;
-  const std::string state = read_bytes(c.path, &found);
+  const std::string state = read_file_bytes(c.path, &found);
   if (!found) return false;
   try {
     ReferenceCheckpoint k = decode_checkpoint_state(state);
@@ -156,7 +134,7 @@ bool load_checkpoint(const Checkpointing& c, const Reference& ref, bool certify,
       if (c.note) *c.note = "checkpoint " + c.path + " is another orbit's (or another precision's); not used";
       return false;
     }
-    decode_points(read_bytes(c.path + ".points", &found), &k, pack_from);
+    decode_points(read_file_bytes(c.path + ".points", &found), &k, pack_from);
     if (::truncate((c.path + ".points").c_str(), static_cast<off_t>(k.points_bytes)) != 0)
       throw std::runtime_error(std::string("cannot cut its points file back: ") + std::strerror(errno));
     *out = std::move(k);
@@ -572,195 +550,10 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   return ref;
 }
 
-namespace {
-// view centre - reference centre into dre, dim (exact: parsed at a precision that holds the view's
-// centre to far below a pixel, subtracted at enough bits for both).
-void centre_difference(const Reference& ref, const Geometry& g, Mp& dre, Mp& dim) {
-  const int bits = std::max(ref.bits, reference_bits(g)) + 64;
-  Mp a(bits), b(bits);
-  parse(a.v, g.re);
-  parse(b.v, ref.re);
-  mpfr_sub(dre.v, a.v, b.v, MPFR_RNDN);
-  parse(a.v, g.im);
-  parse(b.v, ref.im);
-  mpfr_sub(dim.v, a.v, b.v, MPFR_RNDN);
-}
-int difference_bits(const Reference& ref, const Geometry& g) {
-  return 2 * (std::max(ref.bits, reference_bits(g)) + 64) + 64;
-}
-}  // namespace
-
-void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im) {
-  const int bits = difference_bits(ref, g);
-  Mp dre(bits), dim(bits);
-  centre_difference(ref, g, dre, dim);
-  *re = to_fe(dre.v);
-  *im = to_fe(dim.v);
-}
-
-void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step) {
-  const int bits = difference_bits(ref, g);
-  Mp dre(bits), dim(bits), tmp(bits);
-  centre_difference(ref, g, dre, dim);
-  *re = to_fe2(dre.v, tmp.v);
-  *im = to_fe2(dim.v, tmp.v);
-  parse(dre.v, g.half_step);
-  *half_step = to_fe2(dre.v, tmp.v);
-}
-
 std::string reference_arith_name(const Reference& ref) {
   if (ref.step_threads == kStepThreadsFixedGpu) return "fixed point on the GPU";
   if (ref.step_threads == kStepThreadsFixedCpu) return "fixed point on the CPU";
   return ref.step_threads > 1 ? "MPFR on " + std::to_string(ref.step_threads) + " threads" : "MPFR";
-}
-
-std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
-                                               const std::atomic<bool>* cancel,
-                                               const std::function<void(double)>& progress, bool* reused,
-                                               const std::string& cache_dir, std::string* cache,
-                                               ReferencePath path, uint64_t memory_budget, bool at_nucleus) {
-  const int bits = reference_bits(g);
-  std::shared_ptr<const Reference> last;
-  {
-    std::lock_guard<std::mutex> lock(g_cache_mu);
-    last = g_cache;
-  }
-  *reused = false;
-  // The cached reference may have up to 32 bits fewer than a fresh one (a few zoom steps deeper):
-  // it still carries 32 bits below the pixel spacing.
-  const FloatExp step = pixel_step(g);
-  if (last && last->bits_asked >= bits - 32 && last->serves_step(step) &&
-      (last->escaped || last->periodic || last->max_iter >= v.max_iter)) {
-    // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
-    // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).
-    const double log2_half_diag =
-        g.log2_step - 1 +
-        0.5 * std::log2(static_cast<double>(v.width) * v.width + static_cast<double>(v.height) * v.height);
-    const double reach = log2_half_diag + (last->escaped && last->length() <= v.max_iter ? 1.0 : 6.0);
-    if (log2_offset(*last, g) <= reach) {
-      *reused = true;
-      return last;
-    }
-  }
-  std::string file;
-  if (!cache_dir.empty()) {
-    file = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step);
-    bool found = false;
-    const std::string bytes = read_bytes(file, &found);
-    if (found) {
-      try {
-        std::shared_ptr<const Reference> loaded = decode_reference(bytes);
-        // The same key, field by field (a hash collision or a renamed file is not this orbit).
-        if (loaded->re == g.re && loaded->im == g.im && loaded->bits_asked == bits &&
-            loaded->max_iter == v.max_iter && loaded->step == step) {
-          if (cache) *cache = "loaded " + file;
-          *reused = true;
-          std::lock_guard<std::mutex> lock(g_cache_mu);
-          g_cache = loaded;
-          return loaded;
-        }
-        if (cache) *cache = "rejected " + file + " (another view's orbit); recomputed";
-      } catch (const std::exception& e) {
-        if (cache) *cache = "rejected " + file + " (" + e.what() + "); recomputed";
-      }
-    }
-  }
-  // A view of many iterations: the orbit of a nucleus in its reach, one period long, where one is
-  // found and proven (reference_nucleus.cpp); else the centre's, as below.
-  if (at_nucleus && v.max_iter >= kNucleusReferenceFromIter) {
-    std::string why;
-    std::shared_ptr<const Reference> nref = nucleus_reference(g, v, cancel, memory_budget, path, &why);
-    if (cache && !why.empty()) *cache = cache->empty() ? why : *cache + "; " + why;
-    if (nref) {
-      std::lock_guard<std::mutex> lock(g_cache_mu);
-      g_cache = nref;
-      return nref;
-    }
-    if (cancel && cancel->load()) return nullptr;
-  }
-  // With a cache folder the orbit also keeps a checkpoint there (PATH.partial, once a minute and on
-  // cancel): a render stopped after hours resumes where it stopped.
-  std::string note;
-  std::shared_ptr<const Reference> ref =
-      compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress, false, 0, memory_budget,
-                        file.empty() ? std::string() : file + ".partial", 60.0, &note, path);
-  if (cache && !note.empty()) *cache = cache->empty() ? note : *cache + "; " + note;
-  if (ref) {
-    {
-      std::lock_guard<std::mutex> lock(g_cache_mu);
-      g_cache = ref;
-    }
-    if (!file.empty()) {
-      try {
-        write_file_atomically(file, encode_reference(*ref));
-        if (cache) *cache = (cache->empty() ? "saved " : *cache + "; saved ") + file;
-      } catch (const IoError& e) {
-        if (cache) *cache = std::string("not saved: ") + e.what();
-      }
-    }
-  }
-  return ref;
-}
-
-void clear_reference_cache() {
-  std::lock_guard<std::mutex> lock(g_cache_mu);
-  g_cache.reset();
-}
-
-void keep_reference(std::shared_ptr<const Reference> ref) {
-  std::lock_guard<std::mutex> lock(g_cache_mu);
-  g_cache = std::move(ref);
-}
-
-namespace {
-// c of pixel (i, j) into cr, ci (precision set by the caller): centre + (s/2) M (kx, ky).
-void set_pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_t cr, mpfr_t ci) {
-  const mpfr_prec_t bits = mpfr_get_prec(cr);
-  Mp hs(bits), t(bits);
-  parse(cr, g.re);
-  parse(ci, g.im);
-  parse(hs.v, g.half_step);
-  double kx = pixel_offset(i, v.width), ky = -pixel_offset(j, v.height);
-  if (g.exp_map) exp_map_offset(i, j, v.width, v.height, &kx, &ky);
-  const double* m = g.pixel_map;
-  mpfr_mul_d(t.v, hs.v, m[0] * kx + m[1] * ky, MPFR_RNDN);
-  mpfr_add(cr, cr, t.v, MPFR_RNDN);
-  mpfr_mul_d(t.v, hs.v, m[2] * kx + m[3] * ky, MPFR_RNDN);
-  mpfr_add(ci, ci, t.v, MPFR_RNDN);
-}
-
-}  // namespace
-
-void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::string* re, std::string* im) {
-  Mp cr(bits), ci(bits);
-  set_pixel_c(g, v, i, j, cr.v, ci.v);
-  *re = to_decimal(cr.v);
-  *im = to_decimal(ci.v);
-}
-
-void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint64_t* count, float* smooth) {
-  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits);
-  set_pixel_c(g, v, i, j, cr.v, ci.v);
-  const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
-  mpfr_set(x.v, cr.v, MPFR_RNDN);
-  mpfr_set(y.v, ci.v, MPFR_RNDN);
-  for (uint64_t n = 1; n < v.max_iter; ++n) {
-    const double xd = mpfr_get_d(x.v, MPFR_RNDN), yd = mpfr_get_d(y.v, MPFR_RNDN);
-    if (xd * xd + yd * yd > 4.0) {
-      *count = n;
-      *smooth = smooth_tail(n, xd, yd, cr_d, ci_d, wide_counts(v.max_iter));
-      return;
-    }
-    mpfr_sqr(x2.v, x.v, MPFR_RNDN);
-    mpfr_sqr(y2.v, y.v, MPFR_RNDN);
-    mpfr_mul(xy.v, x.v, y.v, MPFR_RNDN);
-    mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
-    mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
-    mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
-    mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
-  }
-  *count = v.max_iter;
-  *smooth = smooth_at_limit(v.max_iter);
 }
 
 }  // namespace ds::perturb

@@ -16,7 +16,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 
 namespace ds::perturb {
@@ -296,6 +298,14 @@ std::string reference_cache_path(const std::string& dir, const std::string& re, 
   char name[40];
   std::snprintf(name, sizeof name, "ref-%016llx.dsref", static_cast<unsigned long long>(fnv1a(key.data(), key.size())));
   return dir + "/" + name;
+}
+
+std::string read_file_bytes(const std::string& path, bool* found) {
+  std::ifstream in(path, std::ios::binary);
+  *found = static_cast<bool>(in);
+  std::ostringstream bytes;
+  if (in) bytes << in.rdbuf();
+  return bytes.str();
 }
 
 }  // namespace ds::perturb

@@ -23,6 +23,10 @@ std::string encode_reference(const Reference& ref);
 // orbit of pack_from points or more stays packed (Reference::packed).
 std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t pack_from = kPackFromPoints);
 
+// The bytes of a file the program wrote itself (a cached reference, a checkpoint); *found = false
+// where it cannot be opened.
+std::string read_file_bytes(const std::string& path, bool* found);
+
 // The file in `dir` for the reference of (re, im) at `bits` asked, `max_iter` iterations and pixel
 // spacing `step`: named by a hash of all four; the file also stores them, and a loaded file must
 // match them exactly.
