@@ -234,7 +234,7 @@ DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint64_t
       }
     }
   }
-  for (; n < end && n < p.max_iter && !escaped; ++n)
+  for (; n < end && !escaped; ++n)
     if (escape_or_step(x, y, s.cr, s.ci)) {
       escaped = true;
       break;
