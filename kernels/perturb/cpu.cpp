@@ -197,6 +197,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
     last_error = last_error + abs(lr - kr) + abs(li - ki);
   }
   p.last_error = from_fe<T>(mul_pow2(last_error, scale));
+  p.c_shift = from_fe<T>(mul_pow2(ref.error_shift, scale));
   if (scale != 0) {
     p.down = to_double(FloatExp::make(1.0, -scale));
     p.tr_floor = to_double(FloatExp::make(1.0, scale - 1000));

@@ -226,7 +226,7 @@ Point point_of(const View& v, const FindOptions& o) {
   if (!(o.radius_pixels > 0) || !std::isfinite(o.radius_pixels))
     throw ViewError("the search radius must be a positive number of pixels");
   Point p;
-  p.bits = perturb::reference_bits(g) + 32;
+  p.bits = perturb::view_bits(g) + 32;
   p.re = v.re;
   p.im = v.im;
   if (o.at_pixel) perturb::pixel_c(g, v, o.px, o.py, p.bits, &p.re, &p.im);

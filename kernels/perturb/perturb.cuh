@@ -138,6 +138,7 @@ struct PerturbParams {
   StripeSpec stripe;          // the stripe average's (fields.cuh; density 0: not asked)
   bool exp_map;               // View::exp_map: pixels on the exponential map (exp_map_offset)
   T last_error;               // the reference's error bound at its last point (periodic stop)
+  T c_shift;                  // the reference's error as a shift of c (Reference::error_shift)
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
   int width, height;          // the whole image
   uint64_t max_iter;
@@ -297,7 +298,10 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
   // rounding, independent roundings adding in quadrature; dc's own rounding to start.
-  E err = aux(l1(dcr, dci)) * kRoundoff;
+  // The reference's own error acts as a shift of c of up to c_shift (Reference::error_shift): a
+  // count that changes within that shift is not decided by this reference, whatever the deltas'
+  // precision, so it joins the estimate from the start (a bound, added, not in quadrature).
+  E err = aux(l1(dcr, dci)) * kRoundoff + aux(p.c_shift);
   uint32_t polls = 0;
   for (;;) {
     if (p.stop.poll(polls)) return out;  // cancelled: count 0, discarded by the caller

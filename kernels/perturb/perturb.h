@@ -25,6 +25,11 @@ constexpr uint64_t kProjectFromPoints = uint64_t{1} << 23;
 // Bytes a point of a compressed orbit, as estimated before it is computed (about twice what real
 // locations reach): where auto chooses between perturbation and a direct format.
 constexpr double kPackedBytesEstimate = 4.0;
+// The reference's precision target: its error, as a shift of c (Reference::error_shift), at most
+// 2^kReferenceShiftLog2 of a pixel spacing; the orbit is recomputed with more bits until it is
+// (docs/perturbation.md, "Reference"). Every pixel's error estimate starts from that shift, so it
+// stays below what the 106-bit tier resolves. compute_reference's shift_log2 changes it (tests).
+constexpr int kReferenceShiftLog2 = -112;
 
 // Z_0 = 0, Z_{n+1} = Z_n^2 + C for the reference point C, computed in MPFR and rounded to 53 bits
 // (floatexp, so tiny Z near a minibrot's nucleus keep their value). Stored: Z_0 .. Z_{length-1},
@@ -39,7 +44,7 @@ constexpr double kPackedBytesEstimate = 4.0;
 //    |Z_n| < 2^-64 is not enough at depth: near (not on) a minibrot it held long before the orbit
 //    escaped, and every pixel rebased onto the wrong orbit (KF's 5e113 came out flat).
 //  - E_n, a first-order bound on |Z_n - exact Z_n| from MPFR's roundings at `bits` bits. Pixels see
-//    the error as a shift of c by E_n / |A_n|; where that exceeds 2^-16 pixel spacings the orbit is
+//    the error as a shift of c by E_n / |A_n|; where that exceeds 2^-112 pixel spacings the orbit is
 //    recomputed with more bits, so the precision that a long orbit needs is measured, not assumed.
 struct Reference {
   std::string re, im;  // C, decimal, as given
@@ -52,6 +57,7 @@ struct Reference {
   bool periodic = false;
   FloatExp nucleus_distance{0.0};  // |Z_last / A_last| + error (periodic only)
   FloatExp error_shift{0.0};       // max_n E_n / |A_n|: the orbit's error as a shift of c
+  int shift_log2 = kReferenceShiftLog2;  // the target it was computed to: error_shift <= 2^shift_log2 pixel (kReferenceShiftLog2)
   FloatExp last_error{0.0};        // E at the last point (a periodic stop's rebase inherits it)
   FloatExp step{0.0};              // the pixel spacing it was computed for
   // Asked with certify: every escape test of C's own orbit was decided by E (|Z| +- E clear of 2),
@@ -101,11 +107,16 @@ constexpr int kGpuReferenceMinBits = 32768;
 // What computed a reference's steps, in words ("MPFR on 3 threads", "fixed point on the GPU").
 std::string reference_arith_name(const Reference& ref);
 
-// MPFR bits that the reference (and the offsets of the pixels from it) need at the view: the
-// pixel spacing's binary exponent plus 64. The orbit's own check may add more (Reference).
+// MPFR bits that resolve the view: the pixel spacing's binary exponent plus 64 (the finder's
+// and the nucleus search's working precision, plus their own margins).
+int view_bits(const Geometry& g);
+// MPFR bits that the reference (and the offsets of the pixels from it) need at the view:
+// view_bits + 64, so that its error meets kReferenceShiftLog2 on a short orbit. The orbit's own
+// check may add more (Reference).
 int reference_bits(const Geometry& g);
 // The view's pixel spacing s (2 * half_step) in floatexp.
 FloatExp pixel_step(const Geometry& g);
+
 
 // Computes the orbit of (re, im) for up to max_iter iterations, for pixels of spacing `step`,
 // starting at `bits` bits and adding bits while the orbit's error bound says so (and, with
@@ -128,7 +139,8 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    bool certify = false, int threads = 0,
                                                    uint64_t memory_budget = 0, const std::string& checkpoint = "",
                                                    double checkpoint_seconds = 60, std::string* note = nullptr,
-                                                   ReferencePath path = ReferencePath::kAuto);
+                                                   ReferencePath path = ReferencePath::kAuto,
+                                                   int shift_log2 = kReferenceShiftLog2);
 // Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
 constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
 // A render's host arrays of a reference's points in its delta type (cpu.cpp: the CPU's pixels, and
@@ -157,8 +169,14 @@ void clear_reference_cache();
 // to max_iter / 32 and kNucleusReferenceMaxPeriod), Newton's nucleus of that period, and its orbit,
 // accepted only where that orbit stops as periodic at exactly the period (the reference's own
 // check: a nucleus within 2^-24 pixel spacing) and the nucleus lies within kNucleusReferenceReach
-// half-diagonals of the centre. nullptr otherwise (or when cancelled); *note says what happened.
+// half-diagonals of the centre. Where the ball found a period p but no such nucleus is accepted
+// (Newton fails, lands too far, or its orbit is not periodic), or p exceeds
+// kNucleusNewtonMaxPeriod (Newton's orbits would cost more than the render), the centre's own
+// orbit truncated after p steps (the wrap: pixels rebase to Z_0 at its end, exact algebra at any
+// length) is the reference instead: FractalShark's and Imagina's "period" reference. nullptr where
+// the ball finds no period (or when cancelled); *note says what happened.
 constexpr uint64_t kNucleusReferenceFromIter = uint64_t{1} << 20;
+constexpr uint64_t kNucleusNewtonMaxPeriod = uint64_t{1} << 16;
 constexpr uint64_t kNucleusReferenceMaxPeriod = uint64_t{1} << 22;
 constexpr double kNucleusReferenceReach = 4.0;
 std::shared_ptr<const Reference> nucleus_reference(const Geometry& g, const View& v, const std::atomic<bool>* cancel,

@@ -37,7 +37,8 @@ using mpfr_util::to_fe;
 
 FloatExp pixel_step(const Geometry& g) { return mul_pow2(FloatExp::from_string(g.half_step), 1); }
 
-int reference_bits(const Geometry& g) { return std::max(64, static_cast<int>(std::ceil(-g.log2_step)) + 64); }
+int view_bits(const Geometry& g) { return std::max(64, static_cast<int>(std::ceil(-g.log2_step)) + 64); }
+int reference_bits(const Geometry& g) { return view_bits(g) + 64; }
 
 DeltaFormat auto_delta(const Geometry& g) {
   return g.log2_step > -900    ? DeltaFormat::kF64
@@ -49,8 +50,7 @@ namespace {
 
 // The orbit's precision target and the periodic stop's tolerance, in pixel spacings
 // (docs/perturbation.md, "Reference").
-constexpr int kErrorShiftLog2 = -16;    // error as a shift of c: at most 2^-16 pixel
-constexpr int kReuseShiftLog2 = -12;    // a cached orbit still serves a view up to 2^-12 pixel
+constexpr int kReuseShiftLog2 = -108;   // a cached orbit still serves a view up to 2^-108 pixel
 constexpr int kNucleusLog2 = -24;       // periodic stop: the nucleus within 2^-24 pixel of C
 constexpr int kMaxExtraBitsFactor = 8;  // bits may grow to 8x the asked precision + 4096
 
@@ -269,7 +269,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   ref->error_shift = FloatExp(0.0);
   OrbitChecks checks{ref, last_try, certify, fixed,
                      fixed ? pow2(-fixed_format(bits).fraction_bits) : pow2(-bits),  // MPFR: round to nearest
-                     ref->step * pow2(kErrorShiftLog2), ref->step * pow2(kNucleusLog2)};
+                     ref->step * pow2(ref->shift_log2), ref->step * pow2(kNucleusLog2)};
   // Past pack_bytes uncompressed (kPackFromPoints, or an eighth of the budget where that is less:
   // the render's own arrays come on top), the points so far are compressed and the rest follow them
   // (Reference::packed); a checkpoint past it is read back compressed.
@@ -500,7 +500,8 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    const std::atomic<bool>* cancel,
                                                    const std::function<void(double)>& progress, bool certify,
                                                    int threads, uint64_t memory_budget, const std::string& checkpoint,
-                                                   double checkpoint_seconds, std::string* note, ReferencePath path) {
+                                                   double checkpoint_seconds, std::string* note, ReferencePath path,
+                                                   int shift_log2) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool budget_is_machine = memory_budget == 0;
   if (budget_is_machine) {
@@ -512,6 +513,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   ref->im = im;
   ref->bits = ref->bits_asked = bits;
   ref->max_iter = max_iter;
+  ref->shift_log2 = shift_log2;
   ref->step = step;
   const int max_bits = kMaxExtraBitsFactor * bits + 4096;
   StepArith arith = StepArith::kMpfr;

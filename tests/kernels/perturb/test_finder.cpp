@@ -126,7 +126,7 @@ Place place_of(const std::string& rel) {
   }
   s.v.width = s.v.height = 1024;
   s.g = geometry(s.v);
-  s.bits = perturb::reference_bits(s.g) + 32;
+  s.bits = perturb::view_bits(s.g) + 32;
   s.radius = perturb::pixel_step(s.g) * 4.0;
   return s;
 }

@@ -89,7 +89,7 @@ TEST(FinderCampaign, RandomClicksReportOnlyWhatMpfrConfirms) {
         ++with_period;
         // Without the proof: Newton's nucleus at the ball method's period, its size the finder's.
         const mandel::Geometry g = mandel::geometry(v);
-        const int bits = perturb::reference_bits(g) + 32;
+        const int bits = perturb::view_bits(g) + 32;
         std::string cre, cim;
         perturb::pixel_c(g, v, o.px, o.py, bits, &cre, &cim);
         const finder::Nucleus n =
