@@ -82,13 +82,44 @@ TEST(ReferenceNucleus, OffCentreViewPerturbsFromOnePeriodOfTheNucleus) {
   EXPECT_GE(trusted, 8);
 }
 
-// Below 2^20 iterations, and where the disk's lowest period belongs to a nucleus out of reach (a
-// view inside the main cardioid's interior, far from its nucleus 0), the centre's orbit is used.
+// The wrap: a view of the same minibrot whose centre lies about 7 half-diagonals off the nucleus,
+// beyond kNucleusReferenceReach, so the nucleus is refused and the centre's orbit is cut at the
+// ball's period. Pixels rebase to Z_0 at its end; their counts equal those from the centre's full
+// orbit and MPFR's on a grid.
+TEST(ReferenceNucleus, WrappedCentreOrbitGivesTheFullOrbitsCounts) {
+  const View v = ds::test::make_view(shifted(kNucleusRe, 4.0e-50), shifted(kNucleusIm, -3.0e-50), "4e50",
+                                     uint64_t{1} << 21, 16, 16);
+  const RenderResult wrap = render_cpu(v, true);
+  ASSERT_FALSE(wrap.cancelled);
+  EXPECT_NE(wrap.perturb.reference_cache.find("the centre's orbit to the period"), std::string::npos)
+      << wrap.perturb.reference_cache;
+  EXPECT_LT(wrap.perturb.reference_length, uint64_t{1} << 20) << wrap.perturb.reference_cache;
+  EXPECT_EQ(wrap.perturb.glitch_unresolved, 0u);
+  const RenderResult centre = render_cpu(v, false);
+  EXPECT_EQ(wrap.counts, centre.counts);
+  perturb::oracle::OracleOptions oo;
+  const Geometry g = geometry(v);
+  const auto where = perturb::oracle::grid_pixels(v, 3);
+  const auto px = perturb::oracle::oracle_pixels(g, v, where, oo, nullptr);
+  int trusted = 0;
+  for (std::size_t k = 0; k < where.size(); ++k) {
+    if (!px[k].trusted()) continue;
+    ++trusted;
+    EXPECT_EQ(wrap.counts[static_cast<std::size_t>(where[k].j) * v.width + where[k].i], px[k].count)
+        << where[k].i << "," << where[k].j;
+  }
+  EXPECT_GE(trusted, 5);
+}
+
+// Below 2^20 iterations, and where the ball finds no period in the view (a view inside the main
+// cardioid's interior, far from its nucleus 0), the centre's orbit to the limit is used.
 TEST(ReferenceNucleus, CentreOrbitWhereNoNucleusIsInReach) {
   View v = ds::test::make_view("-0.1", "0.1", "1e12", uint64_t{1} << 20, 8, 8);
   const RenderResult r = render_cpu(v, true);
   ASSERT_FALSE(r.cancelled);
   EXPECT_NE(r.perturb.reference_cache.find("no nucleus reference"), std::string::npos) << r.perturb.reference_cache;
+  EXPECT_FALSE(r.perturb.reference_periodic);
+  EXPECT_EQ(r.perturb.reference_length, v.max_iter + 1) << r.perturb.reference_cache;
   for (uint32_t c : r.counts) EXPECT_EQ(c, v.max_iter);  // all inside
   v.max_iter = 1000;
   const RenderResult short_view = render_cpu(v, true);
