@@ -127,6 +127,7 @@ int bench_drift(const ArgList& argv) {
       p.equilibration = steps / 10;
       MdRun r;
       r.precision = pr;
+      r.seed = p.seed;
       r.result = drift::run_md(p);
       std::fprintf(stderr, "  drift %s: slope %.3e\n", drift::precision_name(pr), r.result.fit.slope);
       runs.push_back(std::move(r));

@@ -169,6 +169,45 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
 // The fcc box edge for p: cells * (4 / density)^(1/3).
 double box_length(const MdParams& p);
 
+// ---------------------------------------------------------------------------------------------
+// Drift in the field's units (kT per ns per degree of freedom), for argon
+
+// Argon's Lennard-Jones mapping (the issue's: sigma 3.405 A, epsilon / kB 119.8 K, and argon's
+// standard atomic mass). The unit of time is tau = sigma sqrt(m /
+// epsilon), about 2.156 ps (argon_tau_ps computes it from these and CODATA 2018's kB and u).
+constexpr double kArgonSigmaAngstrom = 3.405;
+constexpr double kArgonEpsilonOverKb = 119.8;  // kelvin
+constexpr double kArgonMassDalton = 39.948;
+double argon_tau_ps();
+
+// Degrees of freedom of N atoms whose total momentum is zero and conserved (the initial velocities
+// have zero total momentum and the pair forces are equal and opposite): 3N - 3, as LAMMPS's
+// `compute temp` and OpenMM's StateDataReporter with a CMMotionRemover count them.
+int64_t degrees_of_freedom(int64_t atoms);
+// The instantaneous kinetic temperature T* = 2 KE / dof of each sample (KE of all atoms, reduced
+// units), averaged over the samples: OpenMM's StateDataReporter reports T = 2 KE / (dof R).
+double mean_temperature(const std::vector<MdSample>& s, int64_t atoms);
+// A drift slope in energy per atom per tau, as kT per ns per degree of freedom:
+// N slope / (T* dof tau_ns), with kT = T* epsilon the run's mean temperature.
+double kt_per_ns_per_dof(double slope_per_atom, int64_t atoms, double mean_t);
+
+struct DriftUnits {
+  int64_t dof = 0;
+  double mean_t = 0;         // reduced
+  double mean_t_kelvin = 0;  // x epsilon / kB (argon)
+  double slope = 0;          // energy per atom per tau (the fit's)
+  double kt_ns_dof = 0;      // NAN when the run has fewer than 2 samples or T* <= 0
+};
+DriftUnits drift_units(const MdResult& r);
+
+// Mean and standard error (sample standard deviation / sqrt(n)) of values from n independent runs
+// (seeds); stderr is NAN for n < 2. Non-finite values are skipped and not counted.
+struct SeedSpread {
+  int n = 0;
+  double mean = 0, stderr_mean = 0;
+};
+SeedSpread seed_spread(const std::vector<double>& values);
+
 namespace detail {
 
 // What an engine needs, built once on the host.

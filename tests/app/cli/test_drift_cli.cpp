@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -61,10 +62,66 @@ TEST(DriftCli, MdWritesCsvAndPlots) {
   testing::internal::GetCapturedStdout();
   ASSERT_EQ(rc, 0);
   const std::string csv = slurp(pre + ".csv");
-  EXPECT_EQ(csv.rfind("precision,step,time,ke,pe,total\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("precision,seed,step,time,ke,pe,total\n", 0), 0u);
   EXPECT_EQ(lines(csv), 1u + 2 * 5);
   EXPECT_TRUE(ds::app::is_png(slurp(pre + "_drift.png")));
   EXPECT_TRUE(ds::app::is_png(slurp(pre + "_pe.png")));
+  // One drift row per run and one per precision over the seeds.
+  EXPECT_EQ(lines(slurp(pre + "_drift.csv")), 1u + 2 + 2);
+  EXPECT_NE(slurp(pre + ".json").find("\"kT_per_ns_per_dof\""), std::string::npos);
+}
+
+// Several seeds: each precision runs once per seed; the table, PREFIX_drift.csv and PREFIX.json
+// carry kT/ns/dof per run and the mean and standard error per precision, which must equal those of
+// the per-run values.
+TEST(DriftCli, MdSeedsGiveMeanAndStandardError) {
+  const std::string pre = tmpdir() + "/seeds";
+  testing::internal::CaptureStdout();
+  const int rc = cmd_drift({"md", "--atoms", "500", "--steps", "40", "--every", "5", "--precision", "double",
+                            "--seeds", "3,4,5", "--backend", "cpu", "--out", pre, "--quiet"});
+  testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0);
+  std::istringstream in(slurp(pre + "_drift.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("precision,seed,atoms,dof,dt,steps_done,status,slope_reduced,", 0), 0u) << line;
+  std::vector<double> kt;
+  double mean = NAN, se = NAN;
+  int n = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string c;
+    while (std::getline(ls, c, ',')) f.push_back(c);
+    ASSERT_GE(f.size(), 13u) << line;
+    EXPECT_EQ(f[0], "double");
+    if (f[1] == "all") {
+      mean = std::stod(f[11]);
+      se = std::stod(f[12]);
+      n = std::stoi(f[13]);
+    } else {
+      EXPECT_EQ(f[3], "1497");
+      EXPECT_EQ(f[6], "ok");
+      kt.push_back(std::stod(f[11]));
+    }
+  }
+  ASSERT_EQ(kt.size(), 3u);
+  EXPECT_EQ(n, 3);
+  const double m = (kt[0] + kt[1] + kt[2]) / 3;
+  double ss = 0;
+  for (double v : kt) ss += (v - m) * (v - m);
+  EXPECT_NEAR(mean, m, 1e-5 * std::fabs(m));
+  EXPECT_NEAR(se, std::sqrt(ss / 2) / std::sqrt(3.0), 2e-3 * std::sqrt(ss));
+  EXPECT_NE(kt[0], kt[1]);  // different seeds, different trajectories
+  const std::string json = slurp(pre + ".json");
+  EXPECT_NE(json.find("\"tau_ps\": 2.156"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"seeds\": 3"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"kT_per_ns_per_dof_stderr\": "), std::string::npos);
+  EXPECT_EQ(lines(slurp(pre + ".csv")), 1u + 3 * 9);
+  // --seed and --seeds together, a repeated seed and a negative one are refused.
+  EXPECT_EQ(exit_code({"md", "--seed", "1", "--seeds", "2,3", "--out", pre}), 2);
+  EXPECT_EQ(exit_code({"md", "--seeds", "2,2", "--out", pre}), 2);
+  EXPECT_EQ(exit_code({"md", "--seeds", "-1", "--out", pre}), 2);
 }
 
 TEST(DriftCli, MdResumesFinishedPrecisions) {
@@ -116,11 +173,12 @@ TEST(DriftCli, ResumeFileKeepsTheBackend) {
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
   EXPECT_EQ(back[0].precision, ds::drift::Precision::kComposite);
-  // The same line without its last token, as files written before it was recorded.
+  // The same line without its last two tokens (backend, seed), as files written before they were
+  // recorded.
   std::string old = text;
-  const auto at = old.find(" cuda\n", old.find("\nrun "));
+  const auto at = old.find(" cuda 0\n", old.find("\nrun "));
   ASSERT_NE(at, std::string::npos);
-  old.erase(at, 5);
+  old.erase(at, 7);
   back = ds::app::md_runs_load(old, fp);
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
