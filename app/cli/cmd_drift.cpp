@@ -121,7 +121,7 @@ int drift_doundo(const ArgList& argv) {
 int drift_md(const ArgList& argv) {
   cli::Args args(argv,
                  {"cells", "atoms", "precision", "steps", "dt", "every", "temp", "density", "cutoff", "seed",
-                  "seeds", "backend", "out", "equilibrate"},
+                  "seeds", "backend", "out", "equilibrate", "fixed-bits"},
                  {"unshifted", "shifted-force", "quiet"});
   drift::MdParams p;
   if (args.has("cells") && args.has("atoms")) throw cli::UsageError("give --cells or --atoms, not both");
@@ -161,12 +161,17 @@ int drift_md(const ArgList& argv) {
     }
     if (seeds.size() > 100) throw cli::UsageError("--seeds takes at most 100 seeds");
   }
+  p.fixed_bits = static_cast<int>(get_count(args, "fixed-bits", drift::kDefaultFixedBits, -1000, 1000));
   p.backend = select_backend(parse_backend(args.get("backend", "auto")));
   std::vector<drift::Precision> precs;
-  for (const std::string& s : split(args.get("precision", "float,double,composite,ff,mixed")))
+  for (const std::string& s : split(args.get("precision", "float,double,composite,ff,mixed,fixed")))
     precs.push_back(drift::parse_precision(s));
+  // Every precision is checked before any work (the fixed-point range depends on the precision).
   as_usage([&] {
-    drift::validate(p);
+    for (drift::Precision pr : precs) {
+      p.precision = pr;
+      drift::validate(p);
+    }
     return 0;
   });
   const std::string prefix = args.require("out");
@@ -220,7 +225,7 @@ int drift_md(const ArgList& argv) {
       MdRun r;
       r.precision = precs[k];
       r.seed = seeds[si];
-      r.result = drift::run_md(p);
+      r.result = as_usage([&] { return drift::run_md(p); });
       if (!quiet) std::fprintf(stderr, "\n");
       stop = r.result.cancelled;
       if (r.result.blew_up) std::cerr << label << ": " << r.result.message << "\n";
@@ -244,6 +249,10 @@ int drift_md(const ArgList& argv) {
               << resume_path << ": run the same command again to resume\n";
     return 130;
   }
+  // A fixed-point range exceeded during a run is the scale's fault (--fixed-bits): exit 2, as for a
+  // scale refused before the run; the samples before it are written (they are exact).
+  for (const MdRun& r : runs)
+    if (r.result.range_fault) return 2;
   for (const MdRun& r : runs)
     if (r.result.blew_up) return 1;
   return 0;

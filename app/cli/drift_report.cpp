@@ -150,7 +150,7 @@ std::vector<drift::Precision> precisions_of(const std::vector<MdRun>& runs) {
 }
 
 const char* status_of(const drift::MdResult& m) {
-  return m.blew_up ? "blew_up" : m.cancelled ? "interrupted" : "ok";
+  return m.range_fault ? "fixed_range_exceeded" : m.blew_up ? "blew_up" : m.cancelled ? "interrupted" : "ok";
 }
 
 // kT/ns/dof over the seeds of one precision that finished (a run that blew up or was interrupted
@@ -236,7 +236,7 @@ std::string md_json(const std::vector<MdRun>& runs, const drift::MdParams& p) {
     << ", \"potential\": \""
     << (p.shifted_force ? "shifted force" : p.shift ? "shifted" : "unshifted") << "\", \"dt\": " << json_num(p.dt)
     << ", \"steps\": " << p.steps << ", \"sample_every\": " << p.sample_every
-    << ", \"equilibrate\": " << p.equilibration << "},\n"
+    << ", \"equilibrate\": " << p.equilibration << ", \"fixed_bits\": " << p.fixed_bits << "},\n"
     << "  \"units\": {\"system\": \"argon\", \"sigma_angstrom\": " << drift::kArgonSigmaAngstrom
     << ", \"epsilon_over_kB_K\": " << drift::kArgonEpsilonOverKb << ", \"mass_dalton\": "
     << drift::kArgonMassDalton << ", \"tau_ps\": " << json_num(tau) << ", \"dt_fs\": " << json_num(p.dt * tau * 1e3)
@@ -273,10 +273,10 @@ std::string md_fingerprint(const drift::MdParams& p) {
   char b[400];
   std::snprintf(b, sizeof b,
                 "deepscope drift md v2 cells=%d density=%.17g temp=%.17g cutoff=%.17g shift=%d%s dt=%.17g "
-                "steps=%lld every=%lld equilibrate=%lld backend=%s",
+                "steps=%lld every=%lld equilibrate=%lld fixed_bits=%d backend=%s",
                 p.cells, p.density, p.temperature, p.cutoff, p.shift ? 1 : 0, p.shifted_force ? " force" : "", p.dt,
                 static_cast<long long>(p.steps), static_cast<long long>(p.sample_every),
-                static_cast<long long>(p.equilibration), backend_name(p.backend));
+                static_cast<long long>(p.equilibration), p.fixed_bits, backend_name(p.backend));
   return b;
 }
 
@@ -287,7 +287,7 @@ std::string md_runs_text(const std::string& fingerprint, const std::vector<MdRun
     const drift::MdResult& m = r.result;
     std::snprintf(b, sizeof b, "run %s %lld %lld %d %lld %.17g %.17g %llu %.17g %s %llu\n",
                   drift::precision_name(r.precision), static_cast<long long>(m.atoms),
-                  static_cast<long long>(m.steps_done), m.blew_up ? 1 : 0,
+                  static_cast<long long>(m.steps_done), m.range_fault ? 2 : m.blew_up ? 1 : 0,
                   static_cast<long long>(m.blowup_step), m.seconds, m.steps_per_second,
                   static_cast<unsigned long long>(m.state_hash), m.box, backend_name(m.backend),
                   static_cast<unsigned long long>(r.seed));
@@ -330,6 +330,7 @@ std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fing
       cur.result.atoms = atoms;
       cur.result.steps_done = done;
       cur.result.blew_up = blew != 0;
+      cur.result.range_fault = blew == 2;
       cur.result.blowup_step = bstep;
       cur.result.state_hash = hash;
       // The backend the run used (files written before it was recorded: the one in the fingerprint).
@@ -382,7 +383,8 @@ std::string md_table_md(const std::vector<MdRun>& runs, const drift::MdParams& p
       << " | " << m.steps_done << " | " << fmt("%.4g", m.steps_per_second) << " | " << fmt("%.3e", m.fit.slope)
       << " | " << fmt("%.2e", u.kt_ns_dof) << " | " << fmt("%.1f", u.mean_t_kelvin) << " | "
       << fmt("%.2e", m.fit.rms) << " | " << fmt("%.8f", e0) << " | " << fmt("%.8f", e1) << " | "
-      << (m.blew_up     ? "blew up at step " + std::to_string(m.blowup_step)
+      << (m.range_fault ? "fixed-point range exceeded by step " + std::to_string(m.blowup_step)
+          : m.blew_up   ? "blew up at step " + std::to_string(m.blowup_step)
           : m.cancelled ? "interrupted"
                         : "ok")
       << " |\n";

@@ -225,6 +225,74 @@ TEST(DriftCli, BadInputExitsTwo) {
     EXPECT_EQ(exit_code(a), 2) << a[0] << " " << (a.size() > 2 ? a[1] + " " + a[2] : "");
 }
 
+// Bad input to `drift md`: exit 2 with a message naming the field, and no file written (not even
+// the resume file). Absurd: dt above 0.1 (Verlet's stability bound is 0.187), a cutoff wider than a
+// third of the box or outside [1, 5], density outside [0.05, 1.5], temperature outside (0, 100], a
+// fixed-point scale the forces could exceed.
+TEST(DriftCli, MdBadInputNamesTheFieldAndWritesNothing) {
+  const std::string dir = tmpdir();
+  const std::string pre = dir + "/bad";
+  struct Case {
+    ArgList args;
+    const char* field;
+  };
+  const std::vector<Case> cases = {
+      {{"--dt", "0"}, "dt"},
+      {{"--dt", "-0.001"}, "dt"},
+      {{"--dt", "nan"}, "dt"},
+      {{"--dt", "0.2"}, "dt"},
+      {{"--cutoff", "0"}, "cutoff"},
+      {{"--cutoff", "-2.5"}, "cutoff"},
+      {{"--cutoff", "nan"}, "cutoff"},
+      {{"--cutoff", "3"}, "cutoff"},  // 500 atoms: box 8.4 < 3 x 3
+      {{"--cutoff", "50", "--cells", "40"}, "cutoff"},
+      {{"--density", "0"}, "density"},
+      {{"--density", "-0.8"}, "density"},
+      {{"--density", "nan"}, "density"},
+      {{"--density", "20"}, "density"},
+      {{"--temp", "0"}, "temp"},
+      {{"--temp", "-3"}, "temp"},
+      {{"--temp", "nan"}, "temp"},
+      {{"--temp", "inf"}, "temp"},
+      {{"--temp", "1e6"}, "temp"},
+      {{"--precision", "fixed", "--fixed-bits", "38"}, "fixed-bits"},
+      {{"--precision", "double,fixed", "--fixed-bits", "40"}, "fixed-bits"},
+      {{"--fixed-bits", "4"}, "fixed-bits"},
+  };
+  for (const Case& c : cases) {
+    ArgList a = {"md", "--cells", "5", "--steps", "20", "--backend", "cpu", "--out", pre, "--quiet"};
+    a.insert(a.end(), c.args.begin(), c.args.end());
+    testing::internal::CaptureStderr();
+    const int rc = exit_code(a);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 2) << c.args[0] << " " << c.args[1];
+    EXPECT_NE(err.find(c.field), std::string::npos) << c.args[0] << " " << c.args[1] << ": " << err;
+  }
+  for (const char* f : {".csv", "_drift.csv", ".json", "_drift.png", "_pe.png", ".resume"})
+    EXPECT_FALSE(std::ifstream(pre + f).good()) << f << " was written";
+}
+
+// The fixed-point mode from the command line: a run, its kT/ns/dof, and a run whose forces leave
+// the range at run time (a blow-up at --fixed-bits 37) stopped with exit 2 naming the limit.
+TEST(DriftCli, MdFixedRunsAndRangeFaultExitsTwo) {
+  const std::string pre = tmpdir() + "/fx";
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(cmd_drift({"md", "--atoms", "500", "--steps", "20", "--every", "5", "--precision", "fixed",
+                       "--backend", "cpu", "--out", pre, "--quiet"}),
+            0);
+  testing::internal::GetCapturedStdout();
+  EXPECT_NE(slurp(pre + "_drift.csv").find("\nfixed,87287,500,1497,"), std::string::npos);
+  EXPECT_NE(slurp(pre + ".json").find("\"fixed_bits\": 32"), std::string::npos);
+  testing::internal::CaptureStderr();
+  const int rc = exit_code({"md", "--cells", "5", "--steps", "400", "--every", "20", "--dt", "0.1", "--temp",
+                            "100", "--precision", "fixed", "--fixed-bits", "37", "--backend", "cpu", "--out",
+                            pre + "2", "--quiet"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("--fixed-bits"), std::string::npos) << err;
+  EXPECT_NE(slurp(pre + "2_drift.csv").find("fixed_range_exceeded"), std::string::npos);
+}
+
 TEST(PlotPng, DrawsSeriesInTheirColours) {
   ds::app::PlotSpec spec;
   spec.width = 400;
