@@ -241,7 +241,7 @@ struct MdSetup {
   int fixed_bits = kDefaultFixedBits;
   int cpu_threads = 0;
   uint64_t pair_order_seed = 0;
-  std::vector<double> x, v;                      // 3n each: all x, then all y, then all z
+  std::vector<double> x, v;  // 3n each: all x, then all y, then all z
 };
 
 // A running simulation in one precision on one backend.

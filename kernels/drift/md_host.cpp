@@ -108,7 +108,8 @@ double box_length(const MdParams& p) { return p.cells * std::cbrt(4.0 / p.densit
 double fixed_point_need_log2(const MdParams& p) {
   const double r = kFixedMinDistance;
   const double force = 24.0 * (2.0 * std::pow(r, -13) - std::pow(r, -7));
-  const double neighbours = std::ceil(4.0 / 3.0 * 3.141592653589793 * p.cutoff * p.cutoff * p.cutoff * p.density);
+  const double neighbours =
+      std::ceil(4.0 / 3.0 * 3.141592653589793 * p.cutoff * p.cutoff * p.cutoff * p.density);
   return std::log2(force * neighbours) + p.fixed_bits;
 }
 
@@ -141,21 +142,21 @@ void validate(const MdParams& p) {
   // and the cell list asks for more, box >= 3 rc.
   check(std::isfinite(p.cutoff) && p.cutoff >= 1.0 && p.cutoff <= 5.0,
         "cutoff (--cutoff) must be in [1, 5] (reduced units), got " + num(p.cutoff));
-  check(box_length(p) >= 3.0 * p.cutoff,
-        "cutoff (--cutoff): the box (" + num(box_length(p)) + ") must be at least 3 cutoffs wide (" +
-            num(3.0 * p.cutoff) + ") for the cell list: use more cells or a smaller cutoff");
+  check(box_length(p) >= 3.0 * p.cutoff, "cutoff (--cutoff): the box (" + num(box_length(p)) +
+                                             ") must be at least 3 cutoffs wide (" + num(3.0 * p.cutoff) +
+                                             ") for the cell list: use more cells or a smaller cutoff");
   precision_name(p.precision);
   check(p.fixed_bits >= kMinFixedBits && p.fixed_bits <= kMaxFixedBits,
         "fixed_bits (--fixed-bits) must be in [" + std::to_string(kMinFixedBits) + ", " +
             std::to_string(kMaxFixedBits) + "], got " + std::to_string(p.fixed_bits));
   if (p.precision == Precision::kFixed) {
     const double need = fixed_point_need_log2(p);
-    check(need < 62.0, "fixed_bits (--fixed-bits): the fixed-point range 2^(62-" + std::to_string(p.fixed_bits) +
-                           ") = " + fmt_g(std::ldexp(1.0, 62 - p.fixed_bits)) +
-                           " cannot hold the force of one pair at " + num(kFixedMinDistance) +
-                           " sigma times the neighbours within the cutoff (" + fmt_g(std::exp2(need - p.fixed_bits)) +
-                           "): use --fixed-bits " +
-                           std::to_string(static_cast<int>(std::ceil(62.0 - (need - p.fixed_bits))) - 1) + " or less");
+    check(need < 62.0,
+          "fixed_bits (--fixed-bits): the fixed-point range 2^(62-" + std::to_string(p.fixed_bits) +
+              ") = " + fmt_g(std::ldexp(1.0, 62 - p.fixed_bits)) + " cannot hold the force of one pair at " +
+              num(kFixedMinDistance) + " sigma times the neighbours within the cutoff (" +
+              fmt_g(std::exp2(need - p.fixed_bits)) + "): use --fixed-bits " +
+              std::to_string(static_cast<int>(std::ceil(62.0 - (need - p.fixed_bits))) - 1) + " or less");
   }
   check(p.cpu_threads >= 0 && p.cpu_threads <= 1024, "cpu_threads must be in [0, 1024]");
   check(p.pair_order_seed == 0 || p.backend != Backend::kCuda,
@@ -206,12 +207,13 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     eng = make();
   }
   if (eng->range_fault())
-    throw std::invalid_argument("fixed_bits (--fixed-bits): the initial forces exceed the fixed-point range 2^(62-" +
-                                std::to_string(p.fixed_bits) + "); use fewer bits");
-  const std::string range_msg = "a fixed-point force or energy sum could have exceeded the range 2^(62-" +
-                                std::to_string(p.fixed_bits) + ") = " +
-                                fmt_g(std::ldexp(1.0, 62 - p.fixed_bits)) +
-                                " (fixed_bits, --fixed-bits: atoms came closer than the range allows; use fewer bits)";
+    throw std::invalid_argument(
+        "fixed_bits (--fixed-bits): the initial forces exceed the fixed-point range 2^(62-" +
+        std::to_string(p.fixed_bits) + "); use fewer bits");
+  const std::string range_msg =
+      "a fixed-point force or energy sum could have exceeded the range 2^(62-" +
+      std::to_string(p.fixed_bits) + ") = " + fmt_g(std::ldexp(1.0, 62 - p.fixed_bits)) +
+      " (fixed_bits, --fixed-bits: atoms came closer than the range allows; use fewer bits)";
   const double inv_n = 1.0 / static_cast<double>(setup.n);
   auto sample = [&](int64_t step, MdSample* out) {
     double ke, pe;
@@ -255,8 +257,8 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     if (eng->range_fault()) {
       res.range_fault = res.blew_up = true;
       res.blowup_step = -(done_eq + k);
-      res.message = range_msg + " during equilibration, between its steps " + std::to_string(done_eq) + " and " +
-                    std::to_string(done_eq + k);
+      res.message = range_msg + " during equilibration, between its steps " + std::to_string(done_eq) +
+                    " and " + std::to_string(done_eq + k);
       return res;
     }
     MdSample q;
@@ -306,8 +308,9 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     if (eng->range_fault()) {
       res.range_fault = res.blew_up = true;
       res.blowup_step = done + k;
-      res.message = range_msg + " between steps " + std::to_string(done) + " and " + std::to_string(done + k) +
-                    "; the run stops here (samples up to step " + std::to_string(done) + " are kept)";
+      res.message = range_msg + " between steps " + std::to_string(done) + " and " +
+                    std::to_string(done + k) + "; the run stops here (samples up to step " +
+                    std::to_string(done) + " are kept)";
       break;
     }
     if (eng->screen_fault()) {

@@ -7,8 +7,8 @@
 namespace ds::drift {
 
 double argon_tau_ps() {
-  constexpr double kBoltzmann = 1.380649e-23;     // J/K, exact since 2019 (CODATA 2018)
-  constexpr double kDalton = 1.66053906660e-27;   // kg (CODATA 2018)
+  constexpr double kBoltzmann = 1.380649e-23;    // J/K, exact since 2019 (CODATA 2018)
+  constexpr double kDalton = 1.66053906660e-27;  // kg (CODATA 2018)
   const double sigma = kArgonSigmaAngstrom * 1e-10;
   const double epsilon = kArgonEpsilonOverKb * kBoltzmann;
   const double mass = kArgonMassDalton * kDalton;

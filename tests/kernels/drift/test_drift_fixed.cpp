@@ -33,8 +33,8 @@ TEST(DriftFixed, TermRoundingAndWrap) {
   EXPECT_EQ(to_fixed(2.5f, 1.0), 2);
   EXPECT_EQ(to_fixed(3.5f, 1.0), 4);
   EXPECT_EQ(to_fixed(-2.5f, 1.0), -2);
-  EXPECT_EQ(to_fixed(1e-12f, s32), 0);  // below the resolution 2^-32
-  EXPECT_EQ(to_fixed(0x1p-33f * 3, s32), 2);  // 1.5 ulps of the scale: to even
+  EXPECT_EQ(to_fixed(1e-12f, s32), 0);                   // below the resolution 2^-32
+  EXPECT_EQ(to_fixed(0x1p-33f * 3, s32), 2);             // 1.5 ulps of the scale: to even
   EXPECT_EQ(to_fixed(0x1p40f, std::ldexp(1.0, 23)), 0);  // 2^63: out of range
   EXPECT_EQ(to_fixed(NAN, s32), 0);
   Fixed64 a;
