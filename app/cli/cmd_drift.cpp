@@ -1,6 +1,7 @@
 // `deepscope drift sum|doundo|md`: the MD-drift workspace in batch mode, over kernels/drift.h.
 // Input errors exit 2 before any work; outputs are written whole (atomic_file.h); Ctrl-C stops a
 // run between samples and writes what was computed so far.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -120,7 +121,7 @@ int drift_doundo(const ArgList& argv) {
 int drift_md(const ArgList& argv) {
   cli::Args args(argv,
                  {"cells", "atoms", "precision", "steps", "dt", "every", "temp", "density", "cutoff", "seed",
-                  "backend", "out", "equilibrate"},
+                  "seeds", "backend", "out", "equilibrate", "fixed-bits"},
                  {"unshifted", "shifted-force", "quiet"});
   drift::MdParams p;
   if (args.has("cells") && args.has("atoms")) throw cli::UsageError("give --cells or --atoms, not both");
@@ -145,12 +146,32 @@ int drift_md(const ArgList& argv) {
   p.shifted_force = args.flag("shifted-force");
   if (p.shifted_force && !p.shift) throw cli::UsageError("--shifted-force and --unshifted cannot be combined");
   p.seed = static_cast<uint64_t>(get_count(args, "seed", static_cast<int64_t>(p.seed), 0, INT64_MAX));
+  // Several seeds: each precision runs once per seed, and kT/ns/dof is given as the mean over the
+  // seeds with its standard error.
+  std::vector<uint64_t> seeds = {p.seed};
+  if (args.has("seeds")) {
+    if (args.has("seed")) throw cli::UsageError("give --seed or --seeds, not both");
+    seeds.clear();
+    for (const std::string& t : split(args.get("seeds", ""))) {
+      const int64_t v = cli::parse_int("--seeds", t);
+      if (v < 0) throw cli::UsageError("--seeds takes non-negative integers, got \"" + t + "\"");
+      if (std::find(seeds.begin(), seeds.end(), static_cast<uint64_t>(v)) != seeds.end())
+        throw cli::UsageError("--seeds lists " + t + " twice");
+      seeds.push_back(static_cast<uint64_t>(v));
+    }
+    if (seeds.size() > 100) throw cli::UsageError("--seeds takes at most 100 seeds");
+  }
+  p.fixed_bits = static_cast<int>(get_count(args, "fixed-bits", drift::kDefaultFixedBits, -1000, 1000));
   p.backend = select_backend(parse_backend(args.get("backend", "auto")));
   std::vector<drift::Precision> precs;
-  for (const std::string& s : split(args.get("precision", "float,double,composite,ff,mixed")))
+  for (const std::string& s : split(args.get("precision", "float,double,composite,ff,mixed,fixed")))
     precs.push_back(drift::parse_precision(s));
+  // Every precision is checked before any work (the fixed-point range depends on the precision).
   as_usage([&] {
-    drift::validate(p);
+    for (drift::Precision pr : precs) {
+      p.precision = pr;
+      drift::validate(p);
+    }
     return 0;
   });
   const std::string prefix = args.require("out");
@@ -172,55 +193,66 @@ int drift_md(const ArgList& argv) {
     }
   }
   std::vector<MdRun> runs, finished = stored;
-  for (std::size_t k = 0; k < precs.size(); ++k) {
-    p.precision = precs[k];
-    bool resumed = false;
-    for (const MdRun& s : stored)
-      if (s.precision == precs[k]) {
-        runs.push_back(s);
-        resumed = true;
+  bool stop = false;
+  const std::size_t total = precs.size() * seeds.size();
+  for (std::size_t si = 0; si < seeds.size() && !stop; ++si)
+    for (std::size_t k = 0; k < precs.size() && !stop; ++k) {
+      p.precision = precs[k];
+      p.seed = seeds[si];
+      const std::string label = std::string(drift::precision_name(precs[k])) +
+                                (seeds.size() > 1 ? " seed " + std::to_string(seeds[si]) : std::string());
+      bool resumed = false;
+      for (const MdRun& s : stored)
+        if (s.precision == precs[k] && s.seed == seeds[si]) {
+          runs.push_back(s);
+          resumed = true;
+        }
+      if (resumed) {
+        if (!quiet) std::fprintf(stderr, "%-10s resumed from %s\n", label.c_str(), resume_path.c_str());
+        continue;
       }
-    if (resumed) {
-      if (!quiet)
-        std::fprintf(stderr, "%-10s resumed from %s\n", drift::precision_name(precs[k]), resume_path.c_str());
-      continue;
+      const std::size_t done = si * precs.size() + k + 1;
+      if (!quiet) {
+        auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+        p.progress = [&, done, label, last](double f) {
+          const auto now = std::chrono::steady_clock::now();
+          if (f < 1.0 && now - *last < std::chrono::milliseconds(200)) return;
+          *last = now;
+          std::fprintf(stderr, "\r%-10s %6.2f%%  (%zu of %zu)", label.c_str(), 100 * f, done, total);
+          std::fflush(stderr);
+        };
+      }
+      MdRun r;
+      r.precision = precs[k];
+      r.seed = seeds[si];
+      r.result = as_usage([&] { return drift::run_md(p); });
+      if (!quiet) std::fprintf(stderr, "\n");
+      stop = r.result.cancelled;
+      if (r.result.blew_up) std::cerr << label << ": " << r.result.message << "\n";
+      if (!stop) {
+        finished.push_back(r);
+        write_file_atomically(resume_path, md_runs_text(fingerprint, finished));
+      }
+      runs.push_back(std::move(r));
     }
-    if (!quiet) {
-      auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-      p.progress = [&, k, last](double f) {
-        const auto now = std::chrono::steady_clock::now();
-        if (f < 1.0 && now - *last < std::chrono::milliseconds(200)) return;
-        *last = now;
-        std::fprintf(stderr, "\r%-10s %6.2f%%  (%zu of %zu)", drift::precision_name(precs[k]), 100 * f, k + 1,
-                     precs.size());
-        std::fflush(stderr);
-      };
-    }
-    MdRun r;
-    r.precision = precs[k];
-    r.result = drift::run_md(p);
-    if (!quiet) std::fprintf(stderr, "\n");
-    const bool stop = r.result.cancelled;
-    if (r.result.blew_up) std::cerr << drift::precision_name(precs[k]) << ": " << r.result.message << "\n";
-    if (!stop) {
-      finished.push_back(r);
-      write_file_atomically(resume_path, md_runs_text(fingerprint, finished));
-    }
-    runs.push_back(std::move(r));
-    if (stop) break;
-  }
   write_file_atomically(prefix + ".csv", md_csv(runs));
+  write_file_atomically(prefix + "_drift.csv", md_drift_csv(runs, p));
+  write_file_atomically(prefix + ".json", md_json(runs, p));
   write_file_atomically(prefix + "_drift.png", md_drift_png(runs, p));
   write_file_atomically(prefix + "_pe.png", md_pe_png(runs, p));
   if (!quiet) {
-    std::cout << md_table_md(runs, p) << "wrote " << prefix << ".csv, " << prefix << "_drift.png, " << prefix
-              << "_pe.png\n";
+    std::cout << md_table_md(runs, p) << "wrote " << prefix << ".csv, " << prefix << "_drift.csv, " << prefix
+              << ".json, " << prefix << "_drift.png, " << prefix << "_pe.png\n";
   }
   if (!runs.empty() && runs.back().result.cancelled) {
     std::cerr << "interrupted: the samples taken so far are written; finished precisions are kept in "
               << resume_path << ": run the same command again to resume\n";
     return 130;
   }
+  // A fixed-point range exceeded during a run is the scale's fault (--fixed-bits): exit 2, as for a
+  // scale refused before the run; the samples before it are written (they are exact).
+  for (const MdRun& r : runs)
+    if (r.result.range_fault) return 2;
   for (const MdRun& r : runs)
     if (r.result.blew_up) return 1;
   return 0;

@@ -1,6 +1,7 @@
 // Reports of the MD-drift workspace (see drift_report.h).
 #include "drift_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -123,21 +124,61 @@ DoUndoOutput run_doundo(const DoUndoRun& run) {
 }
 
 std::string md_csv(const std::vector<MdRun>& runs) {
-  std::string s = "precision,step,time,ke,pe,total\n";
+  std::string s = "precision,seed,step,time,ke,pe,total\n";
   for (const MdRun& r : runs)
     for (const drift::MdSample& q : r.result.samples)
-      s += std::string(drift::precision_name(r.precision)) + "," + std::to_string(q.step) + "," +
-           fmt("%.17g", q.time) + "," + fmt("%.17g", q.ke) + "," + fmt("%.17g", q.pe) + "," +
-           fmt("%.17g", q.total) + "\n";
+      s += std::string(drift::precision_name(r.precision)) + "," + std::to_string(r.seed) + "," +
+           std::to_string(q.step) + "," + fmt("%.17g", q.time) + "," + fmt("%.17g", q.ke) + "," +
+           fmt("%.17g", q.pe) + "," + fmt("%.17g", q.total) + "\n";
   return s;
 }
 
 namespace {
+
+bool several_seeds(const std::vector<MdRun>& runs) {
+  for (const MdRun& r : runs)
+    if (r.seed != runs.front().seed) return true;
+  return false;
+}
+
+// The precisions in the order they first appear.
+std::vector<drift::Precision> precisions_of(const std::vector<MdRun>& runs) {
+  std::vector<drift::Precision> v;
+  for (const MdRun& r : runs)
+    if (std::find(v.begin(), v.end(), r.precision) == v.end()) v.push_back(r.precision);
+  return v;
+}
+
+const char* status_of(const drift::MdResult& m) {
+  return m.range_fault ? "fixed_range_exceeded" : m.blew_up ? "blew_up" : m.cancelled ? "interrupted" : "ok";
+}
+
+// kT/ns/dof over the seeds of one precision that finished (a run that blew up or was interrupted
+// does not count).
+drift::SeedSpread spread_of(const std::vector<MdRun>& runs, drift::Precision pr) {
+  std::vector<double> v;
+  for (const MdRun& r : runs)
+    if (r.precision == pr && !r.result.blew_up && !r.result.cancelled)
+      v.push_back(drift::drift_units(r.result).kt_ns_dof);
+  return drift::seed_spread(v);
+}
+
+std::string hex64(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string json_num(double v) { return std::isfinite(v) ? fmt("%.10g", v) : std::string("null"); }
+
 std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bool drift_plot) {
   std::vector<PlotSeries> series;
+  const bool seeds = several_seeds(runs);
   for (const MdRun& r : runs) {
     PlotSeries s;
     s.name = drift::precision_name(r.precision);
+    if (seeds) s.name += " s" + std::to_string(r.seed);
+    if (drift_plot) s.name += fmt(" %.2g kT/ns/dof", drift::drift_units(r.result).kt_ns_dof);
     const double e0 = r.result.samples.empty() ? 0.0 : r.result.samples[0].total;
     for (const drift::MdSample& q : r.result.samples) {
       s.x.push_back(q.time);
@@ -148,8 +189,9 @@ std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bo
   PlotSpec spec;
   const int64_t n = 4LL * p.cells * p.cells * p.cells;
   spec.title = std::string(drift_plot ? "total energy drift" : "potential energy") + ", LJ " +
-               std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) + (p.shifted_force ? ", shifted force" : p.shift ? "" : ", unshifted");
-  spec.x_label = "time (reduced units)";
+               std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) +
+               (p.shifted_force ? ", shifted force" : p.shift ? "" : ", unshifted");
+  spec.x_label = "time (reduced units; argon: tau = " + fmt("%.4g ps)", drift::argon_tau_ps());
   spec.y_label = drift_plot ? "E(t) - E(0) per atom" : "PE per atom";
   return plot_png(spec, series);
 }
@@ -162,15 +204,79 @@ std::string md_pe_png(const std::vector<MdRun>& runs, const drift::MdParams& p) 
   return md_plot(runs, p, false);
 }
 
+std::string md_drift_csv(const std::vector<MdRun>& runs, const drift::MdParams& p) {
+  std::string s =
+      "precision,seed,atoms,dof,dt,steps_done,status,slope_reduced,residual_rms,mean_T_reduced,mean_T_K,"
+      "kT_per_ns_per_dof,kT_per_ns_per_dof_stderr,seeds\n";
+  for (const MdRun& r : runs) {
+    const drift::DriftUnits u = drift::drift_units(r.result);
+    s += std::string(drift::precision_name(r.precision)) + "," + std::to_string(r.seed) + "," +
+         std::to_string(r.result.atoms) + "," + std::to_string(u.dof) + "," + fmt("%.10g", p.dt) + "," +
+         std::to_string(r.result.steps_done) + "," + status_of(r.result) + "," + fmt("%.10g", u.slope) + "," +
+         fmt("%.6g", r.result.fit.rms) + "," + fmt("%.8g", u.mean_t) + "," + fmt("%.6g", u.mean_t_kelvin) +
+         "," + fmt("%.6g", u.kt_ns_dof) + ",,1\n";
+  }
+  // Per precision: the mean over seeds and its standard error ("all" in the seed column).
+  for (drift::Precision pr : precisions_of(runs)) {
+    const drift::SeedSpread sp = spread_of(runs, pr);
+    s += std::string(drift::precision_name(pr)) + ",all,,,,,,,,,," + fmt("%.6g", sp.mean) + "," +
+         (std::isfinite(sp.stderr_mean) ? fmt("%.3g", sp.stderr_mean) : std::string()) + "," +
+         std::to_string(sp.n) + "\n";
+  }
+  return s;
+}
+
+std::string md_json(const std::vector<MdRun>& runs, const drift::MdParams& p) {
+  const int64_t n = 4LL * p.cells * p.cells * p.cells;
+  const double tau = drift::argon_tau_ps();
+  std::ostringstream s;
+  s << "{\n  \"command\": \"deepscope drift md\",\n  \"system\": {\"atoms\": " << n
+    << ", \"dof\": " << drift::degrees_of_freedom(n) << ", \"density\": " << json_num(p.density)
+    << ", \"initial_temperature\": " << json_num(p.temperature) << ", \"cutoff\": " << json_num(p.cutoff)
+    << ", \"potential\": \""
+    << (p.shifted_force ? "shifted force" : p.shift ? "shifted" : "unshifted") << "\", \"dt\": " << json_num(p.dt)
+    << ", \"steps\": " << p.steps << ", \"sample_every\": " << p.sample_every
+    << ", \"equilibrate\": " << p.equilibration << ", \"fixed_bits\": " << p.fixed_bits << "},\n"
+    << "  \"units\": {\"system\": \"argon\", \"sigma_angstrom\": " << drift::kArgonSigmaAngstrom
+    << ", \"epsilon_over_kB_K\": " << drift::kArgonEpsilonOverKb << ", \"mass_dalton\": "
+    << drift::kArgonMassDalton << ", \"tau_ps\": " << json_num(tau) << ", \"dt_fs\": " << json_num(p.dt * tau * 1e3)
+    << ", \"run_ns\": " << json_num(static_cast<double>(p.steps) * p.dt * tau * 1e-3)
+    << ", \"dof\": \"3N - 3 (zero, conserved total momentum)\""
+    << ", \"temperature\": \"mean over the samples of 2 KE / dof (OpenMM StateDataReporter's T)\""
+    << ", \"drift\": \"N slope / (T dof tau_ns), slope of the least-squares line through E/N against t\"},\n"
+    << "  \"runs\": [";
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const MdRun& r = runs[k];
+    const drift::DriftUnits u = drift::drift_units(r.result);
+    s << (k ? ",\n" : "\n") << "    {\"precision\": \"" << drift::precision_name(r.precision)
+      << "\", \"seed\": " << r.seed << ", \"backend\": \"" << backend_name(r.result.backend)
+      << "\", \"status\": \"" << status_of(r.result) << "\", \"steps_done\": " << r.result.steps_done
+      << ", \"slope_reduced\": " << json_num(u.slope) << ", \"residual_rms\": " << json_num(r.result.fit.rms)
+      << ", \"mean_T_reduced\": " << json_num(u.mean_t) << ", \"mean_T_K\": " << json_num(u.mean_t_kelvin)
+      << ", \"kT_per_ns_per_dof\": " << json_num(u.kt_ns_dof) << ", \"state_hash\": \"" << hex64(r.result.state_hash)
+      << "\"}";
+  }
+  s << "\n  ],\n  \"summary\": [";
+  const std::vector<drift::Precision> prs = precisions_of(runs);
+  for (std::size_t k = 0; k < prs.size(); ++k) {
+    const drift::SeedSpread sp = spread_of(runs, prs[k]);
+    s << (k ? ",\n" : "\n") << "    {\"precision\": \"" << drift::precision_name(prs[k])
+      << "\", \"seeds\": " << sp.n << ", \"kT_per_ns_per_dof_mean\": " << json_num(sp.mean)
+      << ", \"kT_per_ns_per_dof_stderr\": " << json_num(sp.stderr_mean) << "}";
+  }
+  s << "\n  ]\n}\n";
+  return s.str();
+}
+
 std::string md_fingerprint(const drift::MdParams& p) {
+  // The seed is not part of it: each stored run carries its own (several seeds share one file).
   char b[400];
   std::snprintf(b, sizeof b,
-                "deepscope drift md v1 cells=%d density=%.17g temp=%.17g cutoff=%.17g shift=%d%s dt=%.17g "
-                "steps=%lld every=%lld equilibrate=%lld seed=%llu backend=%s",
+                "deepscope drift md v2 cells=%d density=%.17g temp=%.17g cutoff=%.17g shift=%d%s dt=%.17g "
+                "steps=%lld every=%lld equilibrate=%lld fixed_bits=%d backend=%s",
                 p.cells, p.density, p.temperature, p.cutoff, p.shift ? 1 : 0, p.shifted_force ? " force" : "", p.dt,
                 static_cast<long long>(p.steps), static_cast<long long>(p.sample_every),
-                static_cast<long long>(p.equilibration), static_cast<unsigned long long>(p.seed),
-                backend_name(p.backend));
+                static_cast<long long>(p.equilibration), p.fixed_bits, backend_name(p.backend));
   return b;
 }
 
@@ -179,11 +285,12 @@ std::string md_runs_text(const std::string& fingerprint, const std::vector<MdRun
   char b[400];
   for (const MdRun& r : finished) {
     const drift::MdResult& m = r.result;
-    std::snprintf(b, sizeof b, "run %s %lld %lld %d %lld %.17g %.17g %llu %.17g %s\n",
+    std::snprintf(b, sizeof b, "run %s %lld %lld %d %lld %.17g %.17g %llu %.17g %s %llu\n",
                   drift::precision_name(r.precision), static_cast<long long>(m.atoms),
-                  static_cast<long long>(m.steps_done), m.blew_up ? 1 : 0,
+                  static_cast<long long>(m.steps_done), m.range_fault ? 2 : m.blew_up ? 1 : 0,
                   static_cast<long long>(m.blowup_step), m.seconds, m.steps_per_second,
-                  static_cast<unsigned long long>(m.state_hash), m.box, backend_name(m.backend));
+                  static_cast<unsigned long long>(m.state_hash), m.box, backend_name(m.backend),
+                  static_cast<unsigned long long>(r.seed));
     s += b;
     for (const drift::MdSample& q : m.samples) {
       std::snprintf(b, sizeof b, "s %lld %.17g %.17g %.17g %.17g\n", static_cast<long long>(q.step), q.time,
@@ -223,6 +330,7 @@ std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fing
       cur.result.atoms = atoms;
       cur.result.steps_done = done;
       cur.result.blew_up = blew != 0;
+      cur.result.range_fault = blew == 2;
       cur.result.blowup_step = bstep;
       cur.result.state_hash = hash;
       // The backend the run used (files written before it was recorded: the one in the fingerprint).
@@ -232,6 +340,8 @@ std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fing
         be = at == std::string::npos ? "" : fingerprint.substr(at + 8);
       }
       cur.result.backend = be == "cuda" ? Backend::kCuda : Backend::kCpu;
+      unsigned long long seed = 0;
+      if (ls >> seed) cur.seed = seed;
       if (cur.result.blew_up) cur.result.message = "blew up at step " + std::to_string(bstep) + " (resumed)";
       open = true;
     } else if (tag == "s" && open) {
@@ -254,23 +364,39 @@ std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fing
 
 std::string md_table_md(const std::vector<MdRun>& runs, const drift::MdParams& p) {
   std::ostringstream s;
-  s << "LJ NVE, " << 4LL * p.cells * p.cells * p.cells << " atoms, density " << p.density << ", T0 "
-    << p.temperature << ", cutoff " << p.cutoff << (p.shifted_force ? " (shifted force)" : p.shift ? " (shifted)" : " (unshifted)") << ", dt "
-    << p.dt << "\n\n"
-    << "| precision | backend | steps | steps/s | drift slope (E/atom/time) | residual rms | E(0)/atom | "
-       "E(end)/atom "
-       "| status |\n|---|---|---|---|---|---|---|---|---|\n";
+  const int64_t n = 4LL * p.cells * p.cells * p.cells;
+  const double tau = drift::argon_tau_ps();
+  s << "LJ NVE, " << n << " atoms, density " << p.density << ", T0 " << p.temperature << ", cutoff "
+    << p.cutoff << (p.shifted_force ? " (shifted force)" : p.shift ? " (shifted)" : " (unshifted)") << ", dt "
+    << p.dt << "\nargon: tau = " << fmt("%.4f ps", tau) << ", dt = " << fmt("%.4g fs", p.dt * tau * 1e3)
+    << ", run = " << fmt("%.4g ns", static_cast<double>(p.steps) * p.dt * tau * 1e-3)
+    << ", dof = 3N - 3 = " << drift::degrees_of_freedom(n)
+    << "; kT/ns/dof = N slope / (T dof tau_ns), T the run's mean kinetic temperature\n\n"
+    << "| precision | seed | backend | steps | steps/s | drift slope (E/atom/tau) | kT/ns/dof | mean T (K) | "
+       "residual rms | E(0)/atom | E(end)/atom | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const MdRun& r : runs) {
     const drift::MdResult& m = r.result;
+    const drift::DriftUnits u = drift::drift_units(m);
     const double e0 = m.samples.empty() ? NAN : m.samples.front().total;
     const double e1 = m.samples.empty() ? NAN : m.samples.back().total;
-    s << "| " << drift::precision_name(r.precision) << " | " << backend_name(m.backend) << " | "
-      << m.steps_done << " | " << fmt("%.4g", m.steps_per_second) << " | " << fmt("%.3e", m.fit.slope)
-      << " | " << fmt("%.2e", m.fit.rms) << " | " << fmt("%.8f", e0) << " | " << fmt("%.8f", e1) << " | "
-      << (m.blew_up     ? "blew up at step " + std::to_string(m.blowup_step)
+    s << "| " << drift::precision_name(r.precision) << " | " << r.seed << " | " << backend_name(m.backend)
+      << " | " << m.steps_done << " | " << fmt("%.4g", m.steps_per_second) << " | " << fmt("%.3e", m.fit.slope)
+      << " | " << fmt("%.2e", u.kt_ns_dof) << " | " << fmt("%.1f", u.mean_t_kelvin) << " | "
+      << fmt("%.2e", m.fit.rms) << " | " << fmt("%.8f", e0) << " | " << fmt("%.8f", e1) << " | "
+      << (m.range_fault ? "fixed-point range exceeded by step " + std::to_string(m.blowup_step)
+          : m.blew_up   ? "blew up at step " + std::to_string(m.blowup_step)
           : m.cancelled ? "interrupted"
                         : "ok")
       << " |\n";
+  }
+  if (several_seeds(runs)) {
+    s << "\nOver seeds (runs that finished): mean and standard error of the mean\n\n"
+      << "| precision | seeds | kT/ns/dof mean | standard error |\n|---|---|---|---|\n";
+    for (drift::Precision pr : precisions_of(runs)) {
+      const drift::SeedSpread sp = spread_of(runs, pr);
+      s << "| " << drift::precision_name(pr) << " | " << sp.n << " | " << fmt("%.2e", sp.mean) << " | "
+        << fmt("%.1e", sp.stderr_mean) << " |\n";
+    }
   }
   return s.str() + "\n";
 }

@@ -3,6 +3,7 @@
 // Table 6), and the Lennard-Jones runs' CSV, plots and drift table.
 #pragma once
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -35,9 +36,16 @@ DoUndoOutput run_doundo(const DoUndoRun& run);
 
 struct MdRun {
   drift::Precision precision = drift::Precision::kDouble;
+  uint64_t seed = 0;  // the initial velocities' seed
   drift::MdResult result;
 };
+// One row per sample: precision,seed,step,time,ke,pe,total (reduced units, per atom).
 std::string md_csv(const std::vector<MdRun>& runs);
+// The drift of each run in reduced units and in kT/ns/dof (argon), then per precision the mean and
+// standard error over the seeds that finished (PREFIX_drift.csv).
+std::string md_drift_csv(const std::vector<MdRun>& runs, const drift::MdParams& p);
+// The same with the parameters and the unit mapping, as JSON (PREFIX.json).
+std::string md_json(const std::vector<MdRun>& runs, const drift::MdParams& p);
 // E(t) - E(0) per atom, one line per precision.
 std::string md_drift_png(const std::vector<MdRun>& runs, const drift::MdParams& p);
 // Potential energy per atom, one line per precision.
@@ -48,7 +56,8 @@ std::string md_fingerprint(const drift::MdParams& p);
 std::string md_runs_text(const std::string& fingerprint, const std::vector<MdRun>& finished);
 std::vector<MdRun> md_runs_load(const std::string& text, const std::string& fingerprint);
 
-// precision | steps/s | drift slope | residual | E(0) | E(end) | status
+// precision | seed | steps/s | drift slope | kT/ns/dof | mean T | residual | E(0) | E(end) | status, and
+// with several seeds a table of their mean and standard error per precision.
 std::string md_table_md(const std::vector<MdRun>& runs, const drift::MdParams& p);
 
 }  // namespace ds::app

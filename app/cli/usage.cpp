@@ -124,10 +124,13 @@ Commands:
   deepscope drift sum [--n N] [--seed S] [--threads 1,10,100,1000] [--backend auto|cpu|cuda] [--out FILE.csv]
   deepscope drift doundo [--iterations N] [--every K] [--arith LIST] [--trials 1,2,3] [--repeat R]
                          [--backend auto|cpu|cuda] --out-dir DIR
-  deepscope drift md [--cells C | --atoms N] [--precision float,double,composite,ff,mixed] [--steps N]
+  deepscope drift md [--cells C | --atoms N] [--precision float,double,composite,ff,mixed,fixed] [--steps N]
                      [--dt DT] [--every K] [--equilibrate N] [--temp T] [--density D] [--cutoff RC]
-                     [--unshifted | --shifted-force] [--seed S] [--backend auto|cpu|cuda] --out PREFIX
-        MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots)
+                     [--fixed-bits K (fixed point: terms scaled by 2^K, default 32)]
+                     [--unshifted | --shifted-force] [--seed S | --seeds S1,S2,...] [--backend auto|cpu|cuda]
+                     --out PREFIX
+        MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots;
+        md: drift in kT/ns/dof for argon, mean and standard error over --seeds, in PREFIX_drift.csv and .json)
   deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
                            [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet]

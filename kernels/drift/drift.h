@@ -96,7 +96,9 @@ bool doundo_arith_supported(Arith a);
 //   composite: state composite, pair float (the thesis: positions and sums in float2)
 //   ff:        state ff,        pair float
 //   mixed:     state double,    pair float (OpenMM's mixed mode)
-enum class Precision : int { kFloat, kDouble, kComposite, kFF, kMixed };
+//   fixed:     state double,    pair float, each atom's force and energy summed in 64-bit fixed point
+//              (AMBER's SPFP): the sums, and so the trajectory, do not depend on the summation order
+enum class Precision : int { kFloat, kDouble, kComposite, kFF, kMixed, kFixed };
 const std::vector<Precision>& all_precisions();
 const char* precision_name(Precision p);
 Precision parse_precision(const std::string& name);  // throws ArithError listing the names
@@ -104,6 +106,12 @@ Precision parse_precision(const std::string& name);  // throws ArithError listin
 constexpr int kMinCells = 5;   // fcc unit cells per side: 500 atoms (the box must hold 3 cells of rc)
 constexpr int kMaxCells = 64;  // 1,048,576 atoms
 constexpr int64_t kMaxSteps = 1'000'000'000;
+// Fixed-point scale 2^k (precision fixed): resolution 2^-k, range of a sum +-2^(63-k), of which
+// the checks use half, 2^(62-k) (docs/drift.md).
+constexpr int kMinFixedBits = 8, kMaxFixedBits = 48, kDefaultFixedBits = 32;
+// The closest approach the fixed-point range must hold (validate): one pair at 0.5 sigma has
+// |F| = 390,144 and u = 16,128 epsilon, 160 kT even at the largest allowed T* = 100.
+constexpr double kFixedMinDistance = 0.5;
 
 struct MdParams {
   int cells = 10;  // fcc unit cells per side: N = 4 cells^3 atoms
@@ -124,6 +132,12 @@ struct MdParams {
   uint64_t seed = 87287;
   int cell_capacity = 0;  // initial atoms per cell slot count; 0: 2 x the mean occupancy + 16
   Precision precision = Precision::kDouble;
+  int fixed_bits = kDefaultFixedBits;  // precision fixed: pair terms are scaled by 2^fixed_bits
+  // CPU only: worker threads (0: all cores), and, when nonzero, the seed of a pseudo-random order of
+  // each cell's atoms, drawn afresh every step (a diagnostic: the fixed mode's trajectory must not
+  // change, the others' do).
+  int cpu_threads = 0;
+  uint64_t pair_order_seed = 0;
   Backend backend = Backend::kCpu;
   const std::atomic<bool>* cancel = nullptr;  // polled between samples
   std::function<void(double)> progress;       // fraction of steps done
@@ -149,6 +163,7 @@ struct MdResult {
   std::vector<MdSample> samples;
   bool cancelled = false;
   bool blew_up = false;
+  bool range_fault = false;  // fixed point: a sum could have left int64 (blew_up is set too)
   // First bad step, found by replaying from the last good sample (during equilibration: minus the
   // end of the interval where it happened).
   int64_t blowup_step = -1;
@@ -161,13 +176,59 @@ struct MdResult {
   Backend backend = Backend::kCpu;
 };
 
-// Validates p: throws std::invalid_argument with a message for non-positive or absurd values.
+// Validates p: throws std::invalid_argument with a message naming the field for a non-positive,
+// non-finite or absurd value (drift.md lists the bounds), and, in the fixed mode, for a scale whose
+// range fixed_point_need_log2(p) exceeds.
 void validate(const MdParams& p);
+// The largest sum the fixed-point mode must hold by validate's bound: |F(0.5 sigma)| (the pair force
+// at kFixedMinDistance) times the neighbours within the cutoff at the run's density (4/3 pi rc^3 rho,
+// rounded up), in units of 2^-fixed_bits, as log2; validate asks for less than 62 (half of int64's
+// range, the same margin as the run-time check in md.cuh).
+double fixed_point_need_log2(const MdParams& p);
 // Runs the simulation; a non-finite energy stops it and is reported, with the samples so far.
 // `on_sample` (optional) sees each sample as it is taken.
 MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& on_sample = {});
 // The fcc box edge for p: cells * (4 / density)^(1/3).
 double box_length(const MdParams& p);
+
+// ---------------------------------------------------------------------------------------------
+// Drift in the field's units (kT per ns per degree of freedom), for argon
+
+// Argon's Lennard-Jones mapping (the issue's: sigma 3.405 A, epsilon / kB 119.8 K, and argon's
+// standard atomic mass). The unit of time is tau = sigma sqrt(m /
+// epsilon), about 2.156 ps (argon_tau_ps computes it from these and CODATA 2018's kB and u).
+constexpr double kArgonSigmaAngstrom = 3.405;
+constexpr double kArgonEpsilonOverKb = 119.8;  // kelvin
+constexpr double kArgonMassDalton = 39.948;
+double argon_tau_ps();
+
+// Degrees of freedom of N atoms whose total momentum is zero and conserved (the initial velocities
+// have zero total momentum and the pair forces are equal and opposite): 3N - 3, as LAMMPS's
+// `compute temp` and OpenMM's StateDataReporter with a CMMotionRemover count them.
+int64_t degrees_of_freedom(int64_t atoms);
+// The instantaneous kinetic temperature T* = 2 KE / dof of each sample (KE of all atoms, reduced
+// units), averaged over the samples: OpenMM's StateDataReporter reports T = 2 KE / (dof R).
+double mean_temperature(const std::vector<MdSample>& s, int64_t atoms);
+// A drift slope in energy per atom per tau, as kT per ns per degree of freedom:
+// N slope / (T* dof tau_ns), with kT = T* epsilon the run's mean temperature.
+double kt_per_ns_per_dof(double slope_per_atom, int64_t atoms, double mean_t);
+
+struct DriftUnits {
+  int64_t dof = 0;
+  double mean_t = 0;         // reduced
+  double mean_t_kelvin = 0;  // x epsilon / kB (argon)
+  double slope = 0;          // energy per atom per tau (the fit's)
+  double kt_ns_dof = 0;      // NAN when the run has fewer than 2 samples or T* <= 0
+};
+DriftUnits drift_units(const MdResult& r);
+
+// Mean and standard error (sample standard deviation / sqrt(n)) of values from n independent runs
+// (seeds); stderr is NAN for n < 2. Non-finite values are skipped and not counted.
+struct SeedSpread {
+  int n = 0;
+  double mean = 0, stderr_mean = 0;
+};
+SeedSpread seed_spread(const std::vector<double>& values);
 
 namespace detail {
 
@@ -177,7 +238,10 @@ struct MdSetup {
   double box = 0, cutoff = 0, dt = 0, ecut = 0;  // ecut: u(rc) when shifted, else 0
   double fcut = 0;                               // F(rc) with shifted_force, else 0
   int ncell = 0, cap = 0;                        // cells per side, atoms per cell capacity
-  std::vector<double> x, v;                      // 3n each: all x, then all y, then all z
+  int fixed_bits = kDefaultFixedBits;
+  int cpu_threads = 0;
+  uint64_t pair_order_seed = 0;
+  std::vector<double> x, v;  // 3n each: all x, then all y, then all z
 };
 
 // A running simulation in one precision on one backend.
@@ -200,6 +264,8 @@ class MdEngine {
   // A two-word position's low word left the pair screening's margin since the last check
   // (md.cuh: kMaxLowWord); the forces may then miss pairs.
   virtual bool screen_fault() = 0;
+  // Fixed point: an atom's force or energy sum could have left int64 since the last check.
+  virtual bool range_fault() = 0;
 };
 
 std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p);

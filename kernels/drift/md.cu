@@ -1,6 +1,7 @@
 // The Lennard-Jones engine on CUDA: one thread per atom over the per-atom functions of
 // md.cuh, a cell list rebuilt every step (atomic binning, then each cell sorted by atom index
-// so the force sums run in the same order as on the CPU, and every run is reproducible to the bit).
+// so the force sums run in the same order as on the CPU, and every run is reproducible to the bit;
+// the fixed-point mode's sums do not depend on the order at all).
 #include <memory>
 #include <vector>
 
@@ -18,14 +19,14 @@ constexpr int kBlock = 128;
 // H100's 132 SMs (each thread's work is long: hundreds of candidate pairs).
 constexpr int kForceBlock = 64;
 
-template <class S, class R>
-__global__ void kick_drift_kernel(MdView<S, R> m, int* fault) {
+template <class S, class R, class A>
+__global__ void kick_drift_kernel(MdView<S, R, A> m, int* fault) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < m.n && kick_drift_atom(m, i)) *fault = 1;
 }
 
-template <class S, class R>
-__global__ void bin_kernel(MdView<S, R> m, int* overflow) {
+template <class S, class R, class A>
+__global__ void bin_kernel(MdView<S, R, A> m, int* overflow) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m.n) return;
   const int c = cell_of(m, i);
@@ -53,25 +54,26 @@ __global__ void sort_cells_kernel(const int* count, int* atoms, int cells, int c
   }
 }
 
-template <class S, class R, bool E>
-__global__ void force_kernel(MdView<S, R> m) {
+// range: set when an atom's fixed-point sums could have left int64 (force_atom's check).
+template <class S, class R, class A, bool E>
+__global__ void force_kernel(MdView<S, R, A> m, int* range) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < m.n) force_atom<S, R, E>(m, i);
+  if (i < m.n && force_atom<S, R, E, A>(m, i)) *range = 1;
 }
 
-template <class S, class R, bool E>
-__global__ void kick_kernel(MdView<S, R> m) {
+template <class S, class R, class A, bool E>
+__global__ void kick_kernel(MdView<S, R, A> m) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < m.n) kick_atom<S, R, E>(m, i);
+  if (i < m.n) kick_atom<S, R, E, A>(m, i);
 }
 
-template <class S, class R>
-__global__ void kinetic_kernel(MdView<S, R> m) {
+template <class S, class R, class A>
+__global__ void kinetic_kernel(MdView<S, R, A> m) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < m.n) kinetic_atom(m, i);
 }
 
-template <class S, class R>
+template <class S, class R, class A>
 class MdCuda final : public MdEngine {
  public:
   explicit MdCuda(const MdSetup& s)
@@ -83,7 +85,8 @@ class MdCuda final : public MdEngine {
         count_(sizeof(int) * static_cast<std::size_t>(cells_)),
         atoms_(std::make_unique<DeviceBuffer>(sizeof(int) * static_cast<std::size_t>(cells_) * s.cap)),
         overflow_(sizeof(int)),
-        fault_(sizeof(int)) {
+        fault_(sizeof(int)),
+        range_(sizeof(int)) {
     fill_view(s, &m_);
     S* base = state_.as<S>();
     for (int k = 0; k < 3; ++k) {
@@ -103,8 +106,9 @@ class MdCuda final : public MdEngine {
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(base, h.data(), sizeof(S) * h.size(), cudaMemcpyHostToDevice));
     DEEPSCOPE_CUDA_CHECK(cudaMemset(overflow_.p, 0, sizeof(int)));
     DEEPSCOPE_CUDA_CHECK(cudaMemset(fault_.p, 0, sizeof(int)));
+    DEEPSCOPE_CUDA_CHECK(cudaMemset(range_.p, 0, sizeof(int)));
     build_cells();
-    force_kernel<S, R, true><<<grid(n_, kForceBlock), kForceBlock>>>(m_);
+    force_kernel<S, R, A, true><<<grid(n_, kForceBlock), kForceBlock>>>(m_, range_.as<int>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
     kinetic_kernel<<<grid(n_), kBlock>>>(m_);
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
@@ -118,13 +122,13 @@ class MdCuda final : public MdEngine {
       DEEPSCOPE_CUDA_CHECK_LAUNCH();
       build_cells();
       if (e) {
-        force_kernel<S, R, true><<<grid(n_, kForceBlock), kForceBlock>>>(m_);
+        force_kernel<S, R, A, true><<<grid(n_, kForceBlock), kForceBlock>>>(m_, range_.as<int>());
         DEEPSCOPE_CUDA_CHECK_LAUNCH();
-        kick_kernel<S, R, true><<<grid(n_), kBlock>>>(m_);
+        kick_kernel<S, R, A, true><<<grid(n_), kBlock>>>(m_);
       } else {
-        force_kernel<S, R, false><<<grid(n_, kForceBlock), kForceBlock>>>(m_);
+        force_kernel<S, R, A, false><<<grid(n_, kForceBlock), kForceBlock>>>(m_, range_.as<int>());
         DEEPSCOPE_CUDA_CHECK_LAUNCH();
-        kick_kernel<S, R, false><<<grid(n_), kBlock>>>(m_);
+        kick_kernel<S, R, A, false><<<grid(n_), kBlock>>>(m_);
       }
       DEEPSCOPE_CUDA_CHECK_LAUNCH();
     }
@@ -161,6 +165,12 @@ class MdCuda final : public MdEngine {
     DEEPSCOPE_CUDA_CHECK(cudaMemset(fault_.p, 0, sizeof(int)));
     return f != 0;
   }
+  bool range_fault() override {
+    int f = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&f, range_.p, sizeof(int), cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemset(range_.p, 0, sizeof(int)));
+    return f != 0;
+  }
   bool overflowed() override {
     int o = 0;
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&o, overflow_.p, sizeof(int), cudaMemcpyDeviceToHost));
@@ -174,15 +184,20 @@ class MdCuda final : public MdEngine {
     DEEPSCOPE_CUDA_CHECK(cudaMemsetAsync(count_.p, 0, sizeof(int) * cells_));
     bin_kernel<<<grid(n_), kBlock>>>(m_, overflow_.as<int>());
     DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    sort_cells_kernel<<<grid(cells_), kBlock>>>(count_.as<int>(), atoms_->as<int>(), cells_, m_.cap);
-    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    // The fixed-point sums do not depend on the order of a cell's atoms: the cells stay in the
+    // order the atomics left them (which varies from run to run), and the trajectory is still the
+    // CPU's to the bit (DriftDevice.MdMatchesCpuAndIsDeterministic).
+    if constexpr (!IsFixed<A>::kValue) {
+      sort_cells_kernel<<<grid(cells_), kBlock>>>(count_.as<int>(), atoms_->as<int>(), cells_, m_.cap);
+      DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    }
   }
 
   int n_, cells_;
   DeviceBuffer state_, saved_, energy_, count_;
   std::unique_ptr<DeviceBuffer> atoms_;
-  DeviceBuffer overflow_, fault_;
-  MdView<S, R> m_{};
+  DeviceBuffer overflow_, fault_, range_;
+  MdView<S, R, A> m_{};
 };
 
 }  // namespace
@@ -191,7 +206,7 @@ std::unique_ptr<MdEngine> make_md_cuda(const MdSetup& s, Precision p) {
   std::unique_ptr<MdEngine> e;
   dispatch_precision(p, [&](auto types) {
     using Ty = decltype(types);
-    e = std::make_unique<MdCuda<typename Ty::State, typename Ty::Pair>>(s);
+    e = std::make_unique<MdCuda<typename Ty::State, typename Ty::Pair, typename Ty::Acc>>(s);
   });
   return e;
 }

@@ -13,12 +13,47 @@
 
 namespace ds::drift {
 
-// A precision mode: S holds positions, velocities and the force and energy sums; R computes pairs.
-template <class S, class R>
+// A precision mode: S holds positions and velocities, R computes pairs, and A sums each atom's
+// pair forces and energy (S itself, or Fixed64 for the fixed-point mode).
+template <class S, class R, class A = S>
 struct MdTypes {
   using State = S;
   using Pair = R;
+  using Acc = A;
 };
+
+// Fixed-point accumulation (AMBER's SPFP, Le Grand, Goetz and Walker, Comput. Phys. Commun. 184
+// (2013) 374): each pair term y (a float) is scaled by 2^k (MdParams::fixed_bits), rounded to the
+// nearest integer (ties to even) and added as a 64-bit integer. The integers are added modulo 2^64
+// (unsigned, so an intermediate wrap is defined and undone by later terms), which is associative:
+// the sum is the same to the bit in any order, on any number of threads or devices. The sum is
+// exact whenever the true sum fits in int64; force_atom checks that per atom (see kFixedHeadroom).
+struct Fixed64 {
+  uint64_t bits = 0;
+};
+template <class A>
+struct IsFixed {
+  static constexpr bool kValue = false;
+};
+template <>
+struct IsFixed<Fixed64> {
+  static constexpr bool kValue = true;
+};
+// An atom's sums are known not to overflow when (number of terms) x max |term| x 2^k < 2^62: the
+// rounded terms add up to at most that plus one per term, below 2^63. Past it the step is flagged.
+constexpr double kFixedHeadroom = 4611686018427387904.0;  // 2^62
+
+// y 2^k rounded to the nearest int64, ties to even, on both backends (y 2^k is exact in double: a
+// float times a power of two). Outside (-2^62, 2^62) it gives 0; the range check flags such a term.
+DEEPSCOPE_HD int64_t to_fixed(float y, double scale) {
+  const double s = static_cast<double>(y) * scale;
+  if (!(s > -kFixedHeadroom && s < kFixedHeadroom)) return 0;
+#ifdef __CUDA_ARCH__
+  return __double2ll_rn(s);
+#else
+  return static_cast<int64_t>(std::nearbyint(s));
+#endif
+}
 
 // The one dispatch of the MD precision modes (see Precision in drift.h). f returns void.
 template <class F>
@@ -34,6 +69,8 @@ void dispatch_precision(Precision p, F&& f) {
       return f(MdTypes<FloatFloat, float>{});
     case Precision::kMixed:
       return f(MdTypes<F64, float>{});
+    case Precision::kFixed:
+      return f(MdTypes<F64, float, Fixed64>{});
   }
   throw ArithError("unknown MD precision " + std::to_string(static_cast<int>(p)));
 }
@@ -120,7 +157,7 @@ constexpr float kMaxLowWord = 0.05f;
 
 // The arrays and constants of one system, in device or host memory. Coordinates are stored as
 // three arrays (x, y, z) of n atoms each.
-template <class S, class R>
+template <class S, class R, class A = S>
 struct MdView {
   S* x[3];
   S* v[3];
@@ -135,6 +172,7 @@ struct MdView {
   R fcut, rc;  // shifted force (MdParams::shifted_force): F(rc) and rc; fcut == 0 otherwise
   double cell_scale;                   // ncell / box
   float box_hi, half_box_hi, screen2;  // two-word states: high word of box, (rc + margin)^2
+  double fixed_scale, fixed_inv;       // fixed-point accumulation: 2^k and 2^-k
 };
 
 // The cell coordinate of a position along one axis, clamped (a position outside the box or not a
@@ -146,8 +184,8 @@ DEEPSCOPE_HD int cell_coord(const S& x, double scale, int ncell) {
   if (d >= static_cast<double>(ncell)) return ncell - 1;
   return static_cast<int>(d);
 }
-template <class S, class R>
-DEEPSCOPE_HD int cell_of(const MdView<S, R>& m, int i) {
+template <class S, class R, class A>
+DEEPSCOPE_HD int cell_of(const MdView<S, R, A>& m, int i) {
   const int cx = cell_coord(m.x[0][i], m.cell_scale, m.ncell);
   const int cy = cell_coord(m.x[1][i], m.cell_scale, m.ncell);
   const int cz = cell_coord(m.x[2][i], m.cell_scale, m.ncell);
@@ -155,8 +193,8 @@ DEEPSCOPE_HD int cell_of(const MdView<S, R>& m, int i) {
 }
 
 // Minimum-image displacement xi - xj along one axis, in R.
-template <class S, class R>
-DEEPSCOPE_HD R min_image(const MdView<S, R>& m, const S& xi, const S& xj) {
+template <class S, class R, class A>
+DEEPSCOPE_HD R min_image(const MdView<S, R, A>& m, const S& xi, const S& xj) {
   R d = pair_diff0<R>(xi, xj);
   if (d > m.half_box)
     d = pair_diff<R>(xi, xj, -1, m.box);
@@ -169,13 +207,28 @@ DEEPSCOPE_HD R min_image(const MdView<S, R>& m, const S& xi, const S& xj) {
 // the 27 cells around its own, in cell order and then atom order, so the sum's order is fixed.
 // Pair: u(r) = 4 (r^-12 - r^-6) - ecut, F = 24 (2 r^-12 - r^-6) / r^2 * d; with a shifted force
 // (fcut != 0) F - fcut / r * d and u + (r - rc) fcut, r = sqrt(r2) correctly rounded on both sides.
-template <class S, class R, bool E>
-DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
+// The sums are kept in A: the state type, or Fixed64, whose sums do not depend on the order. Returns
+// true when a fixed-point sum could have left int64 (the forces of this step are then not exact).
+template <class S, class R, bool E, class A = S>
+DEEPSCOPE_HD bool force_atom(const MdView<S, R, A>& m, int i) {
   const int nc = m.ncell;
   const int cx = cell_coord(m.x[0][i], m.cell_scale, nc);
   const int cy = cell_coord(m.x[1][i], m.cell_scale, nc);
   const int cz = cell_coord(m.x[2][i], m.cell_scale, nc);
-  S f0(0.0), f1(0.0), f2(0.0), pe(0.0);
+  constexpr bool kFixed = IsFixed<A>::kValue;
+  A f0{}, f1{}, f2{}, pe{};
+  if constexpr (!kFixed) f0 = f1 = f2 = pe = S(0.0);
+  float amax = 0.0f;  // fixed point: the largest |term| and the number of pairs, for the range check
+  int terms = 0;
+  auto add = [&](A& acc, R y) {
+    if constexpr (kFixed) {
+      acc.bits += static_cast<uint64_t>(to_fixed(y, m.fixed_scale));
+      const float a = y < 0 ? -y : y;
+      amax = a > amax || a != a ? a : amax;  // a NaN term stays (and fails the check)
+    } else {
+      add_pair(acc, y);
+    }
+  };
   // Atom i's coordinates, and each candidate's, are loaded once: the screening and the exact
   // displacement below read the same values.
   const S xi[3] = {m.x[0][i], m.x[1][i], m.x[2][i]};
@@ -220,18 +273,30 @@ DEEPSCOPE_HD void force_atom(const MdView<S, R>& m, int i) {
             fr = fr - m.fcut / r;
             u_extra = (r - m.rc) * m.fcut;
           }
-          add_pair(f0, fr * d0);
-          add_pair(f1, fr * d1);
-          add_pair(f2, fr * d2);
-          if (E) add_pair(pe, R(4) * ir6 * (ir6 - R(1)) - m.ecut + u_extra);
+          add(f0, fr * d0);
+          add(f1, fr * d1);
+          add(f2, fr * d2);
+          if (E) add(pe, R(4) * ir6 * (ir6 - R(1)) - m.ecut + u_extra);
+          ++terms;
         }
       }
     }
   }
-  m.f[0][i] = f0;
-  m.f[1][i] = f1;
-  m.f[2][i] = f2;
-  if (E) m.pe[i] = mul_pow2(pe, -1);
+  if constexpr (kFixed) {
+    auto value = [&](const Fixed64& a) { return static_cast<double>(static_cast<int64_t>(a.bits)) * m.fixed_inv; };
+    m.f[0][i] = S(value(f0));
+    m.f[1][i] = S(value(f1));
+    m.f[2][i] = S(value(f2));
+    if (E) m.pe[i] = S(0.5 * value(pe));
+    const double bound = static_cast<double>(amax) * m.fixed_scale * static_cast<double>(terms);
+    return !(bound < kFixedHeadroom);
+  } else {
+    m.f[0][i] = f0;
+    m.f[1][i] = f1;
+    m.f[2][i] = f2;
+    if (E) m.pe[i] = mul_pow2(pe, -1);
+    return false;
+  }
 }
 
 // The thesis's composite addition never folds the error word into the value word, so over a long
@@ -250,8 +315,8 @@ DEEPSCOPE_HD void renormalize(Composite& x) {
 
 // First half of velocity Verlet (m = 1): v += dt/2 f, x += dt v, x wrapped once into [0, box).
 // Returns true when a two-word position's low word left kMaxLowWord (the screening's premise).
-template <class S, class R>
-DEEPSCOPE_HD bool kick_drift_atom(const MdView<S, R>& m, int i) {
+template <class S, class R, class A>
+DEEPSCOPE_HD bool kick_drift_atom(const MdView<S, R, A>& m, int i) {
   bool fault = false;
   for (int k = 0; k < 3; ++k) {
     S v = m.v[k][i] + m.half_dt * m.f[k][i];
@@ -271,8 +336,8 @@ DEEPSCOPE_HD bool kick_drift_atom(const MdView<S, R>& m, int i) {
 }
 
 // Second half: v += dt/2 f with the new forces; with E, the kinetic energy v^2 / 2.
-template <class S, class R, bool E>
-DEEPSCOPE_HD void kick_atom(const MdView<S, R>& m, int i) {
+template <class S, class R, bool E, class A = S>
+DEEPSCOPE_HD void kick_atom(const MdView<S, R, A>& m, int i) {
   S v0 = m.v[0][i] + m.half_dt * m.f[0][i];
   S v1 = m.v[1][i] + m.half_dt * m.f[1][i];
   S v2 = m.v[2][i] + m.half_dt * m.f[2][i];
@@ -286,8 +351,8 @@ DEEPSCOPE_HD void kick_atom(const MdView<S, R>& m, int i) {
 }
 
 // The kinetic energy v^2 / 2 of atom i (the same expression as kick_atom's).
-template <class S, class R>
-DEEPSCOPE_HD void kinetic_atom(const MdView<S, R>& m, int i) {
+template <class S, class R, class A>
+DEEPSCOPE_HD void kinetic_atom(const MdView<S, R, A>& m, int i) {
   const S v0 = m.v[0][i], v1 = m.v[1][i], v2 = m.v[2][i];
   m.ke[i] = mul_pow2(v0 * v0 + v1 * v1 + v2 * v2, -1);
 }

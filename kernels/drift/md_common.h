@@ -1,6 +1,7 @@
 // Host-side pieces both Lennard-Jones engines share: the view's constants from the setup, the
 // energy totals summed in the state type, and the FNV-1a hash of the state's bytes.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -17,8 +18,8 @@ inline uint64_t fnv1a(uint64_t h, const void* p, std::size_t n) {
 }
 
 // Constants of the view (pointers are the engine's business).
-template <class S, class R>
-void fill_view(const MdSetup& s, MdView<S, R>* m) {
+template <class S, class R, class A>
+void fill_view(const MdSetup& s, MdView<S, R, A>* m) {
   m->n = static_cast<int>(s.n);
   m->ncell = s.ncell;
   m->cap = s.cap;
@@ -31,6 +32,8 @@ void fill_view(const MdSetup& s, MdView<S, R>* m) {
   m->fcut = static_cast<R>(s.fcut);
   m->rc = static_cast<R>(s.cutoff);
   m->cell_scale = static_cast<double>(s.ncell) / s.box;
+  m->fixed_scale = std::ldexp(1.0, s.fixed_bits);
+  m->fixed_inv = std::ldexp(1.0, -s.fixed_bits);
   if constexpr (TwoWord<S>::kIs) {
     m->box_hi = TwoWord<S>::hi(m->box);
     m->half_box_hi = 0.5f * m->box_hi;

@@ -1,7 +1,9 @@
 // The Lennard-Jones engine on the CPU: the per-atom functions of md.cuh on all cores, and a
 // sequential cell-list build (atoms enter their cell in index order, as the CUDA engine's sort
 // leaves them).
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -14,10 +16,11 @@
 namespace ds::drift::detail {
 namespace {
 
-template <class S, class R>
+template <class S, class R, class A>
 class MdCpu final : public MdEngine {
  public:
-  MdCpu(const MdSetup& s) : n_(static_cast<int>(s.n)) {
+  MdCpu(const MdSetup& s)
+      : n_(static_cast<int>(s.n)), threads_(static_cast<unsigned>(s.cpu_threads)), shuffle_seed_(s.pair_order_seed) {
     for (int k = 0; k < 3; ++k) {
       x_[k].resize(n_);
       v_[k].resize(n_);
@@ -42,14 +45,18 @@ class MdCpu final : public MdEngine {
     m_.cell_count = count_.data();
     m_.cell_atoms = atoms_.data();
     build_cells();
-    for_atoms([&](int i) { force_atom<S, R, true>(m_, i); });
+    std::atomic<bool> range{false};
+    for_atoms([&](int i) {
+      if (force_atom<S, R, true, A>(m_, i)) range = true;
+    });
+    if (range) range_fault_ = true;
     for_atoms([&](int i) { kinetic_atom(m_, i); });
   }
 
   void step(int64_t n, bool energy) override {
     for (int64_t s = 0; s < n; ++s) {
       const bool e = energy && s + 1 == n;
-      std::atomic<bool> fault{false};
+      std::atomic<bool> fault{false}, range{false};
       for_atoms([&](int i) {
         if (kick_drift_atom(m_, i)) fault = true;
       });
@@ -57,15 +64,16 @@ class MdCpu final : public MdEngine {
       build_cells();
       if (e) {
         for_atoms([&](int i) {
-          force_atom<S, R, true>(m_, i);
+          if (force_atom<S, R, true, A>(m_, i)) range = true;
           kick_atom<S, R, true>(m_, i);
         });
       } else {
         for_atoms([&](int i) {
-          force_atom<S, R, false>(m_, i);
+          if (force_atom<S, R, false, A>(m_, i)) range = true;
           kick_atom<S, R, false>(m_, i);
         });
       }
+      if (range) range_fault_ = true;
     }
   }
 
@@ -105,6 +113,11 @@ class MdCpu final : public MdEngine {
     screen_fault_ = false;
     return f;
   }
+  bool range_fault() override {
+    const bool f = range_fault_;
+    range_fault_ = false;
+    return f;
+  }
   bool overflowed() override {
     const bool o = overflow_;
     overflow_ = false;
@@ -116,9 +129,14 @@ class MdCpu final : public MdEngine {
   // fused loop over atoms is the same computation as the CUDA engine's separate kernels.
   template <class Body>
   void for_atoms(Body&& body) {
-    parallel_for(static_cast<std::size_t>(n_), 256, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) body(static_cast<int>(i));
-    });
+    ParallelOptions opt;
+    opt.threads = threads_;
+    parallel_for(
+        static_cast<std::size_t>(n_), 256,
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) body(static_cast<int>(i));
+        },
+        opt);
   }
   void build_cells() {
     std::fill(count_.begin(), count_.end(), 0);
@@ -130,13 +148,36 @@ class MdCpu final : public MdEngine {
       else
         overflow_ = true;
     }
+    if (shuffle_seed_ != 0) shuffle_cells();
+  }
+  // Diagnostic (MdParams::pair_order_seed): each cell's atoms in a pseudo-random order, drawn
+  // afresh at every rebuild, so that every atom's pair terms are summed in another order.
+  void shuffle_cells() {
+    ++builds_;
+    for (std::size_t c = 0; c < count_.size(); ++c) {
+      int* a = atoms_.data() + c * static_cast<std::size_t>(m_.cap);
+      const int n = std::min(count_[c], m_.cap);
+      for (int k = n - 1; k > 0; --k) {
+        const uint64_t r = splitmix64(shuffle_seed_ ^ (builds_ * 0x9E3779B97F4A7C15ULL) ^ (c << 20) ^ k);
+        std::swap(a[k], a[r % static_cast<uint64_t>(k + 1)]);
+      }
+    }
+  }
+  static uint64_t splitmix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
   }
 
   int n_;
+  unsigned threads_;       // 0: all cores
+  uint64_t shuffle_seed_;  // 0: each cell's atoms in index order
+  uint64_t builds_ = 0;
   std::vector<S> x_[3], v_[3], f_[3], sx_[3], sv_[3], sf_[3], pe_, ke_;
   std::vector<int> count_, atoms_;
-  MdView<S, R> m_{};
-  bool overflow_ = false, screen_fault_ = false;
+  MdView<S, R, A> m_{};
+  bool overflow_ = false, screen_fault_ = false, range_fault_ = false;
 };
 
 }  // namespace
@@ -145,7 +186,7 @@ std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p) {
   std::unique_ptr<MdEngine> e;
   dispatch_precision(p, [&](auto types) {
     using Ty = decltype(types);
-    e = std::make_unique<MdCpu<typename Ty::State, typename Ty::Pair>>(s);
+    e = std::make_unique<MdCpu<typename Ty::State, typename Ty::Pair, typename Ty::Acc>>(s);
   });
   return e;
 }

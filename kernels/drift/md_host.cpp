@@ -14,7 +14,7 @@ namespace ds::drift {
 
 namespace {
 
-const char* const kPrecisionNames[] = {"float", "double", "composite", "ff", "mixed"};
+const char* const kPrecisionNames[] = {"float", "double", "composite", "ff", "mixed", "fixed"};
 
 void check(bool ok, const std::string& msg) {
   if (!ok) throw std::invalid_argument(msg);
@@ -47,6 +47,9 @@ detail::MdSetup make_setup(const MdParams& p) {
   s.ecut = p.shift || p.shifted_force ? 4.0 * (std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) : 0.0;
   s.fcut = p.shifted_force ? 24.0 * (2.0 * std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) / p.cutoff : 0.0;
   s.ncell = static_cast<int>(std::floor(s.box / p.cutoff));
+  s.fixed_bits = p.fixed_bits;
+  s.cpu_threads = p.cpu_threads;
+  s.pair_order_seed = p.pair_order_seed;
   const double side = s.box / s.ncell;
   s.cap = p.cell_capacity > 0 ? p.cell_capacity
                               : static_cast<int>(std::ceil(2.0 * p.density * side * side * side)) + 16;
@@ -84,45 +87,80 @@ detail::MdSetup make_setup(const MdParams& p) {
 
 const std::vector<Precision>& all_precisions() {
   static const std::vector<Precision> v = {Precision::kFloat, Precision::kDouble, Precision::kComposite,
-                                           Precision::kFF, Precision::kMixed};
+                                           Precision::kFF,    Precision::kMixed,  Precision::kFixed};
   return v;
 }
 
 const char* precision_name(Precision p) {
   const int i = static_cast<int>(p);
-  if (i < 0 || i > 4) throw ArithError("unknown MD precision " + std::to_string(i));
+  if (i < 0 || i > 5) throw ArithError("unknown MD precision " + std::to_string(i));
   return kPrecisionNames[i];
 }
 
 Precision parse_precision(const std::string& name) {
   for (Precision p : all_precisions())
     if (name == precision_name(p)) return p;
-  throw ArithError("unknown precision \"" + name + "\" (float, double, composite, ff, mixed)");
+  throw ArithError("unknown precision \"" + name + "\" (float, double, composite, ff, mixed, fixed)");
 }
 
 double box_length(const MdParams& p) { return p.cells * std::cbrt(4.0 / p.density); }
 
+double fixed_point_need_log2(const MdParams& p) {
+  const double r = kFixedMinDistance;
+  const double force = 24.0 * (2.0 * std::pow(r, -13) - std::pow(r, -7));
+  const double neighbours =
+      std::ceil(4.0 / 3.0 * 3.141592653589793 * p.cutoff * p.cutoff * p.cutoff * p.density);
+  return std::log2(force * neighbours) + p.fixed_bits;
+}
+
+// Each message starts with the field it is about (MdParams's name; the CLI's flag is beside it).
 void validate(const MdParams& p) {
   check(p.cells >= kMinCells && p.cells <= kMaxCells,
-        "the lattice must have " + std::to_string(kMinCells) + " to " + std::to_string(kMaxCells) +
+        "cells: the lattice must have " + std::to_string(kMinCells) + " to " + std::to_string(kMaxCells) +
             " fcc cells per side (500 to 1,048,576 atoms), got " + std::to_string(p.cells));
+  // Density: the LJ liquid and solid lie near 0.8 to 1.1; above 1.5 the fcc neighbours sit at
+  // 0.97 sigma and below 0.05 the cell list is nearly empty (a gas, not a drift benchmark).
   check(std::isfinite(p.density) && p.density >= 0.05 && p.density <= 1.5,
-        "density must be in [0.05, 1.5], got " + num(p.density));
-  check(std::isfinite(p.temperature) && p.temperature >= 0 && p.temperature <= 100,
-        "temperature must be in [0, 100], got " + num(p.temperature));
-  check(std::isfinite(p.dt) && p.dt > 0 && p.dt <= 0.1, "dt must be in (0, 0.1], got " + num(p.dt));
-  check(p.steps >= 1 && p.steps <= kMaxSteps, "steps must be in [1, 1e9], got " + std::to_string(p.steps));
+        "density (--density) must be in [0.05, 1.5] (reduced units), got " + num(p.density));
+  // Temperature: the initial velocities are scaled to it; 0 would leave the lattice at rest (no
+  // dynamics and no kT to measure drift in), above 100 (12,000 K in argon) is absurd for LJ argon.
+  check(std::isfinite(p.temperature) && p.temperature > 0 && p.temperature <= 100,
+        "temperature (--temp) must be in (0, 100] (reduced units), got " + num(p.temperature));
+  // Timestep: velocity Verlet is stable below 2 / omega, omega = sqrt(u''(r_min) / mu) =
+  // sqrt(57.15 / 0.5) = 10.7 for a pair at the potential's minimum, so 0.187; we refuse above 0.1
+  // (LAMMPS's melt example uses 0.005).
+  check(std::isfinite(p.dt) && p.dt > 0 && p.dt <= 0.1,
+        "dt (--dt, the timestep) must be in (0, 0.1] (Verlet's stability bound is 0.187), got " + num(p.dt));
+  check(p.steps >= 1 && p.steps <= kMaxSteps,
+        "steps (--steps) must be in [1, 1e9], got " + std::to_string(p.steps));
   check(p.sample_every >= 1 && p.sample_every <= p.steps,
-        "the sampling interval must be in [1, steps], got " + std::to_string(p.sample_every));
-  check(p.cell_capacity >= 0 && p.cell_capacity <= 4096, "cell capacity must be in [0, 4096]");
+        "sample_every (--every) must be in [1, steps], got " + std::to_string(p.sample_every));
+  check(p.cell_capacity >= 0 && p.cell_capacity <= 4096, "cell_capacity must be in [0, 4096]");
   check(p.equilibration >= 0 && p.equilibration <= kMaxSteps,
-        "equilibration steps must be in [0, 1e9], got " + std::to_string(p.equilibration));
+        "equilibration (--equilibrate) must be in [0, 1e9], got " + std::to_string(p.equilibration));
+  // Cutoff: below 1 sigma the attractive well is cut away; the minimum image needs rc < box / 2,
+  // and the cell list asks for more, box >= 3 rc.
   check(std::isfinite(p.cutoff) && p.cutoff >= 1.0 && p.cutoff <= 5.0,
-        "cutoff must be in [1, 5], got " + num(p.cutoff));
-  check(box_length(p) >= 3.0 * p.cutoff,
-        "the box (" + num(box_length(p)) +
-            ") must be at least 3 cutoffs wide for the cell list: use more cells");
+        "cutoff (--cutoff) must be in [1, 5] (reduced units), got " + num(p.cutoff));
+  check(box_length(p) >= 3.0 * p.cutoff, "cutoff (--cutoff): the box (" + num(box_length(p)) +
+                                             ") must be at least 3 cutoffs wide (" + num(3.0 * p.cutoff) +
+                                             ") for the cell list: use more cells or a smaller cutoff");
   precision_name(p.precision);
+  check(p.fixed_bits >= kMinFixedBits && p.fixed_bits <= kMaxFixedBits,
+        "fixed_bits (--fixed-bits) must be in [" + std::to_string(kMinFixedBits) + ", " +
+            std::to_string(kMaxFixedBits) + "], got " + std::to_string(p.fixed_bits));
+  if (p.precision == Precision::kFixed) {
+    const double need = fixed_point_need_log2(p);
+    check(need < 62.0,
+          "fixed_bits (--fixed-bits): the fixed-point range 2^(62-" + std::to_string(p.fixed_bits) +
+              ") = " + fmt_g(std::ldexp(1.0, 62 - p.fixed_bits)) + " cannot hold the force of one pair at " +
+              num(kFixedMinDistance) + " sigma times the neighbours within the cutoff (" +
+              fmt_g(std::exp2(need - p.fixed_bits)) + "): use --fixed-bits " +
+              std::to_string(static_cast<int>(std::ceil(62.0 - (need - p.fixed_bits))) - 1) + " or less");
+  }
+  check(p.cpu_threads >= 0 && p.cpu_threads <= 1024, "cpu_threads must be in [0, 1024]");
+  check(p.pair_order_seed == 0 || p.backend != Backend::kCuda,
+        "pair_order_seed: the shuffled pair order is a CPU diagnostic");
 }
 
 DriftFit fit_drift(const std::vector<MdSample>& s) {
@@ -168,6 +206,14 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     setup.cap = std::min(max_cap, 2 * setup.cap);
     eng = make();
   }
+  if (eng->range_fault())
+    throw std::invalid_argument(
+        "fixed_bits (--fixed-bits): the initial forces exceed the fixed-point range 2^(62-" +
+        std::to_string(p.fixed_bits) + "); use fewer bits");
+  const std::string range_msg =
+      "a fixed-point force or energy sum could have exceeded the range 2^(62-" +
+      std::to_string(p.fixed_bits) + ") = " + fmt_g(std::ldexp(1.0, 62 - p.fixed_bits)) +
+      " (fixed_bits, --fixed-bits: atoms came closer than the range allows; use fewer bits)";
   const double inv_n = 1.0 / static_cast<double>(setup.n);
   auto sample = [&](int64_t step, MdSample* out) {
     double ke, pe;
@@ -207,6 +253,13 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
       eng->restore();
       eng->set_cell_capacity(std::min(max_cap, 2 * eng->cell_capacity()));
       eng->step(k, true);
+    }
+    if (eng->range_fault()) {
+      res.range_fault = res.blew_up = true;
+      res.blowup_step = -(done_eq + k);
+      res.message = range_msg + " during equilibration, between its steps " + std::to_string(done_eq) +
+                    " and " + std::to_string(done_eq + k);
+      return res;
     }
     MdSample q;
     if (!sample(done_eq + k, &q) || !sane(q)) {
@@ -251,6 +304,14 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
       eng->step(k, true);
       finite = sample(done + k, &s) && sane(s);
       crowded = eng->overflowed();
+    }
+    if (eng->range_fault()) {
+      res.range_fault = res.blew_up = true;
+      res.blowup_step = done + k;
+      res.message = range_msg + " between steps " + std::to_string(done) + " and " +
+                    std::to_string(done + k) + "; the run stops here (samples up to step " +
+                    std::to_string(done) + " are kept)";
+      break;
     }
     if (eng->screen_fault()) {
       res.blew_up = true;

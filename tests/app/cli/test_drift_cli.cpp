@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -61,10 +62,66 @@ TEST(DriftCli, MdWritesCsvAndPlots) {
   testing::internal::GetCapturedStdout();
   ASSERT_EQ(rc, 0);
   const std::string csv = slurp(pre + ".csv");
-  EXPECT_EQ(csv.rfind("precision,step,time,ke,pe,total\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("precision,seed,step,time,ke,pe,total\n", 0), 0u);
   EXPECT_EQ(lines(csv), 1u + 2 * 5);
   EXPECT_TRUE(ds::app::is_png(slurp(pre + "_drift.png")));
   EXPECT_TRUE(ds::app::is_png(slurp(pre + "_pe.png")));
+  // One drift row per run and one per precision over the seeds.
+  EXPECT_EQ(lines(slurp(pre + "_drift.csv")), 1u + 2 + 2);
+  EXPECT_NE(slurp(pre + ".json").find("\"kT_per_ns_per_dof\""), std::string::npos);
+}
+
+// Several seeds: each precision runs once per seed; the table, PREFIX_drift.csv and PREFIX.json
+// carry kT/ns/dof per run and the mean and standard error per precision, which must equal those of
+// the per-run values.
+TEST(DriftCli, MdSeedsGiveMeanAndStandardError) {
+  const std::string pre = tmpdir() + "/seeds";
+  testing::internal::CaptureStdout();
+  const int rc = cmd_drift({"md", "--atoms", "500", "--steps", "40", "--every", "5", "--precision", "double",
+                            "--seeds", "3,4,5", "--backend", "cpu", "--out", pre, "--quiet"});
+  testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0);
+  std::istringstream in(slurp(pre + "_drift.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("precision,seed,atoms,dof,dt,steps_done,status,slope_reduced,", 0), 0u) << line;
+  std::vector<double> kt;
+  double mean = NAN, se = NAN;
+  int n = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string c;
+    while (std::getline(ls, c, ',')) f.push_back(c);
+    ASSERT_GE(f.size(), 13u) << line;
+    EXPECT_EQ(f[0], "double");
+    if (f[1] == "all") {
+      mean = std::stod(f[11]);
+      se = std::stod(f[12]);
+      n = std::stoi(f[13]);
+    } else {
+      EXPECT_EQ(f[3], "1497");
+      EXPECT_EQ(f[6], "ok");
+      kt.push_back(std::stod(f[11]));
+    }
+  }
+  ASSERT_EQ(kt.size(), 3u);
+  EXPECT_EQ(n, 3);
+  const double m = (kt[0] + kt[1] + kt[2]) / 3;
+  double ss = 0;
+  for (double v : kt) ss += (v - m) * (v - m);
+  EXPECT_NEAR(mean, m, 1e-5 * std::fabs(m));
+  EXPECT_NEAR(se, std::sqrt(ss / 2) / std::sqrt(3.0), 2e-3 * std::sqrt(ss));
+  EXPECT_NE(kt[0], kt[1]);  // different seeds, different trajectories
+  const std::string json = slurp(pre + ".json");
+  EXPECT_NE(json.find("\"tau_ps\": 2.156"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"seeds\": 3"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"kT_per_ns_per_dof_stderr\": "), std::string::npos);
+  EXPECT_EQ(lines(slurp(pre + ".csv")), 1u + 3 * 9);
+  // --seed and --seeds together, a repeated seed and a negative one are refused.
+  EXPECT_EQ(exit_code({"md", "--seed", "1", "--seeds", "2,3", "--out", pre}), 2);
+  EXPECT_EQ(exit_code({"md", "--seeds", "2,2", "--out", pre}), 2);
+  EXPECT_EQ(exit_code({"md", "--seeds", "-1", "--out", pre}), 2);
 }
 
 TEST(DriftCli, MdResumesFinishedPrecisions) {
@@ -116,11 +173,12 @@ TEST(DriftCli, ResumeFileKeepsTheBackend) {
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
   EXPECT_EQ(back[0].precision, ds::drift::Precision::kComposite);
-  // The same line without its last token, as files written before it was recorded.
+  // The same line without its last two tokens (backend, seed), as files written before they were
+  // recorded.
   std::string old = text;
-  const auto at = old.find(" cuda\n", old.find("\nrun "));
+  const auto at = old.find(" cuda 0\n", old.find("\nrun "));
   ASSERT_NE(at, std::string::npos);
-  old.erase(at, 5);
+  old.erase(at, 7);
   back = ds::app::md_runs_load(old, fp);
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].result.backend, ds::Backend::kCuda);
@@ -165,6 +223,74 @@ TEST(DriftCli, BadInputExitsTwo) {
            {"frobnicate"},
        })
     EXPECT_EQ(exit_code(a), 2) << a[0] << " " << (a.size() > 2 ? a[1] + " " + a[2] : "");
+}
+
+// Bad input to `drift md`: exit 2 with a message naming the field, and no file written (not even
+// the resume file). Absurd: dt above 0.1 (Verlet's stability bound is 0.187), a cutoff wider than a
+// third of the box or outside [1, 5], density outside [0.05, 1.5], temperature outside (0, 100], a
+// fixed-point scale the forces could exceed.
+TEST(DriftCli, MdBadInputNamesTheFieldAndWritesNothing) {
+  const std::string dir = tmpdir();
+  const std::string pre = dir + "/bad";
+  struct Case {
+    ArgList args;
+    const char* field;
+  };
+  const std::vector<Case> cases = {
+      {{"--dt", "0"}, "dt"},
+      {{"--dt", "-0.001"}, "dt"},
+      {{"--dt", "nan"}, "dt"},
+      {{"--dt", "0.2"}, "dt"},
+      {{"--cutoff", "0"}, "cutoff"},
+      {{"--cutoff", "-2.5"}, "cutoff"},
+      {{"--cutoff", "nan"}, "cutoff"},
+      {{"--cutoff", "3"}, "cutoff"},  // 500 atoms: box 8.4 < 3 x 3
+      {{"--cutoff", "50", "--cells", "40"}, "cutoff"},
+      {{"--density", "0"}, "density"},
+      {{"--density", "-0.8"}, "density"},
+      {{"--density", "nan"}, "density"},
+      {{"--density", "20"}, "density"},
+      {{"--temp", "0"}, "temp"},
+      {{"--temp", "-3"}, "temp"},
+      {{"--temp", "nan"}, "temp"},
+      {{"--temp", "inf"}, "temp"},
+      {{"--temp", "1e6"}, "temp"},
+      {{"--precision", "fixed", "--fixed-bits", "38"}, "fixed-bits"},
+      {{"--precision", "double,fixed", "--fixed-bits", "40"}, "fixed-bits"},
+      {{"--fixed-bits", "4"}, "fixed-bits"},
+  };
+  for (const Case& c : cases) {
+    ArgList a = {"md", "--cells", "5", "--steps", "20", "--backend", "cpu", "--out", pre, "--quiet"};
+    a.insert(a.end(), c.args.begin(), c.args.end());
+    testing::internal::CaptureStderr();
+    const int rc = exit_code(a);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 2) << c.args[0] << " " << c.args[1];
+    EXPECT_NE(err.find(c.field), std::string::npos) << c.args[0] << " " << c.args[1] << ": " << err;
+  }
+  for (const char* f : {".csv", "_drift.csv", ".json", "_drift.png", "_pe.png", ".resume"})
+    EXPECT_FALSE(std::ifstream(pre + f).good()) << f << " was written";
+}
+
+// The fixed-point mode from the command line: a run, its kT/ns/dof, and a run whose forces leave
+// the range at run time (a blow-up at --fixed-bits 37) stopped with exit 2 naming the limit.
+TEST(DriftCli, MdFixedRunsAndRangeFaultExitsTwo) {
+  const std::string pre = tmpdir() + "/fx";
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(cmd_drift({"md", "--atoms", "500", "--steps", "20", "--every", "5", "--precision", "fixed",
+                       "--backend", "cpu", "--out", pre, "--quiet"}),
+            0);
+  testing::internal::GetCapturedStdout();
+  EXPECT_NE(slurp(pre + "_drift.csv").find("\nfixed,87287,500,1497,"), std::string::npos);
+  EXPECT_NE(slurp(pre + ".json").find("\"fixed_bits\": 32"), std::string::npos);
+  testing::internal::CaptureStderr();
+  const int rc = exit_code({"md", "--cells", "5", "--steps", "400", "--every", "20", "--dt", "0.1", "--temp",
+                            "100", "--precision", "fixed", "--fixed-bits", "37", "--backend", "cpu", "--out",
+                            pre + "2", "--quiet"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("--fixed-bits"), std::string::npos) << err;
+  EXPECT_NE(slurp(pre + "2_drift.csv").find("fixed_range_exceeded"), std::string::npos);
 }
 
 TEST(PlotPng, DrawsSeriesInTheirColours) {
