@@ -101,14 +101,6 @@ bool edge(const Map& m, const Grid& grid, int L, const Cell& c, const Cell& d) {
   return iv::overlaps(Interval(1.0) + grid.cy(L, c.j) - m.a * iv::sqr(xr), grid.cx(L, d.i));
 }
 
-// Three consecutive cells u, v, w: x_w = 1 + b x_u - a x_v^2 must be possible with each x in
-// its cell and landing in the next cell's row.
-bool triple(const Map& m, const Grid& grid, int L, const Cell& u, const Cell& v, const Cell& w, const Cell& w2) {
-  const Interval xu = x_into(m, grid, L, u, v), xv = x_into(m, grid, L, v, w), xw = x_into(m, grid, L, w, w2);
-  if (xu.empty() || xv.empty() || xw.empty()) return false;
-  return iv::overlaps(Interval(1.0) + m.b * xu - m.a * iv::sqr(xv), xw);
-}
-
 // The cover graph at one level: cells, out-edges (CSR) and in-edges.
 struct Graph {
   int L = 0;
@@ -261,6 +253,7 @@ CatalogueResult catalogue(const CatalogueParams& p) {
         std::vector<PeriodCounts> counts(static_cast<size_t>(N));
         std::vector<int32_t> path(size_t(N) + 1);
         std::vector<int64_t> it(size_t(N) + 1);
+        std::vector<Interval> px(size_t(N) + 1);  // px[k]: enclosure of x_k along the current path
         std::vector<Cell> walk;
         int64_t polls = 0;
         for (size_t s = b0; s < b1; ++s) {
@@ -298,10 +291,11 @@ CatalogueResult catalogue(const CatalogueParams& p) {
             const int32_t w = g.out[size_t(it[size_t(k)]++)];
             if (w < int32_t(s)) continue;
             const int len = k + 1;  // edges so far, w included
-            // path[k-2], path[k-1], path[k], w: the middle three's x relation.
-            if (k >= 2 && !triple(m, grid, Lg, g.cells[size_t(path[size_t(k - 2)])], g.cells[size_t(path[size_t(k - 1)])],
-                                  g.cells[size_t(v)], g.cells[size_t(w)]))
-              continue;
+            // x_k: in cell k, landing in w's row, and (k >= 2) equal to 1 + b x_{k-2} - a x_{k-1}^2
+            // with x_{k-2}, x_{k-1} the enclosures already narrowed along the path.
+            Interval xk = x_into(m, grid, Lg, g.cells[size_t(v)], g.cells[size_t(w)]);
+            if (k >= 2) xk = iv::intersect(xk, Interval(1.0) + m.b * px[size_t(k - 2)] - m.a * iv::sqr(px[size_t(k - 1)]));
+            if (xk.empty()) continue;
             if (w == int32_t(s)) {
               walk.clear();
               for (int q = 0; q < len; ++q) walk.push_back(g.cells[size_t(path[size_t(q)])]);
@@ -322,6 +316,7 @@ CatalogueResult catalogue(const CatalogueParams& p) {
             if (len < N && dist[size_t(w)] <= N - len) {
               ++k;
               path[size_t(k)] = w;
+              px[size_t(k - 1)] = xk;
               it[size_t(k)] = g.out_start[size_t(w)];
             }
           }
