@@ -159,6 +159,26 @@ TEST(HenonOrbits, EveryOrbitReverifiedInMpfr) {
   EXPECT_GT(checked, 100);
 }
 
+// Coarse cells with no subdivision allowed: walks the Krawczyk test cannot decide are counted as
+// undecided and the JSON says the catalogue is not complete; nothing is invented.
+TEST(HenonOrbits, UndecidedAreCountedNeverHidden) {
+  CatalogueParams p;
+  p.period_max = 8;
+  p.graph_level = 3;
+  p.refine_levels = 0;
+  const CatalogueResult r = catalogue(p);
+  const auto q = galias_counts();
+  int64_t undecided = 0;
+  for (int n = 1; n <= p.period_max; ++n) {
+    undecided += r.counts[size_t(n - 1)].undecided;
+    EXPECT_LE(r.counts[size_t(n - 1)].orbits, q.at(n)) << "period " << n;
+  }
+  EXPECT_GT(undecided, 0);
+  const std::string json = catalogue_json(p, r, "test");
+  EXPECT_NE(json.find("\"complete\": false"), std::string::npos);
+  EXPECT_NE(json.find("\"undecided\": " + std::to_string(undecided)), std::string::npos);
+}
+
 TEST(HenonOrbits, KrawczykThreeOutcomes) {
   orbits_detail::Map m{{std::nextafter(1.4, 0.0), std::nextafter(1.4, 2.0)}, {std::nextafter(0.3, 0.0), std::nextafter(0.3, 1.0)}};
   // Fixed point x = (-(1 - b) + sqrt((1 - b)^2 + 4a)) / (2a) = 0.63135...: proven, tight.
