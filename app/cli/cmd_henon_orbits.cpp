@@ -13,7 +13,8 @@
 namespace ds::app {
 
 int henon_orbits(const ArgList& argv) {
-  cli::Args args(argv, {"a", "b", "period-max", "out", "json", "box", "graph-level", "refine-levels", "memory-budget"},
+  cli::Args args(argv, {"a", "b", "period-max", "out", "json", "box", "graph-level", "refine-levels", "memory-budget",
+                  "chunk-file"},
                  {"quiet"});
   henon::CatalogueParams p;
   p.a = args.get_finite_text("a", p.a);
@@ -32,6 +33,9 @@ int henon_orbits(const ArgList& argv) {
   const std::string out = args.require("out");
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
   const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  // Finished chunks of start cells go to the resume file as they complete; a rerun of the same
+  // command loads them and computes only the rest.
+  p.chunk_file = args.get("chunk-file", out + ".chunks");
   const bool quiet = args.flag("quiet");
   // Input errors (std::invalid_argument, naming the field) exit 2 before any work.
   const double need = henon::estimate_catalogue_bytes(p);
@@ -39,7 +43,7 @@ int henon_orbits(const ArgList& argv) {
     throw cli::UsageError("--period-max " + std::to_string(p.period_max) + " needs an estimated " +
                           std::to_string(need / 1e9) + " GB, over --memory-budget (" +
                           std::to_string(p.memory_budget_bytes / 1e9) + " GB)");
-  check_outputs({out, json});
+  check_outputs({out, json, p.chunk_file});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   if (!quiet) {
@@ -55,10 +59,7 @@ int henon_orbits(const ArgList& argv) {
     throw cli::UsageError(e.what());
   }
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) {
-    std::cerr << "interrupted: nothing written (a catalogue is complete or not written)\n";
-    return 130;
-  }
+  if (r.cancelled) return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
   std::ostringstream cmd;
   cmd << "deepscope henon orbits --a " << p.a << " --b " << p.b << " --period-max " << p.period_max;
   write_file_atomically(out, henon::catalogue_csv(r));
@@ -70,7 +71,8 @@ int henon_orbits(const ArgList& argv) {
     for (size_t n = 1; n <= r.counts.size(); ++n)
       std::cout << n << "  " << r.counts[n - 1].orbits << "  " << r.counts[n - 1].undecided << "\n";
     std::cout << r.orbits.size() << " orbits certified, " << undecided << " undecided box sequences, in "
-              << r.seconds << " s; wrote " << out << " and " << json << "\n";
+              << r.seconds << " s (" << r.chunks_run << " chunks computed, " << r.chunks_loaded << " resumed from "
+              << p.chunk_file << "); wrote " << out << " and " << json << "\n";
   }
   return 0;
 }

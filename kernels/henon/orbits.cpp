@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
+#include "kernels/core/atomic_file.h"
 #include "kernels/core/cpu_parallel.h"
 #include "orbits_internal.h"
 
@@ -167,6 +170,23 @@ Graph build_graph(const Map& m, const Grid& grid, int L, std::vector<Cell> cells
   }
 }
 
+void add_counts(std::vector<PeriodCounts>& to, const std::vector<PeriodCounts>& from) {
+  for (size_t n = 0; n < to.size() && n < from.size(); ++n) {
+    PeriodCounts& a = to[n];
+    const PeriodCounts& c = from[n];
+    a.orbits += c.orbits, a.outside += c.outside, a.undecided += c.undecided, a.walks += c.walks;
+    a.sinks += c.sinks, a.saddles += c.saddles;
+  }
+}
+
+bool file_is_nonempty(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const bool any = std::fgetc(f) != EOF;
+  std::fclose(f);
+  return any;
+}
+
 }  // namespace
 
 double estimate_catalogue_bytes(const CatalogueParams& p) {
@@ -238,6 +258,29 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   const int N = p.period_max;
   const int V = int(g.cells.size());
   res.counts.assign(size_t(N), PeriodCounts{});
+  constexpr size_t kChunk = 8;  // start cells per chunk (the resume file's unit)
+  res.chunks = int64_t((size_t(V) + kChunk - 1) / kChunk);
+  std::map<int64_t, LoadedChunk> loaded;
+  if (!p.chunk_file.empty()) {
+    char head[512];
+    std::snprintf(head, sizeof head,
+                  "deepscope henon orbits v1 a=%s b=%s region=%s,%a,%a,%a,%a N=%d level=%d refine=%d children=%lld "
+                  "cells=%lld edges=%lld",
+                  p.a.c_str(), p.b.c_str(), p.region.quadrilateral ? "quad" : "box", p.region.box[0], p.region.box[1],
+                  p.region.box[2], p.region.box[3], N, Lg, p.refine_levels, (long long)p.max_children,
+                  (long long)res.cells, (long long)res.edges);
+    const std::string header = head;
+    if (file_is_nonempty(p.chunk_file))
+      loaded = load_chunks(p.chunk_file, header, m, N);
+    else
+      write_file_atomically(p.chunk_file, header + "\n");
+    for (auto& [c, block] : loaded) {
+      if (c < 0 || c >= res.chunks) continue;
+      ++res.chunks_loaded;
+      for (auto& o : block.orbits) res.orbits.push_back(std::move(o));
+      add_counts(res.counts, block.counts);
+    }
+  }
   std::mutex mu;
   ParallelOptions opt;
   opt.cancel = p.cancel;
@@ -245,8 +288,10 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   opt.progress_interval = std::chrono::milliseconds(500);
   std::atomic<bool> stop{false};
   const bool complete = parallel_for(
-      size_t(V), 8,
+      size_t(V), kChunk,
       [&](size_t b0, size_t b1) {
+        const int64_t chunk = int64_t(b0 / kChunk);
+        if (loaded.count(chunk)) return;
         std::vector<int> dist(size_t(V), N + 1);
         std::vector<int32_t> touched, frontier, nextf;
         std::vector<CertifiedOrbit> found;
@@ -322,13 +367,10 @@ CatalogueResult catalogue(const CatalogueParams& p) {
           }
         }
         std::lock_guard<std::mutex> lock(mu);
+        if (!p.chunk_file.empty()) append_durable(p.chunk_file, chunk_record(chunk, counts, found));
+        ++res.chunks_run;
         for (auto& o : found) res.orbits.push_back(std::move(o));
-        for (int n = 0; n < N; ++n) {
-          PeriodCounts& a = res.counts[size_t(n)];
-          const PeriodCounts& c = counts[size_t(n)];
-          a.orbits += c.orbits, a.outside += c.outside, a.undecided += c.undecided, a.walks += c.walks;
-          a.sinks += c.sinks, a.saddles += c.saddles;
-        }
+        add_counts(res.counts, counts);
       },
       opt);
   res.cancelled = !complete || stop.load();

@@ -27,6 +27,9 @@ struct CatalogueParams {
   int refine_levels = 12;    // further levels of local subdivision before a box sequence is undecided
   int64_t max_children = 4096;  // sub-sequences of one box sequence; more: undecided (never dropped)
   double memory_budget_bytes = 4.0 * (1 << 30);
+  // Resume file: finished chunks of start cells are appended; those already there (for the same
+  // catalogue) are loaded and skipped. Empty: none.
+  std::string chunk_file;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(double)> progress;  // fraction of the cover graph's start cells done
 };
@@ -59,6 +62,7 @@ struct CatalogueResult {
   int64_t cells = 0, edges = 0;
   double cell_w = 0, cell_h = 0, cover[4] = {0, 0, 0, 0};
   double a = 0, b = 0;  // the doubles nearest the decimals (reporting)
+  int64_t chunks = 0, chunks_loaded = 0, chunks_run = 0;
   bool cancelled = false;
   double seconds = 0;
 };

@@ -2,6 +2,8 @@
 // tests, and one box sequence's verification (Krawczyk, then local subdivision).
 #pragma once
 #include <array>
+#include <map>
+#include <string>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -59,6 +61,20 @@ struct Verifier {
   // period: children are kept only when minimal among rotations by multiples of it).
   void run(int L, const std::vector<Cell>& w);
 };
+
+// Stability and eigenvalues of an orbit from its x enclosures (orbits_verify.cpp).
+void classify(const Map& m, CertifiedOrbit& o);
+
+// The resume file (orbits_resume.cpp): one block per finished chunk of start cells.
+struct LoadedChunk {
+  std::vector<PeriodCounts> counts;
+  std::vector<CertifiedOrbit> orbits;
+};
+std::string chunk_record(int64_t chunk, const std::vector<PeriodCounts>& counts,
+                         const std::vector<CertifiedOrbit>& orbits);
+// Throws std::invalid_argument when the header differs, IoError when unreadable.
+std::map<int64_t, LoadedChunk> load_chunks(const std::string& path, const std::string& header, const Map& m,
+                                           int period_max);
 
 // The smallest p dividing n with w rotated by p equal to w.
 int rotation_period(const std::vector<Cell>& w);

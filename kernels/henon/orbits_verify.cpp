@@ -150,8 +150,6 @@ bool minimal_rotation(const std::vector<Cell>& w, int step) {
   return true;
 }
 
-namespace {
-
 // Stability from the interval trace of D h^n and det = (-b)^n (Schur-Cohn: both eigenvalues in the
 // unit disc iff |det| < 1 and |trace| < 1 + det).
 void classify(const Map& m, CertifiedOrbit& o) {
@@ -188,8 +186,6 @@ void classify(const Map& m, CertifiedOrbit& o) {
     o.l2_im = -o.l1_im;
   }
 }
-
-}  // namespace
 
 void Verifier::run(int L, const std::vector<Cell>& w) {
   const int n = int(w.size());

@@ -179,6 +179,55 @@ TEST(HenonOrbits, UndecidedAreCountedNeverHidden) {
   EXPECT_NE(json.find("\"undecided\": " + std::to_string(undecided)), std::string::npos);
 }
 
+// A resume file cut in the middle of a block (as a crash would leave it) plus garbage: the run
+// loads the whole blocks, recomputes the rest, and gives the same catalogue to the bit; a third run
+// loads everything; another catalogue's file is refused.
+TEST(HenonOrbits, ResumeFromChunkFile) {
+  const std::string dir = ds::test::make_tmpdir("henon-orbits");
+  CatalogueParams p;
+  p.period_max = 12;
+  p.chunk_file = dir + "/c.chunks";
+  const CatalogueResult full = catalogue(p);
+  ASSERT_EQ(full.chunks_loaded, 0);
+  ASSERT_EQ(full.chunks_run, full.chunks);
+  const std::string text = ds::test::slurp(p.chunk_file);
+  const size_t cut = text.find("chunk ", text.size() / 2);
+  ASSERT_NE(cut, std::string::npos);
+  const size_t mid = text.find('\n', text.find("\no ", cut) + 1);  // inside the block after the cut
+  ASSERT_NE(mid, std::string::npos);
+  {
+    std::ofstream f(p.chunk_file, std::ios::trunc);
+    f << text.substr(0, mid + 1) << "o 3 garbage\n";
+  }
+  auto same = [](const CatalogueResult& a, const CatalogueResult& b) {
+    ASSERT_EQ(a.orbits.size(), b.orbits.size());
+    for (size_t i = 0; i < a.orbits.size(); ++i) {
+      ASSERT_EQ(a.orbits[i].period, b.orbits[i].period);
+      for (size_t k = 0; k < a.orbits[i].x.size(); ++k) {
+        EXPECT_EQ(a.orbits[i].x[k].lo, b.orbits[i].x[k].lo);
+        EXPECT_EQ(a.orbits[i].x[k].hi, b.orbits[i].x[k].hi);
+      }
+      EXPECT_EQ(a.orbits[i].stability, b.orbits[i].stability);
+    }
+    for (size_t n = 0; n < a.counts.size(); ++n) {
+      EXPECT_EQ(a.counts[n].orbits, b.counts[n].orbits);
+      EXPECT_EQ(a.counts[n].walks, b.counts[n].walks);
+      EXPECT_EQ(a.counts[n].undecided, b.counts[n].undecided);
+    }
+  };
+  const CatalogueResult resumed = catalogue(p);
+  EXPECT_GT(resumed.chunks_loaded, 0);
+  EXPECT_LT(resumed.chunks_loaded, resumed.chunks);
+  EXPECT_EQ(resumed.chunks_loaded + resumed.chunks_run, resumed.chunks);
+  same(full, resumed);
+  const CatalogueResult again = catalogue(p);
+  EXPECT_EQ(again.chunks_loaded, again.chunks);
+  EXPECT_EQ(again.chunks_run, 0);
+  same(full, again);
+  p.period_max = 11;
+  EXPECT_THROW(catalogue(p), std::invalid_argument);
+}
+
 TEST(HenonOrbits, KrawczykThreeOutcomes) {
   orbits_detail::Map m{{std::nextafter(1.4, 0.0), std::nextafter(1.4, 2.0)}, {std::nextafter(0.3, 0.0), std::nextafter(0.3, 1.0)}};
   // Fixed point x = (-(1 - b) + sqrt((1 - b)^2 + 4a)) / (2a) = 0.63135...: proven, tight.
