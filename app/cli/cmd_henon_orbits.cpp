@@ -13,8 +13,9 @@
 namespace ds::app {
 
 int henon_orbits(const ArgList& argv) {
-  cli::Args args(argv, {"a", "b", "period-max", "out", "json", "box", "graph-level", "refine-levels", "memory-budget",
-                  "chunk-file"},
+  cli::Args args(argv,
+                 {"a", "b", "period-max", "out", "json", "box", "graph-level", "refine-levels",
+                  "memory-budget", "chunk-file"},
                  {"quiet"});
   henon::CatalogueParams p;
   p.a = args.get_finite_text("a", p.a);
@@ -48,7 +49,8 @@ int henon_orbits(const ArgList& argv) {
   p.cancel = &cancel_flag();
   if (!quiet) {
     std::cerr << "henon orbits: a = " << p.a << ", b = " << p.b << ", periods 1.." << p.period_max << " in "
-              << (p.region.quadrilateral ? std::string("Hénon's trapping quadrilateral") : std::string("the box"))
+              << (p.region.quadrilateral ? std::string("Hénon's trapping quadrilateral")
+                                         : std::string("the box"))
               << "\n";
     p.progress = stderr_progress();
   }
@@ -59,7 +61,8 @@ int henon_orbits(const ArgList& argv) {
     throw cli::UsageError(e.what());
   }
   if (!quiet) std::fprintf(stderr, "\n");
-  if (r.cancelled) return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
+  if (r.cancelled)
+    return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
   std::ostringstream cmd;
   cmd << "deepscope henon orbits --a " << p.a << " --b " << p.b << " --period-max " << p.period_max;
   write_file_atomically(out, henon::catalogue_csv(r));
@@ -71,8 +74,8 @@ int henon_orbits(const ArgList& argv) {
     for (size_t n = 1; n <= r.counts.size(); ++n)
       std::cout << n << "  " << r.counts[n - 1].orbits << "  " << r.counts[n - 1].undecided << "\n";
     std::cout << r.orbits.size() << " orbits certified, " << undecided << " undecided box sequences, in "
-              << r.seconds << " s (" << r.chunks_run << " chunks computed, " << r.chunks_loaded << " resumed from "
-              << p.chunk_file << "); wrote " << out << " and " << json << "\n";
+              << r.seconds << " s (" << r.chunks_run << " chunks computed, " << r.chunks_loaded
+              << " resumed from " << p.chunk_file << "); wrote " << out << " and " << json << "\n";
   }
   return 0;
 }

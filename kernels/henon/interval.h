@@ -50,7 +50,8 @@ inline Interval operator-(Interval a) { return {-a.hi, -a.lo}; }  // exact
 
 inline Interval operator*(Interval a, Interval b) {
   const double p1 = a.lo * b.lo, p2 = a.lo * b.hi, p3 = a.hi * b.lo, p4 = a.hi * b.hi;
-  return {next_down(std::min(std::min(p1, p2), std::min(p3, p4))), next_up(std::max(std::max(p1, p2), std::max(p3, p4)))};
+  return {next_down(std::min(std::min(p1, p2), std::min(p3, p4))),
+          next_up(std::max(std::max(p1, p2), std::max(p3, p4)))};
 }
 // Point times interval (a point is an exact double).
 inline Interval operator*(double a, Interval b) {
@@ -69,7 +70,8 @@ inline Interval operator/(Interval a, Interval b) {
   if (b.contains_zero())
     return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   const double q1 = a.lo / b.lo, q2 = a.lo / b.hi, q3 = a.hi / b.lo, q4 = a.hi / b.hi;
-  return {next_down(std::min(std::min(q1, q2), std::min(q3, q4))), next_up(std::max(std::max(q1, q2), std::max(q3, q4)))};
+  return {next_down(std::min(std::min(q1, q2), std::min(q3, q4))),
+          next_up(std::max(std::max(q1, q2), std::max(q3, q4)))};
 }
 
 inline Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }

@@ -88,7 +88,8 @@ Grid make_grid(const OrbitRegion& r) {
   return g;
 }
 
-// Level 9 (cells 3/512 x 1.25/512 for the quadrilateral): fastest of 7..10 to period 16 (docs/bench/henon-orbits.md).
+// Level 9 (cells 3/512 x 1.25/512 for the quadrilateral): fastest of 7..10 to period 16
+// (docs/bench/henon-orbits.md).
 int auto_level(int) { return 9; }
 
 // The x of cell c that lands in the row of cell d (y' = b x), or empty.
@@ -217,7 +218,8 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   }
   if (p.graph_level < 0 || p.graph_level > 12)
     throw std::invalid_argument("graph-level must be in [1, 12] (0: automatic)");
-  if (p.refine_levels < 0 || p.refine_levels > 30) throw std::invalid_argument("refine-levels must be in [0, 30]");
+  if (p.refine_levels < 0 || p.refine_levels > 30)
+    throw std::invalid_argument("refine-levels must be in [0, 30]");
   const double need = estimate_catalogue_bytes(p);
   if (!(need <= p.memory_budget_bytes))
     throw std::invalid_argument("period-max " + std::to_string(p.period_max) + " needs an estimated " +
@@ -229,7 +231,8 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   const Grid grid = make_grid(p.region);
   const int Lg = p.graph_level ? p.graph_level : auto_level(p.period_max);
   res.graph_level = Lg;
-  res.cover[0] = grid.x0, res.cover[1] = grid.x0 + grid.w, res.cover[2] = grid.y0, res.cover[3] = grid.y0 + grid.h;
+  res.cover[0] = grid.x0, res.cover[1] = grid.x0 + grid.w, res.cover[2] = grid.y0,
+  res.cover[3] = grid.y0 + grid.h;
   res.cell_w = std::ldexp(grid.w, -Lg), res.cell_h = std::ldexp(grid.h, -Lg);
 
   // Subdivision: children of kept cells that may meet the region, pruned to the invariant part.
@@ -263,12 +266,13 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   std::map<int64_t, LoadedChunk> loaded;
   if (!p.chunk_file.empty()) {
     char head[512];
-    std::snprintf(head, sizeof head,
-                  "deepscope henon orbits v1 a=%s b=%s region=%s,%a,%a,%a,%a N=%d level=%d refine=%d children=%lld "
-                  "cells=%lld edges=%lld",
-                  p.a.c_str(), p.b.c_str(), p.region.quadrilateral ? "quad" : "box", p.region.box[0], p.region.box[1],
-                  p.region.box[2], p.region.box[3], N, Lg, p.refine_levels, (long long)p.max_children,
-                  (long long)res.cells, (long long)res.edges);
+    std::snprintf(
+        head, sizeof head,
+        "deepscope henon orbits v1 a=%s b=%s region=%s,%a,%a,%a,%a N=%d level=%d refine=%d children=%lld "
+        "cells=%lld edges=%lld",
+        p.a.c_str(), p.b.c_str(), p.region.quadrilateral ? "quad" : "box", p.region.box[0], p.region.box[1],
+        p.region.box[2], p.region.box[3], N, Lg, p.refine_levels, (long long)p.max_children,
+        (long long)res.cells, (long long)res.edges);
     const std::string header = head;
     if (file_is_nonempty(p.chunk_file))
       loaded = load_chunks(p.chunk_file, header, m, N);
@@ -339,7 +343,9 @@ CatalogueResult catalogue(const CatalogueParams& p) {
             // x_k: in cell k, landing in w's row, and (k >= 2) equal to 1 + b x_{k-2} - a x_{k-1}^2
             // with x_{k-2}, x_{k-1} the enclosures already narrowed along the path.
             Interval xk = x_into(m, grid, Lg, g.cells[size_t(v)], g.cells[size_t(w)]);
-            if (k >= 2) xk = iv::intersect(xk, Interval(1.0) + m.b * px[size_t(k - 2)] - m.a * iv::sqr(px[size_t(k - 1)]));
+            if (k >= 2)
+              xk = iv::intersect(xk,
+                                 Interval(1.0) + m.b * px[size_t(k - 2)] - m.a * iv::sqr(px[size_t(k - 1)]));
             if (xk.empty()) continue;
             if (w == int32_t(s)) {
               walk.clear();

@@ -23,8 +23,8 @@ struct CatalogueParams {
   std::string a = "1.4", b = "0.3";  // decimal; enclosed in intervals, so results hold for the exact decimals
   OrbitRegion region;
   int period_max = 10;
-  int graph_level = 0;       // grid level of the cover graph (2^L x 2^L cells); 0: chosen from period_max
-  int refine_levels = 12;    // further levels of local subdivision before a box sequence is undecided
+  int graph_level = 0;          // grid level of the cover graph (2^L x 2^L cells); 0: chosen from period_max
+  int refine_levels = 12;       // further levels of local subdivision before a box sequence is undecided
   int64_t max_children = 4096;  // sub-sequences of one box sequence; more: undecided (never dropped)
   double memory_budget_bytes = 4.0 * (1 << 30);
   // Resume file: finished chunks of start cells are appended; those already there (for the same
@@ -48,10 +48,10 @@ struct CertifiedOrbit {
 };
 
 struct PeriodCounts {
-  int64_t orbits = 0;         // certified orbits of least period n inside the region
-  int64_t outside = 0;        // certified orbits of least period n with a point certainly outside the region
-  int64_t undecided = 0;      // box sequences neither proven to hold one orbit nor proven empty
-  int64_t walks = 0;          // closed walks of the cover graph (canonical rotations) examined
+  int64_t orbits = 0;     // certified orbits of least period n inside the region
+  int64_t outside = 0;    // certified orbits of least period n with a point certainly outside the region
+  int64_t undecided = 0;  // box sequences neither proven to hold one orbit nor proven empty
+  int64_t walks = 0;      // closed walks of the cover graph (canonical rotations) examined
   int64_t sinks = 0, saddles = 0;
 };
 

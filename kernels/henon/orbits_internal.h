@@ -2,10 +2,10 @@
 // tests, and one box sequence's verification (Krawczyk, then local subdivision).
 #pragma once
 #include <array>
-#include <map>
-#include <string>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "orbits.h"
@@ -32,8 +32,8 @@ struct Region {
   double box[4] = {0, 0, 0, 0};
   // Per edge: the interval of the inside test over a box (>= 0 inside, < 0 outside).
   Interval edge_test(int k, Interval X, Interval Y) const;
-  bool may_meet(Interval X, Interval Y) const;      // false only when the box is certainly outside
-  int contains(Interval X, Interval Y) const;       // 1 certainly inside, 0 certainly outside, -1 unknown
+  bool may_meet(Interval X, Interval Y) const;  // false only when the box is certainly outside
+  int contains(Interval X, Interval Y) const;   // 1 certainly inside, 0 certainly outside, -1 unknown
 };
 
 // The image of a closed box under h, outward rounded.

@@ -51,29 +51,33 @@ std::string catalogue_json(const CatalogueParams& p, const CatalogueResult& r, c
   o << "{\n  \"command\": \"" << command << "\",\n";
   o << "  \"a\": \"" << p.a << "\", \"b\": \"" << p.b << "\",\n";
   if (p.region.quadrilateral)
-    o << "  \"region\": {\"kind\": \"quadrilateral\", \"vertices\": [[-1.33, 0.42], [-1.06, -0.5], [1.245, -0.14], "
+    o << "  \"region\": {\"kind\": \"quadrilateral\", \"vertices\": [[-1.33, 0.42], [-1.06, -0.5], [1.245, "
+         "-0.14], "
          "[1.32, 0.133]], \"source\": \"M. Henon, Commun. Math. Phys. 50 (1976) 69-77\"},\n";
   else
-    o << "  \"region\": {\"kind\": \"box\", \"x_lo\": " << num(p.region.box[0]) << ", \"x_hi\": "
-      << num(p.region.box[1]) << ", \"y_lo\": " << num(p.region.box[2]) << ", \"y_hi\": " << num(p.region.box[3])
-      << "},\n";
+    o << "  \"region\": {\"kind\": \"box\", \"x_lo\": " << num(p.region.box[0])
+      << ", \"x_hi\": " << num(p.region.box[1]) << ", \"y_lo\": " << num(p.region.box[2])
+      << ", \"y_hi\": " << num(p.region.box[3]) << "},\n";
   o << "  \"method\": \"cover graph of the region's invariant part (cells of level " << r.graph_level
     << "), closed walks of length n, interval Krawczyk test on the periodic system with local subdivision "
        "(double intervals, outward rounding); see docs/henon.md\",\n";
-  o << "  \"graph\": {\"level\": " << r.graph_level << ", \"cells\": " << r.cells << ", \"edges\": " << r.edges
-    << ", \"cell_w\": " << num(r.cell_w) << ", \"cell_h\": " << num(r.cell_h) << ", \"cover\": [" << num(r.cover[0])
-    << ", " << num(r.cover[1]) << ", " << num(r.cover[2]) << ", " << num(r.cover[3]) << "]},\n";
-  o << "  \"period_max\": " << p.period_max << ",\n  \"complete\": " << (!r.cancelled && undecided == 0 ? "true" : "false")
+  o << "  \"graph\": {\"level\": " << r.graph_level << ", \"cells\": " << r.cells
+    << ", \"edges\": " << r.edges << ", \"cell_w\": " << num(r.cell_w) << ", \"cell_h\": " << num(r.cell_h)
+    << ", \"cover\": [" << num(r.cover[0]) << ", " << num(r.cover[1]) << ", " << num(r.cover[2]) << ", "
+    << num(r.cover[3]) << "]},\n";
+  o << "  \"period_max\": " << p.period_max
+    << ",\n  \"complete\": " << (!r.cancelled && undecided == 0 ? "true" : "false")
     << ",\n  \"cancelled\": " << (r.cancelled ? "true" : "false") << ",\n  \"orbits\": " << total
-    << ",\n  \"undecided\": " << undecided << ",\n  \"seconds\": " << num(r.seconds) << ",\n  \"per_period\": [\n";
+    << ",\n  \"undecided\": " << undecided << ",\n  \"seconds\": " << num(r.seconds)
+    << ",\n  \"per_period\": [\n";
   for (size_t n = 1; n <= r.counts.size(); ++n) {
     const PeriodCounts& c = r.counts[n - 1];
     const double pn = fixed_points(r, int(n));
     o << "    {\"n\": " << n << ", \"orbits\": " << c.orbits << ", \"fixed_points_of_h^n\": " << num(pn)
       << ", \"entropy_estimate\": " << (pn > 0 ? num(std::log(pn) / double(n)) : std::string("null"))
       << ", \"sinks\": " << c.sinks << ", \"saddles\": " << c.saddles << ", \"outside_region\": " << c.outside
-      << ", \"undecided\": " << c.undecided << ", \"walks\": " << c.walks << "}" << (n < r.counts.size() ? "," : "")
-      << "\n";
+      << ", \"undecided\": " << c.undecided << ", \"walks\": " << c.walks << "}"
+      << (n < r.counts.size() ? "," : "") << "\n";
   }
   o << "  ]\n}\n";
   return o.str();

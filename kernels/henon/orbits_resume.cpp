@@ -29,8 +29,8 @@ std::string chunk_record(int64_t chunk, const std::vector<PeriodCounts>& counts,
   for (size_t n = 0; n < counts.size(); ++n) {
     const PeriodCounts& c = counts[n];
     if (!c.orbits && !c.outside && !c.undecided && !c.walks) continue;
-    o << "c " << n + 1 << ' ' << c.orbits << ' ' << c.outside << ' ' << c.undecided << ' ' << c.walks << ' ' << c.sinks
-      << ' ' << c.saddles << "\n";
+    o << "c " << n + 1 << ' ' << c.orbits << ' ' << c.outside << ' ' << c.undecided << ' ' << c.walks << ' '
+      << c.sinks << ' ' << c.saddles << "\n";
   }
   for (const CertifiedOrbit& r : orbits) {
     o << "o " << r.period;
@@ -69,8 +69,8 @@ std::map<int64_t, LoadedChunk> load_chunks(const std::string& path, const std::s
     if (tag == "c") {
       int n = 0;
       PeriodCounts c;
-      ok = bool(ls >> n >> c.orbits >> c.outside >> c.undecided >> c.walks >> c.sinks >> c.saddles) && n >= 1 &&
-           n <= period_max;
+      ok = bool(ls >> n >> c.orbits >> c.outside >> c.undecided >> c.walks >> c.sinks >> c.saddles) &&
+           n >= 1 && n <= period_max;
       if (ok) block.counts[size_t(n - 1)] = c;
     } else if (tag == "o") {
       CertifiedOrbit o;

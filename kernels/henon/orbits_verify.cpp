@@ -277,7 +277,8 @@ void Verifier::run(int L, const std::vector<Cell>& w) {
   auto edge = [&](int k, size_t a, size_t b) {
     const int kn = (k + 1) % n;
     const Cell& c = cand[kn][b];
-    return iv::overlaps(img[k][a][0], grid->cx(L + 1, c.i)) && iv::overlaps(img[k][a][1], grid->cy(L + 1, c.j));
+    return iv::overlaps(img[k][a][0], grid->cx(L + 1, c.i)) &&
+           iv::overlaps(img[k][a][1], grid->cy(L + 1, c.j));
   };
   std::vector<std::vector<Cell>> children;
   std::vector<size_t> pick(n, 0);

@@ -62,8 +62,8 @@ double point_in(std::mt19937_64& rng, Interval x) {
 }
 
 // lo <= exact <= hi, exact given by MPFR values below and above it (equal when exact).
-::testing::AssertionResult encloses(Interval r, mpfr_srcptr below, mpfr_srcptr above, const char* op, double a,
-                                    double b) {
+::testing::AssertionResult encloses(Interval r, mpfr_srcptr below, mpfr_srcptr above, const char* op,
+                                    double a, double b) {
   if (mpfr_cmp_d(below, r.lo) >= 0 && mpfr_cmp_d(above, r.hi) <= 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << op << " at a = " << a << ", b = " << b << ": [" << r.lo << ", "
                                        << r.hi << "] misses " << mpfr_get_d(below, MPFR_RNDN);

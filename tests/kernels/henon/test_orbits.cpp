@@ -43,8 +43,8 @@ const CatalogueResult& classic() {
     const auto t0 = std::chrono::steady_clock::now();
     CatalogueResult res = catalogue(p);
     std::printf("catalogue to period %d: %.2f s, %lld cells, %lld edges\n", kCiPeriods,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), (long long)res.cells,
-                (long long)res.edges);
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                (long long)res.cells, (long long)res.edges);
     return res;
   }();
   return r;
@@ -67,7 +67,9 @@ TEST(HenonOrbits, CountsEqualGaliasTableWithNoUndecided) {
     double pn = 0;
     for (int d = 1; d <= n; ++d)
       if (n % d == 0) pn += d * double(q.at(d));
-    if (pn > 0) std::printf("n = %2d  Q_n = %5lld  P_n = %6.0f  log(P_n)/n = %.4f\n", n, (long long)c.orbits, pn, std::log(pn) / n);
+    if (pn > 0)
+      std::printf("n = %2d  Q_n = %5lld  P_n = %6.0f  log(P_n)/n = %.4f\n", n, (long long)c.orbits, pn,
+                  std::log(pn) / n);
   }
   // The second fixed point, (-1.1314, -0.3394), lies outside the quadrilateral: never counted.
   EXPECT_EQ(r.counts[0].orbits, 1);
@@ -229,7 +231,8 @@ TEST(HenonOrbits, ResumeFromChunkFile) {
 }
 
 TEST(HenonOrbits, KrawczykThreeOutcomes) {
-  orbits_detail::Map m{{std::nextafter(1.4, 0.0), std::nextafter(1.4, 2.0)}, {std::nextafter(0.3, 0.0), std::nextafter(0.3, 1.0)}};
+  orbits_detail::Map m{{std::nextafter(1.4, 0.0), std::nextafter(1.4, 2.0)},
+                       {std::nextafter(0.3, 0.0), std::nextafter(0.3, 1.0)}};
   // Fixed point x = (-(1 - b) + sqrt((1 - b)^2 + 4a)) / (2a) = 0.63135...: proven, tight.
   std::vector<Interval> X = {{0.6, 0.7}};
   EXPECT_EQ(orbits_detail::krawczyk(m, X), 1);
