@@ -265,14 +265,15 @@ int henon_scan(const ArgList& argv) {
 }  // namespace
 
 int cmd_henon(const ArgList& args) {
-  if (args.empty()) throw cli::UsageError("henon needs a command: orbit, period, scan, plane or basin");
+  if (args.empty()) throw cli::UsageError("henon needs a command: orbit, period, scan, plane, basin or orbits");
   ArgList rest(args.begin() + 1, args.end());
   if (args[0] == "orbit") return henon_orbit(rest);
   if (args[0] == "period") return henon_period(rest);
   if (args[0] == "scan") return henon_scan(rest);
   if (args[0] == "plane") return henon_plane(rest);
   if (args[0] == "basin") return henon_basin(rest);
-  throw cli::UsageError("unknown henon command \"" + args[0] + "\" (orbit, period, scan, plane, basin)");
+  if (args[0] == "orbits") return henon_orbits(rest);
+  throw cli::UsageError("unknown henon command \"" + args[0] + "\" (orbit, period, scan, plane, basin, orbits)");
 }
 
 }  // namespace ds::app

@@ -17,5 +17,7 @@ void parse_henon_box(const std::string& s, double* box);
 // `deepscope henon plane` and `deepscope henon basin`.
 int henon_plane(const ArgList& argv);
 int henon_basin(const ArgList& argv);
+// `deepscope henon orbits` (cmd_henon_orbits.cpp).
+int henon_orbits(const ArgList& argv);
 
 }  // namespace ds::app

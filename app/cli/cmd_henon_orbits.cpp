@@ -1,0 +1,83 @@
+// `deepscope henon orbits`: the interval-certified catalogue of the Hénon map's periodic orbits
+// (kernels/henon/orbits.h) as a CSV with a JSON sidecar, both written whole or not at all.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cancel.h"
+#include "cli.h"
+#include "henon_cli.h"
+#include "kernels/core/atomic_file.h"
+#include "kernels/henon/orbits.h"
+
+namespace ds::app {
+
+int henon_orbits(const ArgList& argv) {
+  cli::Args args(argv,
+                 {"a", "b", "period-max", "out", "json", "box", "graph-level", "refine-levels",
+                  "memory-budget", "chunk-file"},
+                 {"quiet"});
+  henon::CatalogueParams p;
+  p.a = args.get_finite_text("a", p.a);
+  p.b = args.get_finite_text("b", p.b);
+  p.period_max = int(args.get_int("period-max", p.period_max, 1, 1000));
+  if (args.has("box")) {
+    p.region.quadrilateral = false;
+    parse_henon_box(args.get("box", ""), p.region.box);
+    const double* b = p.region.box;
+    if (!(b[0] < b[1]) || !(b[2] < b[3]))
+      throw cli::UsageError("--box must have x_lo < x_hi and y_lo < y_hi (the region is empty or inverted)");
+  }
+  p.graph_level = int(args.get_int("graph-level", 0, 0, 12));
+  p.refine_levels = int(args.get_int("refine-levels", p.refine_levels, 0, 30));
+  if (args.has("memory-budget")) p.memory_budget_bytes = double(args.get_bytes("memory-budget", 0));
+  const std::string out = args.require("out");
+  const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+  const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
+  // Finished chunks of start cells go to the resume file as they complete; a rerun of the same
+  // command loads them and computes only the rest.
+  p.chunk_file = args.get("chunk-file", out + ".chunks");
+  const bool quiet = args.flag("quiet");
+  // Input errors (std::invalid_argument, naming the field) exit 2 before any work.
+  const double need = henon::estimate_catalogue_bytes(p);
+  if (!(need <= p.memory_budget_bytes))
+    throw cli::UsageError("--period-max " + std::to_string(p.period_max) + " needs an estimated " +
+                          std::to_string(need / 1e9) + " GB, over --memory-budget (" +
+                          std::to_string(p.memory_budget_bytes / 1e9) + " GB)");
+  check_outputs({out, json, p.chunk_file});
+  install_cancel_handler();
+  p.cancel = &cancel_flag();
+  if (!quiet) {
+    std::cerr << "henon orbits: a = " << p.a << ", b = " << p.b << ", periods 1.." << p.period_max << " in "
+              << (p.region.quadrilateral ? std::string("Hénon's trapping quadrilateral")
+                                         : std::string("the box"))
+              << "\n";
+    p.progress = stderr_progress();
+  }
+  henon::CatalogueResult r;
+  try {
+    r = henon::catalogue(p);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
+  if (!quiet) std::fprintf(stderr, "\n");
+  if (r.cancelled)
+    return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
+  std::ostringstream cmd;
+  cmd << "deepscope henon orbits --a " << p.a << " --b " << p.b << " --period-max " << p.period_max;
+  write_file_atomically(out, henon::catalogue_csv(r));
+  write_file_atomically(json, henon::catalogue_json(p, r, cmd.str()));
+  int64_t undecided = 0;
+  for (const auto& c : r.counts) undecided += c.undecided;
+  if (!quiet) {
+    std::cout << "n  orbits  undecided\n";
+    for (size_t n = 1; n <= r.counts.size(); ++n)
+      std::cout << n << "  " << r.counts[n - 1].orbits << "  " << r.counts[n - 1].undecided << "\n";
+    std::cout << r.orbits.size() << " orbits certified, " << undecided << " undecided box sequences, in "
+              << r.seconds << " s (" << r.chunks_run << " chunks computed, " << r.chunks_loaded
+              << " resumed from " << p.chunk_file << "); wrote " << out << " and " << json << "\n";
+  }
+  return 0;
+}
+
+}  // namespace ds::app

@@ -1,0 +1,48 @@
+// `deepscope henon orbits`: the catalogue's CSV and JSON, and bad input refused with exit code 2
+// before anything is written.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
+#include "test_files.h"
+
+namespace {
+
+using ds::app::ArgList;
+
+int exit_code(ArgList args) {
+  args.insert(args.begin(), "henon");
+  return ds::app::run(args);
+}
+
+TEST(HenonOrbitsCli, WritesCsvAndJson) {
+  const std::string dir = ds::test::make_tmpdir("henon-orbits-cli");
+  ASSERT_EQ(exit_code({"orbits", "--period-max", "8", "--out", dir + "/o.csv", "--quiet"}), 0);
+  const std::string csv = ds::test::slurp(dir + "/o.csv"), json = ds::test::slurp(dir + "/o.json");
+  EXPECT_EQ(csv.rfind("period,index,x,y,x_width,y_width,", 0), 0u);
+  // 1 + 1 + 0 + 1 + 0 + 2 + 4 + 7 orbits with 1*1 + 2*1 + 4*1 + 6*2 + 7*4 + 8*7 = 103 points.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 104);
+  EXPECT_NE(json.find("\"complete\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"orbits\": 16,"), std::string::npos);
+  EXPECT_NE(json.find("{\"n\": 8, \"orbits\": 7,"), std::string::npos);
+  EXPECT_NE(json.find("\"kind\": \"quadrilateral\""), std::string::npos);
+}
+
+TEST(HenonOrbitsCli, BadInputExitsTwoAndWritesNothing) {
+  const std::string dir = ds::test::make_tmpdir("henon-orbits-cli");
+  const std::string out = dir + "/o.csv";
+  EXPECT_EQ(exit_code({"orbits", "--period-max", "0", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbits", "--a", "nan", "--period-max", "3", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbits", "--b", "inf", "--period-max", "3", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbits", "--b", "0", "--period-max", "3", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbits", "--box", "1,-1,0,1", "--period-max", "3", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbits", "--box", "-1,1,0.5,0.5", "--period-max", "3", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbits", "--period-max", "60", "--out", out}), 2);
+  EXPECT_EQ(exit_code({"orbits", "--period-max", "3"}), 2);  // no --out
+  EXPECT_FALSE(ds::test::slurp(out).size());
+}
+
+}  // namespace
