@@ -97,10 +97,11 @@ TEST(Location, ParsesKallesFraktalerFiles) {
   EXPECT_FALSE(l.width.has_value());
   // KF's imaginary axis points down (ImagPointsUp, KF 2.15.4, makes it point up).
   EXPECT_EQ(l.pixel_map, (PixelMap{1, 0, 0, -1}));
-  // Only the keys that differ from plain, uncoloured z^2 + c are listed: Colors.
-  ASSERT_EQ(l.warnings.size(), 1u) << all(l.warnings);
-  EXPECT_TRUE(names(l.warnings[0], {"kf.kfr", "Colors"}));
-  EXPECT_EQ(l.warnings[0].find("Slope"), std::string::npos) << l.warnings[0];
+  // The colouring keys are KF's colouring, which the kf shader draws: nothing to warn about.
+  EXPECT_TRUE(l.warnings.empty()) << all(l.warnings);
+  ASSERT_TRUE(l.kf_colouring.has_value());
+  EXPECT_EQ(l.kf_colouring->colors.size(), 2u);
+  EXPECT_DOUBLE_EQ(l.kf_colouring->iter_div, 1);
   // The view draws KF's mirror image as the conjugate view with the identity map.
   mandel::View v;
   apply_to_view(l, &v, true);
@@ -172,6 +173,25 @@ TEST(Location, KfColouringFieldsAreListedInOneWarning) {
   EXPECT_TRUE(names(l.warnings[0], {"c.kfr", "ColorMethod=7", "Slopes=1", "BailoutRadiusPreset=1"}));
   EXPECT_EQ(l.warnings[0].find("SlopePower"), std::string::npos);  // a detail of Slopes
   EXPECT_TRUE(names(l.warnings[1], {"unknown", "NewThing"}));
+}
+
+// With a palette (Colors), KF's colour method keys are the kf shader's and are not warned about;
+// what it cannot draw (GLSL, MultiColor, ColorMethod 4) still is.
+TEST(Location, KfColouringWithAPaletteIsReproduced) {
+  const Location l = parse_location(std::string(kKfHead) +
+                                        "Colors: 1,2,3,4,5,6,\r\nColorMethod: 7\r\nDifferences: 3\r\n"
+                                        "IterDiv: 0.5\r\nSlopes: 1\r\nMultiColor: 1\r\n",
+                                    "c.kfr");
+  ASSERT_EQ(l.warnings.size(), 1u) << all(l.warnings);
+  EXPECT_TRUE(names(l.warnings[0], {"c.kfr", "MultiColor=1"}));
+  EXPECT_EQ(l.warnings[0].find("ColorMethod"), std::string::npos) << l.warnings[0];
+  EXPECT_EQ(l.warnings[0].find("Slopes"), std::string::npos) << l.warnings[0];
+  ASSERT_TRUE(l.kf_colouring.has_value());
+  EXPECT_EQ(l.kf_colouring->color_method, 7);
+  EXPECT_EQ(l.kf_colouring->differences, 3);
+  const Location s = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nColorMethod: 4\r\n", "s.kfr");
+  ASSERT_EQ(s.warnings.size(), 1u) << all(s.warnings);
+  EXPECT_TRUE(names(s.warnings[0], {"s.kfr", "ColorMethod=4", "stretched"}));
 }
 
 TEST(Location, RejectsMalformedFiles) {
@@ -562,3 +582,30 @@ TEST(Npy, HeaderAndDataFollowTheFormat) {
 }
 
 }  // namespace
+
+namespace ds::app {
+namespace {
+
+// The window's one notation: coordinates positional with every digit, zooms as M.MMMeE.
+TEST(Location, DisplayNotations) {
+  EXPECT_EQ(plain_decimal("-7.4509875852496783436977146e-01"), "-0.74509875852496783436977146");
+  EXPECT_EQ(plain_decimal("1E3"), "1000");
+  EXPECT_EQ(plain_decimal("-.5"), "-0.5");
+  EXPECT_EQ(plain_decimal("0.00"), "0");
+  EXPECT_EQ(plain_decimal("12.5e-3"), "0.0125");
+  EXPECT_EQ(plain_decimal("-1.759817130804847813610825010561798238243999999999999999999800"),
+            "-1.7598171308048478136108250105617982382439999999999999999998");
+  EXPECT_EQ(plain_decimal("abc"), "abc");
+  EXPECT_EQ(zoom_notation("1.00e014"), "1e14");
+  EXPECT_EQ(zoom_notation("5.00e113"), "5e113");
+  EXPECT_EQ(zoom_notation("1E1086"), "1e1086");
+  EXPECT_EQ(zoom_notation("4.00000000000E533"), "4e533");
+  EXPECT_EQ(zoom_notation("250"), "2.5e2");
+  EXPECT_EQ(zoom_notation("0.5"), "5e-1");
+  EXPECT_EQ(zoom_notation("1.23456789012345e20"), "1.23456789e20");
+  EXPECT_EQ(zoom_notation("9.99999999996e5"), "1e6");  // rounding carries into the exponent
+  EXPECT_EQ(zoom_notation("1.2345e14", 3), "1.23e14");
+}
+
+}  // namespace
+}  // namespace ds::app
