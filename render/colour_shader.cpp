@@ -202,6 +202,7 @@ std::vector<ShaderParam> parse_param_hints(const std::string& source) {
       }
       if (!h.empty()) p.label = h;
     }
+    p.order = static_cast<int>(out.size());
     if (!p.name.empty()) out.push_back(p);
   }
   return out;
@@ -339,6 +340,7 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
         p.choices = h.choices;
         p.label = h.label;
         p.help = h.help;
+        p.order = h.order;
       }
     glGetUniformfv(program_, glGetUniformLocation(program_, name), &p.default_value);
     p.value = p.default_value;

@@ -77,6 +77,7 @@ struct ShaderParam {
   std::vector<std::string> choices;  // kChoice
   std::string label;                 // the comment's label (up to a ';'), or the name
   std::string help;                  // the comment after the ';' (a tooltip), or ""
+  int order = 0;                     // its place among the source's declarations (the window's order)
 };
 // The hints of a shader source's parameters, by name (the parsing ColourShader does).
 std::vector<ShaderParam> parse_param_hints(const std::string& source);

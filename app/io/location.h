@@ -52,7 +52,9 @@ Location parse_location(const std::string& text, const std::string& source);
 std::string format_location(const Location& loc);
 // Kalles Fraktaler .kfr text that every KF 2 version opens and shows as `loc` looks (CRLF lines;
 // Re, Im, Zoom, Iterations, Colors, and the transform in both KF's old and new keys where they
-// apply). Throws IoError for a pixel map KF cannot express.
+// apply). With a KF colouring (kf_colouring, or a palette that is a .kfr/.kfp file) its colour keys
+// too (IterDiv and ColorOffset from the density and offset). Throws IoError for a pixel map KF
+// cannot express, or a KF palette file that cannot be read.
 std::string format_kfr(const Location& loc);
 // Reads a location from a file: a PNG (by its signature) or text. Throws IoError.
 Location read_location_file(const std::string& path);

@@ -297,7 +297,29 @@ std::string format_kfr(const Location& loc) {
   o << "Re: " << loc.re << "\r\nIm: " << im << "\r\nZoom: " << loc.zoom << "\r\n";
   // KF <= 2.13 refuses a file without Iterations or Colors.
   o << "Iterations: " << loc.iterations.value_or(mandel::View{}.max_iter) << "\r\n";
-  o << "Colors: " << kf_colors(loc) << "\r\n";
+  // KF's colouring: the location's own, or its KF palette file's, with the density and offset as
+  // IterDiv and ColorOffset; else the built-in palette's stops.
+  std::optional<KfPalette> kf = loc.kf_colouring;
+  if (!kf && loc.palette && is_kf_palette_file(*loc.palette)) kf = read_kfp(*loc.palette);
+  if (kf) {
+    if (loc.density && *loc.density > 0) kf->iter_div = colour::kIterationsPerCycle / (1024.0 * *loc.density);
+    if (loc.offset) kf->color_offset = *loc.offset * 1024.0;
+    o << "Colors: ";
+    for (const colour::Rgb8& c : kf->colors) o << int(c.r) << "," << int(c.g) << "," << int(c.b) << ",";
+    o << "\r\nIterDiv: " << shortest(kf->iter_div) << "\r\nColorOffset: " << shortest(kf->color_offset)
+      << "\r\nSmooth: " << (kf->smooth ? 1 : 0) << "\r\nColorMethod: " << kf->color_method
+      << "\r\nDifferences: " << kf->differences << "\r\nFlat: " << (kf->flat ? 1 : 0)
+      << "\r\nColorPhaseStrength: " << shortest(kf->phase_strength) << "\r\nInteriorColor: "
+      << int(kf->interior.r) << "," << int(kf->interior.g) << "," << int(kf->interior.b) << "\r\n";
+    if (kf->escape_radius != 10000)
+      o << "BailoutRadiusPreset: 3\r\nBailoutRadiusCustom: " << shortest(kf->escape_radius) << "\r\n";
+    if (kf->slopes) o << "Slopes: " << (*kf->slopes != 0 ? 1 : 0) << "\r\n";
+    if (kf->slope_power) o << "SlopePower: " << shortest(*kf->slope_power) << "\r\n";
+    if (kf->slope_ratio) o << "SlopeRatio: " << shortest(*kf->slope_ratio) << "\r\n";
+    if (kf->slope_angle) o << "SlopeAngle: " << shortest(*kf->slope_angle) << "\r\n";
+  } else {
+    o << "Colors: " << kf_colors(loc) << "\r\n";
+  }
   // KF keeps the previous formula for keys a file leaves out: state plain z^2 + c.
   for (const KeyRule& r : kKfKeys)
     if (r.use == KeyUse::kComputes) o << r.key << ": " << r.neutral << "\r\n";

@@ -586,25 +586,25 @@ TEST(Npy, HeaderAndDataFollowTheFormat) {
 namespace ds::app {
 namespace {
 
-// The window's one notation: coordinates positional with every digit, zooms as M.MMMeE.
-TEST(Location, DisplayNotations) {
-  EXPECT_EQ(plain_decimal("-7.4509875852496783436977146e-01"), "-0.74509875852496783436977146");
-  EXPECT_EQ(plain_decimal("1E3"), "1000");
-  EXPECT_EQ(plain_decimal("-.5"), "-0.5");
-  EXPECT_EQ(plain_decimal("0.00"), "0");
-  EXPECT_EQ(plain_decimal("12.5e-3"), "0.0125");
-  EXPECT_EQ(plain_decimal("-1.759817130804847813610825010561798238243999999999999999999800"),
-            "-1.7598171308048478136108250105617982382439999999999999999998");
-  EXPECT_EQ(plain_decimal("abc"), "abc");
-  EXPECT_EQ(zoom_notation("1.00e014"), "1e14");
-  EXPECT_EQ(zoom_notation("5.00e113"), "5e113");
-  EXPECT_EQ(zoom_notation("1E1086"), "1e1086");
-  EXPECT_EQ(zoom_notation("4.00000000000E533"), "4e533");
-  EXPECT_EQ(zoom_notation("250"), "2.5e2");
-  EXPECT_EQ(zoom_notation("0.5"), "5e-1");
-  EXPECT_EQ(zoom_notation("1.23456789012345e20"), "1.23456789e20");
-  EXPECT_EQ(zoom_notation("9.99999999996e5"), "1e6");  // rounding carries into the exponent
-  EXPECT_EQ(zoom_notation("1.2345e14", 3), "1.23e14");
+// A .kfr written from a location with KF's colouring reads back with the same colouring (the
+// window's Save as .kfr of a .kfr it opened).
+TEST(Location, KfrKeepsItsKfColouringWhenWritten) {
+  const Location l = parse_location(std::string(kKfHead) +
+                                        "Colors: 1,2,3,40,50,60,\r\nColorMethod: 7\r\nDifferences: 3\r\n"
+                                        "IterDiv: 0.5\r\nColorOffset: 12\r\nSmooth: 0\r\nInteriorColor: 9,8,7\r\n",
+                                    "c.kfr");
+  const Location back = parse_location(format_kfr(l), "back.kfr");
+  ASSERT_TRUE(back.kf_colouring.has_value());
+  EXPECT_TRUE(back.warnings.empty()) << all(back.warnings);
+  const KfPalette& k = *back.kf_colouring;
+  ASSERT_EQ(k.colors.size(), 2u);
+  EXPECT_EQ(k.colors[1].g, 50);
+  EXPECT_EQ(k.color_method, 7);
+  EXPECT_EQ(k.differences, 3);
+  EXPECT_DOUBLE_EQ(k.iter_div, 0.5);
+  EXPECT_DOUBLE_EQ(k.color_offset, 12);
+  EXPECT_FALSE(k.smooth);
+  EXPECT_EQ(k.interior.r, 9);
 }
 
 }  // namespace
