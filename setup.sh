@@ -10,7 +10,8 @@ cd "$(dirname "$0")"
 packages=(build-essential cmake pkg-config git
   libmpfr-dev libgmp-dev libstb-dev libopenexr-dev libgtest-dev libqd-dev libtoml11-dev libopenmpi-dev openmpi-bin
   libglfw3-dev libimgui-dev python3-glad libglm-dev libgl-dev libgl1-mesa-dri libegl1 libegl-mesa0
-  xvfb xauth)
+  xvfb xauth
+  ffmpeg)  # `deepscope video --mp4` pipes its frames to ffmpeg
 # The test suite's fuzz smoke test builds tests/fuzz with clang and libFuzzer (it reports itself
 # skipped where they are missing).
 if [ "$mode" = test ]; then packages+=(clang libclang-rt-dev); fi

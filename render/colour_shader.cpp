@@ -118,7 +118,95 @@ constexpr const char* kSampler[] = {"ds_counts",    "ds_smooth",     "ds_counts_
 enum { kCounts, kSmooth, kHigh, kDex, kDey, kPhase, kStripe, kPalette, kUnits };
 static_assert(kUnits == sizeof kSampler / sizeof kSampler[0], "a sampler name for each unit");
 
+
+std::string trimmed(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// `// ds-needs FIELD when PARAM == V` lines of a source: (field bit, param, equal, value).
+struct Gate {
+  unsigned field;
+  std::string param;
+  bool equal;
+  float value;
+};
+std::vector<Gate> parse_gates(const std::string& source) {
+  std::vector<Gate> g;
+  std::istringstream in(source);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find("// ds-needs ");
+    if (at == std::string::npos) continue;
+    std::istringstream w(line.substr(at + 12));
+    std::string field, when, param, op;
+    float v = 0;
+    if (!(w >> field >> when >> param >> op >> v) || when != "when" || (op != "==" && op != "!=")) continue;
+    const unsigned bit = field == "distance" ? mandel::kFieldDistance
+                         : field == "phase"  ? mandel::kFieldPhase
+                         : field == "stripe" ? mandel::kFieldStripe
+                                             : 0u;
+    if (bit) g.push_back({bit, param, op == "==", v});
+  }
+  return g;
+}
+
 }  // namespace
+
+std::vector<ShaderParam> parse_param_hints(const std::string& source) {
+  std::vector<ShaderParam> out;
+  std::istringstream in(source);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string t = trimmed(line);
+    if (t.compare(0, 14, "uniform float ") != 0) continue;
+    size_t e = 14;
+    while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_')) ++e;
+    ShaderParam p;
+    p.name = t.substr(14, e - 14);
+    p.label = p.name;
+    const size_t c = t.find("//", e);
+    if (c != std::string::npos) {
+      std::string h = trimmed(t.substr(c + 2));
+      if (!h.empty() && h[0] == '[') {
+        const size_t close = h.find(']');
+        if (close != std::string::npos) {
+          std::istringstream spec(h.substr(1, close - 1));
+          std::string kind;
+          spec >> kind;
+          if (kind == "bool") {
+            p.kind = ShaderParam::Kind::kBool;
+          } else if (kind == "int" || kind == "range") {
+            float lo = 0, hi = 0;
+            if (spec >> lo >> hi && lo < hi) {
+              p.kind = kind == "int" ? ShaderParam::Kind::kInt : ShaderParam::Kind::kRange;
+              p.min = lo;
+              p.max = hi;
+            }
+          } else if (kind == "choice") {
+            std::string list, item;
+            std::getline(spec, list);
+            std::istringstream items(trimmed(list));
+            while (std::getline(items, item, ',')) p.choices.push_back(trimmed(item));
+            if (!p.choices.empty()) p.kind = ShaderParam::Kind::kChoice;
+          }
+          h = trimmed(h.substr(close + 1));
+        }
+      }
+      const size_t semi = h.find(';');
+      if (semi != std::string::npos) {
+        p.help = trimmed(h.substr(semi + 1));
+        h = trimmed(h.substr(0, semi));
+      }
+      if (!h.empty()) p.label = h;
+    }
+    p.order = static_cast<int>(out.size());
+    if (!p.name.empty()) out.push_back(p);
+  }
+  return out;
+}
 
 const std::vector<std::string>& builtin_shader_names() {
   static const std::vector<std::string> names = [] {
@@ -227,7 +315,10 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
     fields_ |= mandel::kFieldDistance;
   if (glGetUniformLocation(program_, "ds_phase_tex") >= 0) fields_ |= mandel::kFieldPhase;
   if (glGetUniformLocation(program_, "ds_stripe_tex") >= 0) fields_ |= mandel::kFieldStripe;
-  // Its own parameters: the active float uniforms not named ds_*, with their initialisers.
+  // Its own parameters: the active float uniforms not named ds_*, with their initialisers, and the
+  // source's hints for the window.
+  const std::vector<ShaderParam> hints = parse_param_hints(source);
+  for (const Gate& g : parse_gates(source)) gates_.push_back({g.field, g.param, g.equal, g.value});
   int n = 0;
   glGetProgramiv(program_, GL_ACTIVE_UNIFORMS, &n);
   for (int k = 0; k < n; ++k) {
@@ -240,6 +331,17 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
     if (type != GL_FLOAT || size != 1 || s.compare(0, 3, "ds_") == 0) continue;
     ShaderParam p;
     p.name = s;
+    p.label = s;
+    for (const ShaderParam& h : hints)
+      if (h.name == s) {
+        p.kind = h.kind;
+        p.min = h.min;
+        p.max = h.max;
+        p.choices = h.choices;
+        p.label = h.label;
+        p.help = h.help;
+        p.order = h.order;
+      }
     glGetUniformfv(program_, glGetUniformLocation(program_, name), &p.default_value);
     p.value = p.default_value;
     params_.push_back(p);
@@ -258,6 +360,16 @@ ColourShader::~ColourShader() {
   if (tex_[0]) glDeleteTextures(kTextures, tex_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (program_) glDeleteProgram(program_);
+}
+
+unsigned ColourShader::fields() const {
+  unsigned f = fields_;
+  for (const FieldGate& g : gates_) {
+    if (!(f & g.field)) continue;
+    for (const ShaderParam& p : params_)
+      if (p.name == g.param && (p.value == g.value) != g.equal) f &= ~g.field;
+  }
+  return f;
 }
 
 void ColourShader::set_param(const std::string& name, float value) {

@@ -60,11 +60,27 @@ ShaderFrame shader_frame(const mandel::RenderResult& r);
 // " distance estimate and phase", for a message that the shader reads them as zeros.
 std::string missing_fields(unsigned wanted, const ShaderFrame& f);
 
-// A shader's own parameter: `uniform float NAME = DEFAULT;` in its source.
+// A shader's own parameter: `uniform float NAME = DEFAULT;` in its source. A comment after it on the
+// same line may say how the window shows it and with what label:
+//   // [bool] LABEL            a checkbox (0 or 1)
+//   // [int MIN MAX] LABEL     a whole number in [MIN, MAX]
+//   // [range MIN MAX] LABEL   a number in [MIN, MAX]
+//   // [choice A,B,C] LABEL    one of the names, stored as its index 0, 1, 2, ...
+// or just a LABEL; a "; HELP" after the label is its tooltip. Without a comment the parameter is a
+// float labelled by its name.
 struct ShaderParam {
+  enum class Kind { kFloat, kBool, kInt, kRange, kChoice };
   std::string name;
   float value = 0, default_value = 0;
+  Kind kind = Kind::kFloat;
+  float min = 0, max = 0;            // kInt, kRange
+  std::vector<std::string> choices;  // kChoice
+  std::string label;                 // the comment's label (up to a ';'), or the name
+  std::string help;                  // the comment after the ';' (a tooltip), or ""
+  int order = 0;                     // its place among the source's declarations (the window's order)
 };
+// The hints of a shader source's parameters, by name (the parsing ColourShader does).
+std::vector<ShaderParam> parse_param_hints(const std::string& source);
 
 class ColourShader {
  public:
@@ -78,8 +94,11 @@ class ColourShader {
 
   const std::string& origin() const { return origin_; }
   // The mandel::Field bits (kFieldDistance, kFieldPhase, kFieldStripe) of the data this shader reads: the ones
-  // whose samplers stay active after linking, so a render asks the engine for those only.
-  unsigned fields() const { return fields_; }
+  // whose samplers stay active after linking, so a render asks the engine for those only. A source
+  // line `// ds-needs FIELD when PARAM == V` (or `!= V`; FIELD distance, phase or stripe) drops the
+  // field while the parameter's value says the shader does not read it (the kf shader reads the
+  // distance estimate only for Differences 7, the phase only for a phase strength).
+  unsigned fields() const;
   // The shader's own float parameters with their defaults (the uniforms not named ds_*), by name.
   const std::vector<ShaderParam>& params() const { return params_; }
   // Sets a parameter for the next colour()/draw(). Throws ShaderError naming the valid ones.
@@ -113,6 +132,13 @@ class ColourShader {
   int frame_w_ = 0, frame_h_ = 0;  // the frame the data textures hold (redraw)
   bool frame_wide_ = false, keep_data_ = false;
   unsigned fields_ = 0;
+  struct FieldGate {
+    unsigned field;
+    std::string param;
+    bool equal;  // needed while param == value (else while param != value)
+    float value;
+  };
+  std::vector<FieldGate> gates_;
   std::vector<ShaderParam> params_;
   std::string origin_;
 };

@@ -3,9 +3,9 @@
 // d = gradient . (cos a, sin a) * slope_power * width / 640, a = slope_angle, the palette colour is
 // darkened where d > 0 and lightened towards white where d < 0, by atan(|d|) / (pi / 2) scaled by
 // slope_ratio / 100 (KF's signs). KF's .kfr keys SlopePower, SlopeRatio, SlopeAngle are these three.
-uniform float slope_power = 50.0;
-uniform float slope_ratio = 50.0;
-uniform float slope_angle = 45.0;  // degrees
+uniform float slope_power = 50.0;  // [range 1 500] slope power; KF's SlopePower
+uniform float slope_ratio = 50.0;  // [range 0 100] slope ratio %; KF's SlopeRatio
+uniform float slope_angle = 45.0;  // [range -180 180] slope angle; KF's SlopeAngle, degrees
 
 vec3 colour() {
   if (ds_interior()) return vec3(0.0);

@@ -4,9 +4,9 @@
 // smooth count is brightened and darkened by the stripe value: (1 - stripe_mix) + stripe_mix * S.
 // Interior black. Where BLA steps near the escape make S approximate (render's summary and the
 // PNG count them), show_approximate = 1 tints those pixels cyan so they can be seen.
-uniform float stripe_mix = 0.8;        // 0: the plain palette; 1: black where S = 0
-uniform float stripe_cycles = 0.0;     // > 0: the palette position moves by S * stripe_cycles too
-uniform float show_approximate = 0.0;  // 1: tint the approximate pixels
+uniform float stripe_mix = 0.8;        // [range 0 1] stripe mix; 0: the plain palette, 1: black where S = 0
+uniform float stripe_cycles = 0.0;     // [range 0 8] stripe cycles; > 0: the palette position moves by S * stripe_cycles too
+uniform float show_approximate = 0.0;  // [bool] show approximate; tint cyan the pixels whose stripe average BLA left approximate
 
 vec3 colour() {
   if (ds_interior()) return vec3(0.0);

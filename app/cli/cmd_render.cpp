@@ -87,7 +87,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
-  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "expmap"},
+  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "no-auto-iter", "expmap"},
               {"shader-param"});
   const char* command = video ? "video" : "render";
   if (!a.positional().empty())
@@ -95,11 +95,24 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
                           "\"");
   Job j;
   j.palette_name = "classic";
+  bool location_kf = false;  // the location is a .kfr with its own colouring
   if (a.has("location")) {
     const Location loc = read_location_file(a.get("location", ""));
     apply_to_view(loc, &j.view, true);
     j.location_warnings = loc.warnings;
     if (loc.palette) j.palette_name = *loc.palette;
+    // A .kfr's own palette and colour method by default (drawn by the kf shader below).
+    if (loc.kf_colouring && !loc.palette && is_kf_palette_file(a.get("location", ""))) {
+      location_kf = true;
+      j.palette_name = a.get("location", "");
+      if (a.has("palette"))
+        j.location_warnings.push_back(a.get("location", "") +
+                                      ": its KF colouring (Colors, ColorMethod, ...) is not used: --palette given");
+      else if (a.has("shader") && a.get("shader", "") != "kf")
+        j.location_warnings.push_back(a.get("location", "") +
+                                      ": its palette is used, its ColorMethod, Differences and Slopes are not: "
+                                      "--shader given");
+    }
     if (loc.density) j.density = *loc.density;
     if (loc.offset) j.offset = *loc.offset;
   }
@@ -207,11 +220,17 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
                       : ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;
   if (j.verify.samples > 0 && j.frames > 1)
     throw cli::UsageError("--verify checks one image; verify the frames of a sequence one at a time");
-  j.auto_iter = a.flag("auto-iter");
+  if (a.flag("auto-iter") && a.flag("no-auto-iter"))
+    throw cli::UsageError("--auto-iter and --no-auto-iter contradict each other");
+  // A video's frames deepen by orders of magnitude: auto iterations are on by default there (each
+  // frame rendered again at a raised limit while its counts say so), unless --no-auto-iter or --aa.
+  j.auto_iter = a.flag("auto-iter") || (video && !a.flag("no-auto-iter") && j.aa <= 1);
+  if (video && !a.flag("no-auto-iter") && j.aa > 1 && !j.quiet)
+    std::cerr << std::string(command) << ": note: auto iterations are off with --aa; every frame has "
+              << j.view.max_iter << " iterations\n";
   j.opt.prove_interior_always = j.auto_iter;  // auto iterations tell interior pixels from the limit
-  if (j.auto_iter && (j.frames > 1 || j.tile_rows))
-    throw cli::UsageError(
-        "--auto-iter renders one image again with a raised limit: not with --frames or --tile-rows");
+  if (j.auto_iter && j.tile_rows)
+    throw cli::UsageError("--auto-iter renders one image again with a raised limit: not with --tile-rows");
   if (j.tile_rows && j.frames > 1)
     throw cli::UsageError(
         "--tile-rows splits one image; the frames of a sequence are already split one per worker");
@@ -227,17 +246,35 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     const std::string name = p.substr(0, eq);
     params.emplace_back(name, static_cast<float>(cli::parse_double("--shader-param " + name, p.substr(eq + 1))));
   }
-  j.shader = load_shader(a.get("shader", "palette"), params);
-
   if (is_kf_palette_file(j.palette_name)) {
-    // A KF palette: its table, and IterDiv / ColorOffset as density and offset unless given.
+    // A KF palette: its table, and IterDiv / ColorOffset as density and offset unless given; with
+    // a colour method (a .kfr) and no other --shader, the kf shader with the file's method,
+    // Differences, ... (--shader-param after them wins).
     const KfPalette kp = read_kfp(j.palette_name);
+    const bool kf_method = (kp.has_method || location_kf) && a.get("shader", "kf") == "kf";
+    const std::string no_gl = kf_method ? headless_gl_unavailable() : std::string();
+    if (kf_method && !no_gl.empty()) {
+      // The kf shader needs OpenGL; without it the palette's C++ reference draws the table alone.
+      j.location_warnings.push_back(j.palette_name + ": KF's ColorMethod, Differences and Slopes are not "
+                                    "reproduced: no OpenGL context (" + no_gl + "); the palette alone");
+      j.shader = load_shader("palette", params);
+    } else if (kf_method) {
+      std::vector<std::pair<std::string, float>> kf = kf_shader_params(kp);
+      kf.insert(kf.end(), params.begin(), params.end());
+      j.shader = load_shader("kf", kf);
+      const std::string missing = kf_not_reproduced(kp);
+      if (!missing.empty() && !location_kf)
+        j.location_warnings.push_back(j.palette_name + ": not reproduced: " + missing);
+    } else {
+      j.shader = load_shader(a.get("shader", "palette"), params);
+    }
     apply_kf_palette(kp, &j.colouring);
     if (a.has("density")) j.colouring.density = static_cast<float>(j.density);
     if (a.has("offset")) j.colouring.offset = static_cast<float>(j.offset);
     j.density = j.colouring.density;
     j.offset = j.colouring.offset;
   } else {
+    j.shader = load_shader(a.get("shader", "palette"), params);
     j.colouring.palette = colour::palette_by_name(j.palette_name);
     j.colouring.density = static_cast<float>(j.density);
     j.colouring.offset = static_cast<float>(j.offset);
@@ -317,6 +354,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
   plan.quiet = job.quiet;
   plan.verify = job.verify;
   plan.aa = job.aa;
+  plan.auto_iter = job.auto_iter && job.frames > 1;  // one image: the loop below
   // --device K means --devices K on CUDA and is ignored on the CPU (as before --devices existed);
   // a --devices list on the CPU is refused by workers().
   const std::string devices =

@@ -20,6 +20,7 @@
 #include "app/io/view_png.h"
 #include "cancel.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/mandelbrot/auto_iter.h"
 #include "kernels/perturb/oracle.h"
 #include "kernels/perturb/perturb.h"
 
@@ -379,9 +380,30 @@ bool render_target(const RenderTarget& t, const mandel::RenderOptions& o, const 
   mandel::RenderOptions opt = o;
   if (!t.exr.empty()) opt.fields |= mandel::kFieldDistance | mandel::kFieldPhase;
   if (plan.aa <= 1) {
-    const RenderResult r = mandel::render(t.view, opt);
+    RenderResult r = mandel::render(t.view, opt);
+    if (!plan.auto_iter) {
+      if (r.cancelled) return false;
+      *files = encode_target(t, r, plan);
+      return true;
+    }
+    // Auto iterations (a video's frames): the limit doubles while the counts say it is too low.
+    RenderTarget raised = t;
+    RenderPlan p = plan;
+    for (int round = 0; !r.cancelled && round < 8; ++round) {
+      const mandel::AutoIterDecision d = mandel::auto_iterations_after_render(
+          raised.view.max_iter,
+          mandel::iteration_stats(r.counts, raised.view.max_iter, r.perturb.interior_pixels,
+                                  r.method == Method::kPerturb && opt.interior, r.counts_high));
+      if (d.max_iter <= raised.view.max_iter) break;
+      raised.view.max_iter = d.max_iter;
+      p.colouring.max_iter = d.max_iter;
+      r = mandel::render(raised.view, opt);
+    }
     if (r.cancelled) return false;
-    *files = encode_target(t, r, plan);
+    *files = encode_target(raised, r, p);
+    if (raised.view.max_iter != t.view.max_iter)
+      files->summary += "\nauto iterations: " + std::to_string(raised.view.max_iter) + " (from " +
+                        std::to_string(t.view.max_iter) + ")";
     return true;
   }
   // The samples carry the fields the shader reads (o.fields); the EXR's come from the centres.

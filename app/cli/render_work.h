@@ -39,6 +39,9 @@ struct RenderPlan {
   bool quiet = false;
   VerifyPlan verify;  // one image only (render_strips; cmd_render's single render)
   int aa = 1;         // `--aa N`: N x N jittered samples a pixel (app/cli/antialias.h)
+  // Each frame of a sequence rendered again at a raised limit while its counts say so
+  // (kernels/mandelbrot/auto_iter.h; video's default), its PNG recording the limit it used.
+  bool auto_iter = false;
 };
 
 // The bytes of one target's files, and what the report says about them.

@@ -58,7 +58,10 @@ Commands:
         --delta forces the perturbation delta type (auto: f64 to 2^-900 pixel spacing, f64 scaled by
         2^500 to 2^-1400, then floatexp)
         --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels
-        still iterate at the limit (docs/finder.md, "Auto iterations")
+        still iterate at the limit (docs/finder.md, "Auto iterations"); with --frames, each frame
+        on its own
+        --location F.kfr colours as the file does: its Colors, ColorMethod, Differences, IterDiv,
+        ColorOffset, Smooth, Slopes by the kf shader (docs/colouring.md) unless --palette/--shader
         --expmap renders KF's and Fraktaler-3's exponential map (docs/mandelbrot.md): columns are angles,
         rows radii from the half-diagonal down to half of it, for zoom-video keyframes
         --aa N antialiases with N x N stratified jittered samples a pixel (N to 16; each a render of
@@ -76,12 +79,14 @@ Commands:
         become density and offset unless those are given)
   deepscope video [--re R --im I --zoom Z | --location FILE] --zoom-to Z2 --frames N
                   [--easing linear|smooth|in|out] [--aa N] [--exr FILE%05d.exr] [--mp4 FILE.mp4]
-                  [--fps F] [--crf C] [render's options] --out DIR/frame%05d.png
+                  [--fps F] [--crf C] [--no-auto-iter] [render's options] --out DIR/frame%05d.png
         a zoom video: N frames from zoom Z to Z2, log zoom moving along the easing curve (linear: the
         same factor every frame; smooth eases in and out), rendered as render --frames renders them
         (a rerun skips the frames already written, so a stopped video resumes); --mp4 pipes the
         frames to ffmpeg (x264, yuv420p, --crf default 18, --fps default 30) into FILE.mp4, written
-        whole or not at all; without ffmpeg (PATH, or DEEPSCOPE_FFMPEG) --mp4 exits 2 at once
+        whole or not at all; without ffmpeg (PATH, or DEEPSCOPE_FFMPEG; ./setup.sh installs Debian's)
+        --mp4 exits 2 at once; auto iterations are on for every frame (--auto-iter; off with
+        --no-auto-iter or --aa): a frame whose counts say its limit is too low is rendered again
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
                    [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy

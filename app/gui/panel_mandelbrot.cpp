@@ -20,10 +20,8 @@
 namespace ds::gui {
 
 MandelbrotPanel::MandelbrotPanel() {
-  std::strncpy(re_buf_, view_.re.c_str(), sizeof re_buf_ - 1);
-  std::strncpy(im_buf_, view_.im.c_str(), sizeof im_buf_ - 1);
-  std::strncpy(zoom_buf_, view_.zoom.c_str(), sizeof zoom_buf_ - 1);
   view_.max_iter = 1000;
+  set_view(view_, false);  // the fields in the panel's one notation
 }
 
 MandelbrotPanel::~MandelbrotPanel() {
@@ -38,8 +36,9 @@ MandelbrotPanel::~MandelbrotPanel() {
 // A dropped location file (ours, .kfr) or a PNG this program wrote.
 bool MandelbrotPanel::open_file(const std::string& path) {
   try {
-    apply_location(app::read_location_file(path));
-    file_status_ = "opened " + path;
+    apply_location(app::read_location_file(path), path);
+    file_status_ = "opened " + file_name_of(path);
+    remember_recent(path);
   } catch (const std::exception& e) {
     file_status_ = std::string("cannot open: ") + e.what();
   }
@@ -70,7 +69,11 @@ bool MandelbrotPanel::set_screenshot_path(const std::string& path) {
 }
 
 void MandelbrotPanel::draw() {
-  ImGui::BeginChild("controls", ImVec2(310 * ImGui::GetIO().FontGlobalScale, 0), true);
+  // The controls: 310 pixels (at UI scale 1) in a small window, up to 380 in a large one (28% of
+  // the width: 358 at 1280), whole pixels so that the image's pixels map onto the screen's exactly.
+  const float scale = ImGui::GetIO().FontGlobalScale;
+  const float controls = std::floor(std::min(380.0f * scale, std::max(310.0f * scale, 0.28f * ImGui::GetIO().DisplaySize.x)));
+  ImGui::BeginChild("controls", ImVec2(controls, 0), true, ImGuiWindowFlags_MenuBar);
   draw_controls();
   ImGui::EndChild();
   ImGui::SameLine();
@@ -90,13 +93,20 @@ void MandelbrotPanel::set_view(const View& v, bool record) {
     history_pos_ = history_.size() - 1;
   }
   view_ = v;
-  std::snprintf(re_buf_, sizeof re_buf_, "%s", v.re.c_str());
-  std::snprintf(im_buf_, sizeof im_buf_, "%s", v.im.c_str());
-  std::snprintf(zoom_buf_, sizeof zoom_buf_, "%s", v.zoom.c_str());
+  // One notation whatever the view came from: the centre positional with all its digits (no
+  // exponent to hide off the field's edge), the zoom as M.MMMeE (app/io/location.h).
+  std::snprintf(re_buf_, sizeof re_buf_, "%s", app::plain_decimal(v.re).c_str());
+  std::snprintf(im_buf_, sizeof im_buf_, "%s", app::plain_decimal(v.im).c_str());
+  std::snprintf(zoom_buf_, sizeof zoom_buf_, "%s", app::zoom_notation(v.zoom).c_str());
+  app::rotation_skew_of(app::PixelMap{v.pixel_map[0], v.pixel_map[1], v.pixel_map[2], v.pixel_map[3]},
+                        &rotate_deg_, &skew_angle_deg_, &skew_log2_);
   dirty_ = true;
 }
 
 void MandelbrotPanel::draw_controls() {
+  draw_file_menu();
+  // Every field leaves its label room (the longest, "stripe memory", "antialiasing", whole).
+  ImGui::PushItemWidth(-ImGui::GetFontSize() * 7.5f);
   ImGui::TextUnformatted("Location");
   bool edited = false;
   edited |= ImGui::InputText("re", re_buf_, sizeof re_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
@@ -106,7 +116,8 @@ void MandelbrotPanel::draw_controls() {
     View v = view_;
     v.re = re_buf_;
     v.im = im_buf_;
-    v.zoom = zoom_buf_;
+    // The field shows 10 digits of the zoom: unedited, the view keeps all of its own.
+    if (zoom_buf_ != app::zoom_notation(view_.zoom)) v.zoom = zoom_buf_;
     try {
       mandel::geometry(v);  // validate before accepting
       set_view(v);
@@ -151,6 +162,7 @@ void MandelbrotPanel::draw_controls() {
     if (auto_iter_ && !auto_iter_status_.empty()) ImGui::TextDisabled("%s", auto_iter_status_.c_str());
   }
   ImGui::SliderFloat("click zoom", &click_factor_, 1.5f, 16.0f, "x%.1f", ImGuiSliderFlags_Logarithmic);
+  draw_rotation();
 
   // Format selector: every format with its bits and whether it resolves this zoom.
   mandel::Geometry g;
@@ -202,7 +214,7 @@ void MandelbrotPanel::draw_controls() {
     ImGui::ProgressBar(1.0f, ImVec2(-1, 0), refined_samples_ > 0 ? "done, antialiased" : "done");
   }
   if (!refine_status_.empty())
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", refine_status_.c_str());
+    text_wrapped_coloured(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), refine_status_);
   // Wrapped: the perturbation line carries the glitch counts, which must be seen, not cut off.
   ImGui::TextWrapped("format: %s  backend: %s", shown_arith_.c_str(), shown_backend_.c_str());
   ImGui::TextWrapped("display: %s", display_path_.c_str());
@@ -223,21 +235,25 @@ void MandelbrotPanel::draw_controls() {
     ImGui::TextWrapped("%s", notice_.c_str());
     ImGui::PopStyleColor();
   }
-  if (!message_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", message_.c_str());
+  if (!message_.empty()) text_wrapped_coloured(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), message_);
   draw_verify();
   draw_find();
   draw_files();
+  ImGui::PopItemWidth();
   ImGui::TextDisabled("F1: shortcuts and mouse");
   if (ImGui::IsKeyPressed(GLFW_KEY_F1)) show_help_ = !show_help_;  // ImGui 1.86 indexes keys by GLFW code
 }
 
-void MandelbrotPanel::apply_location(const app::Location& loc) {
+void MandelbrotPanel::apply_location(const app::Location& loc, const std::string& path) {
   View v = view_;
   app::apply_to_view(loc, &v, false);  // the window keeps its size
   mandel::geometry(v);                 // throws for a location no format can show
   notice_.clear();
   for (const std::string& w : loc.warnings) notice_ += (notice_.empty() ? "" : "\n") + w;
-  if (loc.palette) {
+  if (loc.kf_colouring && !loc.palette) {
+    // A .kfr's own palette and colour method (the kf shader), as `render --location` draws it.
+    apply_kf(*loc.kf_colouring, path.empty() ? std::string("(the .kfr's palette)") : path, true);
+  } else if (loc.palette) {
     if (app::is_kf_palette_file(*loc.palette))
       load_kfp(*loc.palette);
     else
@@ -270,6 +286,8 @@ void MandelbrotPanel::draw_help() {
       "Ctrl+Z / Ctrl+Y undo / redo location\n"
       "Home            whole set\n"
       "N / M / P       the minibrot / Misiurewicz point / period under the mouse\n"
+      "I               auto iterations on / off\n"
+      "Ctrl+O / Ctrl+S open / save a location (File menu)\n"
       "right held, Menu  the image menu: zoom to the minibrot or Misiurewicz point here, period\n"
       "F12             save a screenshot (PNG with the location)\n"
       "drop a file     open a location, .kfr or deepscope PNG\n"
@@ -360,6 +378,7 @@ void MandelbrotPanel::handle_mouse(ImVec2 origin, ImVec2 size) {
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_N)) start_find(FindKind::kMinibrot, true, ix, iy);
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_M)) start_find(FindKind::kMisiurewicz, true, ix, iy);
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P)) start_find(FindKind::kPeriod, true, ix, iy);
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_I, false)) auto_iter_ = !auto_iter_;
     if (io.MouseWheel != 0) {
       double f = std::pow(1.25, io.MouseWheel);
       set_view(mandel::zoom_about(view_, x, y, f));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "app/cli/antialias.h"
+#include "app/io/kfp.h"
 #include "app/io/location.h"
 #include "file_picker.h"
 #include "jobs.h"
@@ -31,6 +32,19 @@
 #include "render/gl_texture.h"
 
 namespace ds::gui {
+
+// A path's file name (the panel shows names; tooltips and files keep the whole path).
+inline std::string file_name_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Coloured text wrapped at the panel's edge (an error or a notice is read whole, never clipped).
+inline void text_wrapped_coloured(const ImVec4& colour, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
 
 class MandelbrotPanel final : public Panel {
  public:
@@ -49,7 +63,10 @@ class MandelbrotPanel final : public Panel {
   }
   bool set_palette(const std::string& name_or_kfp) override;
   bool open_picker(const std::string& which) override {
-    FilePicker* p = which == "shader" ? &shader_picker_ : which == "palette" ? &kfp_picker_ : nullptr;
+    FilePicker* p = which == "shader"     ? &shader_picker_
+                    : which == "palette"  ? &kfp_picker_
+                    : which == "location" ? &loc_picker_
+                                          : nullptr;
     if (p) p->open_requested = true;
     return p != nullptr;
   }
@@ -74,7 +91,7 @@ class MandelbrotPanel final : public Panel {
   // Controls, navigation, the image and the mouse (panel_mandelbrot.cpp).
   void set_view(const View& v, bool record = true);
   void draw_controls();
-  void apply_location(const app::Location& loc);
+  void apply_location(const app::Location& loc, const std::string& path = "");
   colour::Colouring colouring(uint64_t max_iter) const;
   void draw_help();
   void go_home();
@@ -89,6 +106,11 @@ class MandelbrotPanel final : public Panel {
   void start_verify();
   void draw_files();
   void save_location(bool kfr);
+  // The File menu (Open Ctrl+O, Save Ctrl+S, Save as .kfr, recent locations) and the location
+  // picker it opens; the rotation and skew of the view (panel_mandelbrot_files.cpp).
+  void draw_file_menu();
+  void remember_recent(const std::string& path);
+  void draw_rotation();
   void save_screenshot();
 
   // The feature finder (panel_mandelbrot_find.cpp).
@@ -111,6 +133,9 @@ class MandelbrotPanel final : public Panel {
   void choose_shader(const std::string& name_or_file);
   void check_shader_file();
   void load_kfp(const std::string& path);
+  // A KF palette (a .kfp, or a .kfr's colouring): its table, IterDiv and ColorOffset as density and
+  // offset, and with a colour method (or `method`) the kf shader with the file's parameters.
+  void apply_kf(const app::KfPalette& kp, const std::string& label, bool method);
   void set_builtin_palette(const std::string& name);
   // Colours the canvases into shaded_ (data_changed false: only the colouring did, and the data
   // textures are drawn again as they are); false: no shader.
@@ -195,7 +220,7 @@ class MandelbrotPanel final : public Panel {
   int menu_px_ = 0, menu_py_ = 0;
   bool menu_pending_ = false;
   // Auto iterations (kernels/mandelbrot/auto_iter.h): the limit follows found periods and renders.
-  bool auto_iter_ = false;
+  bool auto_iter_ = true;
   std::string auto_iter_status_;  // guarded by mutex_ (the render worker writes it)
   uint64_t auto_iter_next_ = 0;   // guarded by mutex_: a raised limit to render with, 0 none
   int verify_samples_ = 64;
@@ -205,6 +230,9 @@ class MandelbrotPanel final : public Panel {
   int shot_w_ = 3840, shot_h_ = 2160;
   bool shot_custom_ = false;
   std::string shot_status_, file_status_;
+  FilePicker loc_picker_;             // File > Open (Ctrl+O): location files
+  std::vector<std::string> recent_;   // File > Recent: the last locations opened or saved, newest first
+  double rotate_deg_ = 0, skew_angle_deg_ = 0, skew_log2_ = 0;  // the view's pixel map, decomposed
   std::string shot_note_;  // said after "wrote PATH": why a screenshot is not antialiased
   // The colouring shader (compiled in the window's context), the user's parameter values (kept across
   // reloads), the last compile error (the last good shader stays), a file's modification time.

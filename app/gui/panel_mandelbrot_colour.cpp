@@ -72,32 +72,43 @@ void MandelbrotPanel::set_builtin_palette(const std::string& name) {
 
 void MandelbrotPanel::load_kfp(const std::string& path) {
   try {
-    const app::KfPalette kp = app::read_kfp(path);
-    colour::Colouring c;
-    app::apply_kf_palette(kp, &c);
-    palette_ = c.palette;
-    blend_ = c.blend;
-    density_ = c.density;
-    offset_ = c.offset;
-    palette_label_ = path;
-    edit_stop_ = 0;
-    recolour_ = true;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, ": %zu colours, IterDiv %g, ColorOffset %g", kp.colors.size(), kp.iter_div,
-                  kp.color_offset);
-    colour_status_ = "palette " + path + buf;
-    // KF's Slopes keys become the slopes shader's parameters.
-    if (kp.slope_power) shader_params_["slope_power"] = static_cast<float>(*kp.slope_power);
-    if (kp.slope_ratio) shader_params_["slope_ratio"] = static_cast<float>(*kp.slope_ratio);
-    if (kp.slope_angle) shader_params_["slope_angle"] = static_cast<float>(*kp.slope_angle);
-    if (shader_)
-      for (const render::ShaderParam& p : shader_->params()) {
-        auto it = shader_params_.find(p.name);
-        if (it != shader_params_.end()) shader_->set_param(p.name, it->second);
-      }
+    apply_kf(app::read_kfp(path), path, false);
   } catch (const std::exception& e) {
     colour_status_ = e.what();
   }
+}
+
+void MandelbrotPanel::apply_kf(const app::KfPalette& kp, const std::string& label, bool method) {
+  colour::Colouring c;
+  app::apply_kf_palette(kp, &c);
+  palette_ = c.palette;
+  blend_ = c.blend;
+  density_ = c.density;
+  offset_ = c.offset;
+  palette_label_ = label;
+  edit_stop_ = 0;
+  recolour_ = true;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, ": %zu colours, IterDiv %g, ColorOffset %g", kp.colors.size(), kp.iter_div,
+                kp.color_offset);
+  colour_status_ = "palette " + label + buf;
+  if (kp.has_method || method) {
+    // KF's own colouring: the kf shader with the file's ColorMethod, Differences, Slopes, ...
+    for (const auto& p : app::kf_shader_params(kp)) shader_params_[p.first] = p.second;
+    choose_shader("kf");
+    const std::string missing = app::kf_not_reproduced(kp);
+    if (!missing.empty()) colour_status_ += "; not reproduced: " + missing;
+    return;
+  }
+  // KF's Slopes keys become the slopes shader's parameters.
+  if (kp.slope_power) shader_params_["slope_power"] = static_cast<float>(*kp.slope_power);
+  if (kp.slope_ratio) shader_params_["slope_ratio"] = static_cast<float>(*kp.slope_ratio);
+  if (kp.slope_angle) shader_params_["slope_angle"] = static_cast<float>(*kp.slope_angle);
+  if (shader_)
+    for (const render::ShaderParam& p : shader_->params()) {
+      auto it = shader_params_.find(p.name);
+      if (it != shader_params_.end()) shader_->set_param(p.name, it->second);
+    }
 }
 
 bool MandelbrotPanel::set_palette(const std::string& name_or_kfp) {
@@ -159,13 +170,61 @@ void MandelbrotPanel::draw_colouring() {
     ImGui::PopStyleColor();
   }
   if (shader_) {
-    for (const render::ShaderParam& p : shader_->params()) {
+    // Each parameter by its kind (render/colour_shader.h): a checkbox, a whole number, a choice, a
+    // slider over its range, or a drag field; labelled by its readable name.
+    std::vector<render::ShaderParam> in_order = shader_->params();
+    std::stable_sort(in_order.begin(), in_order.end(),
+                     [](const render::ShaderParam& a, const render::ShaderParam& b) { return a.order < b.order; });
+    for (const render::ShaderParam& p : in_order) {
       float v = p.value;
-      const float speed = std::max(0.01f, std::abs(p.default_value) / 100.0f);
-      if (ImGui::DragFloat(p.name.c_str(), &v, speed)) {
+      bool changed = false;
+      ImGui::PushID(p.name.c_str());
+      switch (p.kind) {
+        case render::ShaderParam::Kind::kBool: {
+          bool b = v > 0.5f;
+          if (ImGui::Checkbox(p.label.c_str(), &b)) {
+            v = b ? 1.0f : 0.0f;
+            changed = true;
+          }
+          break;
+        }
+        case render::ShaderParam::Kind::kInt: {
+          int k = static_cast<int>(v + 0.5f);
+          if (ImGui::SliderInt(p.label.c_str(), &k, static_cast<int>(p.min), static_cast<int>(p.max))) {
+            v = static_cast<float>(k);
+            changed = true;
+          }
+          break;
+        }
+        case render::ShaderParam::Kind::kChoice: {
+          const int k = std::max(0, std::min(static_cast<int>(v + 0.5f), static_cast<int>(p.choices.size()) - 1));
+          if (ImGui::BeginCombo(p.label.c_str(), p.choices[k].c_str())) {
+            for (int i = 0; i < static_cast<int>(p.choices.size()); ++i)
+              if (ImGui::Selectable(p.choices[i].c_str(), i == k)) {
+                v = static_cast<float>(i);
+                changed = true;
+              }
+            ImGui::EndCombo();
+          }
+          break;
+        }
+        case render::ShaderParam::Kind::kRange:
+          changed = ImGui::SliderFloat(p.label.c_str(), &v, p.min, p.max, "%.3g",
+                                       p.min > 0 && p.max / p.min > 100 ? ImGuiSliderFlags_Logarithmic : 0);
+          break;
+        case render::ShaderParam::Kind::kFloat:
+          changed = ImGui::DragFloat(p.label.c_str(), &v, std::max(0.01f, std::abs(p.default_value) / 100.0f));
+          break;
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s%s%s", p.help.c_str(), p.help.empty() ? "" : "\n", p.name.c_str());
+      ImGui::PopID();
+      if (changed) {
+        const unsigned before = shader_->fields();
         shader_->set_param(p.name, v);
         shader_params_[p.name] = v;
         recolour_ = true;
+        if ((shader_->fields() & ~before) != 0) dirty_ = true;  // the engine must compute more
       }
     }
     // The stripe average is the engine's: a change renders again.
@@ -183,8 +242,10 @@ void MandelbrotPanel::draw_colouring() {
   }
 
   // The palette: a built-in, a .kfp, or the one edited below.
-  const std::string shown = palette_label_.empty() ? std::string("(edited)") : palette_label_;
-  if (ImGui::BeginCombo("palette", shown.c_str())) {
+  const std::string shown = palette_label_.empty() ? std::string("(edited)") : file_name_of(palette_label_);
+  const bool open_palettes = ImGui::BeginCombo("palette", shown.c_str());
+  if (!open_palettes && ImGui::IsItemHovered() && shown != palette_label_) ImGui::SetTooltip("%s", palette_label_.c_str());
+  if (open_palettes) {
     for (const std::string& name : colour::palette_names())
       if (ImGui::Selectable(name.c_str(), name == palette_label_)) set_builtin_palette(name);
     ImGui::EndCombo();

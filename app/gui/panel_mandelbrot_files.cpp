@@ -45,8 +45,7 @@ void MandelbrotPanel::draw_verify() {
     wrong = true;
   }
   if (!status.empty())
-    ImGui::TextColored(wrong ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), "%s",
-                       status.c_str());
+    text_wrapped_coloured(wrong ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), status);
 }
 
 void MandelbrotPanel::start_verify() {
@@ -110,22 +109,129 @@ void MandelbrotPanel::draw_files() {
   ImGui::InputText("path", loc_path_, sizeof loc_path_);
   if (ImGui::Button("Load")) open_file(loc_path_);
   ImGui::SameLine();
+  if (loc_picker_.draw("Browse...##location", {".txt", ".kfr", ".toml", ".png"}, loc_path_, sizeof loc_path_))
+    open_file(loc_path_);
+  ImGui::SameLine();
   if (ImGui::Button("Save")) save_location(false);
   ImGui::SameLine();
   if (ImGui::Button("Save .kfr")) save_location(true);
-  if (!file_status_.empty()) ImGui::TextWrapped("%s", file_status_.c_str());
 }
 
 void MandelbrotPanel::save_location(bool kfr) {
   try {
     const std::string name = palette_label_.empty() ? "classic" : palette_label_;
     app::Location loc = app::location_of(view_, name, colouring(view_.max_iter), shown_arith_);
-    write_file_atomically(loc_path_, kfr ? app::format_kfr(loc) : app::format_location(loc));
+    // The kf shader's colouring as the window shows it: the palette file's, with the method,
+    // differences, ... of the shader's parameters now (a .kfr keeps them, ours names the file).
+    if (kfr && shader_ && shader_name_ == "kf" && app::is_kf_palette_file(palette_label_)) {
+      app::KfPalette kp = app::read_kfp(palette_label_);
+      for (const render::ShaderParam& p : shader_->params()) {
+        if (p.name == "color_method") kp.color_method = static_cast<int>(p.value + 0.5f);
+        if (p.name == "differences") kp.differences = static_cast<int>(p.value + 0.5f);
+        if (p.name == "flat_colour") kp.flat = p.value > 0.5f;
+        if (p.name == "phase_strength") kp.phase_strength = p.value;
+        if (p.name == "escape_radius") kp.escape_radius = p.value;
+        if (p.name == "slopes") kp.slopes = p.value > 0.5f ? 1.0 : 0.0;
+        if (p.name == "slope_power") kp.slope_power = p.value;
+        if (p.name == "slope_ratio") kp.slope_ratio = p.value;
+        if (p.name == "slope_angle") kp.slope_angle = p.value;
+        if (p.name == "interior_red") kp.interior.r = static_cast<uint8_t>(p.value + 0.5f);
+        if (p.name == "interior_green") kp.interior.g = static_cast<uint8_t>(p.value + 0.5f);
+        if (p.name == "interior_blue") kp.interior.b = static_cast<uint8_t>(p.value + 0.5f);
+      }
+      kp.smooth = blend_;
+      loc.kf_colouring = kp;
+    }
+    std::string path = loc_path_;
+    // Save as .kfr: the path's name with .kfr (the field then names the file written).
+    if (kfr && !(path.size() > 4 && path.compare(path.size() - 4, 4, ".kfr") == 0)) {
+      const size_t dot = path.rfind('.'), slash = path.rfind('/');
+      if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) path.erase(dot);
+      path += ".kfr";
+    }
+    write_file_atomically(path, kfr ? app::format_kfr(loc) : app::format_location(loc));
+    std::snprintf(loc_path_, sizeof loc_path_, "%s", path.c_str());
+    remember_recent(path);
     file_status_ =
-        std::string("saved ") + loc_path_ +
+        std::string("saved ") + file_name_of(path) +
         (palette_label_.empty() ? " (the edited palette is not in location files: saved as classic)" : "");
   } catch (const std::exception& e) {
     file_status_ = std::string("cannot save: ") + e.what();
+  }
+}
+
+void MandelbrotPanel::remember_recent(const std::string& path) {
+  recent_.erase(std::remove(recent_.begin(), recent_.end(), path), recent_.end());
+  recent_.insert(recent_.begin(), path);
+  if (recent_.size() > 10) recent_.resize(10);
+}
+
+// File: Open (Ctrl+O) opens the location picker, Save (Ctrl+S) writes the location field's file
+// (a .kfr by its name), Save as .kfr, and the locations opened or saved this session.
+void MandelbrotPanel::draw_file_menu() {
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool ctrl = io.KeyCtrl && !io.WantTextInput;
+  bool open = ctrl && ImGui::IsKeyPressed(GLFW_KEY_O, false);  // ImGui 1.86 indexes keys by GLFW code
+  bool save = ctrl && ImGui::IsKeyPressed(GLFW_KEY_S, false);
+  if (ImGui::BeginMenuBar()) {
+    if (ImGui::BeginMenu("File")) {
+      if (ImGui::MenuItem("Open location...", "Ctrl+O")) open = true;
+      if (ImGui::MenuItem("Save location", "Ctrl+S")) save = true;
+      if (ImGui::MenuItem("Save as .kfr")) save_location(true);
+      if (ImGui::MenuItem("Save PNG", "F12", false, !shot_job_.running() && !shot_ready_)) save_screenshot();
+      ImGui::Separator();
+      if (ImGui::BeginMenu("Recent locations", !recent_.empty())) {
+        const std::vector<std::string> list = recent_;  // open_file reorders recent_
+        for (const std::string& r : list)
+          if (ImGui::MenuItem(r.c_str())) {
+            std::snprintf(loc_path_, sizeof loc_path_, "%s", r.c_str());
+            open_file(r);
+          }
+        ImGui::EndMenu();
+      }
+      ImGui::EndMenu();
+    }
+    ImGui::EndMenuBar();
+  }
+  if (open) loc_picker_.open_requested = true;
+  if (save) {
+    const std::string p = loc_path_;
+    save_location(p.size() > 4 && p.compare(p.size() - 4, 4, ".kfr") == 0);
+  }
+  // What the last open or save did, at the top where Ctrl+O and Ctrl+S are seen.
+  if (!file_status_.empty()) {
+    const bool bad = file_status_.compare(0, 6, "cannot") == 0;
+    text_wrapped_coloured(bad ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), file_status_);
+  }
+}
+
+// Rotation and skew (View::pixel_map, which every engine renders): degrees, and a stretch by
+// 2^amount along the skew's direction; KF's RotateAngle, StretchAngle and StretchAmount.
+void MandelbrotPanel::draw_rotation() {
+  bool changed = false;
+  float r = static_cast<float>(rotate_deg_), a = static_cast<float>(skew_angle_deg_),
+        k = static_cast<float>(skew_log2_);
+  changed |= ImGui::SliderFloat("rotation", &r, -180.0f, 180.0f, "%.2f deg");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("turns the picture (KF's RotateAngle); ctrl+click to type");
+  changed |= ImGui::SliderFloat("skew angle", &a, -90.0f, 90.0f, "%.2f deg");
+  changed |= ImGui::SliderFloat("skew amount", &k, -4.0f, 4.0f, "%.3f");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("stretch by 2^amount along the skew angle (KF's StretchAmount)");
+  if (ImGui::SmallButton("no rotation or skew")) {
+    r = a = k = 0;
+    changed = true;
+  }
+  if (!changed) return;
+  View v = view_;
+  const app::PixelMap m = app::rotation_skew_map(r, a, k);
+  for (int i = 0; i < 4; ++i) v.pixel_map[i] = m[static_cast<size_t>(i)];
+  try {
+    mandel::geometry(v);
+    set_view(v);
+    rotate_deg_ = r;  // as set, not as decomposed again (a zero skew has no angle)
+    skew_angle_deg_ = a;
+    skew_log2_ = k;
+  } catch (const std::exception& e) {
+    message_ = e.what();
   }
 }
 

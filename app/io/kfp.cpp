@@ -37,11 +37,22 @@ double number(const std::string& v, const std::string& source, int line, const s
   return d;
 }
 
+int whole(const std::string& v, const std::string& source, int line, const std::string& key, int lo, int hi) {
+  const double d = number(v, source, line, key);
+  if (d != std::floor(d) || d < lo || d > hi)
+    bad(source, line, key + " must be a whole number " + std::to_string(lo) + ".." + std::to_string(hi) +
+                          ", got \"" + trim(v) + "\"");
+  return static_cast<int>(d);
+}
+
 }  // namespace
 
 KfPalette parse_kfp(const std::string& text, const std::string& source) {
   KfPalette p;
   bool have_colors = false;
+  int radius_preset = 0;
+  double radius_custom = 2;
+  bool have_custom = false;
   std::istringstream in(text);
   std::string raw;
   int line = 0;
@@ -101,10 +112,44 @@ KfPalette parse_kfp(const std::string& text, const std::string& source) {
       p.slope_ratio = number(value, source, line, key);
     } else if (key == "SlopeAngle") {
       p.slope_angle = number(value, source, line, key);
+    } else if (key == "ColorMethod") {
+      p.color_method = whole(value, source, line, key, 0, 11);
+      p.has_method = true;
+    } else if (key == "Differences") {
+      p.differences = whole(value, source, line, key, 0, 7);
+    } else if (key == "Flat") {
+      p.flat = number(value, source, line, key) != 0;
+    } else if (key == "ColorPhaseStrength") {
+      p.phase_strength = number(value, source, line, key);
+    } else if (key == "InteriorColor") {
+      int rgb[3], k = 0;
+      std::string item;
+      std::istringstream items(value);
+      while (std::getline(items, item, ',') && k < 3) rgb[k++] = whole(item, source, line, key, 0, 255);
+      if (k != 3) bad(source, line, "InteriorColor must be r,g,b (0..255 each), got \"" + value + "\"");
+      p.interior = {static_cast<uint8_t>(rgb[0]), static_cast<uint8_t>(rgb[1]), static_cast<uint8_t>(rgb[2])};
+    } else if (key == "SmoothMethod") {
+      // KFR version < 2 (KF's OpenString): 0 log with the high radius, 1 sqrt with radius 2,
+      // 2 sqrt with the low radius; SmoothingMethod and BailoutRadiusPreset, when given, win.
+      const int m = whole(value, source, line, key, 0, 2);
+      p.sqrt_smoothing = m != 0;
+      radius_preset = m;
+    } else if (key == "SmoothingMethod") {
+      p.sqrt_smoothing = whole(value, source, line, key, 0, 1) != 0;
+    } else if (key == "BailoutRadiusPreset") {
+      radius_preset = whole(value, source, line, key, 0, 3);
+    } else if (key == "BailoutRadiusCustom") {
+      radius_custom = number(value, source, line, key);
+      have_custom = true;
     }
     // Any other key (a .kfr's location, MultiColor, Texture...) is KF's and has no effect here.
   }
   if (!have_colors) bad(source, 0, "no Colors line");
+  // KF's GetBailoutRadius: high 10000 (SMOOTH_BAILOUT), 2, low 2^(1/(power-1)) = 2 for z^2 + c, custom.
+  if (radius_preset == 3 && (!have_custom || !(radius_custom > 1)))
+    bad(source, 0, "BailoutRadiusCustom must be > 1 with BailoutRadiusPreset 3" +
+                       std::string(have_custom ? "" : " (it is missing)"));
+  p.escape_radius = radius_preset == 0 ? 10000.0 : radius_preset == 3 ? radius_custom : 2.0;
   return p;
 }
 
@@ -144,6 +189,32 @@ void apply_kf_palette(const KfPalette& p, colour::Colouring* c) {
   // KF's index is taken mod 1024, so only ColorOffset mod 1024 matters (and any value stays finite).
   const double shift = std::fmod(p.color_offset, 1024.0);
   c->offset = static_cast<float>((shift < 0 ? shift + 1024.0 : shift) / 1024.0);
+}
+
+std::vector<std::pair<std::string, float>> kf_shader_params(const KfPalette& p) {
+  std::vector<std::pair<std::string, float>> v = {
+      {"color_method", static_cast<float>(p.color_method)},
+      {"differences", static_cast<float>(p.differences)},
+      {"flat_colour", p.flat ? 1.0f : 0.0f},
+      {"phase_strength", static_cast<float>(p.phase_strength)},
+      {"escape_radius", static_cast<float>(p.escape_radius)},
+      {"interior_red", static_cast<float>(p.interior.r)},
+      {"interior_green", static_cast<float>(p.interior.g)},
+      {"interior_blue", static_cast<float>(p.interior.b)},
+      {"slopes", p.slopes && *p.slopes != 0 ? 1.0f : 0.0f},
+  };
+  if (p.slope_power) v.emplace_back("slope_power", static_cast<float>(*p.slope_power));
+  if (p.slope_ratio) v.emplace_back("slope_ratio", static_cast<float>(*p.slope_ratio));
+  if (p.slope_angle) v.emplace_back("slope_angle", static_cast<float>(*p.slope_angle));
+  return v;
+}
+
+std::string kf_not_reproduced(const KfPalette& p) {
+  std::string s;
+  if (p.color_method == 4) s = "ColorMethod=4 (stretched: drawn as standard)";
+  if (p.sqrt_smoothing)
+    s += std::string(s.empty() ? "" : ", ") + "square-root smoothing (SmoothMethod/SmoothingMethod; logarithmic used)";
+  return s;
 }
 
 }  // namespace ds::app

@@ -1,12 +1,15 @@
 // Kalles Fraktaler's palette files (.kfp, and the colouring keys of a .kfr): `Key: value` lines.
 // Colors: r,g,b,r,g,b,... (1 to 1024 colours, trailing comma allowed), IterDiv, ColorOffset, Smooth,
-// and the Slopes keys; other keys are accepted and ignored. KF colours with a 1024-entry table made
+// ColorMethod, Differences, Flat, ColorPhaseStrength, InteriorColor, the escape radius keys
+// (SmoothMethod, SmoothingMethod, BailoutRadiusPreset, BailoutRadiusCustom) and the Slopes keys;
+// other keys are accepted and ignored. The built-in "kf" shader (shaders/kf.glsl) draws them. KF colours with a 1024-entry table made
 // from the colours (fraktal_sft.cpp, UpdateColorTable: each colour spans 1024 / n entries, eased
 // between neighbours by sin((t - 1/2) pi) / 2 + 1/2, truncated to bytes), indexed by
 // floor(iterations / IterDiv + ColorOffset) mod 1024 and blended linearly to the next entry.
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/colour/palette.h"
@@ -20,6 +23,17 @@ struct KfPalette {
   bool smooth = true;
   // Slopes (0/1), SlopePower, SlopeRatio, SlopeAngle where given (the slopes shader's parameters).
   std::optional<double> slopes, slope_power, slope_ratio, slope_angle;
+  int color_method = 0;            // ColorMethod 0..11 (KF's enum ColorMethod; 4 "stretched" is not reproduced)
+  int differences = 0;             // Differences 0..7 (KF's enum Differences; 7 analytic)
+  bool flat = false;               // Flat: whole iterations, no smoothing
+  double phase_strength = 0;       // ColorPhaseStrength, percent
+  colour::Rgb8 interior{0, 0, 0};  // InteriorColor
+  // The escape radius KF's smooth count is normalised to (SmoothMethod 0: BailoutRadiusPreset 0
+  // 10000, 1 and 2 (power 2) 2, 3 BailoutRadiusCustom), and whether KF's smoothing is the
+  // logarithmic one deepscope reproduces (SmoothMethod/SmoothingMethod 0) or the square-root one.
+  double escape_radius = 10000;
+  bool sqrt_smoothing = false;
+  bool has_method = false;  // the text has ColorMethod (a .kfr, or a .kfp of KF >= 2.12)
 };
 
 // Parses .kfp text; `source` names it in errors. Throws IoError (exit 2) "FILE:LINE: why" for a
@@ -35,5 +49,12 @@ bool is_kf_palette_file(const std::string& name);
 // offset = ColorOffset / 1024 (mod 1); Smooth: 0 turns blending off, as in KF.
 colour::Palette kf_table(const KfPalette& p);
 void apply_kf_palette(const KfPalette& p, colour::Colouring* c);
+
+// The built-in "kf" shader's parameters for the file's ColorMethod, Differences, Flat,
+// ColorPhaseStrength, escape radius, InteriorColor and Slopes keys (shaders/kf.glsl).
+std::vector<std::pair<std::string, float>> kf_shader_params(const KfPalette& p);
+// What the kf shader does not reproduce of the file's colouring keys ("" when it does them all):
+// ColorMethod 4 (stretched, drawn as standard) and square-root smoothing.
+std::string kf_not_reproduced(const KfPalette& p);
 
 }  // namespace ds::app

@@ -137,6 +137,7 @@ void report_key(const KeyRule* rule, const std::string& key, const std::string& 
       break;
     case KeyUse::kField:
     case KeyUse::kNoEffect:
+    case KeyUse::kKfColour:
       break;
   }
 }
@@ -365,6 +366,94 @@ void apply_to_view(const Location& loc, mandel::View* v, bool with_size) {
     v->width = *loc.width;
     v->height = *loc.height;
   }
+}
+
+namespace {
+
+// A decimal's parts: sign, its significant digits (no leading zeros; "" for zero) and the power of
+// ten of the first one (value = 0.DIGITS * 10^point). False when `d` is not a decimal.
+bool decimal_parts(const std::string& d, bool* neg, std::string* digits, long* point) {
+  size_t i = 0;
+  *neg = false;
+  if (i < d.size() && (d[i] == '-' || d[i] == '+')) *neg = d[i++] == '-';
+  std::string all;
+  long before = 0;  // digits before the '.'
+  bool dot = false, any = false;
+  for (; i < d.size() && d[i] != 'e' && d[i] != 'E'; ++i) {
+    if (d[i] == '.' && !dot) {
+      dot = true;
+    } else if (std::isdigit(static_cast<unsigned char>(d[i]))) {
+      all += d[i];
+      any = true;
+      if (!dot) ++before;
+    } else {
+      return false;
+    }
+  }
+  if (!any) return false;
+  long exp10 = 0;
+  if (i < d.size()) {
+    const std::string e = d.substr(i + 1);
+    if (e.empty() || e.size() > 9) return false;
+    size_t k = 0;
+    if (e[0] == '-' || e[0] == '+') k = 1;
+    if (k == e.size()) return false;
+    for (size_t j = k; j < e.size(); ++j)
+      if (!std::isdigit(static_cast<unsigned char>(e[j]))) return false;
+    exp10 = std::stol(e);
+  }
+  size_t lead = 0;
+  while (lead < all.size() && all[lead] == '0') ++lead;
+  *digits = all.substr(lead);
+  while (!digits->empty() && digits->back() == '0') digits->pop_back();
+  *point = before - static_cast<long>(lead) + exp10;
+  return true;
+}
+
+}  // namespace
+
+std::string plain_decimal(const std::string& d) {
+  bool neg = false;
+  std::string digits;
+  long point = 0;
+  if (!decimal_parts(d, &neg, &digits, &point)) return d;
+  if (digits.empty()) return "0";
+  std::string out = neg ? "-" : "";
+  if (point <= 0) {
+    out += "0." + std::string(static_cast<size_t>(-point), '0') + digits;
+  } else if (static_cast<size_t>(point) >= digits.size()) {
+    out += digits + std::string(static_cast<size_t>(point) - digits.size(), '0');
+  } else {
+    out += digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(static_cast<size_t>(point));
+  }
+  return out;
+}
+
+std::string zoom_notation(const std::string& d, int n) {
+  bool neg = false;
+  std::string digits;
+  long point = 0;
+  if (!decimal_parts(d, &neg, &digits, &point) || digits.empty() || n < 1) return d;
+  if (static_cast<int>(digits.size()) > n) {  // round half up to n digits, carrying
+    const bool up = digits[static_cast<size_t>(n)] >= '5';
+    digits.resize(static_cast<size_t>(n));
+    if (up) {
+      int k = n - 1;
+      while (k >= 0 && digits[static_cast<size_t>(k)] == '9') digits[static_cast<size_t>(k--)] = '0';
+      if (k < 0) {
+        digits.insert(digits.begin(), '1');
+        digits.pop_back();
+        ++point;
+      } else {
+        ++digits[static_cast<size_t>(k)];
+      }
+    }
+    while (!digits.empty() && digits.back() == '0') digits.pop_back();
+  }
+  std::string out = neg ? "-" : "";
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  return out + "e" + std::to_string(point - 1);
 }
 
 }  // namespace ds::app

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/kfp.h"
 #include "kernels/mandelbrot/view.h"
 
 namespace ds::app {
@@ -28,6 +29,9 @@ struct Location {
   PixelMap pixel_map = kIdentityMap;
   // The exponential map (View::exp_map; F3's transform.exponential_map): "exp_map = true" in ours.
   bool exp_map = false;
+  // A .kfr's colouring (Colors, IterDiv, ColorMethod, Differences, ...), which render and the window
+  // draw with the built-in "kf" shader unless told otherwise; empty for a file without Colors.
+  std::optional<KfPalette> kf_colouring;
   // Fields read but not reproduced that change only the colouring or the escape test (KF's Colors,
   // F3's shader, ...), one line each, for the front end to show (cmd_render prints them).
   std::vector<std::string> warnings;
@@ -48,7 +52,9 @@ Location parse_location(const std::string& text, const std::string& source);
 std::string format_location(const Location& loc);
 // Kalles Fraktaler .kfr text that every KF 2 version opens and shows as `loc` looks (CRLF lines;
 // Re, Im, Zoom, Iterations, Colors, and the transform in both KF's old and new keys where they
-// apply). Throws IoError for a pixel map KF cannot express.
+// apply). With a KF colouring (kf_colouring, or a palette that is a .kfr/.kfp file) its colour keys
+// too (IterDiv and ColorOffset from the density and offset). Throws IoError for a pixel map KF
+// cannot express, or a KF palette file that cannot be read.
 std::string format_kfr(const Location& loc);
 // Reads a location from a file: a PNG (by its signature) or text. Throws IoError.
 Location read_location_file(const std::string& path);
@@ -59,6 +65,22 @@ Location read_location_file(const std::string& path);
 // conjugate centre with the map's second row negated draws the same picture with a proper map
 // (square KF files keep the identity map, which every engine renders).
 void apply_to_view(const Location& loc, mandel::View* v, bool with_size);
+
+// Display forms (the window shows every location in one notation, whatever file or step it came
+// from). plain_decimal: a decimal ("-7.45e-01", "1E3", "-.5") in positional notation with every digit
+// kept ("-0.745", "1000", "-0.5"); so a coordinate never hides an exponent. zoom_notation: a
+// positive decimal as "M.MMMMMMMMMeE", the mantissa rounded to `digits` significant digits (trailing
+// zeros dropped): "1.00e014" -> "1e14", "5E113" -> "5e113", "250" -> "2.5e2". Both return the input
+// unchanged when it is not a decimal.
+std::string plain_decimal(const std::string& d);
+std::string zoom_notation(const std::string& d, int digits = 10);
+
+// The window's rotation and skew of the view: the map Rot(rotate) composed with a stretch by
+// 2^skew_log2 along the direction skew_angle (degrees, counter-clockwise; KF 2.15's RotateAngle,
+// StretchAngle and StretchAmount, whose determinant is 1), and back. rotation_skew_of gives false
+// (and zeros) for a map it cannot express (a mirror, or |det| != 1).
+PixelMap rotation_skew_map(double rotate_deg, double skew_angle_deg, double skew_log2);
+bool rotation_skew_of(const PixelMap& m, double* rotate_deg, double* skew_angle_deg, double* skew_log2);
 
 // The maps of each program's transform parameters (derivations and sources in docs/mandelbrot.md).
 // KF <= 2.14: Rotate in radians (despite its name), Ratio 360 for square pixels.

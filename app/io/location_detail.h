@@ -35,6 +35,7 @@ enum class KeyUse {
   kComputes,   // changes what is computed: any value but `neutral` is an error (IoError)
   kColouring,  // colouring or escape test, not reproduced: warned about unless equal to `neutral`
   kNoEffect,   // no effect on the picture (version, reference hints, output names)
+  kKfColour,   // KF colouring reproduced by the "kf" shader (Location::kf_colouring)
 };
 struct KeyRule {
   const char* key;  // exact, or a prefix ending in '.' (F3 sections)

@@ -39,32 +39,34 @@ const KeyRule kKfKeys[] = {
     {"FactorAI", KeyUse::kComputes, "0"},
     {"UseHybridFormula", KeyUse::kComputes, "0"},
     {"HybridFormula", KeyUse::kColouring, nullptr},  // read by KF only with UseHybridFormula 1
-    // The escape test: KF's radius, norm and norm weights shift counts by a few iterations.
-    {"SmoothMethod", KeyUse::kColouring, "0"},
-    {"SmoothingMethod", KeyUse::kColouring, "0"},
-    {"BailoutRadiusPreset", KeyUse::kColouring, "0"},
-    {"BailoutRadiusCustom", KeyUse::kColouring, nullptr},
+    // The escape test: KF's radius shifts its smooth count by log2(log2 R) (the kf shader adds it);
+    // its norm and norm weights change the counts.
+    {"SmoothMethod", KeyUse::kKfColour, "0"},
+    {"SmoothingMethod", KeyUse::kKfColour, "0"},
+    {"BailoutRadiusPreset", KeyUse::kKfColour, "0"},
+    {"BailoutRadiusCustom", KeyUse::kKfColour, nullptr},
     {"BailoutNormPreset", KeyUse::kColouring, "1"},
     {"BailoutNormCustom", KeyUse::kColouring, nullptr},
     {"real", KeyUse::kColouring, "1"},
     {"imag", KeyUse::kColouring, "1"},
-    // Colouring.
-    {"Colors", KeyUse::kColouring, "*"},
-    {"IterDiv", KeyUse::kColouring, "1"},
-    {"ColorMethod", KeyUse::kColouring, "0"},
-    {"Differences", KeyUse::kColouring, "0"},
-    {"ColorOffset", KeyUse::kColouring, "0"},
-    {"ColorPhaseStrength", KeyUse::kColouring, "0"},
-    {"InteriorColor", KeyUse::kColouring, "0,0,0"},
-    {"Smooth", KeyUse::kColouring, "1"},
-    {"Flat", KeyUse::kColouring, "0"},
+    // Colouring: KF's SetColor, reproduced by the kf shader (shaders/kf.glsl, app/io/kfp.h).
+    {"Colors", KeyUse::kKfColour, "*"},
+    {"IterDiv", KeyUse::kKfColour, "1"},
+    {"ColorMethod", KeyUse::kKfColour, "0"},
+    {"Differences", KeyUse::kKfColour, "0"},
+    {"ColorOffset", KeyUse::kKfColour, "0"},
+    {"ColorPhaseStrength", KeyUse::kKfColour, "0"},
+    {"InteriorColor", KeyUse::kKfColour, "0,0,0"},
+    {"Smooth", KeyUse::kKfColour, "1"},
+    {"Flat", KeyUse::kKfColour, "0"},
+    {"Slopes", KeyUse::kKfColour, "0"},
+    {"SlopePower", KeyUse::kKfColour, nullptr},
+    {"SlopeRatio", KeyUse::kKfColour, nullptr},
+    {"SlopeAngle", KeyUse::kKfColour, nullptr},
+    // Colouring KF has and deepscope does not.
     {"MultiColor", KeyUse::kColouring, "0"},
     {"MultiColors", KeyUse::kColouring, nullptr},
     {"BlendMC", KeyUse::kColouring, nullptr},
-    {"Slopes", KeyUse::kColouring, "0"},
-    {"SlopePower", KeyUse::kColouring, nullptr},
-    {"SlopeRatio", KeyUse::kColouring, nullptr},
-    {"SlopeAngle", KeyUse::kColouring, nullptr},
     {"TextureEnabled", KeyUse::kColouring, "0"},
     {"TextureMerge", KeyUse::kColouring, nullptr},
     {"TexturePower", KeyUse::kColouring, nullptr},
@@ -120,6 +122,21 @@ PixelMap kf_pixel_map(double rotate_angle, double stretch_angle, double stretch_
   return mul(mul(mul(g, b), rotation(rotate_angle * kDegree)), kFlipY);
 }
 
+// kf_pixel_map composed with KF's downward rows (kFlipY): our x-right, y-up map of the same angles.
+PixelMap rotation_skew_map(double rotate_deg, double skew_angle_deg, double skew_log2) {
+  return mul(kf_pixel_map(rotate_deg, skew_angle_deg, skew_log2, false), kFlipY);
+}
+
+bool rotation_skew_of(const PixelMap& m, double* rotate_deg, double* skew_angle_deg, double* skew_log2) {
+  *rotate_deg = *skew_angle_deg = *skew_log2 = 0;
+  const KfTransform t = kf_transform(mul(m, kFlipY));
+  if (!t.current) return false;
+  *rotate_deg = t.rotate_angle;
+  *skew_angle_deg = t.stretch_angle;
+  *skew_log2 = t.stretch_amount;
+  return true;
+}
+
 KfTransform kf_transform(const PixelMap& m) {
   KfTransform t;
   const double det = m[0] * m[3] - m[1] * m[2];
@@ -162,6 +179,12 @@ Location parse_kfr(const std::string& text, const std::string& source) {
   std::optional<double> rotate, ratio, rotate_angle, stretch_angle, stretch_amount;
   std::optional<bool> imag_points_up;
   std::set<std::string> seen;
+  struct KfKey {
+    const KeyRule* rule;
+    std::string key, value;
+    int line;
+  };
+  std::vector<KfKey> kf_keys;  // the colouring keys the kf shader draws, given a palette
   std::istringstream in(text);
   std::string raw;
   int line = 0;
@@ -177,7 +200,9 @@ Location parse_kfr(const std::string& text, const std::string& source) {
     const std::string k = lower(key);
     if (!seen.insert(k).second) bad(source, line, key + " is given twice");
     const KeyRule* rule = find_rule(kKfKeys, std::size(kKfKeys), key);
-    if (rule == nullptr || rule->use != KeyUse::kField) {
+    if (rule != nullptr && rule->use == KeyUse::kKfColour) {
+      kf_keys.push_back({rule, key, v, line});
+    } else if (rule == nullptr || rule->use != KeyUse::kField) {
       report_key(rule, key, v, source, line, &report);
     } else if (k == "re") {
       loc.re = decimal_field(source, line, key, v);
@@ -232,6 +257,18 @@ Location parse_kfr(const std::string& text, const std::string& source) {
                   current ? "the pixel map of RotateAngle/StretchAngle/StretchAmount/ImagPointsUp"
                           : "the pixel map of Rotate/Ratio",
                   loc.pixel_map);
+  // The colouring: the kf shader draws it; what it cannot is listed with the other warnings.
+  if (seen.count("colors")) {
+    loc.kf_colouring = parse_kfp(text, source);
+    const std::string missing = kf_not_reproduced(*loc.kf_colouring);
+    if (!missing.empty()) report.colouring.push_back(missing);
+  } else {
+    // No palette, so no KF colouring: its keys are listed as not reproduced.
+    for (const KfKey& k : kf_keys) {
+      const KeyRule as_colouring = {k.rule->key, KeyUse::kColouring, k.rule->neutral};
+      report_key(&as_colouring, k.key, k.value, source, k.line, &report);
+    }
+  }
   add_warnings(report, source, &loc);
   return loc;
 }
@@ -260,7 +297,29 @@ std::string format_kfr(const Location& loc) {
   o << "Re: " << loc.re << "\r\nIm: " << im << "\r\nZoom: " << loc.zoom << "\r\n";
   // KF <= 2.13 refuses a file without Iterations or Colors.
   o << "Iterations: " << loc.iterations.value_or(mandel::View{}.max_iter) << "\r\n";
-  o << "Colors: " << kf_colors(loc) << "\r\n";
+  // KF's colouring: the location's own, or its KF palette file's, with the density and offset as
+  // IterDiv and ColorOffset; else the built-in palette's stops.
+  std::optional<KfPalette> kf = loc.kf_colouring;
+  if (!kf && loc.palette && is_kf_palette_file(*loc.palette)) kf = read_kfp(*loc.palette);
+  if (kf) {
+    if (loc.density && *loc.density > 0) kf->iter_div = colour::kIterationsPerCycle / (1024.0 * *loc.density);
+    if (loc.offset) kf->color_offset = *loc.offset * 1024.0;
+    o << "Colors: ";
+    for (const colour::Rgb8& c : kf->colors) o << int(c.r) << "," << int(c.g) << "," << int(c.b) << ",";
+    o << "\r\nIterDiv: " << shortest(kf->iter_div) << "\r\nColorOffset: " << shortest(kf->color_offset)
+      << "\r\nSmooth: " << (kf->smooth ? 1 : 0) << "\r\nColorMethod: " << kf->color_method
+      << "\r\nDifferences: " << kf->differences << "\r\nFlat: " << (kf->flat ? 1 : 0)
+      << "\r\nColorPhaseStrength: " << shortest(kf->phase_strength) << "\r\nInteriorColor: "
+      << int(kf->interior.r) << "," << int(kf->interior.g) << "," << int(kf->interior.b) << "\r\n";
+    if (kf->escape_radius != 10000)
+      o << "BailoutRadiusPreset: 3\r\nBailoutRadiusCustom: " << shortest(kf->escape_radius) << "\r\n";
+    if (kf->slopes) o << "Slopes: " << (*kf->slopes != 0 ? 1 : 0) << "\r\n";
+    if (kf->slope_power) o << "SlopePower: " << shortest(*kf->slope_power) << "\r\n";
+    if (kf->slope_ratio) o << "SlopeRatio: " << shortest(*kf->slope_ratio) << "\r\n";
+    if (kf->slope_angle) o << "SlopeAngle: " << shortest(*kf->slope_angle) << "\r\n";
+  } else {
+    o << "Colors: " << kf_colors(loc) << "\r\n";
+  }
   // KF keeps the previous formula for keys a file leaves out: state plain z^2 + c.
   for (const KeyRule& r : kKfKeys)
     if (r.use == KeyUse::kComputes) o << r.key << ": " << r.neutral << "\r\n";

@@ -130,7 +130,7 @@ TEST(ColourShader, EveryBuiltInCompilesAndRuns) {
   }
   EXPECT_THROW(builtin_shader_source("sepia"), ShaderError);
   EXPECT_EQ(builtin_shader_names(),
-            (std::vector<std::string>{"palette", "decomposition", "distance", "slopes", "stripe"}));
+            (std::vector<std::string>{"palette", "decomposition", "distance", "kf", "slopes", "stripe"}));
 }
 
 TEST(ColourShader, UserShadersCompileOrNameTheirLine) {

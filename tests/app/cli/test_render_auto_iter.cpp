@@ -1,6 +1,6 @@
 // `deepscope render --auto-iter`: the seahorse valley at 100 iterations is rendered again at a limit
 // raised by kernels/mandelbrot/auto_iter.h (written into the PNG's location), the whole set is not;
-// --auto-iter with a zoom sequence is bad input (exit 2).
+// --auto-iter with strips of one image, with --aa or with --no-auto-iter is bad input (exit 2).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -70,9 +70,15 @@ TEST(RenderAutoIter, RaisesTheLimitWhereEscapesReachIt) {
   std::system(("rm -rf " + dir).c_str());
 }
 
-TEST(RenderAutoIter, NotWithASequence) {
+// A sequence takes --auto-iter frame by frame (video's default); strips of one image, a contradiction
+// and antialiasing do not.
+TEST(RenderAutoIter, NotWithStripsOrAa) {
   std::string msg;
-  EXPECT_EQ(render({"--frames", "3", "--zoom-to", "100", "--auto-iter", "--out", "/tmp/x.png"}, &msg), 2);
+  EXPECT_EQ(render({"--tile-rows", "8", "--auto-iter", "--out", "/tmp/x.png"}, &msg), 2);
+  EXPECT_NE(msg.find("--auto-iter"), std::string::npos) << msg;
+  EXPECT_EQ(render({"--auto-iter", "--no-auto-iter", "--out", "/tmp/x.png"}, &msg), 2);
+  EXPECT_NE(msg.find("contradict"), std::string::npos) << msg;
+  EXPECT_EQ(render({"--aa", "2", "--auto-iter", "--out", "/tmp/x.png"}, &msg), 2);
   EXPECT_NE(msg.find("--auto-iter"), std::string::npos) << msg;
 }
 

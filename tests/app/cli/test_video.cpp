@@ -120,14 +120,25 @@ TEST(Video, FrameZoomsFollowTheEasing) {
   EXPECT_EQ(z.back(), "1e6");
 }
 
+// A video is `render --frames --auto-iter` (auto iterations are video's default), and with
+// --no-auto-iter plain `render --frames`; the frames that needed it record a raised limit.
 TEST(Video, LinearEasingIsRenderFrames) {
   const std::string a = ds::test::make_tmpdir("video"), b = ds::test::make_tmpdir("video");
   ASSERT_EQ(run("video", zoom(a, 4)), 0);
-  ArgList r = zoom(b, 4);
-  ASSERT_EQ(run("render", r), 0);
+  ASSERT_EQ(run("render", with(zoom(b, 4), {"--auto-iter"})), 0);
+  int raised = 0;
   for (int k = 1; k <= 4; ++k) {
     EXPECT_FALSE(slurp(frame(a, k)).empty());
     EXPECT_EQ(slurp(frame(a, k)), slurp(frame(b, k))) << k;
+    raised += slurp(frame(a, k)).find("iterations = 3000\n") == std::string::npos;
+  }
+  EXPECT_GT(raised, 0) << "no frame's limit was raised";
+  const std::string c = ds::test::make_tmpdir("video"), d = ds::test::make_tmpdir("video");
+  ASSERT_EQ(run("video", with(zoom(c, 4), {"--no-auto-iter"})), 0);
+  ASSERT_EQ(run("render", zoom(d, 4)), 0);
+  for (int k = 1; k <= 4; ++k) {
+    EXPECT_EQ(slurp(frame(c, k)), slurp(frame(d, k))) << k;
+    EXPECT_NE(slurp(frame(c, k)).find("iterations = 3000\n"), std::string::npos) << k;
   }
 }
 

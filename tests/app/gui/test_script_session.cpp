@@ -314,10 +314,13 @@ TEST_F(ScriptSession, HenonPlaneViewDrawsThePlaneAndZoomsAboutThePointer) {
 // Key N with the mouse over the image: the window finds the minibrot under the mouse (a 4-pixel
 // ball at KF's 5e113 benchmark) and goes there; the PNG it writes then carries exactly the view
 // that the library call `deepscope find nucleus` makes (perturb::finder::minibrot_view), and
-// Ctrl+Z goes back to the file's view.
+// Ctrl+Z goes back to the file's view. (Key I first turns the window's default auto iterations
+// off: the PNG is to carry the finder's own limit.)
 TEST_F(ScriptSession, KeyNGoesToTheMinibrotUnderTheMouse) {
   const std::string kf = std::string(DEEPSCOPE_TEST_DATA) + "/kf-benchmarks/5e113.kfr";
   const char* script =
+      "move 100 120\n"
+      "key i\n"
       "wait-idle\n"
       "png $D/before.png\n"
       "key F12\n"

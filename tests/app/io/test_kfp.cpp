@@ -138,5 +138,45 @@ TEST(Kfp, ReadsKfBenchmarkLocation) {
   EXPECT_EQ(p.colors[1].b, 190);
 }
 
+// A .kfr's colour method keys, as KF's SetColor reads them, and the kf shader's parameters.
+TEST(Kfp, ReadsKfColourMethodKeys) {
+  const KfPalette p = read_kfp(test::source_path("tests/data/kf-benchmarks/5e113.kfr"));
+  EXPECT_EQ(p.colors.size(), 128u);
+  EXPECT_TRUE(p.has_method);
+  EXPECT_EQ(p.color_method, 7);  // distance log
+  EXPECT_EQ(p.differences, 3);   // diagonal 2x2
+  EXPECT_DOUBLE_EQ(p.iter_div, 0.5);
+  EXPECT_DOUBLE_EQ(p.escape_radius, 10000);  // SmoothMethod 0: KF's high radius
+  EXPECT_FALSE(p.sqrt_smoothing);
+  EXPECT_TRUE(kf_not_reproduced(p).empty());
+  bool method = false, diffs = false;
+  for (const auto& kv : kf_shader_params(p)) {
+    if (kv.first == "color_method") method = kv.second == 7.0f;
+    if (kv.first == "differences") diffs = kv.second == 3.0f;
+  }
+  EXPECT_TRUE(method);
+  EXPECT_TRUE(diffs);
+  // 4e533 has no ColorMethod line: KF's default (standard) applies.
+  const KfPalette q = read_kfp(test::source_path("tests/data/kf-benchmarks/4e533.kfr"));
+  EXPECT_FALSE(q.has_method);
+  EXPECT_EQ(q.color_method, 0);
+  EXPECT_EQ(q.colors.size(), 32u);
+
+  const KfPalette r = parse_kfp(
+      "Colors: 1,2,3,\nColorMethod: 4\nSmoothingMethod: 1\nBailoutRadiusPreset: 3\n"
+      "BailoutRadiusCustom: 64\nInteriorColor: 10,20,30\nFlat: 1\nColorPhaseStrength: 40\n",
+      "m.kfr");
+  EXPECT_DOUBLE_EQ(r.escape_radius, 64);
+  EXPECT_EQ(r.interior.g, 20);
+  EXPECT_TRUE(r.flat);
+  EXPECT_DOUBLE_EQ(r.phase_strength, 40);
+  EXPECT_NE(kf_not_reproduced(r).find("ColorMethod=4"), std::string::npos);
+  EXPECT_NE(kf_not_reproduced(r).find("square-root"), std::string::npos);
+  expect_refused("Colors: 1,2,3,\nColorMethod: 12\n", "bad.kfp:2", "ColorMethod");
+  expect_refused("Colors: 1,2,3,\nDifferences: 2.5\n", "bad.kfp:2", "Differences");
+  expect_refused("Colors: 1,2,3,\nInteriorColor: 1,2\n", "bad.kfp:2", "InteriorColor");
+  expect_refused("Colors: 1,2,3,\nBailoutRadiusPreset: 3\n", "bad.kfp", "BailoutRadiusCustom");
+}
+
 }  // namespace
 }  // namespace ds::app

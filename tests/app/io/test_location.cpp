@@ -97,10 +97,11 @@ TEST(Location, ParsesKallesFraktalerFiles) {
   EXPECT_FALSE(l.width.has_value());
   // KF's imaginary axis points down (ImagPointsUp, KF 2.15.4, makes it point up).
   EXPECT_EQ(l.pixel_map, (PixelMap{1, 0, 0, -1}));
-  // Only the keys that differ from plain, uncoloured z^2 + c are listed: Colors.
-  ASSERT_EQ(l.warnings.size(), 1u) << all(l.warnings);
-  EXPECT_TRUE(names(l.warnings[0], {"kf.kfr", "Colors"}));
-  EXPECT_EQ(l.warnings[0].find("Slope"), std::string::npos) << l.warnings[0];
+  // The colouring keys are KF's colouring, which the kf shader draws: nothing to warn about.
+  EXPECT_TRUE(l.warnings.empty()) << all(l.warnings);
+  ASSERT_TRUE(l.kf_colouring.has_value());
+  EXPECT_EQ(l.kf_colouring->colors.size(), 2u);
+  EXPECT_DOUBLE_EQ(l.kf_colouring->iter_div, 1);
   // The view draws KF's mirror image as the conjugate view with the identity map.
   mandel::View v;
   apply_to_view(l, &v, true);
@@ -172,6 +173,25 @@ TEST(Location, KfColouringFieldsAreListedInOneWarning) {
   EXPECT_TRUE(names(l.warnings[0], {"c.kfr", "ColorMethod=7", "Slopes=1", "BailoutRadiusPreset=1"}));
   EXPECT_EQ(l.warnings[0].find("SlopePower"), std::string::npos);  // a detail of Slopes
   EXPECT_TRUE(names(l.warnings[1], {"unknown", "NewThing"}));
+}
+
+// With a palette (Colors), KF's colour method keys are the kf shader's and are not warned about;
+// what it cannot draw (GLSL, MultiColor, ColorMethod 4) still is.
+TEST(Location, KfColouringWithAPaletteIsReproduced) {
+  const Location l = parse_location(std::string(kKfHead) +
+                                        "Colors: 1,2,3,4,5,6,\r\nColorMethod: 7\r\nDifferences: 3\r\n"
+                                        "IterDiv: 0.5\r\nSlopes: 1\r\nMultiColor: 1\r\n",
+                                    "c.kfr");
+  ASSERT_EQ(l.warnings.size(), 1u) << all(l.warnings);
+  EXPECT_TRUE(names(l.warnings[0], {"c.kfr", "MultiColor=1"}));
+  EXPECT_EQ(l.warnings[0].find("ColorMethod"), std::string::npos) << l.warnings[0];
+  EXPECT_EQ(l.warnings[0].find("Slopes"), std::string::npos) << l.warnings[0];
+  ASSERT_TRUE(l.kf_colouring.has_value());
+  EXPECT_EQ(l.kf_colouring->color_method, 7);
+  EXPECT_EQ(l.kf_colouring->differences, 3);
+  const Location s = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nColorMethod: 4\r\n", "s.kfr");
+  ASSERT_EQ(s.warnings.size(), 1u) << all(s.warnings);
+  EXPECT_TRUE(names(s.warnings[0], {"s.kfr", "ColorMethod=4", "stretched"}));
 }
 
 TEST(Location, RejectsMalformedFiles) {
@@ -562,3 +582,30 @@ TEST(Npy, HeaderAndDataFollowTheFormat) {
 }
 
 }  // namespace
+
+namespace ds::app {
+namespace {
+
+// A .kfr written from a location with KF's colouring reads back with the same colouring (the
+// window's Save as .kfr of a .kfr it opened).
+TEST(Location, KfrKeepsItsKfColouringWhenWritten) {
+  const Location l = parse_location(std::string(kKfHead) +
+                                        "Colors: 1,2,3,40,50,60,\r\nColorMethod: 7\r\nDifferences: 3\r\n"
+                                        "IterDiv: 0.5\r\nColorOffset: 12\r\nSmooth: 0\r\nInteriorColor: 9,8,7\r\n",
+                                    "c.kfr");
+  const Location back = parse_location(format_kfr(l), "back.kfr");
+  ASSERT_TRUE(back.kf_colouring.has_value());
+  EXPECT_TRUE(back.warnings.empty()) << all(back.warnings);
+  const KfPalette& k = *back.kf_colouring;
+  ASSERT_EQ(k.colors.size(), 2u);
+  EXPECT_EQ(k.colors[1].g, 50);
+  EXPECT_EQ(k.color_method, 7);
+  EXPECT_EQ(k.differences, 3);
+  EXPECT_DOUBLE_EQ(k.iter_div, 0.5);
+  EXPECT_DOUBLE_EQ(k.color_offset, 12);
+  EXPECT_FALSE(k.smooth);
+  EXPECT_EQ(k.interior.r, 9);
+}
+
+}  // namespace
+}  // namespace ds::app

@@ -1,0 +1,89 @@
+// The Mandelbrot panel at 1280x800 under a private Xvfb (tests/app/gui/with_xvfb.sh), CPU path: a
+// Kalles Fraktaler .kfr opens with its own palette and colour method (the kf shader, as `render
+// --location` draws it: the image's colours are KF's table entries, not the built-in palette's),
+// with no warning shown; its coordinates are shown in one notation with the exponent visible; and
+// Ctrl+S writes the location file the panel's path names.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "app/io/kfp.h"
+#include "app/io/location.h"
+#include "kernels/colour/palette.h"
+#include "test_files.h"
+#include "window_session.h"
+
+namespace {
+
+using ds::test::load;
+using ds::test::Png;
+using ds::test::run;
+using ds::test::write;
+
+// Share of the image area's pixels (right of the 360-pixel controls, below the tab bar), sampled,
+// within one level of a blend of two neighbouring entries of the table (black ones left out).
+double share_from_table(const Png& p, const ds::colour::Palette& t, size_t* counted) {
+  size_t n = 0, hit = 0;
+  for (int y = 48; y < p.h - 8; y += 7)
+    for (int x = 392; x < p.w - 8; x += 7) {
+      const unsigned char* q = p.at(x, y);
+      if (q[0] + q[1] + q[2] < 12) continue;
+      ++n;
+      for (int k = 0; k < t.stops; ++k) {
+        const ds::colour::Rgb8 a = t.stop[k], b = t.stop[(k + 1) % t.stops];
+        auto in = [](int v, int u, int w) { return v >= std::min(u, w) - 1 && v <= std::max(u, w) + 1; };
+        if (in(q[0], a.r, b.r) && in(q[1], a.g, b.g) && in(q[2], a.b, b.b)) {
+          ++hit;
+          break;
+        }
+      }
+    }
+  *counted = n;
+  return n ? static_cast<double>(hit) / n : 0;
+}
+
+// Pixels of the panel's notice colour (ImVec4(1.0, 0.8, 0.3): 255, 204, 76) in the controls.
+int notice_pixels(const Png& p) {
+  int hit = 0;
+  for (int y = 30; y < p.h; ++y)
+    for (int x = 0; x < 370 && x < p.w; ++x) {
+      const unsigned char* q = p.at(x, y);
+      hit += q[0] > 230 && std::abs(q[1] - 204) <= 20 && std::abs(q[2] - 76) <= 30;
+    }
+  return hit;
+}
+
+TEST(MandelbrotPanelSession, KfrOpensWithItsColouringAndCtrlSSavesIt) {
+  ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
+  const std::string d = ds::test::make_tmpdir("panel-session");
+  const std::string kfr = ds::test::source_path("tests/data/kf-benchmarks/1e14.kfr");
+  write(d + "/s.script", "wait-idle 120\nmove 5 5\nwait 3\nscreenshot " + d + "/panel.png\nkey ctrl+s\nwait 3\nquit\n");
+  ASSERT_EQ(run("cd " + d + " && CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
+                " --size 1280x800 --location " + kfr + " --script " + d + "/s.script > " + d + "/log.txt 2>&1"),
+            0)
+      << ds::test::slurp(d + "/log.txt");
+  const Png p = load(d + "/panel.png");
+  ASSERT_EQ(p.w, 1280);
+  ASSERT_EQ(p.h, 800);
+  const ds::app::KfPalette kp = ds::app::read_kfp(kfr);
+  size_t n = 0, n_classic = 0;
+  const double kf = share_from_table(p, ds::app::kf_table(kp), &n);
+  const double classic = share_from_table(p, ds::colour::palette_by_name("classic"), &n_classic);
+  std::printf("%zu pixels sampled: %.3f from KF's table, %.3f from the classic palette\n", n, kf, classic);
+  ASSERT_GT(n, 5000u);
+  EXPECT_GT(kf, 0.97) << "the image is not in the file's palette";
+  EXPECT_LT(classic, 0.5);
+  EXPECT_EQ(notice_pixels(p), 0) << "a warning is shown for a file whose colouring is reproduced";
+  // Ctrl+S: the panel's location path (location.txt, in the working folder), in our format, with
+  // the view and the .kfr as its palette.
+  const std::string saved = ds::test::slurp(d + "/location.txt");
+  ASSERT_FALSE(saved.empty()) << ds::test::slurp(d + "/log.txt");
+  const ds::app::Location l = ds::app::parse_location(saved, "location.txt");
+  EXPECT_EQ(l.re.substr(0, 20), "-1.75981713080484781");
+  EXPECT_EQ(l.zoom.substr(0, 4), "1.00");
+  ASSERT_TRUE(l.palette.has_value());
+  EXPECT_EQ(*l.palette, kfr);
+}
+
+}  // namespace
