@@ -21,9 +21,8 @@ void paint(const std::vector<Prim>& prims, const app::plot::Rect& plot, ImDrawLi
     if (p.clip) dl->PushClipRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1 + 1, plot.y1 + 1), true);
     switch (p.kind) {
       case Prim::Kind::kLine:
-        // Whole-pixel lines sit on pixel centres, as in the raster backend.
-        dl->AddLine(ImVec2(p.pts[0].x + 0.5f, p.pts[0].y + 0.5f), ImVec2(p.pts[1].x + 0.5f, p.pts[1].y + 0.5f),
-                    col(p.colour), p.width);
+        // AddLine puts whole-pixel ends on pixel centres itself (+0.5), as the raster backend does.
+        dl->AddLine(ImVec2(p.pts[0].x, p.pts[0].y), ImVec2(p.pts[1].x, p.pts[1].y), col(p.colour), p.width);
         break;
       case Prim::Kind::kPolyline:
         pts.clear();

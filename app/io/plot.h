@@ -120,6 +120,11 @@ std::string format_number(double v, int digits);
 // false where none has.
 bool data_range(const std::vector<Series>& series, bool x_axis, Scale s, double* lo, double* hi);
 
+// Line widths that keep equal lines visible: the last line series `thinnest` pixels wide, each
+// earlier one `step` wider, so a line drawn over an equal one leaves the earlier one's edges
+// showing (double and composite energies often agree to the pixel).
+void nest_line_widths(std::vector<Series>* series, float thinnest = 2, float step = 1.5f);
+
 struct LegendEntry {
   Rect swatch;  // where its colour is drawn
   Rgba colour;

@@ -143,6 +143,12 @@ bool data_range(const std::vector<Series>& series, bool x_axis, Scale s, double*
   return true;
 }
 
+void nest_line_widths(std::vector<Series>* series, float thinnest, float step) {
+  float w = thinnest;
+  for (auto it = series->rbegin(); it != series->rend(); ++it)
+    if (it->style == Style::kLine) it->width = w, w += step;
+}
+
 Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th) {
   for (const Series& s : f.series)
     if (s.x.size() != s.y.size())
@@ -185,6 +191,8 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
     for (const Tick& k : L.x_ticks) xw = std::max(xw, m.width(k.label));
   }
   if (!L.x_ticks.empty()) p.x1 = area.x1 - std::max(10.0f, m.width(L.x_ticks.back().label) / 2 + 4);
+  // Whole pixels, so the frame and the grid are crisp in every backend.
+  p.x0 = std::round(p.x0), p.y0 = std::round(p.y0), p.x1 = std::round(p.x1), p.y1 = std::round(p.y1);
   if (p.w() < 20 || p.h() < 20) {
     L.note = "the plot area is too small";
     return L;

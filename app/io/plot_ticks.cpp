@@ -81,7 +81,12 @@ std::vector<Tick> log_ticks(double lo, double hi, int want) {
   }
   for (int d = d0 - 1; d <= d1; ++d) {
     const double base = std::pow(10.0, d);
-    if (d >= d0 && ((d % every) + every) % every == 0) t.push_back({base, format_number(base, 1)});
+    if (d >= d0 && ((d % every) + every) % every == 0) {
+      // Decades near 1 as plain numbers ("0.001", "100"), others as powers ("1e-6").
+      char b[32];
+      if (d >= -4 && d <= 4) std::snprintf(b, sizeof b, "%.*f", std::max(0, -d), base);
+      t.push_back({base, d >= -4 && d <= 4 ? std::string(b) : format_number(base, 1)});
+    }
     else if (d >= d0) t.push_back({base, ""});
     if (every == 1 && decades <= 8)
       for (int m = 2; m <= 9; ++m) {
