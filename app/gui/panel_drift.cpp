@@ -342,8 +342,8 @@ class DriftPanel final : public Panel {
                          "here on a log scale, all on one time axis, with the potential energy below.");
       return;
     }
-    app::plot::nest_line_widths(&rel.series);
-    app::plot::nest_line_widths(&pe.series);
+    app::plot::nest_line_widths(&rel.series, 2, 2);  // ImGui antialiases a pixel of each edge
+    app::plot::nest_line_widths(&pe.series, 2, 2);
     const float h = ImGui::GetContentRegionAvail().y;
     draw_plot("##drift", rel, 0, std::max(220.0f, h * 0.48f));
     draw_plot("##pe", pe, 0, std::max(160.0f, h * 0.27f));
@@ -444,8 +444,15 @@ class DriftPanel final : public Panel {
       }
       du.series.push_back(std::move(s));
     }
-    app::plot::nest_line_widths(&du.series);
+    app::plot::nest_line_widths(&du.series, 2, 2);
     draw_plot("##doundo", du, 0, 240);
+    std::string zeros_du;
+    for (const auto& s : du.series) {
+      std::size_t z = 0;
+      for (double v : s.y) z += v == 0;
+      if (z > 0) zeros_du += (zeros_du.empty() ? "" : ", ") + s.name + " " + std::to_string(z) + " of " + std::to_string(s.y.size());
+    }
+    if (!zeros_du.empty()) ImGui::TextDisabled("exactly 0, so not on the log axis: %s", zeros_du.c_str());
     ImGui::Text("seconds: f32 %.4g, f64 %.4g, composite %.4g, ff %.4g", suite_->seconds[0],
                 suite_->seconds[1], suite_->seconds[2], suite_->seconds[3]);
     // Summation: the exact sum is 0, so |result| is the error; one marker per method and case.

@@ -51,15 +51,28 @@ class HenonPanel final : public Panel {
     return job_.running() || dirty_ || scan_.busy() || plane_.busy() || bifurcation_.busy();
   }
   // `bifurcation=1` with a-from, a-to, b, columns, transient, points: opens the Bifurcation view and
-  // computes the diagram, as its Run button would.
+  // computes the diagram, as its Run button would. `plane=fit`: the plane at the panel's full
+  // resolution, as its "fit the panel" button does.
   bool run_with(const std::string& settings, std::string* error) override {
     std::istringstream in(settings);
     bool bif = false;
     for (std::string w; in >> w;) {
       const std::size_t eq = w.find('=');
       const std::string name = w.substr(0, eq), value = w.substr(eq + 1);
-      if (name == "bifurcation") bif = value == "1";
-      else if (!bifurcation_.set(name, value, error)) return false;
+      if (name == "bifurcation") {
+        bif = value == "1";
+      } else if (name == "plane" && value == "fit") {
+        // The plane at the panel's full resolution: it must have been drawn once (tab henon-plane).
+        if (!plane_.fit_to_panel()) {
+          *error = "plane=fit needs the Plane view drawn first (tab henon-plane, wait-idle)";
+          return false;
+        }
+        plane_.apply_fields();
+        show_plane_ = true;
+        return true;
+      } else if (!bifurcation_.set(name, value, error)) {
+        return false;
+      }
     }
     if (!bif) {
       *error = "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points)";
@@ -114,7 +127,8 @@ class HenonPanel final : public Panel {
       }
       if (ImGui::BeginTabItem("Plane", nullptr, show_plane_ ? ImGuiTabItemFlags_SetSelected : 0)) {
         HenonScanView::Pick pick;
-        if (plane_.draw_view(&pick.a, &pick.b)) open_pick(pick);
+        if (plane_.draw_view(&pick.a, &pick.b, std::strtod(a_buf_, nullptr), std::strtod(b_buf_, nullptr)))
+          open_pick(pick);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Bifurcation", nullptr, show_bifurcation_ ? ImGuiTabItemFlags_SetSelected : 0)) {

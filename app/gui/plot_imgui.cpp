@@ -50,16 +50,28 @@ void paint(const std::vector<Prim>& prims, const app::plot::Rect& plot, ImDrawLi
 
 }  // namespace
 
-app::plot::Layout draw_plot(const char* id, const app::plot::Figure& f, float width, float height) {
-  if (width <= 0) width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
-  ImGui::InvisibleButton(id, ImVec2(width, height));
-  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+app::plot::Layout plot_layout(const app::plot::Figure& f, float x0, float y0, float x1, float y1) {
   app::plot::TextMetrics m;
   m.width = [](const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; };
   m.height = ImGui::GetTextLineHeight();
-  const app::plot::Layout l = app::plot::layout(f, {a.x, a.y, b.x, b.y}, m, app::plot::Theme::dark());
+  return app::plot::layout(f, {x0, y0, x1, y1}, m, app::plot::Theme::dark());
+}
+
+app::plot::Layout draw_plot(const char* id, const app::plot::Figure& f, float width, float height,
+                            const std::function<void(const app::plot::Layout&, ImDrawList*)>& underlay) {
+  if (width <= 0) width = std::max(50.0f, ImGui::GetContentRegionAvail().x);
+  ImGui::InvisibleButton(id, ImVec2(width, height));
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  const app::plot::Layout l = plot_layout(f, a.x, a.y, b.x, b.y);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  paint(l.prims, l.t.plot, dl);
+  if (underlay && !l.prims.empty()) {
+    // The first primitive is the background.
+    paint({l.prims.front()}, l.t.plot, dl);
+    underlay(l, dl);
+    paint(std::vector<Prim>(l.prims.begin() + 1, l.prims.end()), l.t.plot, dl);
+  } else {
+    paint(l.prims, l.t.plot, dl);
+  }
   if (ImGui::IsItemHovered()) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const app::plot::Nearest n = app::plot::nearest(f, l, {mouse.x, mouse.y}, 16);

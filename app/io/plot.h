@@ -27,6 +27,9 @@ struct Axis {
   // A fixed range; NaN (either) fits the range to the data. Figures whose series belong together
   // share an x-range by setting the same lo and hi (see data_range).
   double lo = NAN, hi = NAN;
+  // A text at least as wide as any tick label, so the plot area keeps its place as the range (and
+  // so the labels) change, e.g. while a view is zoomed; empty: fitted to the labels.
+  std::string tick_widest;
 };
 
 enum class Style {
@@ -48,6 +51,11 @@ struct Figure {
   Axis x, y;
   std::vector<Series> series;
   bool legend = true;
+  // The legend in a column right of the plot instead of inside it (for plots whose whole area is
+  // an image, such as the Hénon parameter plane).
+  bool legend_outside = false;
+  std::string legend_widest;  // a name at least as wide as any entry's, so the legend keeps its width
+  bool grid = true;  // grid lines at the labelled ticks
 };
 
 struct Vec2 {

@@ -167,6 +167,16 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
 
   float top = area.y0 + 4;
   L.prims.push_back(rect(area, th.background));
+  // A legend outside takes a column on the right, as wide as its widest entry.
+  std::vector<const Series*> named;
+  for (const Series& s : f.series)
+    if (!s.name.empty()) named.push_back(&s);
+  const float row = lh + 6, sw = 26;
+  float nw = f.legend_widest.empty() ? 0.0f : m.width(f.legend_widest);
+  for (const Series* s : named) nw = std::max(nw, m.width(s->name));
+  const float bw = 8 + sw + 8 + nw + 8, bh = 6 + row * static_cast<float>(named.size()) + 2;
+  const bool outside = f.legend && f.legend_outside && !named.empty();
+  const float right = outside ? area.x1 - bw - 8 : area.x1;
   if (!f.title.empty()) {
     L.prims.push_back(text({(area.x0 + area.x1) / 2, top}, f.title, th.text, Anchor::kTop));
     top += lh + 6;
@@ -179,10 +189,10 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   p.y0 = top + lh / 2;
   p.y1 = bottom;
   L.y_ticks = ticks(t.ys, t.y0, t.y1, std::clamp(static_cast<int>(p.h() / (2.5f * lh)), 2, 10));
-  float yw = 0;
+  float yw = f.y.tick_widest.empty() ? 0.0f : m.width(f.y.tick_widest);
   for (const Tick& k : L.y_ticks) yw = std::max(yw, m.width(k.label));
   p.x0 = area.x0 + yw + 14;
-  p.x1 = area.x1 - 10;
+  p.x1 = right - 10;
   // Two passes: as many x ticks as the widest label leaves room for.
   float xw = m.width("0.0000");
   for (int pass = 0; pass < 2; ++pass) {
@@ -190,7 +200,10 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
     xw = lh;
     for (const Tick& k : L.x_ticks) xw = std::max(xw, m.width(k.label));
   }
-  if (!L.x_ticks.empty()) p.x1 = area.x1 - std::max(10.0f, m.width(L.x_ticks.back().label) / 2 + 4);
+  if (!f.x.tick_widest.empty())
+    p.x1 = right - std::max(10.0f, m.width(f.x.tick_widest) / 2 + 4);
+  else if (!L.x_ticks.empty())
+    p.x1 = right - std::max(10.0f, m.width(L.x_ticks.back().label) / 2 + 4);
   // Whole pixels, so the frame and the grid are crisp in every backend.
   p.x0 = std::round(p.x0), p.y0 = std::round(p.y0), p.x1 = std::round(p.x1), p.y1 = std::round(p.y1);
   if (p.w() < 20 || p.h() < 20) {
@@ -205,7 +218,7 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
     if (!t.to_px(k.value, t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : t.y0, &q)) continue;
     const float x = std::round(q.x);
     if (x < p.x0 - 0.5f || x > p.x1 + 0.5f) continue;
-    if (!k.label.empty()) L.prims.push_back(line({x, p.y0}, {x, p.y1}, th.grid));
+    if (!k.label.empty() && f.grid) L.prims.push_back(line({x, p.y0}, {x, p.y1}, th.grid));
     L.prims.push_back(line({x, p.y1}, {x, p.y1 + (k.label.empty() ? 3.0f : 5.0f)}, th.frame));
     if (!k.label.empty()) L.prims.push_back(text({x, p.y1 + 7}, k.label, th.text, Anchor::kTop));
   }
@@ -214,7 +227,7 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
     if (!t.to_px(t.xs == Scale::kLog10 ? std::pow(10.0, t.x0) : t.x0, k.value, &q)) continue;
     const float y = std::round(q.y);
     if (y < p.y0 - 0.5f || y > p.y1 + 0.5f) continue;
-    if (!k.label.empty()) L.prims.push_back(line({p.x0, y}, {p.x1, y}, th.grid));
+    if (!k.label.empty() && f.grid) L.prims.push_back(line({p.x0, y}, {p.x1, y}, th.grid));
     L.prims.push_back(line({p.x0 - (k.label.empty() ? 3.0f : 5.0f), y}, {p.x0, y}, th.frame));
     if (!k.label.empty()) L.prims.push_back(text({p.x0 - 8, y}, k.label, th.text, Anchor::kRight));
   }
@@ -230,18 +243,11 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   if (!L.note.empty())
     L.prims.push_back(text({(p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2}, L.note, th.text, Anchor::kCentre));
 
-  // The legend, in the corner with the fewest drawn points under it.
-  std::vector<const Series*> named;
-  for (const Series& s : f.series)
-    if (!s.name.empty()) named.push_back(&s);
+  // The legend: outside on the right, or inside in the corner with the fewest drawn points under it.
   if (!f.legend || named.empty()) return L;
-  const float row = lh + 6, sw = 26;
-  float nw = 0;
-  for (const Series* s : named) nw = std::max(nw, m.width(s->name));
-  const float bw = 8 + sw + 8 + nw + 8, bh = 6 + row * static_cast<float>(named.size()) + 2;
-  Rect best;
+  Rect best{right + 8, p.y0, right + 8 + bw, p.y0 + bh};
   std::size_t best_count = std::numeric_limits<std::size_t>::max();
-  for (int corner = 0; corner < 4; ++corner) {
+  for (int corner = 0; corner < 4 && !outside; ++corner) {
     const float x0 = corner % 2 == 0 ? p.x1 - 8 - bw : p.x0 + 8;
     const float y0 = corner < 2 ? p.y0 + 8 : p.y1 - 8 - bh;
     const Rect r{x0, y0, x0 + bw, y0 + bh};

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/henon_png.h"
 #include "app/io/plot.h"
 #include "test_files.h"
 #include "window_session.h"
@@ -235,6 +236,68 @@ TEST_F(PlotSession, TmdPlotsTheHistogramTheCasesAndTheirDistances) {
   EXPECT_GT(count(png, dist.x0, dist.y0, dist.x1, dist.y1, palette(3), 20), 30) << "no model line";
   EXPECT_GE(swatch(png, dist, palette(0), false), 0);
   EXPECT_GE(swatch(png, dist, palette(3), true), 0);
+}
+
+
+// The Hénon tab: the bifurcation diagram over a in [1, 1.43] at b = 0.3 (its frame, tick labels,
+// points of the attractor inside it, and the red line at the orbit view's a = 1.4 where the
+// transform puts it); then the parameter plane on a and b axes, with its period legend beside it
+// (period 1's colour, the most common, first) and the marker at (1.4, 0.3).
+TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
+  ASSERT_EQ(session("henon",
+                    "tab henon\n"
+                    "run bifurcation=1 a-from=1.0 a-to=1.43 b=0.3 columns=400 points=100\n"
+                    "wait-idle 300\n"
+                    "leave\n"
+                    "wait 3\n"
+                    "screenshot $D/bifurcation.png\n"
+                    "tab henon-plane\n"
+                    "wait-idle 300\n"
+                    "leave\n"
+                    "wait 3\n"
+                    "screenshot $D/plane.png\n"
+                    "quit\n"),
+            0)
+      << log("henon");
+  const Png bif = load(dir_ + "/bifurcation.png");
+  ASSERT_EQ(bif.w, 1280) << log("henon");
+  std::vector<Frame> fr = frames(bif);
+  ASSERT_EQ(fr.size(), 1u);
+  const Frame f = fr[0];
+  expect_tick_labels(bif, f);
+  const Rgba point{150, 200, 255, 255};
+  EXPECT_GT(count(bif, f.x0, f.y0, f.x1, f.y1, point, 40), 3000) << "no attractor points";
+  // The marker: a red column where a = 1.4 falls.
+  const int x = f.x0 + static_cast<int>((1.4 - 1.0) / 0.43 * (f.x1 - f.x0));
+  int best = 0, at = -1;
+  for (int c = x - 3; c <= x + 3; ++c) {
+    const int n = count(bif, c, f.y0, c + 1, f.y1, palette(1), 20);
+    if (n > best) best = n, at = c;
+  }
+  std::printf("bifurcation frame (%d, %d) - (%d, %d); a = 1.4 expected at column %d, red column at %d\n", f.x0, f.y0,
+              f.x1, f.y1, x, at);
+  EXPECT_GT(best, (f.y1 - f.y0) * 8 / 10);
+  EXPECT_GE(swatch(bif, f, palette(1), true), 0);
+
+  const Png plane = load(dir_ + "/plane.png");
+  ASSERT_EQ(plane.w, 1280);
+  fr = frames(plane);
+  ASSERT_GE(fr.size(), 1u);
+  const Frame p = fr[0];
+  std::printf("plane frame (%d, %d) - (%d, %d)\n", p.x0, p.y0, p.x1, p.y1);
+  expect_tick_labels(plane, p);
+  // The legend, right of the image: the marker's red line and period 1's colour (henon_png.h).
+  unsigned char one[3];
+  ds::app::category_colour(1, one);
+  const Frame beside{p.x1 + 2, p.y0, std::min(plane.w - 1, p.x1 + 400), p.y1};
+  EXPECT_GE(swatch(plane, beside, Rgba{255, 60, 60, 255}, true), 0) << "no marker entry";
+  EXPECT_GE(swatch(plane, beside, Rgba{one[0], one[1], one[2], 255}, false), 0) << "no period-1 entry";
+  // The marker ring at (1.4, 0.3): the view is a in [-0.5, 2], b in [-0.703125, 0.703125].
+  const double mx = p.x0 + (1.4 + 0.5) / 2.5 * (p.x1 - p.x0), my = p.y1 - (0.3 + 0.703125) / 1.40625 * (p.y1 - p.y0);
+  EXPECT_GT(count(plane, static_cast<int>(mx) - 10, static_cast<int>(my) - 10, static_cast<int>(mx) + 11,
+                  static_cast<int>(my) + 11, Rgba{255, 60, 60, 255}, 40),
+            20)
+      << "no marker at (1.4, 0.3)";
 }
 
 }  // namespace
