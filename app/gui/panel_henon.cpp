@@ -51,16 +51,20 @@ class HenonPanel final : public Panel {
     return job_.running() || dirty_ || scan_.busy() || plane_.busy() || bifurcation_.busy();
   }
   // `bifurcation=1` with a-from, a-to, b, columns, transient, points: opens the Bifurcation view and
-  // computes the diagram, as its Run button would. `plane=fit`: the plane at the panel's full
-  // resolution, as its "fit the panel" button does.
+  // computes the diagram, as its Run button would. `scan=1` with scan-NAME settings runs the sink
+  // scan. `plane=fit`: the plane at the panel's full resolution, as its "fit the panel" button does.
   bool run_with(const std::string& settings, std::string* error) override {
     std::istringstream in(settings);
-    bool bif = false;
+    bool bif = false, scan = false;
     for (std::string w; in >> w;) {
       const std::size_t eq = w.find('=');
       const std::string name = w.substr(0, eq), value = w.substr(eq + 1);
       if (name == "bifurcation") {
         bif = value == "1";
+      } else if (name == "scan" && value == "1") {
+        scan = true;
+      } else if (name.rfind("scan-", 0) == 0) {
+        if (!scan_.set(name.substr(5), value, error)) return false;
       } else if (name == "plane" && value == "fit") {
         // The plane at the panel's full resolution: it must have been drawn once (tab henon-plane).
         if (!plane_.fit_to_panel()) {
@@ -74,8 +78,15 @@ class HenonPanel final : public Panel {
         return false;
       }
     }
+    if (scan) {
+      scan_.start();
+      show_scan_ = true;
+      return true;
+    }
     if (!bif) {
-      *error = "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points)";
+      *error = "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points), scan=1 "
+               "(with scan-a-min, scan-a-step, scan-b-min, scan-na, scan-start-points, scan-transient, "
+               "scan-p-max, scan-backend) or plane=fit";
       return false;
     }
     bifurcation_.start();

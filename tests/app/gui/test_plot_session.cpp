@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -246,6 +247,12 @@ TEST_F(PlotSession, TmdPlotsTheHistogramTheCasesAndTheirDistances) {
 TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   ASSERT_EQ(session("henon",
                     "tab henon\n"
+                    "run scan=1 scan-a-min=1.0 scan-a-step=0.0005 scan-na=860 scan-start-points=8 "
+                    "scan-transient=2000 scan-p-max=200 scan-backend=cpu\n"
+                    "wait-idle 300\n"
+                    "leave\n"
+                    "wait 3\n"
+                    "screenshot $D/scan.png\n"
                     "run bifurcation=1 a-from=1.0 a-to=1.43 b=0.3 columns=400 points=100\n"
                     "wait-idle 300\n"
                     "leave\n"
@@ -259,6 +266,24 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
                     "quit\n"),
             0)
       << log("henon");
+  // The sink scan's strip: periods over a (log axis) with its legend; the period-4 sinks at a < 1.02
+  // (b = 0.3: the period-8 doubling is near a = 1.026) lie on the axis where the transform puts 4.
+  const Png scan = load(dir_ + "/scan.png");
+  ASSERT_EQ(scan.w, 1280) << log("henon");
+  std::vector<Frame> sf = frames(scan);
+  ASSERT_EQ(sf.size(), 1u);
+  const Frame s = sf[0];
+  expect_tick_labels(scan, s);
+  const Rgba sink{90, 220, 110, 255}, none{150, 150, 160, 255};
+  EXPECT_GE(swatch(scan, s, sink, false), 0);
+  EXPECT_GE(swatch(scan, s, none, false), 0);
+  EXPECT_GT(count(scan, s.x0, s.y0, s.x1, s.y1, sink, 10), 200);
+  // y: log10 over the drawn range [4, 400] with 5 % margins in log space.
+  const double l0 = std::log10(4.0), l1 = std::log10(400.0), m = 0.05 * (l1 - l0);
+  const int y4 = s.y1 - static_cast<int>((l0 - (l0 - m)) / ((l1 + m) - (l0 - m)) * (s.y1 - s.y0));
+  const int x102 = s.x0 + static_cast<int>((1.01 - 1.0) / 0.4295 * (s.x1 - s.x0));
+  EXPECT_GT(count(scan, s.x0, y4 - 3, x102, y4 + 4, sink, 10), 20) << "no period-4 sinks at a < 1.01, row " << y4;
+
   const Png bif = load(dir_ + "/bifurcation.png");
   ASSERT_EQ(bif.w, 1280) << log("henon");
   std::vector<Frame> fr = frames(bif);
