@@ -148,8 +148,11 @@ std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bo
     f.series.push_back(std::move(s));
   }
   const int64_t n = 4LL * p.cells * p.cells * p.cells;
-  f.title = std::string(drift_plot ? "relative energy drift" : "potential energy") + ", LJ " + std::to_string(n) +
-            " atoms, dt " + fmt("%g", p.dt) + (p.shifted_force ? ", shifted force" : p.shift ? "" : ", unshifted");
+  f.title = std::string(drift_plot ? "relative energy drift" : "potential energy") + ", LJ " +
+            std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) +
+            (p.shifted_force ? ", shifted force"
+             : p.shift       ? ""
+                             : ", unshifted");
   f.x.label = "time (tau, reduced LJ units)";
   f.x.lo = 0;
   f.x.hi = p.dt * static_cast<double>(p.steps);

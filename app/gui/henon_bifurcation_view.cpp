@@ -119,8 +119,9 @@ bool HenonBifurcationView::draw_view(double current_a, std::string* a, std::stri
     r = shown_;
   }
   if (!r) {
-    ImGui::TextWrapped("No diagram yet: choose the range of a and the fixed b on the left (Bifurcation diagram), "
-                       "then Run. Each a's orbit starts at (0, 0); its points after the transient are drawn.");
+    ImGui::TextWrapped(
+        "No diagram yet: choose the range of a and the fixed b on the left (Bifurcation diagram), "
+        "then Run. Each a's orbit starts at (0, 0); its points after the transient are drawn.");
     return false;
   }
   ImGui::Text("%lld of the a values computed, %lld escaped (not drawn). Click opens that a's orbit.",
@@ -137,7 +138,8 @@ bool HenonBifurcationView::draw_view(double current_a, std::string* a, std::stri
     double lo = 0, hi = 0;
     if (app::plot::data_range(f.series, false, app::plot::Scale::kLinear, &lo, &hi)) {
       const double pad = 0.05 * (hi - lo);
-      f.series.push_back({"current a (orbit view)", {current_a, current_a}, {lo - pad, hi + pad}, app::plot::palette(1)});
+      f.series.push_back(
+          {"current a (orbit view)", {current_a, current_a}, {lo - pad, hi + pad}, app::plot::palette(1)});
       f.y.lo = lo - pad, f.y.hi = hi + pad;
     }
   }

@@ -80,7 +80,8 @@ void HenonPlaneView::draw_controls(Arith arith) {
     std::snprintf(label, sizeof label, "fit the panel (%d x %d)", fit_w_, fit_h_);
     if (ImGui::Button(label)) apply |= fit_to_panel();
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("One image pixel per screen pixel over the whole view area (more pixels: longer to compute)");
+      ImGui::SetTooltip(
+          "One image pixel per screen pixel over the whole view area (more pixels: longer to compute)");
   }
   width_px_ = std::clamp(width_px_, 1, 4096);
   height_px_ = std::clamp(height_px_, 1, 4096);
@@ -310,7 +311,8 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
     if (!shown_.lyapunov)
       for (int32_t k : shown_.period) ++counts[k < 0 ? -1 : k];
     legend_.assign(counts.begin(), counts.end());
-    std::stable_sort(legend_.begin(), legend_.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    std::stable_sort(legend_.begin(), legend_.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
   }
   const bool done = shown_.rows_done == SH;
   if (shown_.lyapunov)
@@ -325,7 +327,8 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
   ImGui::TextDisabled("wheel zoom, drag pan, double-click zoom in, right-click out, Ctrl+Z/Y; click: open the orbit");
   // Axes in a and b (doubles: labels only; the pixels' exact parameters come from plane_pixel),
   // the period legend in a column on the right, and the current (a, b) marked.
-  const double wa = std::strtod(view_.width.c_str(), nullptr), ca = std::strtod(view_.centre_a.c_str(), nullptr),
+  const double wa = std::strtod(view_.width.c_str(), nullptr),
+               ca = std::strtod(view_.centre_a.c_str(), nullptr),
                cb = std::strtod(view_.centre_b.c_str(), nullptr), hb = wa * H / W;
   app::plot::Figure fig;
   fig.x.label = "a";
@@ -345,9 +348,12 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
     app::category_colour(k, rgb);
     char name[64];
     std::snprintf(name, sizeof name, "%s  %.1f %%",
-                  k < 0 ? "escaped" : k == 0 ? "no period" : ("period " + std::to_string(k)).c_str(),
+                  k < 0    ? "escaped"
+                  : k == 0 ? "no period"
+                           : ("period " + std::to_string(k)).c_str(),
                   100.0 * static_cast<double>(n) / static_cast<double>(shown_.period.size()));
-    fig.series.push_back({name, {}, {}, app::plot::Rgba{rgb[0], rgb[1], rgb[2], 255}, app::plot::Style::kBars});
+    fig.series.push_back(
+        {name, {}, {}, app::plot::Rgba{rgb[0], rgb[1], rgb[2], 255}, app::plot::Style::kBars});
   }
   ImVec2 avail = ImGui::GetContentRegionAvail();
   avail.y = std::max(avail.y - 4, 50.0f);
@@ -378,7 +384,8 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
     dl->AddLine(ImVec2(m.x - 12, m.y), ImVec2(m.x - 7, m.y), IM_COL32(marker.r, marker.g, marker.b, 255), 2);
     dl->AddLine(ImVec2(m.x + 7, m.y), ImVec2(m.x + 12, m.y), IM_COL32(marker.r, marker.g, marker.b, 255), 2);
   }
-  const bool hovered = ImGui::IsItemHovered() && l.t.plot.contains({ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y});
+  const bool hovered =
+      ImGui::IsItemHovered() && l.t.plot.contains({ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y});
   rect_ = ImageRect{origin.x, origin.y, size.x, size.y, W, H};
   drawn_ = true;
   if (!hovered) return false;

@@ -345,8 +345,12 @@ bool HenonScanView::draw_strip(Pick* pick) {
   f.y.scale = plot::Scale::kLog10;
   plot::Series sink{"sink", {}, {}, plot::Rgba{90, 220, 110, 255}, plot::Style::kPoints, 3};
   plot::Series cyc{"periodic, not a sink", {}, {}, plot::palette(3), plot::Style::kPoints, 3};
-  plot::Series none{"no period within p_max (drawn at 2 p_max)", {}, {}, plot::Rgba{150, 150, 160, 255},
-                    plot::Style::kPoints, 3};
+  plot::Series none{"no period within p_max (drawn at 2 p_max)",
+                    {},
+                    {},
+                    plot::Rgba{150, 150, 160, 255},
+                    plot::Style::kPoints,
+                    3};
   int32_t p_max = 1;
   for (const Cell& c : cells_) p_max = std::max(p_max, c.period);
   p_max = std::max(p_max, p_max_);
@@ -356,17 +360,22 @@ bool HenonScanView::draw_strip(Pick* pick) {
     for (std::size_t i = 0; i < cells_.size() && i < shown_.params.size(); ++i) {
       const Cell& c = cells_[i];
       const double a = std::strtod(shown_.params[i].a.c_str(), nullptr);
-      if (pass == 0 && c.kind == Kind::kSink) sink.x.push_back(a), sink.y.push_back(c.period), index.push_back(i);
-      if (pass == 1 && c.kind == Kind::kPeriodic) cyc.x.push_back(a), cyc.y.push_back(c.period), index.push_back(i);
-      if (pass == 2 && c.kind == Kind::kAperiodic) none.x.push_back(a), none.y.push_back(2.0 * p_max), index.push_back(i);
+      if (pass == 0 && c.kind == Kind::kSink)
+        sink.x.push_back(a), sink.y.push_back(c.period), index.push_back(i);
+      if (pass == 1 && c.kind == Kind::kPeriodic)
+        cyc.x.push_back(a), cyc.y.push_back(c.period), index.push_back(i);
+      if (pass == 2 && c.kind == Kind::kAperiodic)
+        none.x.push_back(a), none.y.push_back(2.0 * p_max), index.push_back(i);
       if (pass == 0 && c.kind == Kind::kEscaped) ++escaped;
     }
   f.series = {sink, cyc, none};
-  ImGui::TextWrapped("%lld parameters: %zu with a sink, %zu periodic, %zu without a period, %lld escaped (not "
-              "drawn). Click a point to open its orbit; the Bifurcation view draws the attractor over a.",
-              static_cast<long long>(shown_.na), sink.x.size(), cyc.x.size(), none.x.size(),
-              static_cast<long long>(escaped));
-  const plot::Layout l = draw_plot("##scan_strip", f, 0, std::max(200.0f, ImGui::GetContentRegionAvail().y - 4));
+  ImGui::TextWrapped(
+      "%lld parameters: %zu with a sink, %zu periodic, %zu without a period, %lld escaped (not "
+      "drawn). Click a point to open its orbit; the Bifurcation view draws the attractor over a.",
+      static_cast<long long>(shown_.na), sink.x.size(), cyc.x.size(), none.x.size(),
+      static_cast<long long>(escaped));
+  const plot::Layout l =
+      draw_plot("##scan_strip", f, 0, std::max(200.0f, ImGui::GetContentRegionAvail().y - 4));
   if (!ImGui::IsItemClicked(ImGuiMouseButton_Left)) return false;
   const ImVec2 m = ImGui::GetIO().MousePos;
   const plot::Nearest n = plot::nearest(f, l, {m.x, m.y}, 12);

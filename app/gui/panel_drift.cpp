@@ -40,7 +40,8 @@ std::string duration(double s) {
   char b[48];
   if (!(s >= 0) || !std::isfinite(s)) return "?";
   if (s >= 3600)
-    std::snprintf(b, sizeof b, "%d h %02d min", static_cast<int>(s / 3600), static_cast<int>(std::fmod(s, 3600) / 60));
+    std::snprintf(b, sizeof b, "%d h %02d min", static_cast<int>(s / 3600),
+                  static_cast<int>(std::fmod(s, 3600) / 60));
   else if (s >= 60)
     std::snprintf(b, sizeof b, "%d min %02d s", static_cast<int>(s / 60), static_cast<int>(std::fmod(s, 60)));
   else
@@ -87,16 +88,26 @@ class DriftPanel final : public Panel {
           if (used != value.size()) throw std::invalid_argument(value);
           return v;
         };
-        if (name == "cells") cells_ = static_cast<int>(whole());
-        else if (name == "steps") steps_ = static_cast<int>(whole());
-        else if (name == "every") every_ = static_cast<int>(whole());
-        else if (name == "equilibrate") equil_ = static_cast<int>(whole());
-        else if (name == "dt") dt_ = real();
-        else if (name == "temperature") temp_ = real();
-        else if (name == "iterations") iterations_ = std::clamp<long long>(whole(), 1000, 100'000'000);
-        else if (name == "trial") trial_ = std::clamp(static_cast<int>(whole()), 1, 3) - 1;
-        else if (name == "divide-first") div_first_ = whole() != 0;
-        else if (name == "suites") suites = whole() != 0;
+        if (name == "cells")
+          cells_ = static_cast<int>(whole());
+        else if (name == "steps")
+          steps_ = static_cast<int>(whole());
+        else if (name == "every")
+          every_ = static_cast<int>(whole());
+        else if (name == "equilibrate")
+          equil_ = static_cast<int>(whole());
+        else if (name == "dt")
+          dt_ = real();
+        else if (name == "temperature")
+          temp_ = real();
+        else if (name == "iterations")
+          iterations_ = std::clamp<long long>(whole(), 1000, 100'000'000);
+        else if (name == "trial")
+          trial_ = std::clamp(static_cast<int>(whole()), 1, 3) - 1;
+        else if (name == "divide-first")
+          div_first_ = whole() != 0;
+        else if (name == "suites")
+          suites = whole() != 0;
         else if (name == "backend") {
           const char* names[] = {"auto", "cpu", "cuda"};
           int b = -1;
@@ -107,7 +118,8 @@ class DriftPanel final : public Panel {
         } else if (name == "precisions") {
           std::array<bool, kModes> on{};
           std::istringstream list(value);
-          for (std::string p; std::getline(list, p, ',');) on[static_cast<int>(drift::parse_precision(p))] = true;
+          for (std::string p; std::getline(list, p, ',');)
+            on[static_cast<int>(drift::parse_precision(p))] = true;
           enabled_ = on;
         } else {
           *error = "the MD drift tab has no setting \"" + name +
@@ -144,11 +156,13 @@ class DriftPanel final : public Panel {
     ImGui::BeginChild("drift_view", ImVec2(0, 0), true);
     if (ImGui::BeginTabBar("drift_tabs")) {
       // A run started by a script shows its own sub-tab.
-      if (ImGui::BeginTabItem("Lennard-Jones NVE", nullptr, select_ == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
+      if (ImGui::BeginTabItem("Lennard-Jones NVE", nullptr,
+                              select_ == 1 ? ImGuiTabItemFlags_SetSelected : 0)) {
         draw_md();
         ImGui::EndTabItem();
       }
-      if (ImGui::BeginTabItem("Summation and do/undo", nullptr, select_ == 2 ? ImGuiTabItemFlags_SetSelected : 0)) {
+      if (ImGui::BeginTabItem("Summation and do/undo", nullptr,
+                              select_ == 2 ? ImGuiTabItemFlags_SetSelected : 0)) {
         draw_suites();
         ImGui::EndTabItem();
       }
@@ -232,12 +246,14 @@ class DriftPanel final : public Panel {
     int on = 0;
     for (bool e : enabled_) on += e;
     if (measured_rate_ > 0 && on > 0)
-      ImGui::TextWrapped("estimate: about %s for %d precision%s side by side, at the last run's %.3g atom-steps/s "
-                         "per precision",
-                         duration(work / measured_rate_).c_str(), on, on > 1 ? "s" : "", measured_rate_);
+      ImGui::TextWrapped(
+          "estimate: about %s for %d precision%s side by side, at the last run's %.3g atom-steps/s "
+          "per precision",
+          duration(work / measured_rate_).c_str(), on, on > 1 ? "s" : "", measured_rate_);
     else
-      ImGui::TextWrapped("time: measured as the run goes (progress, rate and time left appear here). On 2 CPU "
-                         "cores the default 4,000 atoms x 20,000 steps runs at about 5 steps/s.");
+      ImGui::TextWrapped(
+          "time: measured as the run goes (progress, rate and time left appear here). On 2 CPU "
+          "cores the default 4,000 atoms x 20,000 steps runs at about 5 steps/s.");
   }
 
   drift::MdParams params() const {
@@ -332,14 +348,15 @@ class DriftPanel final : public Panel {
                            : res.blew_up       ? res.message
                            : res.cancelled     ? "stopped"
                                                : "done";
-      rows.push_back({k, live_[k]->finished ? res.steps_per_second : live_[k]->steps_per_second, fit.slope, fit.rms,
-                      s.empty() ? 0.0 : s.back().time, r.y.empty() ? NAN : r.y.back(), status});
+      rows.push_back({k, live_[k]->finished ? res.steps_per_second : live_[k]->steps_per_second, fit.slope,
+                      fit.rms, s.empty() ? 0.0 : s.back().time, r.y.empty() ? NAN : r.y.back(), status});
       rel.series.push_back(std::move(r));
       pe.series.push_back(std::move(p));
     }
     if (rows.empty()) {
-      ImGui::TextWrapped("Check the precisions to compare and press run: |E(t) - E(0)| / |E(0)| of each appears "
-                         "here on a log scale, all on one time axis, with the potential energy below.");
+      ImGui::TextWrapped(
+          "Check the precisions to compare and press run: |E(t) - E(0)| / |E(0)| of each appears "
+          "here on a log scale, all on one time axis, with the potential energy below.");
       return;
     }
     app::plot::nest_line_widths(&rel.series, 2, 2);  // ImGui antialiases a pixel of each edge
@@ -348,8 +365,8 @@ class DriftPanel final : public Panel {
     draw_plot("##drift", rel, 0, std::max(220.0f, h * 0.48f));
     draw_plot("##pe", pe, 0, std::max(160.0f, h * 0.27f));
     if (ImGui::BeginTable("drift_table", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
-      for (const char* hd : {"precision", "time (tau)", "steps/s", "|dE|/|E0| now", "drift slope (eps/atom/tau)",
-                             "residual", "status"})
+      for (const char* hd : {"precision", "time (tau)", "steps/s", "|dE|/|E0| now",
+                             "drift slope (eps/atom/tau)", "residual", "status"})
         ImGui::TableSetupColumn(hd);
       ImGui::TableHeadersRow();
       for (const Row& r : rows) {
@@ -431,7 +448,8 @@ class DriftPanel final : public Panel {
     std::lock_guard<std::mutex> lock(suite_->mu);
     // Do/undo: the four arithmetics in their precision colours (f32 = float, f64 = double).
     plot::Figure du;
-    du.title = std::string("do/undo drift, ") + trials[suite_->trial - 1] + (suite_->div_first ? ", / then *" : ", * then /");
+    du.title = std::string("do/undo drift, ") + trials[suite_->trial - 1] +
+               (suite_->div_first ? ", / then *" : ", * then /");
     du.x.label = "iteration";
     du.y.label = "|x - x0| / x0  (log scale; exact zeros not drawn)";
     du.y.scale = plot::Scale::kLog10;
@@ -450,7 +468,9 @@ class DriftPanel final : public Panel {
     for (const auto& s : du.series) {
       std::size_t z = 0;
       for (double v : s.y) z += v == 0;
-      if (z > 0) zeros_du += (zeros_du.empty() ? "" : ", ") + s.name + " " + std::to_string(z) + " of " + std::to_string(s.y.size());
+      if (z > 0)
+        zeros_du += (zeros_du.empty() ? "" : ", ") + s.name + " " + std::to_string(z) + " of " +
+                    std::to_string(s.y.size());
     }
     if (!zeros_du.empty()) ImGui::TextDisabled("exactly 0, so not on the log axis: %s", zeros_du.c_str());
     ImGui::Text("seconds: f32 %.4g, f64 %.4g, composite %.4g, ff %.4g", suite_->seconds[0],
@@ -465,7 +485,7 @@ class DriftPanel final : public Panel {
     for (drift::SumMethod m : drift::all_sum_methods()) {
       const int mi = static_cast<int>(m);
       plot::Series s{drift::sum_method_name(m), {}, {}, colour_of(m == drift::SumMethod::kKahan ? 5 : mi),
-                     plot::Style::kPoints, 7};
+                     plot::Style::kPoints,      7};
       for (std::size_t r = 0; r < suite_->rows.size(); ++r) {
         s.x.push_back(static_cast<double>(r + 1));
         s.y.push_back(std::fabs(suite_->rows[r].result[mi]));
@@ -474,7 +494,8 @@ class DriftPanel final : public Panel {
       sum.series.push_back(std::move(s));
     }
     draw_plot("##sum", sum, 0, 240);
-    if (zeros > 0) ImGui::TextDisabled("%d exact results (0) are not on the log axis; the table lists them", zeros);
+    if (zeros > 0)
+      ImGui::TextDisabled("%d exact results (0) are not on the log axis; the table lists them", zeros);
     if (ImGui::BeginTable("sum_table", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
       for (const char* h : {"row", "threads", "order", "float", "double", "composite", "ff", "kahan"})
         ImGui::TableSetupColumn(h);

@@ -19,8 +19,8 @@
 #include "henon_plane_view.h"
 #include "henon_scan_view.h"
 #include "jobs.h"
-#include "kernels/henon/henon.h"
 #include "kernels/colour/point_cloud.h"
+#include "kernels/henon/henon.h"
 #include "panels.h"
 #include "render/image_texture.h"
 
@@ -84,9 +84,10 @@ class HenonPanel final : public Panel {
       return true;
     }
     if (!bif) {
-      *error = "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points), scan=1 "
-               "(with scan-a-min, scan-a-step, scan-b-min, scan-na, scan-start-points, scan-transient, "
-               "scan-p-max, scan-backend) or plane=fit";
+      *error =
+          "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points), scan=1 "
+          "(with scan-a-min, scan-a-step, scan-b-min, scan-na, scan-start-points, scan-transient, "
+          "scan-p-max, scan-backend) or plane=fit";
       return false;
     }
     bifurcation_.start();
@@ -142,7 +143,8 @@ class HenonPanel final : public Panel {
           open_pick(pick);
         ImGui::EndTabItem();
       }
-      if (ImGui::BeginTabItem("Bifurcation", nullptr, show_bifurcation_ ? ImGuiTabItemFlags_SetSelected : 0)) {
+      if (ImGui::BeginTabItem("Bifurcation", nullptr,
+                              show_bifurcation_ ? ImGuiTabItemFlags_SetSelected : 0)) {
         HenonScanView::Pick pick;
         if (bifurcation_.draw_view(std::strtod(a_buf_, nullptr), &pick.a, &pick.b)) open_pick(pick);
         ImGui::EndTabItem();
@@ -442,8 +444,9 @@ class HenonPanel final : public Panel {
     const char* xname = "x (orbit coordinate)";
     const ImVec2 xs = ImGui::CalcTextSize(xname);
     dl->AddText(ImVec2(end.x - xs.x - 6, std::max(origin.y + 2, ax - xs.y - 4)), name_col, xname);
-    dl->AddText(ImVec2(std::min(ay + 6, end.x - ImGui::CalcTextSize("y (orbit coordinate)").x - 4), origin.y + 22),
-                name_col, "y (orbit coordinate)");
+    dl->AddText(
+        ImVec2(std::min(ay + 6, end.x - ImGui::CalcTextSize("y (orbit coordinate)").x - 4), origin.y + 22),
+        name_col, "y (orbit coordinate)");
     std::snprintf(label, sizeof label, "width %.3g", wx1 - wx0);
     dl->AddText(ImVec2(origin.x + 6, origin.y + 4), IM_COL32(200, 200, 200, 255), label);
     dl->PopClipRect();

@@ -20,8 +20,8 @@
 
 #include "jobs.h"
 #include "kernels/core/backend.h"
-#include "kernels/tmd/tmd.h"
 #include "kernels/tmd/lefevre.h"
+#include "kernels/tmd/tmd.h"
 #include "panels.h"
 #include "plot_imgui.h"
 
@@ -36,8 +36,8 @@ struct Live {
   std::vector<float> nmdm;  // histogram bins
   std::string stats;
   bool done = false;
-  int64_t arguments = 0;  // arguments searched (0 until known)
-  int k = 0;              // the run's k
+  int64_t arguments = 0;      // arguments searched (0 until known)
+  int k = 0;                  // the run's k
   double x_lo = 0, x_hi = 0;  // the searched range, as numbers
 };
 
@@ -93,8 +93,10 @@ app::plot::Figure cases_figure(const Live& live) {
   }
   if (live.x_lo < live.x_hi) lo = live.x_lo, hi = live.x_hi;  // the searched range
   f.x.lo = lo, f.x.hi = hi;
-  const app::plot::Series k{"k = " + std::to_string(live.k) + ": distance 2^-k ulp", {lo, hi},
-                            {double(live.k), double(live.k)}, app::plot::palette(1)};
+  const app::plot::Series k{"k = " + std::to_string(live.k) + ": distance 2^-k ulp",
+                            {lo, hi},
+                            {double(live.k), double(live.k)},
+                            app::plot::palette(1)};
   f.series = {s, k};
   return f;
 }
@@ -127,7 +129,9 @@ app::plot::Figure distance_figure(const Live& live) {
   for (double v : model.y) ymax = std::max(ymax, v);
   f.x.lo = live.k, f.x.hi = top + 1;
   f.y.lo = 0.5, f.y.hi = 3 * ymax;
-  const app::plot::Series kline{"k = " + std::to_string(live.k), {double(live.k), double(live.k)}, {0.5, 3 * ymax},
+  const app::plot::Series kline{"k = " + std::to_string(live.k),
+                                {double(live.k), double(live.k)},
+                                {0.5, 3 * ymax},
                                 app::plot::palette(1)};
   f.series = {bars, kline};
   if (!model.x.empty()) f.series.push_back(model);
@@ -172,13 +176,20 @@ class TmdPanel final : public Panel {
       char* end = nullptr;
       const long v = std::strtol(value.c_str(), &end, 10);
       const bool whole = !value.empty() && *end == 0;
-      if (name == "search") ok = pick(kSearch, 3, value, &search_);
-      else if (name == "function") ok = pick(kFunc, 6, value, &func_);
-      else if (name == "rounding") ok = pick(kMode, 2, value, &mode_);
-      else if (name == "backend") ok = pick(kBackend, 3, value, &backend_);
-      else if (name == "precision") ok = whole && v >= tmd::kMinPrecision && v <= tmd::kMaxPrecision && (precision_ = int(v), true);
-      else if (name == "k") ok = whole && v >= tmd::kMinK && v <= tmd::kMaxK && (k_ = int(v), true);
-      else if (name == "log2n") ok = whole && v >= 2 && v <= 20 && (log2n_ = int(v), true);
+      if (name == "search")
+        ok = pick(kSearch, 3, value, &search_);
+      else if (name == "function")
+        ok = pick(kFunc, 6, value, &func_);
+      else if (name == "rounding")
+        ok = pick(kMode, 2, value, &mode_);
+      else if (name == "backend")
+        ok = pick(kBackend, 3, value, &backend_);
+      else if (name == "precision")
+        ok = whole && v >= tmd::kMinPrecision && v <= tmd::kMaxPrecision && (precision_ = int(v), true);
+      else if (name == "k")
+        ok = whole && v >= tmd::kMinK && v <= tmd::kMaxK && (k_ = int(v), true);
+      else if (name == "log2n")
+        ok = whole && v >= 2 && v <= 20 && (log2n_ = int(v), true);
       else if (name == "from" || name == "to") {
         uint32_t bits;
         ok = parse_hex(value.c_str(), &bits);

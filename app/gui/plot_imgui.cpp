@@ -34,13 +34,15 @@ void paint(const std::vector<Prim>& prims, const app::plot::Rect& plot, ImDrawLi
         break;
       case Prim::Kind::kPoints: {
         const float h = p.width / 2;
-        for (const auto& q : p.pts) dl->AddRectFilled(ImVec2(q.x - h, q.y - h), ImVec2(q.x + h, q.y + h), col(p.colour));
+        for (const auto& q : p.pts)
+          dl->AddRectFilled(ImVec2(q.x - h, q.y - h), ImVec2(q.x + h, q.y + h), col(p.colour));
         break;
       }
       case Prim::Kind::kText: {
         const ImVec2 sz = ImGui::CalcTextSize(p.text.c_str());
         const int c = static_cast<int>(p.anchor) % 3, r = static_cast<int>(p.anchor) / 3;
-        dl->AddText(ImVec2(p.pts[0].x - sz.x * 0.5f * c, p.pts[0].y - sz.y * 0.5f * r), col(p.colour), p.text.c_str());
+        dl->AddText(ImVec2(p.pts[0].x - sz.x * 0.5f * c, p.pts[0].y - sz.y * 0.5f * r), col(p.colour),
+                    p.text.c_str());
         break;
       }
     }

@@ -151,8 +151,9 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
     case Op::kRun: {
       std::string why;
       if (!shown || !shown->run_with(s.path, &why))
-        fail(why.empty() ? std::string("the ") + (shown ? shown->title() : "window") + " tab has nothing to run"
-                         : why,
+        fail(why.empty()
+                 ? std::string("the ") + (shown ? shown->title() : "window") + " tab has nothing to run"
+                 : why,
              2);
       break;
     }

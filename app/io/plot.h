@@ -55,7 +55,7 @@ struct Figure {
   // an image, such as the Hénon parameter plane).
   bool legend_outside = false;
   std::string legend_widest;  // a name at least as wide as any entry's, so the legend keeps its width
-  bool grid = true;  // grid lines at the labelled ticks
+  bool grid = true;           // grid lines at the labelled ticks
 };
 
 struct Vec2 {
@@ -110,7 +110,7 @@ struct Transform {
 };
 
 struct Tick {
-  double value = 0;  // in data units
+  double value = 0;   // in data units
   std::string label;  // empty for a minor tick
 };
 
@@ -143,9 +143,9 @@ struct Layout {
   Transform t;
   std::vector<Tick> x_ticks, y_ticks;
   std::vector<LegendEntry> legend;
-  Rect legend_box;  // empty when no legend is drawn
+  Rect legend_box;          // empty when no legend is drawn
   std::vector<Prim> prims;  // in drawing order
-  std::string note;  // why something is not drawn ("no data", "log axis: 3 points <= 0 left out")
+  std::string note;         // why something is not drawn ("no data", "log axis: 3 points <= 0 left out")
 };
 
 // Lays a figure out in `area`: title, axes, grid, ticks and labels, the data, the legend (inside

@@ -73,13 +73,15 @@ void add_series(const Series& s, const Transform& t, std::vector<Prim>* out) {
     // Bars of the bin width: the smallest spacing between neighbouring x.
     double w = INFINITY;
     for (std::size_t i = 1; i < s.x.size(); ++i)
-      if (std::isfinite(s.x[i] - s.x[i - 1]) && s.x[i] != s.x[i - 1]) w = std::min(w, std::fabs(s.x[i] - s.x[i - 1]));
+      if (std::isfinite(s.x[i] - s.x[i - 1]) && s.x[i] != s.x[i - 1])
+        w = std::min(w, std::fabs(s.x[i] - s.x[i - 1]));
     if (!std::isfinite(w)) w = (t.x1 - t.x0) / 20;
     const double base = t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : 0.0;
     for (std::size_t i = 0; i < s.x.size(); ++i) {
       Vec2 a, b;
       if (!t.to_px(s.x[i] - 0.45 * w, s.y[i], &a) || !t.to_px(s.x[i] + 0.45 * w, base, &b)) continue;
-      Prim p = rect({std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)}, s.colour);
+      Prim p =
+          rect({std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)}, s.colour);
       p.clip = true;
       out->push_back(std::move(p));
     }
@@ -114,10 +116,12 @@ void add_series(const Series& s, const Transform& t, std::vector<Prim>* out) {
 }  // namespace
 
 Theme Theme::light() {
-  return Theme{{255, 255, 255, 255}, {0, 0, 0, 255}, {225, 225, 225, 255}, {0, 0, 0, 255}, {255, 255, 255, 235}};
+  return Theme{
+      {255, 255, 255, 255}, {0, 0, 0, 255}, {225, 225, 225, 255}, {0, 0, 0, 255}, {255, 255, 255, 235}};
 }
 Theme Theme::dark() {
-  return Theme{{22, 22, 26, 255}, {200, 200, 200, 255}, {60, 60, 66, 255}, {230, 230, 230, 255}, {30, 30, 36, 235}};
+  return Theme{
+      {22, 22, 26, 255}, {200, 200, 200, 255}, {60, 60, 66, 255}, {230, 230, 230, 255}, {30, 30, 36, 235}};
 }
 
 bool Transform::to_px(double x, double y, Vec2* out) const {
@@ -162,7 +166,8 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   axis_range(f.y, f.series, false, 0.05, bars, &t.y0, &t.y1, &L.note);
   const float lh = m.height;
   auto ticks = [](Scale s, double lo, double hi, int want) {
-    return s == Scale::kLog10 ? log_ticks(std::pow(10.0, lo), std::pow(10.0, hi), want) : linear_ticks(lo, hi, want);
+    return s == Scale::kLog10 ? log_ticks(std::pow(10.0, lo), std::pow(10.0, hi), want)
+                              : linear_ticks(lo, hi, want);
   };
 
   float top = area.y0 + 4;
@@ -231,7 +236,8 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
     L.prims.push_back(line({p.x0 - (k.label.empty() ? 3.0f : 5.0f), y}, {p.x0, y}, th.frame));
     if (!k.label.empty()) L.prims.push_back(text({p.x0 - 8, y}, k.label, th.text, Anchor::kRight));
   }
-  if (!f.y.label.empty()) L.prims.push_back(text({area.x0 + 4, ylabel_y}, f.y.label, th.text, Anchor::kTopLeft));
+  if (!f.y.label.empty())
+    L.prims.push_back(text({area.x0 + 4, ylabel_y}, f.y.label, th.text, Anchor::kTopLeft));
   if (!f.x.label.empty())
     L.prims.push_back(text({(p.x0 + p.x1) / 2, area.y1 - 4}, f.x.label, th.text, Anchor::kBottom));
 
@@ -267,8 +273,9 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   L.prims.push_back(line({best.x1, best.y0}, {best.x1, best.y1}, th.grid));
   for (std::size_t k = 0; k < named.size(); ++k) {
     const float y = best.y0 + 6 + row * static_cast<float>(k), cy = std::round(y + lh / 2);
-    Rect sr = named[k]->style == Style::kLine ? Rect{best.x0 + 8, cy - 2, best.x0 + 8 + sw, cy + 2}
-                                              : Rect{best.x0 + 8 + sw / 2 - 5, cy - 5, best.x0 + 8 + sw / 2 + 5, cy + 5};
+    Rect sr = named[k]->style == Style::kLine
+                  ? Rect{best.x0 + 8, cy - 2, best.x0 + 8 + sw, cy + 2}
+                  : Rect{best.x0 + 8 + sw / 2 - 5, cy - 5, best.x0 + 8 + sw / 2 + 5, cy + 5};
     L.prims.push_back(rect(sr, named[k]->colour));
     L.prims.push_back(text({best.x0 + 8 + sw + 8, y}, named[k]->name, th.text, Anchor::kTopLeft));
     L.legend.push_back({sr, named[k]->colour, named[k]->name});

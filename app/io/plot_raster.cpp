@@ -24,8 +24,10 @@ struct Painter {
     p[2] = static_cast<uint8_t>((c.b * a + p[2] * (255 - a) + 127) / 255);
   }
   void fill(float x0, float y0, float x1, float y1, Rgba c) {
-    const int i0 = std::max(cx0, static_cast<int>(std::lround(x0))), i1 = std::min(cx1, static_cast<int>(std::lround(x1)));
-    const int j0 = std::max(cy0, static_cast<int>(std::lround(y0))), j1 = std::min(cy1, static_cast<int>(std::lround(y1)));
+    const int i0 = std::max(cx0, static_cast<int>(std::lround(x0))),
+              i1 = std::min(cx1, static_cast<int>(std::lround(x1)));
+    const int j0 = std::max(cy0, static_cast<int>(std::lround(y0))),
+              j1 = std::min(cy1, static_cast<int>(std::lround(y1)));
     for (int y = j0; y < j1; ++y)
       for (int x = i0; x < i1; ++x) set(x, y, c);
   }
@@ -51,7 +53,8 @@ struct Painter {
     const TextMetrics m = raster_metrics(scale);
     const float w = m.width(t), h = m.height;
     const int col = static_cast<int>(an) % 3, row = static_cast<int>(an) / 3;
-    const int x = static_cast<int>(std::lround(at.x - w * 0.5f * col)), y = static_cast<int>(std::lround(at.y - h * 0.5f * row));
+    const int x = static_cast<int>(std::lround(at.x - w * 0.5f * col)),
+              y = static_cast<int>(std::lround(at.y - h * 0.5f * row));
     static thread_local std::vector<char> buf(300 * 270);
     const int quads = stb_easy_font_print(0, 0, &t[0], nullptr, buf.data(), static_cast<int>(buf.size()));
     for (int q = 0; q < quads; ++q) {
@@ -77,8 +80,10 @@ TextMetrics raster_metrics(int scale) {
 
 void paint(const std::vector<Prim>& prims, const Rect& plot, int text_scale, Raster* r) {
   Painter all{r, 0, 0, r->w, r->h};
-  Painter inside{r, std::max(0, static_cast<int>(std::floor(plot.x0))), std::max(0, static_cast<int>(std::floor(plot.y0))),
-                 std::min(r->w, static_cast<int>(std::ceil(plot.x1)) + 1), std::min(r->h, static_cast<int>(std::ceil(plot.y1)) + 1)};
+  Painter inside{r, std::max(0, static_cast<int>(std::floor(plot.x0))),
+                 std::max(0, static_cast<int>(std::floor(plot.y0))),
+                 std::min(r->w, static_cast<int>(std::ceil(plot.x1)) + 1),
+                 std::min(r->h, static_cast<int>(std::ceil(plot.y1)) + 1)};
   for (const Prim& p : prims) {
     Painter& d = p.clip ? inside : all;
     switch (p.kind) {
@@ -104,8 +109,8 @@ Raster render(const Figure& f, int w, int h, int text_scale, Layout* out) {
   if (w < 200 || h < 200 || w > 8000 || h > 8000)
     throw std::invalid_argument("plot size must be within [200, 8000] pixels per side");
   Raster r{w, h, std::vector<uint8_t>(static_cast<std::size_t>(w) * h * 3, 255)};
-  const Layout l = layout(f, Rect{0, 0, static_cast<float>(w), static_cast<float>(h)}, raster_metrics(text_scale),
-                          Theme::light());
+  const Layout l = layout(f, Rect{0, 0, static_cast<float>(w), static_cast<float>(h)},
+                          raster_metrics(text_scale), Theme::light());
   paint(l.prims, l.t.plot, text_scale, &r);
   if (out) *out = l;
   return r;

@@ -45,7 +45,8 @@ std::vector<Tick> linear_ticks(double lo, double hi, int want) {
   const double mag = std::max(std::fabs(lo), std::fabs(hi));
   // Enough significant digits that neighbouring labels differ: one more than the digits between
   // the largest value's leading digit and the step's.
-  const int digits = std::max(1, static_cast<int>(std::floor(std::log10(mag)) - std::floor(std::log10(step))) + 1);
+  const int digits =
+      std::max(1, static_cast<int>(std::floor(std::log10(mag)) - std::floor(std::log10(step))) + 1);
   // Moderate magnitudes in fixed notation with the step's decimals ("0.005", "100"), others short
   // scientific ("2.5e12").
   const bool fixed = mag >= 1e-4 && mag < 1e6;
@@ -86,8 +87,8 @@ std::vector<Tick> log_ticks(double lo, double hi, int want) {
       char b[32];
       if (d >= -4 && d <= 4) std::snprintf(b, sizeof b, "%.*f", std::max(0, -d), base);
       t.push_back({base, d >= -4 && d <= 4 ? std::string(b) : format_number(base, 1)});
-    }
-    else if (d >= d0) t.push_back({base, ""});
+    } else if (d >= d0)
+      t.push_back({base, ""});
     if (every == 1 && decades <= 8)
       for (int m = 2; m <= 9; ++m) {
         const double v = m * base;

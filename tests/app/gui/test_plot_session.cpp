@@ -61,7 +61,9 @@ std::vector<Frame> frames(const Png& p) {
       // A y tick mark at the bottom (or top) row lengthens that run leftwards by a few pixels.
       if (b.y - a.y < 60 || std::abs(a.x0 - b.x0) > 8 || std::abs(a.x1 - b.x1) > 2) continue;
       const int x0 = std::max(a.x0, b.x0), x1 = std::min(a.x1, b.x1);
-      auto side = [&](int x, int y) { return is(p, x - 1, y, kFrame, 12) || is(p, x, y, kFrame, 12) || is(p, x + 1, y, kFrame, 12); };
+      auto side = [&](int x, int y) {
+        return is(p, x - 1, y, kFrame, 12) || is(p, x, y, kFrame, 12) || is(p, x + 1, y, kFrame, 12);
+      };
       int sides = 0;
       for (int y = a.y; y <= b.y; ++y) sides += side(x0, y) && side(x1, y);
       if (sides < (b.y - a.y) * 9 / 10) continue;
@@ -120,7 +122,8 @@ class PlotSession : public ::testing::Test {
     for (std::size_t k; (k = script.find("$D")) != std::string::npos;) script.replace(k, 2, dir_);
     ds::test::write(dir_ + "/" + name + ".script", script);
     return run(std::string("CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " ") + DEEPSCOPE_EXE +
-               " --size 1280x800 --script " + dir_ + "/" + name + ".script > " + dir_ + "/" + name + ".log 2>&1");
+               " --size 1280x800 --script " + dir_ + "/" + name + ".script > " + dir_ + "/" + name +
+               ".log 2>&1");
   }
   std::string log(const std::string& name) const { return ds::test::slurp(dir_ + "/" + name + ".log"); }
   std::string dir_;
@@ -197,9 +200,11 @@ TEST_F(PlotSession, SummationAndDoUndoPlotsHaveLegends) {
   for (const Frame& f : fr) expect_tick_labels(png, f);
   for (int k = 0; k < 4; ++k) {
     EXPECT_GE(swatch(png, fr[0], palette(k), true), 0) << "do/undo swatch " << k;
-    EXPECT_GT(count(png, fr[0].x0, fr[0].y0, fr[0].x1, fr[0].y1, palette(k), 10), 100) << "do/undo line " << k;
+    EXPECT_GT(count(png, fr[0].x0, fr[0].y0, fr[0].x1, fr[0].y1, palette(k), 10), 100)
+        << "do/undo line " << k;
   }
-  for (int k : {0, 1, 2, 3, 5}) EXPECT_GE(swatch(png, fr[1], palette(k), false), 0) << "summation swatch " << k;
+  for (int k : {0, 1, 2, 3, 5})
+    EXPECT_GE(swatch(png, fr[1], palette(k), false), 0) << "summation swatch " << k;
 }
 
 // A regular (Lefevre-type) search of exp over [1, 1.125): the NMDM histogram's bars, the cases
@@ -219,7 +224,8 @@ TEST_F(PlotSession, TmdPlotsTheHistogramTheCasesAndTheirDistances) {
   ASSERT_EQ(png.w, 1280) << log("tmd");
   std::vector<Frame> fr = frames(png);
   ASSERT_GE(fr.size(), 3u) << "NMDM, cases and distances";
-  std::sort(fr.begin(), fr.end(), [](const Frame& a, const Frame& b) { return a.y0 != b.y0 ? a.y0 < b.y0 : a.x0 < b.x0; });
+  std::sort(fr.begin(), fr.end(),
+            [](const Frame& a, const Frame& b) { return a.y0 != b.y0 ? a.y0 < b.y0 : a.x0 < b.x0; });
   const Frame &nmdm = fr[0], &cases = fr[1], &dist = fr[2];
   for (const Frame& f : {nmdm, cases, dist}) expect_tick_labels(png, f);
   // Bars: columns of solid blue standing on the frame's bottom.
@@ -229,7 +235,8 @@ TEST_F(PlotSession, TmdPlotsTheHistogramTheCasesAndTheirDistances) {
   // Cases: blue markers, and the k line (red) across the frame.
   EXPECT_GT(count(png, cases.x0, cases.y0, cases.x1, cases.y1, palette(0), 3), 30);
   int longest = 0;
-  for (int y = cases.y0; y < cases.y1; ++y) longest = std::max(longest, count(png, cases.x0, y, cases.x1, y + 1, palette(1), 20));
+  for (int y = cases.y0; y < cases.y1; ++y)
+    longest = std::max(longest, count(png, cases.x0, y, cases.x1, y + 1, palette(1), 20));
   EXPECT_GT(longest, (cases.x1 - cases.x0) * 8 / 10) << "no k line";
   EXPECT_GE(swatch(png, cases, palette(1), true), 0);
   // Distances: bars, the k line, the random model's line and their swatches.
@@ -238,7 +245,6 @@ TEST_F(PlotSession, TmdPlotsTheHistogramTheCasesAndTheirDistances) {
   EXPECT_GE(swatch(png, dist, palette(0), false), 0);
   EXPECT_GE(swatch(png, dist, palette(3), true), 0);
 }
-
 
 // The Hénon tab: the bifurcation diagram over a in [1, 1.43] at b = 0.3 (its frame, tick labels,
 // points of the attractor inside it, and the red line at the orbit view's a = 1.4 where the
@@ -282,7 +288,8 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   const double l0 = std::log10(4.0), l1 = std::log10(400.0), m = 0.05 * (l1 - l0);
   const int y4 = s.y1 - static_cast<int>((l0 - (l0 - m)) / ((l1 + m) - (l0 - m)) * (s.y1 - s.y0));
   const int x102 = s.x0 + static_cast<int>((1.01 - 1.0) / 0.4295 * (s.x1 - s.x0));
-  EXPECT_GT(count(scan, s.x0, y4 - 3, x102, y4 + 4, sink, 10), 20) << "no period-4 sinks at a < 1.01, row " << y4;
+  EXPECT_GT(count(scan, s.x0, y4 - 3, x102, y4 + 4, sink, 10), 20)
+      << "no period-4 sinks at a < 1.01, row " << y4;
 
   const Png bif = load(dir_ + "/bifurcation.png");
   ASSERT_EQ(bif.w, 1280) << log("henon");
@@ -299,8 +306,8 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
     const int n = count(bif, c, f.y0, c + 1, f.y1, palette(1), 20);
     if (n > best) best = n, at = c;
   }
-  std::printf("bifurcation frame (%d, %d) - (%d, %d); a = 1.4 expected at column %d, red column at %d\n", f.x0, f.y0,
-              f.x1, f.y1, x, at);
+  std::printf("bifurcation frame (%d, %d) - (%d, %d); a = 1.4 expected at column %d, red column at %d\n",
+              f.x0, f.y0, f.x1, f.y1, x, at);
   EXPECT_GT(best, (f.y1 - f.y0) * 8 / 10);
   EXPECT_GE(swatch(bif, f, palette(1), true), 0);
 
@@ -318,7 +325,8 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   EXPECT_GE(swatch(plane, beside, Rgba{255, 60, 60, 255}, true), 0) << "no marker entry";
   EXPECT_GE(swatch(plane, beside, Rgba{one[0], one[1], one[2], 255}, false), 0) << "no period-1 entry";
   // The marker ring at (1.4, 0.3): the view is a in [-0.5, 2], b in [-0.703125, 0.703125].
-  const double mx = p.x0 + (1.4 + 0.5) / 2.5 * (p.x1 - p.x0), my = p.y1 - (0.3 + 0.703125) / 1.40625 * (p.y1 - p.y0);
+  const double mx = p.x0 + (1.4 + 0.5) / 2.5 * (p.x1 - p.x0),
+               my = p.y1 - (0.3 + 0.703125) / 1.40625 * (p.y1 - p.y0);
   EXPECT_GT(count(plane, static_cast<int>(mx) - 10, static_cast<int>(my) - 10, static_cast<int>(mx) + 11,
                   static_cast<int>(my) + 11, Rgba{255, 60, 60, 255}, 40),
             20)

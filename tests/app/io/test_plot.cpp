@@ -27,7 +27,8 @@ TEST(PlotTicks, LinearTicksAreOneTwoFiveStepsWithEnoughDigits) {
             (std::vector<std::string>{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}));
   EXPECT_EQ(labels(linear_ticks(-3.7, 12.2, 8)),
             (std::vector<std::string>{"-2", "0", "2", "4", "6", "8", "10", "12"}));
-  EXPECT_EQ(labels(linear_ticks(0.001, 0.0201, 4)), (std::vector<std::string>{"0.005", "0.010", "0.015", "0.020"}));
+  EXPECT_EQ(labels(linear_ticks(0.001, 0.0201, 4)),
+            (std::vector<std::string>{"0.005", "0.010", "0.015", "0.020"}));
   EXPECT_EQ(labels(linear_ticks(0, 100, 5)), (std::vector<std::string>{"0", "20", "40", "60", "80", "100"}));
   EXPECT_EQ(labels(linear_ticks(0, 3e7, 3)), (std::vector<std::string>{"0", "1e7", "2e7", "3e7"}));
   // A narrow range far from 0: labels still differ.
@@ -50,8 +51,9 @@ TEST(PlotTicks, LogTicksLabelDecadesAndKeepMinorTicksUnlabelled) {
   }
   EXPECT_EQ(minor, 4 * 8);  // 2..9 in each of the four decades
   // Forty decades: every fifth labelled, no minor ticks between.
-  EXPECT_EQ(labels(log_ticks(1e-30, 1e10, 9)),
-            (std::vector<std::string>{"1e-30", "1e-25", "1e-20", "1e-15", "1e-10", "1e-5", "1", "1e5", "1e10"}));
+  EXPECT_EQ(
+      labels(log_ticks(1e-30, 1e10, 9)),
+      (std::vector<std::string>{"1e-30", "1e-25", "1e-20", "1e-15", "1e-10", "1e-5", "1", "1e5", "1e10"}));
   // Within one decade: 1-2-5 ticks in the data's units.
   EXPECT_EQ(labels(log_ticks(2, 7, 5)), (std::vector<std::string>{"2", "3", "4", "5", "6", "7"}));
   EXPECT_TRUE(log_ticks(0, 1, 5).empty());
@@ -78,8 +80,8 @@ int count(const Raster& r, int x0, int y0, int x1, int y1, Rgba c, int tol = 2) 
 }
 // Pixels of the colour of series c within `radius` of (x, y).
 bool near(const Raster& r, Vec2 p, Rgba c, int radius = 1) {
-  return count(r, static_cast<int>(p.x) - radius, static_cast<int>(p.y) - radius, static_cast<int>(p.x) + radius + 1,
-               static_cast<int>(p.y) + radius + 1, c) > 0;
+  return count(r, static_cast<int>(p.x) - radius, static_cast<int>(p.y) - radius,
+               static_cast<int>(p.x) + radius + 1, static_cast<int>(p.y) + radius + 1, c) > 0;
 }
 
 const Rgba kBlack{0, 0, 0, 255}, kWhite{255, 255, 255, 255};
@@ -115,7 +117,8 @@ TEST(PlotRaster, DrawsAxesTickLabelsLegendAndData) {
     if (k.label.empty()) continue;
     Vec2 q;
     ASSERT_TRUE(l.t.to_px(k.value, 0, &q));
-    EXPECT_GT(count(r, static_cast<int>(q.x) - 12, y1 + 7, static_cast<int>(q.x) + 12, y1 + 7 + 16, kBlack), 10)
+    EXPECT_GT(count(r, static_cast<int>(q.x) - 12, y1 + 7, static_cast<int>(q.x) + 12, y1 + 7 + 16, kBlack),
+              10)
         << "x tick " << k.label;
   }
   for (const Tick& k : l.y_ticks) {
@@ -132,8 +135,8 @@ TEST(PlotRaster, DrawsAxesTickLabelsLegendAndData) {
   ASSERT_EQ(l.legend.size(), 2u);
   for (int k = 0; k < 2; ++k) {
     const Rect s = l.legend[k].swatch;
-    EXPECT_EQ(count(r, static_cast<int>(s.x0), static_cast<int>(s.y0), static_cast<int>(s.x1), static_cast<int>(s.y1),
-                    palette(k)),
+    EXPECT_EQ(count(r, static_cast<int>(s.x0), static_cast<int>(s.y0), static_cast<int>(s.x1),
+                    static_cast<int>(s.y1), palette(k)),
               static_cast<int>(s.w() * s.h()))
         << "swatch " << k;
     EXPECT_GT(count(r, static_cast<int>(s.x1) + 4, static_cast<int>(s.y0) - 8, static_cast<int>(s.x1) + 60,
@@ -149,8 +152,11 @@ TEST(PlotRaster, DrawsAxesTickLabelsLegendAndData) {
     if (l.legend_box.contains(q)) continue;
     EXPECT_TRUE(near(r, q, palette(0))) << "point " << i;
     if (i == 0) continue;
-    ASSERT_TRUE(l.t.to_px((f.series[0].x[i] + f.series[0].x[i - 1]) / 2, (f.series[0].y[i] + f.series[0].y[i - 1]) / 2, &q));
-    if (!l.legend_box.contains(q)) EXPECT_TRUE(near(r, q, palette(0))) << "segment " << i;
+    ASSERT_TRUE(l.t.to_px((f.series[0].x[i] + f.series[0].x[i - 1]) / 2,
+                          (f.series[0].y[i] + f.series[0].y[i - 1]) / 2, &q));
+    if (!l.legend_box.contains(q)) {
+      EXPECT_TRUE(near(r, q, palette(0))) << "segment " << i;
+    }
   }
   // Nothing of the data outside the plot area.
   EXPECT_EQ(count(r, 0, 0, x0 - 1, 400, palette(0)), 0);
@@ -170,15 +176,17 @@ TEST(PlotRaster, LogScalePutsDecadesAtEqualSpacing) {
     Vec2 q;
     ASSERT_TRUE(l.t.to_px(s.x[i], s.y[i], &q));
     ys.push_back(q.y);
-    if (!l.legend_box.contains(q)) EXPECT_TRUE(near(r, q, palette(2))) << "point " << i;
+    if (!l.legend_box.contains(q)) {
+      EXPECT_TRUE(near(r, q, palette(2))) << "point " << i;
+    }
   }
   for (std::size_t i = 2; i < ys.size(); ++i) EXPECT_NEAR(ys[i - 1] - ys[i], ys[0] - ys[1], 0.01);
   EXPECT_GT(ys[0] - ys[1], 50);
   // Labelled ticks at each decade, with ink beside them.
   EXPECT_EQ(labels(l.y_ticks), (std::vector<std::string>{"1e-6", "1e-5", "0.0001", "0.001", "0.01"}));
   for (float y : ys)
-    EXPECT_GT(count(r, static_cast<int>(l.t.plot.x0) - 60, static_cast<int>(y) - 8, static_cast<int>(l.t.plot.x0) - 6,
-                    static_cast<int>(y) + 8, kBlack),
+    EXPECT_GT(count(r, static_cast<int>(l.t.plot.x0) - 60, static_cast<int>(y) - 8,
+                    static_cast<int>(l.t.plot.x0) - 6, static_cast<int>(y) + 8, kBlack),
               8);
   // Values <= 0 have no place on a log axis.
   Vec2 q;
@@ -232,7 +240,8 @@ TEST(PlotRaster, BarsStandOnTheAxisAndTextIsPlacedByItsAnchor) {
   int x0 = 200, x1 = -1, y0 = 100, y1 = -1;
   for (int y = 0; y < 100; ++y)
     for (int x = 0; x < 200; ++x)
-      if (is(t, x, y, kBlack)) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+      if (is(t, x, y, kBlack))
+        x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
   const float w = raster_metrics(2).width("HELLO");
   EXPECT_NEAR(x0, 100 - w / 2, 2);
   EXPECT_NEAR(x1 + 1, 100 + w / 2, 2);
