@@ -333,4 +333,25 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
       << "no marker at (1.4, 0.3)";
 }
 
+
+// A setting a tab does not have, or a bad value, stops the script with exit code 2 and a message
+// naming it; a `run` word without "=" is refused when the script is read.
+TEST_F(PlotSession, RunRefusesUnknownSettingsAndBadValues) {
+  struct Case {
+    const char* script;
+    const char* says;
+  };
+  for (const Case& c : {Case{"tab drift\nrun cells=abc\nquit\n", "cells cannot be \"abc\""},
+                        Case{"tab drift\nrun colour=red\nquit\n", "no setting \"colour\""},
+                        Case{"tab drift\nrun cells=2\nquit\n", "MD drift:"},
+                        Case{"tab tmd\nrun search=binary\nquit\n", "search cannot be \"binary\""},
+                        Case{"tab henon\nrun bifurcation=1 columns=1\nquit\n", "columns cannot be \"1\""},
+                        Case{"tab mandelbrot\nrun x=1\nquit\n", "has nothing to run"},
+                        Case{"tab drift\nrun cells\nquit\n", "run takes NAME=VALUE settings"}}) {
+    SCOPED_TRACE(c.script);
+    EXPECT_EQ(session("bad", c.script), 2);
+    EXPECT_NE(log("bad").find(c.says), std::string::npos) << log("bad");
+  }
+}
+
 }  // namespace
