@@ -21,6 +21,7 @@ plot::Figure figure(const PlotSpec& spec, const std::vector<PlotSeries>& series)
     s.colour = plot::palette(static_cast<int>(k));
     f.series.push_back(std::move(s));
   }
+  plot::nest_line_widths(&f.series);  // equal series (f64 and ff at 0) both stay visible
   return f;
 }
 

@@ -23,7 +23,8 @@ struct PlotSpec {
 // The colour of series k: plot::palette(k).
 void plot_colour(int k, uint8_t rgb[3]);
 
-// The plot as interleaved 8-bit RGB, rows top to bottom, series k in plot_colour(k). Throws
+// The plot as interleaved 8-bit RGB, rows top to bottom, series k in plot_colour(k), lines nested
+// in width (plot::nest_line_widths). Throws
 // std::invalid_argument for sizes outside [200, 8000] or series whose x and y lengths differ.
 std::vector<uint8_t> plot_rgb(const PlotSpec& spec, const std::vector<PlotSeries>& series);
 // The same, encoded as PNG (with the title in a tEXt chunk).
