@@ -252,8 +252,8 @@ class DriftPanel final : public Panel {
           duration(work / measured_rate_).c_str(), on, on > 1 ? "s" : "", measured_rate_);
     else
       ImGui::TextWrapped(
-          "time: measured as the run goes (progress, rate and time left appear here). On 2 CPU "
-          "cores the default 4,000 atoms x 20,000 steps runs at about 5 steps/s.");
+          "time: measured as the run goes (progress, rate and time left appear here); the next run's "
+          "estimate uses the rate this one measures. The cost grows with atoms x steps.");
   }
 
   drift::MdParams params() const {
