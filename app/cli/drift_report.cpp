@@ -171,29 +171,42 @@ std::string hex64(uint64_t v) {
 
 std::string json_num(double v) { return std::isfinite(v) ? fmt("%.10g", v) : std::string("null"); }
 
+// One time axis for all precisions (the run's whole duration), each in its precision's colour
+// (plot::palette of the precision's index, as in the window's MD drift tab); the drift as
+// |E(t) - E(0)| / |E(0)| on a log10 axis; with several seeds, one line per run, named by its seed,
+// and each drift line's legend gives its kT/ns/dof.
 std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bool drift_plot) {
-  std::vector<PlotSeries> series;
+  plot::Figure f;
   const bool seeds = several_seeds(runs);
   for (const MdRun& r : runs) {
-    PlotSeries s;
-    s.name = drift::precision_name(r.precision);
-    if (seeds) s.name += " s" + std::to_string(r.seed);
-    if (drift_plot) s.name += fmt(" %.2g kT/ns/dof", drift::drift_units(r.result).kt_ns_dof);
+    std::string name = drift::precision_name(r.precision);
+    if (seeds) name += " s" + std::to_string(r.seed);
+    if (drift_plot) name += fmt(" %.2g kT/ns/dof", drift::drift_units(r.result).kt_ns_dof);
+    plot::Series s{name, {}, {}, plot::palette(static_cast<int>(r.precision))};
     const double e0 = r.result.samples.empty() ? 0.0 : r.result.samples[0].total;
     for (const drift::MdSample& q : r.result.samples) {
       s.x.push_back(q.time);
-      s.y.push_back(drift_plot ? q.total - e0 : q.pe);
+      s.y.push_back(drift_plot ? (e0 != 0 ? std::fabs(q.total - e0) / std::fabs(e0) : NAN) : q.pe);
     }
-    series.push_back(std::move(s));
+    f.series.push_back(std::move(s));
   }
-  PlotSpec spec;
   const int64_t n = 4LL * p.cells * p.cells * p.cells;
-  spec.title = std::string(drift_plot ? "total energy drift" : "potential energy") + ", LJ " +
-               std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) +
-               (p.shifted_force ? ", shifted force" : p.shift ? "" : ", unshifted");
-  spec.x_label = "time (reduced units; argon: tau = " + fmt("%.4g ps)", drift::argon_tau_ps());
-  spec.y_label = drift_plot ? "E(t) - E(0) per atom" : "PE per atom";
-  return plot_png(spec, series);
+  f.title = std::string(drift_plot ? "relative energy drift" : "potential energy") + ", LJ " +
+            std::to_string(n) + " atoms, dt " + fmt("%g", p.dt) +
+            (p.shifted_force ? ", shifted force"
+             : p.shift       ? ""
+                             : ", unshifted");
+  f.x.label = "time (tau, reduced LJ units; argon: tau = " + fmt("%.4g ps)", drift::argon_tau_ps());
+  f.x.lo = 0;
+  f.x.hi = p.dt * static_cast<double>(p.steps);
+  if (drift_plot) {
+    f.y.label = "|E(t) - E(0)| / |E(0)|  (log scale; exact zeros not drawn)";
+    f.y.scale = plot::Scale::kLog10;
+  } else {
+    f.y.label = "PE per atom (epsilon)";
+  }
+  plot::nest_line_widths(&f.series);
+  return figure_png(f, 960, 600);
 }
 }  // namespace
 

@@ -9,8 +9,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 
 #include "app/io/henon_png.h"
+#include "app/io/plot.h"
+#include "plot_imgui.h"
 
 namespace ds::gui {
 
@@ -70,6 +74,15 @@ void HenonPlaneView::draw_controls(Arith arith) {
   ImGui::DragInt("pixels W", &width_px_, 4.0f, 1, 4096);
   ImGui::SetNextItemWidth(110);
   ImGui::DragInt("pixels H", &height_px_, 4.0f, 1, 4096);
+  if (fit_w_ > 0) {
+    ImGui::SameLine();
+    char label[64];
+    std::snprintf(label, sizeof label, "fit the panel (%d x %d)", fit_w_, fit_h_);
+    if (ImGui::Button(label)) apply |= fit_to_panel();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "One image pixel per screen pixel over the whole view area (more pixels: longer to compute)");
+  }
   width_px_ = std::clamp(width_px_, 1, 4096);
   height_px_ = std::clamp(height_px_, 1, 4096);
   const ImS64 zero = 0, nt_max = henon::kMaxTransient;
@@ -246,11 +259,17 @@ bool HenonPlaneView::image_rect(ImageRect* r) const {
   return true;
 }
 
+bool HenonPlaneView::fit_to_panel() {
+  if (fit_w_ <= 0) return false;
+  width_px_ = fit_w_, height_px_ = fit_h_;
+  return true;
+}
+
 void HenonPlaneView::open() {
   if (!started_ && history_.empty()) set_view(view_from_fields());
 }
 
-bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
+bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a, double current_b) {
   open();
   if (dirty_) start();
   {
@@ -288,6 +307,12 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
           }
         });
     texture_stale_ = false;
+    std::map<int32_t, int64_t> counts;
+    if (!shown_.lyapunov)
+      for (int32_t k : shown_.period) ++counts[k < 0 ? -1 : k];
+    legend_.assign(counts.begin(), counts.end());
+    std::stable_sort(legend_.begin(), legend_.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
   }
   const bool done = shown_.rows_done == SH;
   if (shown_.lyapunov)
@@ -300,21 +325,67 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b) {
               done ? ": " : " (rows so far): ", static_cast<long long>(shown_.with_period), shown_.max_period,
               static_cast<long long>(shown_.no_period), static_cast<long long>(shown_.escaped), shown_.seconds);
   ImGui::TextDisabled("wheel zoom, drag pan, double-click zoom in, right-click out, Ctrl+Z/Y; click: open the orbit");
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  // Axes in a and b (doubles: labels only; the pixels' exact parameters come from plane_pixel),
+  // the period legend in a column on the right, and the current (a, b) marked.
+  const double wa = std::strtod(view_.width.c_str(), nullptr),
+               ca = std::strtod(view_.centre_a.c_str(), nullptr),
+               cb = std::strtod(view_.centre_b.c_str(), nullptr), hb = wa * H / W;
+  app::plot::Figure fig;
+  fig.x.label = "a";
+  fig.y.label = "b";
+  fig.x.lo = ca - wa / 2, fig.x.hi = ca + wa / 2;
+  fig.y.lo = cb - hb / 2, fig.y.hi = cb + hb / 2;
+  fig.grid = false;
+  fig.legend_outside = true;
+  fig.x.tick_widest = fig.y.tick_widest = "-0.0000000";
+  fig.legend_widest = "period 99999  100.0 %";  // the image keeps its place as the periods change
+  const app::plot::Rgba marker{255, 60, 60, 255};
+  fig.series.push_back({"current (a, b)", {}, {}, marker});
+  int listed = 0;
+  for (const auto& [k, n] : legend_) {
+    if (listed++ == 14) break;
+    uint8_t rgb[4] = {0, 0, 0, 255};
+    app::category_colour(k, rgb);
+    char name[64];
+    std::snprintf(name, sizeof name, "%s  %.1f %%",
+                  k < 0    ? "escaped"
+                  : k == 0 ? "no period"
+                           : ("period " + std::to_string(k)).c_str(),
+                  100.0 * static_cast<double>(n) / static_cast<double>(shown_.period.size()));
+    fig.series.push_back(
+        {name, {}, {}, app::plot::Rgba{rgb[0], rgb[1], rgb[2], 255}, app::plot::Style::kBars});
+  }
   ImVec2 avail = ImGui::GetContentRegionAvail();
   avail.y = std::max(avail.y - 4, 50.0f);
-  // The image at the view's aspect, as large as the region allows.
-  const float scale = std::max(1e-3f, std::min(avail.x / W, avail.y / H));
-  const ImVec2 size(W * scale, H * scale);
-  ImGui::InvisibleButton("plane_canvas", size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
-  const bool hovered = ImGui::IsItemHovered();
+  avail.x = std::max(avail.x, 50.0f);
+  // The image at the view's aspect, as large as the region leaves beside the axes and the legend.
+  const app::plot::Layout trial = plot_layout(fig, 0, 0, avail.x, avail.y);
+  const float mx = avail.x - trial.t.plot.w(), my = avail.y - trial.t.plot.h();
+  const float scale = std::max(1e-3f, std::min((avail.x - mx) / W, (avail.y - my) / H));
+  const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+  fit_w_ = std::clamp(static_cast<int>((avail.x - mx) * fb.x), 1, 4096);
+  fit_h_ = std::clamp(static_cast<int>((avail.y - my) * fb.y), 1, 4096);
+  const app::plot::Layout l =
+      draw_plot("plane_canvas", fig, std::round(W * scale + mx), std::round(H * scale + my),
+                [&](const app::plot::Layout& lay, ImDrawList* dl) {
+                  if (!texture_.texture().id()) return;
+                  const app::plot::Rect& r = lay.t.plot;
+                  dl->PushClipRect(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), true);
+                  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_.texture().id())),
+                               ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), ImVec2(u0_, v0_), ImVec2(u1_, v1_));
+                  dl->PopClipRect();
+                });
+  const ImVec2 origin(l.t.plot.x0, l.t.plot.y0), size(l.t.plot.w(), l.t.plot.h());
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (texture_.texture().id()) {
-    dl->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
-    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_.texture().id())), origin,
-                 ImVec2(origin.x + size.x, origin.y + size.y), ImVec2(u0_, v0_), ImVec2(u1_, v1_));
-    dl->PopClipRect();
+  app::plot::Vec2 m;
+  if (l.t.to_px(current_a, current_b, &m) && l.t.plot.contains(m)) {
+    dl->AddCircle(ImVec2(m.x, m.y), 7, IM_COL32(0, 0, 0, 255), 16, 4);
+    dl->AddCircle(ImVec2(m.x, m.y), 7, IM_COL32(marker.r, marker.g, marker.b, 255), 16, 2);
+    dl->AddLine(ImVec2(m.x - 12, m.y), ImVec2(m.x - 7, m.y), IM_COL32(marker.r, marker.g, marker.b, 255), 2);
+    dl->AddLine(ImVec2(m.x + 7, m.y), ImVec2(m.x + 12, m.y), IM_COL32(marker.r, marker.g, marker.b, 255), 2);
   }
+  const bool hovered =
+      ImGui::IsItemHovered() && l.t.plot.contains({ImGui::GetIO().MousePos.x, ImGui::GetIO().MousePos.y});
   rect_ = ImageRect{origin.x, origin.y, size.x, size.y, W, H};
   drawn_ = true;
   if (!hovered) return false;

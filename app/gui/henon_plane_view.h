@@ -28,15 +28,21 @@ class HenonPlaneView {
   // The view's inputs, Run / Cancel, undo / redo, for the controls column. `arith`: the tab's
   // format, used when "auto" is off.
   void draw_controls(Arith arith);
-  // The image; returns true with *a, *b set (the pixel's exact parameter) when a pixel was clicked.
-  // The first time it is drawn it starts the view's computation.
-  bool draw_view(std::string* a, std::string* b);
+  // The image on a and b axes with ticks, a period legend and a marker at the orbit view's
+  // (current_a, current_b); returns true with *a, *b set (the pixel's exact parameter) when a pixel
+  // was clicked. The first time it is drawn it starts the view's computation.
+  bool draw_view(std::string* a, std::string* b, double current_a, double current_b);
   bool busy() const { return job_.running() || dirty_; }
   // Called when the view is opened: the first time, its computation is due (busy from now).
   void open();
   // The image's rectangle as last drawn (for scripted sessions); false before it was drawn.
   bool image_rect(ImageRect* r) const;
   void forget_drawn() { drawn_ = false; }
+  // Sets the image's pixels to the view area's screen pixels (as last drawn), so the plane is drawn
+  // at the panel's full resolution; false before it was drawn. Applied with the next view change.
+  bool fit_to_panel();
+  // Makes the fields' view current and computes it (as Enter in a field does).
+  void apply_fields() { set_view(view_from_fields()); }
 
  private:
   // One image being built: the coarse pass upscaled, then bands written over it.
@@ -89,6 +95,9 @@ class HenonPlaneView {
   float u0_ = 0, v0_ = 0, u1_ = 1, v1_ = 1;  // the texture's part shown (moves with navigation)
   ImageRect rect_;
   bool drawn_ = false;
+  // The legend: the periods shown, most pixels first (period, pixels); -1 escaped, 0 no period.
+  std::vector<std::pair<int32_t, int64_t>> legend_;
+  int fit_w_ = 0, fit_h_ = 0;  // the view area in framebuffer pixels, as last drawn
 };
 
 }  // namespace ds::gui

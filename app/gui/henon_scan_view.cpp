@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "app/io/plot.h"
+#include "plot_imgui.h"
+
 #include "kernels/core/input_file.h"
 
 namespace ds::gui {
@@ -71,6 +74,30 @@ void HenonScanView::draw_controls(Arith arith) {
   if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
   if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
   ImGui::PopID();
+}
+
+bool HenonScanView::set(const std::string& name, const std::string& value, std::string* error) {
+  char* end = nullptr;
+  const long long v = std::strtoll(value.c_str(), &end, 10);
+  const bool whole = !value.empty() && *end == 0;
+  if ((name == "a-min" || name == "a-step" || name == "b-min") && !value.empty() && value.size() < kBuf)
+    set_text(name == "a-min" ? a_min_ : name == "a-step" ? a_step_ : b_min_, kBuf, value.c_str());
+  else if (name == "na" && whole && v >= 1 && v <= henon::kMaxScanSide)
+    na_ = v, nb_ = 1;
+  else if (name == "start-points" && whole && v >= 1 && v <= 1000000)
+    n_init_ = v;
+  else if (name == "transient" && whole && v >= 0 && v <= henon::kMaxTransient)
+    n_transient_ = v;
+  else if (name == "p-max" && whole && v >= 1 && v <= henon::kMaxPeriod)
+    p_max_ = static_cast<int>(v);
+  else if (name == "backend" && (value == "auto" || value == "cpu" || value == "cuda"))
+    backend_ = value == "auto" ? 0 : value == "cpu" ? 1 : 2;
+  else {
+    *error = "the Henon sink scan's " + name + " cannot be \"" + value +
+             "\" (a-min, a-step, b-min, na, start-points, transient, p-max, backend)";
+    return false;
+  }
+  return true;
 }
 
 void HenonScanView::start() {
@@ -180,6 +207,7 @@ bool HenonScanView::draw_view(Pick* pick) {
         "`deepscope henon scan --csv FILE`.");
     return false;
   }
+  if (shown_.nb == 1) return draw_strip(pick);
   ImGui::Text("%s: %lld x %lld parameters, %lld with a sink. Wheel zooms, drag pans, click opens the orbit.",
               source_.c_str(), static_cast<long long>(shown_.na), static_cast<long long>(shown_.nb),
               static_cast<long long>(with_sink_));
@@ -281,7 +309,10 @@ bool HenonScanView::draw_view(Pick* pick) {
   const float dx = io.MousePos.x - io.MouseClickedPos[0].x, dy = io.MousePos.y - io.MouseClickedPos[0].y;
   const bool clicked = hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && dx * dx + dy * dy < 9;
   if (!clicked || under < 0) return false;
-  const henon::ParamResult& p = shown_.params[static_cast<std::size_t>(under)];
+  return make_pick(shown_.params[static_cast<std::size_t>(under)], pick);
+}
+
+bool HenonScanView::make_pick(const henon::ParamResult& p, Pick* pick) {
   if (!p.done) return false;
   *pick = Pick{};
   pick->a = p.a;
@@ -299,6 +330,59 @@ bool HenonScanView::draw_view(Pick* pick) {
     pick->period = best->period;
   }
   return true;
+}
+
+// A strip (one b): the smallest period found at each a, over a, on a log axis; parameters with no
+// period within p_max on a line of their own at 2 p_max; escaped ones counted. The Bifurcation view
+// draws the attractor itself over a.
+bool HenonScanView::draw_strip(Pick* pick) {
+  namespace plot = app::plot;
+  plot::Figure f;
+  const std::string b = shown_.params.empty() ? "?" : shown_.params.front().b;
+  f.title = "smallest period per a (sink scan, b = " + b + ")";
+  f.x.label = "a";
+  f.y.label = "period (log scale)";
+  f.y.scale = plot::Scale::kLog10;
+  plot::Series sink{"sink", {}, {}, plot::Rgba{90, 220, 110, 255}, plot::Style::kPoints, 3};
+  plot::Series cyc{"periodic, not a sink", {}, {}, plot::palette(3), plot::Style::kPoints, 3};
+  plot::Series none{"no period within p_max (drawn at 2 p_max)",
+                    {},
+                    {},
+                    plot::Rgba{150, 150, 160, 255},
+                    plot::Style::kPoints,
+                    3};
+  int32_t p_max = 1;
+  for (const Cell& c : cells_) p_max = std::max(p_max, c.period);
+  p_max = std::max(p_max, p_max_);
+  int64_t escaped = 0;
+  std::vector<std::size_t> index;  // the parameter behind each point: sink, then cyc, then none
+  for (int pass = 0; pass < 3; ++pass)
+    for (std::size_t i = 0; i < cells_.size() && i < shown_.params.size(); ++i) {
+      const Cell& c = cells_[i];
+      const double a = std::strtod(shown_.params[i].a.c_str(), nullptr);
+      if (pass == 0 && c.kind == Kind::kSink)
+        sink.x.push_back(a), sink.y.push_back(c.period), index.push_back(i);
+      if (pass == 1 && c.kind == Kind::kPeriodic)
+        cyc.x.push_back(a), cyc.y.push_back(c.period), index.push_back(i);
+      if (pass == 2 && c.kind == Kind::kAperiodic)
+        none.x.push_back(a), none.y.push_back(2.0 * p_max), index.push_back(i);
+      if (pass == 0 && c.kind == Kind::kEscaped) ++escaped;
+    }
+  f.series = {sink, cyc, none};
+  ImGui::TextWrapped(
+      "%lld parameters: %zu with a sink, %zu periodic, %zu without a period, %lld escaped (not "
+      "drawn). Click a point to open its orbit; the Bifurcation view draws the attractor over a.",
+      static_cast<long long>(shown_.na), sink.x.size(), cyc.x.size(), none.x.size(),
+      static_cast<long long>(escaped));
+  const plot::Layout l =
+      draw_plot("##scan_strip", f, 0, std::max(200.0f, ImGui::GetContentRegionAvail().y - 4));
+  if (!ImGui::IsItemClicked(ImGuiMouseButton_Left)) return false;
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  const plot::Nearest n = plot::nearest(f, l, {m.x, m.y}, 12);
+  if (n.series < 0) return false;
+  std::size_t k = n.index;
+  for (int s = 0; s < n.series; ++s) k += f.series[static_cast<std::size_t>(s)].x.size();
+  return make_pick(shown_.params[index[k]], pick);
 }
 
 }  // namespace ds::gui

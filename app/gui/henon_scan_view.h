@@ -1,6 +1,7 @@
 // The Hénon tab's sink-scan view: runs henon::scan on a background job (or opens a scan CSV the
-// batch command wrote) and draws the parameter strip or plane coloured by the detected period;
-// clicking a parameter hands it to the orbit view.
+// batch command wrote) and draws a strip (one b) as the smallest period over a, on the plotting
+// layer's axes, or a plane coloured by the detected period; clicking a parameter hands it to the
+// orbit view.
 #pragma once
 #include <cstdint>
 #include <mutex>
@@ -31,6 +32,10 @@ class HenonScanView {
   // The strip (nb = 1) or plane; returns true with *pick set when a parameter was clicked.
   bool draw_view(Pick* pick);
   bool busy() const { return job_.running(); }
+  // Sets an input from a NAME=VALUE setting (scripts: a-min, a-step, b-min, na (a strip: nb = 1),
+  // start-points, transient, p-max, backend); false with *error naming it if not accepted.
+  bool set(const std::string& name, const std::string& value, std::string* error);
+  void start();
   // Opens a scan CSV (deepscope henon scan --csv); false with *error set when it cannot.
   bool open_csv(const std::string& path, std::string* error);
   // The same, with a failure shown in the view's message line.
@@ -47,7 +52,8 @@ class HenonScanView {
     int32_t period = 0;  // smallest sink period (kSink) or smallest period (kPeriodic)
   };
   void set_result(henon::ScanResult r, const std::string& source);
-  void start();
+  bool draw_strip(Pick* pick);
+  static bool make_pick(const henon::ParamResult& p, Pick* pick);
   static uint32_t colour(const Cell& c);
 
   static constexpr int kBuf = 128;

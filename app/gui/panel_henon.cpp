@@ -11,14 +11,16 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "henon_bifurcation_view.h"
 #include "henon_plane_view.h"
 #include "henon_scan_view.h"
 #include "jobs.h"
-#include "kernels/henon/henon.h"
 #include "kernels/colour/point_cloud.h"
+#include "kernels/henon/henon.h"
 #include "panels.h"
 #include "render/image_texture.h"
 
@@ -45,7 +47,53 @@ class HenonPanel final : public Panel {
   ~HenonPanel() override { job_.cancel(); }
 
   const char* title() const override { return "Hénon"; }
-  bool busy() const override { return job_.running() || dirty_ || scan_.busy() || plane_.busy(); }
+  bool busy() const override {
+    return job_.running() || dirty_ || scan_.busy() || plane_.busy() || bifurcation_.busy();
+  }
+  // `bifurcation=1` with a-from, a-to, b, columns, transient, points: opens the Bifurcation view and
+  // computes the diagram, as its Run button would. `scan=1` with scan-NAME settings runs the sink
+  // scan. `plane=fit`: the plane at the panel's full resolution, as its "fit the panel" button does.
+  bool run_with(const std::string& settings, std::string* error) override {
+    std::istringstream in(settings);
+    bool bif = false, scan = false;
+    for (std::string w; in >> w;) {
+      const std::size_t eq = w.find('=');
+      const std::string name = w.substr(0, eq), value = w.substr(eq + 1);
+      if (name == "bifurcation") {
+        bif = value == "1";
+      } else if (name == "scan" && value == "1") {
+        scan = true;
+      } else if (name.rfind("scan-", 0) == 0) {
+        if (!scan_.set(name.substr(5), value, error)) return false;
+      } else if (name == "plane" && value == "fit") {
+        // The plane at the panel's full resolution: it must have been drawn once (tab henon-plane).
+        if (!plane_.fit_to_panel()) {
+          *error = "plane=fit needs the Plane view drawn first (tab henon-plane, wait-idle)";
+          return false;
+        }
+        plane_.apply_fields();
+        show_plane_ = true;
+        return true;
+      } else if (!bifurcation_.set(name, value, error)) {
+        return false;
+      }
+    }
+    if (scan) {
+      scan_.start();
+      show_scan_ = true;
+      return true;
+    }
+    if (!bif) {
+      *error =
+          "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points), scan=1 "
+          "(with scan-a-min, scan-a-step, scan-b-min, scan-na, scan-start-points, scan-transient, "
+          "scan-p-max, scan-backend) or plane=fit";
+      return false;
+    }
+    bifurcation_.start();
+    show_bifurcation_ = true;
+    return true;
+  }
 
   // A .csv dropped on the window opens in the scan view (a malformed one is reported there).
   bool open_file(const std::string& path) override {
@@ -73,6 +121,8 @@ class HenonPanel final : public Panel {
       scan_.draw_controls(all_ariths()[arith_index_]);
     if (show_plane_) ImGui::SetNextItemOpen(true);  // the plane's controls beside its view
     if (ImGui::CollapsingHeader("Parameter plane")) plane_.draw_controls(all_ariths()[arith_index_]);
+    if (show_bifurcation_) ImGui::SetNextItemOpen(true);
+    if (ImGui::CollapsingHeader("Bifurcation diagram")) bifurcation_.draw_controls(b_buf_);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("henon_plot", ImVec2(0, 0), true,
@@ -89,10 +139,17 @@ class HenonPanel final : public Panel {
       }
       if (ImGui::BeginTabItem("Plane", nullptr, show_plane_ ? ImGuiTabItemFlags_SetSelected : 0)) {
         HenonScanView::Pick pick;
-        if (plane_.draw_view(&pick.a, &pick.b)) open_pick(pick);
+        if (plane_.draw_view(&pick.a, &pick.b, std::strtod(a_buf_, nullptr), std::strtod(b_buf_, nullptr)))
+          open_pick(pick);
         ImGui::EndTabItem();
       }
-      show_orbit_ = show_scan_ = show_plane_ = false;
+      if (ImGui::BeginTabItem("Bifurcation", nullptr,
+                              show_bifurcation_ ? ImGuiTabItemFlags_SetSelected : 0)) {
+        HenonScanView::Pick pick;
+        if (bifurcation_.draw_view(std::strtod(a_buf_, nullptr), &pick.a, &pick.b)) open_pick(pick);
+        ImGui::EndTabItem();
+      }
+      show_orbit_ = show_scan_ = show_plane_ = show_bifurcation_ = false;
       ImGui::EndTabBar();
     }
     ImGui::EndChild();
@@ -382,6 +439,14 @@ class HenonPanel final : public Panel {
             ImVec2(sx(std::strtod(pt.first.c_str(), nullptr)), sy(std::strtod(pt.second.c_str(), nullptr))),
             5, shown_.period.is_sink ? IM_COL32(80, 255, 80, 255) : IM_COL32(255, 140, 60, 255));
     }
+    // Axis names: the map is (x, y) -> (1 - a x^2 + y, b x); both coordinates are dimensionless.
+    const ImU32 name_col = IM_COL32(235, 235, 235, 255);
+    const char* xname = "x (orbit coordinate)";
+    const ImVec2 xs = ImGui::CalcTextSize(xname);
+    dl->AddText(ImVec2(end.x - xs.x - 6, std::max(origin.y + 2, ax - xs.y - 4)), name_col, xname);
+    dl->AddText(
+        ImVec2(std::min(ay + 6, end.x - ImGui::CalcTextSize("y (orbit coordinate)").x - 4), origin.y + 22),
+        name_col, "y (orbit coordinate)");
     std::snprintf(label, sizeof label, "width %.3g", wx1 - wx0);
     dl->AddText(ImVec2(origin.x + 6, origin.y + 4), IM_COL32(200, 200, 200, 255), label);
     dl->PopClipRect();
@@ -403,6 +468,8 @@ class HenonPanel final : public Panel {
   std::size_t arith_index_ = 1;  // f64
   bool dirty_ = false, fit_ = false;
   bool show_orbit_ = false, show_scan_ = false, show_plane_ = false;  // select that view's tab next frame
+  bool show_bifurcation_ = false;
+  HenonBifurcationView bifurcation_;
   HenonScanView scan_;
   HenonPlaneView plane_;
   double cx_ = 0, cy_ = 0, scale_ = 3;

@@ -1,24 +1,29 @@
 // The TMD workspace's tab: function, mode, precision, range, k and search (exhaustive, Lefèvre,
 // regular) as controls; the search runs on a background job through kernels/tmd/tmd.h and
 // kernels/tmd/lefevre.h (the same calls as `deepscope tmd`), with live counts, a table of the
-// MPFR-confirmed cases (click a row to copy it) and, for the Lefèvre/regular searches, the
-// per-warp NMDM histogram.
+// MPFR-confirmed cases (x as bits, hex float and decimal; click a row to copy it), plots of the
+// cases over x and of their distances against the 2^-k line, and, for the Lefèvre/regular
+// searches, the per-warp NMDM histogram.
 #include <imgui.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "jobs.h"
 #include "kernels/core/backend.h"
-#include "kernels/tmd/tmd.h"
 #include "kernels/tmd/lefevre.h"
+#include "kernels/tmd/tmd.h"
 #include "panels.h"
+#include "plot_imgui.h"
 
 namespace ds::gui {
 namespace {
@@ -31,7 +36,107 @@ struct Live {
   std::vector<float> nmdm;  // histogram bins
   std::string stats;
   bool done = false;
+  int64_t arguments = 0;      // arguments searched (0 until known)
+  int k = 0;                  // the run's k
+  double x_lo = 0, x_hi = 0;  // the searched range, as numbers
 };
+
+const char* const kColumnHelp[6] = {
+    "the argument's binary32 bit pattern (\"-\" where it is not a binary32 number)",
+    "the argument in hexadecimal floating point (C's %a)",
+    "the argument in decimal, 9 significant digits (enough to give the binary32 number back)",
+    "run: how many bits after the rounding bit (bit p + 1 of f(x)'s significand) are all equal.\n"
+    "A run of r bits puts f(x) within about 2^-r ulp of a rounding breakpoint, so a correctly\n"
+    "rounded f needs about p + r + 1 bits to round it. \"+\": the run reaches the end of the 256\n"
+    "bits MPFR computed, so it is at least that long.",
+    "-log2 of the distance from f(x) to the nearest rounding breakpoint, in ulps: every case is\n"
+    "above k (closer than 2^-k ulp)",
+    "f(x) to 256 bits (MPFR), hexadecimal"};
+
+// The argument as a double: its binary32 value, or its hexadecimal text where it has one.
+double case_x(const tmd::Case& c) {
+  if (!c.x_text.empty()) return std::strtod(c.x_text.c_str(), nullptr);
+  float f;
+  std::memcpy(&f, &c.x, 4);
+  return static_cast<double>(f);
+}
+
+app::plot::Figure nmdm_figure(const Live& live) {
+  app::plot::Figure f;
+  f.title = "NMDM per warp (phase 1 of the search)";
+  f.x.label = "NMDM: share of a warp's 32 lanes that diverge (%)";
+  f.y.label = "warps";
+  f.x.lo = 0, f.x.hi = 100;
+  app::plot::Series s{"", {}, {}, app::plot::palette(0), app::plot::Style::kBars};
+  const double bin = 100.0 / static_cast<double>(live.nmdm.size());
+  for (std::size_t i = 0; i < live.nmdm.size(); ++i) {
+    s.x.push_back((static_cast<double>(i) + 0.5) * bin);
+    s.y.push_back(live.nmdm[i]);
+  }
+  f.series.push_back(std::move(s));
+  f.legend = false;
+  return f;
+}
+
+// The cases over x, with the 2^-k threshold every case passes.
+app::plot::Figure cases_figure(const Live& live) {
+  app::plot::Figure f;
+  f.title = "hard-to-round cases over x";
+  f.x.label = "x";
+  f.y.label = "-log2(distance to breakpoint / ulp)";
+  app::plot::Series s{"case", {}, {}, app::plot::palette(0), app::plot::Style::kPoints, 6};
+  double lo = INFINITY, hi = -INFINITY;
+  for (const tmd::Case& c : live.cases) {
+    s.x.push_back(case_x(c));
+    s.y.push_back(c.log2_dist);
+    if (std::isfinite(s.x.back())) lo = std::min(lo, s.x.back()), hi = std::max(hi, s.x.back());
+  }
+  if (live.x_lo < live.x_hi) lo = live.x_lo, hi = live.x_hi;  // the searched range
+  f.x.lo = lo, f.x.hi = hi;
+  const app::plot::Series k{"k = " + std::to_string(live.k) + ": distance 2^-k ulp",
+                            {lo, hi},
+                            {double(live.k), double(live.k)},
+                            app::plot::palette(1)};
+  f.series = {s, k};
+  return f;
+}
+
+// How many cases at each distance, against what random f(x) would give: with the distance
+// uniform over [0, 1/2] ulp, N arguments put N 2^-j in the bin -log2 dist in [j, j + 1).
+app::plot::Figure distance_figure(const Live& live) {
+  app::plot::Figure f;
+  f.title = "distances of the cases";
+  f.x.label = "-log2(distance / ulp), bins of 1";
+  f.y.label = "cases (log scale)";
+  f.y.scale = app::plot::Scale::kLog10;
+  int top = live.k + 1;
+  for (const tmd::Case& c : live.cases) top = std::max(top, static_cast<int>(std::floor(c.log2_dist)) + 1);
+  std::vector<double> counts(static_cast<std::size_t>(top + 1), 0.0);
+  for (const tmd::Case& c : live.cases)
+    if (c.log2_dist >= 0) counts[static_cast<std::size_t>(std::floor(c.log2_dist))] += 1;
+  app::plot::Series bars{"cases found", {}, {}, app::plot::palette(0), app::plot::Style::kBars};
+  app::plot::Series model{"random model: N 2^-j", {}, {}, app::plot::palette(3)};
+  for (int j = live.k; j <= top; ++j) {
+    bars.x.push_back(j + 0.5);
+    bars.y.push_back(counts[static_cast<std::size_t>(j)]);
+    if (live.arguments > 0) {
+      model.x.push_back(j + 0.5);
+      model.y.push_back(static_cast<double>(live.arguments) * std::ldexp(1.0, -j));
+    }
+  }
+  double ymax = 1;
+  for (double v : bars.y) ymax = std::max(ymax, v);
+  for (double v : model.y) ymax = std::max(ymax, v);
+  f.x.lo = live.k, f.x.hi = top + 1;
+  f.y.lo = 0.5, f.y.hi = 3 * ymax;
+  const app::plot::Series kline{"k = " + std::to_string(live.k),
+                                {double(live.k), double(live.k)},
+                                {0.5, 3 * ymax},
+                                app::plot::palette(1)};
+  f.series = {bars, kline};
+  if (!model.x.empty()) f.series.push_back(model);
+  return f;
+}
 
 bool parse_hex(const char* s, uint32_t* out) {
   if (std::strncmp(s, "0x", 2) != 0 && std::strncmp(s, "0X", 2) != 0) return false;
@@ -51,6 +156,62 @@ class TmdPanel final : public Panel {
   ~TmdPanel() override { job_.cancel(); }
   const char* title() const override { return "TMD"; }
   bool busy() const override { return job_.running(); }
+  // Settings: search (exhaustive|lefevre|regular), function, rounding (nearest|directed), precision,
+  // k, from and to (binary32 bits in hex), log2n, backend (auto|cpu|cuda).
+  bool run_with(const std::string& settings, std::string* error) override {
+    static const char* kSearch[] = {"exhaustive", "lefevre", "regular"};
+    static const char* kFunc[] = {"exp", "exp2", "log", "log2", "sin", "cos"};
+    static const char* kMode[] = {"nearest", "directed"};
+    static const char* kBackend[] = {"auto", "cpu", "cuda"};
+    auto pick = [](const char* const* names, int n, const std::string& v, int* out) {
+      for (int i = 0; i < n; ++i)
+        if (v == names[i]) return *out = i, true;
+      return false;
+    };
+    std::istringstream in(settings);
+    for (std::string w; in >> w;) {
+      const std::size_t eq = w.find('=');
+      const std::string name = w.substr(0, eq), value = w.substr(eq + 1);
+      bool ok = true;
+      char* end = nullptr;
+      const long v = std::strtol(value.c_str(), &end, 10);
+      const bool whole = !value.empty() && *end == 0;
+      if (name == "search")
+        ok = pick(kSearch, 3, value, &search_);
+      else if (name == "function")
+        ok = pick(kFunc, 6, value, &func_);
+      else if (name == "rounding")
+        ok = pick(kMode, 2, value, &mode_);
+      else if (name == "backend")
+        ok = pick(kBackend, 3, value, &backend_);
+      else if (name == "precision")
+        ok = whole && v >= tmd::kMinPrecision && v <= tmd::kMaxPrecision && (precision_ = int(v), true);
+      else if (name == "k")
+        ok = whole && v >= tmd::kMinK && v <= tmd::kMaxK && (k_ = int(v), true);
+      else if (name == "log2n")
+        ok = whole && v >= 2 && v <= 20 && (log2n_ = int(v), true);
+      else if (name == "from" || name == "to") {
+        uint32_t bits;
+        ok = parse_hex(value.c_str(), &bits);
+        if (ok) std::snprintf(name == "from" ? lo_ : hi_, kBuf, "%s", value.c_str());
+      } else {
+        *error = "the TMD tab has no setting \"" + name +
+                 "\" (search, function, rounding, precision, k, from, to, log2n, backend)";
+        return false;
+      }
+      if (!ok) {
+        *error = "the TMD tab's " + name + " cannot be \"" + value + "\"";
+        return false;
+      }
+    }
+    if (search_ != 0 && func_ > 3) {
+      *error = "the Lefevre and regular searches take exp, exp2, log or log2";
+      return false;
+    }
+    start();
+    if (!input_error_.empty()) *error = "TMD: " + input_error_;
+    return input_error_.empty();
+  }
 
   void draw() override {
     ImGui::BeginChild("tmd_controls", ImVec2(360, 0), true);
@@ -125,48 +286,71 @@ class TmdPanel final : public Panel {
     if (!shown) {
       ImGui::TextWrapped(
           "Choose a search, function, rounding, precision, k and range, then Run. The phase counts, the NMDM "
-          "histogram of the Lefevre and regular searches and the table of hard-to-round cases (click a row to "
-          "copy it) appear here while it runs. `deepscope tmd ...` runs the same searches in batch.");
+          "histogram of the Lefevre and regular searches, the cases over x, their distances against the 2^-k "
+          "line and the table of hard-to-round cases (click a row to copy it) appear here while it runs. "
+          "`deepscope tmd ...` runs the same searches in batch.");
       return;
     }
     const Live& live = *shown;
     ImGui::TextWrapped("%s", live.status.c_str());
     if (!live.stats.empty()) ImGui::TextWrapped("%s", live.stats.c_str());
-    if (!live.nmdm.empty()) {
-      float top = 1;
-      for (float v : live.nmdm) top = std::max(top, v);
-      ImGui::PlotHistogram("##nmdm", live.nmdm.data(), static_cast<int>(live.nmdm.size()), 0,
-                           "NMDM per warp, 5 % bins from 0 to 100 %", 0.0f, top, ImVec2(-1, 120));
+    const float w = ImGui::GetContentRegionAvail().x;
+    if (!live.nmdm.empty()) draw_plot("##nmdm", nmdm_figure(live), 0, 200);
+    if (!live.cases.empty()) {
+      draw_plot("##cases", cases_figure(live), w * 0.5f - 4, 240);
+      ImGui::SameLine();
+      draw_plot("##dist", distance_figure(live), 0, 240);
     }
     ImGui::Text("%zu cases (click a row to copy x and f(x))", live.cases.size());
-    if (ImGui::BeginTable("tmd_cases", 4,
+    if (ImGui::BeginTable("tmd_cases", 6,
                           ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Borders |
                               ImGuiTableFlags_Resizable)) {
       ImGui::TableSetupColumn("x (bits)");
+      ImGui::TableSetupColumn("x (hex float)");
+      ImGui::TableSetupColumn("x (decimal)");
       ImGui::TableSetupColumn("run");
       ImGui::TableSetupColumn("-log2 dist");
-      ImGui::TableSetupColumn("f(x) (MPFR)");
-      ImGui::TableHeadersRow();
+      ImGui::TableSetupColumn("f(x) (MPFR, 256 bits)");
+      ImGui::TableSetupScrollFreeze(0, 1);
+      // Headers drawn by hand, so the "run" header can explain itself.
+      ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+      for (int c = 0; c < 6; ++c) {
+        ImGui::TableSetColumnIndex(c);
+        ImGui::TableHeader(ImGui::TableGetColumnName(c));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kColumnHelp[c]);
+      }
       ImGuiListClipper clip;
       clip.Begin(static_cast<int>(live.cases.size()));
       while (clip.Step()) {
         for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
           const tmd::Case& c = live.cases[static_cast<std::size_t>(i)];
-          char x[16];
-          std::snprintf(x, sizeof x, "0x%08x", c.x);
+          char bits[16], hex[48], dec[48];
+          std::snprintf(bits, sizeof bits, "0x%08x", c.x);
+          const double x = case_x(c);
+          if (c.x_text.empty()) {
+            std::snprintf(hex, sizeof hex, "%a", x);
+          } else {
+            std::snprintf(bits, sizeof bits, "-");
+            std::snprintf(hex, sizeof hex, "%s", c.x_text.c_str());
+          }
+          std::snprintf(dec, sizeof dec, "%.9g", x);
           ImGui::TableNextRow();
           ImGui::TableSetColumnIndex(0);
           ImGui::PushID(i);
-          if (ImGui::Selectable(x, false, ImGuiSelectableFlags_SpanAllColumns)) {
-            const std::string line = std::string(x) + " " + c.fx;
+          if (ImGui::Selectable(bits, false, ImGuiSelectableFlags_SpanAllColumns)) {
+            const std::string line = std::string(c.x_text.empty() ? bits : hex) + " " + c.fx;
             ImGui::SetClipboardText(line.c_str());
           }
           ImGui::PopID();
           ImGui::TableSetColumnIndex(1);
-          ImGui::Text("%d%s", c.run, c.run_capped ? "+" : "");
+          ImGui::TextUnformatted(hex);
           ImGui::TableSetColumnIndex(2);
-          ImGui::Text("%.3f", c.log2_dist);
+          ImGui::TextUnformatted(dec);
           ImGui::TableSetColumnIndex(3);
+          ImGui::Text("%d%s", c.run, c.run_capped ? "+" : "");
+          ImGui::TableSetColumnIndex(4);
+          ImGui::Text("%.3f", c.log2_dist);
+          ImGui::TableSetColumnIndex(5);
           ImGui::TextUnformatted(c.fx.c_str());
         }
       }
@@ -175,6 +359,8 @@ class TmdPanel final : public Panel {
   }
 
   void set_live(Live l) {
+    l.k = run_k_;
+    l.x_lo = run_lo_, l.x_hi = run_hi_;
     auto p = std::make_shared<const Live>(std::move(l));
     std::lock_guard<std::mutex> lock(mutex_);
     live_ = std::move(p);
@@ -188,6 +374,11 @@ class TmdPanel final : public Panel {
       return;
     }
     const Backend be = backend_ == 0 ? Backend::kAuto : (backend_ == 1 ? Backend::kCpu : Backend::kCuda);
+    float flo, fhi;
+    std::memcpy(&flo, &lo, 4);
+    std::memcpy(&fhi, &hi, 4);
+    run_k_ = k_;
+    run_lo_ = static_cast<double>(flo), run_hi_ = static_cast<double>(fhi);
     set_live(Live{"running...", {}, {}, "", false});
     if (search_ == 0) {
       tmd::ExhaustiveParams p;
@@ -217,7 +408,9 @@ class TmdPanel final : public Panel {
             r.cancelled ? "cancelled: " : "", static_cast<long long>(r.inputs),
             static_cast<long long>(r.evaluated), static_cast<long long>(r.candidates),
             static_cast<long long>(r.exact), r.cases.size(), r.seconds, backend_name(r.backend));
-        set_live(Live{buf, r.cases, {}, "", true});
+        Live l{buf, r.cases, {}, "", true};
+        l.arguments = r.evaluated;
+        set_live(std::move(l));
       });
       return;
     }
@@ -257,6 +450,7 @@ class TmdPanel final : public Panel {
         l.stats = buf;
         for (int64_t c : r.iters.nmdm_hist) l.nmdm.push_back(static_cast<float>(c));
         l.cases = r.cases;
+        l.arguments = r.arguments;
         l.done = phase == 4;
         set_live(l);
       };
@@ -273,6 +467,9 @@ class TmdPanel final : public Panel {
   bool hierarchical_ = true;
   char lo_[kBuf], hi_[kBuf];
   std::string input_error_;
+  // The run shown: its k and range (set on the UI thread before the job starts).
+  std::atomic<int> run_k_{0};
+  std::atomic<double> run_lo_{0}, run_hi_{0};
 };
 
 }  // namespace

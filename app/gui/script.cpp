@@ -174,6 +174,16 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     if (w[1] == "henon-plane") s.path = w[1];  // the Hénon tab with its Plane view open
     if (s.path.empty())
       throw BadLine{"the tab is mandelbrot, henon, henon-plane, tmd or drift, got \"" + w[1] + "\""};
+  } else if (cmd == "run") {
+    // The settings are checked by the open tab when the step runs (Panel::run_with).
+    for (std::size_t k = 1; k < w.size(); ++k)
+      if (w[k].find('=') == std::string::npos || w[k].front() == '=')
+        throw BadLine{"run takes NAME=VALUE settings, got \"" + w[k] + "\""};
+    s.op = ScriptStep::Op::kRun;
+    s.path = rest_after_command;
+  } else if (cmd == "leave") {
+    want(0, 0, "leave");
+    s.op = ScriptStep::Op::kLeave;
   } else if (cmd == "quit") {
     want(0, 0, "quit");
     s.op = ScriptStep::Op::kQuit;
@@ -181,7 +191,7 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     throw BadLine{
         "unknown command \"" + cmd +
         "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, aa, "
-        "quit)"};
+        "run, leave, quit)"};
   }
   return s;
 }

@@ -31,6 +31,8 @@ struct ScriptStep {
     kPalette,
     kAa,
     kBrowse,
+    kRun,
+    kLeave,
     kQuit
   };
   Op op = Op::kWait;
@@ -42,7 +44,8 @@ struct ScriptStep {
   int button = 0;       // click: 0 left, 1 right, 2 middle (GLFW_MOUSE_BUTTON_*)
   int key = 0;          // key: GLFW key code
   int mods = 0;         // key: GLFW_MOD_* bits (ctrl, shift, alt, super)
-  std::string path;     // png, screenshot: file; tab: workspace name; shader, palette: name or file
+  std::string path;     // png, screenshot: file; tab: workspace name; shader, palette: name or file;
+                        // run: the NAME=VALUE settings
 };
 
 // Parses a script. Throws cli::UsageError "SOURCE:LINE: what is wrong: \"the line\"".
@@ -69,7 +72,7 @@ class ScriptRunner {
   int exit_code() const { return exit_code_; }
 
  private:
-  enum class Phase { kMove, kButton, kWheel, kKeyDown, kKeyUp, kSettle, kTab, kScreenshot };
+  enum class Phase { kMove, kLeave, kButton, kWheel, kKeyDown, kKeyUp, kSettle, kTab, kScreenshot };
   void start(const ScriptStep& s, Panel* shown);
   void run(Phase p, Panel* shown);
   bool place_pointer(Panel* shown);

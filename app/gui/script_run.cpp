@@ -145,6 +145,18 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
         fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no antialiasing to set",
              2);
       break;
+    case Op::kLeave:
+      phases_ = {Phase::kLeave, Phase::kSettle};
+      break;
+    case Op::kRun: {
+      std::string why;
+      if (!shown || !shown->run_with(s.path, &why))
+        fail(why.empty()
+                 ? std::string("the ") + (shown ? shown->title() : "window") + " tab has nothing to run"
+                 : why,
+             2);
+      break;
+    }
     case Op::kQuit:
       finished_ = true;
       exit_code_ = 0;
@@ -202,6 +214,14 @@ void ScriptRunner::run(Phase p, Panel* shown) {
       for (const auto& m : kModKeys)
         if (s.mods & m.bit) ImGui_ImplGlfw_KeyCallback(window_, m.key, 0, GLFW_RELEASE, 0);
       break;
+    case Phase::kLeave: {
+      // Below the window (the test display is taller than the window), so nothing shows a hover.
+      int w = 0, h = 0;
+      glfwGetWindowSize(window_, &w, &h);
+      glfwSetCursorPos(window_, w / 2.0, h + 100.0);
+      ImGui_ImplGlfw_CursorEnterCallback(window_, GLFW_FALSE);
+      break;
+    }
     case Phase::kSettle:
       break;
     case Phase::kTab:

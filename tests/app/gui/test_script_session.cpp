@@ -266,6 +266,10 @@ TEST_F(ScriptSession, HenonPlaneViewDrawsThePlaneAndZoomsAboutThePointer) {
   EXPECT_NEAR((y1 - y0) / (iy1 - iy0), scale, 0.01);
   x0 -= ix0 * scale;
   y0 -= iy0 * scale;
+  // The tooltip beside the pointer after the wheel (line 6) covers part of the image in the later
+  // shots: samples under it (a generous 320 x 90 box right of and below the pointer) are skipped.
+  double ix6, iy6, wx6, wy6;
+  ASSERT_TRUE(pointer_at(log("plane"), 6, &ix6, &iy6, &wx6, &wy6)) << log("plane");
   ds::henon::PlaneView v;  // the view's defaults in the window
   v.centre_a = "0.75";
   v.centre_b = "0";
@@ -297,6 +301,8 @@ TEST_F(ScriptSession, HenonPlaneViewDrawsThePlaneAndZoomsAboutThePointer) {
         unsigned char rgb[3];
         ds::app::category_colour(k, rgb);
         const int px = static_cast<int>(x0 + (i + 0.5) * scale), py = static_cast<int>(y0 + (j + 0.5) * scale);
+        if (std::string(shot.file) != "plane0.png")
+          if (px >= wx6 - 4 && px < wx6 + 320 && py >= wy6 - 4 && py < wy6 + 90) continue;
         ASSERT_LT(px, png.w);
         ASSERT_LT(py, png.h);
         const unsigned char* q = &png.rgb[(static_cast<size_t>(py) * png.w + px) * 3];

@@ -1,0 +1,301 @@
+// The layout of the plotting layer (plot.h): ranges, margins fitted to the tick labels, the grid,
+// the data as primitives clipped to the plot area, the legend in the freest corner, and the
+// nearest-point search behind the window's hover read-out.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "plot.h"
+
+namespace ds::app::plot {
+namespace {
+
+bool placeable(double v, Scale s) { return std::isfinite(v) && (s == Scale::kLinear || v > 0); }
+double to_axis(double v, Scale s) { return s == Scale::kLog10 ? std::log10(v) : v; }
+double from_axis(double v, Scale s) { return s == Scale::kLog10 ? std::pow(10.0, v) : v; }
+
+// The axis's range in its own space: the fixed one, or the data's with `margin` of the span added
+// on either side. `bars_base`: the range includes 0 (linear bars start there).
+void axis_range(const Axis& a, const std::vector<Series>& series, bool x_axis, double margin, bool bars_base,
+                double* lo, double* hi, std::string* note) {
+  if (placeable(a.lo, a.scale) && placeable(a.hi, a.scale) && a.lo < a.hi) {
+    *lo = to_axis(a.lo, a.scale), *hi = to_axis(a.hi, a.scale);
+    return;
+  }
+  double dl, dh;
+  if (!data_range(series, x_axis, a.scale, &dl, &dh)) {
+    *lo = 0, *hi = 1;
+    if (note->empty()) *note = "no data to plot";
+    return;
+  }
+  if (bars_base && a.scale == Scale::kLinear) dl = std::min(dl, 0.0), dh = std::max(dh, 0.0);
+  double l = to_axis(dl, a.scale), h = to_axis(dh, a.scale);
+  if (!(h - l > 1e-12 * std::max(std::fabs(l), std::fabs(h)))) {
+    const double pad = a.scale == Scale::kLog10 ? 0.5 : (l != 0 ? 0.05 * std::fabs(l) : 0.5);
+    l -= pad, h += pad;
+  } else {
+    const double span = h - l;
+    l -= margin * span, h += margin * span;
+    if (bars_base && a.scale == Scale::kLinear && dl >= 0) l = std::max(l, 0.0);
+  }
+  *lo = l, *hi = h;
+}
+
+Prim text(Vec2 at, const std::string& s, Rgba c, Anchor a) {
+  Prim p;
+  p.kind = Prim::Kind::kText;
+  p.pts = {at};
+  p.text = s;
+  p.colour = c;
+  p.anchor = a;
+  return p;
+}
+Prim line(Vec2 a, Vec2 b, Rgba c, float w = 1) {
+  Prim p;
+  p.kind = Prim::Kind::kLine;
+  p.pts = {a, b};
+  p.colour = c;
+  p.width = w;
+  return p;
+}
+Prim rect(Rect r, Rgba c) {
+  Prim p;
+  p.kind = Prim::Kind::kRect;
+  p.pts = {{r.x0, r.y0}, {r.x1, r.y1}};
+  p.colour = c;
+  return p;
+}
+
+// The data's primitives: polylines broken at points without a place, squares, or bars.
+void add_series(const Series& s, const Transform& t, std::vector<Prim>* out) {
+  if (s.style == Style::kBars) {
+    // Bars of the bin width: the smallest spacing between neighbouring x.
+    double w = INFINITY;
+    for (std::size_t i = 1; i < s.x.size(); ++i)
+      if (std::isfinite(s.x[i] - s.x[i - 1]) && s.x[i] != s.x[i - 1])
+        w = std::min(w, std::fabs(s.x[i] - s.x[i - 1]));
+    if (!std::isfinite(w)) w = (t.x1 - t.x0) / 20;
+    const double base = t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : 0.0;
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      Vec2 a, b;
+      if (!t.to_px(s.x[i] - 0.45 * w, s.y[i], &a) || !t.to_px(s.x[i] + 0.45 * w, base, &b)) continue;
+      Prim p =
+          rect({std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)}, s.colour);
+      p.clip = true;
+      out->push_back(std::move(p));
+    }
+    return;
+  }
+  Prim cur;
+  cur.kind = s.style == Style::kPoints ? Prim::Kind::kPoints : Prim::Kind::kPolyline;
+  cur.colour = s.colour;
+  cur.width = s.width;
+  cur.clip = true;
+  auto flush = [&]() {
+    if (cur.kind == Prim::Kind::kPolyline && cur.pts.size() == 1) {
+      Prim dot = cur;  // a lone point between breaks still shows
+      dot.kind = Prim::Kind::kPoints;
+      dot.width = s.width + 2;
+      out->push_back(std::move(dot));
+    } else if (!cur.pts.empty()) {
+      out->push_back(cur);
+    }
+    cur.pts.clear();
+  };
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    Vec2 p;
+    if (t.to_px(s.x[i], s.y[i], &p))
+      cur.pts.push_back(p);
+    else if (cur.kind == Prim::Kind::kPolyline)
+      flush();
+  }
+  flush();
+}
+
+}  // namespace
+
+Theme Theme::light() {
+  return Theme{
+      {255, 255, 255, 255}, {0, 0, 0, 255}, {225, 225, 225, 255}, {0, 0, 0, 255}, {255, 255, 255, 235}};
+}
+Theme Theme::dark() {
+  return Theme{
+      {22, 22, 26, 255}, {200, 200, 200, 255}, {60, 60, 66, 255}, {230, 230, 230, 255}, {30, 30, 36, 235}};
+}
+
+bool Transform::to_px(double x, double y, Vec2* out) const {
+  if (!placeable(x, xs) || !placeable(y, ys)) return false;
+  const double u = (to_axis(x, xs) - x0) / (x1 - x0), v = (to_axis(y, ys) - y0) / (y1 - y0);
+  // Far outside points are pulled in to where clipping still hides them, so no overflow follows.
+  out->x = static_cast<float>(plot.x0 + std::clamp(u, -100.0, 100.0) * plot.w());
+  out->y = static_cast<float>(plot.y1 - std::clamp(v, -100.0, 100.0) * plot.h());
+  return true;
+}
+double Transform::x_at(float px) const { return from_axis(x0 + (px - plot.x0) / plot.w() * (x1 - x0), xs); }
+double Transform::y_at(float py) const { return from_axis(y0 + (plot.y1 - py) / plot.h() * (y1 - y0), ys); }
+
+bool data_range(const std::vector<Series>& series, bool x_axis, Scale s, double* lo, double* hi) {
+  double l = INFINITY, h = -INFINITY;
+  for (const Series& q : series)
+    for (std::size_t i = 0; i < q.x.size() && i < q.y.size(); ++i) {
+      const double v = x_axis ? q.x[i] : q.y[i];
+      if (placeable(v, s)) l = std::min(l, v), h = std::max(h, v);
+    }
+  if (!(l <= h)) return false;
+  *lo = l, *hi = h;
+  return true;
+}
+
+void nest_line_widths(std::vector<Series>* series, float thinnest, float step) {
+  float w = thinnest;
+  for (auto it = series->rbegin(); it != series->rend(); ++it)
+    if (it->style == Style::kLine) it->width = w, w += step;
+}
+
+Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th) {
+  for (const Series& s : f.series)
+    if (s.x.size() != s.y.size())
+      throw std::invalid_argument("plot series \"" + s.name + "\": x and y differ in length");
+  Layout L;
+  bool bars = false;
+  for (const Series& s : f.series) bars |= s.style == Style::kBars;
+  Transform& t = L.t;
+  t.xs = f.x.scale, t.ys = f.y.scale;
+  axis_range(f.x, f.series, true, bars ? 0.03 : 0.0, false, &t.x0, &t.x1, &L.note);
+  axis_range(f.y, f.series, false, 0.05, bars, &t.y0, &t.y1, &L.note);
+  const float lh = m.height;
+  auto ticks = [](Scale s, double lo, double hi, int want) {
+    return s == Scale::kLog10 ? log_ticks(std::pow(10.0, lo), std::pow(10.0, hi), want)
+                              : linear_ticks(lo, hi, want);
+  };
+
+  float top = area.y0 + 4;
+  L.prims.push_back(rect(area, th.background));
+  // A legend outside takes a column on the right, as wide as its widest entry.
+  std::vector<const Series*> named;
+  for (const Series& s : f.series)
+    if (!s.name.empty()) named.push_back(&s);
+  const float row = lh + 6, sw = 26;
+  float nw = f.legend_widest.empty() ? 0.0f : m.width(f.legend_widest);
+  for (const Series* s : named) nw = std::max(nw, m.width(s->name));
+  const float bw = 8 + sw + 8 + nw + 8, bh = 6 + row * static_cast<float>(named.size()) + 2;
+  const bool outside = f.legend && f.legend_outside && !named.empty();
+  const float right = outside ? area.x1 - bw - 8 : area.x1;
+  if (!f.title.empty()) {
+    L.prims.push_back(text({(area.x0 + area.x1) / 2, top}, f.title, th.text, Anchor::kTop));
+    top += lh + 6;
+  }
+  const float ylabel_y = top;
+  if (!f.y.label.empty()) top += lh + 4;
+  float bottom = area.y1 - 4 - (lh + 8);
+  if (!f.x.label.empty()) bottom -= lh + 4;
+  Rect& p = t.plot;
+  p.y0 = top + lh / 2;
+  p.y1 = bottom;
+  L.y_ticks = ticks(t.ys, t.y0, t.y1, std::clamp(static_cast<int>(p.h() / (2.5f * lh)), 2, 10));
+  float yw = f.y.tick_widest.empty() ? 0.0f : m.width(f.y.tick_widest);
+  for (const Tick& k : L.y_ticks) yw = std::max(yw, m.width(k.label));
+  p.x0 = area.x0 + yw + 14;
+  p.x1 = right - 10;
+  // Two passes: as many x ticks as the widest label leaves room for.
+  float xw = m.width("0.0000");
+  for (int pass = 0; pass < 2; ++pass) {
+    L.x_ticks = ticks(t.xs, t.x0, t.x1, std::clamp(static_cast<int>(p.w() / (xw + 3 * lh)), 2, 10));
+    xw = lh;
+    for (const Tick& k : L.x_ticks) xw = std::max(xw, m.width(k.label));
+  }
+  if (!f.x.tick_widest.empty())
+    p.x1 = right - std::max(10.0f, m.width(f.x.tick_widest) / 2 + 4);
+  else if (!L.x_ticks.empty())
+    p.x1 = right - std::max(10.0f, m.width(L.x_ticks.back().label) / 2 + 4);
+  // Whole pixels, so the frame and the grid are crisp in every backend.
+  p.x0 = std::round(p.x0), p.y0 = std::round(p.y0), p.x1 = std::round(p.x1), p.y1 = std::round(p.y1);
+  if (p.w() < 20 || p.h() < 20) {
+    L.note = "the plot area is too small";
+    return L;
+  }
+
+  // Grid, frame, ticks and their labels.
+  std::vector<Vec2> tx, ty;
+  for (const Tick& k : L.x_ticks) {
+    Vec2 q;
+    if (!t.to_px(k.value, t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : t.y0, &q)) continue;
+    const float x = std::round(q.x);
+    if (x < p.x0 - 0.5f || x > p.x1 + 0.5f) continue;
+    if (!k.label.empty() && f.grid) L.prims.push_back(line({x, p.y0}, {x, p.y1}, th.grid));
+    L.prims.push_back(line({x, p.y1}, {x, p.y1 + (k.label.empty() ? 3.0f : 5.0f)}, th.frame));
+    if (!k.label.empty()) L.prims.push_back(text({x, p.y1 + 7}, k.label, th.text, Anchor::kTop));
+  }
+  for (const Tick& k : L.y_ticks) {
+    Vec2 q;
+    if (!t.to_px(t.xs == Scale::kLog10 ? std::pow(10.0, t.x0) : t.x0, k.value, &q)) continue;
+    const float y = std::round(q.y);
+    if (y < p.y0 - 0.5f || y > p.y1 + 0.5f) continue;
+    if (!k.label.empty() && f.grid) L.prims.push_back(line({p.x0, y}, {p.x1, y}, th.grid));
+    L.prims.push_back(line({p.x0 - (k.label.empty() ? 3.0f : 5.0f), y}, {p.x0, y}, th.frame));
+    if (!k.label.empty()) L.prims.push_back(text({p.x0 - 8, y}, k.label, th.text, Anchor::kRight));
+  }
+  if (!f.y.label.empty())
+    L.prims.push_back(text({area.x0 + 4, ylabel_y}, f.y.label, th.text, Anchor::kTopLeft));
+  if (!f.x.label.empty())
+    L.prims.push_back(text({(p.x0 + p.x1) / 2, area.y1 - 4}, f.x.label, th.text, Anchor::kBottom));
+
+  for (const Series& s : f.series) add_series(s, t, &L.prims);
+  L.prims.push_back(line({p.x0, p.y0}, {p.x1, p.y0}, th.frame));
+  L.prims.push_back(line({p.x0, p.y1}, {p.x1, p.y1}, th.frame));
+  L.prims.push_back(line({p.x0, p.y0}, {p.x0, p.y1}, th.frame));
+  L.prims.push_back(line({p.x1, p.y0}, {p.x1, p.y1}, th.frame));
+  if (!L.note.empty())
+    L.prims.push_back(text({(p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2}, L.note, th.text, Anchor::kCentre));
+
+  // The legend: outside on the right, or inside in the corner with the fewest drawn points under it.
+  if (!f.legend || named.empty()) return L;
+  Rect best{right + 8, p.y0, right + 8 + bw, p.y0 + bh};
+  std::size_t best_count = std::numeric_limits<std::size_t>::max();
+  for (int corner = 0; corner < 4 && !outside; ++corner) {
+    const float x0 = corner % 2 == 0 ? p.x1 - 8 - bw : p.x0 + 8;
+    const float y0 = corner < 2 ? p.y0 + 8 : p.y1 - 8 - bh;
+    const Rect r{x0, y0, x0 + bw, y0 + bh};
+    std::size_t count = 0;
+    for (const Series& s : f.series)
+      for (std::size_t i = 0; i < s.x.size(); i += 1 + s.x.size() / 2000) {
+        Vec2 q;
+        if (t.to_px(s.x[i], s.y[i], &q) && r.contains(q)) ++count;
+      }
+    if (count < best_count) best_count = count, best = r;
+  }
+  L.legend_box = best;
+  L.prims.push_back(rect(best, th.legend_fill));
+  L.prims.push_back(line({best.x0, best.y0}, {best.x1, best.y0}, th.grid));
+  L.prims.push_back(line({best.x0, best.y1}, {best.x1, best.y1}, th.grid));
+  L.prims.push_back(line({best.x0, best.y0}, {best.x0, best.y1}, th.grid));
+  L.prims.push_back(line({best.x1, best.y0}, {best.x1, best.y1}, th.grid));
+  for (std::size_t k = 0; k < named.size(); ++k) {
+    const float y = best.y0 + 6 + row * static_cast<float>(k), cy = std::round(y + lh / 2);
+    Rect sr = named[k]->style == Style::kLine
+                  ? Rect{best.x0 + 8, cy - 2, best.x0 + 8 + sw, cy + 2}
+                  : Rect{best.x0 + 8 + sw / 2 - 5, cy - 5, best.x0 + 8 + sw / 2 + 5, cy + 5};
+    L.prims.push_back(rect(sr, named[k]->colour));
+    L.prims.push_back(text({best.x0 + 8 + sw + 8, y}, named[k]->name, th.text, Anchor::kTopLeft));
+    L.legend.push_back({sr, named[k]->colour, named[k]->name});
+  }
+  return L;
+}
+
+Nearest nearest(const Figure& f, const Layout& l, Vec2 at, float max_px) {
+  Nearest n;
+  float best = max_px * max_px;
+  for (std::size_t s = 0; s < f.series.size(); ++s) {
+    const Series& q = f.series[s];
+    for (std::size_t i = 0; i < q.x.size(); ++i) {
+      Vec2 p;
+      if (!l.t.to_px(q.x[i], q.y[i], &p) || !l.t.plot.contains(p)) continue;
+      const float d = (p.x - at.x) * (p.x - at.x) + (p.y - at.y) * (p.y - at.y);
+      if (d <= best) best = d, n = Nearest{static_cast<int>(s), i, q.x[i], q.y[i], p};
+    }
+  }
+  return n;
+}
+
+}  // namespace ds::app::plot
