@@ -228,6 +228,12 @@ std::string usage_for(const std::string& command, const std::string& sub) {
     const std::string h = more.empty() ? head : head + " " + more;
     return line.rfind(h, 0) == 0 && (line.size() == h.size() || line[h.size()] == ' ' || line[h.size()] == '|');
   };
+  // Where some entry names the subcommand, only those entries are shown (henon scan's usage is
+  // not followed by henon orbits').
+  bool sub_found = false;
+  for (const auto& e : entries)
+    for (const Line& l : e)
+      if (l.synopsis_start && !sub.empty() && names(l.text, sub)) sub_found = true;
   std::string out;
   for (const auto& e : entries) {
     bool any = false, any_sub = false;
@@ -236,7 +242,7 @@ std::string usage_for(const std::string& command, const std::string& sub) {
       any = any || names(l.text, "");
       any_sub = any_sub || (!sub.empty() && names(l.text, sub));
     }
-    if (!any) continue;
+    if (!any || (sub_found && !any_sub)) continue;
     bool keep = true;  // the current synopsis (and its continuations) is printed
     for (const Line& l : e) {
       if (l.synopsis_start) keep = names(l.text, any_sub ? sub : "");
