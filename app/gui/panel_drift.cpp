@@ -368,7 +368,7 @@ class DriftPanel final : public Panel {
     draw_plot("##pe", pe, 0, std::max(160.0f, h * 0.27f));
     if (ImGui::BeginTable("drift_table", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
       for (const char* hd : {"precision", "time (tau)", "steps/s", "|dE|/|E0| now",
-                             "drift slope (eps/atom/tau)", "kT/ns/dof (argon)", "residual", "status"})
+                             "slope (eps/tau)", "kT/ns/dof", "residual", "status"})
         ImGui::TableSetupColumn(hd);
       ImGui::TableHeadersRow();
       for (const Row& r : rows) {
@@ -393,6 +393,13 @@ class DriftPanel final : public Panel {
         ImGui::TextWrapped("%s", r.status.c_str());
       }
       ImGui::EndTable();
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped(
+          "slope: least-squares drift of the total energy per atom per tau; kT/ns/dof: the same in "
+          "OpenMM's unit for argon (sigma 3.405 A, epsilon/kB 119.8 K, tau %.4g ps; dof 3N - 3; T the "
+          "run's mean kinetic temperature), docs/drift.md",
+          drift::argon_tau_ps());
+      ImGui::PopStyleColor();
     }
   }
 
