@@ -47,6 +47,23 @@ RenderResult render_cpu(const View& v, bool at_nucleus) {
   return render(v, o);
 }
 
+// MPFR on an n x n grid of the image: every pixel the oracle trusts (certified and confirmed) has
+// its count in `counts`; at least min_trusted of them.
+void expect_oracle_counts(const View& v, const std::vector<uint32_t>& counts, int n, int min_trusted) {
+  perturb::oracle::OracleOptions oo;
+  const Geometry g = geometry(v);
+  const auto where = perturb::oracle::grid_pixels(v, n);
+  const auto px = perturb::oracle::oracle_pixels(g, v, where, oo, nullptr);
+  int trusted = 0;
+  for (std::size_t k = 0; k < where.size(); ++k) {
+    if (!px[k].trusted()) continue;
+    ++trusted;
+    EXPECT_EQ(counts[static_cast<std::size_t>(where[k].j) * v.width + where[k].i], px[k].count)
+        << where[k].i << "," << where[k].j;
+  }
+  EXPECT_GE(trusted, min_trusted);
+}
+
 // The view's centre lies a tenth of the image's width off the nucleus (zoom 4e50: the image is
 // about 1e-50 wide), and the limit is 2^21: the nucleus's orbit of 136 points serves every pixel,
 // and the counts equal those from the centre's orbit of 2^21 points and MPFR's on a grid.
@@ -67,19 +84,7 @@ TEST(ReferenceNucleus, OffCentreViewPerturbsFromOnePeriodOfTheNucleus) {
   EXPECT_GT(centre.perturb.reference_length, 136u);
   EXPECT_EQ(nuc.counts, centre.counts);
 
-  // MPFR on a 4x4 grid of the image, trusted where certified and confirmed.
-  perturb::oracle::OracleOptions oo;
-  const Geometry g = geometry(v);
-  const auto where = perturb::oracle::grid_pixels(v, 4);
-  const auto px = perturb::oracle::oracle_pixels(g, v, where, oo, nullptr);
-  int trusted = 0;
-  for (std::size_t k = 0; k < where.size(); ++k) {
-    if (!px[k].trusted()) continue;
-    ++trusted;
-    EXPECT_EQ(nuc.counts[static_cast<std::size_t>(where[k].j) * v.width + where[k].i], px[k].count)
-        << where[k].i << "," << where[k].j;
-  }
-  EXPECT_GE(trusted, 8);
+  expect_oracle_counts(v, nuc.counts, 4, 8);
 }
 
 // The wrap: a view of the same minibrot whose centre lies about 7 half-diagonals off the nucleus,
@@ -97,18 +102,7 @@ TEST(ReferenceNucleus, WrappedCentreOrbitGivesTheFullOrbitsCounts) {
   EXPECT_EQ(wrap.perturb.glitch_unresolved, 0u);
   const RenderResult centre = render_cpu(v, false);
   EXPECT_EQ(wrap.counts, centre.counts);
-  perturb::oracle::OracleOptions oo;
-  const Geometry g = geometry(v);
-  const auto where = perturb::oracle::grid_pixels(v, 3);
-  const auto px = perturb::oracle::oracle_pixels(g, v, where, oo, nullptr);
-  int trusted = 0;
-  for (std::size_t k = 0; k < where.size(); ++k) {
-    if (!px[k].trusted()) continue;
-    ++trusted;
-    EXPECT_EQ(wrap.counts[static_cast<std::size_t>(where[k].j) * v.width + where[k].i], px[k].count)
-        << where[k].i << "," << where[k].j;
-  }
-  EXPECT_GE(trusted, 5);
+  expect_oracle_counts(v, wrap.counts, 3, 5);
 }
 
 // Below 2^20 iterations, and where the ball finds no period in the view (a view inside the main
