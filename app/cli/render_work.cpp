@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "app/io/exr_io.h"
 #include "app/io/image_io.h"
 #include "app/io/location.h"
+#include "app/io/progress_text.h"
 #include "app/io/srgb.h"
 #include "app/io/view_png.h"
 #include "cancel.h"
@@ -73,17 +75,41 @@ std::string read_all(const std::string& path) {
   return s.str();
 }
 
-// One progress line on stderr (writer, terminal only), cleared by done().
+// One progress line on stderr (writer, terminal only), cleared by done(): the label, the stage
+// (what the engine says it is doing), the share done, the time so far and the time left
+// (app/io/progress_text.h).
 struct ProgressLine {
   bool on = false;
   std::string label;
   std::mutex mu;
+  const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  std::string stage;
+  double fraction = 0;
   std::function<void(double)> callback() {
     if (!on) return nullptr;
     return [this](double x) {
       std::lock_guard<std::mutex> lock(mu);
-      std::fprintf(stderr, "\r%s: %3.0f%%", label.c_str(), 100.0 * x);
-      std::fflush(stderr);
+      fraction = x;
+      show();
+    };
+  }
+  // For RenderOptions::stage: the engine's stage, shown from the next update on.
+  std::function<void(const char*)> stage_callback() {
+    if (!on) return nullptr;
+    return [this](const char* s) {
+      std::lock_guard<std::mutex> lock(mu);
+      stage = s;
+      show();
+    };
+  }
+  // The reference orbit's own progress, before the pixels' share starts.
+  std::function<void(double)> reference_callback() {
+    if (!on) return nullptr;
+    return [this](double x) {
+      std::lock_guard<std::mutex> lock(mu);
+      stage = "reference orbit";
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      print_line(label + ": " + progress_text(stage, x, elapsed));
     };
   }
   void clear() {
@@ -98,8 +124,19 @@ struct ProgressLine {
   }
 
  private:
+  std::size_t shown = 0;  // the length of the line on screen
+  void show() {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    print_line(label + ": " + progress_text(stage, fraction, elapsed));
+  }
+  void print_line(const std::string& text) {
+    std::fprintf(stderr, "\r%s%*s", text.c_str(), static_cast<int>(shown > text.size() ? shown - text.size() : 0), "");
+    std::fflush(stderr);
+    shown = text.size();
+  }
   void wipe() {
-    if (on) std::fprintf(stderr, "\r%*s\r", static_cast<int>(label.size()) + 6, "");
+    if (on && shown) std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown), "");
+    shown = 0;
   }
 };
 
@@ -128,7 +165,8 @@ class SharedReference {
     perturb::clear_reference_cache();  // the one at the centre, whatever ran before
     bool reused = false;
     std::string cache;
-    const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop, nullptr,
+    const std::function<void(double)> progress = line ? line->reference_callback() : nullptr;
+    const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop, progress,
                                             &reused, deepest_->opt.reference_cache, &cache,
                                             deepest_->opt.reference_path, deepest_->opt.reference_memory,
                                             deepest_->opt.reference_at_nucleus);
@@ -558,6 +596,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
     if (w.backend == Backend::kCuda) o.cuda_device = w.device;
     o.cancel = &stop;
     o.progress = part;
+    o.stage = line.stage_callback();
     TargetFiles f;
     if (!render_target(t, o, plan, &f)) return false;
     payload->clear();
@@ -662,6 +701,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     if (w.backend == Backend::kCuda) o.cuda_device = w.device;
     o.cancel = &stop;
     o.progress = part;
+    o.stage = line.stage_callback();
     o.row_begin = static_cast<int>(c * strip_rows);
     o.row_end = static_cast<int>(c * strip_rows + rows_of(c));
     const RenderResult r = mandel::render(v, o);

@@ -2,6 +2,7 @@
 // and cancel. Starting a new job cancels and replaces the running one, so the UI never blocks.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -10,10 +11,23 @@
 
 namespace ds::gui {
 
-// What a running job sees: a cancel flag to poll and a progress value to set.
+// What a running job sees: a cancel flag to poll, a progress value and a stage name to set.
 struct JobControl {
   std::atomic<bool> cancel{false};
   std::atomic<double> progress{0.0};
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  void set_stage(const std::string& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stage_ = s;
+  }
+  std::string stage() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stage_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string stage_;
 };
 
 class BackgroundJob {
@@ -30,6 +44,11 @@ class BackgroundJob {
   void cancel();
   bool running() const { return running_.load(); }
   double progress() const { return control_ ? control_->progress.load() : 0.0; }
+  std::string stage() const { return control_ ? control_->stage() : std::string(); }
+  // Seconds since the current (or last) job started.
+  double elapsed() const {
+    return control_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - control_->started).count() : 0.0;
+  }
   // The last job's error message, empty if it succeeded or was cancelled.
   std::string error() const;
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/progress_text.h"
 #include "app/io/plot.h"
 #include "jobs.h"
 #include "kernels/drift/drift.h"
@@ -35,19 +36,7 @@ ImU32 im_colour(int k) {
   return IM_COL32(c.r, c.g, c.b, 255);
 }
 
-// "1 h 02 min", "3 min 20 s", "12 s".
-std::string duration(double s) {
-  char b[48];
-  if (!(s >= 0) || !std::isfinite(s)) return "?";
-  if (s >= 3600)
-    std::snprintf(b, sizeof b, "%d h %02d min", static_cast<int>(s / 3600),
-                  static_cast<int>(std::fmod(s, 3600) / 60));
-  else if (s >= 60)
-    std::snprintf(b, sizeof b, "%d min %02d s", static_cast<int>(s / 60), static_cast<int>(std::fmod(s, 60)));
-  else
-    std::snprintf(b, sizeof b, "%.0f s", std::ceil(s));
-  return b;
-}
+std::string duration(double s) { return app::duration_text(s); }
 
 // What one precision's job shares with the frame.
 struct Live {

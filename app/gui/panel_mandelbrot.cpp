@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "app/io/kfp.h"
+#include "app/io/progress_text.h"
 #include "kernels/mandelbrot/navigate.h"
 
 namespace ds::gui {
@@ -205,7 +206,9 @@ void MandelbrotPanel::draw_controls() {
 
   ImGui::Separator();
   if (job_.running()) {
-    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0), "rendering");
+    // The stage, the share done, the time so far and the time left (app/io/progress_text.h).
+    const std::string label = app::progress_text(job_.stage(), job_.progress(), job_.elapsed());
+    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0), label.c_str());
   } else if (refine_pending() && refine_started_) {
     char label[48];
     std::snprintf(label, sizeof label, "refining %d/%d", refined_samples_, aa_ * aa_);
@@ -356,6 +359,18 @@ void MandelbrotPanel::draw_image() {
   }
   handle_mouse(origin, avail);
   draw_overlay(origin, avail);
+  if (job_.running()) {
+    // The render's progress on the image itself (the controls' bar may be scrolled away): a strip
+    // along the bottom edge, filled to the share done, with the stage, the time so far and left.
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float sh = ImGui::GetTextLineHeight() + 6.0f;
+    const ImVec2 a(origin.x, origin.y + avail.y - sh), b(origin.x + avail.x, origin.y + avail.y);
+    const float f = static_cast<float>(std::clamp(job_.progress(), 0.0, 1.0));
+    dl->AddRectFilled(a, b, IM_COL32(0, 0, 0, 170));
+    dl->AddRectFilled(a, ImVec2(a.x + f * avail.x, b.y), IM_COL32(60, 110, 200, 150));
+    const std::string text = "rendering: " + app::progress_text(job_.stage(), job_.progress(), job_.elapsed());
+    dl->AddText(ImVec2(a.x + 6.0f, a.y + 3.0f), IM_COL32(255, 255, 255, 255), text.c_str());
+  }
   draw_image_menu();
   if (dirty_) start_render();
 }

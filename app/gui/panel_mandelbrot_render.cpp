@@ -58,6 +58,7 @@ void MandelbrotPanel::start_render() {
     coarse.width = coarse_canvas->width();
     coarse.height = coarse_canvas->height();
     opt.progress = [&ctl](double p) { ctl.progress = 0.1 * p; };
+    opt.stage = [&ctl](const char* s) { ctl.set_stage(std::string("preview: ") + s); };
     mandel::RenderResult r = coarse_canvas->render_rows(coarse, opt, 0, coarse.height);
     if (r.cancelled || ctl.cancel) return;
     Published p;
@@ -75,6 +76,9 @@ void MandelbrotPanel::start_render() {
       opt.progress = [&ctl, y0, &v, band](double q) {
         ctl.progress = 0.1 + 0.9 * (y0 + q * band) / v.height;
       };
+      const std::string rows = " (rows " + std::to_string(y0) + "-" + std::to_string(y1) + " of " +
+                               std::to_string(v.height) + ")";
+      opt.stage = [&ctl, rows](const char* s) { ctl.set_stage(s + rows); };
       mandel::RenderResult b = full->render_rows(v, opt, y0, y1);
       if (b.cancelled || ctl.cancel) return;
       p.rows_done = y1;

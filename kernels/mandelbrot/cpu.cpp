@@ -270,6 +270,7 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
+  if (res.method == Method::kDirect && opt.stage) opt.stage("pixels");
   if (res.method == Method::kPerturb) {
     perturb::render(v, g, t, opt, &res);
   } else if (res.backend == Backend::kCuda) {

@@ -119,6 +119,9 @@ struct RenderOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Fraction done in [0, 1], from the thread that calls render() (CUDA) or a worker (CPU).
   std::function<void(double)> progress;
+  // The stage now running, from the thread that calls render(): "reference orbit", "BLA table",
+  // "pixels", "glitch correction" (perturbation), "pixels" (direct). For progress read-outs.
+  std::function<void(const char*)> stage;
   unsigned cpu_threads = 0;  // 0: every core
   int cuda_device = 0;
   // CUDA: the whole tile in one launch (benchmarks). Default: launches of about 0.25 s each, so

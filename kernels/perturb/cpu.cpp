@@ -523,6 +523,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const FloatExp dcmax = view_dcmax(v, g, ref);
 
   const auto tb = Clock::now();
+  if (opt.stage) opt.stage("BLA table");
   // A packed orbit's points go to the device a slice at a time (PointFill), never whole to the host.
   const bool device_points = res->backend == Backend::kCuda && ref.packed;
   std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla, !device_points, scale);
@@ -534,6 +535,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
                       /*check_underflow=*/sizeof(T) == sizeof(double), scale);
   };
   PerturbParams<T> p = params();
+  if (opt.stage) opt.stage("pixels");
 
   std::function<void(double)> progress;
   if (opt.progress)
@@ -634,6 +636,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   }
   res->perturb.glitch_pixels = flagged.size();
   if (!flagged.empty()) {
+    if (opt.stage) opt.stage("glitch correction");
     correct_flagged(v, g, t, opt, ref_ptr, flagged, resident ? fixed_counts.data() : nullptr,
                     resident ? fixed_smooth.data() : nullptr,
                     resident && want_fields ? fixed_fields.data() : nullptr, fields, res);
@@ -681,6 +684,7 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   bool reused = false;
   std::function<void(double)> ref_progress;
   if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
+  if (opt.stage) opt.stage("reference orbit");
   std::shared_ptr<const Reference> ref =
       reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache,
                     &res->perturb.reference_cache, opt.reference_path, opt.reference_memory,

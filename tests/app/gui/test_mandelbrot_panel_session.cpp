@@ -87,3 +87,32 @@ TEST(MandelbrotPanelSession, KfrOpensWithItsColouringAndCtrlSSavesIt) {
 }
 
 }  // namespace
+
+// Honest progress: while a long render runs (KF's 5e227 at 1280x800 on the CPU: minutes), the
+// image carries a strip along its bottom edge, filled to the share done (app/io/progress_text.h's
+// line in white on it: stage, share, time); the controls' bar may be scrolled out of sight.
+TEST(MandelbrotPanelSession, ARunningRenderShowsItsProgressOnTheImage) {
+  ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
+  const std::string d = ds::test::make_tmpdir("panel-progress");
+  const std::string kfr = ds::test::source_path("tests/data/kf-benchmarks/5e227.kfr");
+  write(d + "/s.script", "sleep 4\nscreenshot " + d + "/running.png\nquit\n");
+  ASSERT_EQ(run("cd " + d + " && CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
+                " --size 1280x800 --location " + kfr + " --script " + d + "/s.script > " + d + "/log.txt 2>&1"),
+            0)
+      << ds::test::slurp(d + "/log.txt");
+  const Png p = load(d + "/running.png");
+  ASSERT_EQ(p.w, 1280);
+  ASSERT_EQ(p.h, 800);
+  // The strip: the last text line's height above the bottom of the image area (x > 380): white
+  // text pixels on a dark band, and the filled share in the strip's blue at its left end.
+  int white = 0, blue = 0;
+  for (int y = p.h - 24; y < p.h - 4; ++y)
+    for (int x = 380; x < p.w - 10; ++x) {
+      const unsigned char* q = p.at(x, y);
+      white += q[0] > 240 && q[1] > 240 && q[2] > 240;
+      blue += q[2] > q[0] + 40 && q[2] > q[1] + 20 && q[2] > 70;
+    }
+  std::printf("progress strip: %d white text pixels, %d blue fill pixels\n", white, blue);
+  EXPECT_GT(white, 150) << "no progress text on the image";
+  EXPECT_GT(blue, 20) << "no filled share on the strip";
+}

@@ -1,0 +1,68 @@
+// The progress read-out shared by the window and the batch commands (app/io/progress_text.h): the
+// stage, the share done, the time so far, and a time left only once it means something.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "app/io/progress_text.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/perturb/perturb.h"
+#include "locations.h"
+
+namespace {
+
+using ds::app::duration_text;
+using ds::app::progress_text;
+
+TEST(ProgressText, DurationsInWords) {
+  EXPECT_EQ(duration_text(0.2), "1 s");
+  EXPECT_EQ(duration_text(12), "12 s");
+  EXPECT_EQ(duration_text(200), "3 min 20 s");
+  EXPECT_EQ(duration_text(3720), "1 h 02 min");
+  EXPECT_EQ(duration_text(-1), "?");
+  EXPECT_EQ(duration_text(NAN), "?");
+}
+
+TEST(ProgressText, StageShareElapsedAndTimeLeft) {
+  // 40 % in 12 s: 18 s left at that rate.
+  EXPECT_EQ(progress_text("pixels", 0.4, 12), "pixels 40 %, 12 s, about 18 s left");
+  // No stage: the share first.
+  EXPECT_EQ(progress_text("", 0.5, 10), "50 %, 10 s, about 10 s left");
+  // Too early to say (below 2 % or under a second), and nothing left at the end.
+  EXPECT_EQ(progress_text("reference orbit", 0.01, 30), "reference orbit 1 %, 30 s");
+  EXPECT_EQ(progress_text("pixels", 0.5, 0.5), "pixels 50 %, 1 s");
+  EXPECT_EQ(progress_text("glitch correction", 1.0, 65), "glitch correction 100 %, 1 min 05 s");
+  // Out-of-range fractions are clamped, never printed as 130 % or nan %.
+  EXPECT_EQ(progress_text("pixels", 1.3, 5), "pixels 100 %, 5 s");
+  EXPECT_EQ(progress_text("pixels", NAN, 5), "pixels 0 %, 5 s");
+}
+
+// What the read-out's stage comes from: a perturbation render says it computes the reference, then
+// the BLA table, then the pixels, in that order; a direct render says pixels.
+TEST(RenderStages, EachRenderSaysItsStagesInOrder) {
+  using namespace ds::mandel;
+  ds::perturb::clear_reference_cache();
+  const View v = ds::test::make_view("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139",
+                                     "1e20", 2000, 8, 8);
+  std::vector<std::string> seen;
+  RenderOptions o;
+  o.backend = ds::Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.stage = [&](const char* s) { seen.push_back(s); };
+  const RenderResult r = render(v, o);
+  ASSERT_FALSE(r.cancelled);
+  ASSERT_GE(seen.size(), 3u);
+  EXPECT_EQ(seen[0], "reference orbit");
+  EXPECT_EQ(seen[1], "BLA table");
+  EXPECT_EQ(seen[2], "pixels");
+  seen.clear();
+  o.method = Method::kDirect;
+  View shallow = ds::test::make_view("-0.5", "0", "1", 100, 8, 8);
+  (void)render(shallow, o);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0], "pixels");
+}
+
+}  // namespace
