@@ -25,6 +25,7 @@
 #include "kernels/core/work.h"
 #include "kernels/mandelbrot/auto_iter.h"
 #include "kernels/mandelbrot/mandelbrot.h"
+#include "progress_line.h"
 #include "render_command.h"
 #include "render_work.h"
 #include "zoom_frames.h"
@@ -431,19 +432,16 @@ int render_command(const ArgList& args, VideoSettings* video) {
   o.backend = plan.workers[0].backend;
   if (o.backend == Backend::kCuda) o.cuda_device = plan.workers[0].device;
   o.cancel = &cancel_flag();
-  const bool tty = isatty(2) && !job.quiet;
-  std::mutex mu;
-  if (tty)
-    o.progress = [&](double x) {
-      std::lock_guard<std::mutex> lock(mu);
-      std::fprintf(stderr, "\rrender: %3.0f%%", 100.0 * x);
-      std::fflush(stderr);
-    };
+  ProgressLine line;  // the stage, the share, the time so far and left (terminal only)
+  line.on = isatty(2) && !job.quiet;
+  line.label = "render";
+  o.progress = line.callback();
+  o.stage = line.stage_callback();
   if (!t.exr.empty()) o.fields |= mandel::kFieldDistance | mandel::kFieldPhase;  // DEX, DEY, T
   if (job.aa > 1) {  // (no --auto-iter or --verify with --aa: refused above)
     TargetFiles files;
     const bool done = render_target(t, o, plan, &files);
-    if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
+    line.clear();
     if (!done) {
       std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
       return 130;
@@ -465,7 +463,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
     job.colouring.max_iter = d.max_iter;
     r = mandel::render(t.view, o);
   }
-  if (tty) std::fprintf(stderr, "\r%*s\r", 12, "");
+  line.clear();
   if (r.cancelled) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     if (!r.perturb.reference_cache.empty())  // a checkpoint of the reference: a rerun resumes it
