@@ -67,6 +67,8 @@ int henon_orbits(const ArgList& argv) {
   cmd << "deepscope henon orbits --a " << p.a << " --b " << p.b << " --period-max " << p.period_max;
   write_file_atomically(out, henon::catalogue_csv(r));
   write_file_atomically(json, henon::catalogue_json(p, r, cmd.str()));
+  // The catalogue is whole: its resume file has served (as render's and oracle's chunk files).
+  std::remove(p.chunk_file.c_str());
   int64_t undecided = 0;
   for (const auto& c : r.counts) undecided += c.undecided;
   if (!quiet) {
@@ -75,7 +77,7 @@ int henon_orbits(const ArgList& argv) {
       std::cout << n << "  " << r.counts[n - 1].orbits << "  " << r.counts[n - 1].undecided << "\n";
     std::cout << r.orbits.size() << " orbits certified, " << undecided << " undecided box sequences, in "
               << r.seconds << " s (" << r.chunks_run << " chunks computed, " << r.chunks_loaded
-              << " resumed from " << p.chunk_file << "); wrote " << out << " and " << json << "\n";
+              << " resumed); wrote " << out << " and " << json << "\n";
   }
   return 0;
 }

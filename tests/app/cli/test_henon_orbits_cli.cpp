@@ -2,6 +2,8 @@
 // before anything is written.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <algorithm>
 #include <string>
 
@@ -29,6 +31,8 @@ TEST(HenonOrbitsCli, WritesCsvAndJson) {
   EXPECT_NE(json.find("\"orbits\": 16,"), std::string::npos);
   EXPECT_NE(json.find("{\"n\": 8, \"orbits\": 7,"), std::string::npos);
   EXPECT_NE(json.find("\"kind\": \"quadrilateral\""), std::string::npos);
+  // The catalogue is whole, so its resume file is gone.
+  EXPECT_FALSE(std::ifstream(dir + "/o.csv.chunks").good());
 }
 
 TEST(HenonOrbitsCli, BadInputExitsTwoAndWritesNothing) {
