@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "henon_bifurcation_view.h"
+#include "henon_catalogue_view.h"
 #include "henon_plane_view.h"
 #include "henon_scan_view.h"
 #include "jobs.h"
@@ -48,19 +49,23 @@ class HenonPanel final : public Panel {
 
   const char* title() const override { return "Hénon"; }
   bool busy() const override {
-    return job_.running() || dirty_ || scan_.busy() || plane_.busy() || bifurcation_.busy();
+    return job_.running() || dirty_ || scan_.busy() || plane_.busy() || bifurcation_.busy() || catalogue_.busy();
   }
   // `bifurcation=1` with a-from, a-to, b, columns, transient, points: opens the Bifurcation view and
   // computes the diagram, as its Run button would. `scan=1` with scan-NAME settings runs the sink
   // scan. `plane=fit`: the plane at the panel's full resolution, as its "fit the panel" button does.
   bool run_with(const std::string& settings, std::string* error) override {
     std::istringstream in(settings);
-    bool bif = false, scan = false;
+    bool bif = false, scan = false, cat = false;
     for (std::string w; in >> w;) {
       const std::size_t eq = w.find('=');
       const std::string name = w.substr(0, eq), value = w.substr(eq + 1);
       if (name == "bifurcation") {
         bif = value == "1";
+      } else if (name == "catalogue" && value == "1") {
+        cat = true;
+      } else if (name.rfind("catalogue-", 0) == 0) {
+        if (!catalogue_.set(name.substr(10), value, error)) return false;
       } else if (name == "scan" && value == "1") {
         scan = true;
       } else if (name.rfind("scan-", 0) == 0) {
@@ -78,6 +83,11 @@ class HenonPanel final : public Panel {
         return false;
       }
     }
+    if (cat) {
+      catalogue_.start(a_buf_, b_buf_);
+      show_catalogue_ = true;
+      return true;
+    }
     if (scan) {
       scan_.start();
       show_scan_ = true;
@@ -85,7 +95,8 @@ class HenonPanel final : public Panel {
     }
     if (!bif) {
       *error =
-          "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points), scan=1 "
+          "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points), "
+          "catalogue=1 (with catalogue-period-max), scan=1 "
           "(with scan-a-min, scan-a-step, scan-b-min, scan-na, scan-start-points, scan-transient, "
           "scan-p-max, scan-backend) or plane=fit";
       return false;
@@ -123,6 +134,8 @@ class HenonPanel final : public Panel {
     if (ImGui::CollapsingHeader("Parameter plane")) plane_.draw_controls(all_ariths()[arith_index_]);
     if (show_bifurcation_) ImGui::SetNextItemOpen(true);
     if (ImGui::CollapsingHeader("Bifurcation diagram")) bifurcation_.draw_controls(b_buf_);
+    if (show_catalogue_) ImGui::SetNextItemOpen(true);
+    if (ImGui::CollapsingHeader("Periodic orbits")) catalogue_.draw_controls(a_buf_, b_buf_);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("henon_plot", ImVec2(0, 0), true,
@@ -149,7 +162,11 @@ class HenonPanel final : public Panel {
         if (bifurcation_.draw_view(std::strtod(a_buf_, nullptr), &pick.a, &pick.b)) open_pick(pick);
         ImGui::EndTabItem();
       }
-      show_orbit_ = show_scan_ = show_plane_ = show_bifurcation_ = false;
+      if (ImGui::BeginTabItem("Periodic orbits", nullptr, show_catalogue_ ? ImGuiTabItemFlags_SetSelected : 0)) {
+        catalogue_.draw_view();
+        ImGui::EndTabItem();
+      }
+      show_orbit_ = show_scan_ = show_plane_ = show_bifurcation_ = show_catalogue_ = false;
       ImGui::EndTabBar();
     }
     ImGui::EndChild();
@@ -468,8 +485,9 @@ class HenonPanel final : public Panel {
   std::size_t arith_index_ = 1;  // f64
   bool dirty_ = false, fit_ = false;
   bool show_orbit_ = false, show_scan_ = false, show_plane_ = false;  // select that view's tab next frame
-  bool show_bifurcation_ = false;
+  bool show_bifurcation_ = false, show_catalogue_ = false;
   HenonBifurcationView bifurcation_;
+  HenonCatalogueView catalogue_;
   HenonScanView scan_;
   HenonPlaneView plane_;
   double cx_ = 0, cy_ = 0, scale_ = 3;

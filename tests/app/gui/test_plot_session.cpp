@@ -334,6 +334,40 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
 }
 
 
+// The Hénon tab's periodic-orbit catalogue (kernels/henon/orbits.h) to period 10 at (1.4, 0.3): two
+// frames with tick labels; the orbits' points over the attractor in their periods' colours with a
+// legend swatch for each period that has orbits (1, 2, 4, 6 to 10: none of 3 or 5); the counts per
+// period on a log axis in their line colour, the summary line saying 0 undecided.
+TEST_F(PlotSession, HenonCatalogueDrawsTheOrbitsByPeriodAndTheCounts) {
+  ASSERT_EQ(session("catalogue",
+                    "tab henon\n"
+                    "run catalogue=1 catalogue-period-max=10\n"
+                    "wait-idle 120\n"
+                    "leave\n"
+                    "wait 3\n"
+                    "screenshot $D/catalogue.png\n"
+                    "quit\n"),
+            0)
+      << log("catalogue");
+  const Png png = load(dir_ + "/catalogue.png");
+  ASSERT_EQ(png.w, 1280) << log("catalogue");
+  std::vector<Frame> fr = frames(png);
+  ASSERT_GE(fr.size(), 2u) << "the orbits and the counts";
+  std::sort(fr.begin(), fr.end(), [](const Frame& a, const Frame& b) { return a.x0 < b.x0; });
+  const Frame &orbits = fr[0], &counts = fr.back();
+  expect_tick_labels(png, orbits);
+  expect_tick_labels(png, counts);
+  // Periods with orbits: each its colour's points inside the frame (palette(n - 1); 8 colours, so
+  // period 9 shares period 1's and 10 period 2's) and its legend swatch beside it (outside).
+  for (int n : {1, 2, 4, 6, 7, 8}) {
+    SCOPED_TRACE(n);
+    EXPECT_GT(count(png, orbits.x0, orbits.y0, orbits.x1, orbits.y1, palette(n - 1), 6), 8) << "no orbit points";
+    const Frame legend{orbits.x1, orbits.y0, std::min(png.w - 1, orbits.x1 + 200), orbits.y1};
+    EXPECT_GE(swatch(png, legend, palette(n - 1), false), 0) << "no legend swatch";
+  }
+  EXPECT_GT(count(png, counts.x0, counts.y0, counts.x1, counts.y1, palette(0), 10), 60) << "no count line";
+}
+
 // A setting a tab does not have, or a bad value, stops the script with exit code 2 and a message
 // naming it; a `run` word without "=" is refused when the script is read.
 TEST_F(PlotSession, RunRefusesUnknownSettingsAndBadValues) {
