@@ -1,0 +1,303 @@
+// The re-rendering of the pixels perturb::render's first pass flagged: the 106-bit tier against
+// the same reference, then secondary references, blob by blob (docs/perturbation.md, "Glitches").
+#include "cpu_detail.h"
+
+namespace ds::perturb::cpu_detail {
+
+namespace {
+
+// Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
+// 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
+// blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
+// beyond the last reference allowed, or one whose pixels flag again, stays unresolved: its pixels
+// keep count 0 and glitch_unresolved says how many, so no caller can take the image as right.
+// RenderOptions::max_secondary_references bounds the references.
+
+std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<std::size_t>& flagged) {
+  const std::size_t w = static_cast<std::size_t>(t.width), h = static_cast<std::size_t>(t.height);
+  std::vector<int32_t> slot(w * h, -1);  // index into flagged, or -1
+  for (std::size_t q = 0; q < flagged.size(); ++q) slot[flagged[q]] = static_cast<int32_t>(q);
+  std::vector<std::vector<std::size_t>> blobs;
+  std::vector<std::size_t> stack;
+  for (std::size_t q = 0; q < flagged.size(); ++q) {
+    if (slot[flagged[q]] < 0) continue;
+    blobs.emplace_back();
+    stack.assign(1, flagged[q]);
+    slot[flagged[q]] = -1;
+    while (!stack.empty()) {
+      const std::size_t k = stack.back();
+      stack.pop_back();
+      blobs.back().push_back(k);
+      const std::size_t x = k % w, y = k / w;
+      const std::size_t nb[4] = {x > 0 ? k - 1 : k, x + 1 < w ? k + 1 : k, y > 0 ? k - w : k,
+                                 y + 1 < h ? k + w : k};
+      for (std::size_t n : nb)
+        if (slot[n] >= 0) {
+          slot[n] = -1;
+          stack.push_back(n);
+        }
+    }
+  }
+  return blobs;
+}
+
+// One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
+// floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
+// was computed (false when cancelled).
+std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t,
+                                     const RenderOptions& opt, const std::vector<std::size_t>& blob,
+                                     std::size_t pick, const PutPixel& put, bool* made) {
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  const int bits = reference_bits(g);
+  const FloatExp hs = FloatExp::from_string(g.half_step);
+  std::string re, im;
+  pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
+  // A lone pixel's reference is its own orbit: certified, its count is the pixel's exact count.
+  std::shared_ptr<const Reference> ref =
+      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr, blob.size() == 1,
+                        /*threads=*/1);  // blobs already run one per core
+  *made = ref != nullptr;
+  if (!ref) return {};
+  // Read point by point below (and by the kernel through zr.data()): a packed orbit is unpacked
+  // here, for this blob only (the main reference's arrays are built by `prepared`).
+  ref = unpacked(ref);
+  if (blob.size() == 1 && !ref->periodic && ref->escape_certified) {
+    // A reference at the pixel itself (to 2^-64 of a pixel) is the pixel's own MPFR orbit, its
+    // escape tests all decided by the orbit's error bound: its count is where that orbit escaped,
+    // or max_iter. (A periodic stop only says a nucleus lies
+    // within 2^-24 of a pixel, not that the pixel is inside: that one is perturbed as usual.)
+    const uint64_t n = ref->length() - 1;
+    if (ref->escaped) {
+      const double zr = to_double(ref->zr[n]), zi = to_double(ref->zi[n]);
+      const double cr = to_double(ref->zr[1]), ci = to_double(ref->zi[1]);
+      FieldValues f;
+      if (opt.fields) {  // J along the pixel's own orbit (the reference): J_1 = s, J <- 2 Z J + s
+        const FloatExp s = mul_pow2(hs, 1);
+        FloatExp jr = s, ji(0.0);
+        const StripeSpec sp = stripe_spec(opt);
+        StripeAcc stripe;
+        for (uint64_t k = 1; k <= n && sp.density; ++k) {  // z_1 .. z_n, as perturb_pixel folds them
+          double ur, ui;
+          direction_parts(ref->zr[k], ref->zi[k], &ur, &ui);
+          stripe.add(sp, ur, ui, 1);
+        }
+        for (uint64_t k = 1; k < n; ++k) {
+          const FloatExp t = mul_pow2(ref->zr[k] * jr - ref->zi[k] * ji, 1) + s;
+          ji = mul_pow2(ref->zr[k] * ji + ref->zi[k] * jr, 1);
+          jr = t;
+        }
+        double inv[4];
+        const int pi = t.x0 + static_cast<int>(pick % tw), pj = t.y0 + static_cast<int>(pick / tw);
+        if (g.exp_map)
+          exp_map_axes_inverse(g.pixel_map, pi, pj, v.width, v.height, inv);
+        else
+          image_axes_inverse(g.pixel_map, inv);
+        f = finish_fields(zr, zi, jr, ji, s, cr, ci, inv, sp, stripe);
+      }
+      put(pick, n, smooth_tail(n, zr, zi, cr, ci, wide_counts(v.max_iter)), f);
+    } else {
+      put(pick, v.max_iter, smooth_at_limit(v.max_iter), FieldValues{});
+    }
+    return {};
+  }
+  FloatExp off_re, off_im;
+  centre_offset(*ref, g, &off_re, &off_im);
+  // |dc| over the blob: at most the distance to the farthest member plus a pixel, via the map.
+  double reach = 0;
+  for (std::size_t k : blob) {
+    const double dx = static_cast<double>(k % tw) - static_cast<double>(pick % tw);
+    const double dy = static_cast<double>(k / tw) - static_cast<double>(pick / tw);
+    reach = std::max(reach, std::sqrt(dx * dx + dy * dy));
+  }
+  const FloatExp dcmax = quantize_dcmax(hs * (2.0 * (reach + 1.0) * g.map_norm * g.max_pixel_scale) * 1.01);
+  const BlaTable<FloatExp> bla = opt.bla ? build_bla<FloatExp>(*ref, dcmax) : BlaTable<FloatExp>{};
+  const PerturbParams<FloatExp> p = params_for(v, g, opt, *ref, ref->zr.data(), ref->zi.data(), bla, off_re,
+                                               off_im, hs, /*check_underflow=*/false);
+  std::vector<std::size_t> again;
+  for (std::size_t k : blob) {
+    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) break;
+    const PerturbPixel px =
+        perturb_at(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw), fields_mode(opt.fields));
+    put(k, px.count, px.smooth, px.fields);
+    if (px.count == 0) again.push_back(k);
+  }
+  return again;
+}
+
+// The second tier (docs/perturbation.md, "Undecided pixels"): the flagged pixels again against the
+// same reference, with floatexp2 deltas (106 bits), the reference's points, the centre offset and
+// the half step to 106 bits, and a BLA table of its own built at 106 bits (eps = 2^-106: a table
+// made for binary64 would truncate at binary64's level). A pixel flagged
+// in the first pass has an escape test that 53-bit deltas could not decide; here the error
+// estimate shrinks by 2^-50 or so, and nearly all are decided. Returns the pixels still flagged
+// (ascending); results go through `put`.
+std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t,
+                                        const RenderOptions& opt,
+                                        const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
+                                        const std::vector<std::size_t>& flagged, const PutPixel& put,
+                                        bool* cancelled, double* bla_seconds, uint64_t* skipped) {
+  const Reference& ref = *ref_ptr;
+  // Its points and table are kept like the first pass's (prepared), so a view's tiles and bands
+  // build them once.
+  const auto tb = Clock::now();
+  const std::shared_ptr<const Prepared<FloatExp2>> tier =
+      prepared<FloatExp2>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
+  *bla_seconds += since(tb);
+  FloatExp2 off_re, off_im, hs;
+  centre_offset(ref, g, &off_re, &off_im, &hs);
+  PerturbParams<FloatExp2> p =
+      params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), tier->bla, FloatExp(0.0), FloatExp(0.0),
+                 FloatExp(0.0), /*check_underflow=*/false);
+  p.off_re = off_re;
+  p.off_im = off_im;
+  p.half_step = hs;
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  std::vector<uint64_t> counts(flagged.size());
+  std::vector<float> smooth(flagged.size());
+  std::vector<FieldValues> fields(opt.fields ? flagged.size() : 0);
+  if (backend == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    std::vector<uint32_t> idx(flagged.begin(), flagged.end());
+    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(),
+                             opt.fields ? fields.data() : nullptr, skipped, cancelled);
+#else
+    throw BackendError("built without CUDA");
+#endif
+  } else {
+    std::atomic<uint64_t> tier_skipped{0};
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.threads = opt.cpu_threads;
+    parallel_for(
+        flagged.size(), 1,
+        [&](std::size_t q0, std::size_t q1) {
+          for (std::size_t q = q0; q < q1; ++q) {
+            if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+            const std::size_t k = flagged[q];
+            const PerturbPixel px = perturb_at(p, t.x0 + static_cast<int>(k % tw),
+                                               t.y0 + static_cast<int>(k / tw), fields_mode(opt.fields));
+            counts[q] = px.count;
+            smooth[q] = px.smooth;
+            if (opt.fields) fields[q] = px.fields;
+            tier_skipped.fetch_add(px.skipped, std::memory_order_relaxed);
+          }
+        },
+        po);
+    *skipped += tier_skipped.load();
+    if (opt.cancel && opt.cancel->load()) *cancelled = true;
+  }
+  std::vector<std::size_t> again;
+  if (*cancelled) return again;
+  for (std::size_t q = 0; q < flagged.size(); ++q) {
+    if (counts[q] == 0) again.push_back(flagged[q]);
+    else put(flagged[q], counts[q], smooth[q], opt.fields ? fields[q] : FieldValues{});
+  }
+  return again;
+}
+
+}  // namespace
+
+// Re-renders the flagged pixels (tile indices, ascending). Results go to out_counts/out_smooth[q]
+// for the q-th flagged pixel when given (device-resident renders), else into res's arrays. First
+// the 106-bit tier against the same reference (refine_flagged); then, in passes: the pixels still
+// flagged form new blobs with new references, until none is left, the
+// references run out, or a blob's own reference pixel flags again (then the blob is unresolved:
+// a reference at the pixel itself is as exact as a perturbation render gets).
+void correct_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                     const std::shared_ptr<const Reference>& ref, const std::vector<std::size_t>& flagged,
+                     uint64_t* out_counts, float* out_smooth, FieldValues* out_fields,
+                     const FieldPtrs& res_fields, RenderResult* res) {
+  std::vector<std::size_t> position(flagged.empty() ? 0 : flagged.back() + 1);
+  for (std::size_t q = 0; q < flagged.size(); ++q) position[flagged[q]] = q;
+  const PutPixel put = [&](std::size_t k, uint64_t c, float sm, const FieldValues& f) {
+    if (out_counts) {
+      out_counts[position[k]] = c;
+      out_smooth[position[k]] = sm;
+      if (out_fields) out_fields[position[k]] = f;
+    } else {
+      store_pixel(res->counts.data(), res->wide() ? res->counts_high.data() : nullptr, res->smooth.data(), k, c,
+                  sm);
+      res_fields.store(k, f);
+    }
+  };
+  const std::size_t tw = static_cast<std::size_t>(t.width);
+  const auto t0 = Clock::now();
+  std::vector<std::size_t> pending =
+      opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled,
+                                  &res->perturb.bla_seconds, &res->perturb.refine_skipped)
+                 : flagged;
+  res->perturb.refine_seconds += since(t0);
+  if (res->cancelled) return;
+  res->perturb.glitch_refined = flagged.size() - pending.size();
+  const auto t1 = Clock::now();
+  struct Timer {  // secondary_seconds on every way out of the passes below
+    RenderResult* res;
+    Clock::time_point t1;
+    ~Timer() { res->perturb.secondary_seconds += since(t1); }
+  } timer{res, t1};
+  uint64_t unresolved = 0;
+  std::atomic<int> references{0};
+  while (!pending.empty()) {
+    const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, pending);
+    const int room = std::max(0, opt.max_secondary_references - references.load());
+    const std::size_t served = std::min(blobs.size(), static_cast<std::size_t>(room));
+    for (std::size_t b = served; b < blobs.size(); ++b) {
+      for (std::size_t k : blobs[b]) put(k, 0u, 0.0f, FieldValues{});
+      unresolved += blobs[b].size();
+    }
+    std::vector<std::vector<std::size_t>> again(served);
+    std::atomic<uint64_t> stuck{0};
+    ParallelOptions po;
+    po.cancel = opt.cancel;
+    po.threads = opt.cpu_threads;
+    parallel_for(
+        served, 1,
+        [&](std::size_t b0, std::size_t b1) {
+          for (std::size_t b = b0; b < b1; ++b) {
+            const std::vector<std::size_t>& blob = blobs[b];
+            // The member nearest the blob's centroid (a blob may be non-convex: the centroid
+            // itself may lie outside it, where a reference helps no more than the first one).
+            double sx = 0, sy = 0;
+            for (std::size_t k : blob) {
+              sx += static_cast<double>(k % tw);
+              sy += static_cast<double>(k / tw);
+            }
+            sx /= static_cast<double>(blob.size());
+            sy /= static_cast<double>(blob.size());
+            std::size_t pick = blob.front();
+            double best = INFINITY;
+            for (std::size_t k : blob) {
+              const double dx = static_cast<double>(k % tw) - sx, dy = static_cast<double>(k / tw) - sy;
+              if (dx * dx + dy * dy < best) {
+                best = dx * dx + dy * dy;
+                pick = k;
+              }
+            }
+            bool made = false;
+            std::vector<std::size_t> left = render_blob(v, g, t, opt, blob, pick, put, &made);
+            if (!made) return;
+            ++references;
+            if (std::find(left.begin(), left.end(), pick) != left.end()) {
+              stuck += left.size();  // even the pixel's own reference cannot decide it
+              left.clear();
+            }
+            again[b] = std::move(left);
+          }
+        },
+        po);
+    if (opt.cancel && opt.cancel->load()) {
+      res->cancelled = true;
+      return;
+    }
+    unresolved += stuck.load();
+    std::vector<std::size_t> next;
+    for (const auto& l : again) next.insert(next.end(), l.begin(), l.end());
+    std::sort(next.begin(), next.end());
+    pending = std::move(next);
+  }
+  res->perturb.glitch_corrected = flagged.size() - unresolved;
+  res->perturb.glitch_unresolved = unresolved;
+  res->perturb.secondary_references = references.load();
+}
+
+}  // namespace ds::perturb::cpu_detail
