@@ -97,4 +97,7 @@ std::string render_summary(const mandel::RenderResult& r);
 // samples) and t's .npy and EXR files exist: what render_frames skips.
 bool frame_written(const RenderTarget& t, const RenderPlan& plan);
 
+// The format name a target renders in ("f64", "perturb/f64"), as its files and chunk headers say it.
+std::string format_label_of(const RenderTarget& t);
+
 }  // namespace ds::app
