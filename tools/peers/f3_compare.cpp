@@ -3,6 +3,8 @@
 // Built by tools/peers/fraktaler3.sh build (against Debian's OpenEXR); not part of deepscope.
 //
 // usage: f3_compare F3.exr DEEPSCOPE.npy MAX_ITER
+//        f3_compare F3.exr ORACLE.npy MAX_ITER --grid N   (ORACLE.npy from `deepscope oracle --grid N`
+//        at F3's size: F3's counts at the grid's pixels against MPFR's, trusted pixels only)
 // F3 writes N = n + 1024 (its bias) where the pixel escaped at iteration n, and all ones where it
 // did not (src/hybrid.cc); its row 0 is the bottom of the view (y grows upward), deepscope's the
 // top, so F3's rows are flipped before comparing. The count offset between the two programs' n is
@@ -38,7 +40,8 @@ bool read_npy(const char *path, std::vector<uint64_t> &out, long &h, long &w, st
   else { f.read(reinterpret_cast<char *>(&hlen), 4); }
   std::string hdr(hlen, ' ');
   f.read(&hdr[0], hlen);
-  int bytes = hdr.find("'<u4'") != std::string::npos ? 4 : hdr.find("'<u8'") != std::string::npos ? 8 : 0;
+  int bytes = hdr.find("'<u4'") != std::string::npos ? 4 : hdr.find("'<u8'") != std::string::npos ? 8
+            : hdr.find("'|u1'") != std::string::npos ? 1 : 0;
   if (!bytes || hdr.find("'fortran_order': False") == std::string::npos) {
     err = std::string(path) + ": expected C-order <u4 or <u8, header " + hdr; return false;
   }
@@ -48,7 +51,8 @@ bool read_npy(const char *path, std::vector<uint64_t> &out, long &h, long &w, st
   }
   out.resize(size_t(h) * size_t(w));
   for (auto &v : out) {
-    if (bytes == 4) { uint32_t x; f.read(reinterpret_cast<char *>(&x), 4); v = x; }
+    if (bytes == 1) { uint8_t x; f.read(reinterpret_cast<char *>(&x), 1); v = x; }
+    else if (bytes == 4) { uint32_t x; f.read(reinterpret_cast<char *>(&x), 4); v = x; }
     else { f.read(reinterpret_cast<char *>(&v), 8); }
   }
   if (!f) { err = std::string(path) + ": truncated"; return false; }
@@ -58,13 +62,31 @@ bool read_npy(const char *path, std::vector<uint64_t> &out, long &h, long &w, st
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 4) return fail("usage: f3_compare F3.exr DEEPSCOPE.npy MAX_ITER");
+  const bool grid_mode = argc == 6 && std::string(argv[4]) == "--grid";
+  if (argc != 4 && !grid_mode)
+    return fail("usage: f3_compare F3.exr DEEPSCOPE.npy MAX_ITER [--grid N]");
   const uint64_t max_iter = std::strtoull(argv[3], nullptr, 10);
   if (max_iter < 1) return fail("MAX_ITER: must be a positive integer");
   std::vector<uint64_t> ds;
   long h = 0, w = 0;
   std::string err;
   if (!read_npy(argv[2], ds, h, w, err)) return fail(err);
+  std::vector<uint64_t> oracle, trusted;
+  long grid = 0;
+  if (grid_mode) {
+    grid = std::strtol(argv[5], nullptr, 10);
+    if (grid < 1 || h != grid || w != grid) return fail("--grid: N must match ORACLE.npy's N x N shape");
+    oracle.swap(ds);
+    std::string tpath = argv[2];
+    tpath = tpath.substr(0, tpath.size() - 4) + "_trusted.npy";
+    long th = 0, tw = 0;
+    if (!read_npy(tpath.c_str(), trusted, th, tw, err)) return fail(err);
+    Imf::InputFile probe(argv[1]);
+    const Imath::Box2i pw = probe.header().dataWindow();
+    w = pw.max.x - pw.min.x + 1;
+    h = pw.max.y - pw.min.y + 1;
+    ds.assign(size_t(h) * size_t(w), 0);
+  }
 
   std::vector<uint64_t> f3(size_t(h) * size_t(w));
   try {
@@ -95,6 +117,20 @@ int main(int argc, char **argv) {
     return fail(std::string(argv[1]) + ": " + e.what());
   }
 
+  if (grid_mode) {  // pixel (floor((k + 0.5) W / N), floor((l + 0.5) H / N)) at oracle[l][k]
+    long n_trusted = 0, exact = 0, off1 = 0, beyond = 0;
+    for (long l = 0; l < grid; ++l)
+      for (long k = 0; k < grid; ++k) {
+        if (!trusted[size_t(l * grid + k)]) continue;
+        const long x = long((k + 0.5) * double(w) / double(grid)), y = long((l + 0.5) * double(h) / double(grid));
+        const long long d = (long long)f3[size_t(y) * size_t(w) + size_t(x)] - (long long)oracle[size_t(l * grid + k)];
+        ++n_trusted;
+        (d == 0 ? exact : std::llabs(d) == 1 ? off1 : beyond)++;
+      }
+    std::printf("F3 against MPFR on a %ld x %ld grid: %ld trusted pixels, %ld exact, %ld off by one, %ld beyond\n",
+                grid, grid, n_trusted, exact, off1, beyond);
+    return 0;
+  }
   // Offset between the two programs' counts: the most common f3 - deepscope over pixels both escape.
   std::map<long long, long> hist;
   long f3_in = 0, ds_in = 0, only_f3_in = 0, only_ds_in = 0;
