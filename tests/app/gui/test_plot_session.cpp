@@ -357,8 +357,8 @@ TEST_F(PlotSession, HenonCatalogueDrawsTheOrbitsByPeriodAndTheCounts) {
   const Frame &orbits = fr[0], &counts = fr.back();
   expect_tick_labels(png, orbits);
   expect_tick_labels(png, counts);
-  // Periods with orbits: each its colour's points inside the frame (palette(n - 1); 8 colours, so
-  // period 9 shares period 1's and 10 period 2's) and its legend swatch beside it (outside).
+  // Periods with orbits: each its colour's points inside the frame (palette(n - 1): 10 colours,
+  // one per period here) and its legend swatch beside it (outside).
   for (int n : {1, 2, 4, 6, 7, 8}) {
     SCOPED_TRACE(n);
     EXPECT_GT(count(png, orbits.x0, orbits.y0, orbits.x1, orbits.y1, palette(n - 1), 6), 8) << "no orbit points";
