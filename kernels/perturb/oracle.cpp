@@ -17,17 +17,12 @@
 #include "arith/floatexp.h"
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/mandelbrot/mandelbrot.cuh"
+#include "kernels/perturb/mpfr_util.h"
 
 namespace ds::perturb::oracle {
 namespace {
 
-struct Mp {
-  mpfr_t v;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-};
+using mpfr_util::Mp;
 
 // Bits of the pixel-map products m * k (53 + 22 bits) and of their sum, so that the offset in
 // half-steps is exact or within 2^-192 of itself before it meets the run's precision.
@@ -103,7 +98,7 @@ Run run_at(const Geometry& g, const View& v, int i, int j, int bits, const std::
   const double kSlack = v.max_iter <= 0xFFFFFFFFull ? 1.0 + 0x1p-16
                                                      : std::exp(std::ldexp(3.0 * static_cast<double>(v.max_iter), -52));
   const mpfr_prec_t p = bits;
-  Mp cr(p), ci(p), x(p), y(p), x2(p), y2(p), xy(p);
+  Mp cr(p), ci(p), x(p), y(p), x2(p), y2(p);
   double ec = 0;
   pixel_c(g, v, i, j, p, cr.v, ci.v, &ec);
   const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
@@ -136,13 +131,7 @@ Run run_at(const Geometry& g, const View& v, int i, int j, int bits, const std::
       out.lost_at = n;
       return out;
     }
-    mpfr_sqr(x2.v, x.v, MPFR_RNDN);
-    mpfr_sqr(y2.v, y.v, MPFR_RNDN);
-    mpfr_mul(xy.v, x.v, y.v, MPFR_RNDN);
-    mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
-    mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
-    mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
-    mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
+    mpfr_util::orbit_step(x.v, y.v, cr.v, ci.v, x2.v, y2.v);  // the same roundings, operation for operation
     r = r * (FloatExp(2.0 * az_up) + r) + FloatExp::make(6.0 * az_up * az_up + c1, -bits);
   }
   out.certified = true;  // every z_n, n < max_iter, certified inside |z| <= 2

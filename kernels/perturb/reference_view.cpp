@@ -197,7 +197,7 @@ void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::stri
 }
 
 void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint64_t* count, float* smooth) {
-  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits);
+  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits);
   set_pixel_c(g, v, i, j, cr.v, ci.v);
   const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
   mpfr_set(x.v, cr.v, MPFR_RNDN);
@@ -209,13 +209,7 @@ void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint
       *smooth = smooth_tail(n, xd, yd, cr_d, ci_d, wide_counts(v.max_iter));
       return;
     }
-    mpfr_sqr(x2.v, x.v, MPFR_RNDN);
-    mpfr_sqr(y2.v, y.v, MPFR_RNDN);
-    mpfr_mul(xy.v, x.v, y.v, MPFR_RNDN);
-    mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
-    mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
-    mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
-    mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
+    mpfr_util::orbit_step(x.v, y.v, cr.v, ci.v, x2.v, y2.v);  // the same roundings, operation for operation
   }
   *count = v.max_iter;
   *smooth = smooth_at_limit(v.max_iter);
