@@ -54,13 +54,20 @@ int notice_pixels(const Png& p) {
   return hit;
 }
 
+// The window at 1280x800 on the CPU with `location` opened, driven by `script` (written to d), its
+// output in d/log.txt; the exit code.
+int run_window(const std::string& d, const std::string& location, const std::string& script) {
+  write(d + "/s.script", script);
+  return run("cd " + d + " && CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
+             " --size 1280x800 --location " + location + " --script " + d + "/s.script > " + d + "/log.txt 2>&1");
+}
+
 TEST(MandelbrotPanelSession, KfrOpensWithItsColouringAndCtrlSSavesIt) {
   ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
   const std::string d = ds::test::make_tmpdir("panel-session");
   const std::string kfr = ds::test::source_path("tests/data/kf-benchmarks/1e14.kfr");
-  write(d + "/s.script", "wait-idle 120\nmove 5 5\nwait 3\nscreenshot " + d + "/panel.png\nkey ctrl+s\nwait 3\nquit\n");
-  ASSERT_EQ(run("cd " + d + " && CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
-                " --size 1280x800 --location " + kfr + " --script " + d + "/s.script > " + d + "/log.txt 2>&1"),
+  ASSERT_EQ(run_window(d, kfr,
+                       "wait-idle 120\nmove 5 5\nwait 3\nscreenshot " + d + "/panel.png\nkey ctrl+s\nwait 3\nquit\n"),
             0)
       << ds::test::slurp(d + "/log.txt");
   const Png p = load(d + "/panel.png");
@@ -95,10 +102,7 @@ TEST(MandelbrotPanelSession, ARunningRenderShowsItsProgressOnTheImage) {
   ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
   const std::string d = ds::test::make_tmpdir("panel-progress");
   const std::string kfr = ds::test::source_path("tests/data/kf-benchmarks/5e227.kfr");
-  write(d + "/s.script", "sleep 4\nscreenshot " + d + "/running.png\nquit\n");
-  ASSERT_EQ(run("cd " + d + " && CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
-                " --size 1280x800 --location " + kfr + " --script " + d + "/s.script > " + d + "/log.txt 2>&1"),
-            0)
+  ASSERT_EQ(run_window(d, kfr, "sleep 4\nscreenshot " + d + "/running.png\nquit\n"), 0)
       << ds::test::slurp(d + "/log.txt");
   const Png p = load(d + "/running.png");
   ASSERT_EQ(p.w, 1280);

@@ -11,6 +11,7 @@
 
 #include "kernels/drift/drift.h"
 #include "kernels/drift/md.cuh"
+#include "md_params.h"
 #include "oracle.h"
 
 namespace {
@@ -18,14 +19,7 @@ namespace {
 using namespace ds;
 using namespace ds::drift;
 
-MdParams small(Precision p, int64_t steps) {
-  MdParams m;
-  m.cells = 5;  // 500 atoms
-  m.precision = p;
-  m.steps = steps;
-  m.sample_every = 10;
-  return m;
-}
+MdParams small(Precision p, int64_t steps) { return ds::test::small_md(p, steps); }
 
 // LAMMPS examples/melt (in.melt): lattice fcc 0.8442, region 0 10 0 10 0 10 (4000 atoms), pair
 // lj/cut 2.5 (unshifted), velocity create 3.0. Its published log prints at step 0:

@@ -10,20 +10,14 @@
 
 #include "kernels/drift/drift.h"
 #include "kernels/drift/md.cuh"
+#include "md_params.h"
 
 namespace {
 
 using namespace ds;
 using namespace ds::drift;
 
-MdParams small(Precision p, int64_t steps) {
-  MdParams m;
-  m.cells = 5;  // 500 atoms
-  m.precision = p;
-  m.steps = steps;
-  m.sample_every = 10;
-  return m;
-}
+MdParams small(Precision p, int64_t steps) { return ds::test::small_md(p, steps); }
 
 // Round to nearest, ties to even; out of range gives 0 (and the range check flags the atom); the
 // integer sum wraps modulo 2^64 and is exact again once the true sum is back in range.
