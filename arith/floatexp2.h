@@ -154,6 +154,7 @@ DEEPSCOPE_HD FloatExp2 sqrt(FloatExp2 a) {
 }
 DEEPSCOPE_HD double to_double(FloatExp2 a) {
   if (a.hi == 0.0) return 0.0;
+  if (a.e >= -1022 && a.e <= 1022) return (a.hi + a.lo) * bits::pow2(a.e);  // exact scaling (to_double(FloatExp))
   if (a.e > 1100) return a.hi * std::numeric_limits<double>::infinity();
   if (a.e < -1200) return a.hi * 0.0;
   return std::ldexp(a.hi + a.lo, a.e);

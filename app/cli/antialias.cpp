@@ -70,6 +70,7 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
     p.glitch_pixels += q.glitch_pixels;
     p.glitch_corrected += q.glitch_corrected;
     p.glitch_refined += q.glitch_refined;
+    p.glitch_refined_dw += q.glitch_refined_dw;
     p.secondary_references += q.secondary_references;
     p.refine_seconds += q.refine_seconds;
     p.refine_skipped += q.refine_skipped;

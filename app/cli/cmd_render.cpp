@@ -88,7 +88,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
-  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "no-auto-iter", "expmap"},
+  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "no-dw-tier", "auto-iter", "no-auto-iter", "expmap"},
               {"shader-param"});
   const char* command = video ? "video" : "render";
   if (!a.positional().empty())
@@ -189,6 +189,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     throw cli::UsageError("--delta must be auto, f64, f64-scaled or floatexp, got \"" + delta + "\"");
   j.opt.interior = !a.flag("no-interior");
   j.opt.refine = !a.flag("no-refine");
+  j.opt.refine_dw = !a.flag("no-dw-tier");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
   const std::string reference = a.get("reference", "auto");
   if (reference == "auto")

@@ -91,7 +91,8 @@ std::string render_summary(const RenderResult& r) {
     std::snprintf(
         line, sizeof line,
         "reference %llu points at %d bits in %s (stopped: %s), %.3f s%s%s; BLA skipped %.3g iterations; "
-        "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas), %llu unresolved, "
+        "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas, %llu of them double words), "
+        "%llu unresolved, "
         "%d secondary references (%.3f s at 106 bits, BLA skipped %.3g of their iterations, "
         "%.3f s secondary); %llu interior pixels",
         static_cast<unsigned long long>(pi.reference_length), pi.reference_bits,
@@ -101,6 +102,7 @@ std::string render_summary(const RenderResult& r) {
         static_cast<unsigned long long>(pi.glitch_pixels),
         static_cast<unsigned long long>(pi.glitch_corrected),
         static_cast<unsigned long long>(pi.glitch_refined),
+        static_cast<unsigned long long>(pi.glitch_refined_dw),
         static_cast<unsigned long long>(pi.glitch_unresolved), pi.secondary_references, pi.refine_seconds,
         static_cast<double>(pi.refine_skipped), pi.secondary_seconds,
         static_cast<unsigned long long>(pi.interior_pixels));

@@ -27,7 +27,7 @@ Commands:
                    [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
-                   [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine]
+                   [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine] [--no-dw-tier]
                    [--reference-cache DIR] [--reference-memory SIZE] [--reference auto|mpfr|gpu]
                    [--reference-at auto|centre]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
@@ -43,7 +43,8 @@ Commands:
         --verify N [--verify-seed S] checks N pixels (a sqrt(N) grid, the rest random) against the
         MPFR oracle, records the result in the PNG, and exits 1 when a trusted pixel differs by > 1.
         Perturbation re-renders pixels that its deltas cannot decide with 106-bit deltas (not with
-        --no-refine), then from up to --max-references N secondary references (default 10000);
+        --no-refine; double words first where the view allows, floatexp2 alone with --no-dw-tier,
+        both to compare), then from up to --max-references N secondary references (default 10000);
         pixels left unresolved are counted in the PNG and the command exits 1.
         --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
         iterations: a later render of the same reference loads it instead of computing it.

@@ -67,6 +67,7 @@ struct PerturbInfo {
   uint64_t glitch_pixels = 0;      // pixels the per-pixel checks flagged
   uint64_t glitch_corrected = 0;   // flagged pixels re-rendered right (glitch_refined among them)
   uint64_t glitch_refined = 0;     // of those, decided by the 106-bit tier against the same reference
+  uint64_t glitch_refined_dw = 0;  // of those, by its double-word deltas (the rest by floatexp2)
   uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
   int secondary_references = 0;    // references placed inside glitched blobs
   double refine_seconds = 0;       // wall time of the 106-bit tier over the flagged pixels
@@ -153,9 +154,12 @@ struct RenderOptions {
   // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
   // cannot decide (re-rendered from secondary references); false only to measure its cost.
   bool error_bound = true;
-  // Perturbation only: re-render flagged pixels with 106-bit (floatexp2) deltas against the same
-  // reference before any secondary reference; false only to compare and measure.
+  // Perturbation only: re-render flagged pixels with 106-bit deltas against the same reference
+  // before any secondary reference; false only to compare and measure.
   bool refine = true;
+  // ... double-word deltas first where the view allows them (kernels/perturb/dw_delta.h), floatexp2
+  // for the rest; false: floatexp2 alone (to compare and measure: the counts are the same).
+  bool refine_dw = true;
   // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
   // the tile: a strip of a large image for one worker. The result holds just those rows, each
   // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA

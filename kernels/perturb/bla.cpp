@@ -47,7 +47,8 @@ template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale) {
   // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
   // the 106-bit tier's table, rounded to T at the end.
-  using U = std::conditional_t<std::is_same<T, FloatExp2>::value, FloatExp2, FloatExp>;
+  constexpr bool kWide = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
+  using U = std::conditional_t<kWide, FloatExp2, FloatExp>;
   BlaTable<T> t;
   t.dcmax = dcmax;
   const uint64_t len = ref.length();
@@ -107,7 +108,22 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     on_all_cores(t.level_offset[l + 1] - t.level_offset[l],
                  [&](std::size_t k) { next[k] = merge(cur[2 * k], cur[2 * k + 1]); });
   }
-  if constexpr (!std::is_same<T, double>::value) {
+  if constexpr (std::is_same<T, DwDelta>::value) {
+    // The double word holds the floatexp2 coefficients exactly within its range; an entry with one
+    // outside it is never used (radius 0). Radii are tolerances: rounded down is safe.
+    t.entries.resize(all.size());
+    on_all_cores(all.size(), [&](std::size_t k) {
+      const BlaEntry<FloatExp2>& f = all[k];
+      BlaEntry<T>& e = t.entries[k];
+      bool ok = true;
+      e.ar = dw_from(f.ar, &ok);
+      e.ai = dw_from(f.ai, &ok);
+      e.br = dw_from(f.br, &ok);
+      e.bi = dw_from(f.bi, &ok);
+      const double r = to_double(f.r);
+      e.r = DwDelta(ok ? std::min(r, kDwDeltaCeiling) : 0.0);
+    });
+  } else if constexpr (!std::is_same<T, double>::value) {
     t.entries = std::move(all);
   } else {
     t.entries.resize(all.size());
@@ -144,5 +160,6 @@ int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
 template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int);
 template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int);
 template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int);
+template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int);
 
 }  // namespace ds::perturb

@@ -20,17 +20,18 @@
 
 #include "arith/floatexp.h"
 #include "arith/floatexp2.h"
+#include "dw_delta.h"
 
 namespace ds::perturb {
 
 constexpr int kMaxBlaLevels = 31;
 constexpr double kBlaEpsilon = 1.1102230246251565e-16;  // 2^-53
-// The 106-bit tier's tables (T = FloatExp2): built from the reference's 106-bit points, merged in
-// floatexp2, with eps = 2^-106, so that what BLA drops stays at the tier's own rounding level.
+// The 106-bit tiers' tables (T = DwDelta or FloatExp2): built from the reference's 106-bit points,
+// merged in floatexp2, with eps = 2^-106, so that what BLA drops stays at the tier's own rounding level.
 constexpr double kBlaEpsilon2 = 1.2325951644078310e-32;  // 2^-106
 template <class T>
 DEEPSCOPE_HD constexpr double bla_epsilon() {
-  return std::is_same<T, FloatExp2>::value ? kBlaEpsilon2 : kBlaEpsilon;
+  return std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value ? kBlaEpsilon2 : kBlaEpsilon;
 }
 
 template <class T>

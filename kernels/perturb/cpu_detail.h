@@ -31,10 +31,12 @@ double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t ta
                    const RenderOptions& opt, uint32_t* counts, float* smooth, uint32_t* counts_high,
                    const FieldPtrs& fields, uint64_t* skipped, uint64_t* rebases, uint64_t* interior,
                    bool* cancelled, const PointFill<T>& fill);
-// perturb.cu: perturb_pixel with floatexp2 deltas for the listed tile pixels (indices into the
-// tile, row-major), results in list order. p's points are host arrays of p.ref_len points. fields:
-// null, or one FieldValues a pixel (RenderOptions::fields asked). *skipped: the iterations BLA skipped.
-void render_list_cuda(const PerturbParams<FloatExp2>& p, const std::vector<uint32_t>& pixels, const Tile& t,
+// perturb.cu: perturb_pixel with a 106-bit tier's deltas (T = DwDelta or FloatExp2) for the listed
+// tile pixels (indices into the tile, row-major), results in list order. p's points are host arrays
+// of p.ref_len points. fields: null, or one FieldValues a pixel (RenderOptions::fields asked).
+// *skipped: the iterations BLA skipped.
+template <class T>
+void render_list_cuda(const PerturbParams<T>& p, const std::vector<uint32_t>& pixels, const Tile& t,
                       const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
                       uint64_t* skipped, bool* cancelled);
 #endif
@@ -114,12 +116,33 @@ void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi,
                    if constexpr (std::is_same<T, FloatExp2>::value) {
                      zr[i] = ref.re106(k);
                      zi[i] = ref.im106(k);
+                   } else if constexpr (std::is_same<T, DwDelta>::value) {
+                     bool ok = true;  // checked by dw_points_in_range
+                     zr[i] = dw_from(ref.re106(k), &ok);
+                     zi[i] = dw_from(ref.im106(k), &ok);
                    } else {
                      zr[i] = from_fe<T>(mul_pow2(ref.re53(k), scale));
                      zi[i] = from_fe<T>(mul_pow2(ref.im53(k), scale));
                    }
                  }
                });
+}
+
+// Whether every point of ref is held exactly by the double word (0, or 2^-900 <= |x| < 2^1000 in
+// each part): the DwDelta tier's condition on its reference (a point closer to 0 than that, at a
+// minibrot's nucleus say, sends the flagged pixels straight to floatexp2).
+inline bool dw_points_in_range(const Reference& ref) {
+  std::atomic<bool> ok{true};
+  parallel_for(static_cast<std::size_t>(ref.length()), static_cast<std::size_t>(kOrbitChunk),
+               [&](std::size_t a, std::size_t b) {
+                 bool here = true;
+                 for (std::size_t k = a; k < b && here; ++k) {
+                   dw_from(ref.re106(k), &here);
+                   dw_from(ref.im106(k), &here);
+                 }
+                 if (!here) ok.store(false, std::memory_order_relaxed);
+               });
+  return ok.load();
 }
 
 template <class T>
@@ -135,7 +158,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   // The 106-bit tier's (T = FloatExp2): its points to 106 bits, and its BLA table (eps 2^-106,
   // bla.h) from the lowest level at which it stays within kMaxTierBlaBytes (level 2 up to about
   // 35 M points; above, the pixels step singly over the first levels' spans and skip from there).
-  constexpr bool kTier = std::is_same<T, FloatExp2>::value;
+  constexpr bool kTier = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
   const uint64_t len = ref->length();
   // The main tables are bounded the same way (kMaxBlaBytes, counted in the builder's floatexp
   // entries): level 2 up to about 107 M points, then higher first levels.

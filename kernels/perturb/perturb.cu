@@ -1,8 +1,8 @@
 // CUDA backend of the perturbation engine: the reference orbit and BLA table copied to each device
 // once (kept per device), a thin __global__ wrapper around perturb_pixel (one thread per pixel, 16x8
 // blocks), launched in bands of about 0.25 s (never fewer rows than fill the device) so the host
-// reports progress and honours cancel; and the 106-bit tier over a list of flagged pixels
-// (floatexp2 deltas, no BLA).
+// reports progress and honours cancel; and the 106-bit tiers over a list of flagged pixels
+// (double-word or floatexp2 deltas, with the tier's own BLA table).
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -234,10 +234,10 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   return kernel_seconds;
 }
 
-void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint32_t>& pixels, const Tile& t,
+template <class T>
+void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& pixels, const Tile& t,
                       const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
                       uint64_t* skipped, bool* cancelled) {
-  using T = FloatExp2;
   if (pixels.empty()) return;
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   DeviceBuffer zr(hp.ref_len * sizeof(T)), zi(hp.ref_len * sizeof(T));
@@ -296,6 +296,12 @@ void render_list_cuda(const PerturbParams<FloatExp2>& hp, const std::vector<uint
   *skipped += sk;
 }
 
+template void render_list_cuda<FloatExp2>(const PerturbParams<FloatExp2>&, const std::vector<uint32_t>&,
+                                          const Tile&, const RenderOptions&, uint64_t*, float*, FieldValues*,
+                                          uint64_t*, bool*);
+template void render_list_cuda<DwDelta>(const PerturbParams<DwDelta>&, const std::vector<uint32_t>&,
+                                        const Tile&, const RenderOptions&, uint64_t*, float*, FieldValues*,
+                                        uint64_t*, bool*);
 template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
                                     const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&,
                                     uint64_t*, uint64_t*, uint64_t*, bool*, const PointFill<double>&);

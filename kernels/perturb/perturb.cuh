@@ -32,6 +32,7 @@
 // minibrot. The pixel is inside: count max_iter, and it stops there.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "arith/floatexp.h"
 #include "arith/floatexp2.h"
@@ -39,6 +40,7 @@
 #include "kernels/core/stop_flag.h"
 #include "kernels/mandelbrot/mandelbrot.cuh"
 #include "bla.h"
+#include "dw_delta.h"
 
 namespace ds::perturb {
 using namespace mandel;  // views, tiles and results: kernels/mandelbrot
@@ -46,12 +48,15 @@ using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 DEEPSCOPE_HD double as_double(double x) { return x; }
 DEEPSCOPE_HD double as_double(FloatExp x) { return to_double(x); }
 DEEPSCOPE_HD double as_double(FloatExp2 x) { return to_double(x); }
+DEEPSCOPE_HD double as_double(DwDelta x) { return to_double(x); }
 DEEPSCOPE_HD double absval(double x) { return x < 0 ? -x : x; }
 DEEPSCOPE_HD FloatExp absval(FloatExp x) { return abs(x); }
 DEEPSCOPE_HD FloatExp2 absval(FloatExp2 x) { return abs(x); }
+DEEPSCOPE_HD DwDelta absval(DwDelta x) { return abs(x); }
 DEEPSCOPE_HD double twice(double x) { return x + x; }
 DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
 DEEPSCOPE_HD FloatExp2 twice(FloatExp2 x) { return mul_pow2(x, 1); }
+DEEPSCOPE_HD DwDelta twice(DwDelta x) { return mul_pow2(x, 1); }
 // |x + iy| (the modulus), in T's range.
 DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
 DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + sqr(y)); }
@@ -69,6 +74,8 @@ DEEPSCOPE_HD double safe_hypot(double x, double y) {
   return big * ::sqrt(1.0 + r * r);
 }
 DEEPSCOPE_HD double modulus(double x, double y) { return safe_hypot(x, y); }
+// For the error estimate only (BLA coefficients' moduli): binary64 is enough.
+DEEPSCOPE_HD DwDelta modulus(DwDelta x, DwDelta y) { return DwDelta(safe_hypot(to_double(x), to_double(y))); }
 // sqrt(a^2 + b^2) for a, b >= 0: how independent errors add.
 DEEPSCOPE_HD double quad(double a, double b) { return safe_hypot(a, b); }
 DEEPSCOPE_HD FloatExp quad(FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); }
@@ -97,7 +104,12 @@ template <>
 struct AuxOf<FloatExp2> {
   using type = FloatExp;
 };
+template <>
+struct AuxOf<DwDelta> {
+  using type = double;
+};
 DEEPSCOPE_HD double aux(double x) { return x; }
+DEEPSCOPE_HD double aux(DwDelta x) { return to_double(x); }
 DEEPSCOPE_HD FloatExp aux(FloatExp x) { return x; }
 DEEPSCOPE_HD FloatExp aux(FloatExp2 x) { return to_floatexp(x); }
 // A floatexp value in T (rounded to binary64 for T = double; exact for the others).
@@ -115,12 +127,17 @@ template <>
 DEEPSCOPE_HD FloatExp2 from_fe<FloatExp2>(FloatExp x) {
   return FloatExp2::from_parts(x, 0.0);
 }
+template <>
+DEEPSCOPE_HD DwDelta from_fe<DwDelta>(FloatExp x) {
+  return DwDelta(to_double(x));
+}
 
 // The unit roundoff of the delta type's operations: 2^-53 for binary64 and floatexp, 5 2^-106 for
-// floatexp2 (its multiplication's bound, arith/floatexp2.h).
+// floatexp2 and the double word (their multiplication's bound, arith/floatexp2.h, dw_delta.h).
 template <class T>
 constexpr double roundoff() {
-  return sizeof(T) == sizeof(FloatExp2) ? FloatExp2::kUnitRoundoff : 1.1102230246251565e-16;
+  return std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value ? FloatExp2::kUnitRoundoff
+                                                                              : 1.1102230246251565e-16;
 }
 
 template <class T>
@@ -142,7 +159,7 @@ struct PerturbParams {
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
   int width, height;          // the whole image
   uint64_t max_iter;
-  bool check_underflow;  // T = double
+  bool check_underflow;  // T = double or DwDelta
   double down = 1.0;     // T = double: 2^-K for deltas scaled by 2^K (1: unscaled)
   double tr_floor = 0.0;  // T = double, scaled: 2^(K - 1000), the least |2 Z' + dz'| kept (L1)
   bool interior;         // stop pixels proven inside the set
@@ -186,6 +203,9 @@ DEEPSCOPE_HD bool below_floor(T x, T y) {
   if constexpr (sizeof(T) == sizeof(double)) {
     const double a = as_double(l1(x, y));
     return a != 0.0 && a < kDoubleDeltaFloor;
+  } else if constexpr (std::is_same<T, DwDelta>::value) {
+    const double a = (x.hi < 0 ? -x.hi : x.hi) + (y.hi < 0 ? -y.hi : y.hi);
+    return a != 0.0 && a < kDwDeltaFloor;
   } else {
     return false;
   }

@@ -324,6 +324,7 @@ TEST(Perturb, FlaggedPixelsAreEvaluatedDirectly) {
   const RenderResult p = perturb_cpu(v, DeltaFormat::kF64);
   EXPECT_EQ(p.perturb.glitch_pixels, 64u);
   EXPECT_GT(p.perturb.refine_skipped, 0u);  // the tier's BLA steps ran (and the counts still agree)
+  EXPECT_EQ(p.perturb.glitch_refined_dw, 0u);  // 1e320 is below the double word's floor: floatexp2 decides
   const Agreement a = compare(p.counts, p.smooth, oc, os);
   EXPECT_EQ(a.count_share, 1.0);
   EXPECT_LE(a.max_smooth, kSmoothTol);
@@ -378,12 +379,23 @@ TEST(Perturb, UndecidedPixelsAreDecidedAt106Bits) {
   const RenderResult with = render(v, o);
   o.error_bound = false;
   const RenderResult plain = render(v, o);
+  o.error_bound = true;
   std::cout << "KF 1e50 128x128: " << with.perturb.glitch_pixels << " flagged, " << with.perturb.glitch_refined
             << " decided at 106 bits, " << with.perturb.glitch_unresolved << " unresolved\n";
   EXPECT_GT(with.perturb.glitch_pixels, 0u);
   EXPECT_EQ(with.perturb.glitch_refined, with.perturb.glitch_pixels);
+  EXPECT_EQ(with.perturb.glitch_refined_dw, with.perturb.glitch_refined);  // all by the double word
   EXPECT_EQ(with.perturb.glitch_unresolved, 0u);
   EXPECT_EQ(with.perturb.secondary_references, 0);
+  // floatexp2 alone decides the same pixels the same way (the tiers share one error estimate, and
+  // the double word holds every delta exactly where it runs).
+  o.refine_dw = false;
+  const RenderResult fe2 = render(v, o);
+  EXPECT_EQ(fe2.perturb.glitch_refined_dw, 0u);
+  EXPECT_EQ(fe2.perturb.glitch_refined, with.perturb.glitch_refined);
+  EXPECT_EQ(fe2.counts, with.counts);
+  for (size_t k = 0; k < with.smooth.size(); ++k) ASSERT_NEAR(fe2.smooth[k], with.smooth[k], 1e-4) << k;
+  o.refine_dw = true;
   const Geometry g = geometry(v);
   const int bits = static_cast<int>(std::ceil(g.log2_zoom + std::log2(v.height))) + 80;
   int differ = 0, checked = 0;
