@@ -708,6 +708,7 @@ TEST(PerturbDevice, RefinedPixelsMatchCpu) {
   EXPECT_GT(c.perturb.glitch_refined, 0u);
   EXPECT_EQ(g.perturb.glitch_pixels, c.perturb.glitch_pixels);
   EXPECT_EQ(g.perturb.glitch_refined, c.perturb.glitch_refined);
+  EXPECT_EQ(g.perturb.glitch_refined_dw, c.perturb.glitch_refined_dw);  // the double word's, on both
   EXPECT_EQ(g.perturb.refine_skipped, c.perturb.refine_skipped);  // the same 106-bit BLA steps
   EXPECT_GT(c.perturb.refine_skipped, 0u);
   EXPECT_EQ(g.perturb.glitch_unresolved, 0u);
