@@ -151,16 +151,61 @@ TEST(Location, KfNewTransformKeys) {
 }
 
 TEST(Location, KfFieldsThatChangeTheFormulaAreErrors) {
-  for (const char* f : {"Power: 3", "FractalType: 1", "SeedR: 0.5", "SeedI: -1", "FactorAR: 2", "FactorAI: 1",
-                        "UseHybridFormula: 1"}) {
+  for (const char* f : {"SeedR: 0.5", "SeedI: -1", "FactorAR: 2", "FactorAI: 1", "UseHybridFormula: 1"}) {
     const std::string key(f, std::strchr(f, ':'));
     const std::string value(std::strchr(f, ':') + 2);
     EXPECT_TRUE(
         names(parse_error(std::string(kKfHead) + f + "\r\n"), {key.c_str(), value.c_str(), "z^2 + c"}))
         << f;
   }
+  // FractalType and Power outside the formulas deepscope computes (docs/formulas.md), by name.
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "FractalType: 11\r\nPower: 3\r\n"),
+                    {"FractalType = 11", "t:6"}));
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "Power: 9\r\n"), {"Power = 9", "Mandelbrot"}));
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "FractalType: 1\r\nPower: 4\r\n"),
+                    {"Power = 4", "Burning Ship", "2, 3"}));
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "FractalType: 1.5\r\n"), {"FractalType", "integer"}));
   // The neutral values in KF's own spellings are accepted.
   EXPECT_EQ(parse_error(std::string(kKfHead) + "Power: 2\r\nSeedR: 0.000000\r\nFactorAR: 1.0\r\n"), "");
+}
+
+TEST(Location, KfFractalTypeAndPowerChooseTheFormula) {
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "Power: 2\r\nFractalType: 0\r\n", "t").formula, "");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "Power: 3\r\n", "t").formula, "mandelbrot3");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "FractalType: 1\r\nPower: 2\r\n", "t").formula,
+            "burning-ship");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "FractalType: 1\r\nPower: 3\r\n", "t").formula,
+            "burning-ship3");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "FractalType: 7\r\n", "t").formula,
+            "perpendicular-burning-ship");
+  // Every command but render refuses a location with another formula, naming it; render's
+  // apply_to_view gives the formula, conjugated for KF's downward imaginary axis (a mirror that is
+  // folded into the conjugate view) where the formula is not symmetric.
+  const Location bs = parse_location(std::string(kKfHead) + "FractalType: 1\r\n", "t");
+  ds::mandel::View v;
+  try {
+    apply_to_view(bs, &v, true);
+    ADD_FAILURE() << "a Burning Ship location applied as a Mandelbrot view";
+  } catch (const IoError& e) {
+    EXPECT_TRUE(names(e.what(), {"burning-ship", "render"}));
+  }
+  ds::formula::Formula f;
+  apply_to_view(bs, &v, true, &f);
+  EXPECT_EQ(ds::formula::to_string(f), "absx absy negy sqr add");
+  EXPECT_EQ(v.im, "0.012593310799749865383746631843264858450340000000000000000000");
+  const Location mbar = parse_location(std::string(kKfHead) + "FractalType: 4\r\n", "t");
+  apply_to_view(mbar, &v, true, &f);
+  EXPECT_EQ(ds::formula::to_string(f), "mandelbar");
+  // Ours: formula = NAME, written back by format_location; a bad one is refused by name.
+  const Location ours = parse_location("re = -1.75\nim = -0.03\nzoom = 20\nformula = burning-ship\n", "o");
+  EXPECT_EQ(ours.formula, "burning-ship");
+  EXPECT_EQ(parse_location(format_location(ours), "o").formula, "burning-ship");
+  EXPECT_TRUE(names(parse_error("re = 0\nim = 0\nzoom = 1\nformula = burning-boat\n"), {"burning-boat", "t:4"}));
+  // A .kfr of a KF formula: FractalType and Power written, and read back the same.
+  const std::string kfr = format_kfr(bs);
+  EXPECT_NE(kfr.find("FractalType: 1\r\n"), std::string::npos) << kfr;
+  EXPECT_EQ(parse_location(kfr, "k").formula, "burning-ship");
+  EXPECT_THROW(format_kfr(ours), IoError);  // upward imaginary axis, not symmetric: not written yet
 }
 
 TEST(Location, KfColouringFieldsAreListedInOneWarning) {
