@@ -26,7 +26,9 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
   if (!req.arith.empty() && req.arith != "auto" && req.arith != "f64") not_yet(f, "--arith " + req.arith);
   if (req.frames > 1) not_yet(f, "--frames (zoom sequences)");
   if (req.aa > 1) not_yet(f, "--aa");
-  if (req.verify) not_yet(f, "--verify (the oracle checks z^2 + c only; the formula tests use kernels/formula/mpfr_orbit.h)");
+  if (req.verify)
+    not_yet(f,
+            "--verify (the oracle checks z^2 + c only; the formula tests use kernels/formula/mpfr_orbit.h)");
   if (req.exr) not_yet(f, "--exr (KF's distance and phase channels)");
   if (req.auto_iter) not_yet(f, "--auto-iter");
   if (req.tile_rows || req.strips) not_yet(f, "strips over several workers (--tile-rows, --devices, mpirun)");
@@ -40,9 +42,9 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
   const uint64_t need = pixels * (4 + 4 + (mandel::wide_counts(v.max_iter) ? 4 : 0) + 1 + 3 + 3 + 8 + 8);
   const uint64_t have = mandel::host_memory_bytes();
   if (have && need > have)
-    throw cli::UsageError("a " + std::to_string(v.width) + "x" + std::to_string(v.height) + " render needs about " +
-                          std::to_string(need >> 20) + " MiB of memory; this machine has " +
-                          std::to_string(have >> 20) + " MiB");
+    throw cli::UsageError("a " + std::to_string(v.width) + "x" + std::to_string(v.height) +
+                          " render needs about " + std::to_string(need >> 20) +
+                          " MiB of memory; this machine has " + std::to_string(have >> 20) + " MiB");
   if (pixels * 3 > 0x7fffffffu)
     throw cli::UsageError("size " + std::to_string(v.width) + "x" + std::to_string(v.height) +
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
@@ -51,7 +53,8 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
 std::string formula_text(const formula::Formula& f, uint64_t uncertified, uint64_t pixels) {
   return "formula = " + formula::to_string(f) +
          "\nmethod = direct binary64 on the CPU (kernels/formula/direct.h)"
-         "\nuncertified = " + std::to_string(uncertified) + " of " + std::to_string(pixels) +
+         "\nuncertified = " +
+         std::to_string(uncertified) + " of " + std::to_string(pixels) +
          " pixels (counts binary64's error bound could not certify)"
          "\nnot done = perturbation, BLA, the distance estimate, the GPU\n";
 }
@@ -71,7 +74,8 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
     return 130;
   }
   const uint64_t pixels = static_cast<uint64_t>(r.width) * static_cast<uint64_t>(r.height);
-  const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, cert.uncertain, pixels)}});
+  const TargetFiles files =
+      encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, cert.uncertain, pixels)}});
   if (!files.note.empty() && !plan.quiet && files.note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << files.note << "\n";
   write_target(t, files);

@@ -12,12 +12,12 @@ namespace ds::app {
 
 // What of `render`'s request a formula render cannot do yet, as render_command gathers it.
 struct FormulaRequest {
-  bool perturb = false;        // --arith perturb
-  std::string arith;           // --arith NAME ("" or "auto": binary64)
-  int frames = 1, aa = 1;      // --frames, --aa
+  bool perturb = false;    // --arith perturb
+  std::string arith;       // --arith NAME ("" or "auto": binary64)
+  int frames = 1, aa = 1;  // --frames, --aa
   bool verify = false, exr = false, tile_rows = false, auto_iter = false, strips = false;
-  bool cuda = false;           // --backend cuda
-  unsigned fields = 0;         // the shader's per-pixel data beyond counts (mandel::Field bits)
+  bool cuda = false;    // --backend cuda
+  unsigned fields = 0;  // the shader's per-pixel data beyond counts (mandel::Field bits)
 };
 
 // Throws cli::UsageError naming the first option of `req` that formulas do not support yet, and

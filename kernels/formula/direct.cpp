@@ -1,8 +1,8 @@
 // The CPU render of a formula in binary64: step.h's formula_pixel over every pixel on all cores.
 #include "direct.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "kernels/core/cpu_parallel.h"
@@ -15,13 +15,15 @@ void require_direct_f64(const mandel::View& v, const Formula& f, int guard_bits)
   const mandel::Geometry g = mandel::geometry(v);
   const std::string name = "formula " + to_string(f);
   if (!g.square_pixels)
-    throw mandel::ViewError(name + ": a rotated, stretched or exponential-map view needs perturbation, "
-                                   "which is not implemented for formulas other than z^2 + c yet "
-                                   "(docs/formulas.md)");
+    throw mandel::ViewError(name +
+                            ": a rotated, stretched or exponential-map view needs perturbation, "
+                            "which is not implemented for formulas other than z^2 + c yet "
+                            "(docs/formulas.md)");
   std::string why;
   if (!mandel::resolves(Arith::kF64, g, guard_bits, &why))
-    throw mandel::ViewError(name + ": only direct binary64 iteration is implemented for formulas other than "
-                                   "z^2 + c (no perturbation yet, docs/formulas.md), and " +
+    throw mandel::ViewError(name +
+                            ": only direct binary64 iteration is implemented for formulas other than "
+                            "z^2 + c (no perturbation yet, docs/formulas.md), and " +
                             why);
 }
 
@@ -46,7 +48,8 @@ mandel::RenderResult render_direct(const mandel::View& v, const Formula& f, cons
   // c as mandel_pixel forms it in binary64: centre + offset * (s/2), each rounded once.
   const double re = g.re_d, im = g.im_d, h = g.half_step_d, log_d = std::log(mean_degree(f));
   // The bound's own roundings, a few a step (step.h): (1 + 2^-53)^(10 max_iter) <= slack.
-  const double slack = std::max(1.0 + 0x1p-30, std::exp(std::ldexp(10.0 * static_cast<double>(v.max_iter), -53)));
+  const double slack =
+      std::max(1.0 + 0x1p-30, std::exp(std::ldexp(10.0 * static_cast<double>(v.max_iter), -53)));
   std::vector<uint8_t> ok(pixels, 0);
   ParallelOptions po;
   po.cancel = opt.cancel;
@@ -64,8 +67,8 @@ mandel::RenderResult render_direct(const mandel::View& v, const Formula& f, cons
           // roundings to binary64, the product's and the sum's (Euclidean <= the two summed).
           const double kx = mandel::pixel_offset(i, v.width), ky = mandel::pixel_offset(j, v.height);
           const double ec = 1.01 * 0x1p-53 *
-                                (std::fabs(re) + std::fabs(im) + 2 * std::fabs(kx * h) + 2 * std::fabs(ky * h) +
-                                 std::fabs(cr) + std::fabs(ci)) +
+                                (std::fabs(re) + std::fabs(im) + 2 * std::fabs(kx * h) +
+                                 2 * std::fabs(ky * h) + std::fabs(cr) + std::fabs(ci)) +
                             0x1p-1020;
           bool certified = false;
           const mandel::PixelResult px =

@@ -12,8 +12,9 @@ struct OpName {
   Op op;
   const char* name;
 };
-constexpr OpName kOps[] = {{Op::kAbsX, "absx"}, {Op::kAbsY, "absy"}, {Op::kNegX, "negx"}, {Op::kNegY, "negy"},
-                           {Op::kSqr, "sqr"},   {Op::kStore, "store"}, {Op::kMul, "mul"}, {Op::kAdd, "add"}};
+constexpr OpName kOps[] = {{Op::kAbsX, "absx"}, {Op::kAbsY, "absy"}, {Op::kNegX, "negx"},
+                           {Op::kNegY, "negy"}, {Op::kSqr, "sqr"},   {Op::kStore, "store"},
+                           {Op::kMul, "mul"},   {Op::kAdd, "add"}};
 
 // One named phase: its opcodes. Each is z -> g(z) + c with g written as abs/neg before or after
 // the power (KF's formula.xml reference code, Fraktaler-3's phybrid1 for those it has):
@@ -22,27 +23,27 @@ struct Named {
   const char* ops;
 };
 constexpr Named kNamed[] = {
-    {"mandelbrot", "sqr add"},                      // KF type 0 power 2; F3 default
-    {"mandelbrot3", "store sqr mul add"},           // z^3 + c (KF type 0 power 3)
-    {"mandelbrot4", "sqr sqr add"},                 // z^4 + c
-    {"mandelbrot5", "store sqr sqr mul add"},       // z^5 + c
-    {"mandelbrot6", "store sqr mul sqr add"},       // z^6 + c
-    {"mandelbrot7", "store sqr mul sqr mul add"},   // z^7 + c
-    {"mandelbrot8", "sqr sqr sqr add"},             // z^8 + c
-    {"burning-ship", "absx absy sqr add"},          // (|x| + i|y|)^2 + c: KF type 1; F3 abs_x abs_y
-    {"burning-ship3", "absx absy store sqr mul add"},  // (|x| + i|y|)^3 + c: KF type 1 power 3
-    {"mandelbar", "negy sqr add"},                  // conj(z)^2 + c: KF type 4; F3 neg_y
-    {"celtic", "sqr absx add"},                     // |Re z^2| + i Im z^2 + c: KF type 3
-    {"buffalo", "sqr absx absy add"},               // |Re z^2| + i |Im z^2| + c: KF type 2
-    {"mandelbar-celtic", "sqr absx negy add"},      // |Re z^2| - i Im z^2 + c: KF type 5
-    {"perpendicular-mandelbrot", "absx negy sqr add"},     // (|x| - iy)^2 + c: KF type 6; F3 abs_x neg_y
-    {"perpendicular-burning-ship", "absy negy sqr add"},   // (x - i|y|)^2 + c: KF type 7; F3 abs_y neg_y
-    {"perpendicular-celtic", "absx negy sqr absx add"},    // KF type 8
-    {"perpendicular-buffalo", "absy negy sqr absx add"},   // KF type 9
+    {"mandelbrot", "sqr add"},                            // KF type 0 power 2; F3 default
+    {"mandelbrot3", "store sqr mul add"},                 // z^3 + c (KF type 0 power 3)
+    {"mandelbrot4", "sqr sqr add"},                       // z^4 + c
+    {"mandelbrot5", "store sqr sqr mul add"},             // z^5 + c
+    {"mandelbrot6", "store sqr mul sqr add"},             // z^6 + c
+    {"mandelbrot7", "store sqr mul sqr mul add"},         // z^7 + c
+    {"mandelbrot8", "sqr sqr sqr add"},                   // z^8 + c
+    {"burning-ship", "absx absy sqr add"},                // (|x| + i|y|)^2 + c: KF type 1; F3 abs_x abs_y
+    {"burning-ship3", "absx absy store sqr mul add"},     // (|x| + i|y|)^3 + c: KF type 1 power 3
+    {"mandelbar", "negy sqr add"},                        // conj(z)^2 + c: KF type 4; F3 neg_y
+    {"celtic", "sqr absx add"},                           // |Re z^2| + i Im z^2 + c: KF type 3
+    {"buffalo", "sqr absx absy add"},                     // |Re z^2| + i |Im z^2| + c: KF type 2
+    {"mandelbar-celtic", "sqr absx negy add"},            // |Re z^2| - i Im z^2 + c: KF type 5
+    {"perpendicular-mandelbrot", "absx negy sqr add"},    // (|x| - iy)^2 + c: KF type 6; F3 abs_x neg_y
+    {"perpendicular-burning-ship", "absy negy sqr add"},  // (x - i|y|)^2 + c: KF type 7; F3 abs_y neg_y
+    {"perpendicular-celtic", "absx negy sqr absx add"},   // KF type 8
+    {"perpendicular-buffalo", "absy negy sqr absx add"},  // KF type 9
 };
 // Other spellings parse_formula takes.
-constexpr Named kAliases[] = {{"tricorn", "mandelbar"}, {"mandelbrot2", "mandelbrot"},
-                              {"burning-ship2", "burning-ship"}};
+constexpr Named kAliases[] = {
+    {"tricorn", "mandelbar"}, {"mandelbrot2", "mandelbrot"}, {"burning-ship2", "burning-ship"}};
 
 [[noreturn]] void bad(const std::string& what) { throw FormulaError("formula: " + what); }
 
@@ -72,12 +73,13 @@ Phase ops_phase(const std::string& text, const std::string& context) {
         found = true;
       }
     if (!found)
-      bad("unknown formula or opcode \"" + word + "\" in " + context +
-          " (names: " + [] {
+      bad("unknown formula or opcode \"" + word + "\" in " + context + " (names: " +
+          [] {
             std::string s;
             for (const Named& n : kNamed) s += (s.empty() ? "" : ", ") + std::string(n.name);
             return s;
-          }() + "; opcodes: absx absy negx negy sqr store mul add)");
+          }() +
+          "; opcodes: absx absy negx negy sqr store mul add)");
   }
   return p;
 }
@@ -155,6 +157,17 @@ Formula parse_formula(const std::string& text) {
     rest = rest.substr(comma + 1);
   }
   f.phases = k;
+  // The shortest repeating period of the phases iterates the same (phase n mod P = phase n mod p when
+  // p divides P and the phases repeat with period p): "mandelbrot,mandelbrot" is z^2 + c.
+  for (int p = 1; p < f.phases; ++p) {
+    if (f.phases % p != 0) continue;
+    bool repeats = true;
+    for (int q = p; q < f.phases && repeats; ++q) repeats = same_phase(f.phase[q], f.phase[q % p]);
+    if (repeats) {
+      f.phases = p;
+      break;
+    }
+  }
   return f;
 }
 
@@ -168,7 +181,8 @@ std::string to_string(const Formula& f) {
         break;
       }
     if (part.empty())
-      for (int q = 0; q < f.phase[k].count; ++q) part += (q ? " " : "") + std::string(op_name(f.phase[k].ops[q]));
+      for (int q = 0; q < f.phase[k].count; ++q)
+        part += (q ? " " : "") + std::string(op_name(f.phase[k].ops[q]));
     s += (k ? "," : "") + part;
   }
   return s;
@@ -221,12 +235,18 @@ struct KfEntry {
 };
 // KF 2.15's formula/formula.xml, <group type="..." name="..."> and its <formula power="...">.
 constexpr KfEntry kKf[] = {
-    {0, 2, "mandelbrot", "Mandelbrot"},       {0, 3, "mandelbrot3", "Mandelbrot"},
-    {0, 4, "mandelbrot4", "Mandelbrot"},      {0, 5, "mandelbrot5", "Mandelbrot"},
-    {0, 6, "mandelbrot6", "Mandelbrot"},      {0, 7, "mandelbrot7", "Mandelbrot"},
-    {0, 8, "mandelbrot8", "Mandelbrot"},      {1, 2, "burning-ship", "Burning Ship"},
-    {1, 3, "burning-ship3", "Burning Ship"},  {2, 2, "buffalo", "Buffalo"},
-    {3, 2, "celtic", "Celtic"},               {4, 2, "mandelbar", "Mandelbar"},
+    {0, 2, "mandelbrot", "Mandelbrot"},
+    {0, 3, "mandelbrot3", "Mandelbrot"},
+    {0, 4, "mandelbrot4", "Mandelbrot"},
+    {0, 5, "mandelbrot5", "Mandelbrot"},
+    {0, 6, "mandelbrot6", "Mandelbrot"},
+    {0, 7, "mandelbrot7", "Mandelbrot"},
+    {0, 8, "mandelbrot8", "Mandelbrot"},
+    {1, 2, "burning-ship", "Burning Ship"},
+    {1, 3, "burning-ship3", "Burning Ship"},
+    {2, 2, "buffalo", "Buffalo"},
+    {3, 2, "celtic", "Celtic"},
+    {4, 2, "mandelbar", "Mandelbar"},
     {5, 2, "mandelbar-celtic", "Mandelbar Celtic"},
     {6, 2, "perpendicular-mandelbrot", "Perpendicular Mandelbrot"},
     {7, 2, "perpendicular-burning-ship", "Perpendicular Burning Ship"},
@@ -245,8 +265,9 @@ std::string kf_formula(long fractal_type, long power) {
       powers += (powers.empty() ? "" : ", ") + std::to_string(e.power);
     }
   if (kf_name)
-    throw FormulaError("Power = " + std::to_string(power) + " with FractalType = " + std::to_string(fractal_type) +
-                       " (" + kf_name + "): deepscope computes this formula only with Power " + powers);
+    throw FormulaError("Power = " + std::to_string(power) +
+                       " with FractalType = " + std::to_string(fractal_type) + " (" + kf_name +
+                       "): deepscope computes this formula only with Power " + powers);
   throw FormulaError("FractalType = " + std::to_string(fractal_type) +
                      ": deepscope does not compute this KF formula (it computes FractalType 0 to 9: "
                      "Mandelbrot, Burning Ship, Buffalo, Celtic, Mandelbar, Mandelbar Celtic and the "

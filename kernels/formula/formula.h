@@ -47,7 +47,8 @@ struct Formula {
 //           celtic, buffalo, mandelbar-celtic, perpendicular-mandelbrot, perpendicular-burning-ship,
 //           perpendicular-celtic, perpendicular-buffalo;
 //   or an opcode list separated by spaces: "absx absy sqr add".
-// "mandelbrot,burning-ship" alternates the two, a step each. Every phase must end with its only
+// "mandelbrot,burning-ship" alternates the two, a step each; phases that repeat are kept once per
+// period ("a,b,a,b" is "a,b"; "mandelbrot,mandelbrot" is "mandelbrot"). Every phase must end with its only
 // "add" and have degree >= 2 (checked: the escape radius 2 holds then, docs/formulas.md). Throws
 // FormulaError naming the unknown name or the bad phase.
 Formula parse_formula(const std::string& text);

@@ -25,13 +25,15 @@ int grid_index(int k, int n, int extent) {
 
 }  // namespace
 
-uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits) {
+uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j,
+                    int bits) {
   if (i < 0 || j < 0 || i >= v.width || j >= v.height)
     throw mandel::ViewError("formula orbit: pixel (" + std::to_string(i) + ", " + std::to_string(j) +
                             ") lies outside the image");
   if (!g.square_pixels)
-    throw mandel::ViewError("formula orbit: only views with square, unrotated pixels (no pixel map or "
-                            "exponential map)");
+    throw mandel::ViewError(
+        "formula orbit: only views with square, unrotated pixels (no pixel map or "
+        "exponential map)");
   const mpfr_prec_t p = bits;
   Num cr(p), ci(p), h(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
   char* end = nullptr;
@@ -102,7 +104,8 @@ std::vector<GridPixel> mpfr_grid(const mandel::View& v, const Formula& f, int n,
                                  unsigned threads) {
   const mandel::Geometry g = mandel::geometry(v);
   if (n < 1 || n > v.width || n > v.height)
-    throw mandel::ViewError("formula grid: n = " + std::to_string(n) + " must lie in [1, min(width, height)]");
+    throw mandel::ViewError("formula grid: n = " + std::to_string(n) +
+                            " must lie in [1, min(width, height)]");
   std::vector<GridPixel> out(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r)
     for (int q = 0; q < n; ++q) {

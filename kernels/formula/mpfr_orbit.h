@@ -15,12 +15,13 @@ namespace ds::formula {
 // `bits`: c = centre + (s/2) (2i + 1 - width, height - 2j - 1) from the decimal strings, z_1 = c,
 // the first n >= 1 with |z_n|^2 > 4, else max_iter. Throws mandel::ViewError for a pixel outside
 // the image or a view with a pixel map or exponential map.
-uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits);
+uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j,
+                    int bits);
 
 struct GridPixel {
   int i = 0, j = 0;
-  uint64_t count = 0;      // at `bits`
-  uint64_t confirm = 0;    // at `confirm_bits`
+  uint64_t count = 0;    // at `bits`
+  uint64_t confirm = 0;  // at `confirm_bits`
   bool trusted() const { return count == confirm; }
 };
 

@@ -121,10 +121,11 @@ DEEPSCOPE_HD void phase_step_bounded(const Phase& p, double& x, double& y, doubl
 // n >= 1 with |z_n|^2 > 4, or max_iter (mandelbrot.cuh's contract). |c| > 2 escapes at n = 1.
 // Escape radius 2 holds for every phase of degree >= 2 while |c| <= 2 (parse_formula checks it).
 template <class T>
-DEEPSCOPE_HD mandel::PixelResult formula_pixel(const Formula& f, double log_degree, uint64_t max_iter, const T& cr,
-                                               const T& ci, double cr_d, double ci_d) {
+DEEPSCOPE_HD mandel::PixelResult formula_pixel(const Formula& f, double log_degree, uint64_t max_iter,
+                                               const T& cr, const T& ci, double cr_d, double ci_d) {
   const bool wide = mandel::wide_counts(max_iter);
-  if (cr_d * cr_d + ci_d * ci_d > 4.0) return {1u, formula_smooth(f, log_degree, 1u, cr_d, ci_d, cr_d, ci_d, wide)};
+  if (cr_d * cr_d + ci_d * ci_d > 4.0)
+    return {1u, formula_smooth(f, log_degree, 1u, cr_d, ci_d, cr_d, ci_d, wide)};
   T x = cr, y = ci;
   for (uint64_t n = 1; n < max_iter; ++n) {
     const double xd = static_cast<double>(x), yd = static_cast<double>(y);
@@ -138,9 +139,9 @@ DEEPSCOPE_HD mandel::PixelResult formula_pixel(const Formula& f, double log_degr
 // and result, and *certified = true when every escape test up to the count was decided by the
 // bound (|z~| - r > 2 at the escape, |z~| + r <= 2 before it), so the count is the exact orbit's.
 // slack >= 1 covers the bound's own roundings (three a step: (1 + u)^(3 max_iter)).
-DEEPSCOPE_HD mandel::PixelResult formula_pixel_certified(const Formula& f, double log_degree, uint64_t max_iter,
-                                                         double cr, double ci, double ec, double slack,
-                                                         bool* certified) {
+DEEPSCOPE_HD mandel::PixelResult formula_pixel_certified(const Formula& f, double log_degree,
+                                                         uint64_t max_iter, double cr, double ci, double ec,
+                                                         double slack, bool* certified) {
   const bool wide = mandel::wide_counts(max_iter);
   *certified = true;
   double x = cr, y = ci, r = ec;

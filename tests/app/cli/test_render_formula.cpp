@@ -38,10 +38,10 @@ TEST(RenderFormula, BurningShipPngRecordsItsFormula) {
   const std::string dir = tmpdir(), png = dir + "/ship.png", npy = dir + "/c.npy";
   std::string msg;
   testing::internal::CaptureStderr();
-  const int rc = test::render_in_process({"--formula", "burning-ship", "--re", "-0.4", "--im", "-0.6", "--zoom",
-                                          "1.2", "--size", "48x32", "--iter", "300", "--counts", npy, "--out",
-                                          png, "--quiet"},
-                                         &msg);
+  const int rc =
+      test::render_in_process({"--formula", "burning-ship", "--re", "-0.4", "--im", "-0.6", "--zoom", "1.2",
+                               "--size", "48x32", "--iter", "300", "--counts", npy, "--out", png, "--quiet"},
+                              &msg);
   const std::string err = testing::internal::GetCapturedStderr();
   ASSERT_EQ(rc, 0) << msg << err;
   std::string text;
@@ -68,7 +68,9 @@ TEST(RenderFormula, BurningShipPngRecordsItsFormula) {
   EXPECT_NE(app::encode_npy(m.counts, 32, 48), app::encode_npy(r.counts, 32, 48));
   // Rendering the PNG's location again gives the same counts.
   const std::string again = dir + "/again.png", npy2 = dir + "/c2.npy";
-  ASSERT_EQ(test::render_in_process({"--location", png, "--counts", npy2, "--out", again, "--quiet"}, &msg), 0) << msg;
+  ASSERT_EQ(test::render_in_process({"--location", png, "--counts", npy2, "--out", again, "--quiet"}, &msg),
+            0)
+      << msg;
   EXPECT_EQ(slurp(npy2), slurp(npy));
 }
 
@@ -76,7 +78,8 @@ TEST(RenderFormula, KfrFractalTypeChoosesTheFormulaAsKfDrawsIt) {
   const std::string dir = tmpdir();
   // KF's imaginary axis points down: the view is folded into its conjugate and the formula conjugated,
   // so the picture is KF's; the same counts as the library's Burning Ship rows read bottom up.
-  spit(dir + "/ship.kfr", "Re: -0.4\r\nIm: 0.6\r\nZoom: 1.2\r\nIterations: 300\r\nFractalType: 1\r\nPower: 2\r\n");
+  spit(dir + "/ship.kfr",
+       "Re: -0.4\r\nIm: 0.6\r\nZoom: 1.2\r\nIterations: 300\r\nFractalType: 1\r\nPower: 2\r\n");
   std::string msg;
   ASSERT_EQ(test::render_in_process({"--location", dir + "/ship.kfr", "--size", "48x32", "--counts",
                                      dir + "/k.npy", "--out", dir + "/k.png", "--quiet"},

@@ -468,14 +468,26 @@ TEST(Location, Fraktaler3FormulasOtherThanMandelbrotAreErrors) {
   const std::string head = "program = \"fraktaler-3\"\nlocation.zoom = \"10\"\n";
   EXPECT_EQ(parse_error(head + "[[formula]]\nopcodes = \"sqr add\"\n"), "");
   EXPECT_EQ(parse_error(head + "[[formula]]\npower = 2\n[[formula]]\nabs_x = false\n"), "");
+  // F3's phases as formulas (docs/formulas.md): abs/neg flags, then the power, then + c.
+  auto formula_of = [&](const std::string& text) { return parse_location(head + text, "t.toml").formula; };
+  EXPECT_EQ(formula_of("[[formula]]\npower = 2\n[[formula]]\nabs_x = false\n"), "");
+  EXPECT_EQ(formula_of("[[formula]]\npower = 3\n"), "mandelbrot3");
+  EXPECT_EQ(formula_of("[[formula]]\npower = 7\n"), "mandelbrot7");
+  EXPECT_EQ(formula_of("[[formula]]\npower = 2\n[[formula]]\nabs_x = true\nabs_y = true\n"),
+            "mandelbrot,burning-ship");
+  EXPECT_EQ(formula_of("[[formula]]\nabs_x = true\nabs_y = true\npower = 3\n"), "burning-ship3");
+  EXPECT_EQ(formula_of("[[formula]]\nneg_y = true\n"), "mandelbar");
+  EXPECT_EQ(formula_of("[[formula]]\nabs_y = true\nneg_y = true\n"), "perpendicular-burning-ship");
+  EXPECT_EQ(formula_of("[[formula]]\nopcodes = \"sqr sqr add\"\n"), "mandelbrot4");
+  EXPECT_EQ(formula_of("[[formula]]\nopcodes = \"sqr absx add\"\n"), "celtic");
   const struct {
     const char* text;
     std::initializer_list<const char*> parts;
   } cases[] = {
-      {"[[formula]]\npower = 3\n", {"formula[1].power = 3", "z^2 + c"}},
-      {"[[formula]]\npower = 2\n[[formula]]\nabs_x = true\nabs_y = true\n", {"formula[2].abs_", "true"}},
-      {"[[formula]]\nopcodes = \"sqr sqr add\"\n", {"formula[1].opcodes", "sqr sqr add"}},
-      {"[[formula]]\nneg_y = true\n", {"formula[1].neg_y"}},
+      {"[[formula]]\npower = 1\n", {"formula[1].power = 1", "2 to 64"}},
+      {"[[formula]]\npower = 2\n[[formula]]\nabs_x = 1\n", {"formula[2].abs_x", "true or false"}},
+      {"[[formula]]\nopcodes = \"sqr sqr\"\n", {"formula[1].opcodes", "must end with \"add\""}},
+      {"[[formula]]\nopcodes = \"sqr frob add\"\n", {"formula[1].opcodes", "frob"}},
       {"[[formula]]\nmystery = 1\n", {"formula[1].mystery"}},
       {"transform.exponential_map = 3\n", {"transform.exponential_map"}},
       {"bailout.iterations = -10000000000\n", {"bailout.iterations", "-10000000000"}},

@@ -35,7 +35,8 @@ std::complex<double> kf_step(const std::string& name, std::complex<double> z, st
   if (name == "perpendicular-mandelbrot") return {x2 - y2 + c.real(), c.imag() - 2 * std::fabs(x) * y};
   if (name == "perpendicular-burning-ship") return {x2 - y2 + c.real(), c.imag() - 2 * x * std::fabs(y)};
   if (name == "perpendicular-celtic") return {std::fabs(x2 - y2) + c.real(), c.imag() - 2 * std::fabs(x) * y};
-  if (name == "perpendicular-buffalo") return {std::fabs(x2 - y2) + c.real(), c.imag() - 2 * x * std::fabs(y)};
+  if (name == "perpendicular-buffalo")
+    return {std::fabs(x2 - y2) + c.real(), c.imag() - 2 * x * std::fabs(y)};
   if (name == "mandelbrot") return z * z + c;
   for (int k = 3; k <= 8; ++k)
     if (name == "mandelbrot" + std::to_string(k)) return std::pow(z, k) + c;
@@ -77,9 +78,15 @@ TEST(Formula, ParseAndPrintRoundTrip) {
   EXPECT_EQ(to_string(h), "mandelbrot,burning-ship");
   EXPECT_EQ(to_string(parse_formula("absx sqr absy add")), "absx sqr absy add");
   EXPECT_TRUE(is_mandelbrot(parse_formula("sqr add")));
-  EXPECT_FALSE(is_mandelbrot(parse_formula("mandelbrot,mandelbrot")));
+  EXPECT_TRUE(is_mandelbrot(parse_formula("mandelbrot,mandelbrot")));  // one period kept
+  EXPECT_EQ(to_string(parse_formula("celtic,buffalo,celtic,buffalo")), "celtic,buffalo");
+  EXPECT_EQ(parse_formula("celtic,buffalo,celtic").phases, 3);  // 3 is not a multiple of 2
+  EXPECT_FALSE(is_mandelbrot(parse_formula("mandelbrot,mandelbar")));
   for (int k = 2; k <= 8; ++k)
-    EXPECT_EQ(phase_degree(parse_formula(k == 2 ? std::string("mandelbrot") : "mandelbrot" + std::to_string(k)).phase[0]), k);
+    EXPECT_EQ(
+        phase_degree(
+            parse_formula(k == 2 ? std::string("mandelbrot") : "mandelbrot" + std::to_string(k)).phase[0]),
+        k);
   EXPECT_EQ(phase_degree(parse_formula("burning-ship3").phase[0]), 3);
 }
 
@@ -143,12 +150,12 @@ TEST(Formula, KfNumbering) {
 
 // 32x32 direct binary64 render of v against MPFR at 256 bits, trusted where 384 bits agree.
 struct Agreement {
-  int trusted = 0;      // MPFR: 256 and 384 bits give the same count
-  int certified = 0;    // binary64's error bound decided every escape test (direct.h)
-  int compared = 0;     // both
-  int agree = 0;        // of those compared, binary64's count is MPFR's
+  int trusted = 0;             // MPFR: 256 and 384 bits give the same count
+  int certified = 0;           // binary64's error bound decided every escape test (direct.h)
+  int compared = 0;            // both
+  int agree = 0;               // of those compared, binary64's count is MPFR's
   int uncertified_differ = 0;  // trusted, not certified, and binary64's count differs
-  int distinct = 0;     // distinct MPFR counts in the grid
+  int distinct = 0;            // distinct MPFR counts in the grid
   std::string detail;
 };
 Agreement compare_with_mpfr(const View& v, const Formula& f) {
@@ -239,9 +246,10 @@ TEST_P(FormulaVsMpfr, DirectBinary64CountsAgreeWithMpfr) {
     const View& v = which == 0 ? shallow : deep;
     const Agreement a = compare_with_mpfr(v, f);
     const std::string where = GetParam() + " at " + v.re + " " + v.im + " zoom " + v.zoom;
-    std::printf("%s: %d/1024 trusted (MPFR 256 = 384 bits), %d certified (binary64 bound), %d compared, %d agree; "
-                "%d trusted but uncertified pixels differ; %d distinct counts\n",
-                where.c_str(), a.trusted, a.certified, a.compared, a.agree, a.uncertified_differ, a.distinct);
+    std::printf(
+        "%s: %d/1024 trusted (MPFR 256 = 384 bits), %d certified (binary64 bound), %d compared, %d agree; "
+        "%d trusted but uncertified pixels differ; %d distinct counts\n",
+        where.c_str(), a.trusted, a.certified, a.compared, a.agree, a.uncertified_differ, a.distinct);
     EXPECT_GE(a.distinct, 5) << where << ": too plain a view to test anything";
     // Every count binary64's bound certifies is the exact orbit's: no exception allowed.
     EXPECT_EQ(a.agree, a.compared) << where << a.detail;
@@ -252,15 +260,16 @@ TEST_P(FormulaVsMpfr, DirectBinary64CountsAgreeWithMpfr) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Named, FormulaVsMpfr,
-                         testing::Values("mandelbrot", "mandelbrot3", "mandelbrot4", "mandelbrot5", "mandelbrot6",
-                                         "mandelbrot7", "mandelbrot8", "burning-ship", "burning-ship3",
-                                         "mandelbar", "celtic", "buffalo", "mandelbar-celtic",
-                                         "perpendicular-mandelbrot", "perpendicular-burning-ship",
-                                         "perpendicular-celtic", "perpendicular-buffalo",
-                                         "mandelbrot,burning-ship"),
+                         testing::Values("mandelbrot", "mandelbrot3", "mandelbrot4", "mandelbrot5",
+                                         "mandelbrot6", "mandelbrot7", "mandelbrot8", "burning-ship",
+                                         "burning-ship3", "mandelbar", "celtic", "buffalo",
+                                         "mandelbar-celtic", "perpendicular-mandelbrot",
+                                         "perpendicular-burning-ship", "perpendicular-celtic",
+                                         "perpendicular-buffalo", "mandelbrot,burning-ship"),
                          [](const testing::TestParamInfo<std::string>& p) {
                            std::string s;
-                           for (char ch : p.param) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           for (char ch : p.param)
+                             s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
                            return s;
                          });
 
@@ -268,8 +277,9 @@ INSTANTIATE_TEST_SUITE_P(Named, FormulaVsMpfr,
 TEST(Formula, CertifiedPixelIsThePlainPixel) {
   std::mt19937_64 rng = ds::test::seeded_rng("Formula.CertifiedPixelIsThePlainPixel");
   std::uniform_real_distribution<double> u(-2.0, 2.0);
-  for (const std::string& name : {std::string("burning-ship"), std::string("mandelbrot5"),
-                                  std::string("mandelbrot,burning-ship"), std::string("perpendicular-buffalo")}) {
+  for (const std::string& name :
+       {std::string("burning-ship"), std::string("mandelbrot5"), std::string("mandelbrot,burning-ship"),
+        std::string("perpendicular-buffalo")}) {
     const Formula f = parse_formula(name);
     const double log_d = std::log(mean_degree(f));
     for (int t = 0; t < 2000; ++t) {
@@ -297,9 +307,10 @@ TEST(Formula, HybridPhaseOrderMatters) {
   const auto mb = render_direct(v, parse_formula("mandelbrot,burning-ship"));
   const auto bm = render_direct(v, parse_formula("burning-ship,mandelbrot"));
   const int px = v.width * v.height;
-  std::printf("of %d pixels, mandelbrot,burning-ship differs from mandelbrot at %d, burning-ship at %d, "
-              "burning-ship,mandelbrot at %d\n",
-              px, differing(mb, m), differing(mb, b), differing(mb, bm));
+  std::printf(
+      "of %d pixels, mandelbrot,burning-ship differs from mandelbrot at %d, burning-ship at %d, "
+      "burning-ship,mandelbrot at %d\n",
+      px, differing(mb, m), differing(mb, b), differing(mb, bm));
   EXPECT_GT(differing(mb, m), px / 20);
   EXPECT_GT(differing(mb, b), px / 20);
   EXPECT_GT(differing(mb, bm), px / 20);
@@ -320,7 +331,8 @@ TEST(Formula, HybridPhaseOrderMatters) {
 // A mirrored view: the conjugate formula at the conjugate centre draws f's picture upside down,
 // bit for bit (negation is exact in binary64, so the orbits are exact mirrors).
 TEST(Formula, ConjugatedFormulaDrawsTheMirrorImage) {
-  for (const char* name : {"burning-ship", "buffalo", "perpendicular-burning-ship", "mandelbrot,burning-ship"}) {
+  for (const char* name :
+       {"burning-ship", "buffalo", "perpendicular-burning-ship", "mandelbrot,burning-ship"}) {
     const Formula f = parse_formula(name);
     EXPECT_FALSE(conjugation_symmetric(f)) << name;
     View v = view32("-0.4", "0.3", "1.5", 300);
