@@ -27,6 +27,7 @@
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "progress_line.h"
 #include "render_command.h"
+#include "render_formula.h"
 #include "render_work.h"
 #include "zoom_frames.h"
 
@@ -58,6 +59,10 @@ struct Job {
   bool auto_iter = false;     // --auto-iter: render again with a raised limit (auto_iter.h)
   std::vector<std::string> location_warnings;  // fields of --location FILE not reproduced
   ShaderSpec shader;                           // --shader NAME|FILE, --shader-param NAME=VALUE
+  // --formula NAME, or the location's: what is iterated on `view` (conjugated where a mirrored
+  // location was folded, apply_to_view); plain z^2 + c goes to the Mandelbrot engines.
+  formula::Formula formula = formula::parse_formula("mandelbrot");
+  FormulaRequest formula_request;  // what of the request formulas cannot do yet (render_formula.h)
 };
 
 Backend parse_backend(const std::string& s) {
@@ -85,7 +90,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
       "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "reference-memory", "reference", "reference-at", "exr", "aa",
-      "shader", "shader-param", "stripe-density", "stripe-memory"};
+      "shader", "shader-param", "stripe-density", "stripe-memory", "formula"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "no-dw-tier", "auto-iter", "no-auto-iter", "expmap"},
@@ -99,7 +104,12 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   bool location_kf = false;  // the location is a .kfr with its own colouring
   if (a.has("location")) {
     const Location loc = read_location_file(a.get("location", ""));
-    apply_to_view(loc, &j.view, true);
+    apply_to_view(loc, &j.view, true, &j.formula);
+    if (a.has("formula")) {  // the user's formula on the location's view, mirrored like the location's
+      const formula::Formula f = formula::parse_formula(a.get("formula", ""));
+      const bool folded = loc.pixel_map[0] * loc.pixel_map[3] - loc.pixel_map[1] * loc.pixel_map[2] < 0;
+      j.formula = folded && !formula::conjugation_symmetric(f) ? formula::conjugated(f) : f;
+    }
     j.location_warnings = loc.warnings;
     if (loc.palette) j.palette_name = *loc.palette;
     // A .kfr's own palette and colour method by default (drawn by the kf shader below).
@@ -117,6 +127,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     if (loc.density) j.density = *loc.density;
     if (loc.offset) j.offset = *loc.offset;
   }
+  if (a.has("formula") && !a.has("location")) j.formula = formula::parse_formula(a.get("formula", ""));
   j.view.re = a.get("re", j.view.re);
   j.view.im = a.get("im", j.view.im);
   j.view.zoom = a.get("zoom", j.view.zoom);
@@ -282,6 +293,16 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     j.colouring.offset = static_cast<float>(j.offset);
   }
   j.colouring.max_iter = j.view.max_iter;
+  FormulaRequest& fr = j.formula_request;
+  fr.perturb = j.method == mandel::Method::kPerturb;
+  fr.arith = arith;
+  fr.frames = j.frames;
+  fr.aa = j.aa;
+  fr.verify = j.verify.samples > 0;
+  fr.exr = !j.exr.empty();
+  fr.tile_rows = j.tile_rows > 0;
+  fr.auto_iter = j.auto_iter;
+  fr.cuda = j.opt.backend == Backend::kCuda;
   return j;
 }
 
@@ -297,6 +318,24 @@ int render_command(const ArgList& args, VideoSettings* video) {
 
   // Validate every frame's view and format before anything renders.
   mandel::geometry(v);
+  if (!formula::is_mandelbrot(job.formula)) {  // render_formula.h: binary64 on the CPU, one image
+    job.formula_request.fields = shader_fields(job.shader);
+    job.formula_request.strips = !job.devices.empty() || work::size() > 1;
+    check_formula_request(job.formula, job.formula_request, v);
+    RenderTarget t;
+    t.view = v;
+    t.png = job.out;
+    t.counts = job.counts;
+    t.smooth = job.smooth;
+    if (work::is_writer()) check_outputs({t.png, t.counts, t.smooth});
+    RenderPlan plan;
+    plan.palette_name = job.palette_name;
+    plan.colouring = job.colouring;
+    plan.shader = job.shader;
+    plan.quiet = job.quiet;
+    install_cancel_handler();
+    return work::is_writer() ? render_formula(t, job.formula, plan) : 0;
+  }
   if (!job.zoom_to.empty()) {
     mandel::View end = v;
     end.zoom = job.zoom_to;

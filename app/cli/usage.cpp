@@ -32,7 +32,7 @@ Commands:
                    [--reference-at auto|centre]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
                    [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]...
-                   [--stripe-density D] [--stripe-memory M] [--quiet] --out FILE.png
+                   [--stripe-density D] [--stripe-memory M] [--formula NAME] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -78,6 +78,12 @@ Commands:
         context (C++ fallback for palette where there is none, said on stderr and in the PNG).
         --palette takes a built-in name or a Kalles Fraktaler .kfp file (IterDiv, ColorOffset
         become density and offset unless those are given)
+        --formula NAME iterates another formula (docs/formulas.md): mandelbrot3..8, burning-ship,
+        burning-ship3, mandelbar, celtic, buffalo, mandelbar-celtic, perpendicular-mandelbrot,
+        perpendicular-burning-ship, perpendicular-celtic, perpendicular-buffalo, opcodes such as
+        "absx absy sqr add", and hybrids "mandelbrot,burning-ship" (a phase a step); a .kfr's
+        FractalType and Power choose it too. Only direct binary64 on the CPU so far: deeper views,
+        --arith perturb, --frames, --aa, --verify, --exr and the GPU are refused (exit 2)
   deepscope video [--re R --im I --zoom Z | --location FILE] --zoom-to Z2 --frames N
                   [--easing linear|smooth|in|out] [--aa N] [--exr FILE%05d.exr] [--mp4 FILE.mp4]
                   [--fps F] [--crf C] [--no-auto-iter] [render's options] --out DIR/frame%05d.png

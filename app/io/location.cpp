@@ -86,6 +86,15 @@ double real_field(const std::string& source, int line, const std::string& key, c
   return x;
 }
 
+std::string formula_field(const std::string& source, int line, const std::string& v) {
+  try {
+    const formula::Formula f = formula::parse_formula(v);
+    return formula::is_mandelbrot(f) ? std::string() : formula::to_string(f);
+  } catch (const formula::FormulaError& e) {
+    bad(source, line, e.what());
+  }
+}
+
 void check_pixel_map(const std::string& source, int line, const std::string& what, const PixelMap& m) {
   const double scale = std::fabs(m[0] * m[3]) + std::fabs(m[1] * m[2]);
   const double det = m[0] * m[3] - m[1] * m[2];
@@ -197,6 +206,7 @@ const KeyRule kOurKeys[] = {
     {"palette", KeyUse::kField, nullptr},   {"density", KeyUse::kField, nullptr},
     {"offset", KeyUse::kField, nullptr},    {"format_used", KeyUse::kField, nullptr},
     {"pixel_map", KeyUse::kField, nullptr}, {"exp_map", KeyUse::kField, nullptr},
+    {"formula", KeyUse::kField, nullptr},
 };
 
 PixelMap pixel_map_field(const std::string& source, int line, const std::string& v) {
@@ -260,6 +270,8 @@ Location parse_ours(const std::string& text, const std::string& source) {
     } else if (key == "exp_map") {
       if (v != "true" && v != "false") bad(source, line, "exp_map must be true or false, got \"" + v + "\"");
       loc.exp_map = v == "true";
+    } else if (key == "formula") {
+      loc.formula = formula_field(source, line, v);
     }
   }
   for (const char* k : {"re", "im", "zoom"})
@@ -329,6 +341,7 @@ std::string format_location(const Location& loc) {
   if (loc.density) o << "density = " << shortest(*loc.density) << "\n";
   if (loc.offset) o << "offset = " << shortest(*loc.offset) << "\n";
   if (!loc.format_used.empty()) o << "format_used = " << loc.format_used << "\n";
+  if (!loc.formula.empty()) o << "formula = " << loc.formula << "\n";
   return o.str();
 }
 
@@ -341,7 +354,23 @@ Location read_location_file(const std::string& path) {
     if (!png_find_text(data, kPngLocationKey, &text))
       throw IoError("location \"" + path + "\": this PNG carries no deepscope location (tEXt \"" +
                     kPngLocationKey + "\")");
-    return parse_location(text, path);
+    Location loc = parse_location(text, path);
+    std::string formula_text;
+    if (png_find_text(data, kPngFormulaKey, &formula_text)) {
+      // "formula = NAME" first, then what ran (informational).
+      std::istringstream in(formula_text);
+      std::string l;
+      while (std::getline(in, l)) {
+        const size_t eq = l.find('=');
+        if (eq != std::string::npos && trim(l.substr(0, eq)) == "formula") {
+          loc.formula = formula_field(path, 0, trim(l.substr(eq + 1)));
+          break;
+        }
+      }
+      if (loc.formula.empty() && formula_text.find("formula") != std::string::npos)
+        bad(path, 0, std::string("its tEXt \"") + kPngFormulaKey + "\" has no \"formula = NAME\" line");
+    }
+    return loc;
   }
   if (data.find('\0') != std::string::npos)
     throw IoError("location \"" + path + "\": not a text file or PNG");
@@ -349,6 +378,18 @@ Location read_location_file(const std::string& path) {
 }
 
 void apply_to_view(const Location& loc, mandel::View* v, bool with_size) {
+  if (!loc.formula.empty())
+    throw IoError("the location's formula = " + loc.formula +
+                  ": only `deepscope render` computes formulas other than z^2 + c so far (docs/formulas.md)");
+  formula::Formula f;
+  apply_to_view(loc, v, with_size, &f);
+}
+
+void apply_to_view(const Location& loc, mandel::View* v, bool with_size, formula::Formula* f) {
+  *f = formula::parse_formula(loc.formula.empty() ? "mandelbrot" : loc.formula);
+  if (loc.pixel_map[0] * loc.pixel_map[3] - loc.pixel_map[1] * loc.pixel_map[2] < 0 &&
+      !formula::conjugation_symmetric(*f))
+    *f = formula::conjugated(*f);  // the folded view below iterates conj(z): formula.h
   v->re = loc.re;
   v->im = loc.im;
   v->zoom = loc.zoom;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/io/kfp.h"
+#include "kernels/formula/formula.h"
 #include "kernels/mandelbrot/view.h"
 
 namespace ds::app {
@@ -23,6 +24,10 @@ struct Location {
   std::optional<std::string> palette;
   std::optional<double> density, offset;
   std::string format_used;  // informational ("f64x2"): written, never applied when read
+  // The formula (kernels/formula/formula.h's text, canonical) as the file states it, relative to
+  // its own pixel map; "" for plain z^2 + c. Ours: "formula = burning-ship"; KF: FractalType and
+  // Power (formula::kf_formula); a PNG: its kPngFormulaKey chunk. docs/formulas.md.
+  std::string formula;
   // The picture's pixel plane mapped onto c, in View::pixel_map's convention (x right, y up), as the
   // file's author saw it: KF's downward imaginary axis, Rotate/Ratio, F3's transform. A map with a
   // negative determinant (a mirror image) is valid here; apply_to_view folds it into the centre.
@@ -39,6 +44,9 @@ struct Location {
 
 // The tEXt keyword under which PNGs carry the location.
 constexpr const char* kPngLocationKey = "deepscope-location";
+// The tEXt keyword of the formula a PNG was rendered with ("formula = NAME" and what ran), present
+// only for formulas other than z^2 + c; its formula applies to the location chunk's view as written.
+constexpr const char* kPngFormulaKey = "deepscope-formula";
 
 // Parses location text in any of the three formats, told apart by their syntax: Fraktaler-3 TOML
 // (`program = "fraktaler-3"` or `location.real = ...`), Kalles Fraktaler ("Key: value" lines) or
@@ -64,7 +72,13 @@ Location read_location_file(const std::string& path);
 // z^2 + c has real coefficients, so the set is symmetric under c -> conj(c), and the view at the
 // conjugate centre with the map's second row negated draws the same picture with a proper map
 // (square KF files keep the identity map, which every engine renders).
+// Throws IoError for a location with a formula other than z^2 + c (loc.formula): every command but
+// `render` computes only z^2 + c, and must never draw a Mandelbrot picture for another formula.
 void apply_to_view(const Location& loc, mandel::View* v, bool with_size);
+// apply_to_view for `render --formula`: *f gets the formula to iterate on the view as set: the
+// location's (plain z^2 + c where it has none), conjugated (formula::conjugated) where a mirrored
+// map was folded into the conjugate view and the formula is not symmetric under conjugation.
+void apply_to_view(const Location& loc, mandel::View* v, bool with_size, formula::Formula* f);
 
 // Display forms (the window shows every location in one notation, whatever file or step it came
 // from). plain_decimal: a decimal ("-7.45e-01", "1E3", "-.5") in positional notation with every digit

@@ -18,6 +18,8 @@ std::string decimal_field(const std::string& source, int line, const std::string
 std::string positive_decimal_field(const std::string& source, int line, const std::string& key,
                                    const std::string& v);
 double real_field(const std::string& source, int line, const std::string& key, const std::string& v);
+// A formula text (kernels/formula/formula.h) in canonical form, "" for plain z^2 + c; bad() otherwise.
+std::string formula_field(const std::string& source, int line, const std::string& v);
 // A pixel map the views can use: its determinant (and so its orientation) must stand out of the
 // rounding of its products, |det| > 2^-44 (|m0 m3| + |m1 m2|), which holds for a rotation composed
 // with a stretch by up to 2^20. Throws IoError naming `what` otherwise (singular, overflowing, or so

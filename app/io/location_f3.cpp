@@ -1,5 +1,5 @@
 // Fraktaler-3 parameter files (.toml, as F3's param.cc reads and writes them), parsed with toml11,
-// the TOML library F3 itself uses. Only the plain Mandelbrot formula is accepted.
+// the TOML library F3 itself uses. [[formula]] phases become a formula (docs/formulas.md).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -202,41 +202,62 @@ std::string decimal_of(const std::string& source, const Leaf& l, bool positive) 
                   : decimal_field(source, line_of(x), l.first, text_of(x));
 }
 
-// [[formula]]: one table per phase of a hybrid (phybrid1). Each must be z^2 + c: no abs/neg, power
-// 2, or opcodes "sqr add" (which, when given, replace the other keys).
-void check_formula(const std::string& source, const toml::value& f) {
+// [[formula]]: one table per phase of a hybrid (F3's phybrid1), as formula text (formula.h): either
+// `opcodes` (in formula.h's op names, F3's op_absx ... without "op_", assumed and not checked
+// against F3 files; when given they replace the other keys), or abs_x, abs_y, neg_x,
+// neg_y (in that order, as F3's hybrid_plain applies them) then z^power by squaring, then + c.
+// Phases are joined by ',' and iterate in F3's order (formula.h). Returns "" for plain z^2 + c.
+std::string f3_formula(const std::string& source, const toml::value& f) {
   if (!f.is_array()) bad(source, line_of(f), "formula must be an array of tables ([[formula]])");
+  std::string text;
   int k = 0;
   for (const toml::value& phase : f.as_array()) {
     const std::string name = "formula[" + std::to_string(++k) + "]";
     if (!phase.is_table()) bad(source, line_of(phase), name + " must be a table");
     const auto& t = phase.as_table();
+    std::string ops;
     auto it = t.find("opcodes");
     if (it != t.end() && it->second.is_string() && !trim(it->second.as_string().str).empty()) {
-      std::istringstream words(it->second.as_string().str);
-      std::vector<std::string> ops;
-      for (std::string w; words >> w;) ops.push_back(w);
-      if (ops != std::vector<std::string>{"sqr", "add"})
-        bad(source, line_of(it->second),
-            name + ".opcodes = \"" + it->second.as_string().str +
-                "\" is not the Mandelbrot set (\"sqr add\"); deepscope computes only z^2 + c");
-      continue;
-    }
-    for (const auto& kv : t) {
-      const std::string key = name + "." + kv.first;
-      const toml::value& x = kv.second;
-      if (kv.first == "abs_x" || kv.first == "abs_y" || kv.first == "neg_x" || kv.first == "neg_y") {
-        if (!x.is_boolean()) bad(source, line_of(x), key + " must be true or false, got " + text_of(x));
-        if (x.as_boolean())
-          bad(source, line_of(x), key + " = true is not the Mandelbrot set; deepscope computes only z^2 + c");
-      } else if (kv.first == "power") {
-        if (!x.is_integer() || x.as_integer() != 2)
-          bad(source, line_of(x), key + " = " + text_of(x) + ": deepscope computes only z^2 + c (power 2)");
-      } else if (kv.first != "opcodes") {
-        bad(source, line_of(x), key + ": unknown formula key, so the formula may not be z^2 + c");
+      ops = it->second.as_string().str;
+      try {
+        formula::parse_formula(ops);
+      } catch (const formula::FormulaError& e) {
+        bad(source, line_of(it->second), name + ".opcodes = \"" + ops + "\": " + e.what());
       }
+    } else {
+      bool abs_x = false, abs_y = false, neg_x = false, neg_y = false;
+      int64_t power = 2;
+      for (const auto& kv : t) {
+        const std::string key = name + "." + kv.first;
+        const toml::value& x = kv.second;
+        if (kv.first == "abs_x" || kv.first == "abs_y" || kv.first == "neg_x" || kv.first == "neg_y") {
+          if (!x.is_boolean()) bad(source, line_of(x), key + " must be true or false, got " + text_of(x));
+          (kv.first == "abs_x"   ? abs_x
+           : kv.first == "abs_y" ? abs_y
+           : kv.first == "neg_x" ? neg_x
+                                 : neg_y) = x.as_boolean();
+        } else if (kv.first == "power") {
+          if (!x.is_integer() || x.as_integer() < 2 || x.as_integer() > 64)
+            bad(source, line_of(x), key + " = " + text_of(x) + ": deepscope computes powers 2 to 64");
+          power = x.as_integer();
+        } else if (kv.first != "opcodes") {
+          bad(source, line_of(x), key + ": unknown formula key, so deepscope cannot tell the formula");
+        }
+      }
+      if (abs_x) ops += "absx ";
+      if (abs_y) ops += "absy ";
+      if (neg_x) ops += "negx ";
+      if (neg_y) ops += "negy ";
+      // z^power by squaring: the bits below the top one, a square each and a multiply for a 1.
+      int top = 0;
+      while ((power >> (top + 1)) != 0) ++top;
+      if ((power & (power - 1)) != 0) ops += "store ";
+      for (int b = top - 1; b >= 0; --b) ops += (power >> b) & 1 ? "sqr mul " : "sqr ";
+      ops += "add";
     }
+    text += (text.empty() ? "" : ",") + ops;
   }
+  return formula_field(source, line_of(f), text);
 }
 
 }  // namespace
@@ -334,7 +355,7 @@ Location parse_f3_toml(const std::string& text, const std::string& source) {
         bad(source, line_of(*l.second),
             k + " must be within [-2000, 2000] cents (a stretch by 2^20 at most), got " + text_of(*l.second));
     } else if (k == "formula") {
-      check_formula(source, *l.second);
+      loc.formula = f3_formula(source, *l.second);
     }
   }
   loc.iterations = static_cast<uint64_t>(iterations);

@@ -30,9 +30,10 @@ const KeyRule kKfKeys[] = {
     {"StretchAngle", KeyUse::kField, nullptr},   // KF >= 2.15, degrees
     {"StretchAmount", KeyUse::kField, nullptr},  // KF >= 2.15, log2 of the stretch factor
     {"ImagPointsUp", KeyUse::kField, nullptr},   // KF >= 2.15.4
-    // The formula: anything but the Mandelbrot set z^2 + c.
-    {"Power", KeyUse::kComputes, "2"},
-    {"FractalType", KeyUse::kComputes, "0"},
+    // The formula: FractalType and Power name one of formula::kf_formula's (docs/formulas.md);
+    // every other key here changes it beyond what deepscope computes.
+    {"Power", KeyUse::kField, "2"},
+    {"FractalType", KeyUse::kField, "0"},
     {"SeedR", KeyUse::kComputes, "0"},
     {"SeedI", KeyUse::kComputes, "0"},
     {"FactorAR", KeyUse::kComputes, "1"},
@@ -178,6 +179,8 @@ Location parse_kfr(const std::string& text, const std::string& source) {
   KeyReport report;
   std::optional<double> rotate, ratio, rotate_angle, stretch_angle, stretch_amount;
   std::optional<bool> imag_points_up;
+  long fractal_type = 0, power = 2;
+  int formula_line = 0;  // the later of FractalType's and Power's lines
   std::set<std::string> seen;
   struct KfKey {
     const KeyRule* rule;
@@ -227,7 +230,19 @@ Location parse_kfr(const std::string& text, const std::string& source) {
         bad(source, line, key + " must be within [-20, 20] (a stretch by 2^20 at most), got \"" + v + "\"");
     } else if (k == "imagpointsup") {
       imag_points_up = integer_field(source, line, key, v, 0, 1) != 0;
+    } else if (k == "fractaltype" || k == "power") {
+      // KF writes integers; a value like "2.000000" is the same integer.
+      const double x = real_field(source, line, key, v);
+      if (x != std::floor(x) || std::fabs(x) > 1e6)
+        bad(source, line, key + " must be an integer, got \"" + v + "\"");
+      (k == "power" ? power : fractal_type) = static_cast<long>(x);
+      formula_line = std::max(formula_line, line);
     }
+  }
+  try {
+    loc.formula = formula_field(source, formula_line, formula::kf_formula(fractal_type, power));
+  } catch (const formula::FormulaError& e) {
+    bad(source, formula_line, e.what());
   }
   for (const char* k : {"re", "im", "zoom"})
     if (!seen.count(k))
@@ -285,6 +300,16 @@ std::string format_kfr(const Location& loc) {
     im = negated(im);
     m = mul(kFlipY, m);
   }
+  long fractal_type = 0, power = 2;
+  if (!loc.formula.empty()) {
+    const formula::Formula f = formula::parse_formula(loc.formula);
+    if (!formula::kf_fields(f, &fractal_type, &power))
+      throw IoError("cannot write a .kfr: KF has no FractalType for formula " + loc.formula);
+    if (im != loc.im && !formula::conjugation_symmetric(f))
+      throw IoError("cannot write a .kfr of formula " + loc.formula +
+                    " with the imaginary axis up: KF draws it downwards, and writing ImagPointsUp is not done "
+                    "yet (docs/formulas.md)");
+  }
   const KfTransform t = kf_transform(m);
   if (!t.legacy && !t.current) {
     std::string s;
@@ -320,7 +345,8 @@ std::string format_kfr(const Location& loc) {
   } else {
     o << "Colors: " << kf_colors(loc) << "\r\n";
   }
-  // KF keeps the previous formula for keys a file leaves out: state plain z^2 + c.
+  // KF keeps the previous formula for keys a file leaves out: state every one.
+  o << "Power: " << power << "\r\nFractalType: " << fractal_type << "\r\n";
   for (const KeyRule& r : kKfKeys)
     if (r.use == KeyUse::kComputes) o << r.key << ": " << r.neutral << "\r\n";
   if (t.legacy) o << "Rotate: " << shortest(t.rotate) << "\r\nRatio: " << shortest(t.ratio) << "\r\n";

@@ -41,7 +41,8 @@ void check_location_reader(Parse parse) {
   }
   DEEPSCOPE_FUZZ_REQUIRE(!loc.re.empty() && !loc.im.empty() && !loc.zoom.empty());
   mandel::View view;
-  app::apply_to_view(loc, &view, true);
+  formula::Formula formula;  // render's apply_to_view: the others refuse formula locations
+  app::apply_to_view(loc, &view, true, &formula);
 
   // Our format: every field reads back as it was.
   const std::string ours = app::format_location(loc);
@@ -60,6 +61,7 @@ void check_location_reader(Parse parse) {
   DEEPSCOPE_FUZZ_REQUIRE(back.palette == loc.palette && back.density == loc.density &&
                          back.offset == loc.offset);
   for (int i = 0; i < 4; ++i) DEEPSCOPE_FUZZ_REQUIRE(back.pixel_map[i] == loc.pixel_map[i]);
+  DEEPSCOPE_FUZZ_REQUIRE(back.formula == loc.formula);
 
   // A .kfr, where KF has keys for the map: KF's reader (ours) must take it.
   std::string kfr;

@@ -151,16 +151,61 @@ TEST(Location, KfNewTransformKeys) {
 }
 
 TEST(Location, KfFieldsThatChangeTheFormulaAreErrors) {
-  for (const char* f : {"Power: 3", "FractalType: 1", "SeedR: 0.5", "SeedI: -1", "FactorAR: 2", "FactorAI: 1",
-                        "UseHybridFormula: 1"}) {
+  for (const char* f : {"SeedR: 0.5", "SeedI: -1", "FactorAR: 2", "FactorAI: 1", "UseHybridFormula: 1"}) {
     const std::string key(f, std::strchr(f, ':'));
     const std::string value(std::strchr(f, ':') + 2);
     EXPECT_TRUE(
         names(parse_error(std::string(kKfHead) + f + "\r\n"), {key.c_str(), value.c_str(), "z^2 + c"}))
         << f;
   }
+  // FractalType and Power outside the formulas deepscope computes (docs/formulas.md), by name.
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "FractalType: 11\r\nPower: 3\r\n"),
+                    {"FractalType = 11", "t:6"}));
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "Power: 9\r\n"), {"Power = 9", "Mandelbrot"}));
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "FractalType: 1\r\nPower: 4\r\n"),
+                    {"Power = 4", "Burning Ship", "2, 3"}));
+  EXPECT_TRUE(names(parse_error(std::string(kKfHead) + "FractalType: 1.5\r\n"), {"FractalType", "integer"}));
   // The neutral values in KF's own spellings are accepted.
   EXPECT_EQ(parse_error(std::string(kKfHead) + "Power: 2\r\nSeedR: 0.000000\r\nFactorAR: 1.0\r\n"), "");
+}
+
+TEST(Location, KfFractalTypeAndPowerChooseTheFormula) {
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "Power: 2\r\nFractalType: 0\r\n", "t").formula, "");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "Power: 3\r\n", "t").formula, "mandelbrot3");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "FractalType: 1\r\nPower: 2\r\n", "t").formula,
+            "burning-ship");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "FractalType: 1\r\nPower: 3\r\n", "t").formula,
+            "burning-ship3");
+  EXPECT_EQ(parse_location(std::string(kKfHead) + "FractalType: 7\r\n", "t").formula,
+            "perpendicular-burning-ship");
+  // Every command but render refuses a location with another formula, naming it; render's
+  // apply_to_view gives the formula, conjugated for KF's downward imaginary axis (a mirror that is
+  // folded into the conjugate view) where the formula is not symmetric.
+  const Location bs = parse_location(std::string(kKfHead) + "FractalType: 1\r\n", "t");
+  ds::mandel::View v;
+  try {
+    apply_to_view(bs, &v, true);
+    ADD_FAILURE() << "a Burning Ship location applied as a Mandelbrot view";
+  } catch (const IoError& e) {
+    EXPECT_TRUE(names(e.what(), {"burning-ship", "render"}));
+  }
+  ds::formula::Formula f;
+  apply_to_view(bs, &v, true, &f);
+  EXPECT_EQ(ds::formula::to_string(f), "absx absy negy sqr add");
+  EXPECT_EQ(v.im, "0.012593310799749865383746631843264858450340000000000000000000");
+  const Location mbar = parse_location(std::string(kKfHead) + "FractalType: 4\r\n", "t");
+  apply_to_view(mbar, &v, true, &f);
+  EXPECT_EQ(ds::formula::to_string(f), "mandelbar");
+  // Ours: formula = NAME, written back by format_location; a bad one is refused by name.
+  const Location ours = parse_location("re = -1.75\nim = -0.03\nzoom = 20\nformula = burning-ship\n", "o");
+  EXPECT_EQ(ours.formula, "burning-ship");
+  EXPECT_EQ(parse_location(format_location(ours), "o").formula, "burning-ship");
+  EXPECT_TRUE(names(parse_error("re = 0\nim = 0\nzoom = 1\nformula = burning-boat\n"), {"burning-boat", "t:4"}));
+  // A .kfr of a KF formula: FractalType and Power written, and read back the same.
+  const std::string kfr = format_kfr(bs);
+  EXPECT_NE(kfr.find("FractalType: 1\r\n"), std::string::npos) << kfr;
+  EXPECT_EQ(parse_location(kfr, "k").formula, "burning-ship");
+  EXPECT_THROW(format_kfr(ours), IoError);  // upward imaginary axis, not symmetric: not written yet
 }
 
 TEST(Location, KfColouringFieldsAreListedInOneWarning) {
@@ -423,14 +468,26 @@ TEST(Location, Fraktaler3FormulasOtherThanMandelbrotAreErrors) {
   const std::string head = "program = \"fraktaler-3\"\nlocation.zoom = \"10\"\n";
   EXPECT_EQ(parse_error(head + "[[formula]]\nopcodes = \"sqr add\"\n"), "");
   EXPECT_EQ(parse_error(head + "[[formula]]\npower = 2\n[[formula]]\nabs_x = false\n"), "");
+  // F3's phases as formulas (docs/formulas.md): abs/neg flags, then the power, then + c.
+  auto formula_of = [&](const std::string& text) { return parse_location(head + text, "t.toml").formula; };
+  EXPECT_EQ(formula_of("[[formula]]\npower = 2\n[[formula]]\nabs_x = false\n"), "");
+  EXPECT_EQ(formula_of("[[formula]]\npower = 3\n"), "mandelbrot3");
+  EXPECT_EQ(formula_of("[[formula]]\npower = 7\n"), "mandelbrot7");
+  EXPECT_EQ(formula_of("[[formula]]\npower = 2\n[[formula]]\nabs_x = true\nabs_y = true\n"),
+            "mandelbrot,burning-ship");
+  EXPECT_EQ(formula_of("[[formula]]\nabs_x = true\nabs_y = true\npower = 3\n"), "burning-ship3");
+  EXPECT_EQ(formula_of("[[formula]]\nneg_y = true\n"), "mandelbar");
+  EXPECT_EQ(formula_of("[[formula]]\nabs_y = true\nneg_y = true\n"), "perpendicular-burning-ship");
+  EXPECT_EQ(formula_of("[[formula]]\nopcodes = \"sqr sqr add\"\n"), "mandelbrot4");
+  EXPECT_EQ(formula_of("[[formula]]\nopcodes = \"sqr absx add\"\n"), "celtic");
   const struct {
     const char* text;
     std::initializer_list<const char*> parts;
   } cases[] = {
-      {"[[formula]]\npower = 3\n", {"formula[1].power = 3", "z^2 + c"}},
-      {"[[formula]]\npower = 2\n[[formula]]\nabs_x = true\nabs_y = true\n", {"formula[2].abs_", "true"}},
-      {"[[formula]]\nopcodes = \"sqr sqr add\"\n", {"formula[1].opcodes", "sqr sqr add"}},
-      {"[[formula]]\nneg_y = true\n", {"formula[1].neg_y"}},
+      {"[[formula]]\npower = 1\n", {"formula[1].power = 1", "2 to 64"}},
+      {"[[formula]]\npower = 2\n[[formula]]\nabs_x = 1\n", {"formula[2].abs_x", "true or false"}},
+      {"[[formula]]\nopcodes = \"sqr sqr\"\n", {"formula[1].opcodes", "must end with \"add\""}},
+      {"[[formula]]\nopcodes = \"sqr frob add\"\n", {"formula[1].opcodes", "frob"}},
       {"[[formula]]\nmystery = 1\n", {"formula[1].mystery"}},
       {"transform.exponential_map = 3\n", {"transform.exponential_map"}},
       {"bailout.iterations = -10000000000\n", {"bailout.iterations", "-10000000000"}},

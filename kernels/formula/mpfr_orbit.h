@@ -1,0 +1,33 @@
+// The MPFR reference for formulas: a pixel's orbit iterated directly at a given precision (the same
+// opcodes as step.h, each operation rounded once in MPFR), and n x n grids of pixels whose counts
+// are trusted where a run at more bits gives the same count. Independent of the binary64 render
+// except for the opcode list and the count contract. docs/formulas.md, "Checks".
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "formula.h"
+#include "kernels/mandelbrot/view.h"
+
+namespace ds::formula {
+
+// The count of pixel (i, j) of v (j = 0 at the top; square pixels only) under f, iterated at
+// `bits`: c = centre + (s/2) (2i + 1 - width, height - 2j - 1) from the decimal strings, z_1 = c,
+// the first n >= 1 with |z_n|^2 > 4, else max_iter. Throws mandel::ViewError for a pixel outside
+// the image or a view with a pixel map or exponential map.
+uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j,
+                    int bits);
+
+struct GridPixel {
+  int i = 0, j = 0;
+  uint64_t count = 0;    // at `bits`
+  uint64_t confirm = 0;  // at `confirm_bits`
+  bool trusted() const { return count == confirm; }
+};
+
+// The n x n sample grid of v (oracle.h's grid_pixels: columns floor((k + 0.5) w / n)), each pixel
+// counted at `bits` and at `confirm_bits`, on every core (threads 0: all).
+std::vector<GridPixel> mpfr_grid(const mandel::View& v, const Formula& f, int n, int bits, int confirm_bits,
+                                 unsigned threads = 0);
+
+}  // namespace ds::formula
