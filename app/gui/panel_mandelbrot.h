@@ -247,6 +247,8 @@ class MandelbrotPanel final : public Panel {
   colour::Palette palette_ = colour::palette_by_name("classic");
   std::string palette_label_ = "classic";  // the built-in's name or the .kfp's path; "" once edited
   bool blend_ = true;                      // blend between stops (a .kfp's Smooth)
+  // The count's scale: log (colour::CountScale::kLog) but for a KF palette, as render --scale.
+  bool log_scale_ = true;
   std::string colour_status_;
   int edit_stop_ = 0;
   render::Texture2D shaded_;

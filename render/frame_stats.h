@@ -1,0 +1,33 @@
+// The frame's lowest escaped smooth count and its spread (CountScale::kLog's base and scale), found on the GL from the colouring shader's data textures
+// (the base of CountScale::kLog, kernels/colour/palette.h), so that the window (whose data may
+// never pass through host memory) and a batch render find it the same way.
+#pragma once
+#include <cstdint>
+
+#include "kernels/colour/palette.h"
+
+namespace ds::render {
+
+// A small GL program, made in the current context on first use: each fragment of a target of
+// (w / 16) x (h / 16) texels takes the lowest escaped count of its 16 x 16 block, and the host
+// takes the base and scale from those (colour::log_base_from_blocks). Equal to colour::log_base_of
+// over the same arrays (tests/render/test_log_scale.cpp).
+class FrameLowest {
+ public:
+  FrameLowest() = default;
+  ~FrameLowest();
+  FrameLowest(const FrameLowest&) = delete;
+  FrameLowest& operator=(const FrameLowest&) = delete;
+
+  // counts (R32UI), smooth (R32F) and, for a wide frame, high words (R32UI): w x h textures.
+  // Leaves the GL's program, framebuffer, vertex array and viewport as they were. Throws
+  // ShaderError (colour_shader.h) on a GL error.
+  colour::LogBase find(unsigned counts, unsigned smooth, unsigned high, int w, int h, bool wide,
+                       uint64_t max_iter);
+
+ private:
+  unsigned program_ = 0, vao_ = 0, fb_ = 0, out_ = 0;
+  int out_w_ = 0, out_h_ = 0;
+};
+
+}  // namespace ds::render
