@@ -332,7 +332,7 @@ bool MandelbrotPanel::shade(int rows_done, bool data_changed) {
   }
   if (shaded_.width() != w || shaded_.height() != h) shaded_.upload_rgba(nullptr, w, h);
   const render::DisplayPath path =
-      shading_.draw(*shader_, *canvas_, preview_.get(), rows_done, colouring(shown_.max_iter), shaded_.id());
+      shading_.draw(*shader_, *canvas_, shown_preview(), rows_done, colouring(shown_.max_iter), shaded_.id());
   shaded_ok_ = true;
   display_path_ = "GLSL shader " + shader_name_ + " (data by " + render::display_path_name(path) + ")";
   const std::string missing = [&] {
