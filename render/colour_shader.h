@@ -150,6 +150,9 @@ class ColourShader {
   FrameLowest lowest_;
   colour::LogBase base_;
   bool base_found_ = false;
+  // ds_count_range_low/high (KF's ColorMethod 4), found once per frame's data for a shader that reads them.
+  uint64_t range_low_ = 0, range_high_ = 0;
+  bool range_found_ = false;
 };
 
 }  // namespace ds::render

@@ -3,6 +3,7 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -29,7 +30,8 @@ uniform usampler2D counts;
 uniform sampler2D smooth_counts;
 uniform usampler2D counts_high;
 uniform bool wide;
-uniform uvec2 max_iter;
+uniform uvec2 max_iter;  // pixels at this count and above are left out
+uniform bool highest;    // the highest whole count instead of the lowest smooth count
 uniform ivec2 size;
 out uvec4 result;
 void main() {
@@ -45,7 +47,9 @@ void main() {
       if (hi > max_iter.y || (hi == max_iter.y && lo >= max_iter.x)) continue;
       float s = texelFetch(smooth_counts, ivec2(x, y), 0).r;
       float f = wide ? s : s - float(lo);
-      if (!any || hi < bh || (hi == bh && (lo < bl || (lo == bl && f < bf)))) {
+      bool better = highest ? (hi > bh || (hi == bh && lo > bl))
+                            : (hi < bh || (hi == bh && (lo < bl || (lo == bl && f < bf))));
+      if (!any || better) {
         any = true;
         bh = hi;
         bl = lo;
@@ -83,6 +87,23 @@ FrameLowest::~FrameLowest() {
 
 colour::LogBase FrameLowest::find(unsigned counts, unsigned smooth, unsigned high, int w, int h, bool wide,
                                   uint64_t max_iter) {
+  return colour::log_base_from_blocks(blocks(counts, smooth, high, w, h, wide, max_iter, false));
+}
+
+bool FrameLowest::count_range(unsigned counts, unsigned smooth, unsigned high, int w, int h, bool wide,
+                              uint64_t limit, uint64_t* low, uint64_t* highest) {
+  const std::vector<colour::LogBase> lo = blocks(counts, smooth, high, w, h, wide, limit, false);
+  if (lo.empty()) return false;
+  const std::vector<colour::LogBase> hi = blocks(counts, smooth, high, w, h, wide, limit, true);
+  *low = lo[0].count;
+  *highest = hi[0].count;
+  for (const colour::LogBase& b : lo) *low = std::min(*low, b.count);
+  for (const colour::LogBase& b : hi) *highest = std::max(*highest, b.count);
+  return true;
+}
+
+std::vector<colour::LogBase> FrameLowest::blocks(unsigned counts, unsigned smooth, unsigned high, int w, int h,
+                                                 bool wide, uint64_t max_iter, bool highest) {
   if (!program_) {
     std::string fs = kFragment;
     fs.insert(fs.find('\n') + 1, "#define BLOCK " + std::to_string(kBlock) + "\n");
@@ -151,6 +172,7 @@ colour::LogBase FrameLowest::find(unsigned counts, unsigned smooth, unsigned hig
     glUniform2ui(glGetUniformLocation(program_, "max_iter"), static_cast<GLuint>(max_iter & 0xFFFFFFFFu),
                  static_cast<GLuint>(max_iter >> 32));
     glUniform2i(glGetUniformLocation(program_, "size"), w, h);
+    glUniform1i(glGetUniformLocation(program_, "highest"), highest ? 1 : 0);
     glViewport(0, 0, ow, oh);
     glDisable(GL_BLEND);
     glDisable(GL_SCISSOR_TEST);
@@ -172,16 +194,16 @@ colour::LogBase FrameLowest::find(unsigned counts, unsigned smooth, unsigned hig
   if (!complete) throw ShaderError("the lowest-count pass's framebuffer is incomplete on this GL");
   const GLenum err = glGetError();
   if (err != GL_NO_ERROR) throw ShaderError("OpenGL error " + std::to_string(err) + " in the lowest-count pass");
-  std::vector<colour::LogBase> blocks;
+  std::vector<colour::LogBase> out;
   for (std::size_t k = 0; k < px.size(); k += 4) {
     if (!px[k]) continue;
     colour::LogBase p;
     p.count = (static_cast<uint64_t>(px[k + 1]) << 32) | px[k + 2];
     static_assert(sizeof p.fraction == sizeof px[k + 3], "float bits");
     std::memcpy(&p.fraction, &px[k + 3], sizeof p.fraction);
-    blocks.push_back(p);
+    out.push_back(p);
   }
-  return colour::log_base_from_blocks(std::move(blocks));
+  return out;
 }
 
 }  // namespace ds::render

@@ -3,6 +3,7 @@
 // never pass through host memory) and a batch render find it the same way.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "kernels/colour/palette.h"
 
@@ -24,8 +25,17 @@ class FrameLowest {
   // ShaderError (colour_shader.h) on a GL error.
   colour::LogBase find(unsigned counts, unsigned smooth, unsigned high, int w, int h, bool wide,
                        uint64_t max_iter);
+  // The lowest and highest whole counts over the pixels with 0 < count < limit (Kalles Fraktaler's
+  // GetIterations(nMin, nMax, ..., TRUE), with limit = max_iter - 1: ColorMethod 4's range). False,
+  // leaving them, when there is no such pixel.
+  bool count_range(unsigned counts, unsigned smooth, unsigned high, int w, int h, bool wide, uint64_t limit,
+                   uint64_t* low, uint64_t* highest);
 
  private:
+  // Each 16 x 16 block's lowest escaped count (or highest whole count) below max_iter, with its
+  // fraction, for the blocks that have one.
+  std::vector<colour::LogBase> blocks(unsigned counts, unsigned smooth, unsigned high, int w, int h, bool wide,
+                                      uint64_t max_iter, bool highest);
   unsigned program_ = 0, vao_ = 0, fb_ = 0, out_ = 0;
   int out_w_ = 0, out_h_ = 0;
 };

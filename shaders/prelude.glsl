@@ -32,6 +32,9 @@ uniform bool ds_log_scale;
 uniform uvec2 ds_log_base;
 uniform float ds_log_base_fraction;
 uniform float ds_log_scale_iterations;
+// The frame's lowest and highest whole counts over the pixels below max_iter - 1 (Kalles Fraktaler's
+// GetIterations(..., TRUE)), (low word, high word); found only for a shader that reads them.
+uniform uvec2 ds_count_range_low, ds_count_range_high;
 
 out vec4 ds_fragment;
 // This pixel: column from the left, row from the top (the target's row 0 is the frame's top row).
