@@ -102,8 +102,8 @@ bool FrameLowest::count_range(unsigned counts, unsigned smooth, unsigned high, i
   return true;
 }
 
-std::vector<colour::LogBase> FrameLowest::blocks(unsigned counts, unsigned smooth, unsigned high, int w, int h,
-                                                 bool wide, uint64_t max_iter, bool highest) {
+std::vector<colour::LogBase> FrameLowest::blocks(unsigned counts, unsigned smooth, unsigned high, int w,
+                                                 int h, bool wide, uint64_t max_iter, bool highest) {
   if (!program_) {
     std::string fs = kFragment;
     fs.insert(fs.find('\n') + 1, "#define BLOCK " + std::to_string(kBlock) + "\n");
@@ -133,7 +133,8 @@ std::vector<colour::LogBase> FrameLowest::blocks(unsigned counts, unsigned smoot
     glGenTextures(1, &out_);
   }
   const int ow = (w + kBlock - 1) / kBlock, oh = (h + kBlock - 1) / kBlock;
-  GLint old_fb = 0, old_read_fb = 0, old_viewport[4] = {0, 0, 0, 0}, old_program = 0, old_vao = 0, old_unit = 0;
+  GLint old_fb = 0, old_read_fb = 0, old_viewport[4] = {0, 0, 0, 0}, old_program = 0, old_vao = 0,
+        old_unit = 0;
   glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &old_fb);
   glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &old_read_fb);
   glGetIntegerv(GL_VIEWPORT, old_viewport);
@@ -193,7 +194,8 @@ std::vector<colour::LogBase> FrameLowest::blocks(unsigned counts, unsigned smoot
   glViewport(old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
   if (!complete) throw ShaderError("the lowest-count pass's framebuffer is incomplete on this GL");
   const GLenum err = glGetError();
-  if (err != GL_NO_ERROR) throw ShaderError("OpenGL error " + std::to_string(err) + " in the lowest-count pass");
+  if (err != GL_NO_ERROR)
+    throw ShaderError("OpenGL error " + std::to_string(err) + " in the lowest-count pass");
   std::vector<colour::LogBase> out;
   for (std::size_t k = 0; k < px.size(); k += 4) {
     if (!px[k]) continue;

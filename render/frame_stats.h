@@ -1,6 +1,7 @@
-// The frame's lowest escaped smooth count and its spread (CountScale::kLog's base and scale), found on the GL from the colouring shader's data textures
-// (the base of CountScale::kLog, kernels/colour/palette.h), so that the window (whose data may
-// never pass through host memory) and a batch render find it the same way.
+// The frame's lowest escaped smooth count and its spread (colour::CountScale::kLog's base and scale,
+// kernels/colour/palette.h), and its whole-count range (KF's ColorMethod 4), found on the GL from the
+// colouring shader's data textures, so that the window (whose data may never pass through host
+// memory) and a batch render find them the same way.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -34,8 +35,8 @@ class FrameLowest {
  private:
   // Each 16 x 16 block's lowest escaped count (or highest whole count) below max_iter, with its
   // fraction, for the blocks that have one.
-  std::vector<colour::LogBase> blocks(unsigned counts, unsigned smooth, unsigned high, int w, int h, bool wide,
-                                      uint64_t max_iter, bool highest);
+  std::vector<colour::LogBase> blocks(unsigned counts, unsigned smooth, unsigned high, int w, int h,
+                                      bool wide, uint64_t max_iter, bool highest);
   unsigned program_ = 0, vao_ = 0, fb_ = 0, out_ = 0;
   int out_w_ = 0, out_h_ = 0;
 };

@@ -81,7 +81,8 @@ Neighbours neighbour_difference(const std::vector<uint8_t>& rgb, int w, int h) {
       ++n;
     }
   std::nth_element(all.begin(), all.begin() + n / 2, all.end());
-  return {sum / n, static_cast<double>(jumps) / n, static_cast<double>(all[n / 2]), static_cast<double>(smooth) / n};
+  return {sum / n, static_cast<double>(jumps) / n, static_cast<double>(all[n / 2]),
+          static_cast<double>(smooth) / n};
 }
 
 // With s = 64: the position is the offset at the base, rises by density * 2 / 64 a count there, by
@@ -97,7 +98,8 @@ TEST(LogScale, PositionsFollowTheLogOfTheCountAboveTheBase) {
   EXPECT_NEAR(colour::log_position(c, 3000001, 0.5f) - 0.25f, 1.5f * 2.0f / 64.0f, 1.5f / 32.0f * 0.01f);
   EXPECT_FLOAT_EQ(colour::log_position(c, 2999000, 0.0f), 0.25f);  // below the base: clamped
   const float far = colour::log_position(c, 3000000 + 64 * 10000, 0.5f);
-  const float farther = colour::log_position(c, 3000000 + static_cast<uint64_t>(64 * 10000 * std::exp(1.0)), 0.5f);
+  const float farther =
+      colour::log_position(c, 3000000 + static_cast<uint64_t>(64 * 10000 * std::exp(1.0)), 0.5f);
   EXPECT_NEAR(farther - far, 1.5f * 2.0f, 0.01f);
   float last = -1;
   for (uint64_t n = 3000000; n < 3000000 + 100000; n += 997) {
@@ -133,9 +135,10 @@ TEST(LogScale, GlFindsTheHostsBase) {
     lo[at] = static_cast<uint32_t>(low);
     hi[at] = static_cast<uint32_t>(low >> 32);
     sm[at] = wide ? 0.75f : static_cast<float>(low) + 0.75f;
-    lo[5] = 0, hi[5] = 0;  // undecided
+    lo[5] = 0, hi[5] = 0;                                                                    // undecided
     lo[7] = static_cast<uint32_t>(max_iter), hi[7] = static_cast<uint32_t>(max_iter >> 32);  // interior
-    const colour::LogBase want = colour::log_base_of(lo, sm, w, max_iter, wide ? hi : std::vector<uint32_t>{});
+    const colour::LogBase want =
+        colour::log_base_of(lo, sm, w, max_iter, wide ? hi : std::vector<uint32_t>{});
     EXPECT_EQ(want.count, low);
     ColourShader sh(builtin_shader_source("palette"), "palette");
     ShaderFrame f;
@@ -218,7 +221,7 @@ TEST(LogScale, NeighbouringPixelsAtMillionsOfIterations) {
   // The log scale still bands the frame: its pixels span more than one palette cycle's colours.
   int reds = 0, blues = 0;
   for (std::size_t q = 0; q < log_rgb.size(); q += 3) {
-    reds += log_rgb[q] > 200 && log_rgb[q + 2] < 100;   // the classic palette's orange
+    reds += log_rgb[q] > 200 && log_rgb[q + 2] < 100;  // the classic palette's orange
     blues += log_rgb[q + 2] > 150 && log_rgb[q] < 80;  // and its blues
   }
   EXPECT_GT(reds, w * h / 50);
@@ -234,7 +237,8 @@ TEST(LogScale, FractalSharkView5ShowsItsRings) {
   auto gl = context();
   if (!gl) return;
   std::map<std::string, std::string> key;
-  std::istringstream in(test::slurp(std::string(DEEPSCOPE_SOURCE_DIR) + "/assets/locations/fractalshark/view05.loc"));
+  std::istringstream in(
+      test::slurp(std::string(DEEPSCOPE_SOURCE_DIR) + "/assets/locations/fractalshark/view05.loc"));
   for (std::string line; std::getline(in, line);) {
     const std::size_t eq = line.find(" = ");
     if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
@@ -256,11 +260,12 @@ TEST(LogScale, FractalSharkView5ShowsItsRings) {
   c.scale = colour::CountScale::kLinear;
   sh.colour(w, h, r.counts.data(), r.smooth.data(), c, &linear_rgb);
   const Neighbours dlog = neighbour_difference(log_rgb, w, h), dlin = neighbour_difference(linear_rgb, w, h);
-  std::printf("view 5 at %dx%d: base %llu%+.3f, scale %.1f; neighbouring pixels' largest channel difference:\n"
-              "  log scale: mean %.2f, median %.0f levels, %.2f%% within 16, %.2f%% past 64\n"
-              "  linear:    mean %.2f, median %.0f levels, %.2f%% within 16, %.2f%% past 64\n",
-              w, h, static_cast<unsigned long long>(base.count), base.fraction, base.scale, dlog.mean, dlog.median,
-              100 * dlog.smooth, 100 * dlog.jumps, dlin.mean, dlin.median, 100 * dlin.smooth, 100 * dlin.jumps);
+  std::printf(
+      "view 5 at %dx%d: base %llu%+.3f, scale %.1f; neighbouring pixels' largest channel difference:\n"
+      "  log scale: mean %.2f, median %.0f levels, %.2f%% within 16, %.2f%% past 64\n"
+      "  linear:    mean %.2f, median %.0f levels, %.2f%% within 16, %.2f%% past 64\n",
+      w, h, static_cast<unsigned long long>(base.count), base.fraction, base.scale, dlog.mean, dlog.median,
+      100 * dlog.smooth, 100 * dlog.jumps, dlin.mean, dlin.median, 100 * dlin.smooth, 100 * dlin.jumps);
   EXPECT_GT(base.count, 10000u);
   EXPECT_LT(dlog.median, dlin.median / 2);
   EXPECT_GT(dlog.smooth, 3 * dlin.smooth);
