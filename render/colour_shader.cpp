@@ -442,6 +442,20 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
     frame_w_ = f.width;
     frame_h_ = f.height;
     frame_wide_ = wide;
+    base_found_ = false;
+    range_found_ = false;
+  }
+  // The frame's whole-count range, for a shader that reads it (the kf shader's ColorMethod 4):
+  // KF's GetIterations over the pixels below max_iter - 1.
+  if (!range_found_ && glGetUniformLocation(program_, "ds_count_range_low") >= 0) {
+    range_low_ = range_high_ = 0;
+    lowest_.count_range(tex_[kCounts], tex_[kSmooth], tex_[kHigh], frame_w_, frame_h_, frame_wide_,
+                        c.max_iter > 0 ? c.max_iter - 1 : 0, &range_low_, &range_high_);
+    range_found_ = true;
+  }
+  if (c.scale == colour::CountScale::kLog && !base_found_) {
+    base_ = lowest_.find(tex_[kCounts], tex_[kSmooth], tex_[kHigh], frame_w_, frame_h_, frame_wide_, c.max_iter);
+    base_found_ = true;
   }
   // The palette: one RGB32F texel a stop (a uniform array of 1024 vec3 is past GL 3.3's minimum of
   // 1024 fragment uniform components).
@@ -469,6 +483,15 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   glUniform1f(glGetUniformLocation(program_, "ds_offset"), c.offset);
   glUniform1i(glGetUniformLocation(program_, "ds_blend"), c.blend ? 1 : 0);
   glUniform2i(glGetUniformLocation(program_, "ds_size"), f.width, f.height);
+  glUniform1i(glGetUniformLocation(program_, "ds_log_scale"), c.scale == colour::CountScale::kLog ? 1 : 0);
+  glUniform2ui(glGetUniformLocation(program_, "ds_log_base"), static_cast<GLuint>(base_.count & 0xFFFFFFFFu),
+               static_cast<GLuint>(base_.count >> 32));
+  glUniform1f(glGetUniformLocation(program_, "ds_log_base_fraction"), base_.fraction);
+  glUniform1f(glGetUniformLocation(program_, "ds_log_scale_iterations"), base_.scale);
+  glUniform2ui(glGetUniformLocation(program_, "ds_count_range_low"), static_cast<GLuint>(range_low_ & 0xFFFFFFFFu),
+               static_cast<GLuint>(range_low_ >> 32));
+  glUniform2ui(glGetUniformLocation(program_, "ds_count_range_high"),
+               static_cast<GLuint>(range_high_ & 0xFFFFFFFFu), static_cast<GLuint>(range_high_ >> 32));
   for (const ShaderParam& p : params_) glUniform1f(glGetUniformLocation(program_, p.name.c_str()), p.value);
 }
 

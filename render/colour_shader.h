@@ -14,6 +14,7 @@
 
 #include "kernels/colour/palette.h"
 #include "kernels/mandelbrot/mandelbrot.h"
+#include "render/frame_stats.h"
 
 namespace ds::render {
 
@@ -104,6 +105,8 @@ class ColourShader {
   // Sets a parameter for the next colour()/draw(). Throws ShaderError naming the valid ones.
   void set_param(const std::string& name, float value);
 
+  // With Colouring::scale kLog the base is the frame's own lowest escaped count, found on the GL
+  // (c.log_base is not read): log_base() says what it was.
   // Colours the frame into `rgb` (3 bytes a pixel, rows top to bottom), drawing into an offscreen
   // framebuffer and reading it back. Throws ShaderError when the frame is larger than the GL's
   // textures allow, or on a GL error.
@@ -118,6 +121,8 @@ class ColourShader {
   // values, without uploading its data (a palette or slider change in the window). False, drawing
   // nothing, when no w x h frame was given.
   bool redraw(int w, int h, const colour::Colouring& c, unsigned texture);
+  // The base the last kLog colouring took (the frame's lowest escaped count; {0, 0} when none).
+  colour::LogBase log_base() const { return base_; }
 
  private:
   void upload(const ShaderFrame& f, const colour::Colouring& c);
@@ -141,6 +146,13 @@ class ColourShader {
   std::vector<FieldGate> gates_;
   std::vector<ShaderParam> params_;
   std::string origin_;
+  // CountScale::kLog: the frame's lowest escaped count, found once per frame's data (frame_stats.h).
+  FrameLowest lowest_;
+  colour::LogBase base_;
+  bool base_found_ = false;
+  // ds_count_range_low/high (KF's ColorMethod 4), found once per frame's data for a shader that reads them.
+  uint64_t range_low_ = 0, range_high_ = 0;
+  bool range_found_ = false;
 };
 
 }  // namespace ds::render

@@ -179,7 +179,16 @@ vec3 colour() {
     if (isnan(it)) it = 0.0;
     float iter_div = 1.0 / (1024.0 * per);
     pos = (m == 6 && it > iter_div) ? kf_linear_position(whole) : it * per + ds_offset;
-  } else if (m == 0 || m == 4) {
+  } else if (m == 4) {
+    // Stretched: KF maps its frame's lowest to highest whole count (below max_iter - 1) onto the
+    // 1024 entries, 1024 (p - min) / (max - min), then IterDiv and ColorOffset as for the others.
+    float span = kf_count_diff(ds_count_range_high, ds_count_range_low);
+    float v = kf_count_diff(kf_count_at(ds_pixel), ds_count_range_low);
+    if (!whole) v += (ds_wide ? texelFetch(ds_smooth, ds_pixel, 0).r
+                             : texelFetch(ds_smooth, ds_pixel, 0).r - float(ds_count())) + kf_shift();
+    v = span > 0.0 ? 1024.0 * v / span : 0.0;  // one count in the frame: KF divides by 0; entry 0 here
+    pos = v * per + ds_offset;
+  } else if (m == 0) {
     pos = kf_linear_position(whole);
   } else {
     float v = kf_value(whole);

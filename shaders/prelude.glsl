@@ -25,6 +25,16 @@ uniform float ds_density;           // palette cycles per 32 iterations
 uniform float ds_offset;            // palette shift in cycles
 uniform bool ds_blend;              // false: each stop's colour up to the next (KF's Smooth: 0)
 uniform ivec2 ds_size;              // the frame's width and height in pixels
+// The count's scale (kernels/colour/palette.h, CountScale): false linear, true log above the frame's
+// lowest escaped count ds_log_base (low word, high word) + ds_log_base_fraction, and the frame's
+// spread of counts ds_log_scale_iterations (render/frame_stats.h).
+uniform bool ds_log_scale;
+uniform uvec2 ds_log_base;
+uniform float ds_log_base_fraction;
+uniform float ds_log_scale_iterations;
+// The frame's lowest and highest whole counts over the pixels below max_iter - 1 (Kalles Fraktaler's
+// GetIterations(..., TRUE)), (low word, high word); found only for a shader that reads them.
+uniform uvec2 ds_count_range_low, ds_count_range_high;
 
 out vec4 ds_fragment;
 // This pixel: column from the left, row from the top (the target's row 0 is the frame's top row).
@@ -70,9 +80,30 @@ vec3 ds_palette_255(float pos) {
   return mix(r, vec3(255.0), vec3(greaterThan(t, vec3(255.0))));
 }
 vec3 ds_palette(float pos) { return ds_palette_255(pos) / 255.0; }
+// CountScale::kLog's position (colour::log_position): density * 2 ln(1 + d / s) + offset, d this
+// pixel's smooth count less the frame's lowest, s the frame's spread; the counts' difference taken
+// exactly in integers.
+float ds_log_position() {
+  uint lo = ds_count(), hi = ds_count_high();
+  uint blo = ds_log_base.x, bhi = ds_log_base.y;
+  float s = texelFetch(ds_smooth, ds_pixel, 0).r;
+  float fraction = ds_wide ? s : s - float(lo);
+  float d;
+  if (hi > bhi || (hi == bhi && lo >= blo)) {
+    uint dh = hi - bhi - (lo < blo ? 1u : 0u);
+    d = float(dh) * 4294967296.0 + float(lo - blo);
+  } else {
+    uint dh = bhi - hi - (blo < lo ? 1u : 0u);
+    d = -(float(dh) * 4294967296.0 + float(blo - lo));
+  }
+  d += fraction - ds_log_base_fraction;
+  return ds_density * 2.0 * log(1.0 + max(d, 0.0) / ds_log_scale_iterations) + ds_offset;
+}
 // The position colour_pixel takes for this pixel: smooth * density / 32 + offset. A wide frame's as
 // colour_pixel_wide's: the count's whole cycles dropped in double before the fraction is added.
+// With the log scale, ds_log_position().
 float ds_palette_position() {
+  if (ds_log_scale) return ds_log_position();
   if (!ds_wide) return texelFetch(ds_smooth, ds_pixel, 0).r * ds_density / 32.0 + ds_offset;
   float fraction = texelFetch(ds_smooth, ds_pixel, 0).r;
 #ifdef GL_ARB_gpu_shader_fp64

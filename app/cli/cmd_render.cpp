@@ -90,7 +90,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
       "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "reference-memory", "reference", "reference-at", "exr", "aa",
-      "shader", "shader-param", "stripe-density", "stripe-memory", "formula"};
+      "shader", "shader-param", "stripe-density", "stripe-memory", "formula", "scale"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "no-dw-tier", "auto-iter", "no-auto-iter", "expmap"},
@@ -292,6 +292,15 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     j.colouring.density = static_cast<float>(j.density);
     j.colouring.offset = static_cast<float>(j.offset);
   }
+  // The count's scale: log above the frame's lowest count unless the palette is KF's (whose IterDiv
+  // counts iterations linearly), so that deep views colour smoothly (kernels/colour/palette.h).
+  const std::string scale = a.get("scale", is_kf_palette_file(j.palette_name) ? "linear" : "log");
+  if (scale == "log")
+    j.colouring.scale = colour::CountScale::kLog;
+  else if (scale == "linear")
+    j.colouring.scale = colour::CountScale::kLinear;
+  else
+    throw cli::UsageError("--scale must be log or linear, got \"" + scale + "\"");
   j.colouring.max_iter = j.view.max_iter;
   FormulaRequest& fr = j.formula_request;
   fr.perturb = j.method == mandel::Method::kPerturb;

@@ -24,7 +24,7 @@ Commands:
         Mandelbrot image pixels (docs/window.md)
   deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
                    [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
-                   [--density D] [--offset O] [--counts FILE.npy] [--smooth FILE.npy]
+                   [--density D] [--offset O] [--scale log|linear] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine] [--no-dw-tier]
@@ -61,6 +61,9 @@ Commands:
         --auto-iter renders again with twice the iterations (up to 8 times) while too many pixels
         still iterate at the limit (docs/finder.md, "Auto iterations"); with --frames, each frame
         on its own
+        --scale log (the default, except with a KF palette) walks the palette by the log of the
+        smooth count above the frame's lowest, so deep views with counts in the millions colour
+        smoothly; linear cycles it every 32 / D iterations (KF's IterDiv; docs/colouring.md)
         --location F.kfr colours as the file does: its Colors, ColorMethod, Differences, IterDiv,
         ColorOffset, Smooth, Slopes by the kf shader (docs/colouring.md) unless --palette/--shader
         --expmap renders KF's and Fraktaler-3's exponential map (docs/mandelbrot.md): columns are angles,

@@ -1,5 +1,6 @@
-// The Hénon bifurcation diagram (see henon_bifurcation_view.h): one henon::orbit per column of a,
-// from (0, 0), its points after the transient plotted as (a, x) with the plotting layer.
+// The Hénon bifurcation diagram (see henon_bifurcation_view.h): one henon::orbit per column of a
+// (or b), from (0, 0), its points after the transient plotted as (a, x) (or (b, x)) with the
+// plotting layer.
 #include "henon_bifurcation_view.h"
 
 #include <imgui.h>
@@ -19,19 +20,27 @@ HenonBifurcationView::HenonBifurcationView() {
   std::snprintf(a_lo_, kBuf, "1.0");
   std::snprintf(a_hi_, kBuf, "1.43");
   std::snprintf(b_, kBuf, "0.3");
+  std::snprintf(b_lo_, kBuf, "0.0");
+  std::snprintf(b_hi_, kBuf, "0.3");
+  std::snprintf(a_, kBuf, "1.4");
 }
 
-void HenonBifurcationView::draw_controls(const std::string& b) {
+void HenonBifurcationView::draw_controls(const std::string& a, const std::string& b) {
   if (!b_set_) std::snprintf(b_, kBuf, "%s", b.c_str()), b_set_ = true;
+  if (!a_set_) std::snprintf(a_, kBuf, "%s", a.c_str()), a_set_ = true;
+  ImGui::RadioButton("over a", &over_b_, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("over b", &over_b_, 1);
+  const bool ob = over_b_ != 0;
   ImGui::SetNextItemWidth(120);
-  ImGui::InputText("a from", a_lo_, kBuf);
+  ImGui::InputText(ob ? "b from" : "a from", ob ? b_lo_ : a_lo_, kBuf);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(120);
-  ImGui::InputText("to##a", a_hi_, kBuf);
+  ImGui::InputText(ob ? "to##b" : "to##a", ob ? b_hi_ : a_hi_, kBuf);
   ImGui::SetNextItemWidth(120);
-  ImGui::InputText("b (fixed)", b_, kBuf);
+  ImGui::InputText(ob ? "a (fixed)" : "b (fixed)", ob ? a_ : b_, kBuf);
   ImGui::SetNextItemWidth(120);
-  ImGui::InputInt("a values", &columns_, 100, 1000);
+  ImGui::InputInt(ob ? "b values" : "a values", &columns_, 100, 1000);
   ImGui::SetNextItemWidth(120);
   ImGui::InputInt("transient steps", &transient_, 100, 1000);
   ImGui::SetNextItemWidth(120);
@@ -55,9 +64,14 @@ bool HenonBifurcationView::set(const std::string& name, const std::string& value
   char* end = nullptr;
   const long v = std::strtol(value.c_str(), &end, 10);
   const bool whole = !value.empty() && *end == 0;
-  if ((name == "a-from" || name == "a-to" || name == "b") && !value.empty() && value.size() < kBuf) {
-    std::snprintf(name == "a-from" ? a_lo_ : name == "a-to" ? a_hi_ : b_, kBuf, "%s", value.c_str());
+  char* field = name == "a-from" ? a_lo_ : name == "a-to" ? a_hi_ : name == "b" ? b_
+              : name == "b-from" ? b_lo_ : name == "b-to" ? b_hi_ : name == "a" ? a_ : nullptr;
+  if (field && !value.empty() && value.size() < kBuf) {
+    std::snprintf(field, kBuf, "%s", value.c_str());
     if (name == "b") b_set_ = true;
+    if (name == "a") a_set_ = true;
+  } else if (name == "over" && (value == "a" || value == "b")) {
+    over_b_ = value == "b";
   } else if (name == "columns" && whole && v >= 2 && v <= 20000) {
     columns_ = static_cast<int>(v);
   } else if (name == "transient" && whole && v >= 0 && v <= 10'000'000) {
@@ -66,7 +80,7 @@ bool HenonBifurcationView::set(const std::string& name, const std::string& value
     points_ = static_cast<int>(v);
   } else {
     *error = "the Henon bifurcation diagram's " + name + " cannot be \"" + value +
-             "\" (a-from, a-to, b, columns 2..20000, transient, points 1..100000)";
+             "\" (over a|b, a-from, a-to, b, b-from, b-to, a, columns 2..20000, transient, points 1..100000)";
     return false;
   }
   return true;
@@ -74,33 +88,35 @@ bool HenonBifurcationView::set(const std::string& name, const std::string& value
 
 void HenonBifurcationView::start() {
   error_.clear();
+  const bool over_b = over_b_ != 0;
+  const char *lo_text = over_b ? b_lo_ : a_lo_, *hi_text = over_b ? b_hi_ : a_hi_;
   char* end = nullptr;
-  const double lo = std::strtod(a_lo_, &end);
-  const bool lo_ok = end != a_lo_ && *end == 0;
-  const double hi = std::strtod(a_hi_, &end);
-  if (!lo_ok || end == a_hi_ || *end != 0 || !(lo < hi)) {
-    error_ = "a from and to are numbers with from < to";
+  const double lo = std::strtod(lo_text, &end);
+  const bool lo_ok = end != lo_text && *end == 0;
+  const double hi = std::strtod(hi_text, &end);
+  if (!lo_ok || end == hi_text || *end != 0 || !(lo < hi)) {
+    error_ = std::string(over_b ? "b" : "a") + " from and to are numbers with from < to";
     return;
   }
-  const std::string b = b_;
+  const std::string fixed = over_b ? a_ : b_;
   const int n = columns_, nt = transient_, np = points_;
-  job_.start([this, lo, hi, b, n, nt, np](JobControl& ctl) {
+  job_.start([this, lo, hi, fixed, over_b, n, nt, np](JobControl& ctl) {
     auto r = std::make_shared<Result>();
-    r->b = b, r->a_lo = lo, r->a_hi = hi;
+    r->fixed = fixed, r->over_b = over_b, r->lo = lo, r->hi = hi;
     for (int i = 0; i < n && !ctl.cancel; ++i) {
-      const double a = lo + (hi - lo) * i / (n - 1);
+      const double v = lo + (hi - lo) * i / (n - 1);
       henon::OrbitParams p;
       char buf[40];
-      std::snprintf(buf, sizeof buf, "%.17g", a);
-      p.map.a = buf;
-      p.map.b = b;
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+      p.map.a = over_b ? fixed : std::string(buf);
+      p.map.b = over_b ? std::string(buf) : fixed;
       p.n_transient = nt;
       p.n_points = np;
       p.cancel = &ctl.cancel;
-      const henon::OrbitResult o = henon::orbit(p);  // throws on a bad b: the job reports it
+      const henon::OrbitResult o = henon::orbit(p);  // throws on a bad fixed value: the job reports it
       ++r->columns;
       if (o.escaped) ++r->escaped;
-      for (double x : o.xs) r->a.push_back(a), r->x.push_back(x);
+      for (double x : o.xs) r->p.push_back(v), r->x.push_back(x);
       ctl.progress = static_cast<double>(i + 1) / n;
       if ((i + 1) % 64 == 0 || i + 1 == n) {
         auto copy = std::make_shared<Result>(*r);
@@ -112,7 +128,7 @@ void HenonBifurcationView::start() {
   });
 }
 
-bool HenonBifurcationView::draw_view(double current_a, std::string* a, std::string* b) {
+bool HenonBifurcationView::draw_view(double current_a, double current_b, std::string* a, std::string* b) {
   std::shared_ptr<const Result> r;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -120,38 +136,45 @@ bool HenonBifurcationView::draw_view(double current_a, std::string* a, std::stri
   }
   if (!r) {
     ImGui::TextWrapped(
-        "No diagram yet: choose the range of a and the fixed b on the left (Bifurcation diagram), "
-        "then Run. Each a's orbit starts at (0, 0); its points after the transient are drawn.");
+        "No diagram yet: choose over a or over b, the range and the fixed parameter on the left "
+        "(Bifurcation diagram), then Run. Each orbit starts at (0, 0); its points after the "
+        "transient are drawn.");
     return false;
   }
-  ImGui::Text("%lld of the a values computed, %lld escaped (not drawn). Click opens that a's orbit.",
-              static_cast<long long>(r->columns), static_cast<long long>(r->escaped));
+  const char* swept = r->over_b ? "b" : "a";
+  ImGui::Text("%lld of the %s values computed, %lld escaped (not drawn). Click opens that %s's orbit.",
+              static_cast<long long>(r->columns), swept, static_cast<long long>(r->escaped), swept);
   app::plot::Figure f;
-  f.title = "bifurcation diagram of the Henon map, b = " + r->b;
-  f.x.label = "a";
+  f.title = std::string("bifurcation diagram of the Henon map over ") + swept + ", " + (r->over_b ? "a" : "b") +
+            " = " + r->fixed;
+  f.x.label = swept;
   f.y.label = "x (points of the attractor after the transient)";
-  f.x.lo = r->a_lo, f.x.hi = r->a_hi;
-  app::plot::Series s{"", r->a, r->x, app::plot::Rgba{150, 200, 255, 200}, app::plot::Style::kPoints, 1.5f};
+  f.x.lo = r->lo, f.x.hi = r->hi;
+  app::plot::Series s{"", r->p, r->x, app::plot::Rgba{150, 200, 255, 200}, app::plot::Style::kPoints, 1.5f};
   f.series.push_back(std::move(s));
-  const bool marked = current_a >= r->a_lo && current_a <= r->a_hi;
-  if (marked) {
+  const double current = r->over_b ? current_b : current_a;
+  if (current >= r->lo && current <= r->hi) {
     double lo = 0, hi = 0;
     if (app::plot::data_range(f.series, false, app::plot::Scale::kLinear, &lo, &hi)) {
       const double pad = 0.05 * (hi - lo);
-      f.series.push_back(
-          {"current a (orbit view)", {current_a, current_a}, {lo - pad, hi + pad}, app::plot::palette(1)});
+      f.series.push_back({std::string("current ") + swept + " (orbit view)", {current, current}, {lo - pad, hi + pad},
+                          app::plot::palette(1)});
       f.y.lo = lo - pad, f.y.hi = hi + pad;
     }
   }
   const float h = std::max(200.0f, ImGui::GetContentRegionAvail().y - 4);
   const app::plot::Layout l = draw_plot("##bifurcation", f, 0, h);
+  const app::plot::Rect& pr = l.t.plot;
+  rect_ = ImageRect{pr.x0, pr.y0, pr.x1 - pr.x0, pr.y1 - pr.y0, static_cast<int>(pr.x1 - pr.x0),
+                    static_cast<int>(pr.y1 - pr.y0)};
+  drawn_ = true;
   if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) {
     const ImVec2 m = ImGui::GetIO().MousePos;
     if (l.t.plot.contains({m.x, m.y})) {
       char buf[40];
       std::snprintf(buf, sizeof buf, "%.9g", l.t.x_at(m.x));
-      *a = buf;
-      *b = r->b;
+      *a = r->over_b ? r->fixed : std::string(buf);
+      *b = r->over_b ? std::string(buf) : r->fixed;
       return true;
     }
   }

@@ -95,7 +95,8 @@ class HenonPanel final : public Panel {
     }
     if (!bif) {
       *error =
-          "the Henon tab runs bifurcation=1 (with a-from, a-to, b, columns, transient, points), "
+          "the Henon tab runs bifurcation=1 (with over=a|b, a-from, a-to, b, b-from, b-to, a, columns, "
+          "transient, points), "
           "catalogue=1 (with catalogue-period-max), scan=1 "
           "(with scan-a-min, scan-a-step, scan-b-min, scan-na, scan-start-points, scan-transient, "
           "scan-p-max, scan-backend) or plane=fit";
@@ -120,12 +121,14 @@ class HenonPanel final : public Panel {
     plane_.open();
     return true;
   }
-  // The plane's image while the Plane view is open (the orbit and scan views have none to point at).
-  bool image_rect(ImageRect* r) const override { return plane_.image_rect(r); }
+  // The plane's image while the Plane view is open, the bifurcation diagram's plot area while that
+  // one is (the orbit and scan views have none to point at).
+  bool image_rect(ImageRect* r) const override { return plane_.image_rect(r) || bifurcation_.image_rect(r); }
 
   void draw() override {
     take_outcome();
     plane_.forget_drawn();
+    bifurcation_.forget_drawn();
     ImGui::BeginChild("henon_controls", ImVec2(380, 0), true);
     draw_controls();
     if (ImGui::CollapsingHeader("Sink scan", ImGuiTreeNodeFlags_DefaultOpen))
@@ -133,7 +136,7 @@ class HenonPanel final : public Panel {
     if (show_plane_) ImGui::SetNextItemOpen(true);  // the plane's controls beside its view
     if (ImGui::CollapsingHeader("Parameter plane")) plane_.draw_controls(all_ariths()[arith_index_]);
     if (show_bifurcation_) ImGui::SetNextItemOpen(true);
-    if (ImGui::CollapsingHeader("Bifurcation diagram")) bifurcation_.draw_controls(b_buf_);
+    if (ImGui::CollapsingHeader("Bifurcation diagram")) bifurcation_.draw_controls(a_buf_, b_buf_);
     if (show_catalogue_) ImGui::SetNextItemOpen(true);
     if (ImGui::CollapsingHeader("Periodic orbits")) catalogue_.draw_controls(a_buf_, b_buf_);
     ImGui::EndChild();
@@ -159,7 +162,8 @@ class HenonPanel final : public Panel {
       if (ImGui::BeginTabItem("Bifurcation", nullptr,
                               show_bifurcation_ ? ImGuiTabItemFlags_SetSelected : 0)) {
         HenonScanView::Pick pick;
-        if (bifurcation_.draw_view(std::strtod(a_buf_, nullptr), &pick.a, &pick.b)) open_pick(pick);
+        if (bifurcation_.draw_view(std::strtod(a_buf_, nullptr), std::strtod(b_buf_, nullptr), &pick.a, &pick.b))
+          open_pick(pick);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Periodic orbits", nullptr, show_catalogue_ ? ImGuiTabItemFlags_SetSelected : 0)) {

@@ -275,6 +275,7 @@ colour::Colouring MandelbrotPanel::colouring(uint64_t max_iter) const {
   col.density = density_;
   col.offset = offset_;
   col.max_iter = max_iter;
+  col.scale = log_scale_ ? colour::CountScale::kLog : colour::CountScale::kLinear;
   return col;
 }
 

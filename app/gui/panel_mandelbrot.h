@@ -86,7 +86,11 @@ class MandelbrotPanel final : public Panel {
     double seconds = 0;
     uint64_t iterations = 0;
     std::string arith, backend;
+    bool glimpse = false;  // the rows below rows_done come from glimpse_ (the 1/4 pass is not done)
   };
+  // The canvas the shown frame takes its unfinished rows from: the 1/16 glimpse until the 1/4 pass
+  // is done, then the 1/4 preview.
+  const colour::Canvas* shown_preview() const { return shown_.glimpse ? glimpse_.get() : preview_.get(); }
 
   // Controls, navigation, the image and the mouse (panel_mandelbrot.cpp).
   void set_view(const View& v, bool record = true);
@@ -175,7 +179,9 @@ class MandelbrotPanel final : public Panel {
   std::string message_, notice_, shown_arith_ = "-", shown_backend_ = "-", display_path_ = "-";
   double shown_seconds_ = 0, shown_iterations_ = 0;
   // The canvases the worker renders into (replaced only while no job runs) and the texture.
-  std::unique_ptr<colour::Canvas> canvas_, preview_;
+  // The full image, its 1/4-resolution preview, and a 1/16 glimpse rendered first, so that a view whose
+  // 1/4 pass takes long (deep, on the CPU) shows itself within a 256th of the image's time.
+  std::unique_ptr<colour::Canvas> canvas_, preview_, glimpse_;
   Backend canvas_want_ = Backend::kAuto;
   render::CanvasTexture display_;
   ImVec2 uv0_{0, 0}, uv1_{1, 1};
@@ -247,6 +253,8 @@ class MandelbrotPanel final : public Panel {
   colour::Palette palette_ = colour::palette_by_name("classic");
   std::string palette_label_ = "classic";  // the built-in's name or the .kfp's path; "" once edited
   bool blend_ = true;                      // blend between stops (a .kfp's Smooth)
+  // The count's scale: log (colour::CountScale::kLog) but for a KF palette, as render --scale.
+  bool log_scale_ = true;
   std::string colour_status_;
   int edit_stop_ = 0;
   render::Texture2D shaded_;

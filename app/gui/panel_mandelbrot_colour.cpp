@@ -66,6 +66,7 @@ void MandelbrotPanel::set_builtin_palette(const std::string& name) {
   palette_ = colour::palette_by_name(name);
   palette_label_ = name;
   blend_ = true;
+  log_scale_ = true;
   edit_stop_ = 0;
   recolour_ = true;
 }
@@ -85,6 +86,7 @@ void MandelbrotPanel::apply_kf(const app::KfPalette& kp, const std::string& labe
   blend_ = c.blend;
   density_ = c.density;
   offset_ = c.offset;
+  log_scale_ = false;  // KF's IterDiv counts iterations linearly
   palette_label_ = label;
   edit_stop_ = 0;
   recolour_ = true;
@@ -257,6 +259,10 @@ void MandelbrotPanel::draw_colouring() {
   if (ImGui::SliderFloat("density", &density_, 0.001f, 20.0f, "%.3f", ImGuiSliderFlags_Logarithmic))
     recolour_ = true;
   if (ImGui::SliderFloat("offset", &offset_, 0.0f, 1.0f)) recolour_ = true;
+  if (ImGui::Checkbox("log scale", &log_scale_)) recolour_ = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The palette by the log of the count above the image's lowest (deep views with counts in the\n"
+                      "millions colour smoothly); off: one cycle every 32 / density iterations, as KF's IterDiv");
   if (!colour_status_.empty()) ImGui::TextWrapped("%s", colour_status_.c_str());
   if (ImGui::TreeNode("palette editor")) {
     // One swatch a stop (click: select; the selected stop's colour is edited below).
@@ -326,7 +332,7 @@ bool MandelbrotPanel::shade(int rows_done, bool data_changed) {
   }
   if (shaded_.width() != w || shaded_.height() != h) shaded_.upload_rgba(nullptr, w, h);
   const render::DisplayPath path =
-      shading_.draw(*shader_, *canvas_, preview_.get(), rows_done, colouring(shown_.max_iter), shaded_.id());
+      shading_.draw(*shader_, *canvas_, shown_preview(), rows_done, colouring(shown_.max_iter), shaded_.id());
   shaded_ok_ = true;
   display_path_ = "GLSL shader " + shader_name_ + " (data by " + render::display_path_name(path) + ")";
   const std::string missing = [&] {
@@ -366,7 +372,8 @@ void MandelbrotPanel::finish_screenshot() {
     const render::ShaderFrame f = render::shader_frame(*r);
     std::vector<uint8_t> rgb;
     shader_->colour(f, c, &rgb);
-    write_file_atomically(path, app::mandelbrot_png_rgb(v, *r, palette, c, rgb, colour_record()));
+    write_file_atomically(path, app::mandelbrot_png_rgb(v, *r, palette, c, rgb,
+                                                         colour_record() + app::scale_record(c, shader_->log_base())));
     char msg[600];
     std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s%s)", path.c_str(), v.width, v.height,
                   mandel::format_label(*r).c_str(), r->seconds, shot_note_.c_str());

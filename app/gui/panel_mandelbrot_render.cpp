@@ -10,8 +10,10 @@
 
 namespace ds::gui {
 
-// Renders the view on a worker: a quarter-resolution pass into the preview canvas, then full
-// resolution in bands into the canvas, each step published for the frame loop to show. The
+// Renders the view on a worker: a 1/16-resolution glimpse (its first pass also computes the
+// perturbation reference, which the next passes reuse), a quarter-resolution pass into the preview
+// canvas, then full resolution in bands into the canvas, each step published for the frame loop to
+// show, and the stage named on the image's progress strip. The
 // canvases hold counts, not colours, on the GPU when there is one (kernels/colour/canvas.h): showing
 // them is the colouring shader drawing their data into a GL texture (panel_mandelbrot_colour.cpp),
 // and a palette or shader parameter change recolours without rendering.
@@ -31,8 +33,11 @@ void MandelbrotPanel::start_render() {
     if (!canvas_ || canvas_->width() != v.width || canvas_->height() != v.height || want != canvas_want_) {
       canvas_.reset();
       preview_.reset();
+      glimpse_.reset();
       canvas_ = std::make_unique<colour::Canvas>(v.width, v.height, want);
       preview_ = std::make_unique<colour::Canvas>(std::max(1, v.width / 4), std::max(1, v.height / 4),
+                                                  canvas_->backend(), canvas_->cuda_device());
+      glimpse_ = std::make_unique<colour::Canvas>(std::max(1, v.width / 16), std::max(1, v.height / 16),
                                                   canvas_->backend(), canvas_->cuda_device());
       canvas_want_ = want;
       shown_ = Published{};
@@ -44,6 +49,7 @@ void MandelbrotPanel::start_render() {
     message_ = std::string("cannot allocate the image: ") + e.what();
     canvas_.reset();
     preview_.reset();
+    glimpse_.reset();
     return;
   }
   mandel::RenderOptions opt = engine_options();
@@ -52,18 +58,39 @@ void MandelbrotPanel::start_render() {
   colour::Canvas* full = canvas_.get();
   colour::Canvas* coarse_canvas = preview_.get();
   const bool coarse_only = coarse_only_, auto_iter = auto_iter_;  // an animated zoom's frame; auto iterations
-  job_.start([this, v, opt, gen, full, coarse_canvas, coarse_only, auto_iter](JobControl& ctl) mutable {
+  // The glimpse: not for an animated zoom's frames (their 1/4 pass is the frame), nor where the
+  // 1/4 pass is itself small.
+  colour::Canvas* glimpse_canvas = !coarse_only && v.width >= 256 && v.height >= 128 ? glimpse_.get() : nullptr;
+  job_.start([this, v, opt, gen, full, coarse_canvas, glimpse_canvas, coarse_only,
+              auto_iter](JobControl& ctl) mutable {
     opt.cancel = &ctl.cancel;
-    View coarse = v;  // the same view, pixels 4x larger
-    coarse.width = coarse_canvas->width();
-    coarse.height = coarse_canvas->height();
-    opt.progress = [&ctl](double p) { ctl.progress = 0.1 * p; };
-    opt.stage = [&ctl](const char* s) { ctl.set_stage(std::string("preview: ") + s); };
-    mandel::RenderResult r = coarse_canvas->render_rows(coarse, opt, 0, coarse.height);
-    if (r.cancelled || ctl.cancel) return;
     Published p;
     p.generation = gen;
     p.max_iter = v.max_iter;
+    // The bar's share before the 1/4 pass: the glimpse computes the reference (which the 1/4 pass
+    // did before, in its first 0.03), so it takes half of the 0.1 the previews had.
+    const double coarse_from = glimpse_canvas ? 0.05 : 0.0;
+    if (glimpse_canvas) {
+      View g = v;  // the same view, pixels 16x larger
+      g.width = glimpse_canvas->width();
+      g.height = glimpse_canvas->height();
+      opt.progress = [&ctl, coarse_from](double q) { ctl.progress = coarse_from * q; };
+      opt.stage = [&ctl](const char* s) { ctl.set_stage(std::string("preview 1/16: ") + s); };
+      mandel::RenderResult r = glimpse_canvas->render_rows(g, opt, 0, g.height);
+      if (r.cancelled || ctl.cancel) return;
+      p.glimpse = true;
+      p.arith = shown_format(r);
+      p.backend = mandel::backend_name(r.backend);
+      publish(p);
+    }
+    View coarse = v;  // the same view, pixels 4x larger
+    coarse.width = coarse_canvas->width();
+    coarse.height = coarse_canvas->height();
+    opt.progress = [&ctl, coarse_from](double q) { ctl.progress = coarse_from + (0.1 - coarse_from) * q; };
+    opt.stage = [&ctl](const char* s) { ctl.set_stage(std::string("preview 1/4: ") + s); };
+    mandel::RenderResult r = coarse_canvas->render_rows(coarse, opt, 0, coarse.height);
+    if (r.cancelled || ctl.cancel) return;
+    p.glimpse = false;
     p.arith = shown_format(r);
     p.backend = mandel::backend_name(r.backend);
     publish(p);
@@ -170,7 +197,7 @@ void MandelbrotPanel::poll_frame() {
     // has compiled (never for the built-ins).
     if (!shade(shown_.rows_done, fresh)) {
       const render::DisplayPath path =
-          display_.show(*canvas_, colouring(shown_.max_iter), shown_.rows_done, preview_.get());
+          display_.show(*canvas_, colouring(shown_.max_iter), shown_.rows_done, shown_preview());
       display_path_ = render::display_path_name(path);
     }
   } catch (const std::exception& e) {

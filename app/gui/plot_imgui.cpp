@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace ds::gui {
@@ -75,14 +76,21 @@ app::plot::Layout draw_plot(const char* id, const app::plot::Figure& f, float wi
     paint(l.prims, l.t.plot, dl);
   }
   if (ImGui::IsItemHovered()) {
+    // The read-out names the axes by their labels up to a " (" ("time (ps)": "time"), else x and y.
+    auto name = [](const std::string& label, const char* fallback) {
+      const std::string n = label.substr(0, label.find(" ("));
+      return n.empty() ? std::string(fallback) : n;
+    };
+    const std::string xn = name(f.x.label, "x"), yn = name(f.y.label, "y");
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const app::plot::Nearest n = app::plot::nearest(f, l, {mouse.x, mouse.y}, 16);
     if (n.series >= 0) {
       const app::plot::Series& s = f.series[static_cast<std::size_t>(n.series)];
       dl->AddCircle(ImVec2(n.px.x, n.px.y), 5, IM_COL32(255, 255, 255, 255), 12, 1.5f);
-      ImGui::SetTooltip("%s%sx = %.6g\ny = %.6g", s.name.c_str(), s.name.empty() ? "" : "\n", n.x, n.y);
+      ImGui::SetTooltip("%s%s%s = %.6g\n%s = %.6g", s.name.c_str(), s.name.empty() ? "" : "\n", xn.c_str(), n.x,
+                        yn.c_str(), n.y);
     } else if (l.t.plot.contains({mouse.x, mouse.y})) {
-      ImGui::SetTooltip("x = %.6g\ny = %.6g", l.t.x_at(mouse.x), l.t.y_at(mouse.y));
+      ImGui::SetTooltip("%s = %.6g\n%s = %.6g", xn.c_str(), l.t.x_at(mouse.x), yn.c_str(), l.t.y_at(mouse.y));
     }
   }
   return l;

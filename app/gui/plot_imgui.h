@@ -1,5 +1,6 @@
 // The window's backend of the plotting layer (app/io/plot.h): paints a figure's layout with ImGui's
-// draw lists, and shows the nearest point's x and y while the mouse is over the plot.
+// draw lists, and shows the nearest point's x and y (named by the axes' labels) while the mouse is
+// over the plot.
 #pragma once
 #include <functional>
 

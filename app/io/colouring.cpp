@@ -1,6 +1,7 @@
 // Batch colouring (colouring.h): one headless context and compiled shaders per thread.
 #include "colouring.h"
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -123,6 +124,15 @@ std::string colour_record(const ShaderSpec& s, const std::string& how) {
   return o.str();
 }
 
+std::string scale_record(const colour::Colouring& c, const colour::LogBase& base) {
+  if (c.scale != colour::CountScale::kLog) return "scale = linear\n";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "scale = log\nlog_base = %llu %+.4f\nlog_scale = %.6g\n",
+                static_cast<unsigned long long>(base.count), static_cast<double>(base.fraction),
+                static_cast<double>(base.scale));
+  return buf;
+}
+
 ColouredFrame colour_frame(const mandel::RenderResult& r, const colour::Colouring& c,
                            const ShaderSpec& spec) {
   const ShaderSpec s =
@@ -132,10 +142,12 @@ ColouredFrame colour_frame(const mandel::RenderResult& r, const colour::Colourin
   if (!why.empty()) {
     if (s.name != "palette" || !s.params.empty())
       throw IoError("colouring shader \"" + s.name + "\" needs OpenGL, and there is none here (" + why + ")");
-    out.rgb = colour::colour_image(r.counts, r.smooth, c, r.wide() ? r.counts_high : std::vector<uint32_t>{});
+    const std::vector<uint32_t> high = r.wide() ? r.counts_high : std::vector<uint32_t>{};
+    out.rgb = colour::colour_image(r.counts, r.smooth, c, high, r.width);
     out.note =
         "no OpenGL context (" + why + "): coloured by the C++ colour_pixel, the palette shader's reference";
-    out.record = colour_record(s, "C++ colour_pixel (fallback: " + why + ")");
+    out.record = colour_record(s, "C++ colour_pixel (fallback: " + why + ")") +
+                 scale_record(c, colour::log_base_of(r.counts, r.smooth, r.width, c.max_iter, high));
     return out;
   }
 #if DEEPSCOPE_WITH_GL
@@ -154,7 +166,7 @@ ColouredFrame colour_frame(const mandel::RenderResult& r, const colour::Colourin
     out.note =
         "shader " + s.name + " reads the" + missing + ", which this render did not compute: read as zeros";
   }
-  out.record = colour_record(s, how);
+  out.record = colour_record(s, how) + scale_record(c, sh.log_base());
 #endif
   return out;
 }

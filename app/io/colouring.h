@@ -47,5 +47,8 @@ ColouredFrame colour_frame(const mandel::RenderResult& r, const colour::Colourin
 
 // The record's lines for a shader run by `how` ("GLSL on ..." or the fallback's reason).
 std::string colour_record(const ShaderSpec& s, const std::string& how);
+// The record's line for the count's scale: "scale = linear", or "scale = log" and the base taken
+// ("log_base = COUNT +FRACTION": the frame's lowest escaped smooth count).
+std::string scale_record(const colour::Colouring& c, const colour::LogBase& base);
 
 }  // namespace ds::app

@@ -210,10 +210,11 @@ std::vector<std::pair<std::string, float>> kf_shader_params(const KfPalette& p) 
 }
 
 std::string kf_not_reproduced(const KfPalette& p) {
+  // ColorMethod 4 (stretched) is reproduced: the kf shader reads the frame's count range.
   std::string s;
-  if (p.color_method == 4) s = "ColorMethod=4 (stretched: drawn as standard)";
   if (p.sqrt_smoothing)
-    s += std::string(s.empty() ? "" : ", ") + "square-root smoothing (SmoothMethod/SmoothingMethod; logarithmic used)";
+    s = "square-root smoothing (SmoothMethod/SmoothingMethod; logarithmic used: its fraction needs |z| one step "
+        "before the escape, which the engines do not keep)";
   return s;
 }
 

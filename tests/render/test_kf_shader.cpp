@@ -1,10 +1,12 @@
 // The built-in "kf" shader (shaders/kf.glsl) against Kalles Fraktaler 2's formulas, written out
 // again here in double (KF 2.15 fraktal_sft.cpp, CFraktalSFT::SetColor; KF's value of a pixel is
-// count + 1 - trans, ours + log2(log2 R)): for every colour method and every kind of differences,
+// count + 1 - trans, ours + log2(log2 R)): for every colour method (4, stretched, over the frame's
+// count range) and every kind of differences,
 // the palette entry a pixel gets is the one KF's formula gives. The palette's 1024 entries are all
 // different and Smooth is off, so each pixel's colour names its entry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -156,6 +158,18 @@ double kf_iter(const Field& f, int x, int y, int method, int diffs, double iter_
     case 9: iter = std::log(1 + std::log(1 + iter)); break;
     case 10: iter = std::atan(iter); break;
     case 11: iter = std::sqrt(std::sqrt(std::fmax(0, iter))); break;
+    case 4: {  // stretched: KF's GetIterations(nMin, nMax, ..., TRUE) over counts below max_iter - 1
+      uint32_t lo = 0, hi = 0;
+      bool any = false;
+      for (uint32_t n : f.counts) {
+        if (n == 0 || n >= kMaxIter - 1) continue;  // undecided (KF: unevaluated), interior
+        lo = any ? std::min(lo, n) : n;
+        hi = any ? std::max(hi, n) : n;
+        any = true;
+      }
+      iter = 1024.0 * (iter - lo) / (static_cast<double>(hi) - lo);
+      break;
+    }
     case 5: case 6: case 7: case 8: {
       double d = kf_gradient(f, x, y, diffs) * kW / 640.0;
       if (method == 8 || method == 6) d = std::sqrt(std::fmax(0, d));
@@ -211,7 +225,7 @@ TEST(KfShader, EveryMethodGivesKfsPaletteEntry) {
   const Field f;
   ColourShader sh(builtin_shader_source("kf"), "kf");
   std::vector<uint8_t> rgb;
-  for (int method : {0, 1, 2, 3, 9, 10, 11}) {
+  for (int method : {0, 1, 2, 3, 4, 9, 10, 11}) {
     for (double iter_div : {1.0, 0.5, 18.0}) {
       SCOPED_TRACE("method " + std::to_string(method) + ", IterDiv " + std::to_string(iter_div));
       const colour::Colouring c = entries(iter_div, 37);
@@ -226,6 +240,13 @@ TEST(KfShader, EveryMethodGivesKfsPaletteEntry) {
   sh.colour(f.frame(), entries(1, 0), &rgb);
   check(rgb, f, 0, 0, 1, 0, true);
   EXPECT_EQ(entry_of(rgb, 1, 1), static_cast<int>(f.counts[Field::at(1, 1)] % 1024));
+  // Stretched and flat: the whole counts' range over the 1024 entries; the frame's lowest count
+  // takes entry 0, its highest (bottom right, the field rises to the right and down) entry 1024
+  // = 0 again, the one just below it 1023 or less.
+  sh.set_param("color_method", 4);
+  sh.colour(f.frame(), entries(1, 0), &rgb);
+  check(rgb, f, 4, 0, 1, 0, true);
+  EXPECT_EQ(entry_of(rgb, 0, 0), 0);
 }
 
 TEST(KfShader, EveryDifferencesGivesKfsPaletteEntry) {

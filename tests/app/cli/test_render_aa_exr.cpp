@@ -68,8 +68,11 @@ ds::mandel::View edge_view() {
   return v;
 }
 
+// With the linear count scale, as classic() below colours (the default log scale takes each
+// frame's own base: a sample's colours would depend on the other pixels of its frame).
 ArgList view_args(const ds::mandel::View& v) {
-  return {"--re",      v.re,
+  return {"--scale",   "linear",
+          "--re",      v.re,
           "--im",      v.im,
           "--zoom",    v.zoom,
           "--iter",    std::to_string(v.max_iter),

@@ -120,3 +120,41 @@ TEST(MandelbrotPanelSession, ARunningRenderShowsItsProgressOnTheImage) {
   EXPECT_GT(white, 150) << "no progress text on the image";
   EXPECT_GT(blue, 20) << "no filled share on the strip";
 }
+
+// A preview within seconds: a deep view whose 1/4-resolution pass takes a minute or more on the CPU
+// (1e1000, 136,300 iterations, at 1280x800) shows its 1/16-resolution glimpse a few seconds after
+// the window opens, instead of a black image until that pass ends: at 8 s the image area is
+// coloured, in blocks of 16 x 16 pixels (the glimpse's pixels, scaled up), with the progress strip
+// still running below.
+TEST(MandelbrotPanelSession, ADeepViewShowsAGlimpseWhileItsPreviewRenders) {
+  ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
+  const std::string d = ds::test::make_tmpdir("panel-glimpse");
+  const std::string loc = ds::test::source_path("assets/locations/minibrot-1e1000.loc");
+  ASSERT_EQ(run_window(d, loc, "sleep 8\nscreenshot " + d + "/glimpse.png\nquit\n"), 0)
+      << ds::test::slurp(d + "/log.txt");
+  const Png p = load(d + "/glimpse.png");
+  ASSERT_EQ(p.w, 1280);
+  ASSERT_EQ(p.h, 800);
+  // The image area, above the strip: coloured pixels, and pixel pairs side by side of one colour.
+  int coloured = 0, all = 0, same = 0, pairs = 0;
+  for (int y = 40; y < p.h - 40; ++y)
+    for (int x = 380; x < p.w - 12; ++x) {
+      const unsigned char *q = p.at(x, y), *r = p.at(x + 1, y);
+      ++all;
+      coloured += q[0] + q[1] + q[2] > 30;
+      ++pairs;
+      same += q[0] == r[0] && q[1] == r[1] && q[2] == r[2];
+    }
+  std::printf("image area at 8 s: %.3f coloured, %.3f of neighbouring pairs of one colour\n",
+              static_cast<double>(coloured) / all, static_cast<double>(same) / pairs);
+  EXPECT_GT(coloured, all * 7 / 10) << "the image is still black";
+  // 16-pixel blocks give 15 equal pairs in 16; the 1/4 pass's 4-pixel blocks 3 in 4.
+  EXPECT_GT(same, pairs * 85 / 100) << "not the 1/16 glimpse (the 1/4 pass done already?)";
+  int white = 0;
+  for (int y = p.h - 24; y < p.h - 4; ++y)
+    for (int x = 380; x < p.w - 10; ++x) {
+      const unsigned char* q = p.at(x, y);
+      white += q[0] > 240 && q[1] > 240 && q[2] > 240;
+    }
+  EXPECT_GT(white, 150) << "no progress strip: the render is not running any more";
+}

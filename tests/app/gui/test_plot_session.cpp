@@ -334,6 +334,73 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
 }
 
 
+// The bifurcation diagram over b in [0, 0.35] at a = 1.4 (its frame, tick labels, attractor points,
+// and the red line at the orbit view's b = 0.3), and the plot's hover read-out: with the pointer
+// over the points (script `move`, plot-area pixels), a white ring around the nearest point and a
+// tooltip of white text right below the pointer, neither there before the pointer came.
+TEST_F(PlotSession, HenonBifurcationOverBAndItsHoverReadOut) {
+  ASSERT_EQ(session("henon-b",
+                    "tab henon\n"
+                    "run bifurcation=1 over=b b-from=0 b-to=0.35 a=1.4 columns=300 points=100\n"
+                    "wait-idle 300\n"
+                    "leave\n"
+                    "wait 3\n"
+                    "screenshot $D/bif-b.png\n"
+                    "move 300 200\n"
+                    "wait 3\n"
+                    "screenshot $D/bif-b-hover.png\n"
+                    "quit\n"),
+            0)
+      << log("henon-b");
+  const Png bif = load(dir_ + "/bif-b.png");
+  ASSERT_EQ(bif.w, 1280) << log("henon-b");
+  std::vector<Frame> fr = frames(bif);
+  ASSERT_EQ(fr.size(), 1u);
+  const Frame f = fr[0];
+  expect_tick_labels(bif, f);
+  const Rgba point{150, 200, 255, 255}, white{255, 255, 255, 255};
+  EXPECT_GT(count(bif, f.x0, f.y0, f.x1, f.y1, point, 40), 3000) << "no attractor points";
+  const int x = f.x0 + static_cast<int>(0.3 / 0.35 * (f.x1 - f.x0));
+  int best = 0, at = -1;
+  for (int c = x - 3; c <= x + 3; ++c) {
+    const int n = count(bif, c, f.y0, c + 1, f.y1, palette(1), 20);
+    if (n > best) best = n, at = c;
+  }
+  std::printf("bifurcation over b: frame (%d, %d) - (%d, %d); b = 0.3 expected at column %d, red at %d\n", f.x0,
+              f.y0, f.x1, f.y1, x, at);
+  EXPECT_GT(best, (f.y1 - f.y0) * 8 / 10);
+  EXPECT_GE(swatch(bif, f, palette(1), true), 0);
+
+  // The pointer: plot-area pixel (300, 200) from the area's top-left corner, in window pixels as
+  // the script's log says ("window (X, Y)").
+  const std::string lg = log("henon-b");
+  const std::size_t w = lg.find("window (");
+  ASSERT_NE(w, std::string::npos) << lg;
+  int px = 0, py = 0;
+  ASSERT_EQ(std::sscanf(lg.c_str() + w, "window (%d, %d)", &px, &py), 2) << lg;
+  const Png hover = load(dir_ + "/bif-b-hover.png");
+  // The ring: white pixels within 12 of the pointer (the nearest point is within 16 pixels, the
+  // ring's radius 5); their centre lies on a point of the attractor in the screenshot without it.
+  double cx = 0, cy = 0;
+  int ring = 0;
+  for (int y = py - 24; y <= py + 24; ++y)
+    for (int xx = px - 24; xx <= px + 12; ++xx)
+      if (is(hover, xx, y, white, 40) && (xx < px + 12 || y < py)) cx += xx, cy += y, ++ring;
+  EXPECT_EQ(count(bif, px - 24, py - 24, px + 13, py + 25, white, 40), 0);
+  ASSERT_GT(ring, 12) << "no ring around the nearest point";
+  cx /= ring, cy /= ring;
+  std::printf("pointer (%d, %d); ring of %d pixels centred at (%.1f, %.1f)\n", px, py, ring, cx, cy);
+  EXPECT_LT(std::hypot(cx - px, cy - py), 17.0);
+  EXPECT_GT(count(bif, static_cast<int>(cx) - 2, static_cast<int>(cy) - 2, static_cast<int>(cx) + 3,
+                  static_cast<int>(cy) + 3, point, 40),
+            0)
+      << "the ring is not around a point";
+  // The tooltip: white text in a box right below the pointer, none there before.
+  const int text_after = count(hover, px + 12, py, px + 200, py + 60, white, 8);
+  EXPECT_GT(text_after, 40) << "no read-out";
+  EXPECT_LT(count(bif, px + 12, py, px + 200, py + 60, white, 8), 5);
+}
+
 // The Hénon tab's periodic-orbit catalogue (kernels/henon/orbits.h) to period 10 at (1.4, 0.3): two
 // frames with tick labels; the orbits' points over the attractor in their periods' colours with a
 // legend swatch for each period that has orbits (1, 2, 4, 6 to 10: none of 3 or 5); the counts per

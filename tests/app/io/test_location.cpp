@@ -234,9 +234,12 @@ TEST(Location, KfColouringWithAPaletteIsReproduced) {
   ASSERT_TRUE(l.kf_colouring.has_value());
   EXPECT_EQ(l.kf_colouring->color_method, 7);
   EXPECT_EQ(l.kf_colouring->differences, 3);
+  // ColorMethod 4 (stretched) is reproduced (the kf shader); square-root smoothing is not, and said.
   const Location s = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nColorMethod: 4\r\n", "s.kfr");
-  ASSERT_EQ(s.warnings.size(), 1u) << all(s.warnings);
-  EXPECT_TRUE(names(s.warnings[0], {"s.kfr", "ColorMethod=4", "stretched"}));
+  EXPECT_TRUE(s.warnings.empty()) << all(s.warnings);
+  const Location q = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nSmoothingMethod: 1\r\n", "q.kfr");
+  ASSERT_EQ(q.warnings.size(), 1u) << all(q.warnings);
+  EXPECT_TRUE(names(q.warnings[0], {"q.kfr", "square-root smoothing"}));
 }
 
 TEST(Location, RejectsMalformedFiles) {
