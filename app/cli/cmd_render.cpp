@@ -313,7 +313,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
     o.method = job.method;
     const mandel::Geometry g = mandel::geometry(fv);
     methods.push_back(mandel::select_method(g, o, fv.max_iter));
-    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o) : Arith::kF64);
+    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o, fv.max_iter) : Arith::kF64);
   }
 
   // Memory: the engine's arrays, RGB, the PNG and .npy buffers (each about a copy of the pixels).

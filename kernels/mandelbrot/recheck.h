@@ -1,0 +1,24 @@
+// The direct formats' undecided pixels (count 0 from the error estimate, mandelbrot.cuh): the
+// ladder of wider formats that re-decides them, host only (recheck.cpp).
+#pragma once
+#include <optional>
+
+#include "fields.cuh"
+#include "mandelbrot.h"
+
+namespace ds::mandel::detail {
+
+// The next format up from `a` for undecided pixels: the cheapest (traits' rel_cost) with at least
+// twice a's precision that holds the view (log2_zoom_limit with no guard bits), else the most
+// precise one that holds it and is more precise than a; empty when none is.
+std::optional<Arith> wider_arith(Arith a, const Geometry& g);
+
+// After a direct render of tile t in res->arith (host arrays, or opt.device_counts): every pixel
+// with count 0 was left undecided by the error estimate; each is rendered again in wider formats
+// (wider_arith, repeatedly) until the estimate decides it or no wider format holds the view. Sets
+// res->perturb's glitch_pixels (undecided), glitch_corrected (decided by a wider format) and
+// glitch_unresolved (left at count 0), and res->recheck ("f64x2 12, f64x4 1").
+void recheck_direct(const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
+                    const FieldPtrs& fields, RenderResult* res);
+
+}  // namespace ds::mandel::detail
