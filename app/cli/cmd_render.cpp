@@ -88,7 +88,9 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "shader", "shader-param", "stripe-density", "stripe-memory"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
-  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "auto-iter", "no-auto-iter", "expmap"},
+  cli::Args a(args, valued,
+              {"quiet", "no-bla", "no-interior", "no-refine", "no-error-bound", "auto-iter", "no-auto-iter",
+               "expmap"},
               {"shader-param"});
   const char* command = video ? "video" : "render";
   if (!a.positional().empty())
@@ -189,6 +191,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     throw cli::UsageError("--delta must be auto, f64, f64-scaled or floatexp, got \"" + delta + "\"");
   j.opt.interior = !a.flag("no-interior");
   j.opt.refine = !a.flag("no-refine");
+  j.opt.error_bound = !a.flag("no-error-bound");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
   const std::string reference = a.get("reference", "auto");
   if (reference == "auto")
@@ -313,7 +316,8 @@ int render_command(const ArgList& args, VideoSettings* video) {
     o.method = job.method;
     const mandel::Geometry g = mandel::geometry(fv);
     methods.push_back(mandel::select_method(g, o, fv.max_iter));
-    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o, fv.max_iter) : Arith::kF64);
+    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o, fv.max_iter)
+                                                                : Arith::kF64);
   }
 
   // Memory: the engine's arrays, RGB, the PNG and .npy buffers (each about a copy of the pixels).

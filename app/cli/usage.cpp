@@ -28,6 +28,7 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine]
+                   [--no-error-bound]
                    [--reference-cache DIR] [--reference-memory SIZE] [--reference auto|mpfr|gpu]
                    [--reference-at auto|centre]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
@@ -44,7 +45,10 @@ Commands:
         MPFR oracle, records the result in the PNG, and exits 1 when a trusted pixel differs by > 1.
         Perturbation re-renders pixels that its deltas cannot decide with 106-bit deltas (not with
         --no-refine), then from up to --max-references N secondary references (default 10000);
-        pixels left unresolved are counted in the PNG and the command exits 1.
+        pixels left unresolved are counted in the PNG and the command exits 1. The direct formats
+        re-decide pixels whose error estimate reaches the escape test in wider formats (the same
+        counts and exit code); --no-error-bound turns the estimate off in both methods, to measure
+        its cost only (the PNG then says error_estimate = off).
         --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
         iterations: a later render of the same reference loads it instead of computing it.
         --reference-memory SIZE (e.g. 8G): what the reference orbit may take (default: three quarters

@@ -35,6 +35,7 @@ std::string perturb_text(const mandel::RenderResult& r) {
                   "\nsecondary_references = " + std::to_string(p.secondary_references) +
                   "\ninterior_pixels = " + std::to_string(p.interior_pixels) +
                   "\nreference_stop = " + (p.reference_stop.empty() ? "unknown" : p.reference_stop) + "\n";
+  if (!r.error_bound) s += "error_estimate = off\n";
   if (p.glitch_unresolved > 0)
     s += "result = " + std::to_string(p.glitch_unresolved) + " pixels are not right\n";
   return s;
@@ -43,6 +44,7 @@ std::string perturb_text(const mandel::RenderResult& r) {
 std::string direct_text(const mandel::RenderResult& r) {
   const mandel::PerturbInfo& p = r.perturb;
   // Counts only (no format names): strips of one image must give the bytes of the whole render.
+  if (!r.error_bound) return "error_estimate = off\nresult = pixels were not checked (--no-error-bound)\n";
   std::string s = "undecided_pixels = " + std::to_string(p.glitch_pixels) +
                   "\ndecided_by_wider_format = " + std::to_string(p.glitch_corrected) +
                   "\nunresolved_pixels = " + std::to_string(p.glitch_unresolved) + "\n";

@@ -7,9 +7,9 @@
 
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/core/device.h"
+#include "kernels/perturb/perturb.h"
 #include "mandelbrot.cuh"
 #include "mandelbrot.h"
-#include "kernels/perturb/perturb.h"
 #include "recheck.h"
 
 namespace ds::mandel {
@@ -200,6 +200,7 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   const Tile t = render_tile(v, opt, tile);
   RenderResult res;
   res.method = select_method(g, opt, v.max_iter);
+  res.error_bound = opt.error_bound;
   if (res.method == Method::kDirect) res.arith = select_arith(g, opt, v.max_iter);
   res.backend = select_backend(opt.backend, &res.note);
   if (res.method == Method::kDirect && !opt.arith && opt.method == Method::kAuto &&

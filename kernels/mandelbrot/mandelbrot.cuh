@@ -126,8 +126,8 @@ DEEPSCOPE_HD int bounded_step(T& x, T& y, const T& cr, const T& ci, double& e2, 
 }
 
 template <class F>
-DEEPSCOPE_HD int bounded_step(Native<F>& x, Native<F>& y, const Native<F>& cr, const Native<F>& ci, double& e2,
-                              double q) {
+DEEPSCOPE_HD int bounded_step(Native<F>& x, Native<F>& y, const Native<F>& cr, const Native<F>& ci,
+                              double& e2, double q) {
   const double r2 = native_r2(x.v, y.v);
   if (bound_undecided(r2, e2)) return kUndecided;
   if (!(r2 <= 4.0)) return kEscaped;  // native_escaped's test
@@ -350,7 +350,8 @@ DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint64_t
   double e2 = s.e2;
   int state = kStepped;
   if constexpr (IsNative<T>::value) {
-    state = p.error_bound ? native_blocks<true>(p, s, x, y, e2, n, end) : native_blocks<false>(p, s, x, y, e2, n, end);
+    state = p.error_bound ? native_blocks<true>(p, s, x, y, e2, n, end)
+                          : native_blocks<false>(p, s, x, y, e2, n, end);
   }
   while (state == kStepped && n < end) {
     state = tested_step(p, x, y, s.cr, s.ci, e2);

@@ -221,6 +221,7 @@ struct RenderResult {
   PerturbInfo perturb;              // method == kPerturb; its glitch counters also for kDirect
   // kDirect: the wider formats that decided undecided pixels and how many each ("f64x2 12"), "" none.
   std::string recheck;
+  bool error_bound = true;  // RenderOptions::error_bound: false, no pixel was checked (PNG and CLI say so)
 
   bool wide() const { return wide_counts(max_iter); }
   uint64_t count(std::size_t k) const { return load_count(counts.data(), wide() ? counts_high.data() : nullptr, k); }

@@ -2,6 +2,8 @@
 // pixels"): each rung runs mandel_pixel (or field_pixel) of the wider format on the CPU, on all cores.
 #include "recheck.h"
 
+#include <mpfr.h>
+
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -25,7 +27,76 @@ bool holds(Arith a, const Geometry& g) {
   return std::isfinite(lim) && g.log2_zoom <= lim;
 }
 
+struct Mp {
+  mpfr_t v;
+  Mp() { mpfr_init2(v, kExactBits); }
+  ~Mp() { mpfr_clear(v); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+};
+
+// Parses a decimal exactly into x: false where it does not fit kExactBits (or is malformed).
+bool exact_decimal(mpfr_t x, const std::string& text) {
+  char* end = nullptr;
+  const int t = mpfr_strtofr(x, text.c_str(), &end, 10, MPFR_RNDN);
+  while (end && (*end == ' ' || *end == '\t')) ++end;
+  return t == 0 && end && *end == '\0';
+}
+
 }  // namespace
+
+std::optional<PixelResult> exact_orbit_pixel(const Geometry& g, const View& v, int i, int j,
+                                             const std::atomic<bool>* cancel) {
+  Mp cr, ci, t, u, x, y, x2, y2, xy, sx, sy;
+  // c = centre + (s/2) (2i + 1 - width, height - 2j - 1), s/2 = 2 / (zoom height), each exact or given up.
+  // (s/2 only matters, and need only be exact, where an offset is not 0: the centre pixel of an odd size.)
+  if (!exact_decimal(cr.v, g.re) || !exact_decimal(ci.v, g.im)) return std::nullopt;
+  const long kx = 2L * i + 1 - v.width, ky = static_cast<long>(v.height) - 2L * j - 1;
+  int r = 0;
+  if (kx != 0 || ky != 0) {
+    if (!exact_decimal(t.v, v.zoom)) return std::nullopt;
+    r |= mpfr_mul_ui(t.v, t.v, static_cast<unsigned long>(v.height), MPFR_RNDN);
+    r |= mpfr_ui_div(t.v, 2, t.v, MPFR_RNDN);
+    r |= mpfr_mul_si(u.v, t.v, kx, MPFR_RNDN);
+    r |= mpfr_add(cr.v, cr.v, u.v, MPFR_RNDN);
+    r |= mpfr_mul_si(u.v, t.v, ky, MPFR_RNDN);
+    r |= mpfr_add(ci.v, ci.v, u.v, MPFR_RNDN);
+  }
+  if (r != 0) return std::nullopt;
+  const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
+  const bool wide = wide_counts(v.max_iter);
+  mpfr_set(x.v, cr.v, MPFR_RNDN);
+  mpfr_set(y.v, ci.v, MPFR_RNDN);
+  mpfr_set(sx.v, x.v, MPFR_RNDN);
+  mpfr_set(sy.v, y.v, MPFR_RNDN);
+  uint64_t next_save = 2;
+  for (uint64_t n = 1; n < v.max_iter && n <= kExactSteps; ++n) {
+    if ((n & 4095u) == 0 && cancel && cancel->load(std::memory_order_relaxed)) return std::nullopt;
+    r = mpfr_sqr(x2.v, x.v, MPFR_RNDN);
+    r |= mpfr_sqr(y2.v, y.v, MPFR_RNDN);
+    r |= mpfr_add(t.v, x2.v, y2.v, MPFR_RNDN);
+    if (r != 0) return std::nullopt;
+    if (mpfr_cmp_ui(t.v, 4) > 0)
+      return PixelResult{
+          n, smooth_tail(n, mpfr_get_d(x.v, MPFR_RNDN), mpfr_get_d(y.v, MPFR_RNDN), cr_d, ci_d, wide)};
+    r = mpfr_mul(xy.v, x.v, y.v, MPFR_RNDN);
+    r |= mpfr_mul_2ui(xy.v, xy.v, 1, MPFR_RNDN);
+    r |= mpfr_add(y.v, xy.v, ci.v, MPFR_RNDN);
+    r |= mpfr_sub(x.v, x2.v, y2.v, MPFR_RNDN);
+    r |= mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
+    if (r != 0) return std::nullopt;
+    // z_(n+1) equal to a saved exact z: the exact orbit cycles without escaping (Brent).
+    if (mpfr_equal_p(x.v, sx.v) && mpfr_equal_p(y.v, sy.v))
+      return PixelResult{v.max_iter, smooth_at_limit(v.max_iter)};
+    if (n + 1 >= next_save) {
+      mpfr_set(sx.v, x.v, MPFR_RNDN);
+      mpfr_set(sy.v, y.v, MPFR_RNDN);
+      next_save *= 2;
+    }
+  }
+  if (v.max_iter <= kExactSteps) return PixelResult{v.max_iter, smooth_at_limit(v.max_iter)};
+  return std::nullopt;
+}
 
 std::optional<Arith> wider_arith(Arith a, const Geometry& g) {
   const double pa = precision_bits(a);
@@ -33,7 +104,8 @@ std::optional<Arith> wider_arith(Arith a, const Geometry& g) {
   for (Arith b : all_ariths()) {
     const double pb = precision_bits(b);
     if (pb <= pa || !holds(b, g)) continue;
-    if (pb >= 2.0 * pa && (!cheapest || arith_traits(b).rel_cost < arith_traits(*cheapest).rel_cost)) cheapest = b;
+    if (pb >= 2.0 * pa && (!cheapest || arith_traits(b).rel_cost < arith_traits(*cheapest).rel_cost))
+      cheapest = b;
     if (!most || pb > precision_bits(*most)) most = b;
   }
   return cheapest ? cheapest : most;
@@ -100,8 +172,32 @@ void recheck_direct(const Geometry& g, const View& v, const Tile& t, const Rende
     for (std::size_t q : left)
       if (out[q].count == 0) still.push_back(q);
     const std::size_t decided = left.size() - still.size();
-    if (decided) res->recheck += (res->recheck.empty() ? "" : ", ") + std::string(arith_name(a)) + " " +
-                                 std::to_string(decided);
+    if (decided)
+      res->recheck +=
+          (res->recheck.empty() ? "" : ", ") + std::string(arith_name(a)) + " " + std::to_string(decided);
+    left.swap(still);
+  }
+  // The last rung: orbits that no rounding touches (c = -2, c = 1, ...: |z|^2 = 4 exactly, which
+  // no estimate calls) have their exact count.
+  if (!left.empty()) {
+    std::vector<std::size_t> still;
+    std::size_t decided = 0;
+    for (std::size_t q : left) {
+      const std::size_t k = flagged[q];
+      const std::optional<PixelResult> e = exact_orbit_pixel(g, v, t.x0 + static_cast<int>(k % tw),
+                                                             t.y0 + static_cast<int>(k / tw), opt.cancel);
+      if (!e) {
+        still.push_back(q);
+        continue;
+      }
+      out[q] = *e;
+      if (want_fields)
+        out_fields[q] = FieldValues{};  // no fields from this rung (zeros, as where unresolved)
+      ++decided;
+    }
+    if (decided)
+      res->recheck +=
+          (res->recheck.empty() ? "" : ", ") + std::string("exact orbit ") + std::to_string(decided);
     left.swap(still);
   }
   info.glitch_corrected = flagged.size() - left.size();
@@ -133,7 +229,8 @@ void recheck_direct(const Geometry& g, const View& v, const Tile& t, const Rende
         device_scatter_floats(opt.device_dey, idx, f[1]);
       }
       if ((opt.fields & kFieldPhase) && opt.device_phase) device_scatter_floats(opt.device_phase, idx, f[2]);
-      if ((opt.fields & kFieldStripe) && opt.device_stripe) device_scatter_floats(opt.device_stripe, idx, f[3]);
+      if ((opt.fields & kFieldStripe) && opt.device_stripe)
+        device_scatter_floats(opt.device_stripe, idx, f[3]);
     }
 #endif
     return;

@@ -203,8 +203,12 @@ void check_bounded_varied() {
   EXPECT_GT(inflated.first, 1000);
 }
 
-TEST(MandelbrotBlocks, F64BlockedLoopWithTheErrorEstimateEqualsTestingEveryStep) { check_bounded_varied<double>(); }
-TEST(MandelbrotBlocks, F32BlockedLoopWithTheErrorEstimateEqualsTestingEveryStep) { check_bounded_varied<float>(); }
+TEST(MandelbrotBlocks, F64BlockedLoopWithTheErrorEstimateEqualsTestingEveryStep) {
+  check_bounded_varied<double>();
+}
+TEST(MandelbrotBlocks, F32BlockedLoopWithTheErrorEstimateEqualsTestingEveryStep) {
+  check_bounded_varied<float>();
+}
 
 TEST(MandelbrotBlocks, F64BlockedLoopEqualsTestingEveryStep) { check_varied<double>(); }
 TEST(MandelbrotBlocks, F32BlockedLoopEqualsTestingEveryStep) { check_varied<float>(); }

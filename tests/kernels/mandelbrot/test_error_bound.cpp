@@ -86,33 +86,57 @@ TEST(ErrorBound, F64PixelsThatWereSilentlyWrongEqualMpfr) {
 
     // The fields' path (field_pixel) decides the same pixels the same way.
     const RenderResult f = render_f64(o.view, true, kFieldDistance);
-    for (std::size_t k = 0; k < 1024; ++k) ASSERT_EQ(f.count(k), r.count(k)) << "seed " << o.seed << " k " << k;
+    for (std::size_t k = 0; k < 1024; ++k)
+      ASSERT_EQ(f.count(k), r.count(k)) << "seed " << o.seed << " k " << k;
     EXPECT_EQ(f.perturb.glitch_pixels, r.perturb.glitch_pixels);
   }
 }
 
-// c = -2 exactly (a 1x1 view centred there): z_n = 2 from n = 2 on, so |z|^2 = 4 at every step, which
-// no estimate can call on either side of 4. Every format leaves it undecided: count 0, counted as
-// unresolved, never a count.
-TEST(ErrorBound, APixelNoFormatDecidesStaysUnresolved) {
+RenderResult render_point(const std::string& re, uint64_t max_iter, bool bound = true) {
   View v;
-  v.re = "-2";
+  v.re = re;
   v.im = "0";
   v.zoom = "1e6";
   v.width = v.height = 1;
-  v.max_iter = 100;
+  v.max_iter = max_iter;
   RenderOptions o;
   o.arith = Arith::kF64;
   o.backend = Backend::kCpu;
-  const RenderResult r = render(v, o);
+  o.error_bound = bound;
+  return render(v, o);
+}
+
+// c = -2 exactly (a 1x1 view centred there): z_n = 2 from n = 2 on, so |z|^2 = 4 at every step, which
+// no estimate can call on either side of 4; c = 1: |z_2|^2 = 4 exactly, then z_3 = 5. Every format
+// leaves them undecided, and the exact orbit's rung (no operation rounds) decides them: MPFR's
+// counts, max_iter and 3.
+TEST(ErrorBound, ExactOrbitsAreDecidedExactly) {
+  const RenderResult a = render_point("-2", 100);
+  EXPECT_EQ(a.count(0), 100u);
+  EXPECT_EQ(a.perturb.glitch_pixels, 1u);
+  EXPECT_EQ(a.perturb.glitch_corrected, 1u);
+  EXPECT_EQ(a.perturb.glitch_unresolved, 0u);
+  EXPECT_EQ(a.recheck, "exact orbit 1");
+  const RenderResult b = render_point("1", 100);
+  EXPECT_EQ(b.count(0), 3u);
+  EXPECT_EQ(b.perturb.glitch_pixels, 1u);
+  EXPECT_EQ(b.recheck, "exact orbit 1");
+  EXPECT_EQ(b.smooth[0], render_point("1", 100, false).smooth[0]);
+}
+
+// c = -(2 + 10^-401): |c| > 2, so the count is 1, but every format rounds c to -2 (limb32 resolves
+// 2^-992, about 10^-299) and the exact rung cannot hold c in 1024 bits: the pixel stays undecided,
+// count 0, counted as unresolved, never a count.
+TEST(ErrorBound, APixelNoFormatDecidesStaysUnresolved) {
+  const std::string re = "-2." + std::string(400, '0') + "1";
+  const RenderResult r = render_point(re, 100);
   EXPECT_EQ(r.count(0), 0u);
   EXPECT_EQ(r.perturb.glitch_pixels, 1u);
   EXPECT_EQ(r.perturb.glitch_corrected, 0u);
   EXPECT_EQ(r.perturb.glitch_unresolved, 1u);
   EXPECT_EQ(r.iterations, 0u);
-  // Without the estimate, the count that iterating computes (|z|^2 = 4 is not > 4).
-  o.error_bound = false;
-  EXPECT_EQ(render(v, o).count(0), 100u);
+  // Without the estimate, the count that f64 computes (c rounds to -2: |z|^2 = 4 is not > 4).
+  EXPECT_EQ(render_point(re, 100, false).count(0), 100u);
 }
 
 // The ladder: twice the precision, cheapest first; none beyond the most precise format.
