@@ -12,7 +12,7 @@
 // rounding, independent roundings adding in quadrature as in perturbation (perturb.cuh),
 //   e2_1 = (c's rounding)^2,   e2_{n+1} = 4 |z_n|^2 e2_n + q,   q = (one step's rounding bound)^2,
 // and a pixel whose escape test |z_n|^2 > 4 falls within 16 sqrt(e2_n) of 4 (4 sigma: |z|^2 moves
-// by about 4 err near |z| = 2), or that escapes with sqrt(e2) past 2^-10 (the first-order estimate
+// by about 4 err near |z| = 2), or that escapes with sqrt(e2) past 2^-4 (the first-order estimate
 // no longer holds), is undecided: count 0, re-decided on the host in a wider format (recheck.cpp).
 #pragma once
 #include <cmath>
@@ -149,14 +149,14 @@ DEEPSCOPE_HD int tested_step(const P& p, T& x, T& y, const T& cr, const T& ci, d
 // block holding an escape always fails the block test (4^8 80 2^-53 = 5.8e-10 < 2^-26 for f64;
 // 4^4 80 2^-24 = 1.2e-3 < 2^-8 for f32). A failed block is run again step by step with the exact
 // test, so counts and orbits are those of testing every step.
-template <class F>
-struct NativeBlock;
 //
 // With the error estimate, a step at z_m that the estimate cannot decide has 2 - |z_m| <= g =
 // 8 sqrt(e2_m) (4 - r2 <= 16 sqrt(e2) and 2 + |z| >= 2), so by the same argument the block's last
-// z has |z|^2 > 4 - 4^(K+1) (g + O(u)): a block passes only where 4 - 2^-26 - |z|^2 is at least
+// z has |z|^2 > 4 - 4^(K+1) (g + O(u)): a block passes only where kLimit - |z|^2 is at least
 // 2^(2K+6) sqrt(max e2 over the block) (twice that), and a block that fails is run step by step
 // with the estimate's test (kBoundScale2 = 2^(4K+12), the square of that factor).
+template <class F>
+struct NativeBlock;
 template <>
 struct NativeBlock<double> {
   static constexpr uint32_t kSteps = 8;
