@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/core/device.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/mandelbrot/recheck.h"
 
@@ -212,6 +213,43 @@ TEST(ErrorBound, AutoConsidersTheIterationLimit) {
   v.zoom = "1e4";
   EXPECT_EQ(select_arith(geometry(v), o, 100000), Arith::kF64);
   EXPECT_EQ(select_method(geometry(v), o, 100000), Method::kDirect);
+}
+
+// Device section: CUDA runs the same per-pixel estimate (mandel_pixel, the refill loop, the
+// fields' kernel, coop.cuh for limb formats), so it leaves the same pixels undecided and render()
+// re-decides them the same way: counts, smooth counts and the counters equal the CPU's, in f64
+// and f32 (blocks), f64x2 (the generic loop) and limb4 (thread per pixel and cooperative).
+TEST(ErrorBoundDevice, CudaFlagsAndDecidesTheCpusPixels) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: the device section is skipped";
+  std::vector<View> views;
+  for (const OracleView& o : oracle_views()) views.push_back(o.view);
+  View plain;
+  plain.re = "-0.75";
+  plain.im = "0.1";
+  plain.zoom = "100";
+  plain.width = plain.height = 128;
+  views.push_back(plain);
+  for (const View& v : views)
+    for (Arith a : {Arith::kF64, Arith::kF32, Arith::kF64x2, Arith::kLimb4})
+      for (LimbStrategy ls : {LimbStrategy::kThreadPerPixel, LimbStrategy::kCooperative}) {
+        if (ls == LimbStrategy::kCooperative && a != Arith::kLimb4) continue;
+        RenderOptions o;
+        o.arith = a;
+        o.check_resolution = false;
+        o.backend = Backend::kCpu;
+        const RenderResult cpu = render(v, o);
+        o.backend = Backend::kCuda;
+        o.limb_strategy = ls;
+        const RenderResult gpu = render(v, o);
+        const std::string what = std::string(arith_name(a)) + " " + limb_strategy_name(ls) + " at " + v.re;
+        EXPECT_EQ(gpu.counts, cpu.counts) << what;
+        EXPECT_EQ(gpu.perturb.glitch_pixels, cpu.perturb.glitch_pixels) << what;
+        EXPECT_EQ(gpu.perturb.glitch_corrected, cpu.perturb.glitch_corrected) << what;
+        EXPECT_EQ(gpu.perturb.glitch_unresolved, cpu.perturb.glitch_unresolved) << what;
+        EXPECT_EQ(gpu.recheck, cpu.recheck) << what;
+        for (std::size_t k = 0; k < cpu.smooth.size(); ++k)
+          ASSERT_NEAR(gpu.smooth[k], cpu.smooth[k], 1e-3) << what << " pixel " << k;
+      }
 }
 
 }  // namespace
