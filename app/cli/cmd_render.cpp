@@ -93,7 +93,9 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "shader", "shader-param", "stripe-density", "stripe-memory", "formula", "scale"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
-  cli::Args a(args, valued, {"quiet", "no-bla", "no-interior", "no-refine", "no-dw-tier", "auto-iter", "no-auto-iter", "expmap"},
+  cli::Args a(args, valued,
+              {"quiet", "no-bla", "no-interior", "no-refine", "no-dw-tier", "no-error-bound", "auto-iter",
+               "no-auto-iter", "expmap"},
               {"shader-param"});
   const char* command = video ? "video" : "render";
   if (!a.positional().empty())
@@ -201,6 +203,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   j.opt.interior = !a.flag("no-interior");
   j.opt.refine = !a.flag("no-refine");
   j.opt.refine_dw = !a.flag("no-dw-tier");
+  j.opt.error_bound = !a.flag("no-error-bound");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
   const std::string reference = a.get("reference", "auto");
   if (reference == "auto")
@@ -362,7 +365,8 @@ int render_command(const ArgList& args, VideoSettings* video) {
     o.method = job.method;
     const mandel::Geometry g = mandel::geometry(fv);
     methods.push_back(mandel::select_method(g, o, fv.max_iter));
-    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o) : Arith::kF64);
+    formats.push_back(methods.back() == mandel::Method::kDirect ? mandel::select_arith(g, o, fv.max_iter)
+                                                                : Arith::kF64);
   }
 
   // Memory: the engine's arrays, RGB, the PNG and .npy buffers (each about a copy of the pixels).

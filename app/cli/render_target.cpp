@@ -110,6 +110,18 @@ std::string render_summary(const RenderResult& r) {
     out += line;
     if (!pi.reference_cache.empty()) out += "\nreference cache: " + pi.reference_cache;
   }
+  if (r.method == Method::kDirect && !r.error_bound) out += "\nerror estimate: off (--no-error-bound)";
+  if (r.method == Method::kDirect && r.error_bound) {
+    const mandel::PerturbInfo& pi = r.perturb;
+    std::snprintf(
+        line, sizeof line,
+        "\nerror estimate: %llu pixels undecided, %llu decided by a wider format%s%s%s, %llu unresolved",
+        static_cast<unsigned long long>(pi.glitch_pixels),
+        static_cast<unsigned long long>(pi.glitch_corrected), r.recheck.empty() ? "" : " (",
+        r.recheck.c_str(), r.recheck.empty() ? "" : ")",
+        static_cast<unsigned long long>(pi.glitch_unresolved));
+    out += line;
+  }
   if (r.stripe_density != 0) {
     std::snprintf(line, sizeof line, "\nstripe average: density %d, memory %.3g, %llu pixels approximate",
                   r.stripe_density, r.stripe_memory, static_cast<unsigned long long>(r.stripe_approximate));
@@ -310,10 +322,11 @@ bool frame_written(const RenderTarget& t, const RenderPlan& plan) {
 int unresolved_exit(uint64_t unresolved, const std::string& what, bool quiet) {
   if (unresolved == 0) return 0;
   if (!quiet)
-    std::cerr << "deepscope render: " << unresolved << " pixels of " << what
-              << " could not be decided (glitch correction ran out of references, or not even the pixel's "
-                 "own MPFR orbit decided its escape within the precision cap); their count is 0 and the PNG "
-                 "says so (deepscope-perturb)\n";
+    std::cerr
+        << "deepscope render: " << unresolved << " pixels of " << what
+        << " could not be decided (glitch correction ran out of references, or not even the pixel's "
+           "own MPFR orbit decided its escape within the precision cap, or no direct format decided it); "
+           "their count is 0 and the PNG says so (deepscope-perturb, deepscope-direct)\n";
   return 1;
 }
 

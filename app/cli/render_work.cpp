@@ -302,6 +302,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
   const size_t pixels = static_cast<size_t>(v.width) * static_cast<size_t>(v.height);
   img.max_iter = v.max_iter;
   const mandel::RenderOptions& opt = image.opt;
+  img.error_bound = opt.error_bound;
   if (writer) {
     img.counts.assign(pixels, 0);
     img.smooth.assign(pixels, 0.0f);

@@ -27,7 +27,8 @@ Commands:
                    [--density D] [--offset O] [--scale log|linear] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
-                   [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine] [--no-dw-tier]
+                   [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine]
+                   [--no-dw-tier] [--no-error-bound]
                    [--reference-cache DIR] [--reference-memory SIZE] [--reference auto|mpfr|gpu]
                    [--reference-at auto|centre]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
@@ -45,7 +46,10 @@ Commands:
         Perturbation re-renders pixels that its deltas cannot decide with 106-bit deltas (not with
         --no-refine; double words first where the view allows, floatexp2 alone with --no-dw-tier,
         both to compare), then from up to --max-references N secondary references (default 10000);
-        pixels left unresolved are counted in the PNG and the command exits 1.
+        pixels left unresolved are counted in the PNG and the command exits 1. The direct formats
+        re-decide pixels whose error estimate reaches the escape test in wider formats (the same
+        counts and exit code); --no-error-bound turns the estimate off in both methods, to measure
+        its cost only (the PNG then says error_estimate = off).
         --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
         iterations: a later render of the same reference loads it instead of computing it.
         --reference-memory SIZE (e.g. 8G): what the reference orbit may take (default: three quarters

@@ -1,4 +1,4 @@
-// Rendered view -> PNG bytes with the location (and, for perturbation, the glitch counts) embedded.
+// Rendered view -> PNG bytes with the location (and the glitch or undecided-pixel counts) embedded.
 #include "view_png.h"
 
 #include "image_io.h"
@@ -35,6 +35,19 @@ std::string perturb_text(const mandel::RenderResult& r) {
                   "\nsecondary_references = " + std::to_string(p.secondary_references) +
                   "\ninterior_pixels = " + std::to_string(p.interior_pixels) +
                   "\nreference_stop = " + (p.reference_stop.empty() ? "unknown" : p.reference_stop) + "\n";
+  if (!r.error_bound) s += "error_estimate = off\n";
+  if (p.glitch_unresolved > 0)
+    s += "result = " + std::to_string(p.glitch_unresolved) + " pixels are not right\n";
+  return s;
+}
+
+std::string direct_text(const mandel::RenderResult& r) {
+  const mandel::PerturbInfo& p = r.perturb;
+  // Counts only (no format names): strips of one image must give the bytes of the whole render.
+  if (!r.error_bound) return "error_estimate = off\nresult = pixels were not checked (--no-error-bound)\n";
+  std::string s = "undecided_pixels = " + std::to_string(p.glitch_pixels) +
+                  "\ndecided_by_wider_format = " + std::to_string(p.glitch_corrected) +
+                  "\nunresolved_pixels = " + std::to_string(p.glitch_unresolved) + "\n";
   if (p.glitch_unresolved > 0)
     s += "result = " + std::to_string(p.glitch_unresolved) + " pixels are not right\n";
   return s;
@@ -64,6 +77,7 @@ std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v
   std::vector<std::pair<std::string, std::string>> text = {{kPngLocationKey, format_location(loc)},
                                                            {kPngColourKey, colour_record}};
   if (r.method == mandel::Method::kPerturb) text.emplace_back(kPngPerturbKey, perturb_text(r));
+  if (r.method == mandel::Method::kDirect) text.emplace_back(kPngDirectKey, direct_text(r));
   if (r.stripe_density != 0) text.emplace_back(kPngStripeKey, stripe_text(r));
   return text;
 }

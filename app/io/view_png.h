@@ -16,6 +16,9 @@ namespace ds::app {
 // reference stopped), and the result of `render --verify` (kernels/perturb/oracle.h).
 constexpr const char* kPngPerturbKey = "deepscope-perturb";
 constexpr const char* kPngVerifyKey = "deepscope-verify";
+// What a direct render's error estimate did (direct_text): undecided pixels, decided by wider
+// formats, unresolved.
+constexpr const char* kPngDirectKey = "deepscope-direct";
 // The stripe average's parameters and how many pixels BLA left approximate (stripe_text).
 constexpr const char* kPngStripeKey = "deepscope-stripe";
 
@@ -26,10 +29,13 @@ Location location_of(const mandel::View& v, const std::string& palette_name, con
 std::string perturb_text(const mandel::RenderResult& r);
 // The first lines of stripe_text: "density = D\nmemory = M\n" (what a frame's colouring is compared by).
 std::string stripe_parameters(int density, double memory);
+// "key = value" lines of a direct render's undecided pixels (kPngDirectKey's text).
+std::string direct_text(const mandel::RenderResult& r);
 // "key = value" lines of the stripe average (kPngStripeKey), "" when r has none.
 std::string stripe_text(const mandel::RenderResult& r);
 // The text chunks of a view's file: (kPngLocationKey, location), (kPngColourKey, colour_record), and
-// (kPngPerturbKey, perturb_text(r)) for a perturbation render (PNG and EXR headers alike).
+// (kPngPerturbKey, perturb_text(r)) for a perturbation render, (kPngDirectKey, direct_text(r)) for a
+// direct one (PNG and EXR headers alike).
 std::vector<std::pair<std::string, std::string>> view_text(const mandel::View& v, const mandel::RenderResult& r,
                                                            const std::string& palette_name,
                                                            const colour::Colouring& c,

@@ -190,7 +190,8 @@ DEEPSCOPE_HD void products(const W& w, const Lane<N>& l, const uint32_t* sx, con
 
 // The count and smooth count of pixel (i, j) by the segment that holds it; every thread of the
 // warp calls this at once (each with its own segment's pixel; valid = false for a segment
-// without one). sh: the segment's 2S words of shared memory. Same result as mandel_pixel.
+// without one). sh: the segment's 2S words of shared memory. Same result as mandel_pixel (the
+// error estimate's too: the same |z|^2, tested and propagated as bounded_step does).
 template <int N, class W>
 DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, int i, int j, bool valid,
                                     uint32_t* sh) {
@@ -218,6 +219,7 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
 
   uint32_t x = cr, x_neg = cr_neg, y = ci, y_neg = ci_neg;
   uint64_t n = 1;
+  double e2 = p.bound_e1;  // the error estimate (mandelbrot.cuh, bounded_step), the same in every lane
   if (!done && n >= p.max_iter) {
     res = {p.max_iter, smooth_at_limit(p.max_iter)};
     done = true;
@@ -232,6 +234,10 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
     products(w, l, sh, sh + S, &x2, &y2, &xy);
     // Every lane takes part in every collective: no short-circuit around to_double.
     const double mag = to_double(w, l, x2, 0u) + to_double(w, l, y2, 0u);
+    if (!done && p.error_bound && bound_undecided(mag, e2)) {
+      res = {0u, 0.0f};  // undecided: re-decided by the host (recheck.cpp)
+      done = true;
+    }
     const bool escaping = !done && mag > 4.0;
     const uint32_t xy_neg = (x_neg ^ y_neg) & (nonzero(w, l, xy) ? 1u : 0u);
     uint32_t t_neg, yn_neg, d_neg, xn_neg;
@@ -247,6 +253,7 @@ DEEPSCOPE_HD PixelResult coop_pixel(const W& w, const MandelParams<Limb<N>>& p, 
       }
     }
     if (!done) {
+      if (p.error_bound) e2 = bound_step(mag, e2, p.bound_q);
       x = xn;
       x_neg = xn_neg;
       y = yn;

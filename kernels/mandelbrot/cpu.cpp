@@ -7,9 +7,10 @@
 
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/core/device.h"
+#include "kernels/perturb/perturb.h"
 #include "mandelbrot.cuh"
 #include "mandelbrot.h"
-#include "kernels/perturb/perturb.h"
+#include "recheck.h"
 
 namespace ds::mandel {
 
@@ -36,8 +37,8 @@ int limb_words(Arith a) {
   }
 }
 
-Arith select_arith(const Geometry& g, const RenderOptions& opt) {
-  if (!opt.arith) return choose_arith(g, opt.guard_bits);
+Arith select_arith(const Geometry& g, const RenderOptions& opt, uint64_t max_iter) {
+  if (!opt.arith) return choose_arith(g, opt.guard_bits + iteration_guard_bits(max_iter));
   if (opt.check_resolution) require_resolves(*opt.arith, g, opt.forced_guard_bits, opt.guard_bits);
   return *opt.arith;
 }
@@ -100,7 +101,7 @@ Method select_method(const Geometry& g, const RenderOptions& opt, uint64_t max_i
   // Auto: direct only where a hardware format resolves the view; every software format is slower
   // than perturbation there (docs/perturbation.md, "When auto picks perturbation").
   try {
-    const Arith a = choose_arith(g, opt.guard_bits);
+    const Arith a = choose_arith(g, opt.guard_bits + iteration_guard_bits(max_iter));
     if (arith_traits(a).rel_cost <= 1.0) return Method::kDirect;
     // A software format is slower than perturbation, but it needs no reference: where that could
     // not fit (billions of iterations), direct is the one that can finish.
@@ -199,7 +200,8 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   const Tile t = render_tile(v, opt, tile);
   RenderResult res;
   res.method = select_method(g, opt, v.max_iter);
-  if (res.method == Method::kDirect) res.arith = select_arith(g, opt);
+  res.error_bound = opt.error_bound;
+  if (res.method == Method::kDirect) res.arith = select_arith(g, opt, v.max_iter);
   res.backend = select_backend(opt.backend, &res.note);
   if (res.method == Method::kDirect && !opt.arith && opt.method == Method::kAuto &&
       arith_traits(res.arith).rel_cost > 1.0) {
@@ -287,6 +289,10 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
       render_cpu<typename decltype(tag)::type>(g, v, t, opt, res.counts.data(), res.smooth.data(), high, fields);
     });
   }
+  if (opt.cancel && opt.cancel->load()) res.cancelled = true;
+  // Pixels the error estimate left undecided (count 0): wider formats decide them.
+  if (res.method == Method::kDirect && opt.error_bound && !res.cancelled)
+    detail::recheck_direct(g, v, t, opt, fields, &res);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (res.backend == Backend::kCpu && res.method == Method::kDirect) res.kernel_seconds = res.seconds;
   if (opt.cancel && opt.cancel->load()) res.cancelled = true;
@@ -297,7 +303,10 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
           detail::device_iterations(opt.device_counts, wide ? opt.device_counts_high : nullptr, pixels);
 #endif
     } else {
-      for (std::size_t k = 0; k < pixels; ++k) res.iterations += res.count(k) - 1;
+      for (std::size_t k = 0; k < pixels; ++k) {
+        const uint64_t c = res.count(k);
+        if (c) res.iterations += c - 1;  // count 0: an unresolved pixel
+      }
     }
     res.stripe_approximate = count_stripe_approximate(res.stripe);
 #if DEEPSCOPE_WITH_CUDA

@@ -21,8 +21,10 @@ __global__ void iterations_kernel(const uint32_t* counts, const uint32_t* counts
                                   unsigned long long* sum) {
   unsigned long long local = 0;
   for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
-       k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    local += static_cast<unsigned long long>(load_count(counts, counts_high, k)) - 1ull;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const unsigned long long c = load_count(counts, counts_high, k);
+    if (c) local += c - 1ull;  // count 0: an undecided pixel, no iterations counted
+  }
   // Warp sum, then one atomic per warp.
   for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(0xffffffffu, local, o);
   if ((threadIdx.x & 31) == 0) atomicAdd(sum, local);

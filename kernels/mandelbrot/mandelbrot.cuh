@@ -6,6 +6,14 @@
 // format, so counts compare across formats. The smooth count continues the escaped orbit in
 // binary64 (the orbit is then dominated by z^2, so precision no longer matters) until |z| > 2^8
 // and returns m + 1 - log2(log2 |z_m|) (radius-2 normalisation, so smooth ~ count + fraction).
+//
+// Error estimate (docs/mandelbrot.md, "Undecided pixels"; MandelParams::error_bound): each pixel
+// carries e2, an estimate of |computed z - exact z|^2: the first-order propagation of every
+// rounding, independent roundings adding in quadrature as in perturbation (perturb.cuh),
+//   e2_1 = (c's rounding)^2,   e2_{n+1} = 4 |z_n|^2 e2_n + q,   q = (one step's rounding bound)^2,
+// and a pixel whose escape test |z_n|^2 > 4 falls within 16 sqrt(e2_n) of 4 (4 sigma: |z|^2 moves
+// by about 4 err near |z| = 2), or that escapes with sqrt(e2) past 2^-4 (the first-order estimate
+// no longer holds), is undecided: count 0, re-decided on the host in a wider format (recheck.cpp).
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -36,7 +44,25 @@ struct MandelParams {
   // periodicity check; RenderOptions::interior). Exact repetition makes the computed orbit periodic
   // forever, so the count is max_iter either way: the same result as iterating to the limit.
   bool periodicity = false;
+  // The error estimate (header comment): bound_q is q, bound_e1 the estimate of z_1 = c; both from
+  // the format's traits (make_params). false: counts as without it (to measure its cost).
+  bool error_bound = false;
+  double bound_q = 0, bound_e1 = 0;
 };
+
+// sqrt(e2) past this (2^-4) at an escape: the first-order estimate no longer holds (at |z| >= 2 the
+// neglected e^2 is then below 1/64 of the propagated 2 |z| e).
+constexpr double kBoundCap2 = 0x1p-8;
+
+// The error estimate's test of z_n, |z_n|^2 = r2 (as the escape test computes it): true when the
+// escape test cannot be decided (header comment). NaN r2 (an overflowed orbit) is decided: escaped.
+DEEPSCOPE_HD bool bound_undecided(double r2, double e2) {
+  const double d = r2 - 4.0;
+  return d * d <= 256.0 * e2 || (r2 > 4.0 && e2 > kBoundCap2);
+}
+
+// e2_{n+1} from e2_n and r2 = |z_n|^2: the inherited error grows by |2 z_n|, the step adds q.
+DEEPSCOPE_HD double bound_step(double r2, double e2, double q) { return eft::fma_rn(4.0 * r2, e2, q); }
 
 // z <- z^2 + c unless |z|^2 > 4 (then returns true and leaves z). Generic form: three products
 // in T; the escape test on to_double of the squares, so no sum can leave a fixed-point range.
@@ -74,24 +100,83 @@ DEEPSCOPE_HD bool escape_or_step(Native<F>& x, Native<F>& y, const Native<F>& cr
   return false;
 }
 
+// |z|^2 as the hardware formats' escape test computes it (native_escaped), in binary64.
+template <class F>
+DEEPSCOPE_HD double native_r2(F x, F y) {
+  return static_cast<double>(eft::fma_rn(x, x, y * y));
+}
+
+// The outcome of one tested step.
+enum StepState : int { kStepped = 0, kEscaped = 1, kUndecided = 2 };
+
+// escape_or_step with the error estimate e2 (header comment): kUndecided when the escape test at z
+// falls within the estimate, kEscaped when |z|^2 > 4 (z left), else the step (z and e2 advance).
+template <class T>
+DEEPSCOPE_HD int bounded_step(T& x, T& y, const T& cr, const T& ci, double& e2, double q) {
+  T x2 = sqr(x);
+  T y2 = sqr(y);
+  const double r2 = to_double(x2) + to_double(y2);
+  if (bound_undecided(r2, e2)) return kUndecided;
+  if (r2 > 4.0) return kEscaped;
+  T xy = x * y;
+  y = (xy + xy) + ci;
+  x = (x2 - y2) + cr;
+  e2 = bound_step(r2, e2, q);
+  return kStepped;
+}
+
+template <class F>
+DEEPSCOPE_HD int bounded_step(Native<F>& x, Native<F>& y, const Native<F>& cr, const Native<F>& ci,
+                              double& e2, double q) {
+  const double r2 = native_r2(x.v, y.v);
+  if (bound_undecided(r2, e2)) return kUndecided;
+  if (!(r2 <= 4.0)) return kEscaped;  // native_escaped's test
+  e2 = bound_step(r2, e2, q);
+  native_step(x.v, y.v, cr.v, ci.v);
+  return kStepped;
+}
+
+// One tested step, with the error estimate where p asks for it.
+template <class P, class T>
+DEEPSCOPE_HD int tested_step(const P& p, T& x, T& y, const T& cr, const T& ci, double& e2) {
+  if (p.error_bound) return bounded_step(x, y, cr, ci, e2, p.bound_q);
+  return escape_or_step(x, y, cr, ci) ? kEscaped : kStepped;
+}
+
 // Blocks of the hardware formats' loop: kSteps steps with no test, then one test of the last z
 // against 4 - kMargin. Once the per-step test fires (|z| > 2 - O(u), |c| <= 2), each step can lower
 // 2 - |z| at most fourfold plus ~24u, so every later z of the block has |z|^2 > 4 - 4^K 80u: a
 // block holding an escape always fails the block test (4^8 80 2^-53 = 5.8e-10 < 2^-26 for f64;
 // 4^4 80 2^-24 = 1.2e-3 < 2^-8 for f32). A failed block is run again step by step with the exact
 // test, so counts and orbits are those of testing every step.
+//
+// With the error estimate, a step at z_m that the estimate cannot decide has 2 - |z_m| <= g =
+// 8 sqrt(e2_m) (4 - r2 <= 16 sqrt(e2) and 2 + |z| >= 2), so by the same argument the block's last
+// z has |z|^2 > 4 - 4^(K+1) (g + O(u)): a block passes only where kLimit - |z|^2 is at least
+// 2^(2K+6) sqrt(max e2 over the block) (twice that), and a block that fails is run step by step
+// with the estimate's test (kBoundScale2 = 2^(4K+12), the square of that factor).
 template <class F>
 struct NativeBlock;
 template <>
 struct NativeBlock<double> {
   static constexpr uint32_t kSteps = 8;
   static constexpr double kLimit = 4.0 - 0x1p-26;
+  static constexpr double kBoundScale2 = 0x1p44;
 };
 template <>
 struct NativeBlock<float> {
   static constexpr uint32_t kSteps = 4;
   static constexpr float kLimit = 4.0f - 0x1p-8f;
+  static constexpr double kBoundScale2 = 0x1p28;
 };
+
+// The block test with the error estimate: the block's last z is clear of the limit by the margin
+// above (e2_max: the largest e2 of the block's steps). NaN (an overflowed block) fails.
+template <class F>
+DEEPSCOPE_HD bool native_block_clear(F x, F y, double e2_max) {
+  const double h = static_cast<double>(NativeBlock<F>::kLimit) - native_r2(x, y);
+  return h >= 0.0 && h * h >= NativeBlock<F>::kBoundScale2 * e2_max;
+}
 
 // Pixel centre offsets in units of s/2: 2i + 1 - width and 2j + 1 - height (exact integers).
 DEEPSCOPE_HD double pixel_offset(int index, int extent) { return 2.0 * index + 1.0 - extent; }
@@ -160,6 +245,9 @@ struct PixelState {
   // a later block end with exactly that z means the computed orbit cycles.
   T sx, sy;
   uint64_t next_save;
+  // The error estimate (MandelParams::error_bound): e2 of z; se2 of the saved z.
+  double e2, se2;
+  bool undecided;  // the estimate could not decide an escape test: the pixel's count is 0
 };
 
 // Starts pixel (i, j) of the image (j = 0 at the top). Returns true when the pixel is finished
@@ -185,6 +273,9 @@ DEEPSCOPE_HD bool pixel_begin(const MandelParams<T>& p, int i, int j, PixelState
   s.sx = s.x;
   s.sy = s.y;
   s.next_save = 64;
+  s.e2 = p.bound_e1;
+  s.se2 = s.e2;
+  s.undecided = false;
   if (s.n >= p.max_iter) {
     *done = {p.max_iter, smooth_at_limit(p.max_iter)};
     return true;
@@ -192,63 +283,93 @@ DEEPSCOPE_HD bool pixel_begin(const MandelParams<T>& p, int i, int j, PixelState
   return false;
 }
 
-// Up to `budget` more iterations; true when the pixel is finished (escaped, or n = max_iter).
+// The hardware formats' blocks (NativeBlock) from z_n up to `end`, with the error estimate when
+// kBound: returns kEscaped or kUndecided at the step that decided it (n, z at that step), or
+// kStepped with n within kSteps of end. Periodicity (MandelParams::periodicity): an exact repeat
+// of a saved z ends the pixel at max_iter, unless its estimate more than quadrupled since the save
+// (the computed cycle repels: iterating on would leave it undecided).
+template <bool kBound, class F>
+DEEPSCOPE_HD int native_blocks(const MandelParams<Native<F>>& p, PixelState<Native<F>>& s, Native<F>& x,
+                               Native<F>& y, double& e2, uint64_t& n, uint64_t end) {
+  using B = NativeBlock<F>;
+  while (end - n >= B::kSteps) {
+    const F bx = x.v, by = y.v;
+    const double be2 = e2;
+    bool clear;
+    if constexpr (kBound) {
+      double e2_max = e2;
+      DEEPSCOPE_UNROLL
+      for (uint32_t k = 0; k < B::kSteps; ++k) {
+        e2 = bound_step(native_r2(x.v, y.v), e2, p.bound_q);
+        e2_max = e2_max > e2 ? e2_max : e2;
+        native_step(x.v, y.v, s.cr.v, s.ci.v);
+      }
+      clear = native_block_clear(x.v, y.v, e2_max);
+    } else {
+      DEEPSCOPE_UNROLL
+      for (uint32_t k = 0; k < B::kSteps; ++k) native_step(x.v, y.v, s.cr.v, s.ci.v);
+      clear = !native_escaped(x.v, y.v, F(B::kLimit));
+    }
+    if (clear) {
+      n += B::kSteps;
+      if (p.periodicity) {
+        // Every block so far passed its test, so no step escaped (above); a z equal to the saved
+        // one repeats the same blocks forever: the count is max_iter, as iterating would give.
+        if (x.v == s.sx.v && y.v == s.sy.v) {
+          if (kBound && e2 > 4.0 * s.se2) return kUndecided;
+          n = p.max_iter;
+          return kStepped;
+        }
+        if (n >= s.next_save) {
+          s.sx = x;
+          s.sy = y;
+          s.se2 = e2;
+          s.next_save = 2 * n;
+        }
+      }
+      continue;
+    }
+    x.v = bx;  // run the block again with the exact test
+    y.v = by;
+    e2 = be2;
+    uint32_t k = 0;
+    int state = kStepped;
+    while (k < B::kSteps && (state = tested_step(p, x, y, s.cr, s.ci, e2)) == kStepped) ++k;
+    n += k;
+    if (state != kStepped) return state;
+  }
+  return kStepped;
+}
+
+// Up to `budget` more iterations; true when the pixel is finished (escaped, undecided, or n = max_iter).
 template <class T>
 DEEPSCOPE_HD bool pixel_run(const MandelParams<T>& p, PixelState<T>& s, uint64_t budget) {
   const uint64_t end = p.max_iter - s.n > budget ? s.n + budget : p.max_iter;
   T x = s.x, y = s.y;
   uint64_t n = s.n;
-  bool escaped = false;
+  double e2 = s.e2;
+  int state = kStepped;
   if constexpr (IsNative<T>::value) {
-    using F = decltype(x.v);
-    using B = NativeBlock<F>;
-    while (end - n >= B::kSteps) {
-      const F bx = x.v, by = y.v;
-      DEEPSCOPE_UNROLL
-      for (uint32_t k = 0; k < B::kSteps; ++k) native_step(x.v, y.v, s.cr.v, s.ci.v);
-      if (!native_escaped(x.v, y.v, F(B::kLimit))) {
-        n += B::kSteps;
-        if (p.periodicity) {
-          // Every block so far passed its test, so no step escaped (above); a z equal to the saved
-          // one repeats the same blocks forever: the count is max_iter, as iterating would give.
-          if (x.v == s.sx.v && y.v == s.sy.v) {
-            n = p.max_iter;
-            break;
-          }
-          if (n >= s.next_save) {
-            s.sx = x;
-            s.sy = y;
-            s.next_save = 2 * n;
-          }
-        }
-        continue;
-      }
-      x.v = bx;  // run the block again with the exact test
-      y.v = by;
-      uint32_t k = 0;
-      while (k < B::kSteps && !escape_or_step(x, y, s.cr, s.ci)) ++k;
-      n += k;
-      if (k < B::kSteps) {
-        escaped = true;
-        break;
-      }
-    }
+    state = p.error_bound ? native_blocks<true>(p, s, x, y, e2, n, end)
+                          : native_blocks<false>(p, s, x, y, e2, n, end);
   }
-  for (; n < end && !escaped; ++n)
-    if (escape_or_step(x, y, s.cr, s.ci)) {
-      escaped = true;
-      break;
-    }
+  while (state == kStepped && n < end) {
+    state = tested_step(p, x, y, s.cr, s.ci, e2);
+    if (state == kStepped) ++n;
+  }
   s.x = x;
   s.y = y;
   s.n = n;
-  s.escaped = escaped;
-  return escaped || n >= p.max_iter;
+  s.e2 = e2;
+  s.escaped = state == kEscaped;
+  s.undecided = state == kUndecided;
+  return state != kStepped || n >= p.max_iter;
 }
 
 // The result of a finished pixel.
 template <class T>
 DEEPSCOPE_HD PixelResult pixel_end(const MandelParams<T>& p, const PixelState<T>& s) {
+  if (s.undecided) return {0u, 0.0f};  // re-decided by the host (recheck.cpp)
   if (!s.escaped) return {p.max_iter, smooth_at_limit(p.max_iter)};
   return {s.n, smooth_tail(s.n, to_double(s.x), to_double(s.y), s.cr_d, s.ci_d, wide_counts(p.max_iter))};
 }
@@ -285,13 +406,19 @@ DEEPSCOPE_HD PixelResult field_pixel(const MandelParams<T>& p, int i, int j, Fie
   }
   T x = s.x, y = s.y;
   double jr = step, ji = 0.0;
+  double e2 = s.e2;
   uint64_t n = s.n;
   uint32_t polls = 0;
   for (; n < p.max_iter; ++n) {
     if (p.stop.poll(polls)) return {0u, 0.0f};  // cancelled: discarded by the caller
     const double xd = to_double(x), yd = to_double(y);
     if (p.stripe.density) stripe.add(p.stripe, xd, yd, 1);  // z_n
-    if (escape_or_step(x, y, s.cr, s.ci)) {
+    const int state = tested_step(p, x, y, s.cr, s.ci, e2);
+    if (state == kUndecided) {
+      *f = FieldValues{};
+      return {0u, 0.0f};  // re-decided by the host (recheck.cpp)
+    }
+    if (state == kEscaped) {
       s.x = x;
       s.y = y;
       s.n = n;
@@ -461,6 +588,20 @@ MandelParams<T> make_params(const Geometry& g, const View& v, const RenderOption
   p.stripe = stripe_spec(opt);
   p.stop = host_stop(opt.cancel);  // the CUDA launcher puts its pinned flag here
   p.periodicity = opt.interior;
+  p.error_bound = opt.error_bound;
+  if (p.error_bound) {
+    // One step's rounding, as an absolute bound at |z|^2 <= 4 and |c| <= 2 (the pre-test): floating
+    // formats round each of the step's few operations within a small multiple of u of a value of
+    // at most |z|^2 + |c| <= 6 (4 u 6 allows for it; below min_abs the low terms underflow);
+    // fixed formats truncate or round each product within a few eps per word (128 eps allows for
+    // limb32's). c's own rounding: the same, at the view's coordinates.
+    const FormatTraits t = T::traits();
+    const double scale = 2.0 + (g.max_coord > 2.0 ? g.max_coord : 2.0);
+    const double local = t.fixed ? 128.0 * t.eps : 4.0 * t.eps * 6.0 + 4.0 * t.min_abs;
+    const double first = t.fixed ? 128.0 * t.eps : 4.0 * t.eps * scale + 4.0 * t.min_abs;
+    p.bound_q = local * local;
+    p.bound_e1 = first * first;
+  }
   return p;
 }
 

@@ -51,7 +51,9 @@ enum class DeltaFormat { kAuto, kF64, kFloatExp, kF64Scaled };
 // (perturb.h) where a device is, else MPFR.
 enum class ReferencePath { kAuto, kMpfr, kGpu, kFixedCpu };
 
-// What a perturbation render did (RenderResult::perturb).
+// What a perturbation render did (RenderResult::perturb). Its glitch counters also count a direct
+// render's undecided pixels (the error estimate, mandelbrot.cuh; recheck.h): glitch_pixels flagged,
+// glitch_corrected re-decided by a wider format (RenderResult::recheck), glitch_unresolved left.
 struct PerturbInfo {
   DeltaFormat delta = DeltaFormat::kAuto;  // the delta type used (kF64 or kFloatExp)
   double reference_seconds = 0;            // computing the reference orbit (0 when reused)
@@ -151,8 +153,9 @@ struct RenderOptions {
   // Past an eighth of it (or 4,194,304 points) the orbit is kept compressed, about 2 bytes a point
   // (kernels/perturb/orbit_codec.h); past all of it the render stops with a ViewError.
   uint64_t reference_memory = 0;
-  // Perturbation only: carry a bound on each pixel's error and flag the pixels whose escape it
-  // cannot decide (re-rendered from secondary references); false only to measure its cost.
+  // Carry an estimate of each pixel's error and flag the pixels whose escape it cannot decide:
+  // perturbation re-renders them at 106 bits and from secondary references, the direct formats in
+  // wider formats (docs/mandelbrot.md, "Undecided pixels"); false only to measure its cost.
   bool error_bound = true;
   // Perturbation only: re-render flagged pixels with 106-bit deltas against the same reference
   // before any secondary reference; false only to compare and measure.
@@ -219,7 +222,10 @@ struct RenderResult {
   std::string note;           // e.g. why kAuto fell back to the CPU
 
   Method method = Method::kDirect;  // the method used (never kAuto); arith is meaningful for kDirect
-  PerturbInfo perturb;              // method == kPerturb
+  PerturbInfo perturb;              // method == kPerturb; its glitch counters also for kDirect
+  // kDirect: the wider formats that decided undecided pixels and how many each ("f64x2 12"), "" none.
+  std::string recheck;
+  bool error_bound = true;  // RenderOptions::error_bound: false, no pixel was checked (PNG and CLI say so)
 
   bool wide() const { return wide_counts(max_iter); }
   uint64_t count(std::size_t k) const { return load_count(counts.data(), wide() ? counts_high.data() : nullptr, k); }
@@ -237,7 +243,8 @@ struct RenderResult {
 uint64_t count_stripe_approximate(const std::vector<float>& stripe);
 
 // The method render() would use (never kAuto). Throws ViewError like select_arith. With max_iter
-// (0: not considered), auto also renders directly, in the cheapest format that resolves the view,
+// (0: not considered), auto's hardware formats must resolve the view with iteration_guard_bits
+// more (view.h), and auto also renders directly, in the cheapest format that resolves the view,
 // where perturbation's reference orbit could need more memory than it may have (max_iter points
 // past three quarters of this machine's memory: reference_too_large).
 Method select_method(const Geometry& g, const RenderOptions& opt, uint64_t max_iter = 0);
@@ -249,8 +256,9 @@ bool reference_too_large(uint64_t max_iter, std::string* why = nullptr);
 std::string format_label(const RenderResult& r);
 
 // The format render() would use: opt.arith when set (checked against the view unless
-// opt.check_resolution is false), else choose_arith. Throws ViewError.
-Arith select_arith(const Geometry& g, const RenderOptions& opt);
+// opt.check_resolution is false), else choose_arith with opt.guard_bits plus
+// iteration_guard_bits(max_iter) (0: the limit not considered). Throws ViewError.
+Arith select_arith(const Geometry& g, const RenderOptions& opt, uint64_t max_iter = 0);
 
 // Bytes the engine allocates for a tile (host: counts + smooth, and the counts' high words for wide
 // views; device: the same on the GPU).
@@ -280,7 +288,7 @@ namespace detail {
 double render_cuda(Arith a, const Geometry& g, const View& v, const Tile& t, const RenderOptions& opt,
                    uint32_t* counts, float* smooth, uint32_t* counts_high, const FieldPtrs& fields, bool* cancelled);
 // Device-resident frames (frame_device.cu; CUDA builds only); counts_high nullptr for narrow views.
-// Sum of (count - 1) over n counts.
+// Sum of (count - 1) over n counts (count 0, an undecided pixel, adds nothing).
 uint64_t device_iterations(const uint32_t* counts, const uint32_t* counts_high, std::size_t n);
 // How many of the n floats are negative (stripe averages marked approximate, fields.cuh).
 uint64_t device_count_negative(const float* v, std::size_t n);

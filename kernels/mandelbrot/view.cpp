@@ -222,6 +222,11 @@ double log2_zoom_limit(Arith a, const Geometry& g, int guard_bits) {
   return std::min(by_eps, by_min);
 }
 
+int iteration_guard_bits(uint64_t max_iter) {
+  if (max_iter <= 1) return 0;
+  return static_cast<int>(std::ceil(0.5 * std::log2(static_cast<double>(max_iter))));
+}
+
 bool resolves(Arith a, const Geometry& g, int guard_bits, std::string* why) {
   double lim = log2_zoom_limit(a, g, guard_bits);
   if (g.log2_zoom <= lim) return true;

@@ -24,6 +24,10 @@ struct ViewError : ArithError {
 // counts exact on >= 99.9% of pixels. A format forced by the user is refused only below
 // kForcedGuardBits, where neighbouring pixels can no longer be told apart at all.
 constexpr int kGuardBits = 24;
+// `auto`'s extra guard bits for the iteration limit (docs/mandelbrot.md, "Precision"):
+// ceil(log2(max_iter) / 2), the growth of max_iter independent roundings added in quadrature
+// (mandelbrot.cuh's error estimate); 0 for max_iter <= 1 (and 0 = not considered).
+int iteration_guard_bits(uint64_t max_iter);
 constexpr int kForcedGuardBits = 4;
 // Fixed-point formats must hold |x| < 64: the iteration squares |z| <= 6 (docs/mandelbrot.md).
 constexpr double kFixedRangeNeeded = 64.0;

@@ -137,13 +137,12 @@ inline LocationResult run_location(Location loc, const RunOptions& ro) {
     }
     res.loc = loc;
     res.format = mandel::format_label(r);
-    if (r.method == mandel::Method::kPerturb) {
-      res.glitch_pixels = r.perturb.glitch_pixels;
-      res.glitch_refined = r.perturb.glitch_refined;
-      res.glitch_corrected = r.perturb.glitch_corrected;
-      res.glitch_unresolved = r.perturb.glitch_unresolved;
-      res.secondary_references = r.perturb.secondary_references;
-    }
+    // Perturbation's glitch counters, and a direct render's undecided pixels (the same counters).
+    res.glitch_pixels = r.perturb.glitch_pixels;
+    res.glitch_refined = r.perturb.glitch_refined;
+    res.glitch_corrected = r.perturb.glitch_corrected;
+    res.glitch_unresolved = r.perturb.glitch_unresolved;
+    res.secondary_references = r.perturb.secondary_references;
     for (size_t k = 0; k < r.counts.size(); ++k) res.zero_counts += r.count(k) == 0;
 
     const mandel::View v = location_view(loc, ro.size);

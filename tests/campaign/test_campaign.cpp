@@ -92,10 +92,10 @@ TEST(Campaign, LocationsAreReplayableFromTheirSeedIndex) {
 
 // The CI slice: a fixed seed range, depths 1e3 to 1e60, iterations 1e3 to 1e5, every pixel of each
 // 32x32 render checked (grid 32); 29.6 s on the idle 2-core development machine. Issue #43's goal
-// is 0 silent pixels; the slice finds some today (f64 has no error estimate; the 106-bit tier and
-// secondary references decide some pixels wrongly: docs/bench/campaign.md). Until they are fixed,
-// the slice's findings must equal its ledger, tests/data/campaign/ci-slice-findings.txt, line for
-// line: a new wrong pixel fails the test, and so does a fixed one (then take it off the ledger).
+// is 0 silent pixels; the slice's ledger, tests/data/campaign/ci-slice-findings.txt, is empty since
+// the direct formats' error estimate (its f64 lines; docs/mandelbrot.md, "Undecided pixels"). The
+// slice's findings must equal the ledger line for line: a new wrong pixel fails the test, and so
+// does a fixed one (then take it off the ledger).
 TEST(Campaign, CpuSliceFindingsEqualTheLedger) {
   const GenOptions go{3, 60, 3, 5};
   RunOptions ro;

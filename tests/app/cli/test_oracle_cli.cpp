@@ -167,15 +167,16 @@ TEST(RenderVerify, PerturbationStripsCarryVerifyAndGlitchText) {
   EXPECT_NE(err.find("glitches: "), std::string::npos) << err;
 }
 
-// f32 forced at zoom 8e3 (within its 4 forced guard bits) draws wrong counts: the PNG is written,
-// says so, and the exit code is 1.
+// f32 forced at zoom 8e3 (within its 4 forced guard bits) without the error estimate (which would
+// re-decide the wrong pixels in f64) draws wrong counts: the PNG is written, says so, and the exit
+// code is 1.
 TEST(RenderVerify, WrongRenderExitsOneAndSaysSo) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const std::string png = dir + "/w.png";
   std::string err;
-  const int rc = run({"render", "--re",    "-0.7453",  "--im",    "0.1127",  "--zoom", "8e3",
-                      "--iter", "3000",    "--size",   "128x128", "--arith", "f32",    "--backend",
-                      "cpu",    "--quiet", "--verify", "64",      "--out",   png},
+  const int rc = run({"render", "--re",    "-0.7453",  "--im",    "0.1127",           "--zoom", "8e3",
+                      "--iter", "3000",    "--size",   "128x128", "--arith",          "f32",    "--backend",
+                      "cpu",    "--quiet", "--verify", "64",      "--no-error-bound", "--out",  png},
                      &err);
   EXPECT_EQ(rc, 1) << err;
   EXPECT_NE(err.find("differ by more than 1: the render is WRONG"), std::string::npos) << err;
@@ -183,6 +184,29 @@ TEST(RenderVerify, WrongRenderExitsOneAndSaysSo) {
   const std::string text = png_text(png, ds::app::kPngVerifyKey);
   EXPECT_NE(text.find("result = wrong"), std::string::npos) << text;
   EXPECT_NE(text.find("pixel "), std::string::npos) << text;
+  EXPECT_NE(png_text(png, ds::app::kPngDirectKey).find("error_estimate = off"), std::string::npos);
+}
+
+// The same render with the error estimate (the default): f32's undecided pixels are re-decided in
+// wider formats, the sampled pixels agree with MPFR, and the PNG and the CLI line count them.
+TEST(RenderVerify, TheErrorEstimateRedecidesTheWrongPixels) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const std::string png = dir + "/r.png";
+  std::string err;
+  const int rc =
+      run({"render", "--re", "-0.7453", "--im", "0.1127", "--zoom", "8e3", "--iter", "3000", "--size",
+           "128x128", "--arith", "f32", "--backend", "cpu", "--verify", "64", "--out", png},
+          &err);
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_NE(err.find("error estimate: "), std::string::npos) << err;
+  EXPECT_EQ(err.find("the render is WRONG"), std::string::npos) << err;
+  ASSERT_TRUE(exists(png));
+  EXPECT_NE(png_text(png, ds::app::kPngVerifyKey).find("result = passed"), std::string::npos);
+  const std::string d = png_text(png, ds::app::kPngDirectKey);
+  EXPECT_NE(d.find("unresolved_pixels = 0"), std::string::npos) << d;
+  const size_t at = d.find("undecided_pixels = ");
+  ASSERT_NE(at, std::string::npos) << d;
+  EXPECT_GT(std::stoull(d.substr(at + 19)), 100u) << d;
 }
 
 TEST(RenderVerify, BadInputExitsTwo) {

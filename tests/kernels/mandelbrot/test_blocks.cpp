@@ -1,11 +1,13 @@
 // The hardware formats' blocked escape loop (pixel_run: steps without a test, one test per
 // block, a failed block run again step by step) against testing every step: the same counts and
 // the same final z, bit for bit, on grids, on random points near the boundary, and on the cases
-// the block argument is about (c = -2 and its neighbours, |c| = 2, orbits that escape barely).
+// the block argument is about (c = -2 and its neighbours, |c| = 2, orbits that escape barely);
+// with the error estimate, also the same undecided pixels and the same estimate.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <random>
 #include <vector>
 
@@ -115,6 +117,97 @@ void check_varied() {
   const int escaped = check_all<F>(1000);
   EXPECT_GT(escaped, 5000);   // plenty of escapes, at every position in a block
   EXPECT_LT(escaped, 20000);  // and plenty of points that stay
+}
+
+// With the error estimate (mandelbrot.cuh, bounded_step): the blocked loop must give the same
+// count, the same outcome (escaped, undecided or neither), the same z and the same estimate as
+// testing every step with bounded_step. q and e1 as given: the format's own (make_params), and
+// inflated so that many pixels become undecided, at every position in a block.
+struct Bounded {
+  uint64_t n;
+  int state;  // kStepped (reached max_iter), kEscaped, kUndecided
+  double x, y, e2;
+};
+
+template <class F>
+Bounded bounded_stepwise(F cr, F ci, uint32_t max_iter, double q, double e1) {
+  Native<F> x, y, c_r, c_i;
+  x.v = cr;
+  y.v = ci;
+  c_r.v = cr;
+  c_i.v = ci;
+  double e2 = e1;
+  uint32_t n = 1;
+  for (; n < max_iter; ++n) {
+    const int st = bounded_step(x, y, c_r, c_i, e2, q);
+    if (st != kStepped) return {n, st, x.v, y.v, e2};
+  }
+  return {n, kStepped, x.v, y.v, e2};
+}
+
+template <class F>
+Bounded bounded_blocked(F cr, F ci, uint32_t max_iter, uint32_t budget, double q, double e1) {
+  MandelParams<Native<F>> p{};
+  p.max_iter = max_iter;
+  p.error_bound = true;
+  p.bound_q = q;
+  p.bound_e1 = e1;
+  PixelState<Native<F>> s{};
+  s.cr.v = cr;
+  s.ci.v = ci;
+  s.x = s.cr;
+  s.y = s.ci;
+  s.n = 1;
+  s.e2 = e1;
+  while (!pixel_run(p, s, budget)) {
+  }
+  EXPECT_FALSE(s.escaped && s.undecided);
+  return {s.n, s.escaped ? kEscaped : s.undecided ? kUndecided : kStepped, s.x.v, s.y.v, s.e2};
+}
+
+// Returns {escaped, undecided} counts over the points.
+template <class F>
+std::pair<int, int> check_bounded(uint32_t max_iter, double q, double e1) {
+  int escaped = 0, undecided = 0;
+  for (const auto& [cr, ci] : points<F>()) {
+    if (static_cast<double>(cr) * cr + static_cast<double>(ci) * ci > 4.0) continue;
+    const Bounded a = bounded_stepwise(cr, ci, max_iter, q, e1);
+    for (uint32_t budget : {max_iter, 16u, 5u}) {
+      const Bounded b = bounded_blocked(cr, ci, max_iter, budget, q, e1);
+      EXPECT_EQ(a.n, b.n) << "c = " << cr << " + " << ci << "i, budget " << budget;
+      EXPECT_EQ(a.state, b.state) << "c = " << cr << " + " << ci << "i, budget " << budget;
+      EXPECT_TRUE(same_bits(a.x, b.x) && same_bits(a.y, b.y) && same_bits(a.e2, b.e2))
+          << "c = " << cr << " + " << ci << "i, budget " << budget;
+      if (::testing::Test::HasFailure()) return {escaped, undecided};
+    }
+    escaped += a.state == kEscaped;
+    undecided += a.state == kUndecided;
+  }
+  return {escaped, undecided};
+}
+
+template <class F>
+void check_bounded_varied() {
+  const double u = Native<F>::traits().eps;
+  // The format's own estimate: few undecided pixels.
+  const auto own = check_bounded<F>(1000, (24 * u) * (24 * u), (16 * u) * (16 * u));
+  EXPECT_GT(own.first, 5000);
+  std::cout << Native<F>::traits().name << ", own estimate: " << own.first << " escaped, " << own.second
+            << " undecided\n";
+  // Inflated (to sqrt(u) 2^-6: 2^20.5 u for f64, 2^6 u for f32): many undecided pixels, decided
+  // within blocks and across them.
+  const double big = std::sqrt(u) * 0x1p-6;
+  const auto inflated = check_bounded<F>(1000, (24 * big) * (24 * big), (16 * big) * (16 * big));
+  std::cout << "inflated: " << inflated.first << " escaped, " << inflated.second << " undecided\n";
+  EXPECT_GT(inflated.second, 1000);
+  EXPECT_GT(inflated.first, 1000);
+}
+
+TEST(MandelbrotBlocks, F64BlockedLoopWithTheErrorEstimateEqualsTestingEveryStep) {
+  check_bounded_varied<double>();
+}
+TEST(MandelbrotBlocks, F32BlockedLoopWithTheErrorEstimateEqualsTestingEveryStep) {
+  check_bounded_varied<float>();
 }
 
 TEST(MandelbrotBlocks, F64BlockedLoopEqualsTestingEveryStep) { check_varied<double>(); }
