@@ -70,30 +70,24 @@ void MandelbrotPanel::start_render() {
     // The bar's share before the 1/4 pass: the glimpse computes the reference (which the 1/4 pass
     // did before, in its first 0.03), so it takes half of the 0.1 the previews had.
     const double coarse_from = glimpse_canvas ? 0.05 : 0.0;
-    if (glimpse_canvas) {
-      View g = v;  // the same view, pixels 16x larger
-      g.width = glimpse_canvas->width();
-      g.height = glimpse_canvas->height();
-      opt.progress = [&ctl, coarse_from](double q) { ctl.progress = coarse_from * q; };
-      opt.stage = [&ctl](const char* s) { ctl.set_stage(std::string("preview 1/16: ") + s); };
-      mandel::RenderResult r = glimpse_canvas->render_rows(g, opt, 0, g.height);
-      if (r.cancelled || ctl.cancel) return;
-      p.glimpse = true;
+    // A preview pass on `canvas` (the same view, larger pixels), its share of the bar from `from` to
+    // `to`, published as the glimpse or the 1/4 image. False: cancelled.
+    const auto preview = [&](colour::Canvas* canvas, const char* label, double from, double to, bool glimpse) {
+      View pv = v;
+      pv.width = canvas->width();
+      pv.height = canvas->height();
+      opt.progress = [&ctl, from, to](double q) { ctl.progress = from + (to - from) * q; };
+      opt.stage = [&ctl, label](const char* s) { ctl.set_stage(std::string(label) + s); };
+      const mandel::RenderResult r = canvas->render_rows(pv, opt, 0, pv.height);
+      if (r.cancelled || ctl.cancel) return false;
+      p.glimpse = glimpse;
       p.arith = shown_format(r);
       p.backend = mandel::backend_name(r.backend);
       publish(p);
-    }
-    View coarse = v;  // the same view, pixels 4x larger
-    coarse.width = coarse_canvas->width();
-    coarse.height = coarse_canvas->height();
-    opt.progress = [&ctl, coarse_from](double q) { ctl.progress = coarse_from + (0.1 - coarse_from) * q; };
-    opt.stage = [&ctl](const char* s) { ctl.set_stage(std::string("preview 1/4: ") + s); };
-    mandel::RenderResult r = coarse_canvas->render_rows(coarse, opt, 0, coarse.height);
-    if (r.cancelled || ctl.cancel) return;
-    p.glimpse = false;
-    p.arith = shown_format(r);
-    p.backend = mandel::backend_name(r.backend);
-    publish(p);
+      return true;
+    };
+    if (glimpse_canvas && !preview(glimpse_canvas, "preview 1/16: ", 0.0, coarse_from, true)) return;  // pixels 16x
+    if (!preview(coarse_canvas, "preview 1/4: ", coarse_from, 0.1, false)) return;                     // pixels 4x
     if (coarse_only) return;
     const int band = std::max(16, v.height / 16);
     mandel::PerturbInfo frame;  // the bands' glitch and interior counts, summed over the frame
