@@ -1,5 +1,6 @@
-// The re-rendering of the pixels perturb::render's first pass flagged: the 106-bit tier against
-// the same reference, then secondary references, blob by blob (docs/perturbation.md, "Glitches").
+// The re-rendering of the pixels perturb::render's first pass flagged: the 106-bit tiers (double
+// words, then floatexp2) against the same reference, then secondary references, blob by blob
+// (docs/perturbation.md, "Glitches").
 #include "cpu_detail.h"
 
 namespace ds::perturb::cpu_detail {

@@ -1,6 +1,6 @@
-// Perturbation for one pixel, templated on the delta type T (double, FloatExp, or FloatExp2 for
-// the pixels the first two cannot decide): the one function that the CPU backend and the CUDA
-// kernel both run (host + device).
+// Perturbation for one pixel, templated on the delta type T (double, FloatExp, or the 106-bit
+// DwDelta and FloatExp2 for the pixels the first two cannot decide): the one function that the CPU
+// backend and the CUDA kernel both run (host + device).
 //
 // With Z_m the reference orbit and dc = c - C, the pixel's orbit is z_n = Z_m + dz with
 //   dz <- (2 Z_m + dz) dz + dc,  m <- m + 1            (exact algebra of z <- z^2 + c)
