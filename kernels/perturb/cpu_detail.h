@@ -76,6 +76,9 @@ struct Prepared {
   bool with_bla = false;
   bool host_points = true;  // zr, zi filled (false: a CUDA render fills the device's arrays itself)
   int scale = 0;            // T = double: the points and radii times 2^scale (DeltaFormat::kF64Scaled)
+  // T = DwDelta: every point held exactly (dw_points_in_range); false: no points or table built,
+  // the tier does not serve this reference.
+  bool in_range = true;
   std::vector<T> zr, zi;
   BlaTable<T> bla;
 };
@@ -117,7 +120,7 @@ void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi,
                      zr[i] = ref.re106(k);
                      zi[i] = ref.im106(k);
                    } else if constexpr (std::is_same<T, DwDelta>::value) {
-                     bool ok = true;  // checked by dw_points_in_range
+                     bool ok = true;  // checked before, by dw_points_in_range (prepared)
                      zr[i] = dw_from(ref.re106(k), &ok);
                      zi[i] = dw_from(ref.im106(k), &ok);
                    } else {
@@ -180,7 +183,8 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->with_bla = with_bla;
   p->host_points = host_points;
   p->scale = scale;
-  if (host_points) {
+  if constexpr (std::is_same<T, DwDelta>::value) p->in_range = dw_points_in_range(*ref);
+  if (host_points && p->in_range) {
     check_host_point_arrays(
         len, 2 * sizeof(T), ref->point_bytes(), host_memory_bytes(),
         kTier ? "the 106-bit tier's points (for the pixels the first pass could not decide)"
@@ -193,7 +197,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
     p->zi.resize(len);
     fill_points<T>(*ref, 0, len, p->zr.data(), p->zi.data(), scale);
   }
-  if (with_bla) p->bla = build_bla<T>(*ref, dcmax, first_level, scale);
+  if (with_bla && p->in_range) p->bla = build_bla<T>(*ref, dcmax, first_level, scale);
   std::lock_guard<std::mutex> lock(mu);
   last = p;
   return p;

@@ -125,6 +125,11 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   return again;
 }
 
+// The centre's offset from the reference and the half step, to 106 bits (both tiers start from it).
+struct Offset106 {
+  FloatExp2 re, im, half_step;
+};
+
 // The tiers that re-decide flagged pixels (docs/perturbation.md, "Undecided pixels"): the pixels
 // again against the same reference with 106-bit deltas (T = DwDelta, the double word, where the
 // view's deltas stay within binary64's range; then T = FloatExp2 for what it leaves), the
@@ -132,40 +137,36 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // tier's own built at 106 bits (eps = 2^-106: a table made for binary64 would truncate at
 // binary64's level). A pixel flagged in the first pass has an escape test that 53-bit deltas could
 // not decide; here the error estimate shrinks by 2^-50 or so, and nearly all are decided. Returns
-// the pixels still flagged (ascending); results go through `put`. *ran: false where T = DwDelta
-// cannot serve the view (its spacing or a reference point below the double word's floor).
+// the pixels still flagged (ascending; all of them where T = DwDelta cannot serve the view: its
+// spacing or a reference point below the double word's floor); results go through `put`.
 template <class T>
 std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
-                                     const std::vector<std::size_t>& flagged, const PutPixel& put,
-                                     bool* cancelled, double* bla_seconds, uint64_t* skipped, bool* ran) {
+                                     const Offset106& o, const std::vector<std::size_t>& flagged,
+                                     const PutPixel& put, bool* cancelled, double* bla_seconds, uint64_t* skipped) {
   const Reference& ref = *ref_ptr;
-  FloatExp2 off_re2, off_im2, hs2;
-  centre_offset(ref, g, &off_re2, &off_im2, &hs2);
   T off_re, off_im, hs;
   if constexpr (std::is_same<T, DwDelta>::value) {
     // The double word serves views whose half step sits well above its floor (a pixel's dc, and
     // so its deltas, are at least a few half steps away from 0 but for the reference's own
-    // pixel, which the kernel's floor check sends on), and references it holds exactly.
-    bool ok = hs2.hi != 0.0 && hs2.e >= -880;
-    off_re = dw_from(off_re2, &ok);
-    off_im = dw_from(off_im2, &ok);
-    hs = dw_from(hs2, &ok);
-    if (!ok || !dw_points_in_range(ref)) {
-      *ran = false;
-      return flagged;
-    }
+    // pixel, which the kernel's floor check sends on), and references it holds exactly (checked
+    // once a reference by prepared<DwDelta>).
+    bool ok = o.half_step.hi != 0.0 && o.half_step.e >= -880;
+    off_re = dw_from(o.re, &ok);
+    off_im = dw_from(o.im, &ok);
+    hs = dw_from(o.half_step, &ok);
+    if (!ok) return flagged;
   } else {
-    off_re = off_re2;
-    off_im = off_im2;
-    hs = hs2;
+    off_re = o.re;
+    off_im = o.im;
+    hs = o.half_step;
   }
-  *ran = true;
   // Its points and table are kept like the first pass's (prepared), so a view's tiles and bands
   // build them once.
   const auto tb = Clock::now();
   const std::shared_ptr<const Prepared<T>> tier = prepared<T>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
   *bla_seconds += since(tb);
+  if (!tier->in_range) return flagged;
   PerturbParams<T> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), tier->bla, FloatExp(0.0),
                                   FloatExp(0.0), FloatExp(0.0),
                                   /*check_underflow=*/std::is_same<T, DwDelta>::value);
@@ -222,15 +223,16 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
                                         const std::shared_ptr<const Reference>& ref, Backend backend,
                                         const std::vector<std::size_t>& flagged, const PutPixel& put,
                                         bool* cancelled, double* bla_seconds, uint64_t* skipped, uint64_t* by_dw) {
-  bool ran = false;
+  Offset106 o;
+  centre_offset(*ref, g, &o.re, &o.im, &o.half_step);
   if (!opt.refine_dw)
-    return refine_with<FloatExp2>(v, g, t, opt, ref, backend, flagged, put, cancelled, bla_seconds, skipped, &ran);
-  std::vector<std::size_t> left = refine_with<DwDelta>(v, g, t, opt, ref, backend, flagged, put, cancelled,
-                                                       bla_seconds, skipped, &ran);
+    return refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, flagged, put, cancelled, bla_seconds, skipped);
+  std::vector<std::size_t> left =
+      refine_with<DwDelta>(v, g, t, opt, ref, backend, o, flagged, put, cancelled, bla_seconds, skipped);
   if (*cancelled) return {};
   *by_dw += flagged.size() - left.size();
   if (left.empty()) return left;
-  return refine_with<FloatExp2>(v, g, t, opt, ref, backend, left, put, cancelled, bla_seconds, skipped, &ran);
+  return refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, left, put, cancelled, bla_seconds, skipped);
 }
 
 }  // namespace

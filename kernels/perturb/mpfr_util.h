@@ -1,7 +1,6 @@
-// MPFR helpers shared by the host code that iterates in MPFR (the reference orbit and the feature
-// finder): an RAII number, decimal input and output, and rounding to floatexp / floatexp2.
-// (The oracle, perturb_oracle.cpp, keeps its own on purpose: it must not share code with what it
-// checks.)
+// MPFR helpers shared by the host code that iterates in MPFR (the reference orbit, the feature
+// finder and the oracle, whose pixel orbit calls orbit_step: the same roundings in the same order):
+// an RAII number, decimal input and output, and rounding to floatexp / floatexp2.
 #pragma once
 #include <mpfr.h>
 
