@@ -154,7 +154,7 @@ struct PerturbParams {
   double inv_map[4];          // image_axes_inverse(map): the fields' vectors back to image axes
   StripeSpec stripe;          // the stripe average's (fields.cuh; density 0: not asked)
   bool exp_map;               // View::exp_map: pixels on the exponential map (exp_map_offset)
-  T last_error;               // the reference's error bound at its last point (periodic stop)
+  T last_error;               // the reference's error bound at its last point (a rebase there inherits it)
   T c_shift;                  // the reference's error as a shift of c (Reference::error_shift)
   double ref_re_d, ref_im_d;  // nearest doubles of C: c in binary64 for the smooth tail
   int width, height;          // the whole image

@@ -58,7 +58,7 @@ struct Reference {
   FloatExp nucleus_distance{0.0};  // |Z_last / A_last| + error (periodic only)
   FloatExp error_shift{0.0};       // max_n E_n / |A_n|: the orbit's error as a shift of c
   int shift_log2 = kReferenceShiftLog2;  // the target it was computed to: error_shift <= 2^shift_log2 pixel (kReferenceShiftLog2)
-  FloatExp last_error{0.0};        // E at the last point (a periodic stop's rebase inherits it)
+  FloatExp last_error{0.0};        // E at the last point (a pixel's rebase there inherits it)
   FloatExp step{0.0};              // the pixel spacing it was computed for
   // Asked with certify: every escape test of C's own orbit was decided by E (|Z| +- E clear of 2),
   // so length - 1 (or max_iter) is C's exact count. False when the precision cap was reached first.

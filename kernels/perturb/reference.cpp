@@ -336,6 +336,9 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   };
   const auto point_at = [&](uint64_t k) -> OrbitPoint { return enc ? enc->point(k) : array_point(k); };
   const auto done = [&] {
+    // The error at the last point, whatever stopped the orbit: a pixel that runs past the end
+    // rebases there (a wrap, or an escaped reference's end) and inherits it.
+    ref->last_error = checks.err;
     if (enc) ref->packed = std::make_shared<const CompressedOrbit>(enc->finish());
     return Pass::kDone;
   };

@@ -19,13 +19,17 @@ std::string fmt_g(double x) {
   return b;
 }
 
-// The centre's orbit to step `period` only: the view's orbit comes back near 0 there (the ball
-// method's period), and every pixel rebases to Z_0 at its end (perturb.cuh), which is exact at any
-// length; what it saves is the orbit past the period and Newton's orbits.
+// The centre's orbit to step `period` only, Z_0 .. Z_p: the view's orbit comes back near 0 there
+// (the ball method's period), and every pixel rebases to Z_0 at its end (perturb.cuh), which is
+// exact at any length; what it saves is the orbit past the period and Newton's orbits. The last
+// point must be Z_p itself, the one near 0: one step further, Z_{p+1} ~ C, the wrap would make
+// every pixel's delta as large as z (|z| ~ |C|), and its bits below binary64's rounding of C,
+// which is all that tells the pixels apart at depth, would be lost (at FractalShark's view 14 the
+// error estimate then flagged 11 of 12 pixels within 70 steps of the wrap).
 std::shared_ptr<const Reference> wrap_reference(const Geometry& g, uint64_t period, const std::atomic<bool>* cancel,
                                                 uint64_t memory_budget, ReferencePath path, const std::string& why,
                                                 const std::string& timing, std::string* note) {
-  std::shared_ptr<const Reference> ref = compute_reference(g.re, g.im, reference_bits(g), period + 1, pixel_step(g),
+  std::shared_ptr<const Reference> ref = compute_reference(g.re, g.im, reference_bits(g), period, pixel_step(g),
                                                            cancel, nullptr, false, 0, memory_budget, "", 60.0,
                                                            nullptr, path);
   if (!ref) return nullptr;  // cancelled

@@ -102,6 +102,10 @@ TEST(ReferenceNucleus, WrappedCentreOrbitGivesTheFullOrbitsCounts) {
   EXPECT_EQ(wrap.perturb.glitch_unresolved, 0u);
   const RenderResult centre = render_cpu(v, false);
   EXPECT_EQ(wrap.counts, centre.counts);
+  // The wrap at Z_p (near 0) keeps the pixels' bits: no more pixels are flagged than with the
+  // centre's full orbit. (Wrapping one step later, at Z_{p+1} ~ C, flagged all 256.)
+  EXPECT_LE(wrap.perturb.glitch_pixels, centre.perturb.glitch_pixels)
+      << wrap.perturb.glitch_pixels << " flagged with the wrap, " << centre.perturb.glitch_pixels << " without";
   expect_oracle_counts(v, wrap.counts, 3, 5);
 }
 
