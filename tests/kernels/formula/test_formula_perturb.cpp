@@ -6,13 +6,16 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <set>
 #include <string>
 
+#include "kernels/core/cpu_parallel.h"
 #include "kernels/formula/formula.h"
 #include "kernels/formula/mpfr_orbit.h"
 #include "kernels/formula/perturb.h"
@@ -380,6 +383,31 @@ TEST(FormulaPerturb, RenderTakesPerturbationPastBinary64) {
   } catch (const ds::mandel::ViewError& e) {
     EXPECT_NE(std::string(e.what()).find("floatexp deltas for formulas"), std::string::npos) << e.what();
   }
+}
+
+// The cost of the alternative without perturbation at the 1.27e30 Burning Ship (docs/formulas.md):
+// every pixel of a 256x256 render by its own certified MPFR orbit (mpfr_decide, as the fallback
+// runs it), on every core. A measurement, not a check: run by hand (FORMULA_VIEW=2: the 1.61e60 view).
+TEST(FormulaPerturb, DISABLED_EveryPixelInMpfrAt1e30) {
+  const DeepView views[] = {DEEP_VIEWS};
+  const DeepView& d = views[std::getenv("FORMULA_VIEW") ? std::atoi(std::getenv("FORMULA_VIEW")) : 0];
+  const Formula f = parse_formula(d.formula);
+  const View v = view_n(d.re, d.im, d.zoom, d.iter, 256);
+  const ds::mandel::Geometry g = ds::mandel::geometry(v);
+  const int bits = formula_reference_bits(g);
+  std::atomic<uint64_t> decided{0};
+  const auto t0 = std::chrono::steady_clock::now();
+  ds::parallel_for(65536, 16, [&](std::size_t a, std::size_t b) {
+    for (std::size_t k = a; k < b; ++k) {
+      uint64_t count = 0;
+      if (mpfr_decide(g, v, f, static_cast<int>(k % 256), static_cast<int>(k / 256), bits, 8 * bits, &count))
+        ++decided;
+    }
+  });
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("256x256 in MPFR from %d bits: %llu of 65536 decided, %.1f s\n", bits,
+              static_cast<unsigned long long>(decided.load()), s);
+  EXPECT_GT(decided.load(), 0u);
 }
 
 }  // namespace
