@@ -62,7 +62,12 @@ uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formul
   long double r = ec;
   bool tracking = certified != nullptr;
   if (certified) *certified = true;
-  const long double slack = 1 + std::ldexp(1.0L, -40);  // long double's own roundings (2^-64 each)
+  // The bound's own roundings in long double (2^-64 each, at most 16 an opcode).
+  int max_ops = 0;
+  for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
+  const long double slack =
+      std::exp(std::ldexp(16.0L * (max_ops + 2) * static_cast<long double>(v.max_iter), -64)) +
+      std::ldexp(1.0L, -40);
   auto modulus = [](const mpfr_t a, const mpfr_t b) {
     const long double ra = mpfr_get_ld(a, MPFR_RNDN), rb = mpfr_get_ld(b, MPFR_RNDN);
     return std::sqrt(ra * ra + rb * rb) * (1 + std::ldexp(1.0L, -60));
