@@ -38,7 +38,9 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
   mpfr_strtofr(ci.v, im.c_str(), &end, 10, MPFR_RNDN);
   mpfr_set_ui(x.v, 0, MPFR_RNDN);
   mpfr_set_ui(y.v, 0, MPFR_RNDN);
-  const long double u = std::ldexp(1.0L, -bits), up = 1 + std::ldexp(1.0L, -50);
+  const long double u = std::ldexp(1.0L, -bits);
+  int max_ops = 0;
+  for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
   auto modulus = [](const mpfr_t a, const mpfr_t b) {
     const long double ra = mpfr_get_ld(a, MPFR_RNDN), rb = mpfr_get_ld(b, MPFR_RNDN);
     return std::sqrt(ra * ra + rb * rb) * (1 + std::ldexp(1.0L, -60));
@@ -47,11 +49,18 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
   const long double ec =
       1.01L * u * (std::fabs(mpfr_get_ld(cr.v, MPFR_RNDN)) + std::fabs(mpfr_get_ld(ci.v, MPFR_RNDN)));
   long double e = 0;  // >= |Z~ - Z| of the MPFR state (before rounding to binary64)
+  // E rounded up to binary64, with a factor for long double's own roundings in computing it (2^-64
+  // each, at most 16 an opcode, over the m steps so far).
+  uint64_t m_now = 0;
   auto to_err = [&](long double v) {
+    const long double up =
+        (1 + std::ldexp(1.0L, -50)) *
+        std::exp(std::ldexp(16.0L * (max_ops + 2) * static_cast<long double>(m_now + 1), -64));
     const double d = static_cast<double>(v * up);
     return std::isfinite(d) ? d : HUGE_VAL;
   };
   for (uint64_t m = 0;; ++m) {
+    m_now = m;
     if (cancel && (m & 1023) == 0 && cancel->load(std::memory_order_relaxed)) return FormulaReference{};
     const bool escaped = [&] {
       if (m == 0) return false;
