@@ -111,6 +111,17 @@ void require_perturb_f64(const mandel::View& v, const Formula& f) {
                             " is below 2^" + std::to_string(static_cast<int>(kPerturbMinLog2Step) + 1) +
                             ", where binary64 deltas leave binary64's range (zoom about 1e268 at 1024 "
                             "rows); floatexp deltas for formulas are not implemented yet (docs/formulas.md)");
+  // The reference keeps every opcode's state (16 bytes) and a bound (8 bytes) per step, unpacked.
+  int max_ops = 0;
+  for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
+  const long double bytes = static_cast<long double>(v.max_iter) * (16.0L * max_ops + 8);
+  const uint64_t have = mandel::host_memory_bytes();
+  if (have && bytes > 0.75L * static_cast<long double>(have))
+    throw mandel::ViewError(
+        name + ": a reference of " + std::to_string(v.max_iter) + " iterations needs about " +
+        std::to_string(static_cast<uint64_t>(bytes / 1048576)) + " MiB, more than three quarters of " +
+        "this machine's " + std::to_string(have >> 20) +
+        " MiB (formula references are not compressed yet); lower the iterations");
 }
 
 mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, const DirectOptions& opt,

@@ -47,7 +47,8 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
                                            const std::atomic<bool>* cancel = nullptr);
 
 // Throws mandel::ViewError naming the limit where perturbation with binary64 deltas cannot render
-// v (a pixel map or exponential map; s/2 below 2^kPerturbMinLog2Step).
+// v (a pixel map or exponential map; s/2 below 2^kPerturbMinLog2Step; a reference whose states
+// would take more than three quarters of the host's memory).
 void require_perturb_f64(const mandel::View& v, const Formula& f);
 
 // Every pixel of v by perturb_step.h against the reference at v's centre (computed here; *ref,

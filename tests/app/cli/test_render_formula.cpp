@@ -145,6 +145,15 @@ TEST(RenderFormula, WhatFormulasCannotDoYetIsRefused) {
     EXPECT_NE(msg.find(c.says), std::string::npos) << c.args[1] << ": " << msg;
     EXPECT_FALSE(exists(out)) << c.args[1];
   }
+  // A reference that would not fit in memory is refused before it starts.
+  std::string msg;
+  EXPECT_EQ(
+      test::render_in_process(
+          {"--formula", "celtic", "--zoom", "1e20", "--iter", "9e18", "--size", "32x32", "--out", out}, &msg),
+      2)
+      << msg;
+  EXPECT_NE(msg.find("formula references are not compressed"), std::string::npos) << msg;
+  EXPECT_FALSE(exists(out));
 }
 
 // Past binary64's zoom, auto renders by perturbation, says so on the command line and in the PNG,
