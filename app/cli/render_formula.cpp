@@ -86,6 +86,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
   line.on = isatty(2) && !plan.quiet;
   line.label = "render";
   o.progress = line.callback();
+  o.stage = line.stage_callback();
   formula::FormulaReport rep;
   mandel::RenderResult r = formula::render(t.view, f, o, &rep);
   line.clear();

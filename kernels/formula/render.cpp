@@ -49,6 +49,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
   d.cpu_threads = opt.cpu_threads;
   Certification cert;
   mandel::RenderResult res;
+  if (opt.stage) opt.stage("binary64 pass");
   if (path == FormulaPath::kDirect) {
     res = render_direct(v, f, d, &cert);
   } else {
@@ -82,6 +83,10 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
   ParallelOptions po;
   po.cancel = opt.cancel;
   po.threads = opt.cpu_threads;
+  if (!todo.empty()) {
+    if (opt.stage) opt.stage("MPFR fallback");
+    po.progress = opt.progress;
+  }
   const std::size_t w = static_cast<std::size_t>(v.width);
   parallel_for(
       todo.size(), 1,

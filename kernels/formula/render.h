@@ -20,9 +20,10 @@ const char* path_name(FormulaPath p);  // "auto", "direct binary64", "perturbati
 
 struct FormulaOptions {
   const std::atomic<bool>* cancel = nullptr;
-  std::function<void(double)> progress;   // the binary64 pass's fraction done
-  unsigned cpu_threads = 0;               // 0: every core
-  FormulaPath path = FormulaPath::kAuto;  // kAuto: direct where binary64 resolves the view (view.h's rule)
+  std::function<void(double)> progress;    // the fraction done of the current stage
+  std::function<void(const char*)> stage;  // "binary64 pass", then "MPFR fallback" where it runs
+  unsigned cpu_threads = 0;                // 0: every core
+  FormulaPath path = FormulaPath::kAuto;   // kAuto: direct where binary64 resolves the view (view.h's rule)
   // Pixels re-decided in MPFR at most (the rest stay unresolved); 0: none.
   uint64_t max_fallback = 4096;
   // The fallback's precisions: the view's reference bits (perturb.h), doubled up to this many times
