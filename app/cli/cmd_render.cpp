@@ -315,6 +315,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   fr.tile_rows = j.tile_rows > 0;
   fr.auto_iter = j.auto_iter;
   fr.cuda = j.opt.backend == Backend::kCuda;
+  fr.max_fallback = static_cast<uint64_t>(j.opt.max_secondary_references);
   return j;
 }
 
@@ -330,7 +331,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
 
   // Validate every frame's view and format before anything renders.
   mandel::geometry(v);
-  if (!formula::is_mandelbrot(job.formula)) {  // render_formula.h: binary64 on the CPU, one image
+  if (!formula::is_mandelbrot(job.formula)) {  // render_formula.h: on the CPU, one image
     job.formula_request.fields = shader_fields(job.shader);
     job.formula_request.strips = !job.devices.empty() || work::size() > 1;
     check_formula_request(job.formula, job.formula_request, v);
@@ -346,7 +347,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
     plan.shader = job.shader;
     plan.quiet = job.quiet;
     install_cancel_handler();
-    return work::is_writer() ? render_formula(t, job.formula, plan) : 0;
+    return work::is_writer() ? render_formula(t, job.formula, plan, job.formula_request) : 0;
   }
   if (!job.zoom_to.empty()) {
     mandel::View end = v;

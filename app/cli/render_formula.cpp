@@ -1,8 +1,10 @@
-// `render --formula`: the checks of what formulas cannot do yet, and the one binary64 CPU render.
+// `render --formula`: the checks of what formulas cannot do yet, and the one CPU render (direct or
+// perturbation, then the MPFR fallback).
 #include "render_formula.h"
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <iostream>
 
 #include "app/io/location.h"
@@ -16,14 +18,20 @@ namespace ds::app {
 namespace {
 [[noreturn]] void not_yet(const formula::Formula& f, const std::string& what) {
   throw cli::UsageError(what + ": not implemented for formula " + formula::to_string(f) +
-                        " yet; formulas other than z^2 + c render only directly in binary64 on the CPU, "
-                        "one image at a time (docs/formulas.md)");
+                        " yet; formulas other than z^2 + c render only on the CPU (direct binary64 or "
+                        "perturbation), one image at a time (docs/formulas.md)");
 }
 }  // namespace
 
+formula::FormulaPath formula_path(const FormulaRequest& req) {
+  if (req.perturb) return formula::FormulaPath::kPerturb;
+  if (req.arith == "f64") return formula::FormulaPath::kDirect;
+  return formula::FormulaPath::kAuto;
+}
+
 void check_formula_request(const formula::Formula& f, const FormulaRequest& req, const mandel::View& v) {
-  if (req.perturb) not_yet(f, "--arith perturb (perturbation)");
-  if (!req.arith.empty() && req.arith != "auto" && req.arith != "f64") not_yet(f, "--arith " + req.arith);
+  if (!req.perturb && !req.arith.empty() && req.arith != "auto" && req.arith != "f64")
+    not_yet(f, "--arith " + req.arith);
   if (req.frames > 1) not_yet(f, "--frames (zoom sequences)");
   if (req.aa > 1) not_yet(f, "--aa");
   if (req.verify)
@@ -36,7 +44,7 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
   if (req.fields & mandel::kFieldDistance) not_yet(f, "a shader that reads the distance estimate");
   if (req.fields & mandel::kFieldPhase) not_yet(f, "a shader that reads the phase");
   if (req.fields & mandel::kFieldStripe) not_yet(f, "a shader that reads the stripe average");
-  formula::require_direct_f64(v, f);
+  formula::require_formula_view(v, f, formula_path(req));
   // Memory: counts (and high words), smooth, the certification bytes, RGB, PNG and .npy buffers.
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);
   const uint64_t need = pixels * (4 + 4 + (mandel::wide_counts(v.max_iter) ? 4 : 0) + 1 + 3 + 3 + 8 + 8);
@@ -50,42 +58,85 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
 }
 
-std::string formula_text(const formula::Formula& f, uint64_t uncertified, uint64_t pixels) {
-  return "formula = " + formula::to_string(f) +
-         "\nmethod = direct binary64 on the CPU (kernels/formula/direct.h)"
-         "\nuncertified = " +
-         std::to_string(uncertified) + " of " + std::to_string(pixels) +
-         " pixels (counts binary64's error bound could not certify)"
-         "\nnot done = perturbation, BLA, the distance estimate, the GPU\n";
+std::string formula_text(const formula::Formula& f, const formula::FormulaReport& rep) {
+  std::string t =
+      "formula = " + formula::to_string(f) + "\nmethod = " + formula::path_name(rep.path) + " on the CPU";
+  if (rep.path == formula::FormulaPath::kPerturb)
+    t += "\nreference = " + std::to_string(rep.reference_length) + " points at " +
+         std::to_string(rep.reference_bits) + " bits (MPFR, the view's centre)";
+  t += "\nundecided = " + std::to_string(rep.undecided) + " of " + std::to_string(rep.pixels) +
+       " pixels (counts binary64's error bound could not certify)"
+       "\nmpfr fallback = " +
+       std::to_string(rep.fallback) +
+       " pixels decided by their own MPFR orbit"
+       "\nunresolved = " +
+       std::to_string(rep.unresolved) + " of " + std::to_string(rep.pixels) +
+       " pixels (counts are binary64's guesses, not certified)"
+       "\nnot done = BLA, floatexp deltas, the distance estimate, the GPU\n";
+  return t;
 }
 
-int render_formula(const RenderTarget& t, const formula::Formula& f, const RenderPlan& plan) {
-  formula::DirectOptions o;
+int render_formula(const RenderTarget& t, const formula::Formula& f, const RenderPlan& plan,
+                   const FormulaRequest& req) {
+  formula::FormulaOptions o;
   o.cancel = &cancel_flag();
+  o.path = formula_path(req);
+  o.max_fallback = req.max_fallback;
   ProgressLine line;
   line.on = isatty(2) && !plan.quiet;
   line.label = "render";
   o.progress = line.callback();
-  formula::Certification cert;
-  const mandel::RenderResult r = formula::render_direct(t.view, f, o, &cert);
+  o.stage = line.stage_callback();
+  formula::FormulaReport rep;
+  mandel::RenderResult r = formula::render(t.view, f, o, &rep);
   line.clear();
   if (r.cancelled) {
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     return 130;
   }
-  const uint64_t pixels = static_cast<uint64_t>(r.width) * static_cast<uint64_t>(r.height);
-  const TargetFiles files =
-      encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, cert.uncertain, pixels)}});
+  // Binary64 numbers on the CPU either way; the formula record says which path ran (render_summary's
+  // perturbation lines are the Mandelbrot engine's and do not apply).
+  r.method = mandel::Method::kDirect;
+  r.arith = Arith::kF64;
+  // The direct engine's error-estimate counters (render_summary's line, the deepscope-direct record)
+  // hold the formula's: undecided in binary64, decided by the MPFR orbit, unresolved.
+  r.error_bound = true;
+  r.perturb.glitch_pixels = rep.undecided;
+  r.perturb.glitch_corrected = rep.fallback;
+  r.perturb.glitch_unresolved = rep.unresolved;
+  if (rep.fallback > 0)
+    r.recheck = "their MPFR orbits, up to " + std::to_string(rep.fallback_max_bits) + " bits";
+  const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, rep)}});
   if (!files.note.empty() && !plan.quiet && files.note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << files.note << "\n";
   write_target(t, files);
-  if (!plan.quiet) std::cerr << wrote_lines(t.png, files.summary, ", formula " + formula::to_string(f));
-  // Said even under --quiet: these counts are the rounded orbit's, maybe not the exact one's.
-  if (cert.uncertain > 0)
-    std::cerr << "deepscope render: warning: " << cert.uncertain << " of " << pixels
-              << " pixels have counts binary64's error bound could not certify (orbits chaotic beyond "
-                 "binary64's precision; recorded in the PNG, docs/formulas.md)\n";
-  return 0;
+  char more[256];
+  std::snprintf(more, sizeof more, ", formula %s by %s", formula::to_string(f).c_str(),
+                formula::path_name(rep.path));
+  if (!plan.quiet) {
+    std::cerr << wrote_lines(t.png, files.summary, more);
+    if (rep.path == formula::FormulaPath::kPerturb)
+      std::fprintf(stderr, "deepscope render: reference %llu points at %d bits in MPFR, %.3f s%s\n",
+                   static_cast<unsigned long long>(rep.reference_length), rep.reference_bits,
+                   rep.reference_seconds, rep.reference_escaped ? " (escaped)" : "");
+    std::fprintf(
+        stderr,
+        "deepscope render: %llu of %llu pixels undecided in binary64, %llu decided by their MPFR orbit "
+        "(%.3f s, up to %d bits), %llu unresolved\n",
+        static_cast<unsigned long long>(rep.undecided), static_cast<unsigned long long>(rep.pixels),
+        static_cast<unsigned long long>(rep.fallback), rep.fallback_seconds, rep.fallback_max_bits,
+        static_cast<unsigned long long>(rep.unresolved));
+  }
+  // Said even under --quiet, and exit 1: these counts are binary64's guesses (docs/formulas.md).
+  if (rep.unresolved == 0) return 0;
+  std::cerr
+      << "deepscope render: " << rep.unresolved << " of " << rep.pixels << " pixels of " << t.png
+      << " could not be decided (binary64's error bound left them undecided, and their MPFR orbits were "
+         "not certified up to "
+      << rep.fallback_bits_cap << " bits, or were past the fallback's limit of " << rep.fallback_limit
+      << " pixels); their counts are binary64's guesses, and the PNG "
+         "says so (deepscope-formula: unresolved)\n";
+  return 1;
 }
 
 }  // namespace ds::app

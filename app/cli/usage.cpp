@@ -89,8 +89,11 @@ Commands:
         burning-ship3, mandelbar, celtic, buffalo, mandelbar-celtic, perpendicular-mandelbrot,
         perpendicular-burning-ship, perpendicular-celtic, perpendicular-buffalo, opcodes such as
         "absx absy sqr add", and hybrids "mandelbrot,burning-ship" (a phase a step); a .kfr's
-        FractalType and Power choose it too. Only direct binary64 on the CPU so far: deeper views,
-        --arith perturb, --frames, --aa, --verify, --exr and the GPU are refused (exit 2)
+        FractalType and Power choose it too. On the CPU: direct binary64 where it resolves the
+        view, perturbation with binary64 deltas beyond (to zoom about 1e268; --arith perturb or
+        f64 forces one); pixels binary64 cannot certify are re-decided by their own MPFR orbit
+        (up to --max-references N of them), and any left undecided make render exit 1. --frames,
+        --aa, --verify, --exr and the GPU are refused (exit 2)
   deepscope video [--re R --im I --zoom Z | --location FILE] --zoom-to Z2 --frames N
                   [--easing linear|smooth|in|out] [--aa N] [--exr FILE%05d.exr] [--mp4 FILE.mp4]
                   [--fps F] [--crf C] [--no-auto-iter] [render's options] --out DIR/frame%05d.png

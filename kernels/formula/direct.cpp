@@ -22,8 +22,8 @@ void require_direct_f64(const mandel::View& v, const Formula& f, int guard_bits)
   std::string why;
   if (!mandel::resolves(Arith::kF64, g, guard_bits, &why))
     throw mandel::ViewError(name +
-                            ": only direct binary64 iteration is implemented for formulas other than "
-                            "z^2 + c (no perturbation yet, docs/formulas.md), and " +
+                            ": direct binary64 (--arith f64) cannot render this view; perturbation "
+                            "(--arith perturb or auto) can (docs/formulas.md), and " +
                             why);
 }
 

@@ -22,7 +22,7 @@ struct DirectOptions {
 
 // Throws mandel::ViewError when binary64 does not resolve the view (the precision rule of
 // mandel::resolves with opt.guard_bits), or when the view has a pixel map or the exponential map
-// (only perturbation draws those, and formulas have no perturbation yet). `what` names the formula.
+// (formula perturbation does not draw those yet either). `what` names the formula.
 void require_direct_f64(const mandel::View& v, const Formula& f, int guard_bits = mandel::kGuardBits);
 
 // Which counts binary64 could certify (step.h's formula_pixel_certified: a running error bound

@@ -3,20 +3,18 @@
 
 #include <mpfr.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+
+#include "mpfr_ops.h"
 
 #include "kernels/core/cpu_parallel.h"
 
 namespace ds::formula {
 namespace {
 
-struct Num {
-  mpfr_t v;
-  explicit Num(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Num() { mpfr_clear(v); }
-  Num(const Num&) = delete;
-  Num& operator=(const Num&) = delete;
-};
+using detail::Num;
 
 // Column or row of sample k of n across `extent` pixels (oracle.h's grid_index).
 int grid_index(int k, int n, int extent) {
@@ -25,8 +23,12 @@ int grid_index(int k, int n, int extent) {
 
 }  // namespace
 
-uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j,
-                    int bits) {
+namespace {
+
+// The orbit of pixel (i, j) at `bits`; with `certified` given, beside it the running bound of
+// mpfr_ops.h (op_bound at u = 2^-bits) and *certified = whether it decided every escape test.
+uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
+                  bool* certified) {
   if (i < 0 || j < 0 || i >= v.width || j >= v.height)
     throw mandel::ViewError("formula orbit: pixel (" + std::to_string(i) + ", " + std::to_string(j) +
                             ") lies outside the image");
@@ -47,57 +49,92 @@ uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Form
   mpfr_add(ci.v, ci.v, t1.v, MPFR_RNDN);
   mpfr_set(x.v, cr.v, MPFR_RNDN);
   mpfr_set(y.v, ci.v, MPFR_RNDN);
+  // The bound starts at |c~ - c|: the centre's, s/2's, the product's and the sum's roundings, each
+  // at most u times its result's magnitude (per component; the Euclidean norm is at most the sum).
+  const long double u = std::ldexp(1.0L, -bits);
+  const long double kx = std::fabs(2.0L * i + 1 - v.width), ky = std::fabs(v.height - 2.0L * j - 1);
+  const long double hd = std::fabs(static_cast<long double>(mpfr_get_ld(h.v, MPFR_RNDN)));
+  const long double ec =
+      1.01L * u *
+      (std::fabs(static_cast<long double>(g.re_d)) + std::fabs(static_cast<long double>(g.im_d)) +
+       2 * (kx + ky) * hd + std::fabs(static_cast<long double>(mpfr_get_ld(cr.v, MPFR_RNDN))) +
+       std::fabs(static_cast<long double>(mpfr_get_ld(ci.v, MPFR_RNDN))));
+  long double r = ec;
+  bool tracking = certified != nullptr;
+  if (certified) *certified = true;
+  // The bound's own roundings in long double (2^-64 each, at most 16 an opcode).
+  int max_ops = 0;
+  for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
+  const long double slack =
+      std::exp(std::ldexp(16.0L * (max_ops + 2) * static_cast<long double>(v.max_iter), -64)) +
+      std::ldexp(1.0L, -40);
+  auto modulus = [](const mpfr_t a, const mpfr_t b) {
+    const long double ra = mpfr_get_ld(a, MPFR_RNDN), rb = mpfr_get_ld(b, MPFR_RNDN);
+    return std::sqrt(ra * ra + rb * rb) * (1 + std::ldexp(1.0L, -60));
+  };
   for (uint64_t n = 1; n < v.max_iter; ++n) {
     // |z|^2 > 4, decided at this precision (x^2 + y^2 rounded: a count at the bailout's edge is
-    // what the confirming run at more bits is for).
+    // what the confirming run at more bits, or the bound, is for).
     mpfr_sqr(t1.v, x.v, MPFR_RNDN);
     mpfr_sqr(t2.v, y.v, MPFR_RNDN);
     mpfr_add(t1.v, t1.v, t2.v, MPFR_RNDN);
-    if (mpfr_cmp_ui(t1.v, 4) > 0) return n;
+    const bool out = mpfr_cmp_ui(t1.v, 4) > 0;
+    if (tracking) {
+      const long double az = std::sqrt(static_cast<long double>(mpfr_get_ld(t1.v, MPFR_RNDN)));
+      const long double e = r * slack + az * std::ldexp(1.0L, -50);
+      if (out ? !(az - e > 2) : !(az + e <= 2)) {
+        *certified = false;
+        tracking = false;
+      }
+    }
+    if (out) return n;
     const Phase& ph = f.phase[n % static_cast<uint64_t>(f.phases)];
     mpfr_set(sx.v, x.v, MPFR_RNDN);
     mpfr_set(sy.v, y.v, MPFR_RNDN);
+    long double rs = r;
     for (int k = 0; k < ph.count; ++k) {
-      switch (ph.ops[k]) {
-        case Op::kAbsX:
-          mpfr_abs(x.v, x.v, MPFR_RNDN);
-          break;
-        case Op::kAbsY:
-          mpfr_abs(y.v, y.v, MPFR_RNDN);
-          break;
-        case Op::kNegX:
-          mpfr_neg(x.v, x.v, MPFR_RNDN);
-          break;
-        case Op::kNegY:
-          mpfr_neg(y.v, y.v, MPFR_RNDN);
-          break;
-        case Op::kSqr:  // (x + y)(x - y), 2xy
-          mpfr_add(t1.v, x.v, y.v, MPFR_RNDN);
-          mpfr_sub(t2.v, x.v, y.v, MPFR_RNDN);
-          mpfr_mul(y.v, x.v, y.v, MPFR_RNDN);
-          mpfr_mul_2ui(y.v, y.v, 1, MPFR_RNDN);
-          mpfr_mul(x.v, t1.v, t2.v, MPFR_RNDN);
-          break;
-        case Op::kStore:
-          mpfr_set(sx.v, x.v, MPFR_RNDN);
-          mpfr_set(sy.v, y.v, MPFR_RNDN);
-          break;
-        case Op::kMul:  // (x sx - y sy, x sy + y sx)
-          mpfr_mul(t1.v, x.v, sx.v, MPFR_RNDN);
-          mpfr_mul(t2.v, y.v, sy.v, MPFR_RNDN);
-          mpfr_mul(t3.v, x.v, sy.v, MPFR_RNDN);
-          mpfr_mul(y.v, y.v, sx.v, MPFR_RNDN);
-          mpfr_add(y.v, y.v, t3.v, MPFR_RNDN);
-          mpfr_sub(x.v, t1.v, t2.v, MPFR_RNDN);
-          break;
-        case Op::kAdd:
-          mpfr_add(x.v, x.v, cr.v, MPFR_RNDN);
-          mpfr_add(y.v, y.v, ci.v, MPFR_RNDN);
-          break;
+      const Op op = ph.ops[k];
+      long double az = 0, as = 0;
+      if (tracking && (op == Op::kSqr || op == Op::kMul)) az = modulus(x.v, y.v);
+      if (tracking && op == Op::kMul) as = modulus(sx.v, sy.v);
+      detail::mpfr_apply_op(op, x.v, y.v, sx.v, sy.v, cr.v, ci.v, t1.v, t2.v, t3.v);
+      if (tracking) {
+        const long double az1 = op == Op::kAdd ? modulus(x.v, y.v) : 0;
+        detail::op_bound(op, u, az, as, az1, ec, r, rs);
+        if (!(r < 1)) {  // nothing left to decide with (or not finite)
+          *certified = false;
+          tracking = false;
+        }
       }
     }
   }
   return v.max_iter;
+}
+
+}  // namespace
+
+uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j,
+                    int bits) {
+  return count_at(g, v, f, i, j, bits, nullptr);
+}
+
+uint64_t mpfr_count_certified(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i,
+                              int j, int bits, bool* certified) {
+  return count_at(g, v, f, i, j, bits, certified);
+}
+
+bool mpfr_decide(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
+                 int max_bits, uint64_t* count, int* bits_used) {
+  for (int b = bits;; b = std::min(max_bits, 2 * b)) {
+    bool ok = false;
+    const uint64_t n = mpfr_count_certified(g, v, f, i, j, b, &ok);
+    if (bits_used) *bits_used = b;
+    if (ok) {
+      *count = n;
+      return true;
+    }
+    if (b >= max_bits) return false;
+  }
 }
 
 std::vector<GridPixel> mpfr_grid(const mandel::View& v, const Formula& f, int n, int bits, int confirm_bits,

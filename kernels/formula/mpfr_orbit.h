@@ -18,6 +18,19 @@ namespace ds::formula {
 uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j,
                     int bits);
 
+// mpfr_count with a running error bound beside the MPFR orbit (mpfr_ops.h: each opcode's rounding
+// at u = 2^-bits, the inherited error grown by |2z| or |z||s| + |s||z|): *certified is true when
+// the bound decided every escape test up to the count (|z| +- bound clear of 2), so the count is
+// that of the exact orbit of the exact c.
+uint64_t mpfr_count_certified(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i,
+                              int j, int bits, bool* certified);
+
+// The fallback for pixels that binary64 could not decide: mpfr_count_certified at `bits`, then at
+// twice the bits, and so on up to max_bits. True with *count (and *bits_used, the last precision
+// tried) when some precision certified the count; false when max_bits did not.
+bool mpfr_decide(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
+                 int max_bits, uint64_t* count, int* bits_used = nullptr);
+
 struct GridPixel {
   int i = 0, j = 0;
   uint64_t count = 0;    // at `bits`

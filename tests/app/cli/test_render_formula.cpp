@@ -1,10 +1,12 @@
 // `render --formula` and formula locations (kernels/formula, docs/formulas.md): a Burning Ship PNG
 // that records its formula and reads back with it, counts equal to the library's; KF's FractalType
 // choosing the formula (mirrored as KF draws it); and every request formulas cannot do yet refused
-// with exit 2 naming it, before any file is written: never a Mandelbrot picture instead.
+// with exit 2 naming it, before any file is written: never a Mandelbrot picture instead; a deep Burning
+// Ship by perturbation, and pixels left undecided making render exit 1 on both paths.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,6 +14,7 @@
 #include "app/io/image_io.h"
 #include "app/io/location.h"
 #include "kernels/formula/direct.h"
+#include "kernels/formula/render.h"
 #include "render_in_process.h"
 
 namespace {
@@ -48,7 +51,8 @@ TEST(RenderFormula, BurningShipPngRecordsItsFormula) {
   ASSERT_TRUE(app::png_find_text(slurp(png), app::kPngFormulaKey, &text));
   EXPECT_NE(text.find("formula = burning-ship\n"), std::string::npos) << text;
   EXPECT_NE(text.find("direct binary64"), std::string::npos) << text;
-  EXPECT_NE(text.find("uncertified = "), std::string::npos) << text;
+  EXPECT_NE(text.find("undecided = "), std::string::npos) << text;
+  EXPECT_NE(text.find("unresolved = 0 of"), std::string::npos) << text;
   // The PNG reads back as a Burning Ship location: every command but render refuses it.
   const app::Location loc = app::read_location_file(png);
   EXPECT_EQ(loc.formula, "burning-ship");
@@ -62,9 +66,12 @@ TEST(RenderFormula, BurningShipPngRecordsItsFormula) {
   w.width = 48;
   w.height = 32;
   w.max_iter = 300;
-  const mandel::RenderResult r = formula::render_direct(w, formula::parse_formula("burning-ship"));
+  formula::FormulaReport rep;
+  const mandel::RenderResult r = formula::render(w, formula::parse_formula("burning-ship"), {}, &rep);
+  EXPECT_EQ(rep.path, formula::FormulaPath::kDirect);
+  EXPECT_EQ(rep.unresolved, 0u);
   EXPECT_EQ(slurp(npy), app::encode_npy(r.counts, 32, 48));
-  const mandel::RenderResult m = formula::render_direct(w, formula::parse_formula("mandelbrot"));
+  const mandel::RenderResult m = formula::render(w, formula::parse_formula("mandelbrot"), {}, &rep);
   EXPECT_NE(app::encode_npy(m.counts, 32, 48), app::encode_npy(r.counts, 32, 48));
   // Rendering the PNG's location again gives the same counts.
   const std::string again = dir + "/again.png", npy2 = dir + "/c2.npy";
@@ -95,7 +102,8 @@ TEST(RenderFormula, KfrFractalTypeChoosesTheFormulaAsKfDrawsIt) {
   w.max_iter = 300;
   // KF's pixel (i, j) is c = centre + s (i - W/2 + 1/2, j - H/2 + 1/2) with j down: our view's row
   // H - 1 - j.
-  const mandel::RenderResult r = formula::render_direct(w, formula::parse_formula("burning-ship"));
+  formula::FormulaReport rep;
+  const mandel::RenderResult r = formula::render(w, formula::parse_formula("burning-ship"), {}, &rep);
   std::vector<uint32_t> flipped(r.counts.size());
   for (int j = 0; j < 32; ++j)
     for (int i = 0; i < 48; ++i) flipped[j * 48 + i] = r.counts[(31 - j) * 48 + i];
@@ -119,9 +127,9 @@ TEST(RenderFormula, WhatFormulasCannotDoYetIsRefused) {
   const Case cases[] = {
       {{"--formula", "burning-boat"}, "burning-boat"},
       {{"--formula", "absx sqr"}, "must end with \"add\""},
-      {{"--formula", "burning-ship", "--arith", "perturb"}, "perturbation"},
       {{"--formula", "burning-ship", "--arith", "f64x2"}, "--arith f64x2"},
-      {{"--formula", "celtic", "--zoom", "1e20"}, "f64 resolves pixels only up to zoom"},
+      {{"--formula", "celtic", "--zoom", "1e20", "--arith", "f64"}, "f64 resolves pixels only up to zoom"},
+      {{"--formula", "celtic", "--zoom", "1e280"}, "floatexp deltas for formulas"},
       {{"--formula", "buffalo", "--frames", "3", "--zoom-to", "10"}, "--frames"},
       {{"--formula", "buffalo", "--aa", "2"}, "--aa"},
       {{"--formula", "buffalo", "--verify", "4"}, "--verify"},
@@ -136,6 +144,81 @@ TEST(RenderFormula, WhatFormulasCannotDoYetIsRefused) {
     EXPECT_EQ(test::render_in_process(args, &msg), 2) << c.args[1] << ": " << msg;
     EXPECT_NE(msg.find(c.says), std::string::npos) << c.args[1] << ": " << msg;
     EXPECT_FALSE(exists(out)) << c.args[1];
+  }
+  // A reference that would not fit in memory is refused before it starts.
+  std::string msg;
+  EXPECT_EQ(
+      test::render_in_process(
+          {"--formula", "celtic", "--zoom", "1e20", "--iter", "9e18", "--size", "32x32", "--out", out}, &msg),
+      2)
+      << msg;
+  EXPECT_NE(msg.find("formula references are not compressed"), std::string::npos) << msg;
+  EXPECT_FALSE(exists(out));
+}
+
+// Past binary64's zoom, auto renders by perturbation, says so on the command line and in the PNG,
+// and exits 0 when every pixel was decided (a Burning Ship at 1.6e60: 147 of 256 pixels go to their
+// MPFR orbit, as FormulaPerturb.UndecidedPixelsAreDecidedByTheirMpfrOrbit measures).
+TEST(RenderFormula, DeepBurningShipRendersByPerturbation) {
+  const std::string dir = tmpdir(), png = dir + "/deep.png";
+  std::string msg;
+  testing::internal::CaptureStderr();
+  const int rc = test::render_in_process(
+      {"--formula", "burning-ship", "--re",
+       "-0.52385650573873808264320817953931464697723557570940719796350161454708271638042874", "--im",
+       "-0.905063012975098048484633103441542341595677940679102394986324177838949724014396055", "--zoom",
+       "1.6069380442590071e60", "--size", "16x16", "--iter", "2000", "--out", png},
+      &msg);
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(rc, 0) << msg << err;
+  EXPECT_NE(err.find("by perturbation (binary64 deltas)"), std::string::npos) << err;
+  EXPECT_NE(err.find("147 of 256 pixels undecided in binary64, 147 decided by their MPFR orbit"),
+            std::string::npos)
+      << err;
+  std::string text;
+  ASSERT_TRUE(app::png_find_text(slurp(png), app::kPngFormulaKey, &text));
+  EXPECT_NE(text.find("method = perturbation (binary64 deltas) on the CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("reference = 422 points at 331 bits"), std::string::npos) << text;
+  EXPECT_NE(text.find("undecided = 147 of 256"), std::string::npos) << text;
+  EXPECT_NE(text.find("unresolved = 0 of 256"), std::string::npos) << text;
+}
+
+// Pixels that neither binary64 nor (within --max-references) their MPFR orbit decided make render
+// exit 1, on both paths, and the PNG counts them (the lead's decision: a render that is not right
+// never exits 0).
+TEST(RenderFormula, UnresolvedPixelsExitOneOnBothPaths) {
+  const std::string dir = tmpdir();
+  struct Case {
+    std::vector<std::string> args;
+    const char* method;
+  };
+  const Case cases[] = {
+      {{"--formula", "burning-ship", "--re", "-0.4", "--im", "-0.6", "--zoom", "1.2", "--size", "48x32",
+        "--iter", "300"},
+       "method = direct binary64"},
+      {{"--formula", "burning-ship", "--re", "-0.989752281000521898831661265663459503552380985223124", "--im",
+        "-0.528974112195614262618309520861418904169817810601377", "--zoom", "1.2676506002282359e30", "--size",
+        "16x16", "--iter", "8000"},
+       "method = perturbation"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = c.args;
+    const std::string png = dir + "/u.png";
+    for (const std::string& a :
+         {std::string("--max-references"), std::string("0"), std::string("--out"), png})
+      args.push_back(a);
+    std::string msg;
+    testing::internal::CaptureStderr();
+    const int rc = test::render_in_process(args, &msg);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 1) << c.method << ": " << msg << err;
+    EXPECT_NE(err.find("could not be decided"), std::string::npos) << err;
+    std::string text;
+    ASSERT_TRUE(app::png_find_text(slurp(png), app::kPngFormulaKey, &text)) << c.method;
+    EXPECT_NE(text.find(c.method), std::string::npos) << text;
+    EXPECT_NE(text.find("mpfr fallback = 0 pixels"), std::string::npos) << text;
+    EXPECT_EQ(text.find("unresolved = 0 of"), std::string::npos) << text;
+    std::remove(png.c_str());
   }
 }
 

@@ -1,0 +1,209 @@
+// Formula perturbation on the CPU: the MPFR reference with its error bound, and the pixels' pass.
+#include "perturb.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "kernels/core/cpu_parallel.h"
+#include "kernels/mandelbrot/mandelbrot.cuh"
+#include "mpfr_ops.h"
+#include "perturb_step.h"
+
+namespace ds::formula {
+
+int formula_reference_bits(const mandel::Geometry& g) {
+  return std::max(64, static_cast<int>(std::ceil(-g.log2_step)) + 64) + 64;
+}
+
+FormulaReference compute_formula_reference(const Formula& f, const std::string& re, const std::string& im,
+                                           int bits, uint64_t max_iter, const std::atomic<bool>* cancel) {
+  using detail::Num;
+  const auto t0 = std::chrono::steady_clock::now();
+  FormulaReference ref;
+  ref.re = re;
+  ref.im = im;
+  ref.bits = bits;
+  ref.max_iter = max_iter;
+  uint32_t states = 0;
+  for (int k = 0; k < f.phases; ++k) {
+    ref.prefix[k] = states;
+    states += static_cast<uint32_t>(f.phase[k].count);
+  }
+  ref.period_states = states;
+  const mpfr_prec_t p = bits;
+  Num cr(p), ci(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
+  char* end = nullptr;
+  mpfr_strtofr(cr.v, re.c_str(), &end, 10, MPFR_RNDN);
+  mpfr_strtofr(ci.v, im.c_str(), &end, 10, MPFR_RNDN);
+  mpfr_set_ui(x.v, 0, MPFR_RNDN);
+  mpfr_set_ui(y.v, 0, MPFR_RNDN);
+  const long double u = std::ldexp(1.0L, -bits);
+  int max_ops = 0;
+  for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
+  auto modulus = [](const mpfr_t a, const mpfr_t b) {
+    const long double ra = mpfr_get_ld(a, MPFR_RNDN), rb = mpfr_get_ld(b, MPFR_RNDN);
+    return std::sqrt(ra * ra + rb * rb) * (1 + std::ldexp(1.0L, -60));
+  };
+  // C's rounding from its decimal string (u per component), added at every add as |c~ - c|.
+  const long double ec =
+      1.01L * u * (std::fabs(mpfr_get_ld(cr.v, MPFR_RNDN)) + std::fabs(mpfr_get_ld(ci.v, MPFR_RNDN)));
+  long double e = 0;  // >= |Z~ - Z| of the MPFR state (before rounding to binary64)
+  // E rounded up to binary64, with a factor for long double's own roundings in computing it (2^-64
+  // each, at most 16 an opcode, over the m steps so far).
+  uint64_t m_now = 0;
+  auto to_err = [&](long double v) {
+    const long double up =
+        (1 + std::ldexp(1.0L, -50)) *
+        std::exp(std::ldexp(16.0L * (max_ops + 2) * static_cast<long double>(m_now + 1), -64));
+    const double d = static_cast<double>(v * up);
+    return std::isfinite(d) ? d : HUGE_VAL;
+  };
+  for (uint64_t m = 0;; ++m) {
+    m_now = m;
+    if (cancel && (m & 1023) == 0 && cancel->load(std::memory_order_relaxed)) return FormulaReference{};
+    const bool escaped = [&] {
+      if (m == 0) return false;
+      mpfr_sqr(t1.v, x.v, MPFR_RNDN);
+      mpfr_sqr(t2.v, y.v, MPFR_RNDN);
+      mpfr_add(t1.v, t1.v, t2.v, MPFR_RNDN);
+      return mpfr_cmp_ui(t1.v, 4) > 0;
+    }();
+    if (escaped || m == max_iter) {  // the last point: Z_m only
+      ref.wr.push_back(mpfr_get_d(x.v, MPFR_RNDN));
+      ref.wi.push_back(mpfr_get_d(y.v, MPFR_RNDN));
+      ref.err.push_back(to_err(e));
+      ref.length = m + 1;
+      ref.escaped = escaped;
+      break;
+    }
+    const Phase& ph = f.phase[m % static_cast<uint64_t>(f.phases)];
+    mpfr_set(sx.v, x.v, MPFR_RNDN);
+    mpfr_set(sy.v, y.v, MPFR_RNDN);
+    long double es = e, emax = e;
+    for (int k = 0; k < ph.count; ++k) {
+      const Op op = ph.ops[k];
+      ref.wr.push_back(mpfr_get_d(x.v, MPFR_RNDN));
+      ref.wi.push_back(mpfr_get_d(y.v, MPFR_RNDN));
+      emax = std::max(emax, e);
+      long double az = 0, as = 0;
+      if (op == Op::kSqr || op == Op::kMul) az = modulus(x.v, y.v);
+      if (op == Op::kMul) as = modulus(sx.v, sy.v);
+      detail::mpfr_apply_op(op, x.v, y.v, sx.v, sy.v, cr.v, ci.v, t1.v, t2.v, t3.v);
+      const long double az1 = op == Op::kAdd ? modulus(x.v, y.v) : 0;
+      detail::op_bound(op, u, az, as, az1, ec, e, es);
+    }
+    ref.err.push_back(to_err(emax));
+  }
+  ref.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return ref;
+}
+
+void require_perturb_f64(const mandel::View& v, const Formula& f) {
+  const mandel::Geometry g = mandel::geometry(v);
+  const std::string name = "formula " + to_string(f);
+  if (!g.square_pixels)
+    throw mandel::ViewError(name +
+                            ": a rotated, stretched or exponential-map view is not implemented for "
+                            "formulas other than z^2 + c yet (docs/formulas.md)");
+  if (g.log2_step - 1 < kPerturbMinLog2Step)
+    throw mandel::ViewError(name + ": the pixel spacing 2^" + std::to_string(static_cast<int>(g.log2_step)) +
+                            " is below 2^" + std::to_string(static_cast<int>(kPerturbMinLog2Step) + 1) +
+                            ", where binary64 deltas leave binary64's range (zoom about 1e268 at 1024 "
+                            "rows); floatexp deltas for formulas are not implemented yet (docs/formulas.md)");
+  // The reference keeps every opcode's state (16 bytes) and a bound (8 bytes) per step, unpacked.
+  int max_ops = 0;
+  for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
+  const long double bytes = static_cast<long double>(v.max_iter) * (16.0L * max_ops + 8);
+  const uint64_t have = mandel::host_memory_bytes();
+  if (have && bytes > 0.75L * static_cast<long double>(have))
+    throw mandel::ViewError(
+        name + ": a reference of " + std::to_string(v.max_iter) + " iterations needs about " +
+        std::to_string(static_cast<uint64_t>(bytes / 1048576)) + " MiB, more than three quarters of " +
+        "this machine's " + std::to_string(have >> 20) +
+        " MiB (formula references are not compressed yet); lower the iterations");
+}
+
+mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, const DirectOptions& opt,
+                                    Certification* cert, FormulaReference* ref_out) {
+  require_perturb_f64(v, f);
+  const mandel::Geometry g = mandel::geometry(v);
+  const auto t0 = std::chrono::steady_clock::now();
+  mandel::RenderResult res;
+  res.width = v.width;
+  res.height = v.height;
+  res.max_iter = v.max_iter;
+  res.arith = Arith::kF64;
+  res.backend = Backend::kCpu;
+  res.method = mandel::Method::kPerturb;
+  FormulaReference ref =
+      compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel);
+  if (ref.length == 0) {
+    res.cancelled = true;
+    return res;
+  }
+  PerturbParams p;
+  p.f = f;
+  p.wr = ref.wr.data();
+  p.wi = ref.wi.data();
+  p.err = ref.err.data();
+  p.length = ref.length;
+  p.period_states = ref.period_states;
+  for (int k = 0; k < kFormulaMaxPhases; ++k) p.prefix[k] = ref.prefix[k];
+  p.max_iter = v.max_iter;
+  p.log_degree = std::log(mean_degree(f));
+  p.re_d = g.re_d;
+  p.im_d = g.im_d;
+  int max_ops = 0;
+  for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
+  // The bound's own roundings: at most 16 a opcode, each a factor (1 + 2^-53) on a sum of
+  // non-negative terms.
+  p.slack = std::max(1.0 + 0x1p-30,
+                     std::exp(std::ldexp(16.0 * (max_ops + 2) * static_cast<double>(v.max_iter), -53)));
+  const std::size_t w = static_cast<std::size_t>(v.width), pixels = w * static_cast<std::size_t>(v.height);
+  const bool wide = mandel::wide_counts(v.max_iter);
+  res.counts.assign(pixels, 0);
+  res.smooth.assign(pixels, 0.0f);
+  if (wide) res.counts_high.assign(pixels, 0);
+  uint32_t* high = wide ? res.counts_high.data() : nullptr;
+  const double h = g.half_step_d;
+  std::vector<uint8_t> ok(pixels, 0);
+  ParallelOptions po;
+  po.cancel = opt.cancel;
+  po.progress = opt.progress;
+  po.threads = opt.cpu_threads;
+  parallel_for(
+      pixels, std::max<std::size_t>(1, w),
+      [&](std::size_t k0, std::size_t k1) {
+        for (std::size_t k = k0; k < k1; ++k) {
+          if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+          const int i = static_cast<int>(k % w), j = static_cast<int>(k / w);
+          // dc = offset * (s/2): s/2 rounded once to binary64 and the product once (the offsets
+          // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
+          const double dcr = mandel::pixel_offset(i, v.width) * h,
+                       dci = -mandel::pixel_offset(j, v.height) * h;
+          const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
+          bool decided = false;
+          const mandel::PixelResult px = formula_perturb_pixel(p, dcr, dci, ec, &decided);
+          ok[k] = decided ? 1 : 0;
+          mandel::store_pixel(res.counts.data(), high, res.smooth.data(), k, px.count, px.smooth);
+        }
+      },
+      po);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.kernel_seconds = res.seconds - ref.seconds;
+  if (opt.cancel && opt.cancel->load()) {
+    res.cancelled = true;
+    return res;
+  }
+  for (std::size_t k = 0; k < pixels; ++k) res.iterations += res.count(k) - 1;
+  if (cert) {
+    cert->uncertain = 0;
+    for (uint8_t b : ok) cert->uncertain += b ? 0 : 1;
+    cert->certified = std::move(ok);
+  }
+  if (ref_out) *ref_out = std::move(ref);
+  return res;
+}
+
+}  // namespace ds::formula

@@ -1,0 +1,192 @@
+// Perturbation of a formula's orbit against a reference orbit (host + device): one function for
+// every formula, driven by its opcodes, with a running error bound on the delta that decides each
+// escape test or says it cannot. docs/perturbation.md, "Formulas: diffabs and the bound".
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "arith/hd.h"
+#include "formula.h"
+#include "kernels/mandelbrot/counts.h"
+#include "step.h"
+
+namespace ds::formula {
+
+// The reference as the pixels read it (perturb.h's FormulaReference, flattened): for each index
+// m < length - 1 the states W_{m,k} of its orbit before opcode k of phase m mod phases (W_{m,0} =
+// Z_m), each rounded to binary64 from MPFR; for m = length - 1 only Z_m. err[m] >= the MPFR
+// orbit's own error at every state of m (before rounding to binary64).
+struct PerturbParams {
+  Formula f;
+  const double* wr = nullptr;
+  const double* wi = nullptr;
+  const double* err = nullptr;
+  uint64_t length = 0;                      // Z_0 .. Z_{length-1}
+  uint64_t period_states = 0;               // states over one period of the phases
+  uint32_t prefix[kFormulaMaxPhases] = {};  // states before phase p within a period
+  uint64_t max_iter = 0;
+  double log_degree = 0;      // log of the mean degree (smooth counts)
+  double slack = 1;           // covers the bound's own roundings
+  double re_d = 0, im_d = 0;  // the reference's centre (smooth tail's c)
+};
+
+DEEPSCOPE_HD uint64_t state_index(const PerturbParams& p, uint64_t m) {
+  const uint64_t ph = static_cast<uint64_t>(p.f.phases);
+  return (m / ph) * p.period_states + p.prefix[m % ph];
+}
+
+// |X + x| - |X| taken piecewise (KF's and Fraktaler-3's diffabs): exact where X + x keeps X's
+// sign (then it is x or -x), one rounding (of 2X + x) where it crosses. The branch is taken on
+// the sign of the rounded X + x, which is the sign of the exact sum.
+DEEPSCOPE_HD double diffabs(double X, double x) {
+  const double s = X + x;
+  if (X >= 0) return s >= 0 ? x : -(2.0 * X + x);
+  return s > 0 ? 2.0 * X + x : -x;
+}
+
+// The delta of |X + x| with its bound r >= |x~ - x| (Euclidean, of the whole delta): unchanged
+// where both the exact and the computed sums provably keep X's sign (|X~ + x~| beyond the bound
+// of the sum, |X~| beyond X's own error dX); else r + 2 dX (+ the rounding of 2X + x), since
+// |.| is 1-Lipschitz: ||X~ + x~| - |X~| - (|X + x| - |X|)| <= |x~ - x| + 2|X~ - X|.
+DEEPSCOPE_HD void diffabs_bounded(double X, double& x, double& r, double dX, double slack) {
+  constexpr double u = 0x1p-53;
+  const double s = X + x;
+  const bool crossed = X >= 0 ? s < 0 : s > 0;
+  const bool sure = !crossed && ::fabs(s) * (1.0 - 2.0 * u) > (r + dX) * slack && ::fabs(X) > dX;
+  if (!sure) r = r + 2.0 * dX + (crossed ? u * ::fabs(2.0 * X + x) : 0.0) + 0x1p-1070;
+  x = diffabs(X, x);
+}
+
+// One pixel at c = C + dc (C the reference's centre; ec >= |dc~ - dc|), from z_1 = Z_1 + dc. The
+// count contract of formula_pixel (step.h). Per opcode of the pixel's phase, with W the
+// reference's state, x the delta, s its stored value (S the reference's), r its bound and dW >=
+// |W~ - W| (u|W~| from the rounding to binary64, err[m] from MPFR's):
+//   absx, absy: diffabs_bounded;  negx, negy: exact;  store: s = x;  add: x + dc (r + ec + u|x'|);
+//   sqr: x' = (2W + x) x,   r' = 2 dW|x| + (2|W + x| + 2 dW + r) r + 4u|2W + x||x|;
+//   mul: x' = W s + x (S + s),
+//        r' = dW|s| + r|S + s| + (|x| + r) dS + (|W + x| + dW + r) rs + 6u(|W||s| + |S + s||x|).
+// (First-order terms in the moduli of the pixel's own z and s, so the bound grows as the pixel's
+// orbit's derivative does; the dW terms are the reference's rounding, relative to the delta.)
+// The escape test |z|^2 > 4 on z~ = Z~_m + x~ is decided when |z~| is farther from 2 than
+// r + dZ + u|z~| (times slack); once a test is not, *decided = false and the count continues
+// untracked (the caller re-decides it). Rebasing (Zhuoran): where |z - Z_m0| < |x| (L1) for m0 =
+// n mod phases, the first index with the pixel's next phase (m0 = 0 for one phase: Z_0 = 0, exact),
+// or where the reference ends, the delta becomes z - Z_m0 and m = m0: exact algebra against the
+// same orbit, its roundings added to r. A pixel that must rebase where no such index is left is
+// undecided.
+DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, double dcr, double dci,
+                                                       double ec, bool* decided) {
+  constexpr double u = 0x1p-53, uz = 1.0 + 0x1p-50, eta = 0x1p-1070;
+  const bool wide = mandel::wide_counts(p.max_iter);
+  const uint64_t P = static_cast<uint64_t>(p.f.phases);
+  double x = dcr, y = dci, r = ec;
+  uint64_t m = 1;
+  bool tracking = true;
+  *decided = true;
+  for (uint64_t n = 1; n < p.max_iter; ++n) {
+    uint64_t q = state_index(p, m);
+    const double zx = p.wr[q] + x, zy = p.wi[q] + y;
+    const double r2 = zx * zx + zy * zy, az = ::sqrt(r2);
+    const double dz = u * uz * ::sqrt(p.wr[q] * p.wr[q] + p.wi[q] * p.wi[q]) + p.err[m] + eta;
+    if (tracking) {
+      const double e = (r + dz + u * az) * p.slack + az * 0x1p-50;
+      if (r2 > 4.0 ? !(az - e > 2.0) : !(az + e <= 2.0)) {
+        *decided = false;
+        tracking = false;
+      }
+    }
+    if (r2 > 4.0) return {n, formula_smooth(p.f, p.log_degree, n, zx, zy, p.re_d + dcr, p.im_d + dci, wide)};
+    const uint64_t m0 = n % P;
+    const bool at_end = m + 1 >= p.length;
+    if (at_end || m != m0) {
+      const uint64_t q0 = state_index(p, m0);
+      const double wx = zx - p.wr[q0], wy = zy - p.wi[q0];
+      if (at_end || ::fabs(wx) + ::fabs(wy) < ::fabs(x) + ::fabs(y)) {
+        if (m0 + 1 >= p.length) {  // the reference ends before the pixel's phase comes round
+          *decided = false;
+          return {n, 0.0f};
+        }
+        if (tracking) {
+          const double d0 = u * uz * ::sqrt(p.wr[q0] * p.wr[q0] + p.wi[q0] * p.wi[q0]) + p.err[m0] + eta;
+          r = r + dz + u * az + d0 + u * ::sqrt(wx * wx + wy * wy) + eta;
+        }
+        x = wx;
+        y = wy;
+        m = m0;
+        q = q0;
+      }
+    }
+    const Phase& ph = p.f.phase[m % P];
+    const double em = p.err[m] + eta;
+    double sx = x, sy = y, rs = r;
+    uint64_t qs = q;
+    for (int k = 0; k < ph.count; ++k) {
+      const double Wx = p.wr[q + k], Wy = p.wi[q + k];
+      switch (ph.ops[k]) {
+        case Op::kAbsX:
+          if (tracking)
+            diffabs_bounded(Wx, x, r, u * uz * ::fabs(Wx) + em, p.slack);
+          else
+            x = diffabs(Wx, x);
+          break;
+        case Op::kAbsY:
+          if (tracking)
+            diffabs_bounded(Wy, y, r, u * uz * ::fabs(Wy) + em, p.slack);
+          else
+            y = diffabs(Wy, y);
+          break;
+        case Op::kNegX:
+          x = -x;
+          break;
+        case Op::kNegY:
+          y = -y;
+          break;
+        case Op::kSqr: {
+          const double ax = 2.0 * Wx + x, ay = 2.0 * Wy + y;
+          const double nx = ax * x - ay * y, ny = ax * y + ay * x;
+          if (tracking) {
+            const double dW = u * uz * ::sqrt(Wx * Wx + Wy * Wy) + em;
+            const double fx = Wx + x, fy = Wy + y, zf = ::sqrt(fx * fx + fy * fy);
+            const double ad = ::sqrt(x * x + y * y), aa = ::sqrt(ax * ax + ay * ay);
+            r = 2.0 * dW * ad + (2.0 * zf + 2.0 * dW + r) * r + 4.0 * u * aa * ad + eta;
+          }
+          x = nx;
+          y = ny;
+          break;
+        }
+        case Op::kStore:
+          sx = x;
+          sy = y;
+          rs = r;
+          qs = q + k;
+          break;
+        case Op::kMul: {
+          const double Sx = p.wr[qs], Sy = p.wi[qs];
+          const double bx = Sx + sx, by = Sy + sy;
+          const double nx = (Wx * sx - Wy * sy) + (x * bx - y * by);
+          const double ny = (Wx * sy + Wy * sx) + (x * by + y * bx);
+          if (tracking) {
+            const double aW = ::sqrt(Wx * Wx + Wy * Wy), dW = u * uz * aW + em;
+            const double dS = u * uz * ::sqrt(Sx * Sx + Sy * Sy) + em;
+            const double as = ::sqrt(sx * sx + sy * sy), ab = ::sqrt(bx * bx + by * by);
+            const double ad = ::sqrt(x * x + y * y);
+            const double fx = Wx + x, fy = Wy + y, zf = ::sqrt(fx * fx + fy * fy);
+            r = dW * as + r * ab + (ad + r) * dS + (zf + dW + r) * rs + 6.0 * u * (aW * as + ab * ad) + eta;
+          }
+          x = nx;
+          y = ny;
+          break;
+        }
+        case Op::kAdd:
+          x = x + dcr;
+          y = y + dci;
+          if (tracking) r = r + ec + u * ::sqrt(x * x + y * y) + eta;
+          break;
+      }
+    }
+    ++m;
+  }
+  return {p.max_iter, mandel::smooth_at_limit(p.max_iter)};
+}
+
+}  // namespace ds::formula

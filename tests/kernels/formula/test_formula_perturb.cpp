@@ -1,0 +1,445 @@
+// kernels/formula's perturbation: diffabs against |X + x| - |X|, and 32x32 views of Burning Ship,
+// Mandelbar, Celtic and a hybrid at depths 1e15 to 1e60 (some on the folds) rendered by
+// perturbation with binary64 deltas, every count its error bound decides equal to the MPFR orbit's
+// count where 256 + log2(zoom) and 384 + log2(zoom) bits agree; the MPFR fallback's pixels; and
+// render's path choice.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+
+#include "kernels/core/cpu_parallel.h"
+#include "kernels/formula/direct.h"
+#include "kernels/formula/formula.h"
+#include "kernels/formula/mpfr_orbit.h"
+#include "kernels/formula/perturb.h"
+#include "kernels/formula/perturb_step.h"
+#include "kernels/formula/render.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "oracle.h"
+
+namespace {
+
+using namespace ds::formula;
+using ds::mandel::View;
+
+View view_n(const std::string& re, const std::string& im, const std::string& zoom, uint64_t iter, int n) {
+  View v;
+  v.re = re;
+  v.im = im;
+  v.zoom = zoom;
+  v.width = v.height = n;
+  v.max_iter = iter;
+  return v;
+}
+
+// c of pixel (i, j) of v as a decimal string pair, to `bits` (for moving a view's centre).
+std::pair<std::string, std::string> pixel_centre(const View& v, int i, int j, int bits) {
+  const ds::mandel::Geometry g = ds::mandel::geometry(v);
+  mpfr_t re, im, h, t;
+  mpfr_inits2(bits, re, im, h, t, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_str(re, g.re.c_str(), 10, MPFR_RNDN);
+  mpfr_set_str(im, g.im.c_str(), 10, MPFR_RNDN);
+  mpfr_set_str(h, g.half_step.c_str(), 10, MPFR_RNDN);
+  mpfr_mul_si(t, h, 2L * i + 1 - v.width, MPFR_RNDN);
+  mpfr_add(re, re, t, MPFR_RNDN);
+  mpfr_mul_si(t, h, v.height - 2L * j - 1, MPFR_RNDN);
+  mpfr_add(im, im, t, MPFR_RNDN);
+  const auto str = [&](mpfr_t x) {
+    char buf[2048];
+    mpfr_snprintf(buf, sizeof buf, "%.*Rg", static_cast<int>(bits * 0.302) + 2, x);
+    return std::string(buf);
+  };
+  std::pair<std::string, std::string> out{str(re), str(im)};
+  mpfr_clears(re, im, h, t, static_cast<mpfr_ptr>(nullptr));
+  return out;
+}
+
+// Zooms `factor` at a time from v towards the boundary (a late-escaping pixel beside one that did
+// not escape, else the latest-escaping pixel) until the zoom reaches `depth` (log10): how the
+// deep test views below were found (DISABLED_FindDeepViews prints them).
+View zoom_towards_boundary(View v, const Formula& f, double depth, double factor, bool on_axis = false) {
+  FormulaOptions o;
+  o.max_fallback = 0;
+  double lz = std::log10(std::stod(v.zoom));
+  while (lz < depth) {
+    FormulaReport rep;
+    const ds::mandel::RenderResult r = render(v, f, o, &rep);
+    const int n = v.width;
+    int best = -1;
+    uint64_t best_count = 0;
+    bool best_inside = false;
+    for (int j = on_axis ? n / 2 - 1 : n / 4; j < (on_axis ? n / 2 + 1 : 3 * n / 4); ++j)
+      for (int i = n / 4; i < 3 * n / 4; ++i) {
+        const uint64_t c = r.count(static_cast<std::size_t>(j) * n + i);
+        if (c >= v.max_iter) continue;
+        bool inside = false;
+        for (int dj = -1; dj <= 1; ++dj)
+          for (int di = -1; di <= 1; ++di)
+            inside |= r.count(static_cast<std::size_t>(j + dj) * n + i + di) >= v.max_iter;
+        if ((inside && !best_inside) || (inside == best_inside && c > best_count)) {
+          best = j * n + i;
+          best_count = c;
+          best_inside = inside;
+        }
+      }
+    if (best < 0) break;
+    const int bits = static_cast<int>((lz + std::log10(factor)) * 3.33) + 64;
+    const auto c = pixel_centre(v, best % n, best / n, bits);
+    v.re = c.first;
+    if (!on_axis) v.im = c.second;
+    lz += std::log10(factor);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17ge%d", std::pow(10.0, lz - std::floor(lz)),
+                  static_cast<int>(std::floor(lz)));
+    v.zoom = buf;
+    if (best_count > v.max_iter / 10 * 9) v.max_iter *= 2;
+  }
+  return v;
+}
+
+TEST(FormulaPerturb, DISABLED_FindDeepViews) {
+  struct Start {
+    const char* f;
+    const char* re;
+    const char* im;
+    double depth;
+    bool axis;
+  };
+  for (const Start& s :
+       {Start{"burning-ship", "-1.762", "-0.028", 30, false},
+        Start{"burning-ship", "-0.5", "-0.5", 60, false}, Start{"burning-ship", "-1.8", "0", 30, true},
+        Start{"mandelbar", "-0.5", "0", 30, false}, Start{"celtic", "-0.5", "0", 20, false},
+        Start{"mandelbrot,burning-ship", "-0.5", "0", 20, false}}) {
+    const Formula f = parse_formula(s.f);
+    const View v =
+        zoom_towards_boundary(view_n(s.re, s.im, s.axis ? "8" : "1", 500, 32), f, s.depth, 16, s.axis);
+    std::printf("%s: re %s im %s zoom %s iter %llu\n", s.f, v.re.c_str(), v.im.c_str(), v.zoom.c_str(),
+                static_cast<unsigned long long>(v.max_iter));
+  }
+}
+
+TEST(FormulaPerturb, DiffabsIsTheDifferenceOfModuli) {
+  std::mt19937_64 rng = ds::test::seeded_rng("FormulaPerturb.DiffabsIsTheDifferenceOfModuli");
+  std::uniform_real_distribution<double> mag(-60, 2), unit(0, 1);
+  int crossed = 0;
+  for (int t = 0; t < 200000; ++t) {
+    const double X = (unit(rng) < 0.5 ? -1 : 1) * std::exp2(mag(rng));
+    // Deltas around -X too, where X + x changes sign.
+    const double x = unit(rng) < 0.5 ? (unit(rng) < 0.5 ? -1 : 1) * std::exp2(mag(rng))
+                                     : -X * (1 + (unit(rng) - 0.5) * std::exp2(-20 * unit(rng)));
+    const double d = diffabs(X, x);
+    const long double want =
+        std::fabs(static_cast<long double>(X) + x) - std::fabs(static_cast<long double>(X));
+    const bool cross = (X >= 0) != (X + x >= 0) && X + x != 0;
+    crossed += cross;
+    if (!cross) {
+      ASSERT_EQ(d, X >= 0 ? x : -x) << X << " " << x;  // exact off the fold
+    } else {
+      // One rounding of 2X + x (long double holds |X + x| - |X| to 64 bits: a bound on both).
+      ASSERT_LE(std::fabs(d - want), 0x1p-52L * std::fabs(2.0L * X + x)) << X << " " << x;
+    }
+  }
+  EXPECT_GT(crossed, 10000);
+  EXPECT_EQ(diffabs(0.0, -3.0), 3.0);
+  EXPECT_EQ(diffabs(-0.0, 2.0), 2.0);
+}
+
+// The pixels' agreement with MPFR on an n x n sample grid of v, at b1 = the reference's bits + 128
+// and b2 = b1 + 128 (trusted where they agree).
+struct Agreement {
+  int trusted = 0, decided = 0, compared = 0, agree = 0, distinct = 0;
+  std::string detail;
+};
+
+Agreement compare_with_mpfr(const View& v, const Formula& f, const ds::mandel::RenderResult& r,
+                            const std::vector<uint8_t>& certified, int n) {
+  const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
+  const std::vector<GridPixel> grid = mpfr_grid(v, f, n, b1, b1 + 128);
+  Agreement a;
+  std::set<uint64_t> counts;
+  for (const GridPixel& p : grid) {
+    const std::size_t k = static_cast<std::size_t>(p.j) * v.width + p.i;
+    const bool ok = certified[k] != 0;
+    a.decided += ok;
+    if (!p.trusted()) continue;
+    ++a.trusted;
+    counts.insert(p.count);
+    if (!ok) continue;
+    ++a.compared;
+    if (r.count(k) == p.count)
+      ++a.agree;
+    else if (a.detail.size() < 400)
+      a.detail += "\n  pixel (" + std::to_string(p.i) + ", " + std::to_string(p.j) +
+                  "): " + std::to_string(r.count(k)) + " against MPFR's " + std::to_string(p.count);
+  }
+  a.distinct = static_cast<int>(counts.size());
+  return a;
+}
+
+// How often the reference's component under an abs opcode changes sign (the folds it crosses), and
+// how many of those states are 0 (a reference on the fold).
+void fold_crossings(const FormulaReference& ref, const Formula& f, int* crossings, int* zeros) {
+  *crossings = *zeros = 0;
+  int last[2] = {0, 0};
+  for (uint64_t m = 0; m + 1 < ref.length; ++m) {
+    const Phase& ph = f.phase[m % static_cast<uint64_t>(f.phases)];
+    const uint64_t q = (m / f.phases) * ref.period_states + ref.prefix[m % f.phases];
+    for (int k = 0; k < ph.count; ++k) {
+      if (ph.ops[k] != Op::kAbsX && ph.ops[k] != Op::kAbsY) continue;
+      const int c = ph.ops[k] == Op::kAbsX ? 0 : 1;
+      const double w = c == 0 ? ref.wr[q + k] : ref.wi[q + k];
+      *zeros += w == 0;
+      const int sign = w > 0 ? 1 : w < 0 ? -1 : 0;
+      if (sign != 0 && last[c] != 0 && sign != last[c]) ++*crossings;
+      if (sign != 0) last[c] = sign;
+    }
+  }
+}
+
+struct DeepView {
+  const char* name;
+  const char* formula;
+  const char* re;
+  const char* im;
+  const char* zoom;
+  uint64_t iter;
+  bool on_fold;       // the reference lies on a fold (Im = 0 throughout)
+  int min_compared;   // grid pixels both decided and trusted, at least (measured, less a margin)
+  int min_crossings;  // sign changes of the reference under an abs opcode, at least
+};
+
+// Found by DISABLED_FindDeepViews (zooming 16x at a time from the named start), 2026-11-29.
+#define DEEP_VIEWS                                                                                     \
+  DeepView{"BurningShip1e30",                                                                          \
+           "burning-ship",                                                                             \
+           "-0.989752281000521898831661265663459503552380985223124",                                   \
+           "-0.528974112195614262618309520861418904169817810601377",                                   \
+           "1.2676506002282359e30",                                                                    \
+           8000,                                                                                       \
+           false,                                                                                      \
+           20,                                                                                         \
+           100},                                                                                       \
+      DeepView{"BurningShipOnTheFold1e31",                                                             \
+               "burning-ship",                                                                         \
+               "-1.749738990540381325390293428499134907572197280083504",                               \
+               "0",                                                                                    \
+               "1.0141204801825892e31",                                                                \
+               2000,                                                                                   \
+               true,                                                                                   \
+               20,                                                                                     \
+               0},                                                                                     \
+      DeepView{"BurningShip1e60",                                                                      \
+               "burning-ship",                                                                         \
+               "-0.52385650573873808264320817953931464697723557570940719796350161454708271638042874",  \
+               "-0.905063012975098048484633103441542341595677940679102394986324177838949724014396055", \
+               "1.6069380442590071e60",                                                                \
+               2000,                                                                                   \
+               false,                                                                                  \
+               100,                                                                                    \
+               100},                                                                                   \
+      DeepView{"Mandelbar1e30",                                                                        \
+               "mandelbar",                                                                            \
+               "0.310175907990264547510074843810928955381608532623691",                                \
+               "0.452451404255531058853404179332138283843885987485153",                                \
+               "1.2676506002282359e30",                                                                \
+               32000,                                                                                  \
+               false,                                                                                  \
+               200,                                                                                    \
+               0},                                                                                     \
+      DeepView{"Celtic1e20",                                                                           \
+               "celtic",                                                                               \
+               "-0.77362395931434288945154822652948881053107",                                         \
+               "0.47086562405041076453212307161421900403961",                                          \
+               "2.9514790517935312e20",                                                                \
+               8000,                                                                                   \
+               false,                                                                                  \
+               30,                                                                                     \
+               100},                                                                                   \
+      DeepView {                                                                                       \
+    "Hybrid1e20", "mandelbrot,burning-ship", "-0.8019282266674581821045894289848968111814",            \
+        "-0.16507176432579787887486640532584239151177", "2.9514790517935312e20", 8000, false, 200, 5   \
+  }
+
+class FormulaPerturbDeep : public testing::TestWithParam<DeepView> {};
+
+// Every count the delta's bound decides equals the MPFR orbit's wherever two precisions agree, with
+// no exception; the bound decides most of the view; the reference crosses the folds (or lies on one).
+TEST_P(FormulaPerturbDeep, DecidedCountsAgreeWithMpfr) {
+  const DeepView& d = GetParam();
+  const Formula f = parse_formula(d.formula);
+  const View v = view_n(d.re, d.im, d.zoom, d.iter, 32);
+  ASSERT_EQ(auto_path(v), FormulaPath::kPerturb);
+  Certification cert;
+  FormulaReference ref;
+  const ds::mandel::RenderResult r = render_perturb(v, f, {}, &cert, &ref);
+  int crossings = 0, zeros = 0;
+  fold_crossings(ref, f, &crossings, &zeros);
+  const Agreement a = compare_with_mpfr(v, f, r, cert.certified, 16);
+  std::printf(
+      "%s: %s at zoom %s, %llu iterations: reference %llu points at %d bits (%s), %d fold crossings, "
+      "%d states on a fold; %llu of 1024 pixels undecided; grid 16x16: %d trusted, %d decided, %d compared, "
+      "%d agree, %d distinct counts\n",
+      d.name, d.formula, d.zoom, static_cast<unsigned long long>(d.iter),
+      static_cast<unsigned long long>(ref.length), ref.bits, ref.escaped ? "escaped" : "to the limit",
+      crossings, zeros, static_cast<unsigned long long>(cert.uncertain), a.trusted, a.decided, a.compared,
+      a.agree, a.distinct);
+  EXPECT_EQ(a.agree, a.compared) << d.name << a.detail;
+  EXPECT_GE(a.compared, d.min_compared) << d.name;
+  EXPECT_GE(a.distinct, 5) << d.name << ": too plain a view to test anything";
+  if (d.on_fold) EXPECT_GT(zeros, 100) << d.name;  // absy at Y = 0 every step
+  EXPECT_GE(crossings, d.min_crossings) << d.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Views, FormulaPerturbDeep, testing::Values(DEEP_VIEWS),
+                         [](const testing::TestParamInfo<DeepView>& p) { return std::string(p.param.name); });
+
+// The pixels the bound leaves undecided go to their own MPFR orbit (certified by its bound, at the
+// reference's bits and doubling): at these two views all of them are decided there, and then every
+// pixel of the 16x16 render equals MPFR's count wherever two precisions agree. The undecided counts
+// are asserted as measured (binary64 with -ffp-contract=off is deterministic).
+TEST(FormulaPerturb, UndecidedPixelsAreDecidedByTheirMpfrOrbit) {
+  struct Case {
+    DeepView d;
+    uint64_t undecided;
+    int min_compared;  // MPFR's two precisions agree on 252 and 196 of the 256 (measured)
+  };
+  const DeepView views[] = {DEEP_VIEWS};
+  for (const Case& c : {Case{views[2], 147, 240}, Case{views[4], 215, 180}}) {
+    const Formula f = parse_formula(c.d.formula);
+    const View v = view_n(c.d.re, c.d.im, c.d.zoom, c.d.iter, 16);
+    FormulaReport rep;
+    const ds::mandel::RenderResult r = render(v, f, FormulaOptions{}, &rep);
+    std::printf("%s 16x16: %llu undecided, %llu decided in MPFR (up to %d bits, %.2f s), %llu unresolved\n",
+                c.d.name, static_cast<unsigned long long>(rep.undecided),
+                static_cast<unsigned long long>(rep.fallback), rep.fallback_max_bits, rep.fallback_seconds,
+                static_cast<unsigned long long>(rep.unresolved));
+    EXPECT_EQ(rep.path, FormulaPath::kPerturb);
+    EXPECT_EQ(rep.undecided, c.undecided) << c.d.name;
+    EXPECT_EQ(rep.fallback, c.undecided) << c.d.name;
+    EXPECT_EQ(rep.unresolved, 0u) << c.d.name;
+    const Agreement a = compare_with_mpfr(v, f, r, rep.certified, 16);
+    EXPECT_EQ(a.decided, 256) << c.d.name;
+    EXPECT_EQ(a.agree, a.compared) << c.d.name << a.detail;
+    EXPECT_GE(a.compared, c.min_compared) << c.d.name;
+  }
+}
+
+// Where not even the MPFR orbit is certified within the cap (chaotic orbits: the 1e30 Burning Ship
+// needs 1,848 bits for some pixels), or past max_fallback, pixels stay unresolved and are counted.
+TEST(FormulaPerturb, PixelsPastTheFallbackStayUnresolvedAndCounted) {
+  const DeepView views[] = {DEEP_VIEWS};
+  const DeepView& d = views[0];
+  const Formula f = parse_formula(d.formula);
+  const View v = view_n(d.re, d.im, d.zoom, d.iter, 16);
+  FormulaOptions o;
+  o.fallback_bits_factor = 2;  // up to 464 bits
+  FormulaReport rep;
+  render(v, f, o, &rep);
+  EXPECT_EQ(rep.undecided, 226u);
+  EXPECT_GT(rep.unresolved, 0u);
+  EXPECT_EQ(rep.fallback + rep.unresolved, rep.undecided);
+  uint64_t uncertified = 0;
+  for (uint8_t b : rep.certified) uncertified += b ? 0 : 1;
+  EXPECT_EQ(uncertified, rep.unresolved);
+  o.max_fallback = 10;
+  render(v, f, o, &rep);
+  EXPECT_GE(rep.unresolved, 216u);
+}
+
+// auto takes direct binary64 while it resolves the view and perturbation beyond; both agree where
+// both certify a count (zoom 1e9: binary64 still resolves it).
+TEST(FormulaPerturb, RenderTakesPerturbationPastBinary64) {
+  const Formula f = parse_formula("burning-ship");
+  EXPECT_EQ(auto_path(view_n("-1.762", "-0.028", "1e5", 500, 32)), FormulaPath::kDirect);
+  EXPECT_EQ(auto_path(view_n("-1.762", "-0.028", "1e14", 500, 32)), FormulaPath::kPerturb);
+  const View v = view_n("-1.7613", "-0.0281", "1e3", 1000, 32);
+  FormulaOptions o;
+  o.max_fallback = 0;
+  FormulaReport direct, pert;
+  o.path = FormulaPath::kDirect;
+  const auto a = render(v, f, o, &direct);
+  o.path = FormulaPath::kPerturb;
+  const auto b = render(v, f, o, &pert);
+  EXPECT_EQ(direct.path, FormulaPath::kDirect);
+  EXPECT_EQ(pert.path, FormulaPath::kPerturb);
+  int both = 0;
+  for (std::size_t k = 0; k < a.counts.size(); ++k) {
+    if (!direct.certified[k] || !pert.certified[k]) continue;
+    ++both;
+    ASSERT_EQ(a.count(k), b.count(k)) << "pixel " << k;
+  }
+  EXPECT_GE(both, 500);
+  // Views beyond binary64 deltas' range are refused by name.
+  try {
+    render(view_n("-1.762", "-0.028", "1e280", 100, 32), f, o, &pert);
+    ADD_FAILURE() << "1e280 rendered";
+  } catch (const ds::mandel::ViewError& e) {
+    EXPECT_NE(std::string(e.what()).find("floatexp deltas for formulas"), std::string::npos) << e.what();
+  }
+}
+
+// Every named formula and a hybrid (so every opcode: store and mul in the powers and burning-ship3,
+// abs after sqr in Celtic and Buffalo, neg in the perpendicular ones): where perturbation from the
+// view's centre and direct binary64 both certify a count, the counts are equal, and perturbation
+// certifies most of a zoom-1 view (its deltas are as large as the orbit there: rebasing keeps them
+// exact algebra).
+TEST(FormulaPerturb, EveryFormulaAgreesWithDirectWhereBothCertify) {
+  std::vector<std::string> names = formula_names();
+  names.push_back("mandelbrot,burning-ship");
+  names.push_back("burning-ship,mandelbar,celtic");
+  for (const std::string& name : names) {
+    const Formula f = parse_formula(name);
+    for (const char* zoom : {"1", "5"}) {
+      const View v = view_n("-0.5", "0.1", zoom, 300, 32);
+      Certification dc, pc;
+      const auto a = render_direct(v, f, {}, &dc);
+      const auto b = render_perturb(v, f, {}, &pc);
+      int both = 0, perturb_ok = 0;
+      for (std::size_t k = 0; k < a.counts.size(); ++k) {
+        perturb_ok += pc.certified[k];
+        if (!dc.certified[k] || !pc.certified[k]) continue;
+        ++both;
+        ASSERT_EQ(a.count(k), b.count(k)) << name << " zoom " << zoom << " pixel " << k;
+      }
+      std::printf("%s zoom %s: perturbation certifies %d, both %d of 1024\n", name.c_str(), zoom, perturb_ok,
+                  both);
+      EXPECT_GE(perturb_ok, 700) << name << " zoom " << zoom;
+      EXPECT_GE(both, 600) << name << " zoom " << zoom;
+    }
+  }
+}
+
+// The cost of the alternative without perturbation at the 1.27e30 Burning Ship (docs/formulas.md):
+// every pixel of a 256x256 render by its own certified MPFR orbit (mpfr_decide, as the fallback
+// runs it), on every core. A measurement, not a check: run by hand (FORMULA_VIEW=2: the 1.61e60 view).
+TEST(FormulaPerturb, DISABLED_EveryPixelInMpfrAt1e30) {
+  const DeepView views[] = {DEEP_VIEWS};
+  const DeepView& d = views[std::getenv("FORMULA_VIEW") ? std::atoi(std::getenv("FORMULA_VIEW")) : 0];
+  const Formula f = parse_formula(d.formula);
+  const View v = view_n(d.re, d.im, d.zoom, d.iter, 256);
+  const ds::mandel::Geometry g = ds::mandel::geometry(v);
+  const int bits = formula_reference_bits(g);
+  std::atomic<uint64_t> decided{0};
+  const auto t0 = std::chrono::steady_clock::now();
+  ds::parallel_for(65536, 16, [&](std::size_t a, std::size_t b) {
+    for (std::size_t k = a; k < b; ++k) {
+      uint64_t count = 0;
+      if (mpfr_decide(g, v, f, static_cast<int>(k % 256), static_cast<int>(k / 256), bits, 8 * bits, &count))
+        ++decided;
+    }
+  });
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("256x256 in MPFR from %d bits: %llu of 65536 decided, %.1f s\n", bits,
+              static_cast<unsigned long long>(decided.load()), s);
+  EXPECT_GT(decided.load(), 0u);
+}
+
+}  // namespace
