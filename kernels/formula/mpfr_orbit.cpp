@@ -5,18 +5,11 @@
 
 #include <string>
 
+#include "arith/mpfr_number.h"
 #include "kernels/core/cpu_parallel.h"
 
 namespace ds::formula {
 namespace {
-
-struct Num {
-  mpfr_t v;
-  explicit Num(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Num() { mpfr_clear(v); }
-  Num(const Num&) = delete;
-  Num& operator=(const Num&) = delete;
-};
 
 // Column or row of sample k of n across `extent` pixels (oracle.h's grid_index).
 int grid_index(int k, int n, int extent) {
@@ -35,7 +28,7 @@ uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Form
         "formula orbit: only views with square, unrotated pixels (no pixel map or "
         "exponential map)");
   const mpfr_prec_t p = bits;
-  Num cr(p), ci(p), h(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
+  Mpfr cr(p), ci(p), h(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
   char* end = nullptr;
   mpfr_strtofr(h.v, g.half_step.c_str(), &end, 10, MPFR_RNDN);
   mpfr_strtofr(cr.v, g.re.c_str(), &end, 10, MPFR_RNDN);

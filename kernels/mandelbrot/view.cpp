@@ -10,17 +10,10 @@
 #include <limits>
 
 #include "arith/decimal.h"
+#include "arith/mpfr_number.h"
 
 namespace ds::mandel {
 namespace {
-
-struct Mpfr {
-  mpfr_t v;
-  explicit Mpfr(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Mpfr() { mpfr_clear(v); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
 
 std::string trim(const std::string& s) {
   size_t b = 0, e = s.size();
