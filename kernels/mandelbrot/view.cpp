@@ -199,6 +199,18 @@ Tile clip_tile(const View& v, const Tile& t) {
   return r;
 }
 
+int grid_index(int k, int n, int extent) {
+  return static_cast<int>((static_cast<int64_t>(2 * k + 1) * extent) / (2 * static_cast<int64_t>(n)));
+}
+
+std::vector<PixelIndex> grid_pixels(const View& v, int n) {
+  std::vector<PixelIndex> out;
+  out.reserve(static_cast<size_t>(n) * static_cast<size_t>(n));
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a < n; ++a) out.push_back({grid_index(a, n, v.width), grid_index(b, n, v.height)});
+  return out;
+}
+
 double log2_zoom_limit(Arith a, const Geometry& g, int guard_bits) {
   const FormatTraits t = arith_traits(a);
   const double ninf = -std::numeric_limits<double>::infinity();

@@ -223,18 +223,6 @@ OraclePixel oracle_pixel(const Geometry& g, const View& v, int i, int j, const O
   }
 }
 
-int grid_index(int k, int n, int extent) {
-  return static_cast<int>((static_cast<int64_t>(2 * k + 1) * extent) / (2 * static_cast<int64_t>(n)));
-}
-
-std::vector<PixelIndex> grid_pixels(const View& v, int n) {
-  std::vector<PixelIndex> out;
-  out.reserve(static_cast<size_t>(n) * static_cast<size_t>(n));
-  for (int b = 0; b < n; ++b)
-    for (int a = 0; a < n; ++a) out.push_back({grid_index(a, n, v.width), grid_index(b, n, v.height)});
-  return out;
-}
-
 std::vector<OraclePixel> oracle_pixels(const Geometry& g, const View& v, const std::vector<PixelIndex>& where,
                                        const OracleOptions& opt, const std::function<void(double)>& progress,
                                        unsigned threads) {
