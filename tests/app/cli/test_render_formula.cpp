@@ -6,29 +6,22 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "app/io/image_io.h"
 #include "app/io/location.h"
 #include "kernels/formula/direct.h"
+#include "locations.h"
 #include "render_in_process.h"
+#include "test_files.h"
 
 namespace {
 
 using namespace ds;
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/deepscope-formula-XXXXXX";
-  return mkdtemp(tmpl);
-}
+using test::slurp;
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string tmpdir() { return test::make_tmpdir("formula"); }
 
 void spit(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
@@ -55,13 +48,7 @@ TEST(RenderFormula, BurningShipPngRecordsItsFormula) {
   mandel::View v;
   EXPECT_THROW(app::apply_to_view(loc, &v, true), IoError);
   // The counts are the library's, and not the Mandelbrot set's.
-  mandel::View w;
-  w.re = "-0.4";
-  w.im = "-0.6";
-  w.zoom = "1.2";
-  w.width = 48;
-  w.height = 32;
-  w.max_iter = 300;
+  const mandel::View w = test::make_view("-0.4", "-0.6", "1.2", 300, 48, 32);
   const mandel::RenderResult r = formula::render_direct(w, formula::parse_formula("burning-ship"));
   EXPECT_EQ(slurp(npy), app::encode_npy(r.counts, 32, 48));
   const mandel::RenderResult m = formula::render_direct(w, formula::parse_formula("mandelbrot"));
@@ -86,13 +73,7 @@ TEST(RenderFormula, KfrFractalTypeChoosesTheFormulaAsKfDrawsIt) {
                                     &msg),
             0)
       << msg;
-  mandel::View w;
-  w.re = "-0.4";
-  w.im = "0.6";
-  w.zoom = "1.2";
-  w.width = 48;
-  w.height = 32;
-  w.max_iter = 300;
+  const mandel::View w = test::make_view("-0.4", "0.6", "1.2", 300, 48, 32);
   // KF's pixel (i, j) is c = centre + s (i - W/2 + 1/2, j - H/2 + 1/2) with j down: our view's row
   // H - 1 - j.
   const mandel::RenderResult r = formula::render_direct(w, formula::parse_formula("burning-ship"));
