@@ -11,6 +11,8 @@
 #include <limits>
 #include <memory>
 
+#include "mpfr_number.h"
+
 namespace ds::decimal {
 namespace {
 
@@ -36,14 +38,6 @@ struct Z {
   Z(const Z&) = delete;
   Z& operator=(const Z&) = delete;
 };
-struct R {
-  mpfr_t v;
-  explicit R(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~R() { mpfr_clear(v); }
-  R(const R&) = delete;
-  R& operator=(const R&) = delete;
-};
-
 // Parses s exactly into q. Throws on anything but the documented syntax.
 void parse(const std::string& s, mpq_t q) {
   size_t i = 0, n = s.size();
@@ -114,7 +108,7 @@ bool round_to(const mpq_t q, F& out) {
   mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
   mpfr_set_emin(emin);
   mpfr_set_emax(emax);
-  R r(prec);
+  Mpfr r(prec);
   int t = mpfr_set_q(r.v, q, MPFR_RNDN);
   t = mpfr_check_range(r.v, t, MPFR_RNDN);
   mpfr_subnormalize(r.v, t, MPFR_RNDN);
@@ -175,7 +169,7 @@ void import_words(mpz_t v, const uint32_t* words, int nwords) {
 std::string format_scaled(const mpz_t m, long k, int sig_digits) {
   if (mpz_sgn(m) == 0) return "0";
   size_t bits = mpz_sizeinbase(m, 2);
-  R r(static_cast<mpfr_prec_t>(bits < 2 ? 2 : bits));
+  Mpfr r(static_cast<mpfr_prec_t>(bits < 2 ? 2 : bits));
   mpfr_set_z_2exp(r.v, m, -k, MPFR_RNDN);  // exact: precision holds every bit of m
   if (sig_digits <= 0) {
     // Exact digits: m * 5^k / 10^k for k > 0.
@@ -345,7 +339,7 @@ std::string from_sign_magnitude(bool negative, const uint32_t* words, int nwords
 void to_wide_binary(const std::string& s, double* mantissa, long* exp2) {
   Q q;
   parse(s, q.v);
-  R r(53);
+  Mpfr r(53);
   mpfr_set_q(r.v, q.v, MPFR_RNDN);  // MPFR's default exponent range holds 10^(+-1e6)
   if (mpfr_zero_p(r.v)) {
     *mantissa = 0;

@@ -3,18 +3,10 @@
 #pragma once
 #include <mpfr.h>
 
+#include "arith/mpfr_number.h"
 #include "formula.h"
 
 namespace ds::formula::detail {
-
-// An mpfr_t owned for its scope.
-struct Num {
-  mpfr_t v;
-  explicit Num(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Num() { mpfr_clear(v); }
-  Num(const Num&) = delete;
-  Num& operator=(const Num&) = delete;
-};
 
 // One opcode on z = (x, y) with the stored value (sx, sy) and c = (cr, ci); t1..t3 scratch. The
 // square is ((x + y)(x - y), 2xy), the product (x sx - y sy, x sy + y sx). Euclidean error of one

@@ -7,21 +7,11 @@
 #include <cmath>
 #include <string>
 
+#include "arith/mpfr_number.h"
+#include "kernels/core/cpu_parallel.h"
 #include "mpfr_ops.h"
 
-#include "kernels/core/cpu_parallel.h"
-
 namespace ds::formula {
-namespace {
-
-using detail::Num;
-
-// Column or row of sample k of n across `extent` pixels (oracle.h's grid_index).
-int grid_index(int k, int n, int extent) {
-  return static_cast<int>((2 * static_cast<int64_t>(k) + 1) * extent / (2 * static_cast<int64_t>(n)));
-}
-
-}  // namespace
 
 namespace {
 
@@ -37,7 +27,7 @@ uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formul
         "formula orbit: only views with square, unrotated pixels (no pixel map or "
         "exponential map)");
   const mpfr_prec_t p = bits;
-  Num cr(p), ci(p), h(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
+  Mpfr cr(p), ci(p), h(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
   char* end = nullptr;
   mpfr_strtofr(h.v, g.half_step.c_str(), &end, 10, MPFR_RNDN);
   mpfr_strtofr(cr.v, g.re.c_str(), &end, 10, MPFR_RNDN);
@@ -143,13 +133,12 @@ std::vector<GridPixel> mpfr_grid(const mandel::View& v, const Formula& f, int n,
   if (n < 1 || n > v.width || n > v.height)
     throw mandel::ViewError("formula grid: n = " + std::to_string(n) +
                             " must lie in [1, min(width, height)]");
-  std::vector<GridPixel> out(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r)
-    for (int q = 0; q < n; ++q) {
-      GridPixel& px = out[static_cast<std::size_t>(r) * n + q];
-      px.i = grid_index(q, n, v.width);
-      px.j = grid_index(r, n, v.height);
-    }
+  const std::vector<mandel::PixelIndex> where = mandel::grid_pixels(v, n);
+  std::vector<GridPixel> out(where.size());
+  for (std::size_t k = 0; k < where.size(); ++k) {
+    out[k].i = where[k].i;
+    out[k].j = where[k].j;
+  }
   ParallelOptions po;
   po.threads = threads;
   parallel_for(

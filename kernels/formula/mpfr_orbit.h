@@ -38,7 +38,7 @@ struct GridPixel {
   bool trusted() const { return count == confirm; }
 };
 
-// The n x n sample grid of v (oracle.h's grid_pixels: columns floor((k + 0.5) w / n)), each pixel
+// The n x n sample grid of v (mandel::grid_pixels: columns floor((k + 0.5) w / n)), each pixel
 // counted at `bits` and at `confirm_bits`, on every core (threads 0: all).
 std::vector<GridPixel> mpfr_grid(const mandel::View& v, const Formula& f, int n, int bits, int confirm_bits,
                                  unsigned threads = 0);

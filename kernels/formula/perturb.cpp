@@ -18,7 +18,6 @@ int formula_reference_bits(const mandel::Geometry& g) {
 
 FormulaReference compute_formula_reference(const Formula& f, const std::string& re, const std::string& im,
                                            int bits, uint64_t max_iter, const std::atomic<bool>* cancel) {
-  using detail::Num;
   const auto t0 = std::chrono::steady_clock::now();
   FormulaReference ref;
   ref.re = re;
@@ -32,7 +31,7 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
   }
   ref.period_states = states;
   const mpfr_prec_t p = bits;
-  Num cr(p), ci(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
+  Mpfr cr(p), ci(p), x(p), y(p), sx(p), sy(p), t1(p), t2(p), t3(p);
   char* end = nullptr;
   mpfr_strtofr(cr.v, re.c_str(), &end, 10, MPFR_RNDN);
   mpfr_strtofr(ci.v, im.c_str(), &end, 10, MPFR_RNDN);

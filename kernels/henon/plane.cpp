@@ -17,7 +17,6 @@
 namespace ds::henon {
 namespace {
 
-using mpfr_util::Mp;
 // MPFR precision of the views' arithmetic: wide enough for every format's decimal strings (f64x8: 424
 // bits).
 constexpr mpfr_prec_t kBits = 1024;
@@ -54,7 +53,7 @@ std::string fmt(double v) {
 ScanParams plane_scan_params(const PlaneView& v) {
   check_side("plane: width_px", v.width_px);
   check_side("plane: height_px", v.height_px);
-  Mp ca(kBits), cb(kBits), w(kBits), da(kBits), a_min(kBits), b_min(kBits), b_max(kBits), t(kBits);
+  Mpfr ca(kBits), cb(kBits), w(kBits), da(kBits), a_min(kBits), b_min(kBits), b_max(kBits), t(kBits);
   parse_decimal("plane: centre_a", v.centre_a, ca.v);
   parse_decimal("plane: centre_b", v.centre_b, cb.v);
   parse_decimal("plane: width", v.width, w.v);
@@ -113,7 +112,7 @@ std::pair<std::string, std::string> plane_pixel(const PlaneView& v, int i, int j
     throw std::invalid_argument("plane: pixel (" + std::to_string(i) + ", " + std::to_string(j) +
                                 ") is outside the " + std::to_string(v.width_px) + " x " +
                                 std::to_string(v.height_px) + " view");
-  Mp a(kBits), b(kBits), t(kBits);
+  Mpfr a(kBits), b(kBits), t(kBits);
   mpfr_set_str(a.v, sp.a_min.c_str(), 10, MPFR_RNDN);
   mpfr_set_str(t.v, sp.a_step.c_str(), 10, MPFR_RNDN);
   mpfr_mul_ui(t.v, t.v, static_cast<unsigned long>(i), MPFR_RNDN);
@@ -205,7 +204,7 @@ PlaneResult plane(const PlaneView& v) {
 ScanParams basin_scan_params(const BasinView& v) {
   check_side("basin: width_px", v.width_px);
   check_side("basin: height_px", v.height_px);
-  Mp a(kBits), b(kBits);
+  Mpfr a(kBits), b(kBits);
   parse_decimal("basin: a", v.a, a.v);
   parse_decimal("basin: b", v.b, b.v);
   if (!(std::fabs(mpfr_get_d(b.v, MPFR_RNDN)) <= kMaxPlaneB))

@@ -15,8 +15,6 @@
 namespace ds::henon {
 namespace {
 
-using mpfr_util::Mp;
-
 std::string print(const mpfr_t v) {
   char buf[64];
   mpfr_snprintf(buf, sizeof buf, "%.20Re", v);
@@ -25,7 +23,7 @@ std::string print(const mpfr_t v) {
 
 // zoom = 4 W / (width H)  <->  width = 4 W / (zoom H): the view's height in b is 4 / zoom.
 std::string swap_scale(const std::string& s, int W, int H, const char* what) {
-  Mp x(160);
+  Mpfr x(160);
   if (mpfr_set_str(x.v, s.c_str(), 10, MPFR_RNDN) != 0 || !(mpfr_sgn(x.v) > 0) || !mpfr_number_p(x.v))
     throw std::invalid_argument(std::string("plane: ") + what + " must be a positive decimal, got " + s);
   mpfr_ui_div(x.v, 4, x.v, MPFR_RNDN);

@@ -7,16 +7,10 @@
 #include <cmath>
 #include <memory>
 
+#include "arith/mpfr_number.h"
+
 namespace ds::mandel {
 namespace {
-
-struct M {
-  mpfr_t v;
-  explicit M(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~M() { mpfr_clear(v); }
-  M(const M&) = delete;
-  M& operator=(const M&) = delete;
-};
 
 // Bits that hold the centre to far below one pixel at `log2_zoom` (coordinates up to 2^40).
 mpfr_prec_t bits_for(double log2_zoom, int height) {
@@ -25,7 +19,7 @@ mpfr_prec_t bits_for(double log2_zoom, int height) {
 }
 
 // Decimal digits for a value that must resolve 2^-(log2_zoom + log2 height + 20).
-std::string to_decimal(const M& x, double log2_zoom, int height) {
+std::string to_decimal(const Mpfr& x, double log2_zoom, int height) {
   double digits = (std::max(log2_zoom, 0.0) + std::log2(std::max(height, 1)) + 24) * 0.30103 + 4;
   if (mpfr_zero_p(x.v)) return "0";
   mpfr_exp_t e10 = 0;
@@ -57,7 +51,7 @@ std::string to_decimal(const M& x, double log2_zoom, int height) {
 void transform(const View& v, double x, double y, double k, std::string* re, std::string* im, double log2_zoom_out) {
   Geometry g = geometry(v);
   mpfr_prec_t p = bits_for(std::max(g.log2_zoom, log2_zoom_out), v.height);
-  M s(p), cre(p), cim(p), dx(p), dy(p);
+  Mpfr s(p), cre(p), cim(p), dx(p), dy(p);
   mpfr_set_str(s.v, g.half_step.c_str(), 10, MPFR_RNDN);
   mpfr_mul_2ui(s.v, s.v, 1, MPFR_RNDN);  // s = pixel spacing
   mpfr_set_str(cre.v, g.re.c_str(), 10, MPFR_RNDN);
@@ -84,7 +78,7 @@ View zoom_about(const View& v, double x, double y, double factor) {
   transform(v, x, y, 1.0 / factor, &out.re, &out.im, new_log2);
   // zoom * factor, printed with 17 significant digits (the zoom itself needs no more)
   mpfr_prec_t p = 128;
-  M z(p);
+  Mpfr z(p);
   mpfr_set_str(z.v, v.zoom.c_str(), 10, MPFR_RNDN);
   mpfr_mul_d(z.v, z.v, factor, MPFR_RNDN);
   mpfr_exp_t e10;
@@ -117,13 +111,13 @@ bool pixel_of(const View& v, const std::string& re, const std::string& im, doubl
     return false;
   }
   const mpfr_prec_t p = bits_for(g.log2_zoom, v.height);
-  M s(p), a(p), b(p);
+  Mpfr s(p), a(p), b(p);
   char* end = nullptr;
   mpfr_set_str(s.v, g.half_step.c_str(), 10, MPFR_RNDN);
   mpfr_mul_2ui(s.v, s.v, 1, MPFR_RNDN);
   if (mpfr_strtofr(a.v, re.c_str(), &end, 10, MPFR_RNDN), re.empty() || *end) return false;
   if (mpfr_strtofr(b.v, im.c_str(), &end, 10, MPFR_RNDN), im.empty() || *end) return false;
-  M c(p);
+  Mpfr c(p);
   mpfr_set_str(c.v, g.re.c_str(), 10, MPFR_RNDN);
   mpfr_sub(a.v, a.v, c.v, MPFR_RNDN);
   mpfr_div(a.v, a.v, s.v, MPFR_RNDN);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "arith/mpfr_number.h"
 #include "kernels/core/cpu_parallel.h"
 #include "mandelbrot.cuh"
 
@@ -27,14 +28,6 @@ bool holds(Arith a, const Geometry& g) {
   return std::isfinite(lim) && g.log2_zoom <= lim;
 }
 
-struct Mp {
-  mpfr_t v;
-  Mp() { mpfr_init2(v, kExactBits); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-};
-
 // Parses a decimal exactly into x: false where it does not fit kExactBits (or is malformed).
 bool exact_decimal(mpfr_t x, const std::string& text) {
   char* end = nullptr;
@@ -47,7 +40,8 @@ bool exact_decimal(mpfr_t x, const std::string& text) {
 
 std::optional<PixelResult> exact_orbit_pixel(const Geometry& g, const View& v, int i, int j,
                                              const std::atomic<bool>* cancel) {
-  Mp cr, ci, t, u, x, y, x2, y2, xy, sx, sy;
+  const mpfr_prec_t b = kExactBits;
+  Mpfr cr(b), ci(b), t(b), u(b), x(b), y(b), x2(b), y2(b), xy(b), sx(b), sy(b);
   // c = centre + (s/2) (2i + 1 - width, height - 2j - 1), s/2 = 2 / (zoom height), each exact or given up.
   // (s/2 only matters, and need only be exact, where an offset is not 0: the centre pixel of an odd size.)
   if (!exact_decimal(cr.v, g.re) || !exact_decimal(ci.v, g.im)) return std::nullopt;

@@ -10,17 +10,10 @@
 #include <limits>
 
 #include "arith/decimal.h"
+#include "arith/mpfr_number.h"
 
 namespace ds::mandel {
 namespace {
-
-struct Mpfr {
-  mpfr_t v;
-  explicit Mpfr(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Mpfr() { mpfr_clear(v); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
 
 std::string trim(const std::string& s) {
   size_t b = 0, e = s.size();
@@ -204,6 +197,18 @@ Tile clip_tile(const View& v, const Tile& t) {
                     std::to_string(t.x0) + "+" + std::to_string(t.y0) + " is empty or leaves the " +
                     std::to_string(v.width) + "x" + std::to_string(v.height) + " image");
   return r;
+}
+
+int grid_index(int k, int n, int extent) {
+  return static_cast<int>((static_cast<int64_t>(2 * k + 1) * extent) / (2 * static_cast<int64_t>(n)));
+}
+
+std::vector<PixelIndex> grid_pixels(const View& v, int n) {
+  std::vector<PixelIndex> out;
+  out.reserve(static_cast<size_t>(n) * static_cast<size_t>(n));
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a < n; ++a) out.push_back({grid_index(a, n, v.width), grid_index(b, n, v.height)});
+  return out;
 }
 
 double log2_zoom_limit(Arith a, const Geometry& g, int guard_bits) {

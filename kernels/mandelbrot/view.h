@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "arith/format.h"
 #include "counts.h"
@@ -93,6 +94,16 @@ Geometry geometry(const View& v);
 // Resolves `t` against the image: fills zero width/height, throws ViewError when the tile
 // leaves the image or is empty.
 Tile clip_tile(const View& v, const Tile& t);
+
+// A pixel of the image: column i, row j (j = 0 at the top).
+struct PixelIndex {
+  int i = 0, j = 0;
+};
+// Column (or row) of sample k of n across `extent` pixels: floor((k + 0.5) * extent / n).
+int grid_index(int k, int n, int extent);
+// The n x n sample grid of the full image, row-major from the top row (the MPFR oracles' grids:
+// kernels/perturb/oracle.h, kernels/formula/mpfr_orbit.h).
+std::vector<PixelIndex> grid_pixels(const View& v, int n);
 
 // log2 of the largest zoom at which `a` resolves pixels of the view's height around the view's
 // coordinates; -infinity when the format cannot hold the coordinates or the iteration at all.

@@ -22,7 +22,7 @@ PeriodResult find_period(const std::string& re, const std::string& im, FloatExp 
   const auto t0 = Clock::now();
   PeriodResult out;
   MpC c(bits), z(bits);
-  Mp t1(bits), t2(bits);
+  Mpfr t1(bits), t2(bits);
   parse(c.re.v, re);
   parse(c.im.v, im);
   z.zero();
@@ -93,7 +93,7 @@ Misiurewicz find_misiurewicz(const std::string& re, const std::string& im, int p
     return out;
   }
   MpC c(bits), seed(bits), z(bits), d(bits), zq(bits), dq(bits), f(bits), g(bits), dist(bits);
-  Mp t1(bits), t2(bits), t3(bits);
+  Mpfr t1(bits), t2(bits), t3(bits);
   parse(c.re.v, re);
   parse(c.im.v, im);
   mpfr_set(seed.re.v, c.re.v, MPFR_RNDN);
@@ -153,7 +153,7 @@ MisiurewiczGuess guess_misiurewicz(const std::string& re, const std::string& im,
                                    int bits) {
   const int n_max = max_preperiod + max_period;
   MpC c(bits);
-  Mp t1(bits), t2(bits);
+  Mpfr t1(bits), t2(bits);
   parse(c.re.v, re);
   parse(c.im.v, im);
   std::vector<std::unique_ptr<MpC>> zs, ds;  // z_n, dz_n/dc for n = 0 .. n_max
@@ -250,7 +250,7 @@ std::string region_reason(const View& v, const Point& p, const FindOptions& o, c
                           const std::string& im, double max_radii, const char* what) {
   const Geometry g = geometry(v);
   const int bits = p.bits + 64;
-  Mp x(bits), y(bits), t(bits);
+  Mpfr x(bits), y(bits), t(bits);
   auto offset = [&](const std::string& from_re, const std::string& from_im) {
     parse(x.v, re);
     parse(t.v, from_re);
@@ -432,7 +432,7 @@ void misiurewicz_point(const std::string& seed_re, const std::string& seed_im, i
   const finder::Misiurewicz m =
       finder::find_misiurewicz(seed_re, seed_im, preperiod, period, bits, FloatExp::make(1.0, 4));
   if (!m.converged) throw ViewError("misiurewicz_point: " + m.message);
-  mpfr_util::Mp x(bits);
+  Mpfr x(bits);
   for (const auto& [from, to] : {std::pair<const std::string*, std::string*>{&m.re, re}, {&m.im, im}}) {
     mpfr_util::parse(x.v, *from);
     char* s = nullptr;
@@ -449,7 +449,7 @@ namespace ds::perturb::finder {
 double orbit_seconds(const std::string& re, const std::string& im, uint32_t p, int bits) {
   const auto t0 = Clock::now();
   MpC c(bits), z(bits);
-  Mp t1(bits), t2(bits);
+  Mpfr t1(bits), t2(bits);
   parse(c.re.v, re);
   parse(c.im.v, im);
   z.zero();

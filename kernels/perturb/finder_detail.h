@@ -11,7 +11,6 @@
 
 namespace ds::perturb::finder::detail {
 
-using mpfr_util::Mp;
 using mpfr_util::parse;
 using mpfr_util::to_decimal;
 using mpfr_util::to_fe;
@@ -30,7 +29,7 @@ inline bool cancelled(const std::atomic<bool>* c) { return c && c->load(std::mem
 
 // A complex MPFR number.
 struct MpC {
-  Mp re, im;
+  Mpfr re, im;
   explicit MpC(mpfr_prec_t p) : re(p), im(p) {}
   void zero() {
     mpfr_set_zero(re.v, 1);
@@ -43,7 +42,7 @@ struct MpC {
 };
 
 // z <- z^2 + c (t1, t2: scratch): the plain step (mpfr_util::orbit_step).
-inline void step(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
+inline void step(MpC& z, const MpC& c, Mpfr& t1, Mpfr& t2) {
   mpfr_util::orbit_step(z.re.v, z.im.v, c.re.v, c.im.v, t1.v, t2.v);
 }
 
@@ -58,7 +57,7 @@ inline void step(MpC& z, const MpC& c, Mp& t1, Mp& t2) {
 // (12.04 + 4 + |c| against 16 + |c|), and relative to x^2 - y^2 itself, where that cancels, far
 // less. The plain orbit (step above) stays as it is: it is `bench finder`'s unit.
 // (out <- in^2 + c at out's precision; out may be in.)
-inline void step_two_products(MpC& out, const MpC& in, const MpC& c, Mp& t1, Mp& t2) {
+inline void step_two_products(MpC& out, const MpC& in, const MpC& c, Mpfr& t1, Mpfr& t2) {
   mpfr_add(t1.v, in.re.v, in.im.v, MPFR_RNDN);
   mpfr_sub(t2.v, in.re.v, in.im.v, MPFR_RNDN);
   mpfr_mul(out.im.v, in.re.v, in.im.v, MPFR_RNDN);
@@ -67,11 +66,11 @@ inline void step_two_products(MpC& out, const MpC& in, const MpC& c, Mp& t1, Mp&
   mpfr_mul(out.re.v, t1.v, t2.v, MPFR_RNDN);
   mpfr_add(out.re.v, out.re.v, c.re.v, MPFR_RNDN);
 }
-inline void step_two_products(MpC& z, const MpC& c, Mp& t1, Mp& t2) { step_two_products(z, z, c, t1, t2); }
+inline void step_two_products(MpC& z, const MpC& c, Mpfr& t1, Mpfr& t2) { step_two_products(z, z, c, t1, t2); }
 
 // Each number (or both coordinates of each complex one) to p bits, its value lost.
-inline void set_prec(std::initializer_list<Mp*> ms, mpfr_prec_t p) {
-  for (Mp* m : ms) mpfr_set_prec(m->v, p);
+inline void set_prec(std::initializer_list<Mpfr*> ms, mpfr_prec_t p) {
+  for (Mpfr* m : ms) mpfr_set_prec(m->v, p);
 }
 inline void set_prec(std::initializer_list<MpC*> ms, mpfr_prec_t p) {
   for (MpC* m : ms) set_prec({&m->re, &m->im}, p);
@@ -85,7 +84,7 @@ inline void copy(MpC& to, const MpC& from) {
 // z <- z^2 + c (step_two_products) at `bits` bits, where an orbit's precision drops as it goes
 // (precision_schedule): where bits differs from *cur, z's value is kept exactly in zprev (at *cur)
 // and z, t1 and t2 move to `bits` before the step reads zprev.
-inline void step_at_bits(int bits, int* cur, MpC& z, MpC& zprev, const MpC& c, Mp& t1, Mp& t2) {
+inline void step_at_bits(int bits, int* cur, MpC& z, MpC& zprev, const MpC& c, Mpfr& t1, Mpfr& t2) {
   if (bits == *cur) {
     step_two_products(z, c, t1, t2);
     return;
@@ -98,7 +97,7 @@ inline void step_at_bits(int bits, int* cur, MpC& z, MpC& zprev, const MpC& c, M
 }
 
 // d <- 2 z d + 1 (t1, t2: scratch).
-inline void derivative_step(MpC& d, const MpC& z, Mp& t1, Mp& t2) {
+inline void derivative_step(MpC& d, const MpC& z, Mpfr& t1, Mpfr& t2) {
   mpfr_mul(t1.v, z.re.v, d.re.v, MPFR_RNDN);
   mpfr_mul(t2.v, z.im.v, d.im.v, MPFR_RNDN);
   mpfr_sub(t1.v, t1.v, t2.v, MPFR_RNDN);
@@ -118,7 +117,7 @@ inline void derivative_step(MpC& d, const MpC& z, Mp& t1, Mp& t2) {
 // step's 2^-b (2 |z d| + |2 z d| ...) <= 2^-b 4 |z d|: 1.8 bits more per step, inside the 16 bits
 // the finder allows beyond p 2^-bd (finder_nucleus.cpp; z is the rounded z at d's precision either
 // way). From about 16 limbs it is faster: 21% at 36 limbs (e1200's 2,298 bits), 13% at 19, 4% at 13.
-inline void derivative_step_gauss(MpC& d, const MpC& z, Mp& t1, Mp& t2, Mp& t3) {
+inline void derivative_step_gauss(MpC& d, const MpC& z, Mpfr& t1, Mpfr& t2, Mpfr& t3) {
   mpfr_add(t1.v, z.re.v, z.im.v, MPFR_RNDN);
   mpfr_mul(t1.v, t1.v, d.re.v, MPFR_RNDN);  // k1
   mpfr_sub(t2.v, d.im.v, d.re.v, MPFR_RNDN);
@@ -133,7 +132,7 @@ inline void derivative_step_gauss(MpC& d, const MpC& z, Mp& t1, Mp& t2, Mp& t3) 
 }
 
 // c <- c - f / g (complex; t1..t3 scratch).
-inline void newton_update(MpC& c, const MpC& f, const MpC& g, Mp& t1, Mp& t2, Mp& t3) {
+inline void newton_update(MpC& c, const MpC& f, const MpC& g, Mpfr& t1, Mpfr& t2, Mpfr& t3) {
   mpfr_sqr(t3.v, g.re.v, MPFR_RNDN);  // |g|^2
   mpfr_fma(t3.v, g.im.v, g.im.v, t3.v, MPFR_RNDN);
   mpfr_mul(t1.v, f.re.v, g.re.v, MPFR_RNDN);  // f conj(g)

@@ -133,7 +133,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   OrbitProfile seed_prof;  // made here where the seed's orbit ran on a schedule, else when needed
   {
     MpC c(bits), z(bits), zprev(bits);
-    Mp t1(bits), t2(bits);
+    Mpfr t1(bits), t2(bits);
     parse(c.re.v, re);
     parse(c.im.v, im);
     // In fixed point where it fits a few limbs (finder_fixed_orbit.h: no more rounding per step
@@ -217,7 +217,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   const FloatExp far = search_radius * 64.0;
   FloatExp cmag0;
   {
-    Mp a(64), b(64);
+    Mpfr a(64), b(64);
     parse(a.v, re);
     parse(b.v, im);
     cmag0 = mag(to_fe(a.v), to_fe(b.v));
@@ -266,7 +266,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     }
   }
   if (!out.message.empty()) {  // diverged: the last estimate, not converged
-    Mp t(bits + 32), sr(bits + 32), si(bits + 32);
+    Mpfr t(bits + 32), sr(bits + 32), si(bits + 32);
     parse(sr.v, re);
     parse(si.v, im);
     mpfr_util::set_fe2(t.v, dc.re);
@@ -299,7 +299,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   // became 5,258 and 7,509 (orders 4, 3).
   int b_final = bits_for_size(cabs(pert.size));
   MpC c(b_final);
-  Mp t1(b_final), t2(b_final);
+  Mpfr t1(b_final), t2(b_final);
   SeriesStep mpfr_step(b_final);
   {
     MpC seed(b_final);
@@ -390,7 +390,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     copy(c_before, c);
     mpfr_step.update(c);
     {
-      Mp dr(64), di(64);
+      Mpfr dr(64), di(64);
       mpfr_sub(dr.v, c.re.v, c_before.re.v, MPFR_RNDU);
       mpfr_sub(di.v, c.im.v, c_before.im.v, MPFR_RNDU);
       moved = mag(to_fe(dr.v), to_fe(di.v)) * (1.0 + 1e-15);

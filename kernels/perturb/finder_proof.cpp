@@ -78,7 +78,7 @@ class CheckOrbit {
 
  private:
   MpC c_, z_;
-  Mp t1_, t2_;
+  Mpfr t1_, t2_;
   FixedOrbit fixed_;
   bool fixed_ok_ = false;
   CFe z_fe_{FloatExp(0.0), FloatExp(0.0)};

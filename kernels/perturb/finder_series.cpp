@@ -9,7 +9,7 @@ namespace ds::perturb::finder::detail {
 namespace {
 
 // q <- f / g (complex; s1..s3 scratch).
-void complex_div(MpC& q, const MpC& f, const MpC& g, Mp& s1, Mp& s2, Mp& s3) {
+void complex_div(MpC& q, const MpC& f, const MpC& g, Mpfr& s1, Mpfr& s2, Mpfr& s3) {
   mpfr_sqr(s3.v, g.re.v, MPFR_RNDN);  // |g|^2
   mpfr_fma(s3.v, g.im.v, g.im.v, s3.v, MPFR_RNDN);
   mpfr_mul(s1.v, f.re.v, g.re.v, MPFR_RNDN);  // f conj(g)
@@ -21,7 +21,7 @@ void complex_div(MpC& q, const MpC& f, const MpC& g, Mp& s1, Mp& s2, Mp& s3) {
 }
 
 // (rr, ri) <- x y (complex, at rr's and ri's precision; they must not alias x or y; s: scratch).
-void complex_mul(Mp& rr, Mp& ri, const MpC& x, const MpC& y, Mp& s) {
+void complex_mul(Mpfr& rr, Mpfr& ri, const MpC& x, const MpC& y, Mpfr& s) {
   mpfr_mul(rr.v, x.re.v, y.re.v, MPFR_RNDN);
   mpfr_mul(s.v, x.im.v, y.im.v, MPFR_RNDN);
   mpfr_sub(rr.v, rr.v, s.v, MPFR_RNDN);
@@ -29,10 +29,10 @@ void complex_mul(Mp& rr, Mp& ri, const MpC& x, const MpC& y, Mp& s) {
   mpfr_mul(s.v, x.im.v, y.re.v, MPFR_RNDN);
   mpfr_add(ri.v, ri.v, s.v, MPFR_RNDN);
 }
-void complex_mul(MpC& r, const MpC& x, const MpC& y, Mp& s) { complex_mul(r.re, r.im, x, y, s); }
+void complex_mul(MpC& r, const MpC& x, const MpC& y, Mpfr& s) { complex_mul(r.re, r.im, x, y, s); }
 
 // x <- f exactly (a 53-bit FloatExp fits any MPFR precision of 53 bits or more).
-void set_fe(Mp& x, FloatExp f) {
+void set_fe(Mpfr& x, FloatExp f) {
   mpfr_set_d(x.v, f.m, MPFR_RNDN);
   mpfr_mul_2si(x.v, x.v, f.e, MPFR_RNDN);
 }

@@ -72,11 +72,11 @@ class SeriesStep {
   FixedDerivative fixed_;               // d in fixed point (order 2, up to 16 limbs)
   FixedOrbit fixed_z_;                  // and z with it (up to kFixedOrbitMaxLimbs)
   MpC z_, d_, zr_, uq_;                 // z at b; d, zr (z rounded), u at bd
-  Mp t1_, t2_, u1_, u2_, u3_;           // scratch at b (t) and bd (u)
+  Mpfr t1_, t2_, u1_, u2_, u3_;         // scratch at b (t) and bd (u)
   MpC h_, zh_, dh_, qq_, w_;            // at bh: h, z and d rounded, h / g, u^2
-  Mp a_, b_, v1_, v2_;                  // scratch at bh
+  Mpfr a_, b_, v1_, v2_;                // scratch at bh
   MpC t_, zt_, dt_, ht_, q3_, cu_, x_;  // at bt: t, z, d and h rounded, t / g, the u^3 term
-  Mp e1_, e2_, e3_, e4_, e5_;           // scratch at bt
+  Mpfr e1_, e2_, e3_, e4_, e5_;         // scratch at bt
   void second_step();
   void third_step();
 };

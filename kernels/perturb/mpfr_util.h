@@ -1,6 +1,7 @@
 // MPFR helpers shared by the host code that iterates in MPFR (the reference orbit, the feature
 // finder and the oracle, whose pixel orbit calls orbit_step: the same roundings in the same order):
-// an RAII number, decimal input and output, and rounding to floatexp / floatexp2.
+// decimal input and output and rounding to floatexp / floatexp2 (the RAII number is
+// arith/mpfr_number.h's ds::Mpfr).
 #pragma once
 #include <mpfr.h>
 
@@ -8,16 +9,9 @@
 
 #include "arith/floatexp.h"
 #include "arith/floatexp2.h"
+#include "arith/mpfr_number.h"
 
 namespace ds::mpfr_util {
-
-struct Mp {
-  mpfr_t v;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-};
 
 // x rounded to 53 bits, with its exponent kept (0 stays 0).
 inline FloatExp to_fe(const mpfr_t x) {

@@ -22,8 +22,6 @@
 namespace ds::perturb::oracle {
 namespace {
 
-using mpfr_util::Mp;
-
 // Bits of the pixel-map products m * k (53 + 22 bits) and of their sum, so that the offset in
 // half-steps is exact or within 2^-192 of itself before it meets the run's precision.
 constexpr mpfr_prec_t kOffsetBits = 192;
@@ -46,7 +44,7 @@ struct Run {
 // t = h * offset; the 1.01 and the 2^-1000 below cover the doubles' rounding and underflow.
 void pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_prec_t bits, mpfr_t cr, mpfr_t ci,
              double* ec) {
-  Mp hs(bits), a(kOffsetBits), b(kOffsetBits), ox(kOffsetBits), oy(kOffsetBits), t(bits);
+  Mpfr hs(bits), a(kOffsetBits), b(kOffsetBits), ox(kOffsetBits), oy(kOffsetBits), t(bits);
   char* end = nullptr;
   mpfr_strtofr(hs.v, g.half_step.c_str(), &end, 10, MPFR_RNDN);
   // The offset in half-steps, y up: exact integers, or the exponential map's binary64 offsets (taken
@@ -98,7 +96,7 @@ Run run_at(const Geometry& g, const View& v, int i, int j, int bits, const std::
   const double kSlack = v.max_iter <= 0xFFFFFFFFull ? 1.0 + 0x1p-16
                                                      : std::exp(std::ldexp(3.0 * static_cast<double>(v.max_iter), -52));
   const mpfr_prec_t p = bits;
-  Mp cr(p), ci(p), x(p), y(p), x2(p), y2(p);
+  Mpfr cr(p), ci(p), x(p), y(p), x2(p), y2(p);
   double ec = 0;
   pixel_c(g, v, i, j, p, cr.v, ci.v, &ec);
   const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
@@ -223,18 +221,6 @@ OraclePixel oracle_pixel(const Geometry& g, const View& v, int i, int j, const O
     }
     bits = std::min(next_bits(bits), cap);
   }
-}
-
-int grid_index(int k, int n, int extent) {
-  return static_cast<int>((static_cast<int64_t>(2 * k + 1) * extent) / (2 * static_cast<int64_t>(n)));
-}
-
-std::vector<PixelIndex> grid_pixels(const View& v, int n) {
-  std::vector<PixelIndex> out;
-  out.reserve(static_cast<size_t>(n) * static_cast<size_t>(n));
-  for (int b = 0; b < n; ++b)
-    for (int a = 0; a < n; ++a) out.push_back({grid_index(a, n, v.width), grid_index(b, n, v.height)});
-  return out;
 }
 
 std::vector<OraclePixel> oracle_pixels(const Geometry& g, const View& v, const std::vector<PixelIndex>& where,

@@ -65,14 +65,7 @@ int next_bits(int bits);
 // Throws ViewError when (i, j) lies outside the image.
 OraclePixel oracle_pixel(const Geometry& g, const View& v, int i, int j, const OracleOptions& opt);
 
-struct PixelIndex {
-  int i = 0, j = 0;
-};
-
-// Column (or row) of sample k of n across `extent` pixels: floor((k + 0.5) * extent / n).
-int grid_index(int k, int n, int extent);
-// The n x n sample grid of the full image, row-major from the top row.
-std::vector<PixelIndex> grid_pixels(const View& v, int n);
+// Pixels to sample are mandel::PixelIndex; mandel::grid_pixels gives the n x n grid (view.h).
 
 // The pixels `where` on every core (threads 0: all), each by oracle_pixel. progress: fraction of
 // pixels done. Cancelled pixels (opt.cancel set) come back with status kCancelled.

@@ -28,7 +28,6 @@
 namespace ds::perturb {
 namespace {
 
-using mpfr_util::Mp;
 using mpfr_util::parse;
 using mpfr_util::tail_of;
 using mpfr_util::to_fe;
@@ -247,7 +246,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
                        const std::function<void(double)>& progress, int* more_bits, const Checkpointing& ckpt) {
   const int bits = ref->bits;
   const bool fixed = arith != StepArith::kMpfr;
-  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
+  Mpfr cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);
   parse(cr.v, ref->re);
   parse(ci.v, ref->im);
   std::unique_ptr<ReferenceStep> step;

@@ -11,8 +11,6 @@
 namespace ds::perturb {
 namespace {
 
-using mpfr_util::Mp;
-
 struct Z {
   mpz_t v;
   Z() { mpz_init(v); }
@@ -39,7 +37,7 @@ void set_hex(mpz_t z, const std::string& hex) {
 OrbitPoint point_of(const mpz_t x, const mpz_t y, FixedFormat f) {
   OrbitPoint p;
   const mpfr_prec_t bits = static_cast<mpfr_prec_t>(std::max<size_t>(mpz_sizeinbase(x, 2), mpz_sizeinbase(y, 2))) + 8;
-  Mp v(bits), tmp(bits);
+  Mpfr v(bits), tmp(bits);
   mpfr_set_z(v.v, x, MPFR_RNDN);  // exact at this precision
   mpfr_mul_2si(v.v, v.v, -f.fraction_bits, MPFR_RNDN);
   p.re = mpfr_util::to_fe(v.v);
@@ -112,7 +110,7 @@ FixedFormat fixed_format(int bits) {
 }
 
 std::string fixed_constant(const std::string& decimal, FixedFormat f) {
-  Mp v(f.fraction_bits + 96);
+  Mpfr v(f.fraction_bits + 96);
   mpfr_util::parse(v.v, decimal);
   mpfr_mul_2si(v.v, v.v, f.fraction_bits, MPFR_RNDN);  // exact
   Z z;

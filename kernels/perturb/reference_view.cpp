@@ -16,7 +16,6 @@
 namespace ds::perturb {
 namespace {
 
-using mpfr_util::Mp;
 using mpfr_util::parse;
 using mpfr_util::to_decimal;
 using mpfr_util::to_fe;
@@ -39,9 +38,9 @@ double log2_offset(const Reference& ref, const Geometry& g) {
 namespace {
 // view centre - reference centre into dre, dim (exact: parsed at a precision that holds the view's
 // centre to far below a pixel, subtracted at enough bits for both).
-void centre_difference(const Reference& ref, const Geometry& g, Mp& dre, Mp& dim) {
+void centre_difference(const Reference& ref, const Geometry& g, Mpfr& dre, Mpfr& dim) {
   const int bits = std::max(ref.bits, reference_bits(g)) + 64;
-  Mp a(bits), b(bits);
+  Mpfr a(bits), b(bits);
   parse(a.v, g.re);
   parse(b.v, ref.re);
   mpfr_sub(dre.v, a.v, b.v, MPFR_RNDN);
@@ -56,7 +55,7 @@ int difference_bits(const Reference& ref, const Geometry& g) {
 
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im) {
   const int bits = difference_bits(ref, g);
-  Mp dre(bits), dim(bits);
+  Mpfr dre(bits), dim(bits);
   centre_difference(ref, g, dre, dim);
   *re = to_fe(dre.v);
   *im = to_fe(dim.v);
@@ -64,7 +63,7 @@ void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatE
 
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step) {
   const int bits = difference_bits(ref, g);
-  Mp dre(bits), dim(bits), tmp(bits);
+  Mpfr dre(bits), dim(bits), tmp(bits);
   centre_difference(ref, g, dre, dim);
   *re = to_fe2(dre.v, tmp.v);
   *im = to_fe2(dim.v, tmp.v);
@@ -174,7 +173,7 @@ namespace {
 // c of pixel (i, j) into cr, ci (precision set by the caller): centre + (s/2) M (kx, ky).
 void set_pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_t cr, mpfr_t ci) {
   const mpfr_prec_t bits = mpfr_get_prec(cr);
-  Mp hs(bits), t(bits);
+  Mpfr hs(bits), t(bits);
   parse(cr, g.re);
   parse(ci, g.im);
   parse(hs.v, g.half_step);
@@ -190,14 +189,14 @@ void set_pixel_c(const Geometry& g, const View& v, int i, int j, mpfr_t cr, mpfr
 }  // namespace
 
 void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::string* re, std::string* im) {
-  Mp cr(bits), ci(bits);
+  Mpfr cr(bits), ci(bits);
   set_pixel_c(g, v, i, j, cr.v, ci.v);
   *re = to_decimal(cr.v);
   *im = to_decimal(ci.v);
 }
 
 void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint64_t* count, float* smooth) {
-  Mp cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits);
+  Mpfr cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits);
   set_pixel_c(g, v, i, j, cr.v, ci.v);
   const double cr_d = mpfr_get_d(cr.v, MPFR_RNDN), ci_d = mpfr_get_d(ci.v, MPFR_RNDN);
   mpfr_set(x.v, cr.v, MPFR_RNDN);

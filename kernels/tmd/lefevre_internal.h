@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "arith/mpfr_number.h"
 #include "lefevre.cuh"
 #include "lefevre.h"
 
@@ -13,12 +14,10 @@ namespace ds::tmd::lefevre_detail {
 
 using lb::Frac;
 
-struct Mp {
-  mpfr_t v;
-  explicit Mp(mpfr_prec_t p = 320) { mpfr_init2(v, p); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
+// ds::Mpfr at 320 bits unless told otherwise: the search's scratch arrays and members start here and
+// are set to their working precision where they are used.
+struct Mp : Mpfr {
+  explicit Mp(mpfr_prec_t p = 320) : Mpfr(p) {}
 };
 
 // The precision-p arguments 2^E (1 + i 2^(1-p)), i in [i0, i0 + count).

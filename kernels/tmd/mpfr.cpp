@@ -6,20 +6,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "arith/mpfr_number.h"
 #include "tmd.h"
 
 namespace ds::tmd {
 namespace {
 
 constexpr mpfr_prec_t kPrec = 256;
-
-struct M {
-  mpfr_t v;
-  explicit M(mpfr_prec_t p) { mpfr_init2(v, p); }
-  ~M() { mpfr_clear(v); }
-  M(const M&) = delete;
-  M& operator=(const M&) = delete;
-};
 
 int apply(Func f, mpfr_ptr y, mpfr_srcptr x) {
   switch (f) {
@@ -47,7 +40,7 @@ Verdict mpfr_verdict(Func f, Mode m, int p, int k, uint32_t xb) {
   if (p < 24 && (ex == 0u || (xb & ((1u << (24 - p)) - 1u)) != 0u)) return Verdict{};
   float x;
   std::memcpy(&x, &xb, sizeof x);
-  M X(24);
+  Mpfr X(24);
   mpfr_set_flt(X.v, x, MPFR_RNDN);
   return mpfr_verdict_value(f, m, p, k, static_cast<const void*>(X.v));
 }
@@ -55,7 +48,7 @@ Verdict mpfr_verdict(Func f, Mode m, int p, int k, uint32_t xb) {
 Verdict mpfr_verdict_value(Func f, Mode m, int p, int k, const void* mpfr_x) {
   const mpfr_srcptr X = static_cast<mpfr_srcptr>(mpfr_x);
   Verdict v;
-  M Y(kPrec);
+  Mpfr Y(kPrec);
   const int ternary = apply(f, Y.v, X);
   if (!mpfr_number_p(Y.v) || mpfr_zero_p(Y.v)) return v;
   const long e = static_cast<long>(mpfr_get_exp(Y.v)) - 1;  // |f(x)| in [2^e, 2^(e+1))
@@ -68,7 +61,7 @@ Verdict mpfr_verdict_value(Func f, Mode m, int p, int k, const void* mpfr_x) {
     mpfr_free_str(s);
   }
   // Z = |f(x)| 2^(p-1-e) in [2^(p-1), 2^p): one unit is one ulp of the precision-p result.
-  M Z(kPrec + 64), F(kPrec + 64), D(kPrec + 64), G(kPrec + 64);
+  Mpfr Z(kPrec + 64), F(kPrec + 64), D(kPrec + 64), G(kPrec + 64);
   mpfr_abs(Z.v, Y.v, MPFR_RNDN);
   mpfr_mul_2si(Z.v, Z.v, p - 1 - e, MPFR_RNDN);
   mpfr_frac(F.v, Z.v, MPFR_RNDN);  // exact
@@ -82,7 +75,7 @@ Verdict mpfr_verdict_value(Func f, Mode m, int p, int k, const void* mpfr_x) {
   if (mpfr_zero_p(D.v)) {
     v.log2_dist = INFINITY;
   } else {
-    M L(53);
+    Mpfr L(53);
     mpfr_log2(L.v, D.v, MPFR_RNDN);
     v.log2_dist = -mpfr_get_d(L.v, MPFR_RNDN);
   }

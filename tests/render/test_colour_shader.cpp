@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "channel_diff.h"
+#include "headless_context.h"
 #include "kernels/colour/palette.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "locations.h"
@@ -29,15 +31,6 @@ extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
 
 namespace ds::render {
 namespace {
-
-std::unique_ptr<HeadlessGl> context() {
-  try {
-    return std::make_unique<HeadlessGl>(-1);
-  } catch (const GlUnavailable& e) {
-    ADD_FAILURE() << "no headless OpenGL (./setup.sh installs libegl1 and libegl-mesa0): " << e.what();
-    return nullptr;
-  }
-}
 
 struct Frame {
   int w = 0, h = 0;
@@ -63,7 +56,7 @@ Frame seahorse(colour::Colouring* c) {
 }
 
 TEST(ColourShader, BuiltInPaletteEqualsColourPixel) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   std::printf("GL: %s\n", gl->description().c_str());
   colour::Colouring c;
@@ -92,7 +85,7 @@ TEST(ColourShader, BuiltInPaletteEqualsColourPixel) {
 }
 
 TEST(ColourShader, EveryBuiltInCompilesAndRuns) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   colour::Colouring c;
   const Frame f = seahorse(&c);
@@ -134,7 +127,7 @@ TEST(ColourShader, EveryBuiltInCompilesAndRuns) {
 }
 
 TEST(ColourShader, UserShadersCompileOrNameTheirLine) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   colour::Colouring c;
   const Frame f = seahorse(&c);
@@ -175,25 +168,11 @@ TEST(ColourShader, UserShadersCompileOrNameTheirLine) {
   EXPECT_THROW(shader_source(dir + "/missing.glsl"), ShaderError);
 }
 
-// Counts the channels of `got` against `want`: exact, one level apart, more.
-struct Diff {
-  std::size_t exact = 0, one = 0, worse = 0;
-};
-Diff compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  Diff d;
-  for (std::size_t q = 0; q + 2 < want.size() && q + 2 < got.size(); q += 3) {
-    int m = 0;
-    for (int k = 0; k < 3; ++k) m = std::max(m, std::abs(got[q + k] - want[q + k]));
-    (m == 0 ? d.exact : m == 1 ? d.one : d.worse) += 1;
-  }
-  return d;
-}
-
 // Wide counts (max_iter >= 2^32; smooth holds smooth count - count): the shader's palette position
 // is colour_pixel_wide's (the whole cycles dropped in double first), at counts near 2^33 and 2^40
 // where a float position would have lost every bit of the fraction.
 TEST(ColourShader, WideCountsColourAsColourPixelWide) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   const int w = 256, h = 64;
   colour::Colouring c;
@@ -226,16 +205,13 @@ TEST(ColourShader, WideCountsColourAsColourPixelWide) {
   f.counts_high = hi.data();
   std::vector<uint8_t> got;
   sh.colour(f, c, &got);
-  const Diff d = compare(got, want);
-  std::printf("wide: %zu exact, %zu one level apart, %zu more\n", d.exact, d.one, d.worse);
-  EXPECT_EQ(d.worse, 0u);
-  EXPECT_GE(d.exact, static_cast<std::size_t>(w * h) * 99 / 100);
+  test::expect_within_one_level(got, want, "wide");
   EXPECT_EQ(got[3 * 17] + got[3 * 17 + 1] + got[3 * 17 + 2], 0);
 }
 
 // A 1024-stop palette (a KF table's size) goes in as a texture and colours as colour_pixel does.
 TEST(ColourShader, ThousandStopPaletteEqualsColourPixel) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   colour::Colouring c;
   const Frame f = seahorse(&c);
@@ -248,18 +224,12 @@ TEST(ColourShader, ThousandStopPaletteEqualsColourPixel) {
   ColourShader sh(builtin_shader_source("palette"), "palette");
   std::vector<uint8_t> got;
   sh.colour(f.w, f.h, f.counts.data(), f.smooth.data(), c, &got);
-  const Diff d = compare(got, want);
-  std::printf("1024 stops: %zu exact, %zu one level apart, %zu more\n", d.exact, d.one, d.worse);
-  EXPECT_EQ(d.worse, 0u);
-  EXPECT_GE(d.exact, f.counts.size() * 99 / 100);
+  test::expect_within_one_level(got, want, "1024 stops");
   // Unblended (KF's Smooth: 0): every exterior pixel is one of the stops, as colour_pixel says.
   c.blend = false;
   const std::vector<uint8_t> want_steps = colour::colour_image(f.counts, f.smooth, c);
   sh.colour(f.w, f.h, f.counts.data(), f.smooth.data(), c, &got);
-  const Diff s = compare(got, want_steps);
-  std::printf("1024 stops unblended: %zu exact, %zu one level apart, %zu more\n", s.exact, s.one, s.worse);
-  EXPECT_EQ(s.worse, 0u);
-  EXPECT_GE(s.exact, f.counts.size() * 99 / 100);
+  test::expect_within_one_level(got, want_steps, "1024 stops unblended");
   EXPECT_NE(want_steps, want);
 }
 
@@ -302,7 +272,7 @@ void expect_near(const std::vector<uint8_t>& rgb, int pixel, const int want[3], 
 }
 
 TEST(ColourShader, DistanceShadesByTheDistanceEstimate) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   Tiny t;
   ColourShader sh(builtin_shader_source("distance"), "distance");
@@ -346,7 +316,7 @@ void kf_slopes(const uint8_t p[3], double dex, double dey, double power, double 
 }
 
 TEST(ColourShader, SlopesLightAsKallesFraktaler) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   Tiny t;
   ColourShader sh(builtin_shader_source("slopes"), "slopes");
@@ -378,7 +348,7 @@ TEST(ColourShader, SlopesLightAsKallesFraktaler) {
 }
 
 TEST(ColourShader, DecompositionSplitsByThePhase) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   Tiny t;
   ColourShader sh(builtin_shader_source("decomposition"), "decomposition");
@@ -403,7 +373,7 @@ TEST(ColourShader, DecompositionSplitsByThePhase) {
 // The stripe average scales the palette colour by (1 - stripe_mix) + stripe_mix S, reading the
 // engines' stored form (an approximate pixel's -1 - S is S), and show_approximate tints those.
 TEST(ColourShader, StripeScalesThePaletteByTheStripeAverage) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   Tiny t;
   ColourShader sh(builtin_shader_source("stripe"), "stripe");
@@ -430,7 +400,7 @@ TEST(ColourShader, StripeScalesThePaletteByTheStripeAverage) {
 
 // The window's path (draw into an RGBA8 texture, no readback) gives the batch readback's bytes.
 TEST(ColourShader, DrawIntoATextureEqualsTheReadback) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   colour::Colouring c;
   const Frame f = seahorse(&c);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "headless_context.h"
 #include "kernels/colour/canvas.h"
 #include "kernels/core/device.h"
 #include "kernels/henon/henon.h"
@@ -44,17 +45,8 @@ colour::Colouring colouring(uint32_t max_iter) {
   return c;
 }
 
-std::unique_ptr<HeadlessGl> context(int cuda_device) {
-  try {
-    return std::make_unique<HeadlessGl>(cuda_device);
-  } catch (const GlUnavailable& e) {
-    ADD_FAILURE() << "no headless OpenGL (./setup.sh installs libegl1 and libegl-mesa0): " << e.what();
-    return nullptr;
-  }
-}
-
 TEST(Display, HostUploadShowsTheComposedFrame) {
-  auto gl = context(-1);
+  auto gl = test::headless_context();
   if (!gl) return;
   std::cout << "GL: " << gl->description() << "\n";
   const mandel::View v = make_view("-0.7453", "0.1127", "100", 500, 75, 41);
@@ -97,7 +89,7 @@ std::vector<uint8_t> shaded_by_canvas(ColourShader& sh, CanvasShading& shading, 
 }
 
 TEST(Display, CanvasShadingEqualsTheShaderOverTheEngineArrays) {
-  auto gl = context(-1);
+  auto gl = test::headless_context();
   if (!gl) return;
   mandel::View wide = make_view("-2.2", "1.2", "4", 100, 48, 31);  // counts' high words (max_iter >= 2^32)
   wide.max_iter = 5000000000ull;
@@ -127,7 +119,7 @@ TEST(Display, CanvasShadingEqualsTheShaderOverTheEngineArrays) {
 
 TEST(InteropDevice, CanvasShadingThroughInteropEqualsTheHostPath) {
   DEEPSCOPE_REQUIRE_GPU();
-  auto gl = context(0);
+  auto gl = test::headless_context(0);
   if (!gl) return;
   struct Case {
     mandel::View v;
@@ -173,7 +165,7 @@ TEST(InteropDevice, CanvasShadingThroughInteropEqualsTheHostPath) {
 
 TEST(InteropDevice, FrameEqualsTheCpuRenderedFrame) {
   DEEPSCOPE_REQUIRE_GPU();
-  auto gl = context(0);
+  auto gl = test::headless_context(0);
   if (!gl) return;
   std::cout << "GL: " << gl->description() << "\n";
   struct Case {
@@ -218,7 +210,7 @@ TEST(InteropDevice, FrameEqualsTheCpuRenderedFrame) {
 // the finished rows of the final image and the preview below them; the last equals the CPU frame.
 TEST(InteropDevice, ShowsBandsWhileAWorkerRenders) {
   DEEPSCOPE_REQUIRE_GPU();
-  auto gl = context(0);
+  auto gl = test::headless_context(0);
   if (!gl) return;
   const mandel::View v = make_view("-0.7453", "0.1127", "100", 20000, 480, 270);
   mandel::View coarse = v;
@@ -265,7 +257,7 @@ TEST(InteropDevice, ShowsBandsWhileAWorkerRenders) {
 // The Hénon orbit plot: a point cloud drawn into the texture, through interop from a CUDA cloud,
 // equals the CPU cloud's image uploaded from the host.
 TEST(Display, PointCloudOnTheHost) {
-  auto gl = context(-1);
+  auto gl = test::headless_context();
   if (!gl) return;
   henon::OrbitParams op;
   op.n_points = 50000;
@@ -287,7 +279,7 @@ TEST(Display, PointCloudOnTheHost) {
 
 TEST(InteropDevice, PointCloudEqualsTheCpuCloud) {
   DEEPSCOPE_REQUIRE_GPU();
-  auto gl = context(0);
+  auto gl = test::headless_context(0);
   if (!gl) return;
   henon::OrbitParams op;
   op.n_transient = 1000;

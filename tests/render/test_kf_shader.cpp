@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "headless_context.h"
 #include "kernels/colour/palette.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "render/colour_shader.h"
@@ -183,15 +184,6 @@ double kf_iter(const Field& f, int x, int y, int method, int diffs, double iter_
   return iter / iter_div;
 }
 
-std::unique_ptr<HeadlessGl> context() {
-  try {
-    return std::make_unique<HeadlessGl>(-1);
-  } catch (const GlUnavailable& e) {
-    ADD_FAILURE() << "no headless OpenGL (./setup.sh installs libegl1 and libegl-mesa0): " << e.what();
-    return nullptr;
-  }
-}
-
 // Pixels checked: inside, at the frame's corners and edges (KF's reflection), and beside the
 // interior and undecided pixels.
 const int kPixels[][2] = {{1, 1}, {320, 2}, {0, 0}, {639, 3}, {639, 0}, {101, 1}, {200, 1}, {201, 2}, {50, 3}};
@@ -220,7 +212,7 @@ void check(const std::vector<uint8_t>& rgb, const Field& f, int method, int diff
 }
 
 TEST(KfShader, EveryMethodGivesKfsPaletteEntry) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   const Field f;
   ColourShader sh(builtin_shader_source("kf"), "kf");
@@ -250,7 +242,7 @@ TEST(KfShader, EveryMethodGivesKfsPaletteEntry) {
 }
 
 TEST(KfShader, EveryDifferencesGivesKfsPaletteEntry) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   const Field f;
   ColourShader sh(builtin_shader_source("kf"), "kf");
@@ -268,7 +260,7 @@ TEST(KfShader, EveryDifferencesGivesKfsPaletteEntry) {
 }
 
 TEST(KfShader, InteriorColourAndReadsOnlyWhatItNeeds) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   const Field f;
   ColourShader sh(builtin_shader_source("kf"), "kf");
@@ -303,7 +295,7 @@ TEST(KfShader, InteriorColourAndReadsOnlyWhatItNeeds) {
 }
 
 TEST(KfShader, ParametersHaveReadableNamesAndKinds) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   ColourShader sh(builtin_shader_source("kf"), "kf");
   int checked = 0;

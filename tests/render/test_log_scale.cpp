@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "channel_diff.h"
+#include "headless_context.h"
 #include "kernels/colour/palette.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "locations.h"
@@ -29,35 +31,12 @@ extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
 namespace ds::render {
 namespace {
 
-std::unique_ptr<HeadlessGl> context() {
-  try {
-    return std::make_unique<HeadlessGl>(-1);
-  } catch (const GlUnavailable& e) {
-    ADD_FAILURE() << "no headless OpenGL (./setup.sh installs libegl1 and libegl-mesa0): " << e.what();
-    return nullptr;
-  }
-}
-
 colour::Colouring log_colouring(uint64_t max_iter) {
   colour::Colouring c;
   c.palette = colour::palette_by_name("classic");
   c.max_iter = max_iter;
   c.scale = colour::CountScale::kLog;
   return c;
-}
-
-// The largest channel difference of each pixel: how many are 0, 1, and more.
-struct Diff {
-  std::size_t exact = 0, one = 0, worse = 0;
-};
-Diff compare(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-  Diff d;
-  for (std::size_t q = 0; q + 2 < a.size(); q += 3) {
-    int m = 0;
-    for (int k = 0; k < 3; ++k) m = std::max(m, std::abs(a[q + k] - b[q + k]));
-    (m == 0 ? d.exact : m == 1 ? d.one : d.worse) += 1;
-  }
-  return d;
 }
 
 // Over pixel pairs side by side, the largest channel difference: its mean, its median, the share of
@@ -112,7 +91,7 @@ TEST(LogScale, PositionsFollowTheLogOfTheCountAboveTheBase) {
 // The GL's pass and the host's loop find the same base: the lowest escaped count, not an undecided
 // (0) or interior pixel's, in blocks of 16 and the frame's ragged last block; narrow and wide.
 TEST(LogScale, GlFindsTheHostsBase) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   std::printf("GL: %s\n", gl->description().c_str());
   std::mt19937_64 rng(20261129);
@@ -167,7 +146,7 @@ TEST(LogScale, GlFindsTheHostsBase) {
 // colour_image does (its own base), to one level in a channel at a few pixels (GLSL's log and the
 // C library's logf may differ in the last bit).
 TEST(LogScale, ShaderEqualsColourPixel) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   const mandel::View v = test::make_view("-0.7453", "0.1127", "100", 500, 320, 180);
   mandel::RenderOptions opt;
@@ -181,10 +160,7 @@ TEST(LogScale, ShaderEqualsColourPixel) {
   ColourShader sh(builtin_shader_source("palette"), "palette");
   std::vector<uint8_t> got;
   sh.colour(v.width, v.height, r.counts.data(), r.smooth.data(), c, &got);
-  const Diff d = compare(got, want);
-  std::printf("seahorse, log scale: %zu exact, %zu one level apart, %zu more\n", d.exact, d.one, d.worse);
-  EXPECT_EQ(d.worse, 0u);
-  EXPECT_GE(d.exact, r.counts.size() * 99 / 100);
+  test::expect_within_one_level(got, want, "seahorse, log scale");
 }
 
 // Counts near a million that rise smoothly by 180 to 500 a pixel (a deep view's, as FractalShark's
@@ -192,7 +168,7 @@ TEST(LogScale, ShaderEqualsColourPixel) {
 // noise), the log scale moves it by a small step. Measured: the largest channel difference of
 // pixels side by side (mean, and the share past 64 levels).
 TEST(LogScale, NeighbouringPixelsAtMillionsOfIterations) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   const int w = 200, h = 120;
   const uint64_t max_iter = 4718592;
@@ -234,7 +210,7 @@ TEST(LogScale, NeighbouringPixelsAtMillionsOfIterations) {
 // follow the rings around the minibrot (docs/img/scale-view05-log.png): neighbouring exterior
 // pixels close in colour.
 TEST(LogScale, FractalSharkView5ShowsItsRings) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   std::map<std::string, std::string> key;
   std::istringstream in(

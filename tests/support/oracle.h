@@ -6,16 +6,14 @@
 #include <random>
 #include <string>
 
+#include "arith/mpfr_number.h"
+
 namespace ds::test {
 
-// An MPFR number with RAII. Default precision 4400 bits holds any sum of up to 8 doubles and any
-// fixed-point value used in the tests exactly.
-struct Mp {
-  mpfr_t v;
-  explicit Mp(mpfr_prec_t prec = 4400) { mpfr_init2(v, prec); mpfr_set_zero(v, 1); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
+// ds::Mpfr, zero, passed to MPFR's functions as it is. Default precision 4400 bits holds any sum
+// of up to 8 doubles and any fixed-point value used in the tests exactly.
+struct Mp : Mpfr {
+  explicit Mp(mpfr_prec_t prec = 4400) : Mpfr(prec) { mpfr_set_zero(v, 1); }
   operator mpfr_ptr() { return v; }
   operator mpfr_srcptr() const { return v; }
 };

@@ -10,18 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "arith/mpfr_number.h"
+
 namespace ds::test {
 
-class MpNum {
- public:
-  explicit MpNum(mpfr_prec_t p) { mpfr_init2(v_, p); }
-  ~MpNum() { mpfr_clear(v_); }
-  MpNum(const MpNum&) = delete;
-  MpNum& operator=(const MpNum&) = delete;
-  operator mpfr_ptr() { return v_; }
-
- private:
-  mpfr_t v_;
+// ds::Mpfr passed to MPFR's functions as it is.
+struct MpNum : Mpfr {
+  explicit MpNum(mpfr_prec_t p) : Mpfr(p) {}
+  operator mpfr_ptr() { return v; }
 };
 
 // log2 |x| for an MPFR number (-1e9 at 0).

@@ -8,30 +8,23 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "app/io/image_io.h"
 #include "app/io/location.h"
 #include "kernels/formula/direct.h"
 #include "kernels/formula/render.h"
+#include "locations.h"
 #include "render_in_process.h"
+#include "test_files.h"
 
 namespace {
 
 using namespace ds;
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/deepscope-formula-XXXXXX";
-  return mkdtemp(tmpl);
-}
+using test::slurp;
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string tmpdir() { return test::make_tmpdir("formula"); }
 
 void spit(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
@@ -59,13 +52,7 @@ TEST(RenderFormula, BurningShipPngRecordsItsFormula) {
   mandel::View v;
   EXPECT_THROW(app::apply_to_view(loc, &v, true), IoError);
   // The counts are the library's, and not the Mandelbrot set's.
-  mandel::View w;
-  w.re = "-0.4";
-  w.im = "-0.6";
-  w.zoom = "1.2";
-  w.width = 48;
-  w.height = 32;
-  w.max_iter = 300;
+  const mandel::View w = test::make_view("-0.4", "-0.6", "1.2", 300, 48, 32);
   formula::FormulaReport rep;
   const mandel::RenderResult r = formula::render(w, formula::parse_formula("burning-ship"), {}, &rep);
   EXPECT_EQ(rep.path, formula::FormulaPath::kDirect);
@@ -93,13 +80,7 @@ TEST(RenderFormula, KfrFractalTypeChoosesTheFormulaAsKfDrawsIt) {
                                     &msg),
             0)
       << msg;
-  mandel::View w;
-  w.re = "-0.4";
-  w.im = "0.6";
-  w.zoom = "1.2";
-  w.width = 48;
-  w.height = 32;
-  w.max_iter = 300;
+  const mandel::View w = test::make_view("-0.4", "0.6", "1.2", 300, 48, 32);
   // KF's pixel (i, j) is c = centre + s (i - W/2 + 1/2, j - H/2 + 1/2) with j down: our view's row
   // H - 1 - j.
   formula::FormulaReport rep;

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "app/cli/cli.h"
 #include "app/cli/commands.h"
@@ -22,6 +21,7 @@
 #include "kernels/core/atomic_file.h"
 #include "render/colour_shader.h"
 #include "render_in_process.h"
+#include "test_files.h"
 
 extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
 
@@ -29,17 +29,9 @@ namespace {
 
 using namespace ds;
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/deepscope-shader-XXXXXX";
-  return mkdtemp(tmpl);
-}
+using test::slurp;
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string tmpdir() { return test::make_tmpdir("shader"); }
 
 int render(app::ArgList args, std::string* message = nullptr) {
   const app::ArgList view = {"--re", "-0.7453", "--im",  "0.1127",    "--zoom", "100",    "--iter",

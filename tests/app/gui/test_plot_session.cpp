@@ -112,6 +112,24 @@ int rightmost(const Png& p, const Frame& f, Rgba c, int skip0, int skip1) {
   return -1;
 }
 
+// The column within 3 of x that holds the most pixels of the marker's red (palette(1)) inside f:
+// its count of them, and the column in *at (-1 where none has any).
+int marker_column(const Png& p, const Frame& f, int x, int* at) {
+  int best = 0;
+  *at = -1;
+  for (int c = x - 3; c <= x + 3; ++c) {
+    const int n = count(p, c, f.y0, c + 1, f.y1, palette(1), 20);
+    if (n > best) best = n, *at = c;
+  }
+  return best;
+}
+
+// Script lines: wait for the run (at most `seconds`), move the pointer off the window and let it
+// redraw, then take the screenshot $D/PNG.
+std::string idle_shot(int seconds, const std::string& png) {
+  return "wait-idle " + std::to_string(seconds) + "\nleave\nwait 3\nscreenshot $D/" + png + "\n";
+}
+
 class PlotSession : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -126,6 +144,13 @@ class PlotSession : public ::testing::Test {
                ".log 2>&1");
   }
   std::string log(const std::string& name) const { return ds::test::slurp(dir_ + "/" + name + ".log"); }
+  // The screenshot `file` of session `name`: the test fails, with the session's log, unless it is
+  // the 1280-column window (a PNG that is not there comes back empty: no frames in it).
+  Png screenshot(const std::string& file, const std::string& name) const {
+    Png p = load(dir_ + "/" + file);
+    EXPECT_EQ(p.w, 1280) << file << "\n" << log(name);
+    return p;
+  }
   std::string dir_;
 };
 
@@ -136,15 +161,12 @@ class PlotSession : public ::testing::Test {
 TEST_F(PlotSession, DriftPlotsEveryPrecisionOnOneTimeAxisWithALegend) {
   ASSERT_EQ(session("drift",
                     "tab drift\n"
-                    "run cells=5 steps=300 every=20 precisions=float,double,composite backend=cpu\n"
-                    "wait-idle 300\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/drift.png\n"
-                    "run steps=20000\n"
-                    "sleep 3\n"
-                    "screenshot $D/drift_running.png\n"
-                    "quit\n"),
+                    "run cells=5 steps=300 every=20 precisions=float,double,composite backend=cpu\n" +
+                        idle_shot(300, "drift.png") +
+                        "run steps=20000\n"
+                        "sleep 3\n"
+                        "screenshot $D/drift_running.png\n"
+                        "quit\n"),
             0)
       << log("drift");
   for (const char* shot : {"drift.png", "drift_running.png"}) {
@@ -184,16 +206,11 @@ TEST_F(PlotSession, DriftPlotsEveryPrecisionOnOneTimeAxisWithALegend) {
 TEST_F(PlotSession, SummationAndDoUndoPlotsHaveLegends) {
   ASSERT_EQ(session("suites",
                     "tab drift\n"
-                    "run suites=1 iterations=20000 backend=cpu\n"
-                    "wait-idle 300\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/suites.png\n"
-                    "quit\n"),
+                    "run suites=1 iterations=20000 backend=cpu\n" +
+                        idle_shot(300, "suites.png") + "quit\n"),
             0)
       << log("suites");
-  const Png png = load(dir_ + "/suites.png");
-  ASSERT_EQ(png.w, 1280) << log("suites");
+  const Png png = screenshot("suites.png", "suites");
   std::vector<Frame> fr = frames(png);
   ASSERT_GE(fr.size(), 2u);
   std::sort(fr.begin(), fr.end(), [](const Frame& a, const Frame& b) { return a.y0 < b.y0; });
@@ -212,16 +229,11 @@ TEST_F(PlotSession, SummationAndDoUndoPlotsHaveLegends) {
 TEST_F(PlotSession, TmdPlotsTheHistogramTheCasesAndTheirDistances) {
   ASSERT_EQ(session("tmd",
                     "tab tmd\n"
-                    "run search=regular function=exp k=12 from=0x3f800000 to=0x3f8fffff backend=cpu\n"
-                    "wait-idle 300\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/tmd.png\n"
-                    "quit\n"),
+                    "run search=regular function=exp k=12 from=0x3f800000 to=0x3f8fffff backend=cpu\n" +
+                        idle_shot(300, "tmd.png") + "quit\n"),
             0)
       << log("tmd");
-  const Png png = load(dir_ + "/tmd.png");
-  ASSERT_EQ(png.w, 1280) << log("tmd");
+  const Png png = screenshot("tmd.png", "tmd");
   std::vector<Frame> fr = frames(png);
   ASSERT_GE(fr.size(), 3u) << "NMDM, cases and distances";
   std::sort(fr.begin(), fr.end(),
@@ -254,28 +266,16 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   ASSERT_EQ(session("henon",
                     "tab henon\n"
                     "run scan=1 scan-a-min=1.0 scan-a-step=0.0005 scan-na=860 scan-start-points=8 "
-                    "scan-transient=2000 scan-p-max=200 scan-backend=cpu\n"
-                    "wait-idle 300\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/scan.png\n"
-                    "run bifurcation=1 a-from=1.0 a-to=1.43 b=0.3 columns=400 points=100\n"
-                    "wait-idle 300\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/bifurcation.png\n"
-                    "tab henon-plane\n"
-                    "wait-idle 300\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/plane.png\n"
-                    "quit\n"),
+                    "scan-transient=2000 scan-p-max=200 scan-backend=cpu\n" +
+                        idle_shot(300, "scan.png") +
+                        "run bifurcation=1 a-from=1.0 a-to=1.43 b=0.3 columns=400 points=100\n" +
+                        idle_shot(300, "bifurcation.png") + "tab henon-plane\n" +
+                        idle_shot(300, "plane.png") + "quit\n"),
             0)
       << log("henon");
   // The sink scan's strip: periods over a (log axis) with its legend; the period-4 sinks at a < 1.02
   // (b = 0.3: the period-8 doubling is near a = 1.026) lie on the axis where the transform puts 4.
-  const Png scan = load(dir_ + "/scan.png");
-  ASSERT_EQ(scan.w, 1280) << log("henon");
+  const Png scan = screenshot("scan.png", "henon");
   std::vector<Frame> sf = frames(scan);
   ASSERT_EQ(sf.size(), 1u);
   const Frame s = sf[0];
@@ -291,8 +291,7 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   EXPECT_GT(count(scan, s.x0, y4 - 3, x102, y4 + 4, sink, 10), 20)
       << "no period-4 sinks at a < 1.01, row " << y4;
 
-  const Png bif = load(dir_ + "/bifurcation.png");
-  ASSERT_EQ(bif.w, 1280) << log("henon");
+  const Png bif = screenshot("bifurcation.png", "henon");
   std::vector<Frame> fr = frames(bif);
   ASSERT_EQ(fr.size(), 1u);
   const Frame f = fr[0];
@@ -301,18 +300,14 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   EXPECT_GT(count(bif, f.x0, f.y0, f.x1, f.y1, point, 40), 3000) << "no attractor points";
   // The marker: a red column where a = 1.4 falls.
   const int x = f.x0 + static_cast<int>((1.4 - 1.0) / 0.43 * (f.x1 - f.x0));
-  int best = 0, at = -1;
-  for (int c = x - 3; c <= x + 3; ++c) {
-    const int n = count(bif, c, f.y0, c + 1, f.y1, palette(1), 20);
-    if (n > best) best = n, at = c;
-  }
+  int at = -1;
+  const int best = marker_column(bif, f, x, &at);
   std::printf("bifurcation frame (%d, %d) - (%d, %d); a = 1.4 expected at column %d, red column at %d\n",
               f.x0, f.y0, f.x1, f.y1, x, at);
   EXPECT_GT(best, (f.y1 - f.y0) * 8 / 10);
   EXPECT_GE(swatch(bif, f, palette(1), true), 0);
 
-  const Png plane = load(dir_ + "/plane.png");
-  ASSERT_EQ(plane.w, 1280);
+  const Png plane = screenshot("plane.png", "henon");
   fr = frames(plane);
   ASSERT_GE(fr.size(), 1u);
   const Frame p = fr[0];
@@ -333,7 +328,6 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
       << "no marker at (1.4, 0.3)";
 }
 
-
 // The bifurcation diagram over b in [0, 0.35] at a = 1.4 (its frame, tick labels, attractor points,
 // and the red line at the orbit view's b = 0.3), and the plot's hover read-out: with the pointer
 // over the points (script `move`, plot-area pixels), a white ring around the nearest point and a
@@ -341,19 +335,15 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
 TEST_F(PlotSession, HenonBifurcationOverBAndItsHoverReadOut) {
   ASSERT_EQ(session("henon-b",
                     "tab henon\n"
-                    "run bifurcation=1 over=b b-from=0 b-to=0.35 a=1.4 columns=300 points=100\n"
-                    "wait-idle 300\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/bif-b.png\n"
-                    "move 300 200\n"
-                    "wait 3\n"
-                    "screenshot $D/bif-b-hover.png\n"
-                    "quit\n"),
+                    "run bifurcation=1 over=b b-from=0 b-to=0.35 a=1.4 columns=300 points=100\n" +
+                        idle_shot(300, "bif-b.png") +
+                        "move 300 200\n"
+                        "wait 3\n"
+                        "screenshot $D/bif-b-hover.png\n"
+                        "quit\n"),
             0)
       << log("henon-b");
-  const Png bif = load(dir_ + "/bif-b.png");
-  ASSERT_EQ(bif.w, 1280) << log("henon-b");
+  const Png bif = screenshot("bif-b.png", "henon-b");
   std::vector<Frame> fr = frames(bif);
   ASSERT_EQ(fr.size(), 1u);
   const Frame f = fr[0];
@@ -361,13 +351,10 @@ TEST_F(PlotSession, HenonBifurcationOverBAndItsHoverReadOut) {
   const Rgba point{150, 200, 255, 255}, white{255, 255, 255, 255};
   EXPECT_GT(count(bif, f.x0, f.y0, f.x1, f.y1, point, 40), 3000) << "no attractor points";
   const int x = f.x0 + static_cast<int>(0.3 / 0.35 * (f.x1 - f.x0));
-  int best = 0, at = -1;
-  for (int c = x - 3; c <= x + 3; ++c) {
-    const int n = count(bif, c, f.y0, c + 1, f.y1, palette(1), 20);
-    if (n > best) best = n, at = c;
-  }
-  std::printf("bifurcation over b: frame (%d, %d) - (%d, %d); b = 0.3 expected at column %d, red at %d\n", f.x0,
-              f.y0, f.x1, f.y1, x, at);
+  int at = -1;
+  const int best = marker_column(bif, f, x, &at);
+  std::printf("bifurcation over b: frame (%d, %d) - (%d, %d); b = 0.3 expected at column %d, red at %d\n",
+              f.x0, f.y0, f.x1, f.y1, x, at);
   EXPECT_GT(best, (f.y1 - f.y0) * 8 / 10);
   EXPECT_GE(swatch(bif, f, palette(1), true), 0);
 
@@ -408,16 +395,11 @@ TEST_F(PlotSession, HenonBifurcationOverBAndItsHoverReadOut) {
 TEST_F(PlotSession, HenonCatalogueDrawsTheOrbitsByPeriodAndTheCounts) {
   ASSERT_EQ(session("catalogue",
                     "tab henon\n"
-                    "run catalogue=1 catalogue-period-max=10\n"
-                    "wait-idle 120\n"
-                    "leave\n"
-                    "wait 3\n"
-                    "screenshot $D/catalogue.png\n"
-                    "quit\n"),
+                    "run catalogue=1 catalogue-period-max=10\n" +
+                        idle_shot(120, "catalogue.png") + "quit\n"),
             0)
       << log("catalogue");
-  const Png png = load(dir_ + "/catalogue.png");
-  ASSERT_EQ(png.w, 1280) << log("catalogue");
+  const Png png = screenshot("catalogue.png", "catalogue");
   std::vector<Frame> fr = frames(png);
   ASSERT_GE(fr.size(), 2u) << "the orbits and the counts";
   std::sort(fr.begin(), fr.end(), [](const Frame& a, const Frame& b) { return a.x0 < b.x0; });
@@ -428,7 +410,8 @@ TEST_F(PlotSession, HenonCatalogueDrawsTheOrbitsByPeriodAndTheCounts) {
   // one per period here) and its legend swatch beside it (outside).
   for (int n : {1, 2, 4, 6, 7, 8}) {
     SCOPED_TRACE(n);
-    EXPECT_GT(count(png, orbits.x0, orbits.y0, orbits.x1, orbits.y1, palette(n - 1), 6), 8) << "no orbit points";
+    EXPECT_GT(count(png, orbits.x0, orbits.y0, orbits.x1, orbits.y1, palette(n - 1), 6), 8)
+        << "no orbit points";
     const Frame legend{orbits.x1, orbits.y0, std::min(png.w - 1, orbits.x1 + 200), orbits.y1};
     EXPECT_GE(swatch(png, legend, palette(n - 1), false), 0) << "no legend swatch";
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/mandelbrot/mandelbrot.cuh"
+#include "pixel_state.h"
 
 namespace {
 
@@ -43,12 +44,7 @@ template <class F>
 Outcome<F> blocked(F cr, F ci, uint32_t max_iter, uint32_t budget) {
   MandelParams<Native<F>> p{};
   p.max_iter = max_iter;
-  PixelState<Native<F>> s{};
-  s.cr.v = cr;
-  s.ci.v = ci;
-  s.x = s.cr;
-  s.y = s.ci;
-  s.n = 1;
+  PixelState<Native<F>> s = test::started_pixel(Native<F>{cr}, Native<F>{ci});
   while (!pixel_run(p, s, budget)) {
   }
   return {static_cast<uint32_t>(s.n), s.escaped, s.x.v, s.y.v};  // max_iter < 2^32 here
@@ -152,13 +148,7 @@ Bounded bounded_blocked(F cr, F ci, uint32_t max_iter, uint32_t budget, double q
   p.error_bound = true;
   p.bound_q = q;
   p.bound_e1 = e1;
-  PixelState<Native<F>> s{};
-  s.cr.v = cr;
-  s.ci.v = ci;
-  s.x = s.cr;
-  s.y = s.ci;
-  s.n = 1;
-  s.e2 = e1;
+  PixelState<Native<F>> s = test::started_pixel(Native<F>{cr}, Native<F>{ci}, e1);
   while (!pixel_run(p, s, budget)) {
   }
   EXPECT_FALSE(s.escaped && s.undecided);

@@ -11,6 +11,7 @@
 #include "kernels/core/device.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/mandelbrot/recheck.h"
+#include "locations.h"
 
 namespace {
 
@@ -142,11 +143,7 @@ TEST(ErrorBound, APixelNoFormatDecidesStaysUnresolved) {
 
 // The ladder: twice the precision, cheapest first; none beyond the most precise format.
 TEST(ErrorBound, WiderFormatsDoubleThePrecision) {
-  View v;
-  v.re = "-0.75";
-  v.im = "0.1";
-  v.zoom = "100";
-  v.width = v.height = 64;
+  const View v = ds::test::make_view("-0.75", "0.1", "100", 1000, 64, 64);  // View's default max_iter
   const Geometry g = geometry(v);
   std::vector<Arith> ladder;
   for (std::optional<Arith> a = Arith::kF32; a; a = detail::wider_arith(*a, g)) ladder.push_back(*a);
@@ -166,12 +163,7 @@ TEST(ErrorBound, WiderFormatsDoubleThePrecision) {
 // near the boundary until their estimate reaches the escape test), all decided by f64x2, and only
 // they may change; the others keep f64's count and smooth count bit for bit.
 TEST(ErrorBound, PlainViewChangesOnlyItsUndecidedPixels) {
-  View v;
-  v.re = "-0.75";
-  v.im = "0.1";
-  v.zoom = "100";
-  v.width = v.height = 64;
-  v.max_iter = 1000;
+  const View v = ds::test::make_view("-0.75", "0.1", "100", 1000, 64, 64);
   RenderOptions o;
   o.backend = Backend::kCpu;
   const RenderResult r = render(v, o);

@@ -10,6 +10,7 @@
 #include "kernels/mandelbrot/mandelbrot.cuh"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "locations.h"
+#include "pixel_state.h"
 
 namespace {
 
@@ -22,15 +23,7 @@ bool finishes_within(F cr, F ci, uint64_t max_iter, uint64_t budget, bool period
   MandelParams<Native<F>> p{};
   p.max_iter = max_iter;
   p.periodicity = periodicity;
-  PixelState<Native<F>> s{};
-  s.cr.v = cr;
-  s.ci.v = ci;
-  s.x = s.cr;
-  s.y = s.ci;
-  s.n = 1;
-  s.sx = s.x;
-  s.sy = s.y;
-  s.next_save = 64;
+  PixelState<Native<F>> s = ds::test::started_pixel(Native<F>{cr}, Native<F>{ci});
   const bool done = pixel_run(p, s, budget);
   *out = pixel_end(p, s);
   return done;

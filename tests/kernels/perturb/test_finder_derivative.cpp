@@ -20,7 +20,7 @@
 
 namespace {
 
-using ds::mpfr_util::Mp;
+using ds::Mpfr;
 using ds::perturb::finder::detail::derivative_step;
 using ds::perturb::finder::detail::FixedDerivative;
 using ds::perturb::finder::detail::FixedOrbit;
@@ -28,7 +28,7 @@ using ds::perturb::finder::detail::MpC;
 
 // log2 of |a - b| / |b| (complex), -inf when equal.
 double log2_rel(const MpC& a, const MpC& b) {
-  Mp er(2000), ei(2000), m(2000);
+  Mpfr er(2000), ei(2000), m(2000);
   mpfr_sub(er.v, a.re.v, b.re.v, MPFR_RNDN);
   mpfr_sub(ei.v, a.im.v, b.im.v, MPFR_RNDN);
   mpfr_hypot(er.v, er.v, ei.v, MPFR_RNDN);
@@ -46,13 +46,13 @@ struct Errors {
 // 64n + 200 bits, all from the same z_n.
 Errors run(const char* re, const char* im, uint32_t p, int zbits, int n, int bd) {
   MpC c(zbits), z(zbits);
-  Mp s1(zbits), s2(zbits);
+  Mpfr s1(zbits), s2(zbits);
   mpfr_set_str(c.re.v, re, 10, MPFR_RNDN);
   mpfr_set_str(c.im.v, im, 10, MPFR_RNDN);
   z.zero();
   const int hb = 64 * n + 200;
   MpC h(hb), d(bd), zr(bd);
-  Mp h1(hb), h2(hb), d1(bd), d2(bd);
+  Mpfr h1(hb), h2(hb), d1(bd), d2(bd);
   h.zero();
   d.zero();
   FixedDerivative f;
@@ -104,7 +104,7 @@ TEST(FinderDerivative, FromAFixedPointOrbit) {
     ASSERT_TRUE(z.reset(c.re.v, c.im.v, FixedOrbit::limbs_for(zbits)));
     const int hb = 64 * n + 200;
     MpC h(hb), zx(64 * z.limbs());
-    Mp h1(hb), h2(hb);
+    Mpfr h1(hb), h2(hb);
     h.zero();
     FixedDerivative f;
     f.reset(n);

@@ -14,16 +14,16 @@
 
 namespace {
 
-using ds::mpfr_util::Mp;
+using ds::Mpfr;
 using ds::perturb::finder::detail::FixedOrbit;
 
-void mpfr_step(Mp& zr, Mp& zi, const Mp& cr, const Mp& ci, Mp& s1, Mp& s2) {
+void mpfr_step(Mpfr& zr, Mpfr& zi, const Mpfr& cr, const Mpfr& ci, Mpfr& s1, Mpfr& s2) {
   ds::mpfr_util::orbit_step(zr.v, zi.v, cr.v, ci.v, s1.v, s2.v);
 }
 
 // log2 |a - b| (complex).
-double log2_gap(const Mp& ar, const Mp& ai, const Mp& br, const Mp& bi) {
-  Mp er(2000), ei(2000);
+double log2_gap(const Mpfr& ar, const Mpfr& ai, const Mpfr& br, const Mpfr& bi) {
+  Mpfr er(2000), ei(2000);
   mpfr_sub(er.v, ar.v, br.v, MPFR_RNDN);
   mpfr_sub(ei.v, ai.v, bi.v, MPFR_RNDN);
   mpfr_hypot(er.v, er.v, ei.v, MPFR_RNDN);
@@ -38,15 +38,15 @@ TEST(FinderFixedOrbit, WithinItsBoundBesideMpfrAndCutAsMpfrsPoints) {
   const int n = FixedOrbit::limbs_for(bits), F = 64 * n - 8;
   ASSERT_GE(F, bits + 3);
   const int hb = bits + 700;
-  Mp cr(bits), ci(bits), zr(bits), zi(bits), s1(bits), s2(bits);
-  Mp hcr(hb), hci(hb), hr(hb), hi(hb), h1(hb), h2(hb), fr(64 * n), fi(64 * n);
+  Mpfr cr(bits), ci(bits), zr(bits), zi(bits), s1(bits), s2(bits);
+  Mpfr hcr(hb), hci(hb), hr(hb), hi(hb), h1(hb), h2(hb), fr(64 * n), fi(64 * n);
   const char* re = "-0.743643887037158704752191506114774";
   const char* im = "0.131825904205311970493132056385139";
   mpfr_set_str(cr.v, re, 10, MPFR_RNDN);
   mpfr_set_str(ci.v, im, 10, MPFR_RNDN);
   mpfr_set(hcr.v, cr.v, MPFR_RNDN);  // the same c: only the orbits' rounding differs
   mpfr_set(hci.v, ci.v, MPFR_RNDN);
-  for (Mp* x : {&zr, &zi, &hr, &hi}) mpfr_set_zero(x->v, 1);
+  for (Mpfr* x : {&zr, &zi, &hr, &hi}) mpfr_set_zero(x->v, 1);
   FixedOrbit f;
   ASSERT_TRUE(f.reset(cr.v, ci.v, n));
   // The bound: c's rounding to 2^-F (2^-(F+1) per coordinate) in the first step, 2^-F per
@@ -76,7 +76,7 @@ TEST(FinderFixedOrbit, WithinItsBoundBesideMpfrAndCutAsMpfrsPoints) {
 }
 
 TEST(FinderFixedOrbit, ZeroAndOutOfRange) {
-  Mp a(100), b(100), x(128), y(128);
+  Mpfr a(100), b(100), x(128), y(128);
   mpfr_set_zero(a.v, 1);
   mpfr_set_zero(b.v, 1);
   FixedOrbit f;

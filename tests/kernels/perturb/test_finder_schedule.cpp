@@ -18,6 +18,7 @@ namespace {
 
 using namespace ds::perturb::finder::detail;
 using ds::FloatExp;
+using ds::Mpfr;
 
 // c = i + 2^-e1 (pi + i log 2) + 2^-e2 (1 - 2i) at c's precision (pi and log 2: every bit set,
 // so that no step is exact).
@@ -28,7 +29,7 @@ void set_c(MpC& c, int e1, int e2) {
   mpfr_mul_2si(c.im.v, c.im.v, -e1, MPFR_RNDN);
   mpfr_add_ui(c.im.v, c.im.v, 1, MPFR_RNDN);
   if (e2 > 0) {
-    Mp t(64);
+    Mpfr t(64);
     mpfr_set_si_2exp(t.v, 1, -e2, MPFR_RNDN);
     mpfr_add(c.re.v, c.re.v, t.v, MPFR_RNDN);
     mpfr_set_si_2exp(t.v, -2, -e2, MPFR_RNDN);
@@ -38,7 +39,7 @@ void set_c(MpC& c, int e1, int e2) {
 
 // log2 |a - b| (complex) at high precision.
 double log2_diff(const MpC& a, const MpC& b) {
-  Mp x(9000), y(9000);
+  Mpfr x(9000), y(9000);
   mpfr_sub(x.v, a.re.v, b.re.v, MPFR_RNDN);
   mpfr_sub(y.v, a.im.v, b.im.v, MPFR_RNDN);
   mpfr_hypot(x.v, x.v, y.v, MPFR_RNDN);
