@@ -234,12 +234,15 @@ TEST(Location, KfColouringWithAPaletteIsReproduced) {
   ASSERT_TRUE(l.kf_colouring.has_value());
   EXPECT_EQ(l.kf_colouring->color_method, 7);
   EXPECT_EQ(l.kf_colouring->differences, 3);
-  // ColorMethod 4 (stretched) is reproduced (the kf shader); square-root smoothing is not, and said.
+  // ColorMethod 4 (stretched) is reproduced (the kf shader); square-root smoothing at KF's radius
+  // 10000 is not, and said; at radius 2 (SmoothMethod 1) it is.
   const Location s = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nColorMethod: 4\r\n", "s.kfr");
   EXPECT_TRUE(s.warnings.empty()) << all(s.warnings);
   const Location q = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nSmoothingMethod: 1\r\n", "q.kfr");
   ASSERT_EQ(q.warnings.size(), 1u) << all(q.warnings);
   EXPECT_TRUE(names(q.warnings[0], {"q.kfr", "square-root smoothing"}));
+  const Location q2 = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nSmoothMethod: 1\r\n", "q2.kfr");
+  EXPECT_TRUE(q2.warnings.empty()) << all(q2.warnings);
 }
 
 TEST(Location, RejectsMalformedFiles) {
