@@ -29,7 +29,7 @@ void MandelbrotPanel::draw_verify() {
   if (ImGui::Button(label) && ready && !verify_job_.running()) start_verify();
   if (!ready && ImGui::IsItemHovered()) ImGui::SetTooltip("wait for the frame to finish");
   if (verify_job_.running()) {
-    ImGui::ProgressBar(static_cast<float>(verify_job_.progress()), ImVec2(-60, 0), "verifying");
+    job_progress_bar(verify_job_, "verifying", -60);
     ImGui::SameLine();
     if (ImGui::Button("Stop")) verify_job_.cancel();
   }
@@ -96,7 +96,7 @@ void MandelbrotPanel::draw_files() {
   ImGui::EndDisabled();
   if (shot_job_.running()) {
     ImGui::SameLine();
-    ImGui::ProgressBar(static_cast<float>(shot_job_.progress()), ImVec2(-1, 0));
+    job_progress_bar(shot_job_, "screenshot");
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
