@@ -269,6 +269,8 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
                     "leave\n"
                     "wait 3\n"
                     "screenshot $D/plane.png\n"
+                    "move 500 400\n"
+                    "wait 2\n"
                     "quit\n"),
             0)
       << log("henon");
@@ -324,9 +326,19 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   const Frame beside{p.x1 + 2, p.y0, std::min(plane.w - 1, p.x1 + 400), p.y1};
   EXPECT_GE(swatch(plane, beside, Rgba{255, 60, 60, 255}, true), 0) << "no marker entry";
   EXPECT_GE(swatch(plane, beside, Rgba{one[0], one[1], one[2], 255}, false), 0) << "no period-1 entry";
-  // The marker ring at (1.4, 0.3): the view is a in [-0.5, 2], b in [-0.703125, 0.703125].
-  const double mx = p.x0 + (1.4 + 0.5) / 2.5 * (p.x1 - p.x0),
-               my = p.y1 - (0.3 + 0.703125) / 1.40625 * (p.y1 - p.y0);
+  // The plane at the panel's full resolution by default: image pixel 500 is 500 screen pixels
+  // right of the image's left edge (at the old 480 x 270 default, `move 500 400` is refused).
+  const std::string text = log("henon");
+  const std::size_t said = text.find("pointer at image (500, 400), window (");
+  ASSERT_NE(said, std::string::npos) << text;
+  double wx = 0, wy = 0;
+  ASSERT_EQ(std::sscanf(text.c_str() + said, "pointer at image (500, 400), window (%lf, %lf)", &wx, &wy), 2);
+  EXPECT_NEAR(wx - p.x0, 500.5, 2.5);
+  EXPECT_NEAR(wy - p.y0, 400.5, 2.5);
+  EXPECT_GT(p.x1 - p.x0, 500);
+  // The marker ring at (1.4, 0.3): the view is a in [-0.5, 2], b over the image's aspect about 0.
+  const double hb = 2.5 * (p.y1 - p.y0) / (p.x1 - p.x0);
+  const double mx = p.x0 + (1.4 + 0.5) / 2.5 * (p.x1 - p.x0), my = p.y1 - (0.3 + hb / 2) / hb * (p.y1 - p.y0);
   EXPECT_GT(count(plane, static_cast<int>(mx) - 10, static_cast<int>(my) - 10, static_cast<int>(mx) + 11,
                   static_cast<int>(my) + 11, Rgba{255, 60, 60, 255}, 40),
             20)
