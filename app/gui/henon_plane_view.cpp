@@ -308,7 +308,10 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
   if (shown_.period.empty()) {
     // Two lines, as the status below takes, so that the view area (and the fit) is the same.
     ImGui::Text("Computing the plane (the same computation as `deepscope henon plane`) ...");
-    ImGui::TextDisabled("Colours: a period each (the PNG's palette), black no period within p_max, white escape.");
+    if (job_.running())
+      job_progress_bar(job_, "plane", -1, ImGui::GetTextLineHeight());
+    else
+      ImGui::TextDisabled("Colours: a period each (the PNG's palette), black no period within p_max, white escape.");
     const app::plot::Figure fig = figure(view_.width_px, view_.height_px);
     measure_fit(fig);
     follow_panel();
@@ -348,7 +351,12 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
               arith_name(view_.arith), auto_arith_ ? "auto" : "chosen", SW, SH,
               done ? ": " : " (rows so far): ", static_cast<long long>(shown_.with_period), shown_.max_period,
               static_cast<long long>(shown_.no_period), static_cast<long long>(shown_.escaped), shown_.seconds);
-  ImGui::TextDisabled("wheel zoom, drag pan, double-click zoom in, right-click out, Ctrl+Z/Y; click: open the orbit");
+  // The second line: the computation's progress while it runs (stage, share, time, estimate), else
+  // the navigation hint; one line either way, so the view area (and the fit) stays the same.
+  if (job_.running())
+    job_progress_bar(job_, "plane", -1, ImGui::GetTextLineHeight());
+  else
+    ImGui::TextDisabled("wheel zoom, drag pan, double-click zoom in, right-click out, Ctrl+Z/Y; click: open the orbit");
   app::plot::Figure fig = figure(view_.width_px, view_.height_px);
   const ImVec2 margin = measure_fit(fig);
   const float mx = margin.x, my = margin.y;

@@ -47,10 +47,10 @@ std::string BackgroundJob::error() const {
   return error_;
 }
 
-void job_progress_bar(const BackgroundJob& job, const char* what, float width) {
+void job_progress_bar(const BackgroundJob& job, const char* what, float width, float height) {
   const std::string stage = job.stage();
   const std::string label = app::progress_text(stage.empty() ? what : stage, job.progress(), job.elapsed());
-  ImGui::ProgressBar(static_cast<float>(job.progress()), ImVec2(width, 0), label.c_str());
+  ImGui::ProgressBar(static_cast<float>(job.progress()), ImVec2(width, height), label.c_str());
 }
 
 }  // namespace ds::gui

@@ -345,6 +345,44 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
       << "no marker at (1.4, 0.3)";
 }
 
+// The Hénon plane's computation shows its progress on the view (not only in the controls column,
+// where it sits below the fold at 1280x800): a bar right under the status line, filled in the
+// bar colour and labelled with the stage, the share, the time so far and the estimate
+// (app::progress_text: "1600 x 1000 pixels 24 %, 4 s, about 13 s left"), a label far wider than
+// ImGui's bare "24%". Taken while a 1600 x 1000 plane is computing.
+TEST_F(PlotSession, HenonPlaneShowsItsProgressOnTheView) {
+  ASSERT_EQ(session("plane-progress",
+                    "tab henon-plane\n"
+                    "wait 2\n"
+                    "run plane-pixels=1600x1000\n"
+                    "sleep 4\n"
+                    "screenshot $D/progress.png\n"
+                    "quit\n"),
+            0)
+      << log("plane-progress");
+  const Png png = load(dir_ + "/progress.png");
+  ASSERT_EQ(png.w, 1280) << log("plane-progress");
+  // The bar: rows of the view column (x >= 400) near the top with a run of the fill colour.
+  const Rgba fill{230, 179, 0, 255};
+  int y0 = -1, y1 = -1;
+  for (int y = 40; y < 200; ++y) {  // the first band of such rows (the image's period 1 is below)
+    const bool bar = count(png, 400, y, png.w, y + 1, fill, 30) >= 20;
+    if (bar && y0 < 0) y0 = y;
+    if (bar) y1 = y;
+    if (!bar && y0 >= 0) break;
+  }
+  ASSERT_GE(y0, 0) << "no progress bar in the view";
+  EXPECT_LE(y1 - y0, 24) << "not a bar";
+  // Its label: the text colour's extent across the bar's rows.
+  int lo = png.w, hi = -1;
+  for (int y = y0; y <= y1; ++y)
+    for (int x = 400; x < png.w; ++x)
+      if (is(png, x, y, Rgba{255, 255, 255, 255}, 30)) lo = std::min(lo, x), hi = std::max(hi, x);
+  std::printf("progress bar rows %d..%d, label columns %d..%d\n", y0, y1, lo, hi);
+  ASSERT_GE(hi, 0) << "no label on the bar";
+  EXPECT_GT(hi - lo, 150) << "the label is no wider than a bare percentage";
+}
+
 
 // The bifurcation diagram over b in [0, 0.35] at a = 1.4 (its frame, tick labels, attractor points,
 // and the red line at the orbit view's b = 0.3), and the plot's hover read-out: with the pointer
