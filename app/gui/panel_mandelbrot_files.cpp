@@ -131,6 +131,7 @@ void MandelbrotPanel::save_location(bool kfr) {
         if (p.name == "flat_colour") kp.flat = p.value > 0.5f;
         if (p.name == "phase_strength") kp.phase_strength = p.value;
         if (p.name == "escape_radius") kp.escape_radius = p.value;
+        if (p.name == "sqrt_smoothing") kp.sqrt_smoothing = p.value > 0.5f;
         if (p.name == "slopes") kp.slopes = p.value > 0.5f ? 1.0 : 0.0;
         if (p.name == "slope_power") kp.slope_power = p.value;
         if (p.name == "slope_ratio") kp.slope_ratio = p.value;
