@@ -348,8 +348,9 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
 // The Hénon plane's computation shows its progress on the view (not only in the controls column,
 // where it sits below the fold at 1280x800): a bar right under the status line, filled in the
 // bar colour and labelled with the stage, the share, the time so far and the estimate
-// (app::progress_text: "1600 x 1000 pixels 24 %, 4 s, about 13 s left"), a label far wider than
-// ImGui's bare "24%". Taken while a 1600 x 1000 plane is computing.
+// (app::progress_text: "1600 x 1000 pixels 24 %, 4 s, about 13 s left"; under load still
+// "coarse pass 0 %, 4 s"), a label far wider than ImGui's bare "24%". Taken while a 1600 x 1000
+// plane is computing.
 TEST_F(PlotSession, HenonPlaneShowsItsProgressOnTheView) {
   ASSERT_EQ(session("plane-progress",
                     "tab henon-plane\n"
@@ -362,11 +363,12 @@ TEST_F(PlotSession, HenonPlaneShowsItsProgressOnTheView) {
       << log("plane-progress");
   const Png png = load(dir_ + "/progress.png");
   ASSERT_EQ(png.w, 1280) << log("plane-progress");
-  // The bar: rows of the view column (x >= 400) near the top with a run of the fill colour.
-  const Rgba fill{230, 179, 0, 255};
+  // The bar: rows of the view column (x >= 400) near the top that are mostly the bar's fill or its
+  // unfilled background (under load the coarse pass may not have filled any of it yet).
+  const Rgba fill{230, 179, 0, 255}, unfilled{29, 47, 73, 255};
   int y0 = -1, y1 = -1;
   for (int y = 40; y < 200; ++y) {  // the first band of such rows (the image's period 1 is below)
-    const bool bar = count(png, 400, y, png.w, y + 1, fill, 30) >= 20;
+    const bool bar = count(png, 400, y, png.w, y + 1, fill, 30) + count(png, 400, y, png.w, y + 1, unfilled, 12) >= 500;
     if (bar && y0 < 0) y0 = y;
     if (bar) y1 = y;
     if (!bar && y0 >= 0) break;
@@ -380,7 +382,7 @@ TEST_F(PlotSession, HenonPlaneShowsItsProgressOnTheView) {
       if (is(png, x, y, Rgba{255, 255, 255, 255}, 30)) lo = std::min(lo, x), hi = std::max(hi, x);
   std::printf("progress bar rows %d..%d, label columns %d..%d\n", y0, y1, lo, hi);
   ASSERT_GE(hi, 0) << "no label on the bar";
-  EXPECT_GT(hi - lo, 150) << "the label is no wider than a bare percentage";
+  EXPECT_GT(hi - lo, 100) << "the label is no wider than a bare percentage";
 }
 
 
