@@ -16,6 +16,7 @@ ShaderFrame frame_over(int w, int h, unsigned fields, const float* const field[c
   f.dey = (fields & mandel::kFieldDistance) ? field[1] : nullptr;
   f.phase = (fields & mandel::kFieldPhase) ? field[2] : nullptr;
   f.stripe = (fields & mandel::kFieldStripe) ? field[3] : nullptr;
+  f.sqrt_smooth = (fields & mandel::kFieldSqrtSmooth) ? field[4] : nullptr;
   return f;
 }
 
@@ -40,7 +41,8 @@ DisplayPath CanvasShading::draw(ColourShader& shader, const colour::Canvas& canv
       if (canvas.wide()) at += n * 4;
       std::size_t offset[colour::kCanvasFields] = {};
       const unsigned bit[colour::kCanvasFields] = {mandel::kFieldDistance, mandel::kFieldDistance,
-                                                   mandel::kFieldPhase, mandel::kFieldStripe};
+                                                   mandel::kFieldPhase, mandel::kFieldStripe,
+                                                   mandel::kFieldSqrtSmooth};
       for (int k = 0; k < colour::kCanvasFields; ++k)
         if (fields & bit[k]) {
           offset[k] = at;

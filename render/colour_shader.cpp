@@ -113,9 +113,10 @@ unsigned compile(GLenum stage, const std::vector<std::string>& parts, const std:
 }
 
 // Texture units and sampler names, in tex_ order.
-constexpr const char* kSampler[] = {"ds_counts",    "ds_smooth",     "ds_counts_high", "ds_dex",
-                                    "ds_dey",       "ds_phase_tex",  "ds_stripe_tex",  "ds_palette_tex"};
-enum { kCounts, kSmooth, kHigh, kDex, kDey, kPhase, kStripe, kPalette, kUnits };
+constexpr const char* kSampler[] = {"ds_counts",     "ds_smooth",    "ds_counts_high", "ds_dex",
+                                    "ds_dey",        "ds_phase_tex", "ds_stripe_tex",  "ds_sqrt_smooth_tex",
+                                    "ds_palette_tex"};
+enum { kCounts, kSmooth, kHigh, kDex, kDey, kPhase, kStripe, kSqrtSmooth, kPalette, kUnits };
 static_assert(kUnits == sizeof kSampler / sizeof kSampler[0], "a sampler name for each unit");
 
 
@@ -144,10 +145,11 @@ std::vector<Gate> parse_gates(const std::string& source) {
     std::string field, when, param, op;
     float v = 0;
     if (!(w >> field >> when >> param >> op >> v) || when != "when" || (op != "==" && op != "!=")) continue;
-    const unsigned bit = field == "distance" ? mandel::kFieldDistance
-                         : field == "phase"  ? mandel::kFieldPhase
-                         : field == "stripe" ? mandel::kFieldStripe
-                                             : 0u;
+    const unsigned bit = field == "distance"      ? mandel::kFieldDistance
+                         : field == "phase"       ? mandel::kFieldPhase
+                         : field == "stripe"      ? mandel::kFieldStripe
+                         : field == "sqrt_smooth" ? mandel::kFieldSqrtSmooth
+                                                  : 0u;
     if (bit) g.push_back({bit, param, op == "==", v});
   }
   return g;
@@ -245,6 +247,7 @@ ShaderFrame shader_frame(const mandel::RenderResult& r) {
   }
   if (r.phase.size() == n) f.phase = r.phase.data();
   if (r.stripe.size() == n) f.stripe = r.stripe.data();
+  if (r.sqrt_smooth.size() == n) f.sqrt_smooth = r.sqrt_smooth.data();
   return f;
 }
 
@@ -253,6 +256,7 @@ std::string missing_fields(unsigned wanted, const ShaderFrame& f) {
   if ((wanted & mandel::kFieldDistance) && !f.dex) m.push_back("distance estimate");
   if ((wanted & mandel::kFieldPhase) && !f.phase) m.push_back("phase");
   if ((wanted & mandel::kFieldStripe) && !f.stripe) m.push_back("stripe average");
+  if ((wanted & mandel::kFieldSqrtSmooth) && !f.sqrt_smooth) m.push_back("square-root smoothing");
   std::string s;
   for (std::size_t k = 0; k < m.size(); ++k)
     s += (k == 0 ? " " : k + 1 == m.size() ? " and " : ", ") + m[k];
@@ -315,6 +319,7 @@ ColourShader::ColourShader(const std::string& source, const std::string& origin)
     fields_ |= mandel::kFieldDistance;
   if (glGetUniformLocation(program_, "ds_phase_tex") >= 0) fields_ |= mandel::kFieldPhase;
   if (glGetUniformLocation(program_, "ds_stripe_tex") >= 0) fields_ |= mandel::kFieldStripe;
+  if (glGetUniformLocation(program_, "ds_sqrt_smooth_tex") >= 0) fields_ |= mandel::kFieldSqrtSmooth;
   // Its own parameters: the active float uniforms not named ds_*, with their initialisers, and the
   // source's hints for the window.
   const std::vector<ShaderParam> hints = parse_param_hints(source);
@@ -402,7 +407,7 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   const bool wide = keep_data_ ? frame_wide_ : f.counts_high != nullptr;
   const bool de = (fields_ & mandel::kFieldDistance) != 0, ph = (fields_ & mandel::kFieldPhase) != 0,
-             st = (fields_ & mandel::kFieldStripe) != 0;
+             st = (fields_ & mandel::kFieldStripe) != 0, sq = (fields_ & mandel::kFieldSqrtSmooth) != 0;
   std::vector<uint32_t> zeros;  // for data the shader reads and the frame does not give
   auto put = [&](int k, bool used, const void* p, GLint internal, GLenum format, GLenum type,
                  bool one_texel = false) {
@@ -437,6 +442,7 @@ void ColourShader::upload(const ShaderFrame& f, const colour::Colouring& c) {
   put(kDey, de, f.dey, GL_R32F, GL_RED, GL_FLOAT);
   put(kPhase, ph, f.phase, GL_R32F, GL_RED, GL_FLOAT);
   put(kStripe, st, f.stripe, GL_R32F, GL_RED, GL_FLOAT);
+  put(kSqrtSmooth, sq, f.sqrt_smooth, GL_R32F, GL_RED, GL_FLOAT);
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
   if (!keep_data_) {
     frame_w_ = f.width;

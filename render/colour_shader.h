@@ -50,6 +50,7 @@ struct ShaderFrame {
   const float* dey = nullptr;
   const float* phase = nullptr;
   const float* stripe = nullptr;  // as stored (kernels/mandelbrot/fields.cuh: stripe_store)
+  const float* sqrt_smooth = nullptr;  // KF's square-root smoothing fraction (fields.cuh)
   // Non-zero: a GL pixel-unpack buffer holding the data (CUDA-GL interop), and the pointers above
   // are byte offsets into it (counts may be at offset 0; a field at 0 is absent).
   unsigned pixel_buffer = 0;
@@ -94,9 +95,9 @@ class ColourShader {
   ColourShader& operator=(const ColourShader&) = delete;
 
   const std::string& origin() const { return origin_; }
-  // The mandel::Field bits (kFieldDistance, kFieldPhase, kFieldStripe) of the data this shader reads: the ones
+  // The mandel::Field bits (kFieldDistance, kFieldPhase, kFieldStripe, kFieldSqrtSmooth) of the data this shader reads: the ones
   // whose samplers stay active after linking, so a render asks the engine for those only. A source
-  // line `// ds-needs FIELD when PARAM == V` (or `!= V`; FIELD distance, phase or stripe) drops the
+  // line `// ds-needs FIELD when PARAM == V` (or `!= V`; FIELD distance, phase, stripe or sqrt_smooth) drops the
   // field while the parameter's value says the shader does not read it (the kf shader reads the
   // distance estimate only for Differences 7, the phase only for a phase strength).
   unsigned fields() const;
@@ -129,8 +130,8 @@ class ColourShader {
   void draw_bound(const ShaderFrame& f, const colour::Colouring& c, unsigned texture);
 
   unsigned program_ = 0, vao_ = 0, fb_ = 0, out_ = 0;
-  // counts, smooth, counts_high, dex, dey, phase, stripe, palette
-  static constexpr int kTextures = 8;
+  // counts, smooth, counts_high, dex, dey, phase, stripe, sqrt_smooth, palette
+  static constexpr int kTextures = 9;
   unsigned tex_[kTextures] = {};
   int tex_w_[kTextures] = {}, tex_h_[kTextures] = {};
   int out_w_ = 0, out_h_ = 0;

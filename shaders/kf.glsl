@@ -5,15 +5,19 @@
 // (density = 32 / (1024 IterDiv), offset = ColorOffset / 1024), so the palette position is
 // value / (1024 IterDiv) + ColorOffset / 1024, blended to the next entry when Smooth is on.
 // KF's iteration value of a pixel is count + 1 - log2(ln|z| / ln R), R = KF's escape radius;
-// ours is count + 1 - log2(log2|z|), so KF's = ours + log2(log2 R) (docs/colouring.md).
+// ours is count + 1 - log2(log2|z|), so KF's = ours + log2(log2 R) (docs/colouring.md). With KF's
+// square-root smoothing (SmoothingMethod 1, radius 2) it is count + 1 - (|z_n| - 2) / (|z_n| - |z_(n-1)|),
+// which the engine computes per pixel (ds_sqrt_smooth_at, kernels/mandelbrot/fields.cuh).
 // The engine computes the distance estimate only for analytic differences, the phase only for a
 // phase strength (render/colour_shader.h, fields()):
 // ds-needs distance when differences == 7
 // ds-needs phase when phase_strength != 0
+// ds-needs sqrt_smooth when sqrt_smoothing == 1
 uniform float color_method = 0.0;    // [choice standard,square root,cubic root,logarithm,stretched,distance linear,distance + standard,distance log,distance sqrt,log log,atan,fourth root] colour method; KF's ColorMethod
 uniform float differences = 0.0;     // [choice traditional,forward 3x3,central 3x3,diagonal 2x2,least squares 2x2,least squares 3x3,laplacian 3x3,analytic] differences; KF's Differences, for the distance methods and slopes
 uniform float flat_colour = 0.0;     // [bool] flat; KF's Flat: whole iterations, no smoothing
 uniform float phase_strength = 0.0;  // [range 0 100] phase %; KF's ColorPhaseStrength: the final z's phase moves the palette
+uniform float sqrt_smoothing = 0.0;  // [bool] square-root smoothing; KF's SmoothingMethod 1 (SmoothMethod 1, 2): linear in |z| between the last two steps
 uniform float escape_radius = 10000.0;  // [range 2 1000000] escape radius; KF's escape radius (BailoutRadiusPreset): its smooth count is ours + log2(log2 R)
 uniform float slopes = 0.0;          // [bool] slopes; KF's Slopes: light and shade by the value's gradient
 uniform float slope_power = 50.0;    // [range 1 500] slope power; KF's SlopePower
@@ -25,6 +29,13 @@ uniform float interior_blue = 0.0;   // [int 0 255] interior blue; KF's Interior
 
 // KF's value shift: ours + log2(log2 R) is KF's count + 1 - trans.
 float kf_shift() { return log2(log2(max(escape_radius, 1.0001))); }
+// KF's value at pixel q less its whole count c (low word c.x): 1 - trans, logarithmic (from the
+// smooth count) or square-root (the engine's fraction).
+float kf_fraction(ivec2 q, uint low) {
+  if (sqrt_smoothing > 0.5) return ds_sqrt_smooth_at(q);
+  float s = texelFetch(ds_smooth, q, 0).r;
+  return (ds_wide ? s : s - float(low)) + kf_shift();
+}
 
 uvec2 kf_count_at(ivec2 q) {
   return uvec2(texelFetch(ds_counts, q, 0).r, ds_wide ? texelFetch(ds_counts_high, q, 0).r : 0u);
@@ -47,9 +58,7 @@ bool kf_p(ivec2 q, uvec2 centre, out float p) {
     p = kf_count_diff(ds_max_iter, centre) + 1.0;
     return true;
   }
-  float s = texelFetch(ds_smooth, q, 0).r;
-  float frac = ds_wide ? s : s - float(c.x);
-  p = kf_count_diff(c, centre) + frac + kf_shift();
+  p = kf_count_diff(c, centre) + kf_fraction(q, c.x);
   return true;
 }
 
@@ -117,9 +126,7 @@ float kf_gradient() {
 // value / (1024 IterDiv) + ColorOffset / 1024, its whole cycles dropped in double where there are
 // doubles, so that it keeps its fraction at any count.
 float kf_linear_position(bool whole) {
-  float frac = whole ? 0.0 : (ds_wide ? texelFetch(ds_smooth, ds_pixel, 0).r
-                                     : texelFetch(ds_smooth, ds_pixel, 0).r - float(ds_count()));
-  frac += whole ? 0.0 : kf_shift();
+  float frac = whole ? 0.0 : kf_fraction(ds_pixel, ds_count());
 #ifdef GL_ARB_gpu_shader_fp64
   double per = double(ds_density) / 32.0LF;
   double cycles = (double(ds_count_high()) * 4294967296.0LF + double(ds_count())) * per;
@@ -135,8 +142,7 @@ float kf_linear_position(bool whole) {
 // KF's value for the transfer methods (it keeps float's precision: the methods compress it).
 float kf_value(bool whole) {
   float v = float(ds_count_high()) * 4294967296.0 + float(ds_count());
-  if (!whole) v += (ds_wide ? texelFetch(ds_smooth, ds_pixel, 0).r
-                           : texelFetch(ds_smooth, ds_pixel, 0).r - float(ds_count())) + kf_shift();
+  if (!whole) v += kf_fraction(ds_pixel, ds_count());
   return v;
 }
 
@@ -184,8 +190,7 @@ vec3 colour() {
     // 1024 entries, 1024 (p - min) / (max - min), then IterDiv and ColorOffset as for the others.
     float span = kf_count_diff(ds_count_range_high, ds_count_range_low);
     float v = kf_count_diff(kf_count_at(ds_pixel), ds_count_range_low);
-    if (!whole) v += (ds_wide ? texelFetch(ds_smooth, ds_pixel, 0).r
-                             : texelFetch(ds_smooth, ds_pixel, 0).r - float(ds_count())) + kf_shift();
+    if (!whole) v += kf_fraction(ds_pixel, ds_count());
     v = span > 0.0 ? 1024.0 * v / span : 0.0;  // one count in the frame: KF divides by 0; entry 0 here
     pos = v * per + ds_offset;
   } else if (m == 0) {

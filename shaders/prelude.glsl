@@ -4,7 +4,8 @@
 // decide (count 0) are drawn magenta by main() whatever colour() says, so that no shader can hide them.
 // A shader's own parameters are `uniform float NAME = DEFAULT;` (render --shader-param NAME=VALUE).
 // The data a shader reads decides what the engine computes: ds_de() asks for the distance estimate
-// ds_phase() for the final phase and ds_stripe() for the stripe average (render/colour_shader.h finds them by the active samplers).
+// ds_phase() for the final phase, ds_stripe() for the stripe average and ds_sqrt_smooth_at() for KF's
+// square-root smoothing (render/colour_shader.h finds them by the active samplers).
 #version 330 core
 // Doubles, where the GL has them, for wide counts (ds_palette_position); a float fallback otherwise.
 #extension GL_ARB_gpu_shader_fp64 : enable
@@ -17,6 +18,7 @@ uniform sampler2D ds_smooth;        // smooth count (R32F); wide frames: smooth 
 uniform sampler2D ds_dex, ds_dey;   // the distance estimate's vector in pixels (x right, y down)
 uniform sampler2D ds_phase_tex;     // arg(final z) / 2 pi in [0, 1)
 uniform sampler2D ds_stripe_tex;    // the stripe average, -1 - S where approximate (fields.cuh)
+uniform sampler2D ds_sqrt_smooth_tex;  // KF's square-root smoothing fraction (fields.cuh: sqrt_smooth_fraction)
 uniform sampler2D ds_palette_tex;   // the palette's stops (RGB 0 .. 255), ds_stops x 1 texels
 uniform bool ds_wide;
 uniform uvec2 ds_max_iter;          // (low word, high word)
@@ -64,6 +66,9 @@ float ds_stripe() {
 }
 // True where BLA steps near the escape leave S approximate by more than 1/512.
 bool ds_stripe_approximate() { return texelFetch(ds_stripe_tex, ds_pixel, 0).r < 0.0; }
+// Kalles Fraktaler's square-root smoothing at pixel q: 1 - (|z_n| - 2) / (|z_n| - |z_(n-1)|) in
+// [0, 1], so KF's value is count + it; 0 where no escape.
+float ds_sqrt_smooth_at(ivec2 q) { return texelFetch(ds_sqrt_smooth_tex, q, 0).r; }
 
 // The palette at position pos (cycles; wrapped to [0, 1)), 0 .. 255 per channel, each channel
 // rounded as kernels/colour/palette.h's colour_pixel rounds it.

@@ -44,6 +44,7 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
   if (req.fields & mandel::kFieldDistance) not_yet(f, "a shader that reads the distance estimate");
   if (req.fields & mandel::kFieldPhase) not_yet(f, "a shader that reads the phase");
   if (req.fields & mandel::kFieldStripe) not_yet(f, "a shader that reads the stripe average");
+  if (req.fields & mandel::kFieldSqrtSmooth) not_yet(f, "square-root smoothing (KF's SmoothingMethod 1)");
   formula::require_formula_view(v, f, formula_path(req));
   // Memory: counts (and high words), smooth, the certification bytes, RGB, PNG and .npy buffers.
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);

@@ -136,8 +136,9 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
   if (r.wide())
     put(&out, std::string(reinterpret_cast<const char*>(r.counts_high.data()), r.counts_high.size() * sizeof(uint32_t)));
   // The fields the render asked for (RenderOptions::fields), in this order; none: the bytes as before.
-  for (const std::vector<float>* f : {&r.dex, &r.dey, &r.phase, &r.stripe})
-    if (!f->empty()) put(&out, std::string(reinterpret_cast<const char*>(f->data()), f->size() * sizeof(float)));
+  for (const std::vector<float>* f : {&r.dex, &r.dey, &r.phase, &r.stripe, &r.sqrt_smooth})
+    if (!f->empty())
+      put(&out, std::string(reinterpret_cast<const char*>(f->data()), f->size() * sizeof(float)));
   return out;
 }
 
@@ -146,8 +147,8 @@ std::string encode_strip(const RenderResult& r, int row_begin) {
 // one that does not fit where chunk c belongs.
 namespace {
 // Each field *img holds came with the strip, one float a pixel as the smooth counts.
-bool fields_fit(std::vector<float>* const field[4], const std::string field_bytes[4], size_t bytes) {
-  for (int k = 0; k < 4; ++k)
+bool fields_fit(std::vector<float>* const field[5], const std::string field_bytes[5], size_t bytes) {
+  for (int k = 0; k < 5; ++k)
     if (!field[k]->empty() && field_bytes[k].size() != bytes) return false;
   return true;
 }
@@ -159,9 +160,9 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   const std::string counts = take_field(payload, &pos), smooth = take_field(payload, &pos);
   const std::string high = img->wide() ? take_field(payload, &pos) : std::string();
   // The fields *img holds (render_strips allocates the ones asked), in encode_strip's order.
-  std::vector<float>* field[4] = {&img->dex, &img->dey, &img->phase, &img->stripe};
-  std::string field_bytes[4];
-  for (int k = 0; k < 4; ++k)
+  std::vector<float>* field[5] = {&img->dex, &img->dey, &img->phase, &img->stripe, &img->sqrt_smooth};
+  std::string field_bytes[5];
+  for (int k = 0; k < 5; ++k)
     if (!field[k]->empty()) field_bytes[k] = take_field(payload, &pos);
   int row_begin, rows, width, method, arith, delta, backend, limb, bits, levels, esc, per, secondary;
   unsigned long long iters, glitch, skipped, rebases, corrected, unresolved, interior, refined = 0;
@@ -185,7 +186,7 @@ void decode_strip(const std::string& payload, int expect_begin, int expect_rows,
   std::memcpy(img->counts.data() + at, counts.data(), counts.size());
   std::memcpy(img->smooth.data() + at, smooth.data(), smooth.size());
   if (img->wide()) std::memcpy(img->counts_high.data() + at, high.data(), high.size());
-  for (int k = 0; k < 4; ++k)
+  for (int k = 0; k < 5; ++k)
     if (!field[k]->empty()) std::memcpy(field[k]->data() + at, field_bytes[k].data(), field_bytes[k].size());
   img->iterations += iters;
   img->method = static_cast<Method>(method);

@@ -53,11 +53,11 @@ void HenonBifurcationView::draw_controls(const std::string& a, const std::string
   } else {
     if (ImGui::Button("Cancel##bif")) job_.cancel();
     ImGui::SameLine();
-    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0));
+    job_progress_bar(job_, "diagram");
   }
   const std::string err = job_.error();
-  if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
-  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+  if (!err.empty()) error_text(err);
+  if (!error_.empty()) error_text(error_);
 }
 
 bool HenonBifurcationView::set(const std::string& name, const std::string& value, std::string* error) {

@@ -28,10 +28,10 @@ void HenonCatalogueView::draw_controls(const std::string& a, const std::string& 
   } else {
     if (ImGui::Button("Cancel##catalogue")) job_.cancel();
     ImGui::SameLine();
-    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0));
+    job_progress_bar(job_, "orbits");
   }
   const std::string err = job_.error();
-  if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
+  if (!err.empty()) error_text(err);
 }
 
 bool HenonCatalogueView::set(const std::string& name, const std::string& value, std::string* error) {

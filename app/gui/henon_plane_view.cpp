@@ -70,19 +70,20 @@ void HenonPlaneView::draw_controls(Arith arith) {
   apply |= ImGui::InputText("centre b", centre_b_, kBuf, enter);
   ImGui::SetNextItemWidth(200);
   apply |= ImGui::InputText("width in a", width_, kBuf, enter);
+  {
+    char label[64];
+    std::snprintf(label, sizeof label, "fit the panel (%d x %d)", fit_w_, fit_h_);
+    if (ImGui::Checkbox(fit_w_ > 0 ? label : "fit the panel", &fit_panel_) && fit_panel_) apply |= fit_to_panel();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("On: one image pixel per screen pixel over the whole view area, re-fitted when the\n"
+                        "window's size changes (a coarse pass shows first). Off: the pixels typed below.");
+  }
+  ImGui::BeginDisabled(fit_panel_);
   ImGui::SetNextItemWidth(110);
   ImGui::DragInt("pixels W", &width_px_, 4.0f, 1, 4096);
   ImGui::SetNextItemWidth(110);
   ImGui::DragInt("pixels H", &height_px_, 4.0f, 1, 4096);
-  if (fit_w_ > 0) {
-    ImGui::SameLine();
-    char label[64];
-    std::snprintf(label, sizeof label, "fit the panel (%d x %d)", fit_w_, fit_h_);
-    if (ImGui::Button(label)) apply |= fit_to_panel();
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(
-          "One image pixel per screen pixel over the whole view area (more pixels: longer to compute)");
-  }
+  ImGui::EndDisabled();
   width_px_ = std::clamp(width_px_, 1, 4096);
   height_px_ = std::clamp(height_px_, 1, 4096);
   const ImS64 zero = 0, nt_max = henon::kMaxTransient;
@@ -109,7 +110,7 @@ void HenonPlaneView::draw_controls(Arith arith) {
   ImGui::SetNextItemWidth(110);
   ImGui::SliderFloat("click zoom", &click_factor_, 1.5f, 16.0f, "%.1fx");
   if (job_.running()) {
-    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-70, 0), "computing");
+    job_progress_bar(job_, "plane", -70);
     ImGui::SameLine();
     if (ImGui::Button("cancel")) job_.cancel();
   } else if (ImGui::Button("run plane")) {
@@ -126,9 +127,9 @@ void HenonPlaneView::draw_controls(Arith arith) {
   if (apply) set_view(view_from_fields());
   const std::string err = job_.error();
   if (!message_.empty())
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", message_.c_str());
+    error_text(message_);
   else if (!err.empty())
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
+    error_text(err);
   ImGui::PopID();
 }
 
@@ -191,6 +192,7 @@ void HenonPlaneView::start() {
     };
     // A coarse pass (a quarter of the pixels each way, its own parameters) to show at once.
     if (W >= 32 && H >= 32) {
+      c.set_stage("coarse pass");
       henon::PlaneView cv = v;
       cv.width_px = W / 4;
       cv.height_px = H / 4;
@@ -216,6 +218,7 @@ void HenonPlaneView::start() {
       publish();
     }
     // Then the view itself in bands of rows, each with the whole view's parameters.
+    c.set_stage(std::to_string(W) + " x " + std::to_string(H) + " pixels");
     const int band = std::max(16, H / 8);
     for (int j0 = 0; j0 < H; j0 += band) {
       henon::PlaneView bv = v;
@@ -261,8 +264,26 @@ bool HenonPlaneView::image_rect(ImageRect* r) const {
 
 bool HenonPlaneView::fit_to_panel() {
   if (fit_w_ <= 0) return false;
+  fit_panel_ = true;
   width_px_ = fit_w_, height_px_ = fit_h_;
   return true;
+}
+
+void HenonPlaneView::follow_panel() {
+  if (!fit_panel_ || fit_w_ <= 0 || dragged_) return;
+  if (fit_w_ == view_.width_px && fit_h_ == view_.height_px) return;
+  const double now = ImGui::GetTime();
+  if (fit_w_ != fit_seen_w_ || fit_h_ != fit_seen_h_) {
+    fit_seen_w_ = fit_w_, fit_seen_h_ = fit_h_;
+    fit_seen_at_ = now;
+  }
+  // The first fit at once (nothing shown yet is worth keeping); later ones once the size settles.
+  if (!shown_.period.empty() && now - fit_seen_at_ < 0.25) return;
+  henon::PlaneView v = view_;
+  v.width_px = width_px_ = fit_w_;
+  v.height_px = height_px_ = fit_h_;
+  set_view(v, false);
+  if (!history_.empty()) history_[history_pos_] = view_;
 }
 
 void HenonPlaneView::open() {
@@ -271,7 +292,6 @@ void HenonPlaneView::open() {
 
 bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a, double current_b) {
   open();
-  if (dirty_) start();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (has_pending_) {
@@ -285,10 +305,17 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
       }
     }
   }
-  const int W = view_.width_px, H = view_.height_px;
   if (shown_.period.empty()) {
-    ImGui::TextWrapped("Computing the plane (the same computation as `deepscope henon plane`) ... Colours: a "
-                       "period each (the PNG's palette), black no period within p_max, white escape.");
+    // Two lines, as the status below takes, so that the view area (and the fit) is the same.
+    ImGui::Text("Computing the plane (the same computation as `deepscope henon plane`) ...");
+    if (job_.running())
+      job_progress_bar(job_, "plane", -1, ImGui::GetTextLineHeight());
+    else
+      ImGui::TextDisabled("Colours: a period each (the PNG's palette), black no period within p_max, white escape.");
+    const app::plot::Figure fig = figure(view_.width_px, view_.height_px);
+    measure_fit(fig);
+    follow_panel();
+    if (dirty_) start();
     drawn_ = false;
     return false;
   }
@@ -324,7 +351,51 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
               arith_name(view_.arith), auto_arith_ ? "auto" : "chosen", SW, SH,
               done ? ": " : " (rows so far): ", static_cast<long long>(shown_.with_period), shown_.max_period,
               static_cast<long long>(shown_.no_period), static_cast<long long>(shown_.escaped), shown_.seconds);
-  ImGui::TextDisabled("wheel zoom, drag pan, double-click zoom in, right-click out, Ctrl+Z/Y; click: open the orbit");
+  // The second line: the computation's progress while it runs (stage, share, time, estimate), else
+  // the navigation hint; one line either way, so the view area (and the fit) stays the same.
+  if (job_.running())
+    job_progress_bar(job_, "plane", -1, ImGui::GetTextLineHeight());
+  else
+    ImGui::TextDisabled("wheel zoom, drag pan, double-click zoom in, right-click out, Ctrl+Z/Y; click: open the orbit");
+  app::plot::Figure fig = figure(view_.width_px, view_.height_px);
+  const ImVec2 margin = measure_fit(fig);
+  const float mx = margin.x, my = margin.y;
+  follow_panel();
+  if (dirty_) start();
+  const int W = view_.width_px, H = view_.height_px;
+  fig = figure(W, H);
+  const app::plot::Rgba marker = fig.series.front().colour;
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  avail.y = std::max(avail.y - 4, 50.0f);
+  avail.x = std::max(avail.x, 50.0f);
+  const float scale = std::max(1e-3f, std::min((avail.x - mx) / W, (avail.y - my) / H));
+  const app::plot::Layout l =
+      draw_plot("plane_canvas", fig, std::round(W * scale + mx), std::round(H * scale + my),
+                [&](const app::plot::Layout& lay, ImDrawList* dl) {
+                  if (!texture_.texture().id()) return;
+                  const app::plot::Rect& r = lay.t.plot;
+                  dl->PushClipRect(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), true);
+                  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_.texture().id())),
+                               ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), ImVec2(u0_, v0_), ImVec2(u1_, v1_));
+                  dl->PopClipRect();
+                });
+  return after_plot(l, W, H, scale, marker, a, b, current_a, current_b);
+}
+
+ImVec2 HenonPlaneView::measure_fit(const app::plot::Figure& fig) {
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  avail.y = std::max(avail.y - 4, 50.0f);
+  avail.x = std::max(avail.x, 50.0f);
+  // The image at the view's aspect, as large as the region leaves beside the axes and the legend.
+  const app::plot::Layout trial = plot_layout(fig, 0, 0, avail.x, avail.y);
+  const float mx = avail.x - trial.t.plot.w(), my = avail.y - trial.t.plot.h();
+  const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+  fit_w_ = std::clamp(static_cast<int>((avail.x - mx) * fb.x), 1, 4096);
+  fit_h_ = std::clamp(static_cast<int>((avail.y - my) * fb.y), 1, 4096);
+  return ImVec2(mx, my);
+}
+
+app::plot::Figure HenonPlaneView::figure(int W, int H) const {
   // Axes in a and b (doubles: labels only; the pixels' exact parameters come from plane_pixel),
   // the period legend in a column on the right, and the current (a, b) marked.
   const double wa = std::strtod(view_.width.c_str(), nullptr),
@@ -355,26 +426,11 @@ bool HenonPlaneView::draw_view(std::string* a, std::string* b, double current_a,
     fig.series.push_back(
         {name, {}, {}, app::plot::Rgba{rgb[0], rgb[1], rgb[2], 255}, app::plot::Style::kBars});
   }
-  ImVec2 avail = ImGui::GetContentRegionAvail();
-  avail.y = std::max(avail.y - 4, 50.0f);
-  avail.x = std::max(avail.x, 50.0f);
-  // The image at the view's aspect, as large as the region leaves beside the axes and the legend.
-  const app::plot::Layout trial = plot_layout(fig, 0, 0, avail.x, avail.y);
-  const float mx = avail.x - trial.t.plot.w(), my = avail.y - trial.t.plot.h();
-  const float scale = std::max(1e-3f, std::min((avail.x - mx) / W, (avail.y - my) / H));
-  const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
-  fit_w_ = std::clamp(static_cast<int>((avail.x - mx) * fb.x), 1, 4096);
-  fit_h_ = std::clamp(static_cast<int>((avail.y - my) * fb.y), 1, 4096);
-  const app::plot::Layout l =
-      draw_plot("plane_canvas", fig, std::round(W * scale + mx), std::round(H * scale + my),
-                [&](const app::plot::Layout& lay, ImDrawList* dl) {
-                  if (!texture_.texture().id()) return;
-                  const app::plot::Rect& r = lay.t.plot;
-                  dl->PushClipRect(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), true);
-                  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture_.texture().id())),
-                               ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), ImVec2(u0_, v0_), ImVec2(u1_, v1_));
-                  dl->PopClipRect();
-                });
+  return fig;
+}
+
+bool HenonPlaneView::after_plot(const app::plot::Layout& l, int W, int H, float scale, app::plot::Rgba marker,
+                                std::string* a, std::string* b, double current_a, double current_b) {
   const ImVec2 origin(l.t.plot.x0, l.t.plot.y0), size(l.t.plot.w(), l.t.plot.h());
   ImDrawList* dl = ImGui::GetWindowDrawList();
   app::plot::Vec2 m;

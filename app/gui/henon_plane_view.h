@@ -3,7 +3,9 @@
 // coloured by period with the PNG's palette. The wheel zooms about the cursor, dragging pans, a
 // double click zooms in and a right click out (the Mandelbrot view's navigation code, through
 // henon::plane_zoom_about / plane_pan_pixels), Ctrl+Z / Ctrl+Y undo and redo, and "auto" picks the
-// format by zoom; a click hands the pixel's (a, b) to the orbit view's sliders.
+// format by zoom; a click hands the pixel's (a, b) to the orbit view's sliders. By default the image
+// has one pixel per screen pixel of the view area ("fit the panel"), re-fitted when the panel's size
+// settles after a change.
 #pragma once
 #include <imgui.h>
 
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/plot.h"
 #include "arith/format.h"
 #include "jobs.h"
 #include "kernels/henon/plane.h"
@@ -41,6 +44,16 @@ class HenonPlaneView {
   // Sets the image's pixels to the view area's screen pixels (as last drawn), so the plane is drawn
   // at the panel's full resolution; false before it was drawn. Applied with the next view change.
   bool fit_to_panel();
+  // With "fit the panel" on (the default), makes the view's pixels the view area's when they differ
+  // (at once the first time, else once the area's size has held for a quarter second): a new
+  // computation of the same a and b range and centre, replacing the current history entry.
+  void follow_panel();
+  // A fixed image size: "fit the panel" off and the view computed at w x h pixels.
+  void set_pixels(int w, int h) {
+    fit_panel_ = false;
+    width_px_ = w, height_px_ = h;
+    apply_fields();
+  }
   // Makes the fields' view current and computes it (as Enter in a field does).
   void apply_fields() { set_view(view_from_fields()); }
 
@@ -64,10 +77,21 @@ class HenonPlaneView {
   void redo();
   void start();
   void track(double fx, double fy, double factor);
+  // The figure (a and b axes, the legend) for a W x H image of view_.
+  app::plot::Figure figure(int W, int H) const;
+  // Sets fit_w_, fit_h_ from the region left below the cursor; returns the axes' and legend's margins.
+  ImVec2 measure_fit(const app::plot::Figure& fig);
+  // The marker, the hover read-out and the navigation over the drawn plot l; true when a pixel was
+  // clicked (*a, *b its parameter).
+  bool after_plot(const app::plot::Layout& l, int W, int H, float scale, app::plot::Rgba marker, std::string* a,
+                  std::string* b, double current_a, double current_b);
 
   static constexpr int kBuf = 256;
   char centre_a_[kBuf], centre_b_[kBuf], width_[kBuf], tol_[kBuf];
-  int width_px_ = 480, height_px_ = 270;
+  int width_px_ = 480, height_px_ = 270;  // until the first fit (fit_panel_) or as typed
+  bool fit_panel_ = true;
+  double fit_seen_at_ = 0;  // ImGui time when fit_w_ x fit_h_ was first seen at its present value
+  int fit_seen_w_ = 0, fit_seen_h_ = 0;
   int64_t n_transient_ = 10000;
   int p_max_ = 64;
   int backend_ = 0;  // auto, cpu, cuda

@@ -60,7 +60,7 @@ void HenonScanView::draw_controls(Arith arith) {
   ImGui::SetNextItemWidth(110);
   ImGui::Combo("backend", &backend_, "auto\0cpu\0cuda\0");
   if (job_.running()) {
-    ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-70, 0), "scanning");
+    job_progress_bar(job_, "scanning", -70);
     ImGui::SameLine();
     if (ImGui::Button("cancel")) job_.cancel();
   } else if (ImGui::Button("run scan")) {
@@ -71,7 +71,7 @@ void HenonScanView::draw_controls(Arith arith) {
   ImGui::SameLine();
   if (ImGui::Button("open")) open_csv_reporting(path_);
   const std::string err = job_.error();
-  if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
+  if (!err.empty()) error_text(err);
   if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
   ImGui::PopID();
 }

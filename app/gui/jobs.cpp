@@ -1,6 +1,9 @@
 // Worker-thread jobs with cancel and progress for the window's panels.
 #include "jobs.h"
 
+#include <imgui.h>
+
+#include "app/io/progress_text.h"
 #include "kernels/core/cpu_parallel.h"
 
 namespace ds::gui {
@@ -42,6 +45,12 @@ void BackgroundJob::start(std::function<void(JobControl&)> work) {
 std::string BackgroundJob::error() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return error_;
+}
+
+void job_progress_bar(const BackgroundJob& job, const char* what, float width, float height) {
+  const std::string stage = job.stage();
+  const std::string label = app::progress_text(stage.empty() ? what : stage, job.progress(), job.elapsed());
+  ImGui::ProgressBar(static_cast<float>(job.progress()), ImVec2(width, height), label.c_str());
 }
 
 }  // namespace ds::gui

@@ -61,4 +61,10 @@ class BackgroundJob {
   std::string error_;
 };
 
+// The job's progress as a bar labelled with app/io/progress_text.h's read-out (the stage, or
+// `what` where the job sets none; the share done, the time so far and an estimate of the time
+// left), `width` pixels wide (-1: the region's width, -N: all but N pixels) and `height` high (0:
+// a frame's height; a text line's keeps a layout the same with the bar or a line of text).
+void job_progress_bar(const BackgroundJob& job, const char* what, float width = -1, float height = 0);
+
 }  // namespace ds::gui

@@ -189,12 +189,10 @@ class DriftPanel final : public Panel {
       for (auto& j : jobs_) j.cancel();
     ImGui::PopItemWidth();
     draw_estimate();
-    if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+    if (!error_.empty()) error_text(error_);
     for (int k = 0; k < kModes; ++k) {
       const std::string e = jobs_[k].error();
-      if (!e.empty())
-        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s: %s",
-                           drift::precision_name(static_cast<drift::Precision>(k)), e.c_str());
+      if (!e.empty()) error_text(std::string(drift::precision_name(static_cast<drift::Precision>(k))) + ": " + e);
     }
   }
 
@@ -442,9 +440,9 @@ class DriftPanel final : public Panel {
     ImGui::SetNextItemWidth(160);
     if (ImGui::InputInt("iterations", &it, 100000, 1000000)) iterations_ = std::clamp(it, 1000, 100'000'000);
     if (ImGui::Button("run suites")) start_suites();
-    if (suite_job_.running()) ImGui::ProgressBar(static_cast<float>(suite_job_.progress()), ImVec2(-1, 0));
+    if (suite_job_.running()) job_progress_bar(suite_job_, "suites");
     const std::string err = suite_job_.error();
-    if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
+    if (!err.empty()) error_text(err);
     if (!suite_) return;
     std::lock_guard<std::mutex> lock(suite_->mu);
     // Do/undo: the four arithmetics in their precision colours (f32 = float, f64 = double).

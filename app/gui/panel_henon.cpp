@@ -23,6 +23,7 @@
 #include "kernels/colour/point_cloud.h"
 #include "kernels/henon/henon.h"
 #include "panels.h"
+#include "plot_imgui.h"
 #include "render/image_texture.h"
 
 namespace ds::gui {
@@ -53,7 +54,8 @@ class HenonPanel final : public Panel {
   }
   // `bifurcation=1` with a-from, a-to, b, columns, transient, points: opens the Bifurcation view and
   // computes the diagram, as its Run button would. `scan=1` with scan-NAME settings runs the sink
-  // scan. `plane=fit`: the plane at the panel's full resolution, as its "fit the panel" button does.
+  // scan. `plane=fit`: the plane at the panel's full resolution, as its "fit the panel" box does;
+  // `plane-pixels=WxH`: a fixed size instead.
   bool run_with(const std::string& settings, std::string* error) override {
     std::istringstream in(settings);
     bool bif = false, scan = false, cat = false;
@@ -79,6 +81,17 @@ class HenonPanel final : public Panel {
         plane_.apply_fields();
         show_plane_ = true;
         return true;
+      } else if (name == "plane-pixels") {
+        // A fixed image size (W x H): "fit the panel" off, as typing the pixels would.
+        int w = 0, h = 0;
+        char tail = 0;
+        if (std::sscanf(value.c_str(), "%dx%d%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > 4096 || h > 4096) {
+          *error = "plane-pixels is WxH, each 1 to 4096, not \"" + value + "\"";
+          return false;
+        }
+        plane_.set_pixels(w, h);
+        show_plane_ = true;
+        return true;
       } else if (!bifurcation_.set(name, value, error)) {
         return false;
       }
@@ -99,7 +112,7 @@ class HenonPanel final : public Panel {
           "transient, points), "
           "catalogue=1 (with catalogue-period-max), scan=1 "
           "(with scan-a-min, scan-a-step, scan-b-min, scan-na, scan-start-points, scan-transient, "
-          "scan-p-max, scan-backend) or plane=fit";
+          "scan-p-max, scan-backend), plane=fit or plane-pixels=WxH";
       return false;
     }
     bifurcation_.start();
@@ -233,9 +246,9 @@ class HenonPanel final : public Panel {
     if (changed) dirty_ = true;
 
     ImGui::Separator();
-    if (job_.running()) ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0), "computing");
+    if (job_.running()) job_progress_bar(job_, "orbit");
     const std::string err = job_.error();
-    if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
+    if (!err.empty()) error_text(err);
     std::lock_guard<std::mutex> lock(mutex_);
     if (shown_.generation == 0) return;
     const henon::OrbitResult& o = shown_.orbit;

@@ -341,6 +341,7 @@ bool MandelbrotPanel::shade(int rows_done, bool data_changed) {
     if (canvas_->fields() & mandel::kFieldDistance) held.dex = held.dey = &one;
     if (canvas_->fields() & mandel::kFieldPhase) held.phase = &one;
     if (canvas_->fields() & mandel::kFieldStripe) held.stripe = &one;
+    if (canvas_->fields() & mandel::kFieldSqrtSmooth) held.sqrt_smooth = &one;
     return render::missing_fields(shader_->fields(), held);
   }();
   if (!missing.empty()) display_path_ += "; the engine gave no" + missing + " (read as zeros)";

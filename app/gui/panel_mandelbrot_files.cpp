@@ -29,7 +29,7 @@ void MandelbrotPanel::draw_verify() {
   if (ImGui::Button(label) && ready && !verify_job_.running()) start_verify();
   if (!ready && ImGui::IsItemHovered()) ImGui::SetTooltip("wait for the frame to finish");
   if (verify_job_.running()) {
-    ImGui::ProgressBar(static_cast<float>(verify_job_.progress()), ImVec2(-60, 0), "verifying");
+    job_progress_bar(verify_job_, "verifying", -60);
     ImGui::SameLine();
     if (ImGui::Button("Stop")) verify_job_.cancel();
   }
@@ -96,7 +96,7 @@ void MandelbrotPanel::draw_files() {
   ImGui::EndDisabled();
   if (shot_job_.running()) {
     ImGui::SameLine();
-    ImGui::ProgressBar(static_cast<float>(shot_job_.progress()), ImVec2(-1, 0));
+    job_progress_bar(shot_job_, "screenshot");
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -131,6 +131,7 @@ void MandelbrotPanel::save_location(bool kfr) {
         if (p.name == "flat_colour") kp.flat = p.value > 0.5f;
         if (p.name == "phase_strength") kp.phase_strength = p.value;
         if (p.name == "escape_radius") kp.escape_radius = p.value;
+        if (p.name == "sqrt_smoothing") kp.sqrt_smoothing = p.value > 0.5f;
         if (p.name == "slopes") kp.slopes = p.value > 0.5f ? 1.0 : 0.0;
         if (p.name == "slope_power") kp.slope_power = p.value;
         if (p.name == "slope_ratio") kp.slope_ratio = p.value;

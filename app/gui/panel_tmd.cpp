@@ -270,11 +270,11 @@ class TmdPanel final : public Panel {
     } else {
       if (ImGui::Button("Cancel")) job_.cancel();
       ImGui::SameLine();
-      ImGui::ProgressBar(static_cast<float>(job_.progress()), ImVec2(-1, 0));
+      job_progress_bar(job_, "search");
     }
     const std::string err = job_.error();
-    if (!err.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
-    if (!input_error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", input_error_.c_str());
+    if (!err.empty()) error_text(err);
+    if (!input_error_.empty()) error_text(input_error_);
   }
 
   void draw_results() {

@@ -96,4 +96,11 @@ app::plot::Layout draw_plot(const char* id, const app::plot::Figure& f, float wi
   return l;
 }
 
+void error_text(const std::string& message) {
+  if (message.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.4f, 0.4f, 1));
+  ImGui::TextWrapped("%s", message.c_str());
+  ImGui::PopStyleColor();
+}
+
 }  // namespace ds::gui

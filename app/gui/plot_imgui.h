@@ -3,6 +3,7 @@
 // over the plot.
 #pragma once
 #include <functional>
+#include <string>
 
 #include "app/io/plot.h"
 
@@ -17,5 +18,9 @@ app::plot::Layout draw_plot(const char* id, const app::plot::Figure& f, float wi
                             const std::function<void(const app::plot::Layout&, ImDrawList*)>& underlay = {});
 // The layout `f` would get in the rectangle [x0, x1) x [y0, y1) with the window's font.
 app::plot::Layout plot_layout(const app::plot::Figure& f, float x0, float y0, float x1, float y1);
+
+// An error message in the panels' red, wrapped at the region's right edge (never clipped); nothing
+// for an empty one.
+void error_text(const std::string& message);
 
 }  // namespace ds::gui

@@ -197,6 +197,7 @@ std::vector<std::pair<std::string, float>> kf_shader_params(const KfPalette& p) 
       {"differences", static_cast<float>(p.differences)},
       {"flat_colour", p.flat ? 1.0f : 0.0f},
       {"phase_strength", static_cast<float>(p.phase_strength)},
+      {"sqrt_smoothing", p.sqrt_smoothing ? 1.0f : 0.0f},
       {"escape_radius", static_cast<float>(p.escape_radius)},
       {"interior_red", static_cast<float>(p.interior.r)},
       {"interior_green", static_cast<float>(p.interior.g)},
@@ -211,10 +212,12 @@ std::vector<std::pair<std::string, float>> kf_shader_params(const KfPalette& p) 
 
 std::string kf_not_reproduced(const KfPalette& p) {
   // ColorMethod 4 (stretched) is reproduced: the kf shader reads the frame's count range.
+  // Square-root smoothing is reproduced at KF's radius 2 (the engines' own escape test, whose
+  // count and |z_n|, |z_(n-1)| KF's fraction takes); at another radius KF escapes at another count.
   std::string s;
-  if (p.sqrt_smoothing)
-    s = "square-root smoothing (SmoothMethod/SmoothingMethod; logarithmic used: its fraction needs |z| one step "
-        "before the escape, which the engines do not keep)";
+  if (p.sqrt_smoothing && p.escape_radius != 2.0)
+    s = "square-root smoothing with escape radius " + std::to_string(p.escape_radius) +
+        " (BailoutRadiusPreset/BailoutRadiusCustom; drawn at radius 2, the engines' escape test)";
   return s;
 }
 

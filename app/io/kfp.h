@@ -30,7 +30,7 @@ struct KfPalette {
   colour::Rgb8 interior{0, 0, 0};  // InteriorColor
   // The escape radius KF's smooth count is normalised to (SmoothMethod 0: BailoutRadiusPreset 0
   // 10000, 1 and 2 (power 2) 2, 3 BailoutRadiusCustom), and whether KF's smoothing is the
-  // logarithmic one deepscope reproduces (SmoothMethod/SmoothingMethod 0) or the square-root one.
+  // logarithmic one (SmoothMethod/SmoothingMethod 0) or the square-root one (reproduced at radius 2).
   double escape_radius = 10000;
   bool sqrt_smoothing = false;
   bool has_method = false;  // the text has ColorMethod (a .kfr, or a .kfp of KF >= 2.12)
@@ -54,7 +54,7 @@ void apply_kf_palette(const KfPalette& p, colour::Colouring* c);
 // ColorPhaseStrength, escape radius, InteriorColor and Slopes keys (shaders/kf.glsl).
 std::vector<std::pair<std::string, float>> kf_shader_params(const KfPalette& p);
 // What the kf shader does not reproduce of the file's colouring keys ("" when it does them all):
-// ColorMethod 4 (stretched, drawn as standard) and square-root smoothing.
+// square-root smoothing at an escape radius other than 2.
 std::string kf_not_reproduced(const KfPalette& p);
 
 }  // namespace ds::app

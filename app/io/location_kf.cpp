@@ -338,6 +338,7 @@ std::string format_kfr(const Location& loc) {
       << int(kf->interior.r) << "," << int(kf->interior.g) << "," << int(kf->interior.b) << "\r\n";
     if (kf->escape_radius != 10000)
       o << "BailoutRadiusPreset: 3\r\nBailoutRadiusCustom: " << shortest(kf->escape_radius) << "\r\n";
+    if (kf->sqrt_smoothing) o << "SmoothingMethod: 1\r\n";  // KF's square-root smoothing (KFR >= 2)
     if (kf->slopes) o << "Slopes: " << (*kf->slopes != 0 ? 1 : 0) << "\r\n";
     if (kf->slope_power) o << "SlopePower: " << shortest(*kf->slope_power) << "\r\n";
     if (kf->slope_ratio) o << "SlopeRatio: " << shortest(*kf->slope_ratio) << "\r\n";

@@ -71,8 +71,9 @@ void for_each_pixel(int w, int h, Fn&& fn) {
 }
 
 // The canvas's field planes in FrameView's order, with their Field bits.
-constexpr unsigned kFieldBit[kCanvasFields] = {mandel::kFieldDistance, mandel::kFieldDistance, mandel::kFieldPhase,
-                                               mandel::kFieldStripe};
+constexpr unsigned kFieldBit[kCanvasFields] = {mandel::kFieldDistance, mandel::kFieldDistance,
+                                               mandel::kFieldPhase, mandel::kFieldStripe,
+                                               mandel::kFieldSqrtSmooth};
 }  // namespace
 
 FrameView Canvas::frame_view() const {
@@ -125,12 +126,13 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
     opt.device_smooth = smooth_ + offset;
     opt.device_counts_high = wide_ ? counts_high_ + offset : nullptr;
     // The fields are written in place too (the engine's device-resident fields).
-    float* const planes[kCanvasFields] = {field_[0], field_[1], field_[2], field_[3]};
+    float* const planes[kCanvasFields] = {field_[0], field_[1], field_[2], field_[3], field_[4]};
     auto at = [&](int k) { return (opt.fields & kFieldBit[k]) ? planes[k] + offset : nullptr; };
     opt.device_dex = at(0);
     opt.device_dey = at(1);
     opt.device_phase = at(2);
     opt.device_stripe = at(3);
+    opt.device_sqrt_smooth = at(4);
     r = mandel::render(v, opt);
     if (!r.cancelled) fields_ |= opt.fields & mandel::kAllFields;
   } else {
@@ -145,7 +147,7 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   }
   // A CPU render returns its fields in host memory: kept beside the counts.
   const std::size_t band = static_cast<std::size_t>(row_end - row_begin) * static_cast<std::size_t>(width_);
-  const std::vector<float>* from[kCanvasFields] = {&r.dex, &r.dey, &r.phase, &r.stripe};
+  const std::vector<float>* from[kCanvasFields] = {&r.dex, &r.dey, &r.phase, &r.stripe, &r.sqrt_smooth};
   for (int k = 0; k < kCanvasFields; ++k) {
     if (r.cancelled || from[k]->size() != band || !field_[k]) continue;
     std::memcpy(field_[k] + offset, from[k]->data(), band * sizeof(float));

@@ -9,8 +9,9 @@
 
 namespace ds::colour {
 
-// The per-pixel fields a canvas can hold (mandel::Field, in this order): dex, dey, phase, stripe.
-constexpr int kCanvasFields = 4;
+// The per-pixel fields a canvas can hold (mandel::Field, in this order): dex, dey, phase, stripe,
+// sqrt_smooth.
+constexpr int kCanvasFields = 5;
 
 struct FrameView {
   const uint32_t* counts = nullptr;  // null: no frame (black)

@@ -50,10 +50,11 @@ void RenderResult::assign_fields(unsigned fields, std::size_t pixels) {
   }
   if (fields & kFieldPhase) phase.assign(pixels, 0.0f);
   if (fields & kFieldStripe) stripe.assign(pixels, 0.0f);
+  if (fields & kFieldSqrtSmooth) sqrt_smooth.assign(pixels, 0.0f);
 }
 
 void RenderResult::clear_pixel_arrays() {
-  for (std::vector<float>* v : {&smooth, &dex, &dey, &phase, &stripe}) v->clear();
+  for (std::vector<float>* v : {&smooth, &dex, &dey, &phase, &stripe, &sqrt_smooth}) v->clear();
   counts.clear();
   counts_high.clear();
 }
@@ -264,6 +265,7 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
   if (resident && opt.device_dex) on_host &= ~kFieldDistance;
   if (resident && opt.device_phase) on_host &= ~kFieldPhase;
   if (resident && opt.device_stripe) on_host &= ~kFieldStripe;
+  if (resident && opt.device_sqrt_smooth) on_host &= ~kFieldSqrtSmooth;
   res.assign_fields(on_host, pixels);
   const FieldPtrs fields = host_field_ptrs(res);
   if (opt.fields & kFieldStripe) {

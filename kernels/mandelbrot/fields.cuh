@@ -25,6 +25,7 @@ struct FieldValues {
   float dex = 0.0f, dey = 0.0f;  // the distance estimate's vector in pixels (image axes: x right, y down)
   float phase = 0.0f;            // arg(z) / 2 pi of the escaped z, in [0, 1)
   float stripe = 0.0f;           // the stripe average, stored as stripe_store says
+  float sqrt_smooth = 0.0f;      // KF's square-root smoothing fraction (sqrt_smooth_fraction)
 };
 
 // Where a render's fields go (row-major like the counts); a null pointer: not asked.
@@ -33,7 +34,8 @@ struct FieldPtrs {
   float* dey = nullptr;
   float* phase = nullptr;
   float* stripe = nullptr;
-  DEEPSCOPE_HD bool any() const { return dex || phase || stripe; }
+  float* sqrt_smooth = nullptr;
+  DEEPSCOPE_HD bool any() const { return dex || phase || stripe || sqrt_smooth; }
   DEEPSCOPE_HD void store(std::size_t k, const FieldValues& f) const {
     if (dex) {
       dex[k] = f.dex;
@@ -41,6 +43,7 @@ struct FieldPtrs {
     }
     if (phase) phase[k] = f.phase;
     if (stripe) stripe[k] = f.stripe;
+    if (sqrt_smooth) sqrt_smooth[k] = f.sqrt_smooth;
   }
 };
 
@@ -53,6 +56,7 @@ inline FieldPtrs host_field_ptrs(RenderResult& r) {
   }
   if (!r.phase.empty()) f.phase = r.phase.data();
   if (!r.stripe.empty()) f.stripe = r.stripe.data();
+  if (!r.sqrt_smooth.empty()) f.sqrt_smooth = r.sqrt_smooth.data();
   return f;
 }
 
@@ -254,6 +258,24 @@ DEEPSCOPE_HD void direction_parts(FloatExp zr, FloatExp zi, double* a, double* b
   *b = scale_down(zi.m, zi.e - e);
 }
 
+// Kalles Fraktaler's square-root smoothing (fraktal_sft.cpp, OutputIterationData, SmoothMethod_Sqrt,
+// read and written again): KF escapes at the first n with |z_n| > R and takes
+// trans = (|z_n| - R) / (|z_n| - |z_(n-1)|), the escape's place between the last two moduli, and
+// the value n + 1 - trans. Our escape test is KF's for R = 2 (|z_n|^2 > 4, the same n), and
+// |z_(n-1)|^2 = |z_n - c| exactly, so the escaped z_n and c give it without keeping z_(n-1):
+// returns 1 - trans in [0, 1] (KF's value = count + it). In binary64 |z_n - c| <= 4 carries an
+// absolute error near 2^-50, so |z_(n-1)| stays within 2^-25 even where it is near 0, and the
+// denominator is at least |z_n| - 2 > 0.
+DEEPSCOPE_HD float sqrt_smooth_fraction(double zr, double zi, double cr, double ci) {
+  const double zn = ::sqrt(zr * zr + zi * zi);
+  const double dr = zr - cr, di = zi - ci;
+  const double prev = ::sqrt(::sqrt(dr * dr + di * di));
+  const double div = zn - prev;
+  double trans = div > 0.0 ? (zn - 2.0) / div : 0.0;  // KF: 0 where the moduli are equal
+  trans = trans < 0.0 ? 0.0 : trans > 1.0 ? 1.0 : trans;
+  return static_cast<float>(1.0 - trans);
+}
+
 // The fields of a pixel that escaped with z = (zr, zi) (|z| > 2) and scaled derivative J = (jr, ji)
 // (E: double or FloatExp), c = (cr, ci) in binary64, s the pixel spacing. inv maps a c-plane vector
 // in pixel spacings to image axes at this pixel (image_axes_inverse; per pixel for the exponential
@@ -270,6 +292,7 @@ DEEPSCOPE_HD FieldValues finish_fields(double zr, double zi, E jr, E ji, E s, do
   if (ph < 0.0) ph += 1.0;
   f.phase = ph >= 1.0 ? 0.0f : static_cast<float>(ph);
   if (f.phase >= 1.0f) f.phase = 0.0f;  // rounding up to 1 in float
+  f.sqrt_smooth = sqrt_smooth_fraction(zr, zi, cr, ci);
   double r2 = zr * zr + zi * zi;
   for (int q = 0; q < 64 && r2 <= 65536.0; ++q) {
     const E tr = jr * (2.0 * zr) - ji * (2.0 * zi) + s;

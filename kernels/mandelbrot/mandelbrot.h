@@ -104,8 +104,13 @@ enum Field : unsigned {
   // [0, 1]; stored as -1 - value (in [-2, -1]) where BLA steps near the escape make it approximate
   // (fields.cuh: stripe_value, stripe_approximate; RenderResult::stripe_approximate counts them).
   kFieldStripe = 4u,
+  // sqrt_smooth: Kalles Fraktaler's square-root smoothing (SmoothingMethod 1, escape radius 2) of
+  // the escaped z_n, 1 - (|z_n| - 2) / (|z_n| - |z_(n-1)|) in [0, 1), so that KF's value of the
+  // pixel is count + sqrt_smooth; |z_(n-1)| = sqrt|z_n - c| (fields.cuh: sqrt_smooth_fraction).
+  // 0 where the pixel did not escape.
+  kFieldSqrtSmooth = 8u,
 };
-constexpr unsigned kAllFields = kFieldDistance | kFieldPhase | kFieldStripe;
+constexpr unsigned kAllFields = kFieldDistance | kFieldPhase | kFieldStripe | kFieldSqrtSmooth;
 
 struct RenderOptions {
   std::optional<Arith> arith;  // empty: the cheapest format that resolves the view (`auto`)
@@ -187,6 +192,7 @@ struct RenderOptions {
   float* device_dey = nullptr;
   float* device_phase = nullptr;
   float* device_stripe = nullptr;
+  float* device_sqrt_smooth = nullptr;
   // kFieldStripe: sin(density arg z) averaged with weights falling by `memory` a step back from the
   // escape (fields.cuh, StripeAcc). ViewError outside 1..16 and (0, 1).
   int stripe_density = 4;
@@ -205,7 +211,8 @@ struct RenderResult {
   // RenderOptions::fields (row-major like counts, empty unless asked): the distance estimate's
   // vector in pixels (kFieldDistance) and the final z's phase in turns (kFieldPhase).
   std::vector<float> dex, dey, phase;
-  std::vector<float> stripe;  // kFieldStripe, as stored (fields.cuh: stripe_value)
+  std::vector<float> stripe;       // kFieldStripe, as stored (fields.cuh: stripe_value)
+  std::vector<float> sqrt_smooth;  // kFieldSqrtSmooth: KF's square-root smoothing, count + it
   // kFieldStripe: pixels whose stripe average is marked approximate (counted in the host array or
   // in the device-resident one).
   uint64_t stripe_approximate = 0;

@@ -202,7 +202,7 @@ void recheck_direct(const Geometry& g, const View& v, const Tile& t, const Rende
     std::vector<uint32_t> idx;
     std::vector<uint64_t> c;
     std::vector<float> s;
-    std::vector<float> f[4];
+    std::vector<float> f[5];
     for (std::size_t q = 0; q < flagged.size(); ++q) {
       idx.push_back(static_cast<uint32_t>(flagged[q]));
       c.push_back(out[q].count);
@@ -213,6 +213,7 @@ void recheck_direct(const Geometry& g, const View& v, const Tile& t, const Rende
         f[1].push_back(x.dey);
         f[2].push_back(x.phase);
         f[3].push_back(x.stripe);
+        f[4].push_back(x.sqrt_smooth);
         fields.store(flagged[q], x);  // the fields kept in host memory (null where on the device)
       }
     }
@@ -225,6 +226,8 @@ void recheck_direct(const Geometry& g, const View& v, const Tile& t, const Rende
       if ((opt.fields & kFieldPhase) && opt.device_phase) device_scatter_floats(opt.device_phase, idx, f[2]);
       if ((opt.fields & kFieldStripe) && opt.device_stripe)
         device_scatter_floats(opt.device_stripe, idx, f[3]);
+      if ((opt.fields & kFieldSqrtSmooth) && opt.device_sqrt_smooth)
+        device_scatter_floats(opt.device_sqrt_smooth, idx, f[4]);
     }
 #endif
     return;

@@ -144,13 +144,14 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
                                      fixed_smooth);
       if (want_fields) {
         // To the fields' device arrays where given, else to the host arrays (fields).
-        std::vector<float> f[4];
+        std::vector<float> f[5];
         for (std::size_t q = 0; q < fixed_fields.size(); ++q) {
           const FieldValues& x = fixed_fields[q];
           f[0].push_back(x.dex);
           f[1].push_back(x.dey);
           f[2].push_back(x.phase);
           f[3].push_back(x.stripe);
+          f[4].push_back(x.sqrt_smooth);
           fields.store(flagged[q], x);
         }
         if ((opt.fields & kFieldDistance) && opt.device_dex) {
@@ -161,6 +162,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
           mandel::detail::device_scatter_floats(opt.device_phase, idx, f[2]);
         if ((opt.fields & kFieldStripe) && opt.device_stripe)
           mandel::detail::device_scatter_floats(opt.device_stripe, idx, f[3]);
+        if ((opt.fields & kFieldSqrtSmooth) && opt.device_sqrt_smooth)
+          mandel::detail::device_scatter_floats(opt.device_sqrt_smooth, idx, f[4]);
       }
     }
 #endif

@@ -49,6 +49,10 @@ int entry_of(const std::vector<uint8_t>& rgb, int x, int y) {
 struct Field {
   std::vector<uint32_t> counts;
   std::vector<float> smooth, dex, dey, phase;
+  // KF's square-root smoothing fraction (kFieldSqrtSmooth), read in place of the logarithmic one
+  // where sqrt_mode is set.
+  std::vector<float> sqrt_frac;
+  bool sqrt_mode = false;
   Field() {
     for (int y = 0; y < kH; ++y)
       for (int x = 0; x < kW; ++x) {
@@ -58,6 +62,7 @@ struct Field {
         dex.push_back(static_cast<float>(0.02 + 0.001 * x));
         dey.push_back(static_cast<float>(0.03 - 0.0005 * y));
         phase.push_back(static_cast<float>((x % 17) / 17.0));
+        sqrt_frac.push_back(static_cast<float>(0.5 + 0.45 * std::sin(0.013 * x + 0.7 * y)));
       }
     counts[at(100, 1)] = kMaxIter;
     smooth[at(100, 1)] = kMaxIter;
@@ -73,11 +78,18 @@ struct Field {
     f.dex = dex.data();
     f.dey = dey.data();
     f.phase = phase.data();
+    f.sqrt_smooth = sqrt_frac.data();
     return f;
   }
+  // KF's value count + 1 - trans of an escaped pixel.
+  double value(std::size_t k) const;
 };
 
 const double kShift = std::log2(std::log2(10000.0));  // KF's SMOOTH_BAILOUT
+
+double Field::value(std::size_t k) const {
+  return sqrt_mode ? static_cast<double>(counts[k]) + sqrt_frac[k] : static_cast<double>(smooth[k]) + kShift;
+}
 
 // KF's p at (x, y): count + 1 - trans = our smooth count + shift; interior max_iter + 1; NAN where
 // KF has no value (outside, undecided).
@@ -86,7 +98,7 @@ double kf_p(const Field& f, int x, int y) {
   const std::size_t k = Field::at(x, y);
   if (f.counts[k] == 0) return NAN;
   if (f.counts[k] >= kMaxIter) return kMaxIter + 1.0;
-  return static_cast<double>(f.smooth[k]) + kShift;
+  return f.value(k);
 }
 
 double sq(double v) { return v * v; }
@@ -151,7 +163,7 @@ double kf_gradient(const Field& f, int x, int y, int diffs) {
 // KF's palette entry for the pixel: the method's transfer, / IterDiv, + ColorOffset, mod 1024.
 double kf_iter(const Field& f, int x, int y, int method, int diffs, double iter_div, bool flat) {
   const std::size_t k = Field::at(x, y);
-  double iter = flat ? static_cast<double>(f.counts[k]) : static_cast<double>(f.smooth[k]) + kShift;
+  double iter = flat ? static_cast<double>(f.counts[k]) : f.value(k);
   switch (method) {
     case 1: iter = std::sqrt(std::fmax(0, iter)); break;
     case 2: iter = std::pow(std::fmax(0, iter), 1.0 / 3); break;
@@ -257,6 +269,35 @@ TEST(KfShader, EveryDifferencesGivesKfsPaletteEntry) {
       check(rgb, f, method, diffs, 0.01, 5, false);
     }
   }
+}
+
+// KF's square-root smoothing (SmoothingMethod 1): the value is count + the engine's fraction
+// (kFieldSqrtSmooth), for the plain and the distance methods alike, and the shader asks for that
+// field only while the parameter is on.
+TEST(KfShader, SquareRootSmoothingTakesTheEnginesFraction) {
+  auto gl = context();
+  if (!gl) return;
+  Field f;
+  f.sqrt_mode = true;
+  ColourShader sh(builtin_shader_source("kf"), "kf");
+  EXPECT_EQ(sh.fields() & mandel::kFieldSqrtSmooth, 0u);
+  sh.set_param("sqrt_smoothing", 1);
+  EXPECT_EQ(sh.fields(), static_cast<unsigned>(mandel::kFieldSqrtSmooth));
+  std::vector<uint8_t> rgb;
+  for (int method : {0, 1, 3, 5, 8}) {
+    SCOPED_TRACE("method " + std::to_string(method));
+    sh.set_param("color_method", static_cast<float>(method));
+    const double iter_div = method >= 5 ? 0.01 : 0.25;
+    sh.colour(f.frame(), entries(iter_div, 11), &rgb);
+    check(rgb, f, method, 0, iter_div, 11, false);
+  }
+  // Not the logarithmic fraction: at pixel (1, 1) the two values name different entries.
+  sh.set_param("color_method", 0);
+  sh.colour(f.frame(), entries(0.25, 0), &rgb);
+  Field g;
+  EXPECT_NE(entry_of(rgb, 1, 1), static_cast<int>(std::floor(kf_iter(g, 1, 1, 0, 0, 0.25, false))) % 1024);
+  sh.set_param("sqrt_smoothing", 0);
+  EXPECT_EQ(sh.fields() & mandel::kFieldSqrtSmooth, 0u);
 }
 
 TEST(KfShader, InteriorColourAndReadsOnlyWhatItNeeds) {

@@ -8,9 +8,12 @@
 #include <cstdio>
 #include <string>
 
+#include "app/io/colouring.h"
+#include "app/io/image_io.h"
 #include "app/io/kfp.h"
 #include "app/io/location.h"
 #include "kernels/colour/palette.h"
+#include "render_in_process.h"
 #include "test_files.h"
 #include "window_session.h"
 
@@ -91,6 +94,51 @@ TEST(MandelbrotPanelSession, KfrOpensWithItsColouringAndCtrlSSavesIt) {
   EXPECT_EQ(l.zoom.substr(0, 4), "1.00");
   ASSERT_TRUE(l.palette.has_value());
   EXPECT_EQ(*l.palette, kfr);
+}
+
+// A .kfr with KF's square-root smoothing (SmoothMethod: 1) opens drawn as `render --location`
+// draws it: no warning, the PNG the window writes (F12) records the kf shader's sqrt_smoothing = 1,
+// and its pixels are render's. The file has 1024 distinct colours, Smooth 0 and IterDiv 0.25, so
+// each pixel's colour names its table entry and the smoothing's fraction picks one of four entries
+// a count (RenderKfrColour.SquareRootSmoothingGivesKfsEntries checks render's entries against
+// KF's formula).
+TEST(MandelbrotPanelSession, KfrWithSquareRootSmoothingIsDrawnAsRenderDrawsIt) {
+  ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
+  const std::string d = ds::test::make_tmpdir("panel-sqrt");
+  std::string colors;
+  for (int k = 0; k < 1024; ++k) colors += std::to_string(k & 255) + "," + std::to_string(60 * (k >> 8)) + ",9,";
+  const std::string kfr = d + "/sqrt.kfr";
+  write(kfr, "Re: -0.7436\r\nIm: 0.1318\r\nZoom: 40\r\nIterations: 3000\r\nIterDiv: 0.25\r\nColorMethod: 0\r\n"
+             "SmoothMethod: 1\r\nSmooth: 0\r\nColors: " + colors + "\r\n");
+  // Key I: the window's auto iterations off, so the view keeps the file's 3000 as render does.
+  ASSERT_EQ(run_window(d, kfr,
+                       "move 5 5\nkey i\nwait-idle 120\nleave\nwait 3\nscreenshot " + d + "/panel.png\npng " + d +
+                           "/shot.png\nkey F12\nwait-idle 120\nquit\n"),
+            0)
+      << ds::test::slurp(d + "/log.txt");
+  EXPECT_EQ(notice_pixels(load(d + "/panel.png")), 0) << "a warning is shown for square-root smoothing";
+  const std::string shot_bytes = ds::test::slurp(d + "/shot.png");
+  std::string record;
+  ASSERT_TRUE(ds::app::png_find_text(shot_bytes, ds::app::kPngColourKey, &record)) << ds::test::slurp(d + "/log.txt");
+  EXPECT_NE(record.find("param sqrt_smoothing = 1\n"), std::string::npos) << record;
+  const Png shot = load(d + "/shot.png");
+  ASSERT_GT(shot.w, 100);
+  std::string message;
+  ASSERT_EQ(ds::test::render_in_process({"--location", kfr, "--size",
+                                         std::to_string(shot.w) + "x" + std::to_string(shot.h), "--backend", "cpu",
+                                         "--quiet", "--out", d + "/cli.png"},
+                                        &message),
+            0)
+      << message;
+  const Png cli = load(d + "/cli.png");
+  ASSERT_EQ(cli.w, shot.w);
+  ASSERT_EQ(cli.h, shot.h);
+  size_t same = 0;
+  for (size_t q = 0; q < shot.rgb.size(); q += 3)
+    same += shot.rgb[q] == cli.rgb[q] && shot.rgb[q + 1] == cli.rgb[q + 1] && shot.rgb[q + 2] == cli.rgb[q + 2];
+  const size_t n = shot.rgb.size() / 3;
+  std::printf("window's PNG %dx%d: %zu of %zu pixels as render's\n", shot.w, shot.h, same, n);
+  EXPECT_GE(same, n * 999 / 1000);
 }
 
 }  // namespace

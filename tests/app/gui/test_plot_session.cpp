@@ -270,7 +270,7 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
                         idle_shot(300, "scan.png") +
                         "run bifurcation=1 a-from=1.0 a-to=1.43 b=0.3 columns=400 points=100\n" +
                         idle_shot(300, "bifurcation.png") + "tab henon-plane\n" +
-                        idle_shot(300, "plane.png") + "quit\n"),
+                        idle_shot(300, "plane.png") + "move 500 400\nwait 2\nquit\n"),
             0)
       << log("henon");
   // The sink scan's strip: periods over a (log axis) with its legend; the period-4 sinks at a < 1.02
@@ -319,13 +319,63 @@ TEST_F(PlotSession, HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker) {
   const Frame beside{p.x1 + 2, p.y0, std::min(plane.w - 1, p.x1 + 400), p.y1};
   EXPECT_GE(swatch(plane, beside, Rgba{255, 60, 60, 255}, true), 0) << "no marker entry";
   EXPECT_GE(swatch(plane, beside, Rgba{one[0], one[1], one[2], 255}, false), 0) << "no period-1 entry";
-  // The marker ring at (1.4, 0.3): the view is a in [-0.5, 2], b in [-0.703125, 0.703125].
-  const double mx = p.x0 + (1.4 + 0.5) / 2.5 * (p.x1 - p.x0),
-               my = p.y1 - (0.3 + 0.703125) / 1.40625 * (p.y1 - p.y0);
+  // The plane at the panel's full resolution by default: image pixel 500 is 500 screen pixels
+  // right of the image's left edge (at the old 480 x 270 default, `move 500 400` is refused).
+  const std::string text = log("henon");
+  const std::size_t said = text.find("pointer at image (500, 400), window (");
+  ASSERT_NE(said, std::string::npos) << text;
+  double wx = 0, wy = 0;
+  ASSERT_EQ(std::sscanf(text.c_str() + said, "pointer at image (500, 400), window (%lf, %lf)", &wx, &wy), 2);
+  EXPECT_NEAR(wx - p.x0, 500.5, 2.5);
+  EXPECT_NEAR(wy - p.y0, 400.5, 2.5);
+  EXPECT_GT(p.x1 - p.x0, 500);
+  // The marker ring at (1.4, 0.3): the view is a in [-0.5, 2], b over the image's aspect about 0.
+  const double hb = 2.5 * (p.y1 - p.y0) / (p.x1 - p.x0);
+  const double mx = p.x0 + (1.4 + 0.5) / 2.5 * (p.x1 - p.x0), my = p.y1 - (0.3 + hb / 2) / hb * (p.y1 - p.y0);
   EXPECT_GT(count(plane, static_cast<int>(mx) - 10, static_cast<int>(my) - 10, static_cast<int>(mx) + 11,
                   static_cast<int>(my) + 11, Rgba{255, 60, 60, 255}, 40),
             20)
       << "no marker at (1.4, 0.3)";
+}
+
+// The Hénon plane's computation shows its progress on the view (not only in the controls column,
+// where it sits below the fold at 1280x800): a bar right under the status line, filled in the
+// bar colour and labelled with the stage, the share, the time so far and the estimate
+// (app::progress_text: "1600 x 1000 pixels 24 %, 4 s, about 13 s left"; under load still
+// "coarse pass 0 %, 4 s"), a label far wider than ImGui's bare "24%". Taken while a 1600 x 1000
+// plane is computing.
+TEST_F(PlotSession, HenonPlaneShowsItsProgressOnTheView) {
+  ASSERT_EQ(session("plane-progress",
+                    "tab henon-plane\n"
+                    "wait 2\n"
+                    "run plane-pixels=1600x1000\n"
+                    "sleep 4\n"
+                    "screenshot $D/progress.png\n"
+                    "quit\n"),
+            0)
+      << log("plane-progress");
+  const Png png = load(dir_ + "/progress.png");
+  ASSERT_EQ(png.w, 1280) << log("plane-progress");
+  // The bar: rows of the view column (x >= 400) near the top that are mostly the bar's fill or its
+  // unfilled background (under load the coarse pass may not have filled any of it yet).
+  const Rgba fill{230, 179, 0, 255}, unfilled{29, 47, 73, 255};
+  int y0 = -1, y1 = -1;
+  for (int y = 40; y < 200; ++y) {  // the first band of such rows (the image's period 1 is below)
+    const bool bar = count(png, 400, y, png.w, y + 1, fill, 30) + count(png, 400, y, png.w, y + 1, unfilled, 12) >= 500;
+    if (bar && y0 < 0) y0 = y;
+    if (bar) y1 = y;
+    if (!bar && y0 >= 0) break;
+  }
+  ASSERT_GE(y0, 0) << "no progress bar in the view";
+  EXPECT_LE(y1 - y0, 24) << "not a bar";
+  // Its label: the text colour's extent across the bar's rows.
+  int lo = png.w, hi = -1;
+  for (int y = y0; y <= y1; ++y)
+    for (int x = 400; x < png.w; ++x)
+      if (is(png, x, y, Rgba{255, 255, 255, 255}, 30)) lo = std::min(lo, x), hi = std::max(hi, x);
+  std::printf("progress bar rows %d..%d, label columns %d..%d\n", y0, y1, lo, hi);
+  ASSERT_GE(hi, 0) << "no label on the bar";
+  EXPECT_GT(hi - lo, 100) << "the label is no wider than a bare percentage";
 }
 
 // The bifurcation diagram over b in [0, 0.35] at a = 1.4 (its frame, tick labels, attractor points,

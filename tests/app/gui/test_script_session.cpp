@@ -238,13 +238,15 @@ bool pointer_at(const std::string& log, int line, double* ix, double* iy, double
   return std::sscanf(log.c_str() + k + want.size(), "%lf, %lf), window (%lf, %lf)", ix, iy, wx, wy) == 4;
 }
 
-// The Hénon tab's Plane view: its image is henon::plane of the view, and a wheel zoom about an
+// The Hénon tab's Plane view at a fixed 480 x 270 (`run plane-pixels`; the default fits the panel,
+// PlotSession.HenonBifurcationDiagramAndPlaneHaveAxesLegendAndMarker): its image is henon::plane of the view, and a wheel zoom about an
 // image point shows henon::plane of plane_zoom_about(view, point, 1.25^steps); Ctrl+Z goes back.
 // Checked on the screenshots' colours where a pixel's 3x3 neighbours share its period (so the
 // texture's filtering cannot matter); the pointer's tooltip covers a few of them.
 TEST_F(ScriptSession, HenonPlaneViewDrawsThePlaneAndZoomsAboutThePointer) {
   const char* script =
       "tab henon-plane\n"
+      "run plane-pixels=480x270\n"
       "wait-idle 300\n"
       "move 0 0\n"
       "move 479 269\n"
@@ -258,18 +260,18 @@ TEST_F(ScriptSession, HenonPlaneViewDrawsThePlaneAndZoomsAboutThePointer) {
       "quit\n";
   ASSERT_EQ(run_session(dir_, "plane", script, "--size 1280x800"), 0) << log("plane");
   double ix0, iy0, x0, y0, ix1, iy1, x1, y1;
-  ASSERT_TRUE(pointer_at(log("plane"), 3, &ix0, &iy0, &x0, &y0)) << log("plane");
-  ASSERT_TRUE(pointer_at(log("plane"), 4, &ix1, &iy1, &x1, &y1)) << log("plane");
+  ASSERT_TRUE(pointer_at(log("plane"), 4, &ix0, &iy0, &x0, &y0)) << log("plane");
+  ASSERT_TRUE(pointer_at(log("plane"), 5, &ix1, &iy1, &x1, &y1)) << log("plane");
   // window = origin + image * scale
   const double scale = (x1 - x0) / (ix1 - ix0);
   ASSERT_GT(scale, 1.0);
   EXPECT_NEAR((y1 - y0) / (iy1 - iy0), scale, 0.01);
   x0 -= ix0 * scale;
   y0 -= iy0 * scale;
-  // The tooltip beside the pointer after the wheel (line 6) covers part of the image in the later
+  // The tooltip beside the pointer after the wheel (line 7) covers part of the image in the later
   // shots: samples under it (a generous 320 x 90 box right of and below the pointer) are skipped.
   double ix6, iy6, wx6, wy6;
-  ASSERT_TRUE(pointer_at(log("plane"), 6, &ix6, &iy6, &wx6, &wy6)) << log("plane");
+  ASSERT_TRUE(pointer_at(log("plane"), 7, &ix6, &iy6, &wx6, &wy6)) << log("plane");
   ds::henon::PlaneView v;  // the view's defaults in the window
   v.centre_a = "0.75";
   v.centre_b = "0";

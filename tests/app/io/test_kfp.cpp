@@ -172,6 +172,18 @@ TEST(Kfp, ReadsKfColourMethodKeys) {
   EXPECT_DOUBLE_EQ(r.phase_strength, 40);
   EXPECT_EQ(kf_not_reproduced(r).find("ColorMethod"), std::string::npos);  // 4 is reproduced
   EXPECT_NE(kf_not_reproduced(r).find("square-root"), std::string::npos);
+  // Square-root smoothing at radius 2 (KF's SmoothMethod 1 and 2 for power 2) is reproduced: the
+  // shader reads the engine's fraction.
+  for (const char* text : {"Colors: 1,2,3,\nSmoothMethod: 1\n", "Colors: 1,2,3,\nSmoothMethod: 2\n",
+                           "Colors: 1,2,3,\nSmoothingMethod: 1\nBailoutRadiusPreset: 1\n"}) {
+    const KfPalette q2 = parse_kfp(text, "q.kfr");
+    EXPECT_TRUE(q2.sqrt_smoothing) << text;
+    EXPECT_DOUBLE_EQ(q2.escape_radius, 2) << text;
+    EXPECT_TRUE(kf_not_reproduced(q2).empty()) << text;
+    bool on = false;
+    for (const auto& kv : kf_shader_params(q2)) on |= kv.first == "sqrt_smoothing" && kv.second == 1.0f;
+    EXPECT_TRUE(on) << text;
+  }
   expect_refused("Colors: 1,2,3,\nColorMethod: 12\n", "bad.kfp:2", "ColorMethod");
   expect_refused("Colors: 1,2,3,\nDifferences: 2.5\n", "bad.kfp:2", "Differences");
   expect_refused("Colors: 1,2,3,\nInteriorColor: 1,2\n", "bad.kfp:2", "InteriorColor");

@@ -234,12 +234,24 @@ TEST(Location, KfColouringWithAPaletteIsReproduced) {
   ASSERT_TRUE(l.kf_colouring.has_value());
   EXPECT_EQ(l.kf_colouring->color_method, 7);
   EXPECT_EQ(l.kf_colouring->differences, 3);
-  // ColorMethod 4 (stretched) is reproduced (the kf shader); square-root smoothing is not, and said.
+  // ColorMethod 4 (stretched) is reproduced (the kf shader); square-root smoothing at KF's radius
+  // 10000 is not, and said; at radius 2 (SmoothMethod 1) it is.
   const Location s = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nColorMethod: 4\r\n", "s.kfr");
   EXPECT_TRUE(s.warnings.empty()) << all(s.warnings);
   const Location q = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nSmoothingMethod: 1\r\n", "q.kfr");
   ASSERT_EQ(q.warnings.size(), 1u) << all(q.warnings);
   EXPECT_TRUE(names(q.warnings[0], {"q.kfr", "square-root smoothing"}));
+  const Location q2 = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nSmoothMethod: 1\r\n", "q2.kfr");
+  EXPECT_TRUE(q2.warnings.empty()) << all(q2.warnings);
+  // Written back, it stays square-root smoothing at radius 2 (KF would otherwise take its default,
+  // the logarithmic smoothing).
+  const std::string kfr = format_kfr(q2);
+  EXPECT_NE(kfr.find("SmoothingMethod: 1\r\n"), std::string::npos) << kfr;
+  const Location q3 = parse_location(kfr, "q3.kfr");
+  ASSERT_TRUE(q3.kf_colouring.has_value());
+  EXPECT_TRUE(q3.kf_colouring->sqrt_smoothing);
+  EXPECT_DOUBLE_EQ(q3.kf_colouring->escape_radius, 2);
+  EXPECT_TRUE(q3.warnings.empty()) << all(q3.warnings);
 }
 
 TEST(Location, RejectsMalformedFiles) {

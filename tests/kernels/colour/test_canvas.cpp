@@ -4,6 +4,8 @@
 // tests/render (through CUDA-GL interop) and here (read back).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels/colour/canvas.h"
@@ -189,6 +191,48 @@ TEST(Canvas, BadSizesBandsAndBackendsAreRefused) {
 
 // Device section: a CUDA canvas holds exactly what the CUDA render returns, in bands, for direct
 // and perturbation methods (including perturbation's flagged pixels patched on the device).
+// The fields a canvas holds (dex, dey, phase, stripe, sqrt_smooth), rendered in bands on `backend`,
+// come back from compose_planes_host equal to one render's arrays on the CPU (the GPU's to the
+// rounding of its log and atan2, 1e-6 relative).
+void expect_fields_equal_one_render(Backend backend) {
+  const View v = make_view("-0.7453", "0.1127", "100", 800, 64, 40);
+  RenderOptions cpu;
+  cpu.backend = Backend::kCpu;
+  cpu.method = Method::kDirect;
+  cpu.arith = Arith::kF64;
+  cpu.fields = kAllFields;
+  const RenderResult want = render(v, cpu);
+  RenderOptions opt = cpu;
+  opt.backend = backend;
+  Canvas canvas(v.width, v.height, backend, 0);
+  for (int y = 0; y < v.height; y += 13) canvas.render_rows(v, opt, y, std::min(v.height, y + 13));
+  EXPECT_EQ(canvas.fields(), kAllFields);
+  std::vector<uint32_t> pc, ph;
+  std::vector<float> ps, fields[kCanvasFields];
+  canvas.compose_planes_host(v.height, nullptr, kAllFields, v.max_iter, &pc, &ps, &ph, &fields);
+  const std::vector<float>* from[kCanvasFields] = {&want.dex, &want.dey, &want.phase, &want.stripe,
+                                                   &want.sqrt_smooth};
+  for (int f = 0; f < kCanvasFields; ++f) {
+    ASSERT_EQ(fields[f].size(), from[f]->size()) << "field " << f;
+    size_t differ = 0;
+    for (size_t k = 0; k < fields[f].size(); ++k) {
+      const float a = fields[f][k], b = (*from[f])[k];
+      differ += backend == Backend::kCpu ? a != b : std::fabs(a - b) > 1e-6f * std::max(1.0f, std::fabs(b));
+    }
+    EXPECT_EQ(differ, 0u) << "field " << f;
+  }
+  size_t escaped = 0;
+  for (float x : fields[4]) escaped += x > 0.0f;
+  EXPECT_GT(escaped, fields[4].size() / 4);  // the square-root fraction is there, not zeros
+}
+
+TEST(Canvas, FieldsInBandsEqualOneRender) { expect_fields_equal_one_render(Backend::kCpu); }
+
+TEST(CanvasDevice, FieldsInBandsEqualOneRender) {
+  DEEPSCOPE_REQUIRE_GPU();
+  expect_fields_equal_one_render(Backend::kCuda);
+}
+
 TEST(CanvasDevice, BandsOnTheDeviceEqualHostRenders) {
   DEEPSCOPE_REQUIRE_GPU();
   struct Case {
