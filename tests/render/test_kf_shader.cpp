@@ -275,7 +275,7 @@ TEST(KfShader, EveryDifferencesGivesKfsPaletteEntry) {
 // (kFieldSqrtSmooth), for the plain and the distance methods alike, and the shader asks for that
 // field only while the parameter is on.
 TEST(KfShader, SquareRootSmoothingTakesTheEnginesFraction) {
-  auto gl = context();
+  auto gl = test::headless_context();
   if (!gl) return;
   Field f;
   f.sqrt_mode = true;
