@@ -171,40 +171,45 @@ TEST(MandelbrotPanelSession, ARunningRenderShowsItsProgressOnTheImage) {
 
 // A preview within seconds: a deep view whose 1/4-resolution pass takes a minute or more on the CPU
 // (1e1000, 136,300 iterations, at 1280x800) shows its 1/16-resolution glimpse a few seconds after
-// the window opens, instead of a black image until that pass ends: at 8 s the image area is
-// coloured (the glimpse's pixels scaled up, the 1/4 pass's, or the full pass's first rows over
-// them), with the progress strip still running below.
+// the window opens, instead of a black image until that pass ends: the image area is coloured (the
+// glimpse's pixels scaled up, the 1/4 pass's, or the full pass's first rows over them) while the
+// progress strip still runs below. Screenshots at 6, 12 and 18 s: how soon the glimpse comes depends
+// on the machine and its load (at 8 s alone it failed once with the suite running beside it), so
+// one of them must show it; none may be black with the render finished.
 TEST(MandelbrotPanelSession, ADeepViewShowsAGlimpseWhileItsPreviewRenders) {
   ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
   const std::string d = ds::test::make_tmpdir("panel-glimpse");
   const std::string loc = ds::test::source_path("assets/locations/minibrot-1e1000.loc");
-  ASSERT_EQ(run_window(d, loc, "sleep 8\nscreenshot " + d + "/glimpse.png\nquit\n"), 0)
+  ASSERT_EQ(run_window(d, loc,
+                       "sleep 6\nscreenshot " + d + "/g6.png\nsleep 6\nscreenshot " + d +
+                           "/g12.png\nsleep 6\nscreenshot " + d + "/g18.png\nquit\n"),
+            0)
       << ds::test::slurp(d + "/log.txt");
-  const Png p = load(d + "/glimpse.png");
-  ASSERT_EQ(p.w, 1280);
-  ASSERT_EQ(p.h, 800);
-  // The image area, above the strip: coloured pixels, and pixel pairs side by side of one colour.
-  int coloured = 0, all = 0, same = 0, pairs = 0;
-  for (int y = 40; y < p.h - 40; ++y)
-    for (int x = 380; x < p.w - 12; ++x) {
-      const unsigned char *q = p.at(x, y), *r = p.at(x + 1, y);
-      ++all;
-      coloured += q[0] + q[1] + q[2] > 30;
-      ++pairs;
-      same += q[0] == r[0] && q[1] == r[1] && q[2] == r[2];
-    }
-  std::printf("image area at 8 s: %.3f coloured, %.3f of neighbouring pairs of one colour\n",
-              static_cast<double>(coloured) / all, static_cast<double>(same) / pairs);
-  EXPECT_GT(coloured, all * 7 / 10) << "the image is still black";
-  // Which pass is on screen depends on the machine (16-pixel blocks give 15 equal pairs in 16, the
-  // 1/4 pass's 3 in 4; an idle machine may be a quarter into the full resolution by 8 s): what is
-  // asserted is that the image is coloured while the render still runs, so the rows the full pass
-  // has not reached show a preview instead of black.
-  int white = 0;
-  for (int y = p.h - 24; y < p.h - 4; ++y)
-    for (int x = 380; x < p.w - 10; ++x) {
-      const unsigned char* q = p.at(x, y);
-      white += q[0] > 240 && q[1] > 240 && q[2] > 240;
-    }
-  EXPECT_GT(white, 150) << "no progress strip: the render is not running any more";
+  bool seen = false;
+  for (const char* name : {"g6", "g12", "g18"}) {
+    const Png p = load(d + "/" + name + ".png");
+    ASSERT_EQ(p.w, 1280);
+    ASSERT_EQ(p.h, 800);
+    // The image area, above the strip: coloured pixels.
+    int coloured = 0, all = 0;
+    for (int y = 40; y < p.h - 40; ++y)
+      for (int x = 380; x < p.w - 12; ++x) {
+        const unsigned char* q = p.at(x, y);
+        ++all;
+        coloured += q[0] + q[1] + q[2] > 30;
+      }
+    // The strip's white text: the render still runs. (Which pass is on screen depends on the
+    // machine: 16-pixel blocks, the 1/4 pass's, or a share of the full resolution.)
+    int white = 0;
+    for (int y = p.h - 24; y < p.h - 4; ++y)
+      for (int x = 380; x < p.w - 10; ++x) {
+        const unsigned char* q = p.at(x, y);
+        white += q[0] > 240 && q[1] > 240 && q[2] > 240;
+      }
+    std::printf("%s: %.3f of the image area coloured, %d white strip pixels\n", name,
+                static_cast<double>(coloured) / all, white);
+    EXPECT_TRUE(coloured > all * 7 / 10 || white > 150) << name << ": black, and no render running";
+    seen = seen || (coloured > all * 7 / 10 && white > 150);
+  }
+  EXPECT_TRUE(seen) << "no screenshot shows a coloured preview while the render runs";
 }
