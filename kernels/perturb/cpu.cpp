@@ -201,7 +201,7 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   res->perturb.reference_bytes = ref->point_bytes();
   res->perturb.reference_escaped = ref->escaped;
   res->perturb.reference_periodic = ref->periodic;
-  res->perturb.reference_stop = ref->escaped ? "escaped" : ref->periodic ? "periodic" : "max_iter";
+  res->perturb.reference_stop = ref->escaped ? "escaped" : ref->periodic ? "periodic" : ref->ball_period ? "ball period (wraps)" : "max_iter";
   res->perturb.reference_arith = reference_arith_name(*ref);
   res->perturb.reference_nucleus_pixels =
       ref->periodic ? to_double(ref->nucleus_distance / pixel_step(g)) : 0.0;

@@ -63,6 +63,10 @@ struct Reference {
   // Asked with certify: every escape test of C's own orbit was decided by E (|Z| +- E clear of 2),
   // so length - 1 (or max_iter) is C's exact count. False when the precision cap was reached first.
   bool escape_certified = false;
+  // Asked with a BallStop: the first n at which the ball of the stop's radius about C, carried
+  // along the orbit, held 0 (the ball method's period, Z_n the last point); 0 where it never did
+  // within the stop's max_period (the orbit then ran on as without the stop).
+  uint64_t ball_period = 0;
   std::vector<FloatExp> zr, zi;
   // The tails beyond 53 bits: Z_n = (zr[n].m + zr_lo[n]) 2^zr[n].e to 106 bits (floatexp2 deltas,
   // the second tier for pixels that binary64 cannot decide).
@@ -132,6 +136,16 @@ FloatExp pixel_step(const Geometry& g);
 // once the orbit is whole); the resumed orbit is bit for bit the uninterrupted one. *note says
 // what happened to it ("resumed FILE at iteration N", "checkpoint FILE at iteration N") and to the
 // GPU ("the GPU reference failed (...); computed in MPFR"). path: the arithmetic (ReferencePath).
+// The ball method (finder::find_period) riding along a reference orbit: the disk of `radius` about
+// C (the view's half-diagonal) carried by the orbit's derivative bound, R_1 = radius,
+// R_{n+1} = (2 |Z_n| + R_n) R_n + radius; the orbit stops at the first n <= max_period where
+// |Z_n| <= R_n + E_n (the disk's image may hold 0): Reference::ball_period. The orbit so cut is a
+// wrap reference (reference_nucleus.cpp), and the search costs no MPFR step of its own.
+struct BallStop {
+  FloatExp radius{0.0};
+  uint64_t max_period = 0;  // 0: no stop
+};
+
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint64_t max_iter, FloatExp step,
                                                    const std::atomic<bool>* cancel,
@@ -140,7 +154,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    uint64_t memory_budget = 0, const std::string& checkpoint = "",
                                                    double checkpoint_seconds = 60, std::string* note = nullptr,
                                                    ReferencePath path = ReferencePath::kAuto,
-                                                   int shift_log2 = kReferenceShiftLog2);
+                                                   int shift_log2 = kReferenceShiftLog2, BallStop ball = {});
 // Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
 constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
 // A render's host arrays of a reference's points in its delta type (cpu.cpp: the CPU's pixels, and
@@ -165,22 +179,27 @@ std::shared_ptr<const Reference> reference_for(
 void clear_reference_cache();
 
 // References at the nucleus (reference_nucleus.cpp; docs/perturbation.md): for a view of at least
-// kNucleusReferenceFromIter iterations, the ball method's period over the disk holding the view (up
-// to max_iter / 32 and kNucleusReferenceMaxPeriod), Newton's nucleus of that period, and its orbit,
-// accepted only where that orbit stops as periodic at exactly the period (the reference's own
-// check: a nucleus within 2^-24 pixel spacing) and the nucleus lies within kNucleusReferenceReach
-// half-diagonals of the centre. Where the ball found a period p but no such nucleus is accepted
-// (Newton fails, lands too far, or its orbit is not periodic), or p exceeds
-// kNucleusNewtonMaxPeriod (Newton's orbits would cost more than the render), the centre's own
-// orbit truncated after p steps (the wrap: pixels rebase to Z_0 at its end, exact algebra at any
-// length) is the reference instead: FractalShark's and Imagina's "period" reference. nullptr where
-// the ball finds no period (or when cancelled); *note says what happened.
+// kNucleusReferenceFromIter iterations, reference_for computes the centre's orbit with the ball
+// method riding along (view_ball: the disk holding the view, periods up to max_iter / 32 and
+// kNucleusReferenceMaxPeriod). Where the ball finds a period p, nucleus_reference takes that orbit
+// (cut at Z_p) and tries Newton's nucleus of period p and its orbit, accepted only where that orbit
+// stops as periodic (the reference's own check: a nucleus within 2^-24 pixel spacing) and the
+// nucleus lies within kNucleusReferenceReach half-diagonals of the centre. Where no such nucleus is
+// accepted (Newton fails, lands too far, or its orbit is not periodic), or p exceeds
+// kNucleusNewtonMaxPeriod (Newton's orbits would cost more than the render), the centre's orbit cut
+// at p is the reference (the wrap: pixels rebase to Z_0 at its end, exact algebra at any length):
+// FractalShark's and Imagina's "period" reference. nullptr only when cancelled; *note says what
+// happened. Where the ball finds no period the centre's orbit simply runs on to max_iter: the
+// search costs no orbit of its own.
 constexpr uint64_t kNucleusReferenceFromIter = uint64_t{1} << 20;
 constexpr uint64_t kNucleusNewtonMaxPeriod = uint64_t{1} << 16;
 constexpr uint64_t kNucleusReferenceMaxPeriod = uint64_t{1} << 22;
 constexpr double kNucleusReferenceReach = 4.0;
-std::shared_ptr<const Reference> nucleus_reference(const Geometry& g, const View& v, const std::atomic<bool>* cancel,
-                                                   uint64_t memory_budget, ReferencePath path, std::string* note);
+BallStop view_ball(const Geometry& g, const View& v);
+std::shared_ptr<const Reference> nucleus_reference(const Geometry& g, const View& v,
+                                                   std::shared_ptr<const Reference> centre,
+                                                   const std::atomic<bool>* cancel, uint64_t memory_budget,
+                                                   ReferencePath path, std::string* note);
 // Makes `ref` the one-entry cache's reference, as if reference_for had just computed it (tests: a
 // render against a given orbit, e.g. a packed one).
 void keep_reference(std::shared_ptr<const Reference> ref);

@@ -157,6 +157,8 @@ struct OrbitChecks {
   enum Verdict { kGo, kStop, kNeedsBits };
 
   OrbitEncoder* packing = nullptr;  // where the points go once the orbit is packed
+  BallStop ball;                    // the ball method riding along (max_period 0: off)
+  FloatExp ball_r{0.0}, ball_zprev{0.0};
 
   Verdict accept(uint64_t n, const OrbitPoint& p, int* more_bits) {
     const FloatExp fr = p.re, fi = p.im;
@@ -229,6 +231,17 @@ struct OrbitChecks {
         return kStop;
       }
     }
+    if (n <= ball.max_period) {
+      // As finder::find_period: R and |Z_{n-1}| rounded up by a margin for floatexp's roundings,
+      // |Z_n| rounded down.
+      const double up = 1.0 + std::ldexp(1.0, -48);
+      ball_r = ((mul_pow2(ball_zprev, 1) + ball_r) * ball_r + ball.radius) * up;
+      if (zmag * (1.0 - std::ldexp(1.0, -48)) <= ball_r + err) {
+        ref->ball_period = n;
+        return kStop;
+      }
+      ball_zprev = zmag * up;
+    }
     return kGo;
   }
 };
@@ -241,7 +254,8 @@ constexpr int kStepThreadsFixedGpu = -1, kStepThreadsFixedCpu = -2;  // Referenc
 // One pass at `bits` bits. On kNeedsBits, *more_bits says by how much to raise the precision. With a
 // checkpoint path, the pass starts from a matching checkpoint there and saves one every
 // ckpt.seconds and when cancelled, so an orbit of hours survives being stopped.
-Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool certify, int threads, StepArith arith,
+Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool certify, BallStop ball, int threads,
+                       StepArith arith,
                        uint64_t memory_budget, bool budget_is_machine, const std::atomic<bool>* cancel,
                        const std::function<void(double)>& progress, int* more_bits, const Checkpointing& ckpt) {
   const int bits = ref->bits;
@@ -266,9 +280,11 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   ref->escaped = ref->periodic = false;
   ref->escape_certified = certify;
   ref->error_shift = FloatExp(0.0);
+  ref->ball_period = 0;
   OrbitChecks checks{ref, last_try, certify, fixed,
                      fixed ? pow2(-fixed_format(bits).fraction_bits) : pow2(-bits),  // MPFR: round to nearest
                      ref->step * pow2(ref->shift_log2), ref->step * pow2(kNucleusLog2)};
+  checks.ball = ball;
   // Past pack_bytes uncompressed (kPackFromPoints, or an eighth of the budget where that is less:
   // the render's own arrays come on top), the points so far are compressed and the rest follow them
   // (Reference::packed); a checkpoint past it is read back compressed.
@@ -314,6 +330,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     checks.err = resumed.err;
     fixed_x = resumed.x;
     fixed_y = resumed.y;
+    checks.ball.max_period = 0;  // the ball's radius so far is not in the checkpoint
     // first: the next n (Z_0 .. Z_{first-1} are kept)
     if (ckpt.note) *ckpt.note = "resumed " + ckpt.path + " at iteration " + std::to_string(first - 1);
   } else {
@@ -503,7 +520,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    const std::function<void(double)>& progress, bool certify,
                                                    int threads, uint64_t memory_budget, const std::string& checkpoint,
                                                    double checkpoint_seconds, std::string* note, ReferencePath path,
-                                                   int shift_log2) {
+                                                   int shift_log2, BallStop ball) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool budget_is_machine = memory_budget == 0;
   if (budget_is_machine) {
@@ -529,7 +546,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
     const bool last_try = ref->bits >= max_bits;
     Pass pass;
     try {
-      pass = iterate_reference(ref.get(), max_iter, last_try, certify, threads, arith, memory_budget,
+      pass = iterate_reference(ref.get(), max_iter, last_try, certify, ball, threads, arith, memory_budget,
                                budget_is_machine, cancel, progress, &more,
                                Checkpointing{checkpoint, checkpoint_seconds, note});
     } catch (const BackendError& e) {

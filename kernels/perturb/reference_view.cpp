@@ -86,7 +86,8 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   // The cached reference may have up to 32 bits fewer than a fresh one (a few zoom steps deeper):
   // it still carries 32 bits below the pixel spacing.
   const FloatExp step = pixel_step(g);
-  if (last && last->bits_asked >= bits - 32 && last->serves_step(step) &&
+  // (An orbit cut by the ball is not reused: its period belongs to the view it was found for.)
+  if (last && last->bits_asked >= bits - 32 && last->serves_step(step) && last->ball_period == 0 &&
       (last->escaped || last->periodic || last->max_iter >= v.max_iter)) {
     // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
     // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).
@@ -122,26 +123,38 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
       }
     }
   }
-  // A view of many iterations: the orbit of a nucleus in its reach, one period long, where one is
-  // found and proven (reference_nucleus.cpp); else the centre's, as below.
-  if (at_nucleus && v.max_iter >= kNucleusReferenceFromIter) {
-    std::string why;
-    std::shared_ptr<const Reference> nref = nucleus_reference(g, v, cancel, memory_budget, path, &why);
-    if (cache && !why.empty()) *cache = cache->empty() ? why : *cache + "; " + why;
-    if (nref) {
-      std::lock_guard<std::mutex> lock(g_cache_mu);
-      g_cache = nref;
-      return nref;
-    }
-    if (cancel && cancel->load()) return nullptr;
-  }
   // With a cache folder the orbit also keeps a checkpoint there (PATH.partial, once a minute and on
-  // cancel): a render stopped after hours resumes where it stopped.
+  // cancel): a render stopped after hours resumes where it stopped. A view of many iterations has
+  // the ball method ride along (view_ball): where it finds a period, the orbit stops there, and the
+  // reference is a nucleus's orbit or this one, cut at the period (nucleus_reference); where it
+  // finds none, the orbit runs on to max_iter as without it.
+  const bool ball = at_nucleus && v.max_iter >= kNucleusReferenceFromIter;
   std::string note;
   std::shared_ptr<const Reference> ref =
       compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress, false, 0, memory_budget,
-                        file.empty() ? std::string() : file + ".partial", 60.0, &note, path);
+                        file.empty() ? std::string() : file + ".partial", 60.0, &note, path, kReferenceShiftLog2,
+                        ball ? view_ball(g, v) : BallStop{});
   if (cache && !note.empty()) *cache = cache->empty() ? note : *cache + "; " + note;
+  if (ref && ref->ball_period != 0) {
+    std::string why;
+    ref = nucleus_reference(g, v, ref, cancel, memory_budget, path, &why);
+    if (cache && !why.empty()) *cache = cache->empty() ? why : *cache + "; " + why;
+    if (ref) {
+      std::lock_guard<std::mutex> lock(g_cache_mu);
+      g_cache = ref;
+    }
+    return ref;  // not saved in the cache folder: its key is the full orbit's
+  }
+  if (ref && ball && cache) {
+    const uint64_t max_period = view_ball(g, v).max_period;
+    const std::string why =
+        ref->escaped && ref->length() - 1 <= max_period
+            ? "no nucleus reference: the centre's orbit escaped at " + std::to_string(ref->length() - 1) +
+                  " before the ball method found a period"
+            : "no nucleus reference: no period up to " + std::to_string(max_period) +
+                  " in the view (ball method on the centre's orbit)";
+    *cache = cache->empty() ? why : *cache + "; " + why;
+  }
   if (ref) {
     {
       std::lock_guard<std::mutex> lock(g_cache_mu);
