@@ -136,12 +136,18 @@ class HenonPanel final : public Panel {
   }
   // The plane's image while the Plane view is open, the bifurcation diagram's plot area while that
   // one is (the orbit and scan views have none to point at).
-  bool image_rect(ImageRect* r) const override { return plane_.image_rect(r) || bifurcation_.image_rect(r); }
+  bool image_rect(ImageRect* r) const override {
+    if (plane_.image_rect(r) || bifurcation_.image_rect(r)) return true;
+    if (!orbit_drawn_) return false;
+    *r = orbit_rect_;  // the orbit plot (scripts point at it: its hover read-out)
+    return true;
+  }
 
   void draw() override {
     take_outcome();
     plane_.forget_drawn();
     bifurcation_.forget_drawn();
+    orbit_drawn_ = false;
     ImGui::BeginChild("henon_controls", ImVec2(380, 0), true);
     draw_controls();
     if (ImGui::CollapsingHeader("Sink scan", ImGuiTreeNodeFlags_DefaultOpen))
@@ -416,6 +422,8 @@ class HenonPanel final : public Panel {
     size.y = std::max(size.y, 50.0f);
     ImGui::InvisibleButton("canvas", size, ImGuiButtonFlags_MouseButtonLeft);
     const bool hovered = ImGui::IsItemHovered();
+    orbit_rect_ = ImageRect{origin.x, origin.y, size.x, size.y, static_cast<int>(size.x), static_cast<int>(size.y)};
+    orbit_drawn_ = true;
     std::lock_guard<std::mutex> lock(mutex_);
     if (fit_) {
       fit_view();
@@ -461,9 +469,12 @@ class HenonPanel final : public Panel {
       std::snprintf(label, sizeof label, "%.6g", std::fabs(t) < step * 1e-6 ? 0.0 : t);
       dl->AddText(ImVec2(px + 2, ax + 2), IM_COL32(160, 160, 170, 255), label);
     }
+    // Where the axes cross at the origin, the x axis's "0" names it; the y axis's would overlap it.
+    const bool origin_labelled = sy(0.0) == ax && sx(0.0) == ay;
     for (double t = std::ceil(wy0 / step) * step; t <= wy1; t += step) {
       const float py = sy(t);
       dl->AddLine(ImVec2(ay - 4, py), ImVec2(ay + 4, py), IM_COL32(160, 160, 170, 255));
+      if (origin_labelled && std::fabs(t) < step * 1e-6) continue;
       std::snprintf(label, sizeof label, "%.6g", std::fabs(t) < step * 1e-6 ? 0.0 : t);
       dl->AddText(ImVec2(ay + 6, py - 7), IM_COL32(160, 160, 170, 255), label);
     }
@@ -484,8 +495,17 @@ class HenonPanel final : public Panel {
     std::snprintf(label, sizeof label, "width %.3g", wx1 - wx0);
     dl->AddText(ImVec2(origin.x + 6, origin.y + 4), IM_COL32(200, 200, 200, 255), label);
     dl->PopClipRect();
+    if (hovered) {  // the read-out: the orbit coordinates under the pointer, to the plot's resolution
+      const double mx = cx_ + (io.MousePos.x - origin.x - size.x / 2) / k;
+      const double my = cy_ - (io.MousePos.y - origin.y - size.y / 2) / k;
+      const int digits = std::clamp(static_cast<int>(std::ceil(-std::log10(1.0 / k))) + 2, 3, 17);
+      ImGui::SetTooltip("x = %.*g\ny = %.*g", digits, mx, digits, my);
+    }
   }
 
+  // The orbit plot's area on screen, while its tab is drawn (image_rect).
+  ImageRect orbit_rect_;
+  bool orbit_drawn_ = false;
   // The plotted orbit: the points where they are drawn, the texture, and what it shows.
   std::unique_ptr<colour::PointCloud> cloud_;
   bool cloud_cpu_ = false;

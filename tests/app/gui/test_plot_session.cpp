@@ -438,6 +438,31 @@ TEST_F(PlotSession, HenonBifurcationOverBAndItsHoverReadOut) {
   EXPECT_LT(count(bif, px + 12, py, px + 200, py + 60, white, 8), 5);
 }
 
+// The Hénon orbit plot's hover read-out: with the pointer over the plot (script `move`, plot-area
+// pixels), a tooltip of white text right below the pointer giving x and y, none there before.
+TEST_F(PlotSession, HenonOrbitPlotHasAHoverReadOut) {
+  ASSERT_EQ(session("henon-orbit",
+                    "tab henon\n" + idle_shot(120, "orbit.png") +
+                        "move 300 200\n"
+                        "wait 3\n"
+                        "screenshot $D/orbit-hover.png\n"
+                        "quit\n"),
+            0)
+      << log("henon-orbit");
+  const Png before = screenshot("orbit.png", "henon-orbit");
+  const std::string lg = log("henon-orbit");
+  const std::size_t w = lg.find("window (");
+  ASSERT_NE(w, std::string::npos) << lg;
+  int px = 0, py = 0;
+  ASSERT_EQ(std::sscanf(lg.c_str() + w, "window (%d, %d)", &px, &py), 2) << lg;
+  const Png hover = load(dir_ + "/orbit-hover.png");
+  const Rgba white{255, 255, 255, 255};
+  const int text_after = count(hover, px + 12, py, px + 200, py + 60, white, 8);
+  std::printf("orbit plot: pointer at window (%d, %d); %d white read-out pixels\n", px, py, text_after);
+  EXPECT_GT(text_after, 40) << "no read-out";
+  EXPECT_LT(count(before, px + 12, py, px + 200, py + 60, white, 8), 5);
+}
+
 // The Hénon tab's periodic-orbit catalogue (kernels/henon/orbits.h) to period 10 at (1.4, 0.3): two
 // frames with tick labels; the orbits' points over the attractor in their periods' colours with a
 // legend swatch for each period that has orbits (1, 2, 4, 6 to 10: none of 3 or 5); the counts per
