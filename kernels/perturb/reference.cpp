@@ -157,7 +157,7 @@ struct OrbitChecks {
   enum Verdict { kGo, kStop, kNeedsBits };
 
   OrbitEncoder* packing = nullptr;  // where the points go once the orbit is packed
-  BallStop ball;                    // the ball method riding along (max_period 0: off)
+  BallStop ball{};                  // the ball method riding along (max_period 0: off)
   FloatExp ball_r{0.0}, ball_zprev{0.0};
 
   Verdict accept(uint64_t n, const OrbitPoint& p, int* more_bits) {
