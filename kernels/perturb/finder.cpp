@@ -36,7 +36,7 @@ PeriodResult find_period(const std::string& re, const std::string& im, FloatExp 
   bool use_fixed = limbs <= kFixedOrbitMaxLimbs && fixed.reset(c.re.v, c.im.v, limbs);
   const FloatExp fixed_err = use_fixed ? pow2(-fixed.fraction_bits()) * 1.5 : FloatExp(0.0);
   const FloatExp u = pow2(-bits);
-  const double up = 1.0 + std::ldexp(1.0, -48);  // covers the few floatexp roundings of a step
+  const double up = kBallRoundUp;  // covers the few floatexp roundings of a step
   for (;;) {
     const FloatExp rad = use_fixed ? (radius + fixed_err) * up : radius;
     FloatExp R(0.0), E(0.0), zprev(0.0);
@@ -53,10 +53,10 @@ PeriodResult find_period(const std::string& re, const std::string& im, FloatExp 
         zn = mag(to_fe(z.re.v), to_fe(z.im.v));
         err = n > 1 ? u * (FloatExp(4.0) * sqr(zprev) + mul_pow2(zn, 1)) : u * zn;
       }
-      R = ((mul_pow2(zprev, 1) + R) * R + rad) * up;
+      R = ball_radius_step(zprev, R, rad);
       E = n > 1 ? (mul_pow2(zprev * E, 1) + sqr(E) + err) * up : err;
       out.iterations = n;
-      const FloatExp low = zn * (1.0 - std::ldexp(1.0, -48));  // |Z_n| rounded down
+      const FloatExp low = zn * kBallRoundDown;  // |Z_n| rounded down
       if (low <= R + E) {
         out.period = n;
         break;

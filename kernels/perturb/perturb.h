@@ -145,6 +145,14 @@ struct BallStop {
   FloatExp radius{0.0};
   uint64_t max_period = 0;  // 0: no stop
 };
+// The ball method's margin for floatexp's own roundings: R and |Z_{n-1}| are rounded up by it,
+// |Z_n| down (finder::find_period and BallStop alike).
+constexpr double kBallRoundUp = 1.0 + 0x1p-48, kBallRoundDown = 1.0 - 0x1p-48;
+// One step of the ball's radius: R_{n+1} = (2 |Z_n| + R_n) R_n + radius, rounded up (zprev: |Z_n|
+// already rounded up).
+inline FloatExp ball_radius_step(FloatExp zprev, FloatExp r, FloatExp radius) {
+  return ((mul_pow2(zprev, 1) + r) * r + radius) * kBallRoundUp;
+}
 
 std::shared_ptr<const Reference> compute_reference(const std::string& re, const std::string& im, int bits,
                                                    uint64_t max_iter, FloatExp step,

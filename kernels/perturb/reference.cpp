@@ -232,15 +232,13 @@ struct OrbitChecks {
       }
     }
     if (n <= ball.max_period) {
-      // As finder::find_period: R and |Z_{n-1}| rounded up by a margin for floatexp's roundings,
-      // |Z_n| rounded down.
-      const double up = 1.0 + std::ldexp(1.0, -48);
-      ball_r = ((mul_pow2(ball_zprev, 1) + ball_r) * ball_r + ball.radius) * up;
-      if (zmag * (1.0 - std::ldexp(1.0, -48)) <= ball_r + err) {
+      // As finder::find_period (the same step and margins).
+      ball_r = ball_radius_step(ball_zprev, ball_r, ball.radius);
+      if (zmag * kBallRoundDown <= ball_r + err) {
         ref->ball_period = n;
         return kStop;
       }
-      ball_zprev = zmag * up;
+      ball_zprev = zmag * kBallRoundUp;
     }
     return kGo;
   }

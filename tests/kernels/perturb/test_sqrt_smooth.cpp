@@ -107,13 +107,7 @@ int check(const View& v, const RenderResult& r, int step, double tol) {
 // is the test against MPFR.)
 TEST(SqrtSmooth, DirectIsKfsFraction) {
   // The whole set (Fields.PhaseIsTheEscapedArgument's view): no pixel there needs a wider format.
-  View v;
-  v.re = "-0.5";
-  v.im = "0";
-  v.zoom = "0.8";
-  v.width = 40;
-  v.height = 30;
-  v.max_iter = 500;
+  const View v = ds::test::make_view("-0.5", "0", "0.8", 500, 40, 30);
   const RenderResult r = render_sqrt(v, Method::kDirect, ds::Backend::kCpu);
   ASSERT_EQ(r.arith, ds::Arith::kF64);
   ASSERT_TRUE(r.recheck.empty()) << r.recheck;
