@@ -7,6 +7,9 @@ namespace ds::perturb::cpu_detail {
 
 namespace {
 
+// Blobs a round on a wrapping reference (correct_flagged).
+constexpr std::size_t kWrapBlobRound = 16;
+
 // Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
 // 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
 // blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
@@ -42,27 +45,49 @@ std::vector<std::vector<std::size_t>> blobs_of(const Tile& t, const std::vector<
   return blobs;
 }
 
+// The centre's offset from the reference and the half step, to 106 bits (both tiers start from it).
+struct Offset106 {
+  FloatExp2 re, im, half_step;
+};
+
+template <class T>
+std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Tile& t,
+                                     const RenderOptions& opt,
+                                     const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
+                                     const Offset106& o, const std::vector<std::size_t>& flagged,
+                                     const PutPixel& put, bool* cancelled, double* bla_seconds,
+                                     uint64_t* skipped);
+
 // One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
 // floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
 // was computed (false when cancelled).
+// wrap: the main reference's ball period where it wraps there (Reference::ball_period), else 0.
+// Then the secondary orbit is cut at the same period, Z'_0 .. Z'_p, and the blob's pixels wrap on
+// it as on the main one: the ball method bounds the whole view's orbits near 0 at step p, pick's
+// included, so the rebase there keeps what tells the pixels apart, as at the main reference's
+// wrap. Uncut, it ran to the pixel's escape (1.8e8 steps a pixel at FractalShark's view 14, at
+// 21,777 bits: hours).
 std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Tile& t,
                                      const RenderOptions& opt, const std::vector<std::size_t>& blob,
-                                     std::size_t pick, const PutPixel& put, bool* made) {
+                                     std::size_t pick, uint64_t wrap, const PutPixel& put, bool* made,
+                                     uint64_t* points) {
   const std::size_t tw = static_cast<std::size_t>(t.width);
   const int bits = reference_bits(g);
   const FloatExp hs = FloatExp::from_string(g.half_step);
   std::string re, im;
   pixel_c(g, v, t.x0 + static_cast<int>(pick % tw), t.y0 + static_cast<int>(pick / tw), bits + 64, &re, &im);
   // A lone pixel's reference is its own orbit: certified, its count is the pixel's exact count.
-  std::shared_ptr<const Reference> ref =
-      compute_reference(re, im, bits, v.max_iter, pixel_step(g), opt.cancel, nullptr, blob.size() == 1,
-                        /*threads=*/1);  // blobs already run one per core
+  std::shared_ptr<const Reference> ref = compute_reference(
+      re, im, bits, wrap != 0 ? std::min(wrap, v.max_iter) : v.max_iter, pixel_step(g), opt.cancel, nullptr,
+      blob.size() == 1, /*threads=*/1);  // blobs already run one per core
   *made = ref != nullptr;
   if (!ref) return {};
+  *points = ref->length();
   // Read point by point below (and by the kernel through zr.data()): a packed orbit is unpacked
   // here, for this blob only (the main reference's arrays are built by `prepared`).
   ref = unpacked(ref);
-  if (blob.size() == 1 && !ref->periodic && ref->escape_certified) {
+  // (A cut orbit that did not escape says nothing of the pixel's count: it is perturbed below.)
+  if (blob.size() == 1 && !ref->periodic && ref->escape_certified && (ref->escaped || wrap == 0)) {
     // A reference at the pixel itself (to 2^-64 of a pixel) is the pixel's own MPFR orbit, its
     // escape tests all decided by the orbit's error bound: its count is where that orbit escaped,
     // or max_iter. (A periodic stop only says a nucleus lies
@@ -117,18 +142,27 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
   std::vector<std::size_t> again;
   for (std::size_t k : blob) {
     if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) break;
-    const PerturbPixel px =
-        perturb_at(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw), fields_mode(opt.fields));
+    const PerturbPixel px = perturb_at(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw),
+                                       fields_mode(opt.fields));
     put(k, px.count, px.smooth, px.fields);
     if (px.count == 0) again.push_back(k);
   }
+  if (!again.empty() && wrap != 0 && opt.refine && !(opt.cancel && opt.cancel->load())) {
+    // On a cut orbit the pixels' own MPFR orbit stops at the period, and what it leaves undecided
+    // in floatexp (about 1,500 wraps a pixel at view 14) gets 106-bit deltas against the same
+    // orbit before the blob gives up. One thread: the blobs already run one per core.
+    RenderOptions one = opt;
+    one.cpu_threads = 1;
+    Offset106 o;
+    centre_offset(*ref, g, &o.re, &o.im, &o.half_step);
+    bool cancelled = false;
+    double bla_seconds = 0;
+    uint64_t skipped = 0;
+    again = refine_with<FloatExp2>(v, g, t, one, ref, Backend::kCpu, o, again, put, &cancelled, &bla_seconds,
+                                   &skipped);
+  }
   return again;
 }
-
-// The centre's offset from the reference and the half step, to 106 bits (both tiers start from it).
-struct Offset106 {
-  FloatExp2 re, im, half_step;
-};
 
 // The tiers that re-decide flagged pixels (docs/perturbation.md, "Undecided pixels"): the pixels
 // again against the same reference with 106-bit deltas (T = DwDelta, the double word, where the
@@ -140,10 +174,12 @@ struct Offset106 {
 // the pixels still flagged (ascending; all of them where T = DwDelta cannot serve the view: its
 // spacing or a reference point below the double word's floor); results go through `put`.
 template <class T>
-std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Tile& t,
+                                     const RenderOptions& opt,
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
-                                     const PutPixel& put, bool* cancelled, double* bla_seconds, uint64_t* skipped) {
+                                     const PutPixel& put, bool* cancelled, double* bla_seconds,
+                                     uint64_t* skipped) {
   const Reference& ref = *ref_ptr;
   T off_re, off_im, hs;
   if constexpr (std::is_same<T, DwDelta>::value) {
@@ -211,22 +247,26 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   std::vector<std::size_t> again;
   if (*cancelled) return again;
   for (std::size_t q = 0; q < flagged.size(); ++q) {
-    if (counts[q] == 0) again.push_back(flagged[q]);
-    else put(flagged[q], counts[q], smooth[q], opt.fields ? fields[q] : FieldValues{});
+    if (counts[q] == 0)
+      again.push_back(flagged[q]);
+    else
+      put(flagged[q], counts[q], smooth[q], opt.fields ? fields[q] : FieldValues{});
   }
   return again;
 }
 
 // The double word first, floatexp2 for what it leaves (or where it cannot serve). *by_dw: the
 // pixels the double word decided.
-std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                                        const std::shared_ptr<const Reference>& ref, Backend backend,
-                                        const std::vector<std::size_t>& flagged, const PutPixel& put,
-                                        bool* cancelled, double* bla_seconds, uint64_t* skipped, uint64_t* by_dw) {
+std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t,
+                                        const RenderOptions& opt, const std::shared_ptr<const Reference>& ref,
+                                        Backend backend, const std::vector<std::size_t>& flagged,
+                                        const PutPixel& put, bool* cancelled, double* bla_seconds,
+                                        uint64_t* skipped, uint64_t* by_dw) {
   Offset106 o;
   centre_offset(*ref, g, &o.re, &o.im, &o.half_step);
   if (!opt.refine_dw)
-    return refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, flagged, put, cancelled, bla_seconds, skipped);
+    return refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, flagged, put, cancelled, bla_seconds,
+                                  skipped);
   std::vector<std::size_t> left =
       refine_with<DwDelta>(v, g, t, opt, ref, backend, o, flagged, put, cancelled, bla_seconds, skipped);
   if (*cancelled) return {};
@@ -255,8 +295,8 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
       out_smooth[position[k]] = sm;
       if (out_fields) out_fields[position[k]] = f;
     } else {
-      store_pixel(res->counts.data(), res->wide() ? res->counts_high.data() : nullptr, res->smooth.data(), k, c,
-                  sm);
+      store_pixel(res->counts.data(), res->wide() ? res->counts_high.data() : nullptr, res->smooth.data(), k,
+                  c, sm);
       res_fields.store(k, f);
     }
   };
@@ -278,6 +318,7 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   } timer{res, t1};
   uint64_t unresolved = 0;
   std::atomic<int> references{0};
+  std::atomic<uint64_t> secondary_points{0};
   while (!pending.empty()) {
     const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, pending);
     const int room = std::max(0, opt.max_secondary_references - references.load());
@@ -291,44 +332,71 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
     ParallelOptions po;
     po.cancel = opt.cancel;
     po.threads = opt.cpu_threads;
-    parallel_for(
-        served, 1,
-        [&](std::size_t b0, std::size_t b1) {
-          for (std::size_t b = b0; b < b1; ++b) {
-            const std::vector<std::size_t>& blob = blobs[b];
-            // The member nearest the blob's centroid (a blob may be non-convex: the centroid
-            // itself may lie outside it, where a reference helps no more than the first one).
-            double sx = 0, sy = 0;
-            for (std::size_t k : blob) {
-              sx += static_cast<double>(k % tw);
-              sy += static_cast<double>(k / tw);
-            }
-            sx /= static_cast<double>(blob.size());
-            sy /= static_cast<double>(blob.size());
-            std::size_t pick = blob.front();
-            double best = INFINITY;
-            for (std::size_t k : blob) {
-              const double dx = static_cast<double>(k % tw) - sx, dy = static_cast<double>(k / tw) - sy;
-              if (dx * dx + dy * dy < best) {
-                best = dx * dx + dy * dy;
-                pick = k;
+    // On a reference that wraps at its ball period, every pixel's delta restarts from its own z at
+    // each wrap, whatever reference it rode before: a pixel that the 106-bit tier left undecided
+    // there is usually undecided on its own orbit too (it flags in a later period, where no
+    // reference's first p points help), and each such reference is a long MPFR orbit (4 s at view
+    // 14's 21,778 bits). So the blobs go in rounds of kWrapBlobRound (a constant, not the core count,
+    // so the same pixels are decided on every machine), and once a round decides no pixel the rest
+    // are left unresolved without references (PerturbInfo::unresolved_unreferenced).
+    const bool wrapping = ref->ball_period != 0;
+    const std::size_t round = wrapping ? kWrapBlobRound : std::max<std::size_t>(1, served);
+    for (std::size_t r0 = 0; r0 < served; r0 += round) {
+      const std::size_t r1 = std::min(served, r0 + round);
+      const uint64_t stuck_before = stuck.load();
+      parallel_for(
+          r1 - r0, 1,
+          [&](std::size_t q0, std::size_t q1) {
+            for (std::size_t b = r0 + q0; b < r0 + q1; ++b) {
+              const std::vector<std::size_t>& blob = blobs[b];
+              // The member nearest the blob's centroid (a blob may be non-convex: the centroid
+              // itself may lie outside it, where a reference helps no more than the first one).
+              double sx = 0, sy = 0;
+              for (std::size_t k : blob) {
+                sx += static_cast<double>(k % tw);
+                sy += static_cast<double>(k / tw);
               }
+              sx /= static_cast<double>(blob.size());
+              sy /= static_cast<double>(blob.size());
+              std::size_t pick = blob.front();
+              double best = INFINITY;
+              for (std::size_t k : blob) {
+                const double dx = static_cast<double>(k % tw) - sx, dy = static_cast<double>(k / tw) - sy;
+                if (dx * dx + dy * dy < best) {
+                  best = dx * dx + dy * dy;
+                  pick = k;
+                }
+              }
+              bool made = false;
+              uint64_t points = 0;
+              std::vector<std::size_t> left =
+                  render_blob(v, g, t, opt, blob, pick, ref->ball_period, put, &made, &points);
+              if (!made) return;
+              ++references;
+              secondary_points += points;
+              if (std::find(left.begin(), left.end(), pick) != left.end()) {
+                stuck += left.size();  // even the pixel's own reference cannot decide it
+                left.clear();
+              }
+              again[b] = std::move(left);
             }
-            bool made = false;
-            std::vector<std::size_t> left = render_blob(v, g, t, opt, blob, pick, put, &made);
-            if (!made) return;
-            ++references;
-            if (std::find(left.begin(), left.end(), pick) != left.end()) {
-              stuck += left.size();  // even the pixel's own reference cannot decide it
-              left.clear();
-            }
-            again[b] = std::move(left);
-          }
-        },
-        po);
-    if (opt.cancel && opt.cancel->load()) {
-      res->cancelled = true;
-      return;
+          },
+          po);
+      if (opt.cancel && opt.cancel->load()) {
+        res->cancelled = true;
+        return;
+      }
+      std::size_t decided = 0;
+      for (std::size_t b = r0; b < r1; ++b) decided += blobs[b].size() - again[b].size();
+      decided -= stuck.load() - stuck_before;
+      if (wrapping && decided == 0 && r1 < served) {
+        for (std::size_t b = r1; b < served; ++b) {
+          for (std::size_t k : blobs[b]) put(k, 0u, 0.0f, FieldValues{});
+          unresolved += blobs[b].size();
+          res->perturb.unresolved_unreferenced += blobs[b].size();
+        }
+        break;
+      }
     }
     unresolved += stuck.load();
     std::vector<std::size_t> next;
@@ -339,6 +407,7 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   res->perturb.glitch_corrected = flagged.size() - unresolved;
   res->perturb.glitch_unresolved = unresolved;
   res->perturb.secondary_references = references.load();
+  res->perturb.secondary_points = secondary_points.load();
 }
 
 }  // namespace ds::perturb::cpu_detail

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,47 @@ TEST(ReferenceNucleus, WrappedCentreOrbitGivesTheFullOrbitsCounts) {
   EXPECT_LE(wrap.perturb.glitch_pixels, centre.perturb.glitch_pixels)
       << wrap.perturb.glitch_pixels << " flagged with the wrap, " << centre.perturb.glitch_pixels << " without";
   expect_oracle_counts(v, wrap.counts, 3, 5);
+}
+
+// Pixels that a wrapped orbit leaves undecided get secondary references cut at the same period
+// (cpu_flagged.cpp, render_blob): uncut, each ran to its pixel's escape (at FractalShark's view 14,
+// 1.8e8 MPFR steps at 21,777 bits: hours). FractalShark's view 13 (1e4 digits, the centre's orbit
+// wraps at 69,078) at 16x9 with the 106-bit tier off sends every flagged pixel to them: their orbits
+// hold one period each, and every pixel decided both ways has the count the 106-bit tier gives.
+TEST(ReferenceNucleus, SecondaryReferencesOnAWrappedOrbitStopAtItsPeriod) {
+  const auto kv = ds::test::data_file_keys("../../assets/locations/fractalshark/view13.loc", '=');
+  ASSERT_FALSE(kv.at("re").empty());
+  const View v = ds::test::keyed_view(kv, "re", "im", "zoom", "iterations", 16, 9);
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.refine = false;
+  const RenderResult cut = render(v, o);
+  ASSERT_FALSE(cut.cancelled);
+  ASSERT_NE(cut.perturb.reference_cache.find("the centre's orbit to the period"), std::string::npos)
+      << cut.perturb.reference_cache;
+  const uint64_t period = cut.perturb.reference_length - 1;
+  ASSERT_GT(cut.perturb.secondary_references, 0) << cut.perturb.glitch_pixels << " flagged";
+  EXPECT_LE(cut.perturb.secondary_points, static_cast<uint64_t>(cut.perturb.secondary_references) * (period + 1));
+  o.refine = true;
+  const RenderResult tier = render(v, o);
+  ASSERT_FALSE(tier.cancelled);
+  int both = 0;
+  for (std::size_t k = 0; k < cut.counts.size(); ++k) {
+    if (cut.counts[k] == 0 || tier.counts[k] == 0) continue;
+    ++both;
+    EXPECT_EQ(cut.counts[k], tier.counts[k]) << "pixel " << k;
+  }
+  EXPECT_GE(both, 140);
+  std::printf("view 13, 16x9: %llu flagged, %d secondary references of %llu points in all (period %llu), "
+              "%llu unresolved (%llu without a reference); with the 106-bit tier %llu unresolved\n",
+              static_cast<unsigned long long>(cut.perturb.glitch_pixels), cut.perturb.secondary_references,
+              static_cast<unsigned long long>(cut.perturb.secondary_points),
+              static_cast<unsigned long long>(period),
+              static_cast<unsigned long long>(cut.perturb.glitch_unresolved),
+              static_cast<unsigned long long>(cut.perturb.unresolved_unreferenced),
+              static_cast<unsigned long long>(tier.perturb.glitch_unresolved));
 }
 
 // The ball method riding along the centre's orbit (BallStop) stops it at the period the finder's own
