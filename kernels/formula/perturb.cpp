@@ -2,10 +2,12 @@
 #include "perturb.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
 #include "kernels/mandelbrot/mandelbrot.cuh"
+#include "bla.h"
 #include "mpfr_ops.h"
 #include "perturb_step.h"
 #include "pixel_loop.h"
@@ -154,6 +156,20 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   p.slack = std::max(1.0 + 0x1p-30,
                      std::exp(std::ldexp(16.0 * (max_ops + 2) * static_cast<double>(v.max_iter), -53)));
   const double h = g.half_step_d;
+  // BLA: the table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room
+  // for ec's 2.01u of it and the roundings).
+  FormulaBlaTable bla;
+  if (opt.bla) {
+    const auto tb = std::chrono::steady_clock::now();
+    const double dcmax =
+        (std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) * h *
+        (1.0 + 0x1p-40);
+    bla = build_formula_bla(f, ref, dcmax);
+    attach_bla(p, bla);
+    res.perturb.bla_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
+    res.perturb.bla_levels = bla.levels;
+  }
+  std::atomic<uint64_t> skipped{0};
   run_pixel_loop(
       v, opt,
       [&](int i, int j, bool* decided) {
@@ -161,10 +177,18 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
         // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
         const double dcr = mandel::pixel_offset(i, v.width) * h, dci = -mandel::pixel_offset(j, v.height) * h;
         const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
-        return formula_perturb_pixel(p, dcr, dci, ec, decided);
+        uint64_t sk = 0;
+        const mandel::PixelResult px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        if (sk) skipped.fetch_add(sk, std::memory_order_relaxed);
+        return px;
       },
       t0, ref.seconds, res, cert);
   if (res.cancelled) return res;
+  res.perturb.bla_skipped = skipped.load();
+  res.perturb.reference_seconds = ref.seconds;
+  res.perturb.reference_bits = ref.bits;
+  res.perturb.reference_length = ref.length;
+  res.perturb.reference_escaped = ref.escaped;
   if (ref_out) *ref_out = std::move(ref);
   return res;
 }
