@@ -13,6 +13,8 @@ int bench_mandelbrot(const ArgList& args);
 int bench_henon(const ArgList& args);
 int bench_drift(const ArgList& args);
 int bench_perturb(const ArgList& args);
+// `bench perturb --formulas` (app/bench/perturb_formulas.cpp): formula perturbation with and without BLA.
+int bench_perturb_formulas(const ArgList& args);
 int bench_tmd(const ArgList& args);
 int bench_scale(const ArgList& args);
 int bench_interop(const ArgList& args);

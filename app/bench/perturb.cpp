@@ -257,6 +257,7 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
 }  // namespace
 
 int bench_perturb(const ArgList& args) {
+  if (std::find(args.begin(), args.end(), "--formulas") != args.end()) return bench_perturb_formulas(args);
   cli::Args a(args, {"out", "size", "depths", "locations", "kf", "oracle"},
               {"quick", "cpu-only", "gpu-only", "fields"});
   if (!a.positional().empty())

@@ -334,6 +334,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
   if (!formula::is_mandelbrot(job.formula)) {  // render_formula.h: on the CPU, one image
     job.formula_request.fields = shader_fields(job.shader);
     job.formula_request.strips = !job.devices.empty() || work::size() > 1;
+    job.formula_request.bla = job.opt.bla;
     check_formula_request(job.formula, job.formula_request, v);
     RenderTarget t;
     t.view = v;

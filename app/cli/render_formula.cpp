@@ -64,7 +64,10 @@ std::string formula_text(const formula::Formula& f, const formula::FormulaReport
       "formula = " + formula::to_string(f) + "\nmethod = " + formula::path_name(rep.path) + " on the CPU";
   if (rep.path == formula::FormulaPath::kPerturb)
     t += "\nreference = " + std::to_string(rep.reference_length) + " points at " +
-         std::to_string(rep.reference_bits) + " bits (MPFR, the view's centre)";
+         std::to_string(rep.reference_bits) + " bits (MPFR, the view's centre)" +
+         (rep.bla ? "\nbla = " + std::to_string(rep.bla_skipped) + " of " + std::to_string(rep.pass_iterations) +
+                        " iterations of the binary64 pass by BLA steps"
+                  : std::string("\nbla = off"));
   t += "\nundecided = " + std::to_string(rep.undecided) + " of " + std::to_string(rep.pixels) +
        " pixels (counts binary64's error bound could not certify)"
        "\nmpfr fallback = " +
@@ -73,7 +76,7 @@ std::string formula_text(const formula::Formula& f, const formula::FormulaReport
        "\nunresolved = " +
        std::to_string(rep.unresolved) + " of " + std::to_string(rep.pixels) +
        " pixels (counts are binary64's guesses, not certified)"
-       "\nnot done = BLA, floatexp deltas, the distance estimate, the GPU\n";
+       "\nnot done = floatexp deltas, the distance estimate, the GPU\n";
   return t;
 }
 
@@ -83,6 +86,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
   o.cancel = &cancel_flag();
   o.path = formula_path(req);
   o.max_fallback = req.max_fallback;
+  o.bla = req.bla;
   ProgressLine line;
   line.on = isatty(2) && !plan.quiet;
   line.label = "render";

@@ -20,6 +20,7 @@ struct FormulaRequest {
   int frames = 1, aa = 1;  // --frames, --aa
   bool verify = false, exr = false, tile_rows = false, auto_iter = false, strips = false;
   bool cuda = false;    // --backend cuda
+  bool bla = true;      // perturbation's BLA steps (--no-bla: every iteration stepped)
   unsigned fields = 0;  // the shader's per-pixel data beyond counts (mandel::Field bits)
   // --max-references N: pixels re-decided by their own MPFR orbit at most (each is a certified
   // single-pixel orbit, what perturbation's one-pixel secondary references are), default 10000.

@@ -188,6 +188,10 @@ Commands:
                              [--repeat N] [--fp-counts FILE.csv] [--single-run] [--iterations-csv FILE]
   deepscope bench perturb [--out FILE.md] [--quick] [--cpu-only|--gpu-only] [--size N] [--depths LIST]
                           [--locations DIR] [--kf DIR [--oracle DIR] [--fields]]
+  deepscope bench perturb --formulas [--out FILE.md] [--quick] [--size N] [--repeat N] [--views LIST]
+                          [--locations DIR]   (formula perturbation on the CPU with and without BLA; views
+                          burning-ship-1e30, burning-ship-1e60, mandelbar-1e30,
+                          fs-perpendicular-burning-ship-21-trees, fs-burning-ship-14-deeper)
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
                         [--fp-counts FILE.csv] [--params format|double|both]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]

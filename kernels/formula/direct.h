@@ -18,6 +18,7 @@ struct DirectOptions {
   std::function<void(double)> progress;       // fraction done
   unsigned cpu_threads = 0;                   // 0: every core
   int guard_bits = mandel::kGuardBits;        // the precision rule of view.h for binary64
+  bool bla = true;  // perturbation only (render_perturb): BLA steps; false iterates every step
 };
 
 // Throws mandel::ViewError when binary64 does not resolve the view (the precision rule of

@@ -2,13 +2,15 @@
 #include "perturb.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
-#include "kernels/core/cpu_parallel.h"
 #include "kernels/mandelbrot/mandelbrot.cuh"
+#include "bla.h"
 #include "mpfr_ops.h"
 #include "perturb_step.h"
+#include "pixel_loop.h"
 
 namespace ds::formula {
 
@@ -128,13 +130,7 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   require_perturb_f64(v, f);
   const mandel::Geometry g = mandel::geometry(v);
   const auto t0 = std::chrono::steady_clock::now();
-  mandel::RenderResult res;
-  res.width = v.width;
-  res.height = v.height;
-  res.max_iter = v.max_iter;
-  res.arith = Arith::kF64;
-  res.backend = Backend::kCpu;
-  res.method = mandel::Method::kPerturb;
+  mandel::RenderResult res = formula_result(v, mandel::Method::kPerturb);
   FormulaReference ref =
       compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel);
   if (ref.length == 0) {
@@ -159,48 +155,40 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   // non-negative terms.
   p.slack = std::max(1.0 + 0x1p-30,
                      std::exp(std::ldexp(16.0 * (max_ops + 2) * static_cast<double>(v.max_iter), -53)));
-  const std::size_t w = static_cast<std::size_t>(v.width), pixels = w * static_cast<std::size_t>(v.height);
-  const bool wide = mandel::wide_counts(v.max_iter);
-  res.counts.assign(pixels, 0);
-  res.smooth.assign(pixels, 0.0f);
-  if (wide) res.counts_high.assign(pixels, 0);
-  uint32_t* high = wide ? res.counts_high.data() : nullptr;
   const double h = g.half_step_d;
-  std::vector<uint8_t> ok(pixels, 0);
-  ParallelOptions po;
-  po.cancel = opt.cancel;
-  po.progress = opt.progress;
-  po.threads = opt.cpu_threads;
-  parallel_for(
-      pixels, std::max<std::size_t>(1, w),
-      [&](std::size_t k0, std::size_t k1) {
-        for (std::size_t k = k0; k < k1; ++k) {
-          if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
-          const int i = static_cast<int>(k % w), j = static_cast<int>(k / w);
-          // dc = offset * (s/2): s/2 rounded once to binary64 and the product once (the offsets
-          // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
-          const double dcr = mandel::pixel_offset(i, v.width) * h,
-                       dci = -mandel::pixel_offset(j, v.height) * h;
-          const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
-          bool decided = false;
-          const mandel::PixelResult px = formula_perturb_pixel(p, dcr, dci, ec, &decided);
-          ok[k] = decided ? 1 : 0;
-          mandel::store_pixel(res.counts.data(), high, res.smooth.data(), k, px.count, px.smooth);
-        }
+  // BLA: the table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room
+  // for ec's 2.01u of it and the roundings).
+  FormulaBlaTable bla;
+  if (opt.bla) {
+    const auto tb = std::chrono::steady_clock::now();
+    const double dcmax =
+        (std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) * h *
+        (1.0 + 0x1p-40);
+    bla = build_formula_bla(f, ref, dcmax);
+    attach_bla(p, bla);
+    res.perturb.bla_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
+    res.perturb.bla_levels = bla.levels;
+  }
+  std::atomic<uint64_t> skipped{0};
+  run_pixel_loop(
+      v, opt,
+      [&](int i, int j, bool* decided) {
+        // dc = offset * (s/2): s/2 rounded once to binary64 and the product once (the offsets
+        // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
+        const double dcr = mandel::pixel_offset(i, v.width) * h, dci = -mandel::pixel_offset(j, v.height) * h;
+        const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
+        uint64_t sk = 0;
+        const mandel::PixelResult px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        if (sk) skipped.fetch_add(sk, std::memory_order_relaxed);
+        return px;
       },
-      po);
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  res.kernel_seconds = res.seconds - ref.seconds;
-  if (opt.cancel && opt.cancel->load()) {
-    res.cancelled = true;
-    return res;
-  }
-  for (std::size_t k = 0; k < pixels; ++k) res.iterations += res.count(k) - 1;
-  if (cert) {
-    cert->uncertain = 0;
-    for (uint8_t b : ok) cert->uncertain += b ? 0 : 1;
-    cert->certified = std::move(ok);
-  }
+      t0, ref.seconds, res, cert);
+  if (res.cancelled) return res;
+  res.perturb.bla_skipped = skipped.load();
+  res.perturb.reference_seconds = ref.seconds;
+  res.perturb.reference_bits = ref.bits;
+  res.perturb.reference_length = ref.length;
+  res.perturb.reference_escaped = ref.escaped;
   if (ref_out) *ref_out = std::move(ref);
   return res;
 }

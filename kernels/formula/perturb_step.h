@@ -8,9 +8,25 @@
 #include "arith/hd.h"
 #include "formula.h"
 #include "kernels/mandelbrot/counts.h"
+#include "kernels/perturb/bla.h"
 #include "step.h"
 
 namespace ds::formula {
+
+// One BLA step of a formula (bla.h, docs/perturbation.md "BLA for formulas"): from reference index
+// m, the delta d (exact: against the exact reference and c) becomes after 2^l iterations
+//   A d + B dc + e,  |e| <= ea |d| + eb |dc|,  for every |d| < r and |dc| <= the table's dcmax,
+// with A and B real 2x2 matrices (row-major: x' = a[0] x + a[1] y, y' = a[2] x + a[3] y), since
+// abs and neg are not complex-linear. e holds what BLA drops (the squares and products of deltas,
+// kept below 2^-53 of the linear terms by r), the reference's own error and the coefficients'
+// roundings. r = 0: never used (a fold too close, an escape test inside the steps the bound cannot
+// decide, or coefficients out of binary64's range).
+struct FormulaBlaEntry {
+  double a[4] = {}, b[4] = {};
+  double r = 0;
+  double an = 0, bn = 0;  // >= the spectral norms of A and B
+  double ea = 0, eb = 0;
+};
 
 // The reference as the pixels read it (perturb.h's FormulaReference, flattened): for each index
 // m < length - 1 the states W_{m,k} of its orbit before opcode k of phase m mod phases (W_{m,0} =
@@ -28,6 +44,11 @@ struct PerturbParams {
   double log_degree = 0;      // log of the mean degree (smooth counts)
   double slack = 1;           // covers the bound's own roundings
   double re_d = 0, im_d = 0;  // the reference's centre (smooth tail's c)
+  // BLA (bla.h's FormulaBlaTable): level l's entries at bla + bla_offset[l], the entry k of level l
+  // starting at m = 1 + k 2^l; bla_levels 0: none. Every pixel's |dc~| + ec <= the table's dcmax.
+  const FormulaBlaEntry* bla = nullptr;
+  uint64_t bla_offset[perturb::kMaxBlaLevels + 1] = {};
+  int bla_levels = 0;
 };
 
 DEEPSCOPE_HD uint64_t state_index(const PerturbParams& p, uint64_t m) {
@@ -73,9 +94,14 @@ DEEPSCOPE_HD void diffabs_bounded(double X, double& x, double& r, double dX, dou
 // n mod phases, the first index with the pixel's next phase (m0 = 0 for one phase: Z_0 = 0, exact),
 // or where the reference ends, the delta becomes z - Z_m0 and m = m0: exact algebra against the
 // same orbit, its roundings added to r. A pixel that must rebase where no such index is left is
-// undecided.
+// undecided. BLA (p.bla): at m = 1 + k 2^l the longest entry (level <= l, at least 2) whose radius
+// holds the delta (|x| + |y| + r < R, |d~| + r bounding the exact delta) and that ends by max_iter
+// replaces its 2^l iterations: d' = A d~ + B dc~, r' = |A| r + |B| ec + ea (|d~| + r) +
+// eb (|dc~| + ec) + the roundings of A d + B dc; the escape tests inside an entry's steps are
+// decided "not escaped" by its construction (bla.cpp). *skipped (when given) adds the iterations
+// BLA replaced.
 DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, double dcr, double dci,
-                                                       double ec, bool* decided) {
+                                                       double ec, bool* decided, uint64_t* skipped = nullptr) {
   constexpr double u = 0x1p-53, uz = 1.0 + 0x1p-50, eta = 0x1p-1070;
   const bool wide = mandel::wide_counts(p.max_iter);
   const uint64_t P = static_cast<uint64_t>(p.f.phases);
@@ -115,6 +141,42 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
         m = m0;
         q = q0;
       }
+    }
+    if (m > 0 && p.bla_levels > 2) {  // levels 0 and 1 are empty (kernels/perturb/bla_levels.h)
+      const uint64_t k = m - 1;
+      int l = p.bla_levels - 1;
+      if (k != 0) {
+        int t = 0;
+        while (((k >> t) & 1) == 0) ++t;
+        if (t < l) l = t;
+      }
+      const double ad = ::fabs(x) + ::fabs(y);
+      bool stepped = false;
+      for (; l >= 2; --l) {
+        const uint64_t idx = p.bla_offset[l] + (k >> l);
+        if (idx >= p.bla_offset[l + 1]) continue;  // no entry this close to the reference's end
+        const uint64_t len = uint64_t{1} << l;
+        if (p.max_iter - n < len) continue;
+        const FormulaBlaEntry& e = p.bla[idx];
+        if (!((tracking ? ad + r : ad) < e.r)) continue;
+        const double nx = (e.a[0] * x + e.a[1] * y) + (e.b[0] * dcr + e.b[1] * dci);
+        const double ny = (e.a[2] * x + e.a[3] * y) + (e.b[2] * dcr + e.b[3] * dci);
+        if (tracking) {
+          // Each component is four products summed (gamma_4 < 6u over the rows' norms).
+          const double ac = ::fabs(dcr) + ::fabs(dci);
+          r = (e.an * r + e.bn * ec + e.ea * (ad + r) + e.eb * (ac + ec) + 6.0 * u * (e.an * ad + e.bn * ac)) *
+                  (1.0 + 0x1p-48) +
+              eta;
+        }
+        x = nx;
+        y = ny;
+        m += len;
+        n += len - 1;  // the loop adds the last one
+        if (skipped) *skipped += len;
+        stepped = true;
+        break;
+      }
+      if (stepped) continue;
     }
     const Phase& ph = p.f.phase[m % P];
     const double em = p.err[m] + eta;

@@ -47,6 +47,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
   d.cancel = opt.cancel;
   d.progress = opt.progress;
   d.cpu_threads = opt.cpu_threads;
+  d.bla = opt.bla;
   Certification cert;
   mandel::RenderResult res;
   if (opt.stage) opt.stage("binary64 pass");
@@ -59,7 +60,10 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
     rep.reference_length = ref.length;
     rep.reference_escaped = ref.escaped;
     rep.reference_seconds = ref.seconds;
+    rep.bla = opt.bla;
+    rep.bla_skipped = res.perturb.bla_skipped;
   }
+  rep.pass_iterations = res.iterations;
   rep.pass_seconds = res.seconds - rep.reference_seconds;
   if (res.cancelled) {
     if (report) *report = std::move(rep);

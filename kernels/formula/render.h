@@ -23,6 +23,7 @@ struct FormulaOptions {
   std::function<void(double)> progress;    // the fraction done of the current stage
   std::function<void(const char*)> stage;  // "binary64 pass", then "MPFR fallback" where it runs
   unsigned cpu_threads = 0;                // 0: every core
+  bool bla = true;                         // perturbation: BLA steps (bla.h); false iterates every step
   FormulaPath path = FormulaPath::kAuto;   // kAuto: direct where binary64 resolves the view (view.h's rule)
   // Pixels re-decided in MPFR at most (the rest stay unresolved); 0: none.
   uint64_t max_fallback = 4096;
@@ -41,6 +42,9 @@ struct FormulaReport {
   int reference_bits = 0;   // perturbation: the reference's MPFR precision
   uint64_t reference_length = 0;
   bool reference_escaped = false;
+  bool bla = false;              // perturbation took BLA steps where they were valid (FormulaOptions::bla)
+  uint64_t bla_skipped = 0;      // iterations of the binary64 pass BLA steps replaced
+  uint64_t pass_iterations = 0;  // iterations of the binary64 pass (the sum of count - 1)
   double reference_seconds = 0, pass_seconds = 0, fallback_seconds = 0;
   int fallback_max_bits = 0;       // the largest precision a fallback pixel needed
   int fallback_bits_cap = 0;       // the most the fallback tried

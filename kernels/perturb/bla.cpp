@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "bla_levels.h"
 #include "kernels/core/cpu_parallel.h"
 #include "perturb.cuh"
 #include "perturb.h"
@@ -27,21 +28,7 @@ void point(const Reference& ref, uint64_t k, U* re, U* im) {
   }
 }
 
-// Level sizes: level 0 has the steps m -> m + 1 for m = 1 .. len - 2, level l + 1 half of level l.
-// Returns the number of levels (len >= 3).
-int level_sizes(uint64_t len, std::size_t (&sizes)[kMaxBlaLevels + 1]) {
-  int levels = 0;
-  for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2) sizes[levels++] = n;
-  return levels;
-}
-
 }  // namespace
-
-// Levels 0 and 1 (steps of 1 and 2) are not kept: the pixels take plain steps there instead (the
-// kernel skips only from level 1 up, and a level-1 skip saves one step), and they held 3/4 of the
-// table (2N entries of up to 80 bytes for an orbit of N points; now N/2). The first kept level is
-// made from the orbit directly (build_bla, `tree`).
-constexpr int kFirstBlaLevel = 2;
 
 template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale) {
@@ -53,26 +40,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
   t.dcmax = dcmax;
   const uint64_t len = ref.length();
   if (len < 3) return t;
-  // Levels below first_level (at least kFirstBlaLevel) are empty.
-  first_level = std::max(first_level, kFirstBlaLevel);
-  std::size_t sizes[kMaxBlaLevels + 1] = {};
-  const int levels = level_sizes(len, sizes);
-  std::size_t total = 0;
-  for (int l = 0; l < levels; ++l) {
-    t.level_offset[l] = total;
-    if (l >= first_level) total += sizes[l];
-  }
-  t.levels = levels;
-  for (int l = levels; l <= kMaxBlaLevels; ++l) t.level_offset[l] = total;
-  // One allocation, every level in place (large tables cost more in page faults than in merges).
-  std::vector<BlaEntry<U>> all(total);
   const FloatExp eps(bla_epsilon<T>());
-  // Each level's entries are independent: built on all cores in chunks.
-  auto on_all_cores = [](std::size_t n, auto&& body) {
-    parallel_for(n, 4096, [&](std::size_t a, std::size_t b) {
-      for (std::size_t k = a; k < b; ++k) body(k);
-    });
-  };
   const auto merge = [&](const BlaEntry<U>& x, const BlaEntry<U>& y) {
     BlaEntry<U> z;
     z.ar = y.ar * x.ar - y.ai * x.ai;
@@ -93,21 +61,14 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0),
                        from_fe<U>(eps * hypot_fe(aux(zr), aux(zi)))};
   };
-  // The first kept level is made from the orbit directly, each entry merging its 2^first_level
-  // single steps in the order the levels below would (the same bits as building those levels).
-  const auto tree = [&](auto& self, std::size_t k, int l) -> BlaEntry<U> {
-    if (l == 0) return single(k);
-    return merge(self(self, 2 * k, l - 1), self(self, 2 * k + 1, l - 1));
+  std::vector<BlaEntry<U>> all =
+      build_bla_levels<BlaEntry<U>>(len, first_level, t.level_offset, &t.levels, single, merge);
+  // Each entry rounded to T on all cores.
+  auto on_all_cores = [](std::size_t n, auto&& body) {
+    parallel_for(n, 4096, [&](std::size_t a, std::size_t b) {
+      for (std::size_t k = a; k < b; ++k) body(k);
+    });
   };
-  if (levels > first_level)
-    on_all_cores(t.level_offset[first_level + 1] - t.level_offset[first_level],
-                 [&](std::size_t k) { all[t.level_offset[first_level] + k] = tree(tree, k, first_level); });
-  for (int l = first_level + 1; l < levels; ++l) {
-    const BlaEntry<U>* cur = all.data() + t.level_offset[l - 1];
-    BlaEntry<U>* next = all.data() + t.level_offset[l];
-    on_all_cores(t.level_offset[l + 1] - t.level_offset[l],
-                 [&](std::size_t k) { next[k] = merge(cur[2 * k], cur[2 * k + 1]); });
-  }
   if constexpr (std::is_same<T, DwDelta>::value) {
     // The double word holds the floatexp2 coefficients exactly within its range; an entry with one
     // outside it is never used (radius 0). Radii are tolerances: rounded down is safe.
@@ -146,7 +107,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
 int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
   if (len < 3) return kFirstBlaLevel;
   std::size_t sizes[kMaxBlaLevels + 1] = {};
-  const int levels = level_sizes(len, sizes);
+  const int levels = bla_level_sizes(len, sizes);
   std::size_t from = 0;  // entries of the levels >= l
   int best = kMaxBlaLevels + 1;
   for (int l = levels - 1; l >= kFirstBlaLevel; --l) {

@@ -164,6 +164,36 @@ TEST(RenderFormula, DeepBurningShipRendersByPerturbation) {
   EXPECT_NE(text.find("unresolved = 0 of 256"), std::string::npos) << text;
 }
 
+// BLA steps (on by default, --no-bla off) change no count of a fully decided render, and the PNG's
+// formula record says how many iterations they replaced (kernels/formula/bla.h).
+TEST(RenderFormula, BlaChangesNoCountAndIsRecorded) {
+  const std::string dir = tmpdir();
+  std::string counts[2], text[2];
+  for (int off = 0; off < 2; ++off) {
+    const std::string png = dir + "/bla" + std::to_string(off) + ".png", npy = dir + "/bla" + std::to_string(off) + ".npy";
+    std::vector<std::string> args = {
+        "--formula", "burning-ship", "--re",
+        "-0.52385650573873808264320817953931464697723557570940719796350161454708271638042874", "--im",
+        "-0.905063012975098048484633103441542341595677940679102394986324177838949724014396055", "--zoom",
+        "1.6069380442590071e60", "--size", "24x24", "--iter", "2000", "--counts", npy, "--out", png};
+    if (off) args.push_back("--no-bla");
+    std::string msg;
+    testing::internal::CaptureStderr();
+    const int rc = test::render_in_process(args, &msg);
+    const std::string err = testing::internal::GetCapturedStderr();
+    ASSERT_EQ(rc, 0) << msg << err;
+    ASSERT_TRUE(app::png_find_text(slurp(png), app::kPngFormulaKey, &text[off]));
+    counts[off] = slurp(npy);
+  }
+  EXPECT_FALSE(counts[0].empty());
+  EXPECT_EQ(counts[0], counts[1]) << "the counts with and without BLA differ";
+  const std::size_t at = text[0].find("\nbla = ");
+  ASSERT_NE(at, std::string::npos) << text[0];
+  EXPECT_GT(std::stoull(text[0].substr(at + 7)), 0u) << text[0];
+  EXPECT_NE(text[0].find(" iterations of the binary64 pass by BLA steps"), std::string::npos) << text[0];
+  EXPECT_NE(text[1].find("\nbla = off\n"), std::string::npos) << text[1];
+}
+
 // Pixels that neither binary64 nor (within --max-references) their MPFR orbit decided make render
 // exit 1, on both paths, and the PNG counts them (the lead's decision: a render that is not right
 // never exits 0).

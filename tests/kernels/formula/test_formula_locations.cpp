@@ -37,6 +37,7 @@ std::map<std::string, std::string> read_loc(const std::string& path) {
 
 struct Loc {
   const char* stem;
+  bool bla_skips = true;  // perturbation takes BLA steps there (measured; false on the direct path)
 };
 
 class FormulaLocations : public testing::TestWithParam<Loc> {};
@@ -54,39 +55,57 @@ TEST_P(FormulaLocations, CertifiedCountsAgreeWithMpfr) {
   v.max_iter = std::stoull(kv.at("iterations"));
   v.width = v.height = 16;
   const auto t0 = std::chrono::steady_clock::now();
-  FormulaReport rep;
+  FormulaReport rep, plain_rep;
   const ds::mandel::RenderResult r = render(v, f, FormulaOptions{}, &rep);
   const double render_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  FormulaOptions no_bla;
+  no_bla.bla = false;
+  const ds::mandel::RenderResult plain = render(v, f, no_bla, &plain_rep);
   const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
   const std::vector<GridPixel> grid = mpfr_grid(v, f, 8, b1, b1 + 128);
-  int trusted = 0, compared = 0, agree = 0;
+  // With BLA (the default) and without, against the same grid.
+  int trusted = 0, compared[2] = {0, 0}, agree[2] = {0, 0};
   std::string detail;
   for (const GridPixel& p : grid) {
     if (!p.trusted()) continue;
     ++trusted;
     const std::size_t k = static_cast<std::size_t>(p.j) * 16 + p.i;
-    if (!rep.certified[k]) continue;
-    ++compared;
-    if (r.count(k) == p.count)
-      ++agree;
-    else
-      detail += "\n  (" + std::to_string(p.i) + ", " + std::to_string(p.j) +
-                "): " + std::to_string(r.count(k)) + " against " + std::to_string(p.count);
+    for (int b = 0; b < 2; ++b) {
+      const FormulaReport& rp = b ? plain_rep : rep;
+      const ds::mandel::RenderResult& rr = b ? plain : r;
+      if (!rp.certified[k]) continue;
+      ++compared[b];
+      if (rr.count(k) == p.count)
+        ++agree[b];
+      else
+        detail += std::string(b ? "\n  without BLA" : "\n  with BLA") + " (" + std::to_string(p.i) + ", " +
+                  std::to_string(p.j) + "): " + std::to_string(rr.count(k)) + " against " + std::to_string(p.count);
+    }
   }
   const double all_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double share = r.iterations ? 100.0 * r.perturb.bla_skipped / r.iterations : 0.0;
   std::printf(
-      "%s: %s, %llu of 256 undecided, %llu by MPFR (up to %d bits), %llu unresolved, render %.2f s; "
-      "grid 8x8: %d trusted, %d compared, %d agree (%.1f s in all)\n",
+      "%s: %s, %llu of 256 undecided (%llu without BLA), %llu by MPFR (up to %d bits), %llu unresolved, "
+      "render %.2f s, %.1f%% of %llu iterations by BLA; grid 8x8: %d trusted, %d compared, %d agree; "
+      "without BLA %d compared, %d agree (%.1f s in all)\n",
       GetParam().stem, path_name(rep.path), static_cast<unsigned long long>(rep.undecided),
-      static_cast<unsigned long long>(rep.fallback), rep.fallback_max_bits,
-      static_cast<unsigned long long>(rep.unresolved), render_s, trusted, compared, agree, all_s);
-  EXPECT_EQ(agree, compared) << GetParam().stem << detail;
+      static_cast<unsigned long long>(plain_rep.undecided), static_cast<unsigned long long>(rep.fallback),
+      rep.fallback_max_bits, static_cast<unsigned long long>(rep.unresolved), render_s, share,
+      static_cast<unsigned long long>(r.iterations), trusted, compared[0], agree[0], compared[1], agree[1], all_s);
+  EXPECT_EQ(agree[0], compared[0]) << GetParam().stem << detail;
+  EXPECT_EQ(agree[1], compared[1]) << GetParam().stem << detail;
   EXPECT_EQ(rep.unresolved, 0u) << GetParam().stem;
-  EXPECT_GE(compared, 56) << GetParam().stem;
+  EXPECT_EQ(plain_rep.unresolved, 0u) << GetParam().stem;
+  EXPECT_GE(compared[0], 56) << GetParam().stem;
+  EXPECT_GE(compared[1], 56) << GetParam().stem;
+  EXPECT_EQ(plain.perturb.bla_skipped, 0u) << GetParam().stem;
+  if (GetParam().bla_skips) {
+    EXPECT_GT(r.perturb.bla_skipped, 0u) << GetParam().stem;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fractalshades, FormulaLocations,
-                         testing::Values(Loc{"fs-burning-ship-13"}, Loc{"fs-burning-ship-14-deeper"},
+                         testing::Values(Loc{"fs-burning-ship-13", false}, Loc{"fs-burning-ship-14-deeper"},
                                          Loc{"fs-burning-ship-12-deep"},
                                          Loc{"fs-perpendicular-burning-ship-21-trees"},
                                          Loc{"fs-perpendicular-burning-ship-18-glynn"},

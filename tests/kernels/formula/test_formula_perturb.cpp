@@ -152,17 +152,15 @@ TEST(FormulaPerturb, DiffabsIsTheDifferenceOfModuli) {
   EXPECT_EQ(diffabs(-0.0, 2.0), 2.0);
 }
 
-// The pixels' agreement with MPFR on an n x n sample grid of v, at b1 = the reference's bits + 128
-// and b2 = b1 + 128 (trusted where they agree).
+// The pixels' agreement with MPFR on a sample grid of v (mpfr_grid at b1 = the reference's bits + 128
+// and b2 = b1 + 128, trusted where they agree).
 struct Agreement {
   int trusted = 0, decided = 0, compared = 0, agree = 0, distinct = 0;
   std::string detail;
 };
 
-Agreement compare_with_mpfr(const View& v, const Formula& f, const ds::mandel::RenderResult& r,
-                            const std::vector<uint8_t>& certified, int n) {
-  const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
-  const std::vector<GridPixel> grid = mpfr_grid(v, f, n, b1, b1 + 128);
+Agreement compare_with_mpfr(const View& v, const ds::mandel::RenderResult& r,
+                            const std::vector<uint8_t>& certified, const std::vector<GridPixel>& grid) {
   Agreement a;
   std::set<uint64_t> counts;
   for (const GridPixel& p : grid) {
@@ -277,24 +275,43 @@ TEST_P(FormulaPerturbDeep, DecidedCountsAgreeWithMpfr) {
   const Formula f = parse_formula(d.formula);
   const View v = view_n(d.re, d.im, d.zoom, d.iter, 32);
   ASSERT_EQ(auto_path(v), FormulaPath::kPerturb);
-  Certification cert;
+  // With BLA (the default) and without: both against the same MPFR grid.
+  Certification cert, plain_cert;
   FormulaReference ref;
   const ds::mandel::RenderResult r = render_perturb(v, f, {}, &cert, &ref);
+  DirectOptions no_bla;
+  no_bla.bla = false;
+  const ds::mandel::RenderResult plain = render_perturb(v, f, no_bla, &plain_cert);
   int crossings = 0, zeros = 0;
   fold_crossings(ref, f, &crossings, &zeros);
-  const Agreement a = compare_with_mpfr(v, f, r, cert.certified, 16);
+  const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
+  const std::vector<GridPixel> grid = mpfr_grid(v, f, 16, b1, b1 + 128);
+  const Agreement a = compare_with_mpfr(v, r, cert.certified, grid);
+  const Agreement b = compare_with_mpfr(v, plain, plain_cert.certified, grid);
+  const double share = r.iterations ? static_cast<double>(r.perturb.bla_skipped) / r.iterations : 0.0;
   std::printf(
       "%s: %s at zoom %s, %llu iterations: reference %llu points at %d bits (%s), %d fold crossings, "
-      "%d states on a fold; %llu of 1024 pixels undecided; grid 16x16: %d trusted, %d decided, %d compared, "
-      "%d agree, %d distinct counts\n",
+      "%d states on a fold; BLA %d levels, %.1f%% of %llu iterations by BLA; undecided of 1024: %llu with BLA, "
+      "%llu without; grid 16x16: %d trusted; with BLA %d decided, %d compared, %d agree; without %d decided, "
+      "%d compared, %d agree; %d distinct counts\n",
       d.name, d.formula, d.zoom, static_cast<unsigned long long>(d.iter),
       static_cast<unsigned long long>(ref.length), ref.bits, ref.escaped ? "escaped" : "to the limit",
-      crossings, zeros, static_cast<unsigned long long>(cert.uncertain), a.trusted, a.decided, a.compared,
-      a.agree, a.distinct);
-  EXPECT_EQ(a.agree, a.compared) << d.name << a.detail;
+      crossings, zeros, r.perturb.bla_levels, 100.0 * share, static_cast<unsigned long long>(r.iterations),
+      static_cast<unsigned long long>(cert.uncertain), static_cast<unsigned long long>(plain_cert.uncertain),
+      a.trusted, a.decided, a.compared, a.agree, b.decided, b.compared, b.agree, a.distinct);
+  EXPECT_EQ(a.agree, a.compared) << d.name << " with BLA" << a.detail;
+  EXPECT_EQ(b.agree, b.compared) << d.name << " without BLA" << b.detail;
   EXPECT_GE(a.compared, d.min_compared) << d.name;
+  EXPECT_GE(b.compared, d.min_compared) << d.name;
   EXPECT_GE(a.distinct, 5) << d.name << ": too plain a view to test anything";
-  if (d.on_fold) EXPECT_GT(zeros, 100) << d.name;  // absy at Y = 0 every step
+  EXPECT_EQ(plain.perturb.bla_skipped, 0u);
+  if (d.on_fold) {
+    EXPECT_GT(zeros, 100) << d.name;  // absy at Y = 0 every step
+    // A state on the fold has BLA radius 0: the pixels cross it every step, and no entry applies.
+    EXPECT_EQ(r.perturb.bla_skipped, 0u) << d.name;
+  } else {
+    EXPECT_GT(r.perturb.bla_skipped, 0u) << d.name;
+  }
   EXPECT_GE(crossings, d.min_crossings) << d.name;
 }
 
@@ -325,7 +342,8 @@ TEST(FormulaPerturb, UndecidedPixelsAreDecidedByTheirMpfrOrbit) {
     EXPECT_EQ(rep.undecided, c.undecided) << c.d.name;
     EXPECT_EQ(rep.fallback, c.undecided) << c.d.name;
     EXPECT_EQ(rep.unresolved, 0u) << c.d.name;
-    const Agreement a = compare_with_mpfr(v, f, r, rep.certified, 16);
+    const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
+    const Agreement a = compare_with_mpfr(v, r, rep.certified, mpfr_grid(v, f, 16, b1, b1 + 128));
     EXPECT_EQ(a.decided, 256) << c.d.name;
     EXPECT_EQ(a.agree, a.compared) << c.d.name << a.detail;
     EXPECT_GE(a.compared, c.min_compared) << c.d.name;
