@@ -1,5 +1,5 @@
 // The layout of the plotting layer (plot.h): ranges, margins fitted to the tick labels, the grid,
-// the data as primitives clipped to the plot area, the legend in the freest corner, and the
+// the data as primitives clipped to the plot area, the legend where it hides no data, and the
 // nearest-point search behind the window's hover read-out.
 #include <algorithm>
 #include <cmath>
@@ -67,21 +67,95 @@ Prim rect(Rect r, Rgba c) {
   return p;
 }
 
+// Bars are as wide as the bins: the smallest spacing between neighbouring x.
+double bar_width(const Series& s, const Transform& t) {
+  double w = INFINITY;
+  for (std::size_t i = 1; i < s.x.size(); ++i)
+    if (std::isfinite(s.x[i] - s.x[i - 1]) && s.x[i] != s.x[i - 1])
+      w = std::min(w, std::fabs(s.x[i] - s.x[i - 1]));
+  return std::isfinite(w) ? w : (t.x1 - t.x0) / 20;
+}
+// The pixel rectangle of bar i of a bars series (false where it has no place on the axes).
+bool bar_rect(const Series& s, const Transform& t, double w, std::size_t i, Rect* out) {
+  const double base = t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : 0.0;
+  Vec2 a, b;
+  if (!t.to_px(s.x[i] - 0.45 * w, s.y[i], &a) || !t.to_px(s.x[i] + 0.45 * w, base, &b)) return false;
+  *out = {std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)};
+  return true;
+}
+bool overlaps(const Rect& a, const Rect& b) {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+// Whether the segment a-b passes through r (Liang-Barsky clipping).
+bool crosses(Vec2 a, Vec2 b, const Rect& r) {
+  double t0 = 0, t1 = 1;
+  const double dx = b.x - a.x, dy = b.y - a.y;
+  const double p[4] = {-dx, dx, -dy, dy}, q[4] = {a.x - r.x0, r.x1 - a.x, a.y - r.y0, r.y1 - a.y};
+  for (int k = 0; k < 4; ++k) {
+    if (p[k] == 0) {
+      if (q[k] < 0) return false;
+      continue;
+    }
+    const double u = q[k] / p[k];
+    if (p[k] < 0)
+      t0 = std::max(t0, u);
+    else
+      t1 = std::min(t1, u);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+// What a legend at r would hide: the drawn points (markers, line vertices, bars) whose pixels
+// overlap r, and the line segments through it. Counting stops once `points` passes `stop`.
+struct Cover {
+  std::size_t points = 0, segments = 0;
+  bool operator<(const Cover& o) const {
+    return points != o.points ? points < o.points : segments < o.segments;
+  }
+};
+Cover cover(const std::vector<Series>& series, const Transform& t, const Rect& r, std::size_t stop) {
+  Cover c;
+  for (const Series& s : series) {
+    if (s.colour.a == 0) continue;  // an invisible series (one that only fixes a range) hides nothing
+    if (s.style == Style::kBars) {
+      const double w = bar_width(s, t);
+      for (std::size_t i = 0; i < s.x.size(); ++i) {
+        Rect b;
+        if (bar_rect(s, t, w, i, &b) && overlaps(b, r) && overlaps(b, t.plot) && ++c.points > stop) return c;
+      }
+      continue;
+    }
+    const float h = s.width / 2 + 1;  // a marker's (or a line's) half extent, and a pixel of margin
+    bool have_prev = false;
+    Vec2 prev;
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      Vec2 q;
+      if (!t.to_px(s.x[i], s.y[i], &q)) {
+        have_prev = false;
+        continue;
+      }
+      if (t.plot.contains(q) && overlaps({q.x - h, q.y - h, q.x + h, q.y + h}, r) && ++c.points > stop)
+        return c;
+      if (s.style == Style::kLine && have_prev && crosses(prev, q, {r.x0 - h, r.y0 - h, r.x1 + h, r.y1 + h}))
+        ++c.segments;
+      prev = q, have_prev = true;
+    }
+  }
+  return c;
+}
+
+enum class LegendAt { kInside, kRight, kAbove };
+
 // The data's primitives: polylines broken at points without a place, squares, or bars.
 void add_series(const Series& s, const Transform& t, std::vector<Prim>* out) {
   if (s.style == Style::kBars) {
-    // Bars of the bin width: the smallest spacing between neighbouring x.
-    double w = INFINITY;
-    for (std::size_t i = 1; i < s.x.size(); ++i)
-      if (std::isfinite(s.x[i] - s.x[i - 1]) && s.x[i] != s.x[i - 1])
-        w = std::min(w, std::fabs(s.x[i] - s.x[i - 1]));
-    if (!std::isfinite(w)) w = (t.x1 - t.x0) / 20;
-    const double base = t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : 0.0;
+    const double w = bar_width(s, t);
     for (std::size_t i = 0; i < s.x.size(); ++i) {
-      Vec2 a, b;
-      if (!t.to_px(s.x[i] - 0.45 * w, s.y[i], &a) || !t.to_px(s.x[i] + 0.45 * w, base, &b)) continue;
-      Prim p =
-          rect({std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)}, s.colour);
+      Rect b;
+      if (!bar_rect(s, t, w, i, &b)) continue;
+      Prim p = rect(b, s.colour);
       p.clip = true;
       out->push_back(std::move(p));
     }
@@ -153,7 +227,12 @@ void nest_line_widths(std::vector<Series>* series, float thinnest, float step) {
     if (it->style == Style::kLine) it->width = w, w += step;
 }
 
-Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th) {
+namespace {
+
+// The layout with the legend `at` a place: inside (at the free place found, *covered then says
+// what it hides), in a column right of the plot, or in a band above it.
+Layout layout_at(const Figure& f, Rect area, const TextMetrics& m, const Theme& th, LegendAt at,
+                 Cover* covered) {
   for (const Series& s : f.series)
     if (s.x.size() != s.y.size())
       throw std::invalid_argument("plot series \"" + s.name + "\": x and y differ in length");
@@ -180,11 +259,30 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   float nw = f.legend_widest.empty() ? 0.0f : m.width(f.legend_widest);
   for (const Series* s : named) nw = std::max(nw, m.width(s->name));
   const float bw = 8 + sw + 8 + nw + 8, bh = 6 + row * static_cast<float>(named.size()) + 2;
-  const bool outside = f.legend && f.legend_outside && !named.empty();
+  const bool outside = f.legend && at == LegendAt::kRight && !named.empty();
+  const bool above = f.legend && at == LegendAt::kAbove && !named.empty();
   const float right = outside ? area.x1 - bw - 8 : area.x1;
   if (!f.title.empty()) {
     L.prims.push_back(text({(area.x0 + area.x1) / 2, top}, f.title, th.text, Anchor::kTop));
     top += lh + 6;
+  }
+  // A legend above: its entries in rows as wide as the area, each row centred (placed below).
+  std::vector<std::vector<std::size_t>> band_rows;
+  std::vector<float> band_row_w;
+  const float band_y0 = top, gap = 16;
+  if (above) {
+    const float avail = area.w() - 16;
+    for (std::size_t k = 0; k < named.size(); ++k) {
+      const float ew = sw + 8 + m.width(named[k]->name);
+      if (band_rows.empty() || band_row_w.back() + gap + ew > avail) {
+        band_rows.push_back({k});
+        band_row_w.push_back(ew);
+      } else {
+        band_rows.back().push_back(k);
+        band_row_w.back() += gap + ew;
+      }
+    }
+    top += row * static_cast<float>(band_rows.size()) + 4;
   }
   const float ylabel_y = top;
   if (!f.y.label.empty()) top += lh + 4;
@@ -249,21 +347,52 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   if (!L.note.empty())
     L.prims.push_back(text({(p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2}, L.note, th.text, Anchor::kCentre));
 
-  // The legend: outside on the right, or inside in the corner with the fewest drawn points under it.
   if (!f.legend || named.empty()) return L;
-  Rect best{right + 8, p.y0, right + 8 + bw, p.y0 + bh};
-  std::size_t best_count = std::numeric_limits<std::size_t>::max();
-  for (int corner = 0; corner < 4 && !outside; ++corner) {
-    const float x0 = corner % 2 == 0 ? p.x1 - 8 - bw : p.x0 + 8;
-    const float y0 = corner < 2 ? p.y0 + 8 : p.y1 - 8 - bh;
-    const Rect r{x0, y0, x0 + bw, y0 + bh};
-    std::size_t count = 0;
-    for (const Series& s : f.series)
-      for (std::size_t i = 0; i < s.x.size(); i += 1 + s.x.size() / 2000) {
-        Vec2 q;
-        if (t.to_px(s.x[i], s.y[i], &q) && r.contains(q)) ++count;
+  auto add_entry = [&](std::size_t k, float x, float y) {
+    const float cy = std::round(y + lh / 2);
+    const Rect sr = named[k]->style == Style::kLine ? Rect{x, cy - 2, x + sw, cy + 2}
+                                                    : Rect{x + sw / 2 - 5, cy - 5, x + sw / 2 + 5, cy + 5};
+    L.prims.push_back(rect(sr, named[k]->colour));
+    L.prims.push_back(text({x + sw + 8, y}, named[k]->name, th.text, Anchor::kTopLeft));
+    L.legend.push_back({sr, named[k]->colour, named[k]->name});
+  };
+  if (above) {
+    // Rows centred over the plot area (or the whole area where a row is wider than the plot).
+    Rect box{INFINITY, band_y0, -INFINITY, band_y0 + row * static_cast<float>(band_rows.size())};
+    for (std::size_t r = 0; r < band_rows.size(); ++r) {
+      float x = std::max(area.x0 + 8, std::round((p.x0 + p.x1) / 2 - band_row_w[r] / 2));
+      if (x + band_row_w[r] > area.x1 - 8) x = std::max(area.x0 + 8, area.x1 - 8 - band_row_w[r]);
+      box.x0 = std::min(box.x0, x), box.x1 = std::max(box.x1, x + band_row_w[r]);
+      for (std::size_t k : band_rows[r]) {
+        add_entry(k, x, band_y0 + 2 + row * static_cast<float>(r));
+        x += sw + 8 + m.width(named[k]->name) + gap;
       }
-    if (count < best_count) best_count = count, best = r;
+    }
+    L.legend_box = box;
+    return L;
+  }
+  // Outside: a column right of the plot. Inside: the first place, corners first, then the rest
+  // of a 5 x 5 grid over the plot, that hides no drawn point and no line; where every place hides
+  // some, the one hiding the fewest points, then lines (layout() then puts the legend above).
+  Rect best{right + 8, p.y0, right + 8 + bw, p.y0 + bh};
+  if (!outside) {
+    static const float kPlaces[25][2] = {
+        {1, 0},       {0, 0},         {1, 1},         {0, 1},         {0.5f, 0},
+        {0.5f, 1},    {0, 0.5f},      {1, 0.5f},      {0.25f, 0},     {0.75f, 0},
+        {0.25f, 1},   {0.75f, 1},     {0, 0.25f},     {1, 0.25f},     {0, 0.75f},
+        {1, 0.75f},   {0.25f, 0.25f}, {0.5f, 0.25f},  {0.75f, 0.25f}, {0.25f, 0.5f},
+        {0.5f, 0.5f}, {0.75f, 0.5f},  {0.25f, 0.75f}, {0.5f, 0.75f},  {0.75f, 0.75f}};
+    Cover least{std::numeric_limits<std::size_t>::max(), 0};
+    const float free_w = std::max(0.0f, p.w() - 16 - bw), free_h = std::max(0.0f, p.h() - 16 - bh);
+    for (const auto& place : kPlaces) {
+      const float x0 = std::round(p.x0 + 8 + place[0] * free_w),
+                  y0 = std::round(p.y0 + 8 + place[1] * free_h);
+      const Rect r{x0, y0, x0 + bw, y0 + bh};
+      const Cover c = cover(f.series, t, r, least.points);
+      if (c < least) least = c, best = r;
+      if (least.points == 0 && least.segments == 0) break;
+    }
+    if (covered) *covered = least;
   }
   L.legend_box = best;
   L.prims.push_back(rect(best, th.legend_fill));
@@ -271,16 +400,19 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   L.prims.push_back(line({best.x0, best.y1}, {best.x1, best.y1}, th.grid));
   L.prims.push_back(line({best.x0, best.y0}, {best.x0, best.y1}, th.grid));
   L.prims.push_back(line({best.x1, best.y0}, {best.x1, best.y1}, th.grid));
-  for (std::size_t k = 0; k < named.size(); ++k) {
-    const float y = best.y0 + 6 + row * static_cast<float>(k), cy = std::round(y + lh / 2);
-    Rect sr = named[k]->style == Style::kLine
-                  ? Rect{best.x0 + 8, cy - 2, best.x0 + 8 + sw, cy + 2}
-                  : Rect{best.x0 + 8 + sw / 2 - 5, cy - 5, best.x0 + 8 + sw / 2 + 5, cy + 5};
-    L.prims.push_back(rect(sr, named[k]->colour));
-    L.prims.push_back(text({best.x0 + 8 + sw + 8, y}, named[k]->name, th.text, Anchor::kTopLeft));
-    L.legend.push_back({sr, named[k]->colour, named[k]->name});
-  }
+  for (std::size_t k = 0; k < named.size(); ++k)
+    add_entry(k, best.x0 + 8, best.y0 + 6 + row * static_cast<float>(k));
   return L;
+}
+
+}  // namespace
+
+Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th) {
+  if (f.legend_outside) return layout_at(f, area, m, th, LegendAt::kRight, nullptr);
+  Cover covered;
+  Layout inside = layout_at(f, area, m, th, LegendAt::kInside, &covered);
+  if ((covered.points == 0 && covered.segments == 0) || inside.legend.empty()) return inside;
+  return layout_at(f, area, m, th, LegendAt::kAbove, nullptr);
 }
 
 Nearest nearest(const Figure& f, const Layout& l, Vec2 at, float max_px) {
