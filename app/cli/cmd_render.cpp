@@ -394,6 +394,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
   // The shader compiles before anything renders (exit 2 with its log), and says what data it reads.
   job.opt.fields = shader_fields(job.shader);
+  job.opt.sqrt_smooth_radius = sqrt_smooth_radius(job.shader);
   {
     const std::string why = headless_gl_unavailable();
     if (!why.empty() && !job.quiet && work::is_writer())

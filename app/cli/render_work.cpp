@@ -334,6 +334,11 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     if (opt.fields & mandel::kFieldStripe)
       std::snprintf(stripe, sizeof stripe, " stripe=%d,%.17g", opt.stripe_density, opt.stripe_memory);
     job.header += " fields=" + std::to_string(opt.fields) + stripe;
+    if (opt.fields & mandel::kFieldSqrtSmooth) {  // the square-root smoothing's values depend on KF's radius
+      char radius[48];
+      std::snprintf(radius, sizeof radius, " sqrt_radius=%.17g", opt.sqrt_smooth_radius);
+      job.header += radius;
+    }
   }
   job.shard = plan.shard;
   job.workers = plan.workers;

@@ -143,6 +143,9 @@ mandel::RenderOptions MandelbrotPanel::engine_options() const {
   if (arith_index_ > 0) opt.arith = all_ariths()[arith_index_ - 1];
   if (arith_index_ < 0) opt.method = mandel::Method::kPerturb;
   opt.fields = shader_ ? shader_->fields() : 0;
+  if (shader_)
+    for (const render::ShaderParam& p : shader_->params())
+      if (p.name == "escape_radius") opt.sqrt_smooth_radius = app::clamp_sqrt_smooth_radius(p.value);
   opt.stripe_density = stripe_density_;
   opt.stripe_memory = stripe_memory_;
   opt.prove_interior_always = auto_iter_;  // auto iterations tell interior pixels from the limit
@@ -227,6 +230,8 @@ void MandelbrotPanel::draw_colouring() {
         shader_params_[p.name] = v;
         recolour_ = true;
         if ((shader_->fields() & ~before) != 0) dirty_ = true;  // the engine must compute more
+        // The square-root smoothing's field depends on KF's escape radius: the engine's, again.
+        if (p.name == "escape_radius" && (shader_->fields() & mandel::kFieldSqrtSmooth)) dirty_ = true;
       }
     }
     // The stripe average is the engine's: a change renders again.

@@ -5,6 +5,7 @@
 // cases over x and of their distances against the 2^-k line, and, for the Lefèvre/regular
 // searches, the per-warp NMDM histogram.
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -41,6 +42,10 @@ struct Live {
   double x_lo = 0, x_hi = 0;  // the searched range, as numbers
 };
 
+// Headers on two lines, so each column is as wide as its values rather than its name: at 1280x800
+// the six columns then fit the table beside the controls without scrolling sideways.
+const char* const kColumnName[6] = {"x\n(bits)", "x\n(hex float)", "x\n(decimal)",
+                                    "run",       "-log2\ndist",    "f(x)\n(MPFR, 256 bits)"};
 const char* const kColumnHelp[6] = {
     "the argument's binary32 bit pattern (\"-\" where it is not a binary32 number)",
     "the argument in hexadecimal floating point (C's %a)",
@@ -155,6 +160,7 @@ class TmdPanel final : public Panel {
   }
   ~TmdPanel() override { job_.cancel(); }
   const char* title() const override { return "TMD"; }
+  std::string layout_report() const override { return table_report_; }
   bool busy() const override { return job_.running(); }
   // Settings: search (exhaustive|lefevre|regular), function, rounding (nearest|directed), precision,
   // k, from and to (binary32 bits in hex), log2n, backend (auto|cpu|cuda).
@@ -302,59 +308,107 @@ class TmdPanel final : public Panel {
       draw_plot("##dist", distance_figure(live), 0, 240);
     }
     ImGui::Text("%zu cases (click a row to copy x and f(x))", live.cases.size());
-    if (ImGui::BeginTable("tmd_cases", 6,
-                          ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Borders |
-                              ImGuiTableFlags_Resizable)) {
-      ImGui::TableSetupColumn("x (bits)");
-      ImGui::TableSetupColumn("x (hex float)");
-      ImGui::TableSetupColumn("x (decimal)");
-      ImGui::TableSetupColumn("run");
-      ImGui::TableSetupColumn("-log2 dist");
-      ImGui::TableSetupColumn("f(x) (MPFR, 256 bits)");
-      ImGui::TableSetupScrollFreeze(0, 1);
-      // Headers drawn by hand, so the "run" header can explain itself.
-      ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-      for (int c = 0; c < 6; ++c) {
-        ImGui::TableSetColumnIndex(c);
-        ImGui::TableHeader(ImGui::TableGetColumnName(c));
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kColumnHelp[c]);
+    draw_table(shown);
+  }
+
+  // The table's text, formatted once per update of the results, with each column's widest entry
+  // (header included) in pixels.
+  struct Row {
+    std::string cell[6];
+  };
+  void format_rows(const std::shared_ptr<const Live>& live) {
+    if (rows_for_ == live && rows_font_ == ImGui::GetFontSize()) return;  // widths follow the UI scale
+    rows_for_ = live;
+    rows_font_ = ImGui::GetFontSize();
+    rows_.clear();
+    rows_.reserve(live->cases.size());
+    for (const tmd::Case& c : live->cases) {
+      char bits[16], hex[48], dec[48], run[16], dist[24];
+      std::snprintf(bits, sizeof bits, "0x%08x", c.x);
+      const double x = case_x(c);
+      if (c.x_text.empty()) {
+        std::snprintf(hex, sizeof hex, "%a", x);
+      } else {
+        std::snprintf(bits, sizeof bits, "-");
+        std::snprintf(hex, sizeof hex, "%s", c.x_text.c_str());
       }
-      ImGuiListClipper clip;
-      clip.Begin(static_cast<int>(live.cases.size()));
-      while (clip.Step()) {
-        for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-          const tmd::Case& c = live.cases[static_cast<std::size_t>(i)];
-          char bits[16], hex[48], dec[48];
-          std::snprintf(bits, sizeof bits, "0x%08x", c.x);
-          const double x = case_x(c);
-          if (c.x_text.empty()) {
-            std::snprintf(hex, sizeof hex, "%a", x);
-          } else {
-            std::snprintf(bits, sizeof bits, "-");
-            std::snprintf(hex, sizeof hex, "%s", c.x_text.c_str());
-          }
-          std::snprintf(dec, sizeof dec, "%.9g", x);
-          ImGui::TableNextRow();
-          ImGui::TableSetColumnIndex(0);
-          ImGui::PushID(i);
-          if (ImGui::Selectable(bits, false, ImGuiSelectableFlags_SpanAllColumns)) {
-            const std::string line = std::string(c.x_text.empty() ? bits : hex) + " " + c.fx;
-            ImGui::SetClipboardText(line.c_str());
-          }
-          ImGui::PopID();
-          ImGui::TableSetColumnIndex(1);
-          ImGui::TextUnformatted(hex);
-          ImGui::TableSetColumnIndex(2);
-          ImGui::TextUnformatted(dec);
-          ImGui::TableSetColumnIndex(3);
-          ImGui::Text("%d%s", c.run, c.run_capped ? "+" : "");
-          ImGui::TableSetColumnIndex(4);
-          ImGui::Text("%.3f", c.log2_dist);
-          ImGui::TableSetColumnIndex(5);
-          ImGui::TextUnformatted(c.fx.c_str());
+      std::snprintf(dec, sizeof dec, "%.9g", x);
+      std::snprintf(run, sizeof run, "%d%s", c.run, c.run_capped ? "+" : "");
+      std::snprintf(dist, sizeof dist, "%.3f", c.log2_dist);
+      rows_.push_back(Row{{bits, hex, dec, run, dist, c.fx}});
+    }
+    for (int c = 0; c < 6; ++c) need_[c] = ImGui::CalcTextSize(kColumnName[c]).x;
+    for (const Row& r : rows_)
+      for (int c = 0; c < 6; ++c) need_[c] = std::max(need_[c], ImGui::CalcTextSize(r.cell[c].c_str()).x);
+  }
+
+  // The cases, every column as wide as its widest entry (fixed, not resizable: ImGui 1.86 then
+  // takes the width given each frame, so a later, wider f(x) widens its column instead of being
+  // cut). The 256-bit f(x) alone is about 500 pixels; at 1280x800 all six fit (two-line
+  // headers), and where they do not (a narrower window), the table scrolls sideways with x (bits)
+  // frozen on the left, so each row stays identifiable.
+  void draw_table(const std::shared_ptr<const Live>& live) {
+    format_rows(live);
+    const float* need = need_;
+    table_report_.clear();
+    if (!ImGui::BeginTable("tmd_cases", 6,
+                           ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
+                               ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+      return;
+    for (int c = 0; c < 6; ++c)
+      ImGui::TableSetupColumn(kColumnName[c], ImGuiTableColumnFlags_WidthFixed, need[c]);
+    ImGui::TableSetupScrollFreeze(1, 1);
+    // Headers drawn by hand, so the "run" header can explain itself.
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int c = 0; c < 6; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      ImGui::TableHeader(ImGui::TableGetColumnName(c));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kColumnHelp[c]);
+    }
+    ImGuiListClipper clip;
+    clip.Begin(static_cast<int>(rows_.size()));
+    while (clip.Step()) {
+      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+        const Row& r = rows_[static_cast<std::size_t>(i)];
+        const tmd::Case& c = live->cases[static_cast<std::size_t>(i)];
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushID(i);
+        if (ImGui::Selectable(r.cell[0].c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+          const std::string line = (c.x_text.empty() ? r.cell[0] : r.cell[1]) + " " + c.fx;
+          ImGui::SetClipboardText(line.c_str());
+        }
+        ImGui::PopID();
+        for (int k = 1; k < 6; ++k) {
+          ImGui::TableSetColumnIndex(k);
+          ImGui::TextUnformatted(r.cell[k].c_str());
         }
       }
-      ImGui::EndTable();
+    }
+    report_table(need);
+    ImGui::EndTable();
+  }
+
+  // The table as laid out this frame, for layout_report(): each column's widest entry, the width
+  // ImGui gave it and where it lies, and the part of the window the table shows.
+  void report_table(const float* need) {
+    const ImGuiTable* t = ImGui::GetCurrentTable();
+    if (!t) return;
+    char buf[256];
+    const ImGuiWindow* w = t->InnerWindow;
+    std::snprintf(buf, sizeof buf,
+                  "tmd table: visible x %.1f..%.1f y %.1f..%.1f, scroll x %.1f of %.1f, rows %zu\n",
+                  t->InnerClipRect.Min.x, t->InnerClipRect.Max.x, t->InnerClipRect.Min.y,
+                  t->InnerClipRect.Max.y, w->Scroll.x, w->ScrollMax.x, rows_.size());
+    table_report_ = buf;
+    for (int c = 0; c < 6; ++c) {
+      const ImGuiTableColumn& col = t->Columns[c];
+      std::string name = kColumnName[c];
+      std::replace(name.begin(), name.end(), '\n', ' ');
+      std::snprintf(buf, sizeof buf,
+                    "tmd column %d \"%s\": text %.1f, given %.1f, cell %.1f..%.1f, work %.1f..%.1f\n", c,
+                    name.c_str(), need[c], col.WidthGiven, col.MinX, col.MaxX, col.WorkMinX, col.WorkMaxX);
+      table_report_ += buf;
     }
   }
 
@@ -467,6 +521,12 @@ class TmdPanel final : public Panel {
   bool hierarchical_ = true;
   char lo_[kBuf], hi_[kBuf];
   std::string input_error_;
+  // The table's formatted rows and the results they were formatted from (UI thread only).
+  std::shared_ptr<const Live> rows_for_;
+  std::vector<Row> rows_;
+  float rows_font_ = 0;       // the font size need_ was measured at
+  float need_[6] = {};        // each column's widest entry, header included, in pixels
+  std::string table_report_;  // the last frame's table layout (report_table)
   // The run shown: its k and range (set on the UI thread before the job starts).
   std::atomic<int> run_k_{0};
   std::atomic<double> run_lo_{0}, run_hi_{0};

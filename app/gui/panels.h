@@ -45,6 +45,9 @@ class Panel {
   // panel's computation, as its Run button would (scripts). False if it has none (`error` empty)
   // or if a setting is not accepted (`error` names it).
   virtual bool run_with(const std::string&, std::string* /*error*/) { return false; }
+  // The layout of the panel's widgets drawn last frame that a script's `layout` command prints
+  // (lines of text, window pixels), or "" where it reports none.
+  virtual std::string layout_report() const { return ""; }
 };
 
 std::unique_ptr<Panel> make_mandelbrot_panel();

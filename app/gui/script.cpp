@@ -181,6 +181,9 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
         throw BadLine{"run takes NAME=VALUE settings, got \"" + w[k] + "\""};
     s.op = ScriptStep::Op::kRun;
     s.path = rest_after_command;
+  } else if (cmd == "layout") {
+    want(0, 0, "layout");
+    s.op = ScriptStep::Op::kLayout;
   } else if (cmd == "leave") {
     want(0, 0, "leave");
     s.op = ScriptStep::Op::kLeave;
@@ -191,7 +194,7 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     throw BadLine{
         "unknown command \"" + cmd +
         "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, aa, "
-        "run, leave, quit)"};
+        "run, layout, leave, quit)"};
   }
   return s;
 }

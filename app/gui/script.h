@@ -33,6 +33,7 @@ struct ScriptStep {
     kBrowse,
     kRun,
     kLeave,
+    kLayout,
     kQuit
   };
   Op op = Op::kWait;

@@ -138,7 +138,9 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
       break;
     case Op::kBrowse:
       if (!shown || !shown->open_picker(s.path))
-        fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no " + s.path + " file picker", 2);
+        fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no " + s.path +
+                 " file picker",
+             2);
       break;
     case Op::kAa:
       if (!shown || !shown->set_antialias(static_cast<int>(s.amount)))
@@ -155,6 +157,14 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
                  ? std::string("the ") + (shown ? shown->title() : "window") + " tab has nothing to run"
                  : why,
              2);
+      break;
+    }
+    case Op::kLayout: {
+      const std::string report = shown ? shown->layout_report() : "";
+      if (report.empty())
+        fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no layout to report", 2);
+      else
+        std::fprintf(stderr, "script line %d: layout:\n%s", s.line, report.c_str());
       break;
     }
     case Op::kQuit:

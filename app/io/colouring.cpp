@@ -111,6 +111,18 @@ unsigned shader_fields(const ShaderSpec& spec) {
 #endif
 }
 
+double sqrt_smooth_radius(const ShaderSpec& spec) {
+  double r = 2.0;
+  const ShaderSpec s = spec.source.empty() ? load_shader(spec.name, spec.params) : spec;
+#if DEEPSCOPE_WITH_GL
+  for (const render::ShaderParam& h : render::parse_param_hints(s.source))
+    if (h.name == "escape_radius") r = h.default_value;
+#endif
+  for (const auto& p : s.params)
+    if (p.first == "escape_radius") r = p.second;
+  return clamp_sqrt_smooth_radius(r);
+}
+
 std::string colour_record(const ShaderSpec& s, const std::string& how) {
   std::ostringstream o;
   o << "shader = " << s.name << "\n";

@@ -35,6 +35,13 @@ std::string headless_gl_unavailable();
 // (0 on the fallback). Throws IoError (exit 2) with the compiler's log for a shader that does not
 // compile, an unknown parameter, or a non-palette shader where there is no OpenGL.
 unsigned shader_fields(const ShaderSpec& s);
+// KF's escape radius for the square-root smoothing field (mandel::RenderOptions::sqrt_smooth_radius):
+// the shader's escape_radius parameter (given, else its default), 2 where it has none, held to
+// [2, mandel::kMaxSqrtSmoothRadius] (kf_not_reproduced names a radius outside).
+double sqrt_smooth_radius(const ShaderSpec& s);
+inline double clamp_sqrt_smooth_radius(double r) {
+  return r >= 2.0 ? (r <= mandel::kMaxSqrtSmoothRadius ? r : mandel::kMaxSqrtSmoothRadius) : 2.0;
+}
 
 struct ColouredFrame {
   std::vector<uint8_t> rgb;  // 3 bytes a pixel, rows top to bottom

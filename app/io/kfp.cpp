@@ -1,6 +1,8 @@
 // .kfp palettes (kfp.h): the parser and KF's colour table.
 #include "kfp.h"
 
+#include "colouring.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -212,12 +214,14 @@ std::vector<std::pair<std::string, float>> kf_shader_params(const KfPalette& p) 
 
 std::string kf_not_reproduced(const KfPalette& p) {
   // ColorMethod 4 (stretched) is reproduced: the kf shader reads the frame's count range.
-  // Square-root smoothing is reproduced at KF's radius 2 (the engines' own escape test, whose
-  // count and |z_n|, |z_(n-1)| KF's fraction takes); at another radius KF escapes at another count.
+  // Square-root smoothing is reproduced at any radius from 2 to kMaxSqrtSmoothRadius: the engines
+  // escape at 2 and carry z on to KF's escape at R (fields.cuh: sqrt_smooth_fraction). Below 2 KF
+  // escapes before the engines' count, whose earlier z are gone.
   std::string s;
-  if (p.sqrt_smoothing && p.escape_radius != 2.0)
+  if (p.sqrt_smoothing && clamp_sqrt_smooth_radius(p.escape_radius) != p.escape_radius)
     s = "square-root smoothing with escape radius " + std::to_string(p.escape_radius) +
-        " (BailoutRadiusPreset/BailoutRadiusCustom; drawn at radius 2, the engines' escape test)";
+        " (BailoutRadiusCustom; drawn at radius " + std::to_string(clamp_sqrt_smooth_radius(p.escape_radius)) +
+        ": the engines carry z on from their escape at 2 up to 1e100)";
   return s;
 }
 

@@ -143,14 +143,16 @@ struct Layout {
   Transform t;
   std::vector<Tick> x_ticks, y_ticks;
   std::vector<LegendEntry> legend;
-  Rect legend_box;          // empty when no legend is drawn
+  Rect legend_box;          // empty when no legend is drawn; covers no drawn point
   std::vector<Prim> prims;  // in drawing order
   std::string note;         // why something is not drawn ("no data", "log axis: 3 points <= 0 left out")
 };
 
-// Lays a figure out in `area`: title, axes, grid, ticks and labels, the data, the legend (inside
-// the plot, in the corner the data leaves most free). Throws std::invalid_argument for a series
-// whose x and y lengths differ.
+// Lays a figure out in `area`: title, axes, grid, ticks and labels, the data, the legend. The legend
+// goes inside the plot where it hides no drawn point, bar or line (a corner where one is free, else
+// another place of a 5 x 5 grid), else in a band between the title and the plot, so it never covers
+// data; legend_outside puts it in a column on the right.
+// Throws std::invalid_argument for a series whose x and y lengths differ.
 Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& theme);
 
 // The drawn point nearest to `at` (pixels) within `max_px`, for a hover read-out.

@@ -1,5 +1,5 @@
 // The layout of the plotting layer (plot.h): ranges, margins fitted to the tick labels, the grid,
-// the data as primitives clipped to the plot area, the legend in the freest corner, and the
+// the data as primitives clipped to the plot area, the legend where it hides no data, and the
 // nearest-point search behind the window's hover read-out.
 #include <algorithm>
 #include <cmath>
@@ -67,21 +67,142 @@ Prim rect(Rect r, Rgba c) {
   return p;
 }
 
+// Bars are as wide as the bins: the smallest spacing between neighbouring x.
+double bar_width(const Series& s, const Transform& t) {
+  double w = INFINITY;
+  for (std::size_t i = 1; i < s.x.size(); ++i)
+    if (std::isfinite(s.x[i] - s.x[i - 1]) && s.x[i] != s.x[i - 1])
+      w = std::min(w, std::fabs(s.x[i] - s.x[i - 1]));
+  return std::isfinite(w) ? w : (t.x1 - t.x0) / 20;
+}
+// The pixel rectangle of bar i of a bars series (false where it has no place on the axes).
+bool bar_rect(const Series& s, const Transform& t, double w, std::size_t i, Rect* out) {
+  const double base = t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : 0.0;
+  Vec2 a, b;
+  if (!t.to_px(s.x[i] - 0.45 * w, s.y[i], &a) || !t.to_px(s.x[i] + 0.45 * w, base, &b)) return false;
+  *out = {std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)};
+  return true;
+}
+
+// What a legend at some place would hide, in pixels of the plot area: those that a drawn marker,
+// line vertex or bar covers (`points`), and those that only a line passes over (`segments`).
+struct Cover {
+  std::size_t points = 0, segments = 0;
+  bool operator<(const Cover& o) const {
+    return points != o.points ? points < o.points : segments < o.segments;
+  }
+};
+
+// Which cells (kCell x kCell pixels) of the plot area the data covers, as two summed-area tables
+// (markers, vertices and bars; lines), so that any box's cover is four look-ups: the legend's
+// candidate places cost O(points + cells) together, not O(points) each (a 120,000-point
+// bifurcation diagram). A cell counts as covered where anything touches it, and a box as hiding
+// every cell it touches, so nothing drawn under a box is missed.
+class Occupancy {
+ public:
+  Occupancy(const std::vector<Series>& series, const Transform& t)
+      : x0_(t.plot.x0),
+        y0_(t.plot.y0),
+        w_(std::max(1, static_cast<int>(std::ceil(t.plot.w() / kCell)))),
+        h_(std::max(1, static_cast<int>(std::ceil(t.plot.h() / kCell)))) {
+    std::vector<uint8_t> pts(static_cast<std::size_t>(w_) * h_, 0), lines(pts.size(), 0);
+    bool any_line = false;
+    for (const Series& s : series) {
+      if (s.colour.a == 0) continue;  // an invisible series (one that only fixes a range) hides nothing
+      if (s.style == Style::kBars) {
+        const double w = bar_width(s, t);
+        for (std::size_t i = 0; i < s.x.size(); ++i) {
+          Rect b;
+          if (bar_rect(s, t, w, i, &b)) mark(&pts, b);
+        }
+        continue;
+      }
+      const float h = s.width / 2 + 1;  // a marker's (or a line's) half extent, and a pixel of margin
+      bool have_prev = false;
+      Vec2 prev;
+      for (std::size_t i = 0; i < s.x.size(); ++i) {
+        Vec2 q;
+        if (!t.to_px(s.x[i], s.y[i], &q)) {
+          have_prev = false;
+          continue;
+        }
+        if (t.plot.contains(q)) mark_at(&pts, q), pad_pts_ = std::max(pad_pts_, h);
+        if (s.style == Style::kLine && have_prev) {
+          any_line = true;
+          pad_lines_ = std::max(pad_lines_, h);
+          // Along the segment a pixel at a time, within the plot (the far ends are clipped).
+          const float dx = q.x - prev.x, dy = q.y - prev.y;
+          const int n =
+              static_cast<int>(std::min(4096.0f, std::ceil(std::max(std::fabs(dx), std::fabs(dy)))));
+          for (int k = 0; k <= n; ++k) {
+            const float u = n ? static_cast<float>(k) / n : 0.0f, x = prev.x + u * dx, y = prev.y + u * dy;
+            if (t.plot.contains({x, y})) mark_at(&lines, {x, y});
+          }
+        }
+        prev = q, have_prev = true;
+      }
+    }
+    pts_ = sums(pts);
+    if (any_line) lines_ = sums(lines);
+  }
+  // Markers and line pixels are marked at their centres only; a box hides them where it, grown by
+  // their half extent, holds a centre.
+  Cover cover(const Rect& r) const {
+    return {count(pts_, {r.x0 - pad_pts_, r.y0 - pad_pts_, r.x1 + pad_pts_, r.y1 + pad_pts_}),
+            count(lines_, {r.x0 - pad_lines_, r.y0 - pad_lines_, r.x1 + pad_lines_, r.y1 + pad_lines_})};
+  }
+
+ private:
+  void mark_at(std::vector<uint8_t>* m, Vec2 q) const {
+    const int i = std::clamp(static_cast<int>((q.x - x0_) / kCell), 0, w_ - 1),
+              j = std::clamp(static_cast<int>((q.y - y0_) / kCell), 0, h_ - 1);
+    (*m)[static_cast<std::size_t>(j) * w_ + i] = 1;
+  }
+  void mark(std::vector<uint8_t>* m, const Rect& r) const {
+    const int i0 = std::max(0, static_cast<int>(std::floor((r.x0 - x0_) / kCell))),
+              i1 = std::min(w_, static_cast<int>(std::ceil((r.x1 - x0_) / kCell)));
+    const int j0 = std::max(0, static_cast<int>(std::floor((r.y0 - y0_) / kCell))),
+              j1 = std::min(h_, static_cast<int>(std::ceil((r.y1 - y0_) / kCell)));
+    for (int j = j0; j < j1; ++j)
+      for (int i = i0; i < i1; ++i) (*m)[static_cast<std::size_t>(j) * w_ + i] = 1;
+  }
+  std::vector<uint32_t> sums(const std::vector<uint8_t>& m) const {
+    std::vector<uint32_t> s(static_cast<std::size_t>(w_ + 1) * (h_ + 1), 0);
+    for (int j = 0; j < h_; ++j)
+      for (int i = 0; i < w_; ++i)
+        s[static_cast<std::size_t>(j + 1) * (w_ + 1) + i + 1] =
+            m[static_cast<std::size_t>(j) * w_ + i] + s[static_cast<std::size_t>(j) * (w_ + 1) + i + 1] +
+            s[static_cast<std::size_t>(j + 1) * (w_ + 1) + i] - s[static_cast<std::size_t>(j) * (w_ + 1) + i];
+    return s;
+  }
+  std::size_t count(const std::vector<uint32_t>& s, const Rect& r) const {
+    if (s.empty()) return 0;
+    const int i0 = std::clamp(static_cast<int>(std::floor((r.x0 - x0_) / kCell)), 0, w_),
+              i1 = std::clamp(static_cast<int>(std::ceil((r.x1 - x0_) / kCell)), 0, w_);
+    const int j0 = std::clamp(static_cast<int>(std::floor((r.y0 - y0_) / kCell)), 0, h_),
+              j1 = std::clamp(static_cast<int>(std::ceil((r.y1 - y0_) / kCell)), 0, h_);
+    if (i1 <= i0 || j1 <= j0) return 0;
+    auto at = [&](int i, int j) { return s[static_cast<std::size_t>(j) * (w_ + 1) + i]; };
+    return at(i1, j1) - at(i0, j1) - at(i1, j0) + at(i0, j0);
+  }
+
+  static constexpr float kCell = 2;
+  float x0_, y0_;
+  int w_, h_;
+  float pad_pts_ = 0, pad_lines_ = 0;
+  std::vector<uint32_t> pts_, lines_;
+};
+
+enum class LegendAt { kInside, kRight, kAbove };
+
 // The data's primitives: polylines broken at points without a place, squares, or bars.
 void add_series(const Series& s, const Transform& t, std::vector<Prim>* out) {
   if (s.style == Style::kBars) {
-    // Bars of the bin width: the smallest spacing between neighbouring x.
-    double w = INFINITY;
-    for (std::size_t i = 1; i < s.x.size(); ++i)
-      if (std::isfinite(s.x[i] - s.x[i - 1]) && s.x[i] != s.x[i - 1])
-        w = std::min(w, std::fabs(s.x[i] - s.x[i - 1]));
-    if (!std::isfinite(w)) w = (t.x1 - t.x0) / 20;
-    const double base = t.ys == Scale::kLog10 ? std::pow(10.0, t.y0) : 0.0;
+    const double w = bar_width(s, t);
     for (std::size_t i = 0; i < s.x.size(); ++i) {
-      Vec2 a, b;
-      if (!t.to_px(s.x[i] - 0.45 * w, s.y[i], &a) || !t.to_px(s.x[i] + 0.45 * w, base, &b)) continue;
-      Prim p =
-          rect({std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)}, s.colour);
+      Rect b;
+      if (!bar_rect(s, t, w, i, &b)) continue;
+      Prim p = rect(b, s.colour);
       p.clip = true;
       out->push_back(std::move(p));
     }
@@ -153,7 +274,12 @@ void nest_line_widths(std::vector<Series>* series, float thinnest, float step) {
     if (it->style == Style::kLine) it->width = w, w += step;
 }
 
-Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th) {
+namespace {
+
+// The layout with the legend `at` a place: inside (at the free place found, *covered then says
+// what it hides), in a column right of the plot, or in a band above it.
+Layout layout_at(const Figure& f, Rect area, const TextMetrics& m, const Theme& th, LegendAt at,
+                 Cover* covered) {
   for (const Series& s : f.series)
     if (s.x.size() != s.y.size())
       throw std::invalid_argument("plot series \"" + s.name + "\": x and y differ in length");
@@ -180,11 +306,30 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   float nw = f.legend_widest.empty() ? 0.0f : m.width(f.legend_widest);
   for (const Series* s : named) nw = std::max(nw, m.width(s->name));
   const float bw = 8 + sw + 8 + nw + 8, bh = 6 + row * static_cast<float>(named.size()) + 2;
-  const bool outside = f.legend && f.legend_outside && !named.empty();
+  const bool outside = f.legend && at == LegendAt::kRight && !named.empty();
+  const bool above = f.legend && at == LegendAt::kAbove && !named.empty();
   const float right = outside ? area.x1 - bw - 8 : area.x1;
   if (!f.title.empty()) {
     L.prims.push_back(text({(area.x0 + area.x1) / 2, top}, f.title, th.text, Anchor::kTop));
     top += lh + 6;
+  }
+  // A legend above: its entries in rows as wide as the area, each row centred (placed below).
+  std::vector<std::vector<std::size_t>> band_rows;
+  std::vector<float> band_row_w;
+  const float band_y0 = top, gap = 16;
+  if (above) {
+    const float avail = area.w() - 16;
+    for (std::size_t k = 0; k < named.size(); ++k) {
+      const float ew = sw + 8 + m.width(named[k]->name);
+      if (band_rows.empty() || band_row_w.back() + gap + ew > avail) {
+        band_rows.push_back({k});
+        band_row_w.push_back(ew);
+      } else {
+        band_rows.back().push_back(k);
+        band_row_w.back() += gap + ew;
+      }
+    }
+    top += row * static_cast<float>(band_rows.size()) + 4;
   }
   const float ylabel_y = top;
   if (!f.y.label.empty()) top += lh + 4;
@@ -241,6 +386,33 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   if (!f.x.label.empty())
     L.prims.push_back(text({(p.x0 + p.x1) / 2, area.y1 - 4}, f.x.label, th.text, Anchor::kBottom));
 
+  // Outside: a column right of the plot. Inside: the first place, corners first, then the rest
+  // of a 5 x 5 grid over the plot, that hides no drawn point and no line; where every place hides
+  // some, the one hiding the fewest points, then lines (layout() then puts the legend above).
+  Rect best{right + 8, p.y0, right + 8 + bw, p.y0 + bh};
+  if (f.legend && !named.empty() && !outside && !above) {
+    static const float kPlaces[25][2] = {
+        {1, 0},       {0, 0},         {1, 1},         {0, 1},         {0.5f, 0},
+        {0.5f, 1},    {0, 0.5f},      {1, 0.5f},      {0.25f, 0},     {0.75f, 0},
+        {0.25f, 1},   {0.75f, 1},     {0, 0.25f},     {1, 0.25f},     {0, 0.75f},
+        {1, 0.75f},   {0.25f, 0.25f}, {0.5f, 0.25f},  {0.75f, 0.25f}, {0.25f, 0.5f},
+        {0.5f, 0.5f}, {0.75f, 0.5f},  {0.25f, 0.75f}, {0.5f, 0.75f},  {0.75f, 0.75f}};
+    const Occupancy occupied(f.series, t);
+    Cover least{std::numeric_limits<std::size_t>::max(), 0};
+    const float free_w = std::max(0.0f, p.w() - 16 - bw), free_h = std::max(0.0f, p.h() - 16 - bh);
+    for (const auto& place : kPlaces) {
+      const float x0 = std::round(p.x0 + 8 + place[0] * free_w),
+                  y0 = std::round(p.y0 + 8 + place[1] * free_h);
+      const Rect r{x0, y0, x0 + bw, y0 + bh};
+      const Cover c = occupied.cover(r);
+      if (c < least) least = c, best = r;
+      if (least.points == 0 && least.segments == 0) break;
+    }
+    if (covered) *covered = least;
+    // Hiding something: the caller lays the figure out again with the legend above, so the data's
+    // primitives are not made twice.
+    if (covered && (least.points || least.segments)) return L;
+  }
   for (const Series& s : f.series) add_series(s, t, &L.prims);
   L.prims.push_back(line({p.x0, p.y0}, {p.x1, p.y0}, th.frame));
   L.prims.push_back(line({p.x0, p.y1}, {p.x1, p.y1}, th.frame));
@@ -249,21 +421,29 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   if (!L.note.empty())
     L.prims.push_back(text({(p.x0 + p.x1) / 2, (p.y0 + p.y1) / 2}, L.note, th.text, Anchor::kCentre));
 
-  // The legend: outside on the right, or inside in the corner with the fewest drawn points under it.
   if (!f.legend || named.empty()) return L;
-  Rect best{right + 8, p.y0, right + 8 + bw, p.y0 + bh};
-  std::size_t best_count = std::numeric_limits<std::size_t>::max();
-  for (int corner = 0; corner < 4 && !outside; ++corner) {
-    const float x0 = corner % 2 == 0 ? p.x1 - 8 - bw : p.x0 + 8;
-    const float y0 = corner < 2 ? p.y0 + 8 : p.y1 - 8 - bh;
-    const Rect r{x0, y0, x0 + bw, y0 + bh};
-    std::size_t count = 0;
-    for (const Series& s : f.series)
-      for (std::size_t i = 0; i < s.x.size(); i += 1 + s.x.size() / 2000) {
-        Vec2 q;
-        if (t.to_px(s.x[i], s.y[i], &q) && r.contains(q)) ++count;
+  auto add_entry = [&](std::size_t k, float x, float y) {
+    const float cy = std::round(y + lh / 2);
+    const Rect sr = named[k]->style == Style::kLine ? Rect{x, cy - 2, x + sw, cy + 2}
+                                                    : Rect{x + sw / 2 - 5, cy - 5, x + sw / 2 + 5, cy + 5};
+    L.prims.push_back(rect(sr, named[k]->colour));
+    L.prims.push_back(text({x + sw + 8, y}, named[k]->name, th.text, Anchor::kTopLeft));
+    L.legend.push_back({sr, named[k]->colour, named[k]->name});
+  };
+  if (above) {
+    // Rows centred over the plot area (or the whole area where a row is wider than the plot).
+    Rect box{INFINITY, band_y0, -INFINITY, band_y0 + row * static_cast<float>(band_rows.size())};
+    for (std::size_t r = 0; r < band_rows.size(); ++r) {
+      float x = std::max(area.x0 + 8, std::round((p.x0 + p.x1) / 2 - band_row_w[r] / 2));
+      if (x + band_row_w[r] > area.x1 - 8) x = std::max(area.x0 + 8, area.x1 - 8 - band_row_w[r]);
+      box.x0 = std::min(box.x0, x), box.x1 = std::max(box.x1, x + band_row_w[r]);
+      for (std::size_t k : band_rows[r]) {
+        add_entry(k, x, band_y0 + 2 + row * static_cast<float>(r));
+        x += sw + 8 + m.width(named[k]->name) + gap;
       }
-    if (count < best_count) best_count = count, best = r;
+    }
+    L.legend_box = box;
+    return L;
   }
   L.legend_box = best;
   L.prims.push_back(rect(best, th.legend_fill));
@@ -271,16 +451,19 @@ Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th)
   L.prims.push_back(line({best.x0, best.y1}, {best.x1, best.y1}, th.grid));
   L.prims.push_back(line({best.x0, best.y0}, {best.x0, best.y1}, th.grid));
   L.prims.push_back(line({best.x1, best.y0}, {best.x1, best.y1}, th.grid));
-  for (std::size_t k = 0; k < named.size(); ++k) {
-    const float y = best.y0 + 6 + row * static_cast<float>(k), cy = std::round(y + lh / 2);
-    Rect sr = named[k]->style == Style::kLine
-                  ? Rect{best.x0 + 8, cy - 2, best.x0 + 8 + sw, cy + 2}
-                  : Rect{best.x0 + 8 + sw / 2 - 5, cy - 5, best.x0 + 8 + sw / 2 + 5, cy + 5};
-    L.prims.push_back(rect(sr, named[k]->colour));
-    L.prims.push_back(text({best.x0 + 8 + sw + 8, y}, named[k]->name, th.text, Anchor::kTopLeft));
-    L.legend.push_back({sr, named[k]->colour, named[k]->name});
-  }
+  for (std::size_t k = 0; k < named.size(); ++k)
+    add_entry(k, best.x0 + 8, best.y0 + 6 + row * static_cast<float>(k));
   return L;
+}
+
+}  // namespace
+
+Layout layout(const Figure& f, Rect area, const TextMetrics& m, const Theme& th) {
+  if (f.legend_outside) return layout_at(f, area, m, th, LegendAt::kRight, nullptr);
+  Cover covered;
+  Layout inside = layout_at(f, area, m, th, LegendAt::kInside, &covered);
+  if (covered.points == 0 && covered.segments == 0) return inside;  // (also: no legend, or no room)
+  return layout_at(f, area, m, th, LegendAt::kAbove, nullptr);
 }
 
 Nearest nearest(const Figure& f, const Layout& l, Vec2 at, float max_px) {

@@ -254,6 +254,10 @@ RenderResult render(const View& v, const RenderOptions& opt, const Tile& tile) {
                     std::to_string(opt.stripe_density));
   if ((opt.fields & kFieldStripe) && !(opt.stripe_memory > 0.0 && opt.stripe_memory < 1.0))
     throw ViewError("the stripe memory must lie strictly between 0 and 1");
+  if ((opt.fields & kFieldSqrtSmooth) &&
+      !(opt.sqrt_smooth_radius >= 2.0 && opt.sqrt_smooth_radius <= kMaxSqrtSmoothRadius))
+    throw ViewError("the square-root smoothing's escape radius must lie in [2, 1e100], not " +
+                    std::to_string(opt.sqrt_smooth_radius));
   if (resident && (opt.fields & kFieldDistance) && !opt.device_dex != !opt.device_dey)
     throw BackendError("device-resident distance estimates need both device_dex and device_dey (or neither)");
   if (res.method == Method::kDirect && (opt.fields & kFieldDistance) && !(g.log2_step > -900))

@@ -258,26 +258,38 @@ DEEPSCOPE_HD void direction_parts(FloatExp zr, FloatExp zi, double* a, double* b
   *b = scale_down(zi.m, zi.e - e);
 }
 
-// Kalles Fraktaler's square-root smoothing (fraktal_sft.cpp, OutputIterationData, SmoothMethod_Sqrt,
-// read and written again): KF escapes at the first n with |z_n| > R and takes
-// trans = (|z_n| - R) / (|z_n| - |z_(n-1)|), the escape's place between the last two moduli, and
-// the value n + 1 - trans. Our escape test is KF's for R = 2 (|z_n|^2 > 4, the same n), and
-// |z_(n-1)|^2 = |z_n - c| exactly, so the escaped z_n and c give it without keeping z_(n-1):
-// returns 1 - trans in [0, 1] (KF's value = count + it). In binary64 |z_n - c| <= 4 carries an
-// absolute error near 2^-50, so |z_(n-1)| stays within 2^-25 even where it is near 0, and the
-// denominator is at least |z_n| - 2 > 0.
-DEEPSCOPE_HD float sqrt_smooth_fraction(double zr, double zi, double cr, double ci) {
-  const double zn = ::sqrt(zr * zr + zi * zi);
+// Kalles Fraktaler's square-root smoothing (KF 2.15 fraktal_sft.cpp, OutputIterationData,
+// SmoothMethod_Sqrt, read and written again): KF escapes at the first m with |z_m| > R and takes
+// trans = (|z_m| - R) / (|z_m| - |z_(m-1)|), the escape's place between the last two moduli, and
+// the value m + 1 - trans. Our escape n is the first with |z_n| > 2 (|z_n|^2 > 4), so for R >= 2
+// every earlier |z| is <= R and m is the first step from n on past R: z is carried on from z_n
+// (in binary64, as smooth_tail does; |z| grows at least to |z|(|z| - 1) a step once past
+// max(2, |c|), so a few steps reach any R <= 1e100). At m = n, |z_(n-1)|^2 = |z_n - c| exactly,
+// so the escaped z_n and c give it without keeping z_(n-1). Returns (m - n) + 1 - trans (KF's
+// value = count + it; in [0, 1] at R = 2). In binary64 |z_n - c| <= 4 carries an absolute error
+// near 2^-50, so |z_(n-1)| stays within 2^-25 even where it is near 0, and the denominator is at
+// least |z_m| - R > 0.
+DEEPSCOPE_HD float sqrt_smooth_fraction(double zr, double zi, double cr, double ci, double radius) {
+  double zn = ::sqrt(zr * zr + zi * zi);
   const double dr = zr - cr, di = zi - ci;
-  const double prev = ::sqrt(::sqrt(dr * dr + di * di));
+  double prev = ::sqrt(::sqrt(dr * dr + di * di));
+  int extra = 0;
+  for (; zn <= radius && extra < 64; ++extra) {
+    const double t = zr * zr - zi * zi + cr;
+    zi = 2.0 * zr * zi + ci;
+    zr = t;
+    prev = zn;
+    zn = ::sqrt(zr * zr + zi * zi);
+  }
   const double div = zn - prev;
-  double trans = div > 0.0 ? (zn - 2.0) / div : 0.0;  // KF: 0 where the moduli are equal
+  double trans = div > 0.0 ? (zn - radius) / div : 0.0;  // KF: 0 where the moduli are equal
   trans = trans < 0.0 ? 0.0 : trans > 1.0 ? 1.0 : trans;
-  return static_cast<float>(1.0 - trans);
+  return static_cast<float>(extra + 1.0 - trans);
 }
 
 // The fields of a pixel that escaped with z = (zr, zi) (|z| > 2) and scaled derivative J = (jr, ji)
-// (E: double or FloatExp), c = (cr, ci) in binary64, s the pixel spacing. inv maps a c-plane vector
+// (E: double or FloatExp), c = (cr, ci) in binary64, s the pixel spacing, `sqrt_radius` KF's
+// escape radius for the square-root smoothing (sqrt_smooth_fraction). inv maps a c-plane vector
 // in pixel spacings to image axes at this pixel (image_axes_inverse; per pixel for the exponential
 // map). Like smooth_tail, z and J are carried on in binary64 (z) and E (J) until |z| > 2^8, where the
 // estimate |z| ln|z| / |dz/dc| is close to its limit; the phase is that of the escaped z itself (the
@@ -285,14 +297,15 @@ DEEPSCOPE_HD float sqrt_smooth_fraction(double zr, double zi, double cr, double 
 // average up to the escaped z (when sp.density != 0); the extra steps are folded into it.
 template <class E>
 DEEPSCOPE_HD FieldValues finish_fields(double zr, double zi, E jr, E ji, E s, double cr, double ci,
-                                       const double* inv, const StripeSpec& sp, StripeAcc stripe) {
+                                       const double* inv, const StripeSpec& sp, StripeAcc stripe,
+                                       double sqrt_radius) {
   FieldValues f;
   constexpr double kTwoPi = 6.283185307179586;
   double ph = atan2(zi, zr) / kTwoPi;
   if (ph < 0.0) ph += 1.0;
   f.phase = ph >= 1.0 ? 0.0f : static_cast<float>(ph);
   if (f.phase >= 1.0f) f.phase = 0.0f;  // rounding up to 1 in float
-  f.sqrt_smooth = sqrt_smooth_fraction(zr, zi, cr, ci);
+  f.sqrt_smooth = sqrt_smooth_fraction(zr, zi, cr, ci, sqrt_radius);
   double r2 = zr * zr + zi * zi;
   for (int q = 0; q < 64 && r2 <= 65536.0; ++q) {
     const E tr = jr * (2.0 * zr) - ji * (2.0 * zi) + s;

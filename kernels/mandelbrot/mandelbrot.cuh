@@ -39,6 +39,7 @@ struct MandelParams {
   uint64_t max_iter;
   double inv_map[4];               // image_axes_inverse of the identity (direct formats: square pixels only)
   StripeSpec stripe;               // the stripe average's (fields.cuh; density 0: not asked)
+  double sqrt_radius = 2.0;        // KF's escape radius for kFieldSqrtSmooth (fields.cuh)
   StopFlag stop;                   // polled every kStopPollSteps steps: raised, the pixel ends unfinished
   // Hardware formats (f32, f64): stop an orbit whose computed values repeat exactly (Brent's
   // periodicity check; RenderOptions::interior). Exact repetition makes the computed orbit periodic
@@ -400,7 +401,7 @@ DEEPSCOPE_HD PixelResult field_pixel(const MandelParams<T>& p, int i, int j, Fie
   if (pixel_begin(p, i, j, s, &r)) {
     if (r.count == 1 && p.max_iter > 1) {  // |c| > 2: escaped at z_1 = c, J_1 = s
       if (p.stripe.density) stripe.add(p.stripe, s.cr_d, s.ci_d, 1);
-      *f = finish_fields(s.cr_d, s.ci_d, step, 0.0, step, s.cr_d, s.ci_d, p.inv_map, p.stripe, stripe);
+      *f = finish_fields(s.cr_d, s.ci_d, step, 0.0, step, s.cr_d, s.ci_d, p.inv_map, p.stripe, stripe, p.sqrt_radius);
     }
     return r;
   }
@@ -423,7 +424,7 @@ DEEPSCOPE_HD PixelResult field_pixel(const MandelParams<T>& p, int i, int j, Fie
       s.y = y;
       s.n = n;
       s.escaped = true;
-      *f = finish_fields(xd, yd, jr, ji, step, s.cr_d, s.ci_d, p.inv_map, p.stripe, stripe);
+      *f = finish_fields(xd, yd, jr, ji, step, s.cr_d, s.ci_d, p.inv_map, p.stripe, stripe, p.sqrt_radius);
       return pixel_end(p, s);
     }
     const double tr = 2.0 * (xd * jr - yd * ji) + step;
@@ -586,6 +587,7 @@ MandelParams<T> make_params(const Geometry& g, const View& v, const RenderOption
   const double identity[4] = {1.0, 0.0, 0.0, 1.0};  // direct formats: square pixels only
   image_axes_inverse(identity, p.inv_map);
   p.stripe = stripe_spec(opt);
+  p.sqrt_radius = opt.sqrt_smooth_radius;
   p.stop = host_stop(opt.cancel);  // the CUDA launcher puts its pinned flag here
   p.periodicity = opt.interior;
   p.error_bound = opt.error_bound;

@@ -108,10 +108,12 @@ enum Field : unsigned {
   // [0, 1]; stored as -1 - value (in [-2, -1]) where BLA steps near the escape make it approximate
   // (fields.cuh: stripe_value, stripe_approximate; RenderResult::stripe_approximate counts them).
   kFieldStripe = 4u,
-  // sqrt_smooth: Kalles Fraktaler's square-root smoothing (SmoothingMethod 1, escape radius 2) of
-  // the escaped z_n, 1 - (|z_n| - 2) / (|z_n| - |z_(n-1)|) in [0, 1), so that KF's value of the
-  // pixel is count + sqrt_smooth; |z_(n-1)| = sqrt|z_n - c| (fields.cuh: sqrt_smooth_fraction).
-  // 0 where the pixel did not escape.
+  // sqrt_smooth: Kalles Fraktaler's square-root smoothing (SmoothingMethod 1) at its escape radius
+  // R = RenderOptions::sqrt_smooth_radius: KF escapes at the first m with |z_m| > R and its value
+  // of the pixel is m + 1 - (|z_m| - R) / (|z_m| - |z_(m-1)|); the field holds that value less our
+  // count n (the first n with |z_n| > 2, so m >= n for R >= 2): (m - n) + 1 - trans, in [0, 1] at
+  // R = 2 and within [0, m - n + 1] above (fields.cuh: sqrt_smooth_fraction). 0 where the pixel did
+  // not escape. (Where m reaches max_iter KF would call the pixel interior; here it stays escaped.)
   kFieldSqrtSmooth = 8u,
 };
 constexpr unsigned kAllFields = kFieldDistance | kFieldPhase | kFieldStripe | kFieldSqrtSmooth;
@@ -201,7 +203,12 @@ struct RenderOptions {
   // escape (fields.cuh, StripeAcc). ViewError outside 1..16 and (0, 1).
   int stripe_density = 4;
   double stripe_memory = 0.8;
+  // kFieldSqrtSmooth: KF's escape radius R for it (BailoutRadiusPreset / BailoutRadiusCustom), in
+  // [2, kMaxSqrtSmoothRadius]; ViewError outside (below 2 KF escapes before our count, whose z is
+  // then gone; above, R^2 leaves binary64's range).
+  double sqrt_smooth_radius = 2.0;
 };
+constexpr double kMaxSqrtSmoothRadius = 1e100;
 
 struct RenderResult {
   int width = 0, height = 0;        // the tile's size

@@ -238,6 +238,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   for (int k = 0; k < 4; ++k) p.map[k] = g.pixel_map[k];
   image_axes_inverse(g.pixel_map, p.inv_map);
   p.stripe = stripe_spec(opt);
+  p.sqrt_radius = opt.sqrt_smooth_radius;
   p.exp_map = g.exp_map;
   p.interior = opt.interior;
   p.prove_always = opt.prove_interior_always;

@@ -118,7 +118,7 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
           exp_map_axes_inverse(g.pixel_map, pi, pj, v.width, v.height, inv);
         else
           image_axes_inverse(g.pixel_map, inv);
-        f = finish_fields(zr, zi, jr, ji, s, cr, ci, inv, sp, stripe);
+        f = finish_fields(zr, zi, jr, ji, s, cr, ci, inv, sp, stripe, opt.sqrt_smooth_radius);
       }
       put(pick, n, smooth_tail(n, zr, zi, cr, ci, wide_counts(v.max_iter)), f);
     } else {

@@ -153,6 +153,7 @@ struct PerturbParams {
   double map[4];              // View::pixel_map (identity: square pixels)
   double inv_map[4];          // image_axes_inverse(map): the fields' vectors back to image axes
   StripeSpec stripe;          // the stripe average's (fields.cuh; density 0: not asked)
+  double sqrt_radius = 2.0;   // KF's escape radius for kFieldSqrtSmooth (fields.cuh)
   bool exp_map;               // View::exp_map: pixels on the exponential map (exp_map_offset)
   T last_error;               // the reference's error bound at its last point (a rebase there inherits it)
   T c_shift;                  // the reference's error as a shift of c (Reference::error_shift)
@@ -294,7 +295,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
         if (kFields == kStripeFields && p.stripe.density) stripe.add(p.stripe, cr_d, ci_d, 1);
         out.fields =
             finish_fields(cr_d, ci_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
-                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
+                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe,
+                          p.sqrt_radius);
       }
     return out;
   }
@@ -357,7 +359,8 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
       if constexpr (kFields != kNoFields)
         out.fields =
             finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
-                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe);
+                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe,
+                          p.sqrt_radius);
       return out;
     }
     if (p.interior) {

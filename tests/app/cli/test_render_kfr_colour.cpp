@@ -220,4 +220,99 @@ TEST(RenderKfrColour, SquareRootSmoothingGivesKfsEntries) {
   EXPECT_GT(log_differs, exterior / 4);  // the check can tell the two smoothings apart
 }
 
+// The same .kfr at KF's custom escape radius 64 (SmoothingMethod 1, BailoutRadiusPreset 3): no
+// "not reproduced" warning, and each exterior pixel on the entry of KF's value m + 1 - (|z_m| - 64) /
+// (|z_m| - |z_(m-1)|), m the first step past 64: the orbit here to the f64 escape at 2 as the
+// engine rounds it, then on in long double. The radius-2 value names another entry for most pixels.
+TEST(RenderKfrColour, SquareRootSmoothingAtACustomRadiusGivesKfsEntries) {
+  if (!app::headless_gl_unavailable().empty())
+    GTEST_SKIP() << "no OpenGL: " << app::headless_gl_unavailable();
+  const std::string dir = test::make_tmpdir("kfr-sqrt64");
+  std::string colors;
+  for (int k = 0; k < 1024; ++k)
+    colors += std::to_string(k & 255) + "," + std::to_string(60 * (k >> 8)) + ",9,";
+  const std::string kfr = dir + "/sqrt64.kfr";
+  {
+    std::ofstream f(kfr, std::ios::binary);
+    f << "Re: -0.7436\r\nIm: 0.1318\r\nZoom: 40\r\nIterations: 3000\r\nIterDiv: 0.25\r\nColorOffset: 7\r\n"
+         "ColorMethod: 0\r\nSmoothingMethod: 1\r\nBailoutRadiusPreset: 3\r\nBailoutRadiusCustom: 64\r\n"
+         "Smooth: 0\r\nColors: "
+      << colors << "\r\n";
+  }
+  const int W = 80, H = 50;
+  const std::string out = dir + "/sqrt64.png";
+  std::string message;
+  ASSERT_EQ(test::render_in_process({"--location", kfr, "--size", std::to_string(W) + "x" + std::to_string(H),
+                                     "--backend", "cpu", "--arith", "f64", "--quiet", "--out", out},
+                                    &message),
+            0)
+      << message;
+  EXPECT_EQ(message.find("not reproduced"), std::string::npos) << message;
+  const std::string png = slurp(out);
+  int w = 0, h = 0, comp = 0;
+  unsigned char* px = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
+                                            static_cast<int>(png.size()), &w, &h, &comp, 3);
+  ASSERT_NE(px, nullptr);
+  ASSERT_EQ(w, W);
+  mandel::View v;
+  app::apply_to_view(app::read_location_file(kfr), &v, false);
+  v.width = W;
+  v.height = H;
+  const mandel::Geometry g = mandel::geometry(v);
+  const long double R = 64;
+  int exterior = 0, exact = 0, boundary = 0, radius2_differs = 0, other = 0;
+  for (int j = 0; j < H; ++j)
+    for (int i = 0; i < W; ++i) {
+      const double cr = g.re_d + (2.0 * i + 1 - W) * g.half_step_d,
+                   ci = g.im_d - (2.0 * j + 1 - H) * g.half_step_d;
+      double x = cr, y = ci, px2 = 0, r2 = x * x + y * y;
+      uint64_t n = 1;
+      while (n < v.max_iter && r2 <= 4.0) {
+        px2 = r2;
+        const double t = std::fma(x, x, std::fma(-y, y, cr));  // as the f64 engine rounds
+        y = std::fma(x + x, y, ci);
+        x = t;
+        r2 = x * x + y * y;
+        ++n;
+      }
+      if (n >= v.max_iter) continue;
+      ++exterior;
+      long double lx = x, ly = y, lr2 = r2, prev = px2;
+      uint64_t m = n;
+      while (lr2 <= R * R) {
+        prev = lr2;
+        const long double t = lx * lx - ly * ly + cr;
+        ly = 2 * lx * ly + ci;
+        lx = t;
+        lr2 = lx * lx + ly * ly;
+        ++m;
+      }
+      const long double a = std::sqrt(lr2), b = std::sqrt(prev);
+      const double value = static_cast<double>(m + 1 - (a - R) / (a - b));
+      const double at = value / 0.25 + 7;
+      const int want = static_cast<int>(std::fmod(std::floor(at), 1024.0));
+      const double a2 = std::sqrt(r2), b2 = std::sqrt(px2);
+      const double value2 = static_cast<double>(n) + 1.0 - (a2 - 2.0) / (a2 - b2);
+      radius2_differs += static_cast<int>(std::fmod(std::floor(value2 / 0.25 + 7), 1024.0)) != want;
+      const unsigned char* p = px + 3 * (static_cast<std::size_t>(j) * W + i);
+      const int got = p[0] + 256 * (p[1] / 60);
+      const double frac = at - std::floor(at);
+      if (frac < 1e-3 || frac > 1 - 1e-3) {
+        ++boundary;
+        other += std::abs(got - want) % 1023 > 1;
+        continue;
+      }
+      exact += got == want;
+      if (got != want) ++other;
+    }
+  stbi_image_free(px);
+  std::printf(
+      "square-root smoothing at R = 64: %d exterior pixels, %d on KF's entry, %d at an entry boundary, %d on "
+      "another; the radius-2 value names another entry at %d\n",
+      exterior, exact, boundary, other, radius2_differs);
+  EXPECT_LT(other, exterior / 100);  // long orbits a wider format decided (as at radius 2)
+  EXPECT_GT(exterior, W * H / 4);
+  EXPECT_GT(radius2_differs, exterior / 2);  // the radius is honoured, not drawn at 2
+}
+
 }  // namespace

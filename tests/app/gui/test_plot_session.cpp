@@ -81,11 +81,12 @@ int count(const Png& p, int x0, int y0, int x1, int y1, Rgba c, int tol) {
   return n;
 }
 
-// A legend swatch of colour c inside f: a block 4 rows high (line series) or 10 x 10 (points, bars)
+// A legend swatch of colour c inside f or in the band of 50 rows above it (where the layout puts a
+// legend that would cover data inside): a block 4 rows high (line series) or 10 x 10 (points, bars)
 // filled with exactly that colour. Returns its left column (and *row its top row), or -1.
 int swatch(const Png& p, const Frame& f, Rgba c, bool line, int* row = nullptr) {
   const int w = line ? 24 : 9, h = line ? 4 : 9;
-  for (int y = f.y0 + 1; y + h < f.y1; ++y)
+  for (int y = std::max(0, f.y0 - 50); y + h < f.y1; ++y)
     for (int x = f.x0 + 1; x + w < f.x1; ++x) {
       bool all = true;
       for (int j = 0; j < h && all; ++j)
@@ -217,6 +218,9 @@ TEST_F(PlotSession, SummationAndDoUndoPlotsHaveLegends) {
   for (const Frame& f : fr) expect_tick_labels(png, f);
   for (int k = 0; k < 4; ++k) {
     EXPECT_GE(swatch(png, fr[0], palette(k), true), 0) << "do/undo swatch " << k;
+    // f64 (k = 1) gets x back exactly at every sample of this trial ("f64 500 of 500" exact zeros,
+    // not on the log axis): it has no line, only its legend entry.
+    if (k == 1) continue;
     EXPECT_GT(count(png, fr[0].x0, fr[0].y0, fr[0].x1, fr[0].y1, palette(k), 10), 100)
         << "do/undo line " << k;
   }
@@ -236,8 +240,10 @@ TEST_F(PlotSession, TmdPlotsTheHistogramTheCasesAndTheirDistances) {
   const Png png = screenshot("tmd.png", "tmd");
   std::vector<Frame> fr = frames(png);
   ASSERT_GE(fr.size(), 3u) << "NMDM, cases and distances";
-  std::sort(fr.begin(), fr.end(),
-            [](const Frame& a, const Frame& b) { return a.y0 != b.y0 ? a.y0 < b.y0 : a.x0 < b.x0; });
+  // The NMDM histogram on top, then the cases (left) and the distances (right) side by side (their
+  // tops differ where one legend sits in a band above its plot).
+  std::sort(fr.begin(), fr.end(), [](const Frame& a, const Frame& b) { return a.y0 < b.y0; });
+  std::sort(fr.begin() + 1, fr.end(), [](const Frame& a, const Frame& b) { return a.x0 < b.x0; });
   const Frame &nmdm = fr[0], &cases = fr[1], &dist = fr[2];
   for (const Frame& f : {nmdm, cases, dist}) expect_tick_labels(png, f);
   // Bars: columns of solid blue standing on the frame's bottom.
@@ -361,7 +367,8 @@ TEST_F(PlotSession, HenonPlaneShowsItsProgressOnTheView) {
   const Rgba fill{230, 179, 0, 255}, unfilled{29, 47, 73, 255};
   int y0 = -1, y1 = -1;
   for (int y = 40; y < 200; ++y) {  // the first band of such rows (the image's period 1 is below)
-    const bool bar = count(png, 400, y, png.w, y + 1, fill, 30) + count(png, 400, y, png.w, y + 1, unfilled, 12) >= 500;
+    const bool bar =
+        count(png, 400, y, png.w, y + 1, fill, 30) + count(png, 400, y, png.w, y + 1, unfilled, 12) >= 500;
     if (bar && y0 < 0) y0 = y;
     if (bar) y1 = y;
     if (!bar && y0 >= 0) break;
@@ -441,12 +448,11 @@ TEST_F(PlotSession, HenonBifurcationOverBAndItsHoverReadOut) {
 // The Hénon orbit plot's hover read-out: with the pointer over the plot (script `move`, plot-area
 // pixels), a tooltip of white text right below the pointer giving x and y, none there before.
 TEST_F(PlotSession, HenonOrbitPlotHasAHoverReadOut) {
-  ASSERT_EQ(session("henon-orbit",
-                    "tab henon\n" + idle_shot(120, "orbit.png") +
-                        "move 300 200\n"
-                        "wait 3\n"
-                        "screenshot $D/orbit-hover.png\n"
-                        "quit\n"),
+  ASSERT_EQ(session("henon-orbit", "tab henon\n" + idle_shot(120, "orbit.png") +
+                                       "move 300 200\n"
+                                       "wait 3\n"
+                                       "screenshot $D/orbit-hover.png\n"
+                                       "quit\n"),
             0)
       << log("henon-orbit");
   const Png before = screenshot("orbit.png", "henon-orbit");

@@ -102,6 +102,12 @@ TEST(Script, ParsesBrowse) {
   EXPECT_EQ(s[1].path, "palette");
 }
 
+TEST(Script, ParsesLayout) {
+  const auto s = ds::gui::parse_script("layout\n", "l.script");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].op, Op::kLayout);
+}
+
 // The message of the UsageError parse_script throws ("" if it does not throw).
 std::string error_of(const std::string& text) {
   try {
@@ -127,6 +133,7 @@ TEST(Script, MalformedLinesNameTheLine) {
       {"move 1 nan\n", "my.script:1: Y must be a number"},
       {"scroll 1 2 0\n", "my.script:1: STEPS must be non-zero"},
       {"scroll 1 2\n", "my.script:1: expected \"scroll X Y STEPS\""},
+      {"layout all\n", "my.script:1: expected \"layout\""},
       {"wait 0\n", "my.script:1: FRAMES must be a whole number"},
       {"wait 1.5\n", "my.script:1: FRAMES must be a whole number"},
       {"wait\n", "my.script:1: expected \"wait FRAMES\""},

@@ -171,7 +171,13 @@ TEST(Kfp, ReadsKfColourMethodKeys) {
   EXPECT_TRUE(r.flat);
   EXPECT_DOUBLE_EQ(r.phase_strength, 40);
   EXPECT_EQ(kf_not_reproduced(r).find("ColorMethod"), std::string::npos);  // 4 is reproduced
-  EXPECT_NE(kf_not_reproduced(r).find("square-root"), std::string::npos);
+  // Square-root smoothing at radius 64 is reproduced (the engines carry z on from 2 to R); below 2
+  // it is not, and says so.
+  EXPECT_TRUE(kf_not_reproduced(r).empty()) << kf_not_reproduced(r);
+  const KfPalette low = parse_kfp(
+      "Colors: 1,2,3,\nSmoothingMethod: 1\nBailoutRadiusPreset: 3\nBailoutRadiusCustom: 1.5\n", "low.kfr");
+  EXPECT_NE(kf_not_reproduced(low).find("square-root smoothing with escape radius 1.5"), std::string::npos)
+      << kf_not_reproduced(low);
   // Square-root smoothing at radius 2 (KF's SmoothMethod 1 and 2 for power 2) is reproduced: the
   // shader reads the engine's fraction.
   for (const char* text : {"Colors: 1,2,3,\nSmoothMethod: 1\n", "Colors: 1,2,3,\nSmoothMethod: 2\n",

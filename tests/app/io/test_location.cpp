@@ -235,12 +235,17 @@ TEST(Location, KfColouringWithAPaletteIsReproduced) {
   EXPECT_EQ(l.kf_colouring->color_method, 7);
   EXPECT_EQ(l.kf_colouring->differences, 3);
   // ColorMethod 4 (stretched) is reproduced (the kf shader); square-root smoothing at KF's radius
-  // 10000 is not, and said; at radius 2 (SmoothMethod 1) it is.
+  // 10000 and at radius 2 (SmoothMethod 1) is too; at a custom radius below 2 it is not, and said.
   const Location s = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nColorMethod: 4\r\n", "s.kfr");
   EXPECT_TRUE(s.warnings.empty()) << all(s.warnings);
   const Location q = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nSmoothingMethod: 1\r\n", "q.kfr");
-  ASSERT_EQ(q.warnings.size(), 1u) << all(q.warnings);
-  EXPECT_TRUE(names(q.warnings[0], {"q.kfr", "square-root smoothing"}));
+  EXPECT_TRUE(q.warnings.empty()) << all(q.warnings);
+  const Location low = parse_location(std::string(kKfHead) +
+                                          "Colors: 1,2,3,\r\nSmoothingMethod: 1\r\nBailoutRadiusPreset: 3\r\n"
+                                          "BailoutRadiusCustom: 1.5\r\n",
+                                      "low.kfr");
+  ASSERT_EQ(low.warnings.size(), 1u) << all(low.warnings);
+  EXPECT_TRUE(names(low.warnings[0], {"low.kfr", "square-root smoothing"}));
   const Location q2 = parse_location(std::string(kKfHead) + "Colors: 1,2,3,\r\nSmoothMethod: 1\r\n", "q2.kfr");
   EXPECT_TRUE(q2.warnings.empty()) << all(q2.warnings);
   // Written back, it stays square-root smoothing at radius 2 (KF would otherwise take its default,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -278,6 +279,83 @@ TEST(PlotLayout, FixedRangesAreSharedAndBadSeriesRefused) {
   EXPECT_TRUE(data_range(two_series().series, false, Scale::kLog10, &lo, &hi));
   EXPECT_EQ(lo, 1);  // the zeros have no place on a log axis
   EXPECT_EQ(hi, 3);
+}
+
+// Hard-to-round cases over x as the TMD tab plots them (points 6 pixels wide, and the k line), spread
+// over the whole plot by a fixed linear congruential generator (seed 12345), and with `hole` a
+// region at the top centre left empty. Every corner of the plot holds points, so the old rule (the
+// corner with the fewest points) put the legend over some of them.
+Figure cases_over_x(bool hole) {
+  Figure f;
+  f.title = "hard-to-round cases over x";
+  f.x.label = "x";
+  f.y.label = "-log2(distance to breakpoint / ulp)";
+  Series s{"case", {}, {}, palette(0), Style::kPoints, 6};
+  uint32_t state = 12345;
+  auto uniform = [&]() {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) / 16777216.0;
+  };
+  while (s.x.size() < 300) {
+    const double u = uniform(), v = uniform();
+    if (hole && u > 0.15 && u < 0.85 && v > 0.6) continue;
+    s.x.push_back(1 + 0.125 * u);
+    s.y.push_back(12 + 8 * v);
+  }
+  // The corners themselves.
+  for (double u : {0.0, 1.0})
+    for (double v : {0.0, 1.0}) s.x.push_back(1 + 0.125 * u), s.y.push_back(12 + 8 * v);
+  f.x.lo = 1, f.x.hi = 1.125;
+  f.series = {s, Series{"k = 12: distance 2^-k ulp", {1, 1.125}, {12, 12}, palette(1)}};
+  return f;
+}
+
+// No drawn point under the legend: no marker's square overlaps its box, and every marker shows in
+// the raster in its colour.
+void expect_no_point_under_legend(const Figure& f, const Layout& l, const Raster& r) {
+  const Rect b = l.legend_box;
+  ASSERT_GT(b.w(), 0);
+  int hidden = 0, missing = 0;
+  for (std::size_t i = 0; i < f.series[0].x.size(); ++i) {
+    Vec2 q;
+    ASSERT_TRUE(l.t.to_px(f.series[0].x[i], f.series[0].y[i], &q));
+    hidden += q.x + 3 > b.x0 && q.x - 3 < b.x1 && q.y + 3 > b.y0 && q.y - 3 < b.y1;
+    missing += !near(r, q, palette(0));
+  }
+  EXPECT_EQ(hidden, 0) << "points under the legend (" << b.x0 << ", " << b.y0 << ") - (" << b.x1 << ", "
+                       << b.y1 << ")";
+  EXPECT_EQ(missing, 0) << "points not drawn";
+  // The k line's swatch and name are drawn.
+  ASSERT_EQ(l.legend.size(), 2u);
+  const Rect s = l.legend[1].swatch;
+  EXPECT_EQ(count(r, static_cast<int>(s.x0), static_cast<int>(s.y0), static_cast<int>(s.x1),
+                  static_cast<int>(s.y1), palette(1)),
+            static_cast<int>(s.w() * s.h()));
+}
+
+// Points everywhere: no place inside is free, so the legend goes in a band above the plot, below
+// the title, and the plot keeps the figure's full width.
+TEST(PlotLegend, CoversNoPointWhereTheDataFillsThePlot) {
+  const Figure f = cases_over_x(false);
+  Layout l;
+  const Raster r = render(f, 640, 400, 2, &l);
+  expect_no_point_under_legend(f, l, r);
+  EXPECT_LE(l.legend_box.y1, l.t.plot.y0) << "not above the plot";
+  EXPECT_GT(l.t.plot.w(), 500);
+}
+
+// A free region at the top centre: the legend goes inside the plot, there.
+TEST(PlotLegend, GoesInsideWhereThePlotHasAFreePlace) {
+  const Figure f = cases_over_x(true);
+  Layout l;
+  const Raster r = render(f, 640, 400, 2, &l);
+  expect_no_point_under_legend(f, l, r);
+  const Rect p = l.t.plot, b = l.legend_box;
+  std::printf("plot (%g, %g) - (%g, %g), legend (%g, %g) - (%g, %g)\n", p.x0, p.y0, p.x1, p.y1, b.x0, b.y0,
+              b.x1, b.y1);
+  EXPECT_TRUE(p.contains({b.x0, b.y0}) && p.contains({b.x1 - 1, b.y1 - 1})) << "not inside the plot";
+  EXPECT_GT(b.x0, p.x0 + 0.2f * p.w()) << "not at the top centre";
+  EXPECT_LT(b.y1, p.y0 + 0.5f * p.h());
 }
 
 }  // namespace
