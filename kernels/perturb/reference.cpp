@@ -298,6 +298,17 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   const double pack_bytes = std::min(static_cast<double>(kPackFromPoints) * kReferenceBytesPerPoint,
                                      static_cast<double>(memory_budget) / 8);
   const uint64_t pack_from = static_cast<uint64_t>(pack_bytes / kReferenceBytesPerPoint);
+  // The arrays reserved up to the orbit's longest unpacked length: pages are touched once, as the
+  // points arrive, instead of again at every doubling (8 % of a certified 5e227 orbit's CPU time,
+  // docs/bench/reference.md). Untouched, the reservation costs address space only; done() gives
+  // back what a short orbit left unused.
+  {
+    const std::size_t r = static_cast<std::size_t>(std::min(max_iter + 1, pack_from));
+    ref->zr.reserve(r);
+    ref->zi.reserve(r);
+    ref->zr_lo.reserve(r);
+    ref->zi_lo.reserve(r);
+  }
   const auto drop_arrays = [&] {  // once packed, the encoder holds every point
     ref->zr = {};
     ref->zi = {};
@@ -360,6 +371,12 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     // rebases there (a wrap, or an escaped reference's end) and inherits it.
     ref->last_error = checks.err;
     if (enc) ref->packed = std::make_shared<const CompressedOrbit>(enc->finish());
+    if (!enc && ref->zr.capacity() > 2 * ref->zr.size()) {  // as much as doubling would have left
+      ref->zr.shrink_to_fit();
+      ref->zi.shrink_to_fit();
+      ref->zr_lo.shrink_to_fit();
+      ref->zi_lo.shrink_to_fit();
+    }
     return Pass::kDone;
   };
   auto last_save = std::chrono::steady_clock::now();
