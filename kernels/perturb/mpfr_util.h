@@ -49,6 +49,81 @@ inline FloatExp2 to_fe2_cut(const mpfr_t x) {
   return FloatExp2::normalise(sign * hi, sign * lo, mpfr_get_exp(x));
 }
 
+// to_fe(x) and tail_of(x, to_fe(x)) at once, read from the top limbs of x's significand: the same
+// two values bit for bit (the head rounded to nearest at 53 bits, ties to even; the exact remainder
+// rounded to nearest), with no MPFR call and no full-precision temporary (the reference orbit
+// rounds every point so: docs/bench/reference.md). The remainder is rounded from its next 128
+// bits, with a sticky bit from the limbs below, read only where a rounding needs it. False (f and
+// lo unset) where that window cannot decide: x zero or not finite, or a remainder whose leading bit
+// lies past the window's 74th (x within 2^-127 of a 53-bit value).
+inline bool to_fe_tail_from_limbs(const mpfr_t x, FloatExp* f, double* lo) {
+  static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
+  using U128 = unsigned __int128;
+  if (!mpfr_regular_p(x)) return false;
+  const mp_limb_t* d = x->_mpfr_d;
+  const size_t n = static_cast<size_t>((mpfr_get_prec(x) + 63) / 64);
+  const mp_limb_t top = d[n - 1], l1 = n >= 2 ? d[n - 2] : 0, l2 = n >= 3 ? d[n - 3] : 0;
+  // The significand 0.b1 b2 ... (b1 = 1): head = b1 .. b53, w = b54 .. b181 (b54 its top bit).
+  const uint64_t head = top >> 11;
+  const U128 w = (static_cast<U128>(top & 0x7FF) << 117) | (static_cast<U128>(l1) << 53) | (l2 >> 11);
+  const auto below = [&] {  // any bit past b181
+    if ((l2 & 0x7FF) != 0) return true;
+    for (size_t k = n >= 3 ? n - 3 : 0; k-- > 0;)
+      if (d[k] != 0) return true;
+    return false;
+  };
+  const U128 half = static_cast<U128>(1) << 127;
+  // The head rounded: up past the half, or at a tie to an even head.
+  const bool up = (w & half) != 0 && ((w & ~half) != 0 || (head & 1) != 0 || below());
+  // |significand - rounded head| in units of 2^-181: v plus a fraction in [0, 1) that is nonzero
+  // where sticky says so. Rounded down: w and the bits below. Rounded up: 2^128 - w - the bits
+  // below, that is ~w plus a fraction where there are bits below, else -w exactly.
+  U128 v;
+  int sticky;  // 1 or 0; -1: rounded down, below() not read yet
+  if (!up) {
+    v = w;
+    sticky = -1;
+  } else if (below()) {
+    v = ~w;
+    sticky = 1;
+  } else {
+    v = -w;
+    sticky = 0;
+  }
+  const uint64_t rounded = head + (up ? 1 : 0);
+  const bool carry = rounded == (uint64_t{1} << 53);  // rounded up to 1: to_fe's m = 1, e one up
+  const bool negative = mpfr_signbit(x) != 0;
+  if (v == 0) {
+    if (sticky == 1 || (sticky < 0 && below())) return false;
+    *lo = 0.0;  // x has 53 bits: MPFR's exact difference is +0
+  } else {
+    const uint64_t vh = static_cast<uint64_t>(v >> 64);
+    const int lz = vh != 0 ? __builtin_clzll(vh) : 64 + __builtin_clzll(static_cast<uint64_t>(v));
+    if (lz > 74) return false;  // fewer than 54 of the remainder's bits in w
+    const U128 s = v << lz;     // its leading bit at bit 127
+    uint64_t m = static_cast<uint64_t>(s >> 75);  // 53 bits
+    if (((s >> 74) & 1) != 0) {
+      const U128 rest = s & ((static_cast<U128>(1) << 74) - 1);
+      if (rest != 0 || sticky == 1 || (m & 1) != 0 || (sticky < 0 && below())) ++m;  // 2^53 stays exact
+    }
+    // The remainder is m 2^(-106 - lz) of the significand, and the tail in f's units twice that
+    // (once after a carry); its sign is x's, turned where the head was rounded up.
+    const double mag = static_cast<double>(m) * bits::pow2(-105 - lz - (carry ? 1 : 0));
+    *lo = negative != up ? -mag : mag;
+  }
+  const long ex = mpfr_get_exp(x);
+  f->m = (negative ? -1.0 : 1.0) * (carry ? 1.0 : static_cast<double>(rounded) * 0x1p-52);
+  f->e = static_cast<int32_t>(carry ? ex : ex - 1);
+  return true;
+}
+
+// to_fe and tail_of of x (tmp: scratch of x's precision), from the limbs where they decide.
+inline void to_fe_tail(const mpfr_t x, FloatExp* f, double* lo, mpfr_t tmp) {
+  if (to_fe_tail_from_limbs(x, f, lo)) return;
+  *f = to_fe(x);
+  *lo = tail_of(x, *f, tmp);
+}
+
 // out = the exact value of a floatexp2 (out's precision >= 107 bits holds it when the tail is
 // within 53 bits of the head, as canonical values are).
 inline void set_fe2(mpfr_t out, FloatExp2 x) {

@@ -40,12 +40,10 @@ OrbitPoint point_of(const mpz_t x, const mpz_t y, FixedFormat f) {
   Mpfr v(bits), tmp(bits);
   mpfr_set_z(v.v, x, MPFR_RNDN);  // exact at this precision
   mpfr_mul_2si(v.v, v.v, -f.fraction_bits, MPFR_RNDN);
-  p.re = mpfr_util::to_fe(v.v);
-  p.re_lo = mpfr_util::tail_of(v.v, p.re, tmp.v);
+  mpfr_util::to_fe_tail(v.v, &p.re, &p.re_lo, tmp.v);
   mpfr_set_z(v.v, y, MPFR_RNDN);
   mpfr_mul_2si(v.v, v.v, -f.fraction_bits, MPFR_RNDN);
-  p.im = mpfr_util::to_fe(v.v);
-  p.im_lo = mpfr_util::tail_of(v.v, p.im, tmp.v);
+  mpfr_util::to_fe_tail(v.v, &p.im, &p.im_lo, tmp.v);
   return p;
 }
 

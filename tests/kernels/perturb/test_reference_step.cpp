@@ -1,9 +1,12 @@
 // The reference orbit's step on several threads (kernels/perturb/reference_step.h): the same orbit,
-// bit for bit, as single-thread MPFR; and the automatic choice by precision.
+// bit for bit, as single-thread MPFR; every stored point MPFR's own rounding of it; and the automatic
+// choice by precision.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
+#include "kernels/perturb/mpfr_util.h"
 #include "kernels/perturb/perturb.h"
 #include "kernels/perturb/reference_step.h"
 #include "reference_compare.h"
@@ -34,6 +37,44 @@ TEST(ReferenceStep, ThreadedOrbitEqualsSingleThreadMpfrAtKf5e113) {
   }
   EXPECT_TRUE(one->escaped);
   EXPECT_GT(one->length(), 1000u);
+}
+
+// Every stored point is MPFR's own rounding of the MPFR orbit: the step computed again here in
+// MPFR (mpfr_util::orbit_step: the same operations and roundings) and each point rounded by MPFR's
+// calls (to_fe, then tail_of's exact remainder), not by the limb reading that the orbit uses.
+TEST(ReferenceStep, StoredPointsAreMpfrsRoundingsAtKf5e113) {
+  const std::string re =
+      "-1.47981577613247326072298452597877854692240725774045369689878510139864920741002293820250517329282011"
+      "227363313053159203914640783415609608168660705123082446357179491909705403381200";
+  const std::string im =
+      "-0.00063911193261361727152139632255671572957303918943984736047394936471220951961813321928573067036466"
+      "151147195436388486168819318341208023229522609015461543581599807510715681229605";
+  const auto ref = perturb::compute_reference(re, im, 450, 40000, FloatExp::make(1.0, -386), nullptr, nullptr,
+                                              false, 1);
+  ASSERT_TRUE(ref && ref->escaped);
+  Mpfr cr(ref->bits), ci(ref->bits), x(ref->bits), y(ref->bits), s1(ref->bits), s2(ref->bits), tmp(ref->bits);
+  mpfr_util::parse(cr.v, re);
+  mpfr_util::parse(ci.v, im);
+  mpfr_set_zero(x.v, 1);
+  mpfr_set_zero(y.v, 1);
+  const auto bits_of = [](double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return u;
+  };
+  const auto same = [&](FloatExp a, FloatExp b) { return bits_of(a.m) == bits_of(b.m) && a.e == b.e; };
+  uint64_t differ = 0;
+  for (uint64_t n = 1; n < ref->length(); ++n) {
+    mpfr_util::orbit_step(x.v, y.v, cr.v, ci.v, s1.v, s2.v);
+    const FloatExp fr = mpfr_util::to_fe(x.v), fi = mpfr_util::to_fe(y.v);
+    const double lr = mpfr_util::tail_of(x.v, fr, tmp.v), li = mpfr_util::tail_of(y.v, fi, tmp.v);
+    FloatExp pr, pi;
+    double plr, pli;
+    ref->point(n, &pr, &pi, &plr, &pli);
+    if (!same(fr, pr) || !same(fi, pi) || bits_of(lr) != bits_of(plr) || bits_of(li) != bits_of(pli)) ++differ;
+  }
+  EXPECT_EQ(differ, 0u) << "of " << ref->length() - 1 << " points";
+  EXPECT_GT(ref->length(), 20000u);
 }
 
 // Where the split is chosen: long mantissas (a point inside the main cardioid with digits to 40,000
