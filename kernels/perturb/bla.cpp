@@ -28,6 +28,40 @@ void point(const Reference& ref, uint64_t k, U* re, U* im) {
   }
 }
 
+// The suffix entries (bla.h) of a periodic or wrapped orbit, appended to `all`: at FractalShark's
+// view 14 a pixel goes round the 116,694 points about 1,500 times, and took the path's 10 level
+// steps and 2 plain steps each time; a suffix entry takes the path's steps from its point on in
+// one (the merges that the levels would make, in the same order, so the same radius rule holds).
+template <class T, class E, class Single, class Merge>
+void append_suffix(uint64_t len, int first_level, BlaTable<T>& t, std::vector<E>* all, const Single& single,
+                   const Merge& merge) {
+  const uint64_t K = len - 2;
+  first_level = std::max(first_level, kFirstBlaLevel);
+  // The path's steps: (k, level) for K's set bits, highest first. Levels below the table's first
+  // are merged from single steps here, as the table's first level is.
+  std::vector<E> steps;
+  uint64_t k = 0;
+  const auto tree = [&](auto& self, std::size_t idx, int l) -> E {
+    if (l == 0) return single(idx);
+    return merge(self(self, 2 * idx, l - 1), self(self, 2 * idx + 1, l - 1));
+  };
+  for (int b = 63; b >= 0; --b) {
+    if (!((K >> b) & 1)) continue;
+    const std::size_t idx = static_cast<std::size_t>(k >> b);
+    if (b >= first_level && b < t.levels)
+      steps.push_back((*all)[t.level_offset[b] + idx]);
+    else
+      steps.push_back(tree(tree, idx, b));
+    k += uint64_t{1} << b;
+  }
+  // Suffix i = step i, then suffix i + 1 (the last one is the path's last step).
+  std::vector<E> suffix(steps.size());
+  for (std::size_t i = steps.size(); i-- > 0;)
+    suffix[i] = i + 1 == steps.size() ? steps[i] : merge(steps[i], suffix[i + 1]);
+  all->insert(all->end(), suffix.begin(), suffix.end());
+  t.suffix = static_cast<int>(suffix.size());
+}
+
 }  // namespace
 
 template <class T>
@@ -63,6 +97,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
   };
   std::vector<BlaEntry<U>> all =
       build_bla_levels<BlaEntry<U>>(len, first_level, t.level_offset, &t.levels, single, merge);
+  if (ref.periodic || ref.ball_period != 0) append_suffix(len, first_level, t, &all, single, merge);
   // Each entry rounded to T on all cores.
   auto on_all_cores = [](std::size_t n, auto&& body) {
     parallel_for(n, 4096, [&](std::size_t a, std::size_t b) {

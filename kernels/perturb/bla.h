@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "arith/floatexp.h"
+#include "arith/hd.h"
 #include "arith/floatexp2.h"
 #include "dw_delta.h"
 
@@ -47,7 +48,27 @@ struct BlaTable {
   uint64_t level_offset[kMaxBlaLevels + 1] = {};  // level l: [level_offset[l], level_offset[l+1])
   int levels = 0;
   FloatExp dcmax{0.0};
+  // Suffix entries, after the levels (at level_offset[kMaxBlaLevels]), for a reference that pixels
+  // go round again and again (periodic, or cut at the ball's period): entry i steps from the i-th
+  // point of the canonical path to the reference's last point in one step (bla_suffix_index).
+  int suffix = 0;
 };
+
+// The canonical path of an orbit of K + 2 points (K = ref_len - 2): from k = m - 1 = 0, the steps
+// of the levels of K's set bits, highest first; its points are K's prefixes (K with the bits below
+// one of its set bits cleared). Suffix entry popcount(k) serves the point k (< K); -1 where k is
+// not on the path.
+DEEPSCOPE_HD int bla_suffix_index(uint64_t k, uint64_t K) {
+  if (k >= K) return -1;
+  if (k == 0) return 0;
+  const uint64_t low = k & (~k + 1);
+  if ((K & ~(low - 1)) != k) return -1;
+#if DEEPSCOPE_DEVICE_CODE
+  return __popcll(static_cast<unsigned long long>(k));
+#else
+  return __builtin_popcountll(k);
+#endif
+}
 
 struct Reference;
 // Builds the table for `ref` (T = double or FloatExp: eps 2^-53, from the 53-bit points; T = FloatExp2:

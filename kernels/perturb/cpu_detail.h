@@ -216,6 +216,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.bla = bla.entries.data();
   for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
   p.bla_levels = bla.levels;
+  p.bla_suffix = bla.suffix;
   p.off_re = from_fe<T>(mul_pow2(off_re, scale));
   p.off_im = from_fe<T>(mul_pow2(off_im, scale));
   p.half_step = from_fe<T>(mul_pow2(hs, scale));

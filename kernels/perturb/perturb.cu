@@ -244,7 +244,7 @@ void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& p
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr.p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi.p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
   // The tier's own BLA table (refine_flagged: 106-bit, eps 2^-106), when it has one.
-  const std::size_t bla_entries = hp.bla_levels > 1 ? hp.level_offset[kMaxBlaLevels] : 0;
+  const std::size_t bla_entries = hp.bla_levels > 1 ? hp.level_offset[kMaxBlaLevels] + hp.bla_suffix : 0;
   DeviceBuffer bla(bla_entries * sizeof(BlaEntry<T>));
   if (bla_entries)
     DEEPSCOPE_CUDA_CHECK(

@@ -148,6 +148,7 @@ struct PerturbParams {
   const BlaEntry<T>* bla;  // levels' entries, level l at bla + level_offset[l]
   uint64_t level_offset[kMaxBlaLevels + 1];
   int bla_levels;             // 0: no BLA
+  int bla_suffix;             // suffix entries after the levels, at bla + level_offset[kMaxBlaLevels] (bla.h)
   T off_re, off_im;           // view centre - reference centre
   T half_step;                // s/2
   double map[4];              // View::pixel_map (identity: square pixels)
@@ -483,14 +484,21 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     }
     if (m > 0 && p.bla_levels > 1 && exact_windows == 0) {
       const uint64_t k = m - 1;
-      int l = k == 0 ? p.bla_levels - 1 : ctz64(k);
-      if (l > p.bla_levels - 1) l = p.bla_levels - 1;
+      int top = k == 0 ? p.bla_levels - 1 : ctz64(k);
+      if (top > p.bla_levels - 1) top = p.bla_levels - 1;
+      // On the canonical path of a reference the pixels go round (bla.h), its suffix entry first:
+      // to the reference's end in one step.
+      const uint64_t kk = p.ref_len - 2;
+      const int si = p.bla_suffix > 0 ? bla_suffix_index(k, kk) : -1;
+      const bool with_suffix = si >= 0 && si < p.bla_suffix;
       const T mag = l1(dzr, dzi);
       bool stepped = false;
-      for (; l >= 1; --l) {
-        const uint64_t idx = p.level_offset[l] + (k >> l);
-        if (idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
-        const uint64_t len = uint64_t{1} << l;
+      for (int l = with_suffix ? top + 1 : top; l >= 1; --l) {
+        const bool suffix = with_suffix && l == top + 1;
+        const uint64_t idx = suffix ? p.level_offset[kMaxBlaLevels] + static_cast<uint64_t>(si)
+                                    : p.level_offset[l] + (k >> l);
+        if (!suffix && idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
+        const uint64_t len = suffix ? kk - k : uint64_t{1} << l;
         if (p.max_iter - n < len) continue;
         const BlaEntry<T>& e = p.bla[idx];
         if (!(mag < e.r)) continue;

@@ -188,8 +188,7 @@ void clear_reference_cache();
 
 // References at the nucleus (reference_nucleus.cpp; docs/perturbation.md): for a view of at least
 // kNucleusReferenceFromIter iterations, reference_for computes the centre's orbit with the ball
-// method riding along (view_ball: the disk holding the view, periods up to max_iter / 32 and
-// kNucleusReferenceMaxPeriod). Where the ball finds a period p, nucleus_reference takes that orbit
+// method riding along (view_ball: the disk holding the view, any period below max_iter). Where the ball finds a period p, nucleus_reference takes that orbit
 // (cut at Z_p) and tries Newton's nucleus of period p and its orbit, accepted only where that orbit
 // stops as periodic (the reference's own check: a nucleus within 2^-24 pixel spacing) and the
 // nucleus lies within kNucleusReferenceReach half-diagonals of the centre. Where no such nucleus is
@@ -201,7 +200,6 @@ void clear_reference_cache();
 // search costs no orbit of its own.
 constexpr uint64_t kNucleusReferenceFromIter = uint64_t{1} << 20;
 constexpr uint64_t kNucleusNewtonMaxPeriod = uint64_t{1} << 16;
-constexpr uint64_t kNucleusReferenceMaxPeriod = uint64_t{1} << 22;
 constexpr double kNucleusReferenceReach = 4.0;
 BallStop view_ball(const Geometry& g, const View& v);
 std::shared_ptr<const Reference> nucleus_reference(const Geometry& g, const View& v,

@@ -22,13 +22,14 @@ std::string fmt_g(double x) {
 }  // namespace
 
 BallStop view_ball(const Geometry& g, const View& v) {
-  // The disk that holds the whole view (its half-diagonal); periods up to 1/32 of the iterations,
-  // so that Newton's orbits and the periodic reference together cost a fraction of the centre's
-  // full orbit where a period is found.
+  // The disk that holds the whole view (its half-diagonal); any period below the limit: the ball
+  // rides on the centre's orbit (no orbit of its own), and an orbit cut at a period, wrapped or at
+  // a nucleus, costs less than the full one (FractalShark's view 10 wraps at 16,125,357, beyond
+  // the 2^22 that capped the separate search this replaced).
   const double half_diag = 0.5 * std::hypot(static_cast<double>(v.width), static_cast<double>(v.height));
   BallStop b;
   b.radius = pixel_step(g) * half_diag;
-  b.max_period = std::min<uint64_t>(v.max_iter / 32, kNucleusReferenceMaxPeriod);
+  b.max_period = v.max_iter > 1 ? v.max_iter - 1 : 0;
   return b;
 }
 

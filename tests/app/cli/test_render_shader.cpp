@@ -159,7 +159,9 @@ TEST(RenderShader, WithoutOpenGLThePaletteFallsBackAndSaysSo) {
       worse += std::abs(a[k] - b[k]) > 1;
     }
     std::printf("%s: %d channel values differ, %d by more than 1\n", linear ? "linear" : "log", differ, worse);
-    if (linear) EXPECT_EQ(differ, 0);
+    if (linear) {
+      EXPECT_EQ(differ, 0);
+    }
     EXPECT_EQ(worse, 0);
     EXPECT_LE(differ, w1 * h1 * 3 / 100);
     stbi_image_free(a);

@@ -100,14 +100,18 @@ TEST(TmdTableSession, EveryColumnIsReadableAt1280x800) {
     // As wide as its widest entry: no text cut inside its cell.
     EXPECT_GE(k.work1 - k.work0 + 0.5, k.text);
     EXPECT_GE(k.given + 0.5, k.text);
-    if (c > 0) EXPECT_NEAR(k.x0, t.columns[c - 1].x1, 2.0) << "columns overlap or leave a gap";
+    if (c > 0) {
+      EXPECT_NEAR(k.x0, t.columns[c - 1].x1, 2.0) << "columns overlap or leave a gap";
+    }
   }
   // Every column in view, or within reach of the sideways scroll (the frozen first one in view).
   const double overflow = t.columns.back().x1 - t.x1;
   std::printf("columns end at %.0f: %.0f px past the visible part\n", t.columns.back().x1, overflow);
   EXPECT_GE(t.columns[0].x0, t.x0 - 1);
   EXPECT_LE(t.columns[0].x1, t.x1);
-  if (overflow > 1) EXPECT_GE(t.scroll_max + 1, overflow) << "columns beyond the reach of the scrollbar";
+  if (overflow > 1) {
+    EXPECT_GE(t.scroll_max + 1, overflow) << "columns beyond the reach of the scrollbar";
+  }
   // At 1280x800 all six fit: no sideways scrolling needed to read f(x).
   EXPECT_LE(overflow, 0.5);
   EXPECT_EQ(t.scroll_max, 0);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arith/error.h"
+#include "kernels/perturb/cpu_detail.h"
 #include "kernels/perturb/finder.h"
 #include "kernels/perturb/oracle.h"
 #include "kernels/perturb/perturb.h"
@@ -109,6 +110,51 @@ TEST(ReferenceNucleus, WrappedCentreOrbitGivesTheFullOrbitsCounts) {
   EXPECT_LE(wrap.perturb.glitch_pixels, centre.perturb.glitch_pixels)
       << wrap.perturb.glitch_pixels << " flagged with the wrap, " << centre.perturb.glitch_pixels << " without";
   expect_oracle_counts(v, wrap.counts, 3, 5);
+}
+
+// A reference the pixels go round (here the centre's orbit cut at the ball's period 135) has
+// suffix entries (bla.h): from each point of the canonical path to its end in one BLA step. Each
+// pixel takes them at every wrap (the path's last step of 2, below the table's first level, was two
+// plain steps: now part of the skip), with the counts of the table without them.
+TEST(ReferenceNucleus, SuffixEntriesTakeAWrappedPixelRoundInOneStep) {
+  const View v = ds::test::make_view(shifted(kNucleusRe, 4.0e-50), shifted(kNucleusIm, -3.0e-50), "4e50",
+                                     uint64_t{1} << 21, 8, 8);
+  perturb::clear_reference_cache();
+  const Geometry g = geometry(v);
+  bool reused = false;
+  const auto ref = perturb::reference_for(g, v, nullptr, nullptr, &reused);
+  ASSERT_TRUE(ref);
+  ASSERT_NE(ref->ball_period, 0u);
+  const FloatExp dcmax = perturb::cpu_detail::view_dcmax(v, g, *ref);
+  const auto prep = perturb::cpu_detail::prepared<FloatExp>(ref, dcmax, true);
+  const uint64_t kk = ref->length() - 2;
+  EXPECT_EQ(prep->bla.suffix, __builtin_popcountll(kk));
+  ASSERT_EQ(prep->bla.entries.size(), prep->bla.level_offset[perturb::kMaxBlaLevels] + prep->bla.suffix);
+  // The path's points and only they have a suffix entry.
+  int on_path = 0;
+  for (uint64_t k = 0; k < kk; ++k) on_path += perturb::bla_suffix_index(k, kk) >= 0;
+  EXPECT_EQ(on_path, prep->bla.suffix);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  FloatExp off_re, off_im;
+  perturb::centre_offset(*ref, g, &off_re, &off_im);
+  perturb::PerturbParams<FloatExp> with = perturb::cpu_detail::params_for(
+      v, g, o, *ref, prep->zr.data(), prep->zi.data(), prep->bla, off_re, off_im,
+      FloatExp::from_string(g.half_step), false);
+  perturb::PerturbParams<FloatExp> without = with;
+  without.bla_suffix = 0;
+  int escaped = 0;
+  for (int j = 0; j < v.height; ++j)
+    for (int i = 0; i < v.width; ++i) {
+      const perturb::PerturbPixel a = perturb::perturb_pixel(with, i, j);
+      const perturb::PerturbPixel b = perturb::perturb_pixel(without, i, j);
+      EXPECT_EQ(a.count, b.count) << i << "," << j;
+      if (a.count == 0 || a.count == v.max_iter || a.rebases < 2) continue;
+      ++escaped;
+      EXPECT_GT(a.skipped, b.skipped) << i << "," << j << ": " << a.rebases << " wraps";
+    }
+  EXPECT_GE(escaped, 10);
 }
 
 // Pixels that a wrapped orbit leaves undecided get secondary references cut at the same period
