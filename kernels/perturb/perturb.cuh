@@ -80,6 +80,20 @@ DEEPSCOPE_HD DwDelta modulus(DwDelta x, DwDelta y) { return DwDelta(safe_hypot(t
 DEEPSCOPE_HD double quad(double a, double b) { return safe_hypot(a, b); }
 DEEPSCOPE_HD FloatExp quad(FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); }
 DEEPSCOPE_HD FloatExp2 quad(FloatExp2 a, FloatExp2 b) { return sqrt(sqr(a) + sqr(b)); }
+// The escape test's flag condition 16 e >= d, e = quad(a, b) * down (unscaled) for a, b >= 0, is
+// false for certain where 256 (a^2 + b^2) (1 + 1e-13) + 256e-300 < (d / down)^2 in binary64, with
+// inv_down = 1 / down (a power of two) and d > 1e-290. Why: hyp = quad(a, b) (either branch of
+// safe_hypot) has hyp^2 <= (a^2 + b^2)(1 + 10u) plus at most 1e-322 lost to underflow in the
+// squares, u = 2^-53; e <= hyp down (1 + u) unless e is subnormal, and then 16 e < 2^-1017 < d;
+// the left side's own roundings and that of (d / down)^2 take less than 5u of the 1e-13 margin (an
+// overflow to infinity on the right holds as well, on the left fails the test). So this never
+// changes a decision; it skips the square root wherever |z|^2 is not within a few estimates of 4
+// (every step but the last few of an escaping pixel).
+DEEPSCOPE_HD bool clearly_below_threshold(double a, double b, double d, double inv_down) {
+  const double s = a * a + b * b;
+  const double big_d = d * inv_down;
+  return d > 1e-290 && (s * (1.0 + 1e-13) + 1e-300) * 256.0 < big_d * big_d;
+}
 // A bound on |x + iy| >= its true value (the L1 norm): no squares, so no underflow in double.
 template <class T>
 DEEPSCOPE_HD T l1(T x, T y) {
@@ -325,6 +339,9 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   // count that changes within that shift is not decided by this reference, whatever the deltas'
   // precision, so it joins the estimate from the start (a bound, added, not in quadrature).
   E err = aux(l1(dcr, dci)) * kRoundoff + aux(p.c_shift);
+  // 1 / p.down for scaled binary64 (a power of two, exact), else 1 (unscaled is the identity).
+  double inv_down = 1.0;
+  if constexpr (sizeof(T) == sizeof(double)) inv_down = 1.0 / p.down;
   uint32_t polls = 0;
   for (;;) {
     if (p.stop.poll(polls)) return out;  // cancelled: count 0, discarded by the caller
@@ -348,10 +365,13 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
     // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
     // threshold (4 sigma of the estimate).
     if (p.error_bound) {
-      const double e =
-          unscaled(p, quad(as_double(err), kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m])))));
-      if (16.0 * e >= (r2 > 4.0 ? r2 - 4.0 : 4.0 - r2)) {
-        return out;
+      const double a = as_double(err), b = kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m])));
+      const double d = r2 > 4.0 ? r2 - 4.0 : 4.0 - r2;
+      // The same decision without the square root where it is clear (clearly_below_threshold);
+      // the rest exactly as stated.
+      if (!clearly_below_threshold(a, b, d, inv_down)) {
+        const double e = unscaled(p, quad(a, b));
+        if (16.0 * e >= d) return out;
       }
     }
     if (r2 > 4.0) {
