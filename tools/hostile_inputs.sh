@@ -20,6 +20,7 @@ head -c 4096 /dev/urandom > in/bin.loc; head -c 4096 /dev/urandom > in/bin.png
 python3 -c "print('re = ' + '1'*5000000); print('im = 0'); print('zoom = 1')" > in/longline.loc
 printf 'deepscope-henon-scan v2 x\nchunk 0 2\nabend 0\n' > in/ok.chunks
 echo x > in/file
+printf 're = 1\x1b[31mRED\x07\nim = 0\nzoom = 1\n' > in/esc.loc
 SEA=$REPO/assets/locations/seahorse.loc
 # c NAME ARGS...: outputs go to o/ (o/d is a folder made beforehand); blocker: o/BLOCKER is made a
 # folder first (cb NAME BLOCKER ARGS...).
@@ -34,7 +35,7 @@ run_case() {
         grep -a -v -E '^(float|double|fixed|composite|ff|mixed) ' | head -1 | cut -c1-110 | tr '\t|' '  ')
   grep -a -q '^deepscope: ' err.txt && msg=$(grep -a -m1 '^deepscope: ' err.txt | cut -c1-110 | tr '\t|' '  ')
   [ -z "$msg" ] && msg="(stdout) $(head -1 out.txt | cut -c1-100 | tr '\t|' '  ')"
-  printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "${left}${left2:+ d/:$left2}" "$msg"
+  printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "${left}${left2:+ d/:$left2}" "$(printf '%s' "$msg" | cat -v)"
 }
 c() { local n="$1"; shift; run_case "$n" "" "$@"; }
 cb() { local n="$1" b="$2"; shift 2; run_case "$n" "$b" "$@"; }
@@ -170,6 +171,7 @@ c "--shader FIFO" $R --shader in/fifo --out o/x.png
 c "--reference-cache missing dir" $R --reference-cache in/none --out o/x.png
 c "--reference-cache a FIFO" $R --reference-cache in/fifo --out o/x.png
 c "render --out /dev/null" $R --out /dev/null
+c "render --out in a regular file (file/x.png)" $R --out in/file/x.png
 c "render --out empty string" $R --out ""
 c "render --out ends in /" $R --out o/x/
 c "render no --out" $R
@@ -179,6 +181,8 @@ c "render --size 8x8x8" render --size 8x8x8 --backend cpu --quiet --out o/x.png
 c "render --iter empty" render --size 8x8 --iter "" --backend cpu --quiet --out o/x.png
 c "render --re without --im" $R --re 0.1 --out o/x.png
 c "render --location and --re" $R --location $SEA --re 0 --out o/x.png
+c "location value with an ESC sequence" $R --location in/esc.loc --out o/x.png
+c "option name with an ESC sequence" $R $'--\x1b[2Jfoo' 1 --out o/x.png
 c "render unknown option" $R --frobnicate 3 --out o/x.png
 c "render --iter=100 --iter 100" render --size 8x8 --iter=100 --iter 100 --backend cpu --quiet --out o/x.png
 c "render --tile-rows -1" $R --tile-rows -1 --out o/x.png

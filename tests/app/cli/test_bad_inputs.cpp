@@ -280,4 +280,34 @@ TEST(BadInputs, AFolderThatIsNoFolderIsNamed) {
   expect_refused(with(r, {"--out", dir + "/file/x.png"}), {dir + "/file", "is not a directory"}, out);
 }
 
+// What the user gave is quoted in messages; its control bytes used to reach the terminal raw (an
+// ESC sequence in a location's value, an option's name, or a garbage chunk file's first line).
+// They are written as \xNN now; UTF-8 text passes.
+TEST(BadInputs, MessagesSendNoRawControlBytes) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  std::ofstream(dir + "/esc.loc") << "re = 1\x1b[31mRED\x07\nim = 0\nzoom = 1\n";
+  const std::string garbage = dir + "/garbage.chunks";
+  const char bytes[] = "\x89\x01\xff\x9b" "2J\xc2\x9b" "2J junk \xc3\xa9\nmore";
+  std::ofstream(garbage, std::ios::binary) << std::string(bytes, sizeof bytes - 1);
+  const ArgList r = {"render", "--size", "8x8", "--iter", "50", "--backend", "cpu", "--quiet",
+                     "--out", out + "/x.png"};
+  auto raw_control = [](const std::string& s) {
+    for (unsigned char c : s)
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+    return s.find("\xc2\x9b") != std::string::npos || s.find("\x9b") != std::string::npos ||
+           s.find("\xff") != std::string::npos;
+  };
+  std::string err;
+  EXPECT_EQ(run(with(r, {"--location", dir + "/esc.loc"}), &err), 2);
+  EXPECT_FALSE(raw_control(err)) << err;
+  EXPECT_NE(err.find("1\\x1b[31mRED\\x07"), std::string::npos) << err;
+  EXPECT_EQ(run(with(r, {"--\x1b[2Jfoo", "1"}), &err), 2);
+  EXPECT_FALSE(raw_control(err)) << err;
+  EXPECT_NE(err.find("--\\x1b[2Jfoo"), std::string::npos) << err;
+  EXPECT_EQ(run(with(kScan, {"--csv", out + "/s.csv", "--chunk-file", garbage}), &err), 2);
+  EXPECT_FALSE(raw_control(err)) << err;
+  EXPECT_NE(err.find("\\x89\\x01\\xff\\x9b2J\\xc2\\x9b2J junk \xc3\xa9"), std::string::npos) << err;
+  EXPECT_EQ(entries(out), 0);
+}
+
 }  // namespace
