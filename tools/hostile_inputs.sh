@@ -21,6 +21,15 @@ python3 -c "print('re = ' + '1'*5000000); print('im = 0'); print('zoom = 1')" > 
 printf 'deepscope-henon-scan v2 x\nchunk 0 2\nabend 0\n' > in/ok.chunks
 echo x > in/file
 printf 're = 1\x1b[31mRED\x07\nim = 0\nzoom = 1\n' > in/esc.loc
+printf 'Re: nan\r\nIm: 0\r\nZoom: 1\r\nIterations: 100\r\n' > in/a.kfr
+printf 'Re: 0\r\nIm: 0\r\nZoom: 1e99999999999\r\nIterations: -5\r\n' > in/b.kfr
+printf 'Re: 0\r\nIm: 0\r\nZoom: 1\r\nIterations: 100\r\nColors: nan,nan,nan,\r\nIterDiv: nan\r\n' > in/c.kfr
+printf 'Colors: 1,2,3,\r\nIterDiv: inf\r\n' > in/d.kfp; printf 'Colors: 999999,2,3,\r\n' > in/e.kfp
+python3 -c "print('Colors: ' + '1,2,3,'*3000000)" > in/f.kfp
+printf 're = 0\nim = 0\nzoom = 1\nwidth = 0\n' > in/w.loc
+printf 're = 0\nim = 0\nzoom = 1\nheight = 99999999999\n' > in/h.loc
+printf 're = 0\nim = 0\nzoom = 1\npalette = /dev/zero\n' > in/p.loc
+printf 're = 0\nim = 0\nzoom = 1\nformula = \x1b[2J\n' > in/fm.loc
 SEA=$REPO/assets/locations/seahorse.loc
 # c NAME ARGS...: outputs go to o/ (o/d is a folder made beforehand); blocker: o/BLOCKER is made a
 # folder first (cb NAME BLOCKER ARGS...).
@@ -65,6 +74,17 @@ c "location re = nan" $R --location in/nan.loc --out o/x.png
 c "location zoom = -5" $R --location in/negzoom.loc --out o/x.png
 c "location iterations 1e23" $R --location in/hugeiter.loc --out o/x.png
 c "empty .kfp palette" $R --palette in/empty.kfp --out o/x.png
+c ".kfr Re: nan" $R --location in/a.kfr --out o/x.png
+c ".kfr Zoom: 1e99999999999" $R --location in/b.kfr --out o/x.png
+c ".kfr Colors: nan" $R --location in/c.kfr --out o/x.png
+c ".kfp IterDiv: inf" $R --palette in/d.kfp --out o/x.png
+c ".kfp colour 999999" $R --palette in/e.kfp --out o/x.png
+c ".kfp of 18 MB" $R --palette in/f.kfp --out o/x.png
+c "location width = 0" $R --location in/w.loc --out o/x.png
+c "location height = 99999999999" $R --location in/h.loc --out o/x.png
+c "location palette = /dev/zero" $R --location in/p.loc --out o/x.png
+c "location formula with an ESC sequence" $R --location in/fm.loc --out o/x.png
+c "render --size 1048576x1048576 (19 TiB)" render --size 1048576x1048576 --iter 10 --backend cpu --quiet --out o/x.png
 c "render --size -8x8" render --size -8x8 --backend cpu --quiet --out o/x.png
 c "render --size 0x8" render --size 0x8 --backend cpu --quiet --out o/x.png
 c "render --size 100000000x100000000" render --size 100000000x100000000 --backend cpu --quiet --out o/x.png
