@@ -5,12 +5,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/input_file.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
@@ -102,7 +106,13 @@ int drift_doundo(const ArgList& argv) {
     run.trials.push_back(static_cast<int>(v));
   }
   const std::string dir = args.require("out-dir");
-  check_writable(dir + "/doundo.csv");
+  // Every file the run may write, checked before it starts: the CSV and two plots a trial (a
+  // directory at doundo_trial1_divmul.png used to be found only after the runs, the CSV written).
+  std::vector<std::string> outputs = {dir + "/doundo.csv"};
+  for (int trial : run.trials)
+    for (const char* order : {"_divmul.png", "_muldiv.png"})
+      outputs.push_back(dir + "/doundo_trial" + std::to_string(trial) + order);
+  check_outputs(outputs);
   install_cancel_handler();
   run.cancel = &cancel_flag();
   const bool quiet = args.flag("quiet");
@@ -175,23 +185,25 @@ int drift_md(const ArgList& argv) {
     return 0;
   });
   const std::string prefix = args.require("out");
-  check_writable(prefix + ".csv");
+  // PREFIX names files (PREFIX.csv, PREFIX_pe.png, ...): one ending in '/' would write hidden files
+  // (".csv") into that folder.
+  if (prefix.empty() || prefix.back() == '/')
+    throw cli::UsageError("--out PREFIX \"" + prefix +
+                          "\" must end in a file name (PREFIX.csv, PREFIX_drift.csv, ... are written), not '/'");
+  // Every output and the resume file, checked before any run: a directory at PREFIX_pe.png used to
+  // be found after the runs, the other four files written; a FIFO at PREFIX.resume hung the read.
+  const std::string resume_path = prefix + ".resume";
+  check_outputs({prefix + ".csv", prefix + "_drift.csv", prefix + ".json", prefix + "_drift.png",
+                 prefix + "_pe.png", resume_path});
   const bool quiet = args.flag("quiet");
   install_cancel_handler();
   p.cancel = &cancel_flag();
   // Finished precisions are kept in PREFIX.resume as they complete; a rerun with the same
   // parameters loads them instead of running them again.
-  const std::string resume_path = prefix + ".resume";
   const std::string fingerprint = md_fingerprint(p);
   std::vector<MdRun> stored;
-  {
-    std::ifstream in(resume_path, std::ios::binary);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      stored = md_runs_load(ss.str(), fingerprint);
-    }
-  }
+  if (access(resume_path.c_str(), F_OK) == 0)
+    stored = md_runs_load(read_input_file(resume_path, "resume file", kNoInputLimit), fingerprint);
   std::vector<MdRun> runs, finished = stored;
   bool stop = false;
   const std::size_t total = precs.size() * seeds.size();

@@ -222,7 +222,8 @@ int tmd_exhaustive(const ArgList& argv) {
         ": raise --k, narrow --range (arguments near 0 make most results hard to round in directed "
         "modes) or raise --max-cases");
   if (estimate_only) return 0;
-  if (writer) check_outputs({p.chunk_file, sharded ? "" : out, sharded ? "" : json});
+  // The --out the user gave first, so that a missing folder is named by it, not by OUT.chunks.
+  if (writer) check_outputs({sharded ? "" : out, sharded ? "" : json, p.chunk_file});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;
@@ -330,7 +331,8 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
                           " cases expected, more than --max-cases " + std::to_string(max_cases) +
                           ": raise --k, narrow --range or raise --max-cases");
   p.backend = be;
-  if (writer) check_outputs({p.chunk_file, sharded ? "" : out, sharded ? "" : json});
+  // The --out the user gave first, so that a missing folder is named by it, not by OUT.chunks.
+  if (writer) check_outputs({sharded ? "" : out, sharded ? "" : json, p.chunk_file});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   if (!quiet && writer) p.progress = stderr_progress();

@@ -3,6 +3,7 @@
 // to get exactly the exit code the program returns.
 #include <cstring>
 #include <iostream>
+#include <string>
 
 #include "arith/error.h"
 #include "cli.h"
@@ -11,6 +12,44 @@
 #include "version.h"
 
 namespace ds::app {
+
+namespace {
+
+// A message as it may go to a terminal: it quotes what the user gave (a garbage chunk file's first
+// line, a location's malformed value, an unknown option), whose control bytes (ESC sequences,
+// BEL) and bytes that are not UTF-8 are written as \xNN instead of being sent raw. Valid UTF-8
+// ("Hénon") and newlines stay.
+std::string printable(const std::string& s) {
+  std::string out;
+  auto esc = [&](unsigned char c) {
+    static const char hex[] = "0123456789abcdef";
+    out += "\\x";
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A whole UTF-8 sequence of 2 to 4 bytes passes, except the C1 controls U+0080..U+009F.
+    const int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size() && !(c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0);
+    for (int k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok) {
+      out.append(s, i, n);
+      i += n;
+    } else {
+      esc(c);
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 int run(const ArgList& args) {
   std::string sub, second;  // the subcommand and its first word, for a usage error's usage
@@ -49,16 +88,16 @@ int run(const ArgList& args) {
   } catch (const cli::UsageError& e) {
     // The subcommand's own usage where it has one, else the whole program's.
     const std::string u = sub.empty() ? std::string() : usage_for(sub, second);
-    std::cerr << "deepscope: " << e.what() << "\n\n" << (u.empty() ? std::string(usage_text()) : u);
+    std::cerr << "deepscope: " << printable(e.what()) << "\n\n" << (u.empty() ? std::string(usage_text()) : u);
     return 2;
   } catch (const ds::ArithError& e) {
-    std::cerr << "deepscope: " << e.what() << "\n";
+    std::cerr << "deepscope: " << printable(e.what()) << "\n";
     return 2;
   } catch (const ds::IoError& e) {
-    std::cerr << "deepscope: " << e.what() << "\n";
+    std::cerr << "deepscope: " << printable(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "deepscope: error: " << e.what() << "\n";
+    std::cerr << "deepscope: error: " << printable(e.what()) << "\n";
     return 1;
   }
 }

@@ -21,8 +21,14 @@ static std::string dir_of(const std::string& path) {
 void check_writable(const std::string& path) {
   if (path.empty()) throw IoError("empty output path");
   std::string dir = dir_of(path);
-  if (access(dir.c_str(), W_OK | X_OK) != 0)
-    throw IoError("cannot write \"" + path + "\": directory \"" + dir + "\": " + std::strerror(errno));
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    const int e = errno;
+    // A FIFO or file where the folder should be: EACCES ("Permission denied") would mislead.
+    struct stat d {};
+    if (::stat(dir.c_str(), &d) == 0 && !S_ISDIR(d.st_mode))
+      throw IoError("cannot write \"" + path + "\": \"" + dir + "\" is not a directory");
+    throw IoError("cannot write \"" + path + "\": directory \"" + dir + "\": " + std::strerror(e));
+  }
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     // rename(2) cannot put a file where a directory is, and must never replace a device or FIFO.

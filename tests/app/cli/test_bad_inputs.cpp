@@ -4,13 +4,16 @@
 // or repeated options; NaN where a number is needed; directories and unwritable places as outputs,
 // refused before any work.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <initializer_list>
 #include <string>
+#include <thread>
 
 #include "app/cli/commands.h"
 #include "kernels/core/input_file.h"
@@ -194,6 +197,117 @@ TEST(BadInputs, NanAndInfinityAreNamed) {
   expect_refused(with(kScan, {"--tol", "nan", "--csv", out + "/s.csv"}), {"--tol"}, out);
   expect_refused({"henon", "plane", "--centre-a", "inf", "--size", "8x8", "--out", out + "/p.png"},
                  {"--centre-a"}, out);
+}
+
+// `drift md --out PREFIX` writes five files and a resume file named from PREFIX; only PREFIX.csv
+// was checked. A directory at PREFIX_pe.png was found after the runs, the other four files written
+// (exit 2, half the outputs left); a FIFO at PREFIX.resume hung the resume read; a PREFIX ending in
+// '/' wrote hidden files (".csv", "_pe.png") into that folder and exited 0. `drift doundo` checked
+// its CSV but not its plots.
+TEST(BadInputs, DriftOutputsAreAllCheckedBeforeAnyRun) {
+  const ArgList md = {"drift", "md", "--atoms", "500", "--steps", "10", "--backend", "cpu", "--quiet"};
+  // Runs `args` in the folder `out`, which holds only `blocker`: exit 2, the message, nothing new.
+  auto blocked = [&](const ArgList& args, const std::string& out, const std::string& blocker,
+                     std::initializer_list<std::string> says) {
+    std::string err;
+    EXPECT_EQ(run(args, &err), 2) << blocker << "\n" << err;
+    for (const std::string& s : says)
+      EXPECT_NE(err.find(s), std::string::npos) << "lacks \"" << s << "\"\n" << err;
+    EXPECT_EQ(entries(out), 1) << "something beside " << blocker << " was written";
+  };
+  {
+    const std::string out = make_tmpdir("bad-out"), pe = out + "/md_pe.png";
+    ASSERT_EQ(mkdir(pe.c_str(), 0700), 0);
+    blocked(with(md, {"--out", out + "/md"}), out, pe, {pe, "is a directory"});
+  }
+  {
+    // Before the fix the run blocked opening the FIFO, so a writer opens and closes it to let the
+    // reader through (end of file) instead of hanging the test.
+    const std::string out = make_tmpdir("bad-out"), fifo = out + "/md.resume";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    std::atomic<bool> done{false}, reader{false};
+    std::thread unblock([&] {
+      while (!done) {
+        const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // succeeds only with a reader
+        if (fd >= 0) {
+          reader = true;
+          close(fd);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+    blocked(with(md, {"--out", out + "/md"}), out, fifo, {fifo, "not a regular file"});
+    done = true;
+    unblock.join();
+    EXPECT_FALSE(reader) << "the run opened the FIFO " << fifo << " to read it (and waited for a writer)";
+  }
+  {
+    const std::string out = make_tmpdir("bad-out"), d = out + "/d";
+    ASSERT_EQ(mkdir(d.c_str(), 0700), 0);
+    blocked(with(md, {"--out", d + "/"}), out, d, {"--out", "not '/'"});
+    EXPECT_EQ(entries(d), 0);
+  }
+  {
+    const std::string out = make_tmpdir("bad-out"), plot = out + "/doundo_trial2_muldiv.png";
+    ASSERT_EQ(mkdir(plot.c_str(), 0700), 0);
+    blocked({"drift", "doundo", "--iterations", "1000", "--every", "100", "--trials", "2", "--backend", "cpu",
+             "--quiet", "--out-dir", out},
+            out, plot, {plot, "is a directory"});
+  }
+}
+
+// A missing folder is named by the output the user gave: `tmd lefevre --out DIR/no/c.csv` named
+// "DIR/no/c.csv.chunks", a file the user never named.
+TEST(BadInputs, AMissingFolderIsNamedByTheOutputGiven) {
+  const std::string out = make_tmpdir("bad-out");
+  expect_refused({"tmd", "lefevre", "--func", "exp", "--k", "16", "--backend", "cpu", "--quiet", "--x-lo", "1",
+                  "--x-hi", "2", "--out", out + "/no/c.csv"},
+                 {"\"" + out + "/no/c.csv\""}, out);
+  expect_refused({"tmd", "exhaustive", "--func", "exp2", "--k", "24", "--range", "0xbcf30000:0xbcf300ff",
+                  "--backend", "cpu", "--quiet", "--out", out + "/no/c.csv"},
+                 {"\"" + out + "/no/c.csv\""}, out);
+}
+
+// A FIFO or a file where an output folder should be is called what it is: `--reference-cache FIFO`
+// said "Permission denied".
+TEST(BadInputs, AFolderThatIsNoFolderIsNamed) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream(dir + "/file") << "x";
+  const ArgList r = {"render", "--size", "8x8", "--iter", "50", "--backend", "cpu", "--quiet"};
+  expect_refused(with(r, {"--reference-cache", fifo, "--out", out + "/x.png"}), {fifo, "is not a directory"}, out);
+  expect_refused(with(r, {"--out", dir + "/file/x.png"}), {dir + "/file", "is not a directory"}, out);
+}
+
+// What the user gave is quoted in messages; its control bytes used to reach the terminal raw (an
+// ESC sequence in a location's value, an option's name, or a garbage chunk file's first line).
+// They are written as \xNN now; UTF-8 text passes.
+TEST(BadInputs, MessagesSendNoRawControlBytes) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  std::ofstream(dir + "/esc.loc") << "re = 1\x1b[31mRED\x07\nim = 0\nzoom = 1\n";
+  const std::string garbage = dir + "/garbage.chunks";
+  const char bytes[] = "\x89\x01\xff\x9b" "2J\xc2\x9b" "2J junk \xc3\xa9\nmore";
+  std::ofstream(garbage, std::ios::binary) << std::string(bytes, sizeof bytes - 1);
+  const ArgList r = {"render", "--size", "8x8", "--iter", "50", "--backend", "cpu", "--quiet",
+                     "--out", out + "/x.png"};
+  auto raw_control = [](const std::string& s) {
+    for (unsigned char c : s)
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+    return s.find("\xc2\x9b") != std::string::npos || s.find("\x9b") != std::string::npos ||
+           s.find("\xff") != std::string::npos;
+  };
+  std::string err;
+  EXPECT_EQ(run(with(r, {"--location", dir + "/esc.loc"}), &err), 2);
+  EXPECT_FALSE(raw_control(err)) << err;
+  EXPECT_NE(err.find("1\\x1b[31mRED\\x07"), std::string::npos) << err;
+  EXPECT_EQ(run(with(r, {"--\x1b[2Jfoo", "1"}), &err), 2);
+  EXPECT_FALSE(raw_control(err)) << err;
+  EXPECT_NE(err.find("--\\x1b[2Jfoo"), std::string::npos) << err;
+  EXPECT_EQ(run(with(kScan, {"--csv", out + "/s.csv", "--chunk-file", garbage}), &err), 2);
+  EXPECT_FALSE(raw_control(err)) << err;
+  EXPECT_NE(err.find("\\x89\\x01\\xff\\x9b2J\\xc2\\x9b2J junk \xc3\xa9"), std::string::npos) << err;
+  EXPECT_EQ(entries(out), 0);
 }
 
 }  // namespace
