@@ -111,7 +111,7 @@ std::string render_summary(const RenderResult& r) {
     if (pi.unresolved_unreferenced)
       out += "\nglitches: " + std::to_string(pi.unresolved_unreferenced) +
              " of the unresolved pixels got no secondary reference: on the wrapping orbit a round of them "
-             "(16 blobs) decided none";
+             "(16 blobs) decided less than half its pixels";
     if (!pi.reference_cache.empty()) out += "\nreference cache: " + pi.reference_cache;
   }
   if (r.method == Method::kDirect && !r.error_bound) out += "\nerror estimate: off (--no-error-bound)";

@@ -72,7 +72,7 @@ struct PerturbInfo {
   uint64_t glitch_refined_dw = 0;  // of those, by its double-word deltas (the rest by floatexp2)
   uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
   // Of those, left without a secondary reference: on a reference wrapping at its ball period, once
-  // a round of secondary references (16 blobs) decided none (cpu_flagged.cpp).
+  // a round of secondary references (16 blobs) decided less than half its pixels (cpu_flagged.cpp).
   uint64_t unresolved_unreferenced = 0;
   int secondary_references = 0;    // references placed inside glitched blobs
   uint64_t secondary_points = 0;   // their orbits' points in all (cut at the period on a wrapping orbit)
