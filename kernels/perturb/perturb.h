@@ -67,6 +67,7 @@ struct Reference {
   // along the orbit, held 0 (the ball method's period, Z_n the last point); 0 where it never did
   // within the stop's max_period (the orbit then ran on as without the stop).
   uint64_t ball_period = 0;
+  FloatExp ball_radius{0.0};  // the stop's radius where ball_period != 0 (reference_for's reuse)
   std::vector<FloatExp> zr, zi;
   // The tails beyond 53 bits: Z_n = (zr[n].m + zr_lo[n]) 2^zr[n].e to 106 bits (floatexp2 deltas,
   // the second tier for pixels that binary64 cannot decide).

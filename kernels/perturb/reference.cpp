@@ -244,6 +244,7 @@ struct OrbitChecks {
       ball_r = ball_radius_step(ball_zprev, ball_r, ball.radius);
       if (zmag * kBallRoundDown <= ball_r + err) {
         ref->ball_period = n;
+        ref->ball_radius = ball.radius;
         return kStop;
       }
       ball_zprev = zmag * kBallRoundUp;

@@ -86,8 +86,16 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   // The cached reference may have up to 32 bits fewer than a fresh one (a few zoom steps deeper):
   // it still carries 32 bits below the pixel spacing.
   const FloatExp step = pixel_step(g);
-  // (An orbit cut by the ball is not reused: its period belongs to the view it was found for.)
-  if (last && last->bits_asked >= bits - 32 && last->serves_step(step) && last->ball_period == 0 &&
+  // An orbit cut by the ball serves only the view it was found for (its period belongs to that
+  // view's disk): the same centre, disk and limit, as every tile or band of one view has (the
+  // oracle suite's pixel-by-pixel renders computed it again for each pixel: 525 s).
+  const bool same_ball = last && last->ball_period != 0 && last->re == g.re && last->im == g.im &&
+                         last->max_iter == v.max_iter && at_nucleus &&
+                         v.max_iter >= kNucleusReferenceFromIter &&
+                         last->ball_radius.m == view_ball(g, v).radius.m &&
+                         last->ball_radius.e == view_ball(g, v).radius.e;
+  if (last && last->bits_asked >= bits - 32 && last->serves_step(step) &&
+      (last->ball_period == 0 || same_ball) &&
       (last->escaped || last->periodic || last->max_iter >= v.max_iter)) {
     // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
     // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).

@@ -157,6 +157,26 @@ TEST(ReferenceNucleus, SuffixEntriesTakeAWrappedPixelRoundInOneStep) {
   EXPECT_GE(escaped, 10);
 }
 
+// An orbit cut at the ball's period serves every tile of its own view (the oracle suite renders
+// pixel by pixel: it was computed again for each, 525 s instead of 5), and no other view.
+TEST(ReferenceNucleus, AWrappedOrbitServesEveryTileOfItsView) {
+  const View v = ds::test::make_view(shifted(kNucleusRe, 4.0e-50), shifted(kNucleusIm, -3.0e-50), "4e50",
+                                     uint64_t{1} << 21, 16, 16);
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  const RenderResult whole = render(v, o);
+  ASSERT_NE(whole.perturb.reference_cache.find("the centre's orbit to the period"), std::string::npos);
+  const RenderResult tile = render(v, o, Tile{3, 5, 1, 1});
+  EXPECT_TRUE(tile.perturb.reference_reused);
+  EXPECT_EQ(tile.counts[0], whole.counts[5 * 16 + 3]);
+  View other = v;
+  other.width = 32;  // another disk
+  const RenderResult o2 = render(other, o);
+  EXPECT_FALSE(o2.perturb.reference_reused);
+}
+
 // Pixels that a wrapped orbit leaves undecided get secondary references cut at the same period
 // (cpu_flagged.cpp, render_blob): uncut, each ran to its pixel's escape (at FractalShark's view 14,
 // 1.8e8 MPFR steps at 21,777 bits: hours). FractalShark's view 13 (1e4 digits, the centre's orbit
