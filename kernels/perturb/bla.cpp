@@ -41,17 +41,13 @@ void append_suffix(uint64_t len, int first_level, BlaTable<T>& t, std::vector<E>
   // are merged from single steps here, as the table's first level is.
   std::vector<E> steps;
   uint64_t k = 0;
-  const auto tree = [&](auto& self, std::size_t idx, int l) -> E {
-    if (l == 0) return single(idx);
-    return merge(self(self, 2 * idx, l - 1), self(self, 2 * idx + 1, l - 1));
-  };
   for (int b = 63; b >= 0; --b) {
     if (!((K >> b) & 1)) continue;
     const std::size_t idx = static_cast<std::size_t>(k >> b);
     if (b >= first_level && b < t.levels)
       steps.push_back((*all)[t.level_offset[b] + idx]);
     else
-      steps.push_back(tree(tree, idx, b));
+      steps.push_back(bla_entry_from_singles<E>(idx, b, single, merge));
     k += uint64_t{1} << b;
   }
   // Suffix i = step i, then suffix i + 1 (the last one is the path's last step).

@@ -14,7 +14,7 @@ namespace ds::perturb {
 // Levels 0 and 1 (steps of 1 and 2) are not kept: the pixels take plain steps there instead (the
 // kernel skips only from level 1 up, and a level-1 skip saves one step), and they held 3/4 of the
 // table (2N entries of up to 80 bytes for an orbit of N points; now N/2). The first kept level is
-// made from the orbit directly (build_bla_levels, `tree`).
+// made from the orbit directly (bla_entry_from_singles).
 constexpr int kFirstBlaLevel = 2;
 
 // Level sizes: level 0 has the steps m -> m + 1 for m = 1 .. len - 2, level l + 1 half of level l.
@@ -23,6 +23,15 @@ inline int bla_level_sizes(uint64_t len, std::size_t (&sizes)[kMaxBlaLevels + 1]
   int levels = 0;
   for (std::size_t n = len - 2; n > 0 && levels < kMaxBlaLevels; n /= 2) sizes[levels++] = n;
   return levels;
+}
+
+// Level l's entry idx made from single steps (single(k): level 0's entry k), merged in the order
+// the levels below would make it (the same bits as building those levels).
+template <class E, class Single, class Merge>
+E bla_entry_from_singles(std::size_t idx, int l, const Single& single, const Merge& merge) {
+  if (l == 0) return single(idx);
+  return merge(bla_entry_from_singles<E>(2 * idx, l - 1, single, merge),
+               bla_entry_from_singles<E>(2 * idx + 1, l - 1, single, merge));
 }
 
 // The entries of every level from first_level (at least kFirstBlaLevel) up, for an orbit of len >= 3
@@ -51,13 +60,10 @@ std::vector<E> build_bla_levels(uint64_t len, int first_level, uint64_t (&level_
       for (std::size_t k = a; k < b; ++k) body(k);
     });
   };
-  const auto tree = [&](auto& self, std::size_t k, int l) -> E {
-    if (l == 0) return single(k);
-    return merge(self(self, 2 * k, l - 1), self(self, 2 * k + 1, l - 1));
-  };
   if (levels > first_level)
     on_all_cores(level_offset[first_level + 1] - level_offset[first_level],
-                 [&](std::size_t k) { all[level_offset[first_level] + k] = tree(tree, k, first_level); });
+                 [&](std::size_t k) { all[level_offset[first_level] + k] = bla_entry_from_singles<E>(k, first_level, single, merge);
+                 });
   for (int l = first_level + 1; l < levels; ++l) {
     const E* cur = all.data() + level_offset[l - 1];
     E* next = all.data() + level_offset[l];

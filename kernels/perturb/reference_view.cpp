@@ -89,11 +89,11 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   // An orbit cut by the ball serves only the view it was found for (its period belongs to that
   // view's disk): the same centre, disk and limit, as every tile or band of one view has (the
   // oracle suite's pixel-by-pixel renders computed it again for each pixel: 525 s).
+  const FloatExp disk = view_ball(g, v).radius;
   const bool same_ball = last && last->ball_period != 0 && last->re == g.re && last->im == g.im &&
                          last->max_iter == v.max_iter && at_nucleus &&
-                         v.max_iter >= kNucleusReferenceFromIter &&
-                         last->ball_radius.m == view_ball(g, v).radius.m &&
-                         last->ball_radius.e == view_ball(g, v).radius.e;
+                         v.max_iter >= kNucleusReferenceFromIter && last->ball_radius.m == disk.m &&
+                         last->ball_radius.e == disk.e;
   if (last && last->bits_asked >= bits - 32 && last->serves_step(step) &&
       (last->ball_period == 0 || same_ball) &&
       (last->escaped || last->periodic || last->max_iter >= v.max_iter)) {
