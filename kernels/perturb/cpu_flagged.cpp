@@ -10,6 +10,18 @@ namespace {
 // Blobs a round on a wrapping reference (correct_flagged).
 constexpr std::size_t kWrapBlobRound = 16;
 
+// On a wrapping reference, a secondary orbit runs uncut (to its pixel's escape or max_iter, as on
+// any other reference) where that is cheap: max_iter * (bits / 64)^1.6 MPFR cost units (one unit
+// about 20 ns on one core: KF's 5e227, 1.2e6 iterations at 891 bits, is 8.1e7 units, and its
+// ball-period orbit of 567,136 points took 0.72 s) at most kUncutOrbitBudget, about 10 s an orbit.
+// FractalShark's views 13 and 14 (7e11 and 2.4e13 units) and 25 (4e9) stay cut at the period.
+// A deterministic rule, not a timing, so every machine decides the same pixels.
+constexpr double kUncutOrbitBudget = 5e8;
+
+bool uncut_orbit_affordable(const View& v, const Geometry& g) {
+  return static_cast<double>(v.max_iter) * std::pow(reference_bits(g) / 64.0, 1.6) <= kUncutOrbitBudget;
+}
+
 // Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
 // 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
 // blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
@@ -340,7 +352,9 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
     // so the same pixels are decided on every machine), and once a round decides less than half its
     // pixels (at view 14 at 1920x1080 two rounds cost 20 s of 29 and left 3,272 pixels) the rest
     // are left unresolved without references (PerturbInfo::unresolved_unreferenced).
-    const bool wrapping = ref->ball_period != 0;
+    // (Where an uncut orbit is cheap, the secondaries run uncut and the rounds do not apply.)
+    const uint64_t blob_wrap = ref->ball_period != 0 && !uncut_orbit_affordable(v, g) ? ref->ball_period : 0;
+    const bool wrapping = blob_wrap != 0;
     const std::size_t round = wrapping ? kWrapBlobRound : std::max<std::size_t>(1, served);
     for (std::size_t r0 = 0; r0 < served; r0 += round) {
       const std::size_t r1 = std::min(served, r0 + round);
@@ -371,7 +385,7 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
               bool made = false;
               uint64_t points = 0;
               std::vector<std::size_t> left =
-                  render_blob(v, g, t, opt, blob, pick, ref->ball_period, put, &made, &points);
+                  render_blob(v, g, t, opt, blob, pick, blob_wrap, put, &made, &points);
               if (!made) return;
               ++references;
               secondary_points += points;
