@@ -110,8 +110,9 @@ std::string render_summary(const RenderResult& r) {
     out += line;
     if (pi.unresolved_unreferenced)
       out += "\nglitches: " + std::to_string(pi.unresolved_unreferenced) +
-             " of the unresolved pixels got no secondary reference: on the wrapping orbit a round of them "
-             "(16 blobs) decided less than half its pixels";
+             " of the unresolved pixels got no secondary reference: on an orbit that wraps at its ball "
+             "period, their own orbits cut there decide few of them (docs/perturbation.md, \"Secondary "
+             "references on a wrapping orbit\")";
     if (!pi.reference_cache.empty()) out += "\nreference cache: " + pi.reference_cache;
   }
   if (r.method == Method::kDirect && !r.error_bound) out += "\nerror estimate: off (--no-error-bound)";

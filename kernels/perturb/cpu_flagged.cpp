@@ -331,6 +331,24 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   uint64_t unresolved = 0;
   std::atomic<int> references{0};
   std::atomic<uint64_t> secondary_points{0};
+  // On a wrapping reference whose uncut orbits are too dear, what the 106-bit tier left gets no
+  // secondary reference: each would be an MPFR orbit of one period at the view's precision (8 to
+  // 20 s at FractalShark's views 13 and 14 on the H200), and after a wrap a pixel's delta restarts
+  // from its own z, so its own orbit cut at the period decides what 106 bits did not only by chance:
+  // at 1920x1080 on the H200 (3a3074a) one round of 16 decided 2 pixels at view 14 (20.0 s of the
+  // render's 33.9) and 3 at view 13 (7.1 s of 14.9). They stay unresolved (unresolved_unreferenced,
+  // said in the summary; the render exits 1 and the PNG marks them). Without the tier (refine off,
+  // to measure) the rounds below still place cut references.
+  const uint64_t blob_wrap = ref->ball_period != 0 && !uncut_orbit_affordable(v, g) ? ref->ball_period : 0;
+  if (blob_wrap != 0 && opt.refine && !pending.empty()) {
+    for (std::size_t k : pending) put(k, 0u, 0.0f, FieldValues{});
+    res->perturb.unresolved_unreferenced += pending.size();
+    res->perturb.glitch_corrected = flagged.size() - pending.size();
+    res->perturb.glitch_unresolved = pending.size();
+    res->perturb.secondary_references = 0;
+    res->perturb.secondary_points = 0;
+    return;
+  }
   while (!pending.empty()) {
     const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, pending);
     const int room = std::max(0, opt.max_secondary_references - references.load());
@@ -344,8 +362,8 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
     ParallelOptions po;
     po.cancel = opt.cancel;
     po.threads = opt.cpu_threads;
-    // On a reference that wraps at its ball period, every pixel's delta restarts from its own z at
-    // each wrap, whatever reference it rode before: a pixel that the 106-bit tier left undecided
+    // (Reached on such a reference only with the 106-bit tier off.) On a reference that wraps at its
+    // ball period, every pixel's delta restarts from its own z at each wrap, whatever reference it rode before: a pixel that the 106-bit tier left undecided
     // there is usually undecided on its own orbit too (it flags in a later period, where no
     // reference's first p points help), and each such reference is a long MPFR orbit (4 s at view
     // 14's 21,778 bits). So the blobs go in rounds of kWrapBlobRound (a constant, not the core count,
@@ -353,7 +371,6 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
     // pixels (at view 14 at 1920x1080 two rounds cost 20 s of 29 and left 3,272 pixels) the rest
     // are left unresolved without references (PerturbInfo::unresolved_unreferenced).
     // (Where an uncut orbit is cheap, the secondaries run uncut and the rounds do not apply.)
-    const uint64_t blob_wrap = ref->ball_period != 0 && !uncut_orbit_affordable(v, g) ? ref->ball_period : 0;
     const bool wrapping = blob_wrap != 0;
     const std::size_t round = wrapping ? kWrapBlobRound : std::max<std::size_t>(1, served);
     for (std::size_t r0 = 0; r0 < served; r0 += round) {

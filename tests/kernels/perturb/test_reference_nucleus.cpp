@@ -178,7 +178,7 @@ TEST(ReferenceNucleus, AWrappedOrbitServesEveryTileOfItsView) {
 }
 
 // Pixels that a wrapped orbit leaves undecided get secondary references cut at the same period
-// (cpu_flagged.cpp, render_blob): uncut, each ran to its pixel's escape (at FractalShark's view 14,
+// (cpu_flagged.cpp, render_blob; with the 106-bit tier on, none at all where uncut orbits are dear): uncut, each ran to its pixel's escape (at FractalShark's view 14,
 // 1.8e8 MPFR steps at 21,777 bits: hours). FractalShark's view 13 (1e4 digits, the centre's orbit
 // wraps at 69,078) at 16x9 with the 106-bit tier off sends every flagged pixel to them: their orbits
 // hold one period each, and every pixel decided both ways has the count the 106-bit tier gives.
@@ -208,6 +208,10 @@ TEST(ReferenceNucleus, SecondaryReferencesOnAWrappedOrbitStopAtItsPeriod) {
     EXPECT_EQ(cut.counts[k], tier.counts[k]) << "pixel " << k;
   }
   EXPECT_GE(both, 140);
+  // With the tier, what it leaves on this dear wrapping orbit gets no reference (cpu_flagged.cpp):
+  // every unresolved pixel is counted as such, and none costs an MPFR orbit.
+  EXPECT_EQ(tier.perturb.secondary_references, 0);
+  EXPECT_EQ(tier.perturb.unresolved_unreferenced, tier.perturb.glitch_unresolved);
   std::printf("view 13, 16x9: %llu flagged, %d secondary references of %llu points in all (period %llu), "
               "%llu unresolved (%llu without a reference); with the 106-bit tier %llu unresolved\n",
               static_cast<unsigned long long>(cut.perturb.glitch_pixels), cut.perturb.secondary_references,
