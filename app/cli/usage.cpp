@@ -51,7 +51,8 @@ Commands:
         counts and exit code); --no-error-bound turns the estimate off in both methods, to measure
         its cost only (the PNG then says error_estimate = off).
         --reference-cache DIR keeps reference orbits as files in DIR, keyed by centre, precision and
-        iterations: a later render of the same reference loads it instead of computing it.
+        iterations (and the view's disk for an orbit cut at the ball's period or a nucleus's): a later
+        render of the same reference loads it instead of computing it.
         --reference-memory SIZE (e.g. 8G): what the reference orbit may take (default: three quarters
         of this machine's memory); past an eighth of it, or 4,194,304 points, the orbit is kept
         compressed without loss (about 2 bytes a point instead of 48); past all of it, exit 2.

@@ -5,9 +5,11 @@
 //                                       the recurrence)
 //   u64 n, n bytes                      re (decimal, as given), then im the same way
 //   i32 bits, i32 bits_asked, i32 step_threads, u64 max_iter, u8 flags (escaped 1, periodic 2,
-//   escape_certified 4)
+//   escape_certified 4, cut at the ball's period 8)
 //   4 floatexp (f64 m, i32 e): nucleus_distance, error_shift, last_error, step
 //   f64 seconds
+//   with flag 8 only: u64 ball_period, floatexp ball_radius (files without it read as before;
+//   a program older than the flag refuses such a file: flags > 7)
 //   the points, compressed without loss (orbit_codec.h, append_compressed: about 2 bytes a point)
 //   u64 FNV-1a of every byte before it
 #include "reference_file.h"
@@ -88,12 +90,17 @@ std::string encode_reference(const Reference& ref) {
   put<int32_t>(&s, ref.bits_asked);
   put<int32_t>(&s, ref.step_threads);
   put<uint64_t>(&s, ref.max_iter);
-  put<uint8_t>(&s, static_cast<uint8_t>((ref.escaped ? 1 : 0) | (ref.periodic ? 2 : 0) | (ref.escape_certified ? 4 : 0)));
+  put<uint8_t>(&s, static_cast<uint8_t>((ref.escaped ? 1 : 0) | (ref.periodic ? 2 : 0) | (ref.escape_certified ? 4 : 0) |
+                                         (ref.ball_period != 0 ? 8 : 0)));
   put_fe(&s, ref.nucleus_distance);
   put_fe(&s, ref.error_shift);
   put_fe(&s, ref.last_error);
   put_fe(&s, ref.step);
   put<double>(&s, ref.seconds);
+  if (ref.ball_period != 0) {
+    put<uint64_t>(&s, ref.ball_period);
+    put_fe(&s, ref.ball_radius);
+  }
   if (ref.packed)
     append_compressed(&s, *ref.packed);
   else
@@ -126,12 +133,17 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t p
   ref->last_error = r.fe();
   ref->step = r.fe();
   ref->seconds = r.get<double>();
+  if (flags & 8) {
+    ref->ball_period = r.get<uint64_t>();
+    ref->ball_radius = r.fe();
+  }
   std::size_t at = r.at;
   CompressedOrbit orbit = read_compressed(body, &at);
   r.at = at;
   const uint64_t n = orbit.length;
   if (ref->bits < 64 || ref->bits_asked < 64 || ref->bits < ref->bits_asked || n == 0 ||
-      ref->max_iter < 1 || ref->max_iter > mandel::kMaxIterations || n > ref->max_iter + 1 || flags > 7)
+      ref->max_iter < 1 || ref->max_iter > mandel::kMaxIterations || n > ref->max_iter + 1 || flags > 15 ||
+      ((flags & 8) != 0 && (ref->ball_period == 0 || ref->ball_period + 1 != n)))
     throw std::runtime_error("reference file: impossible header (bits, iterations or length)");
   if (r.at != body.size()) throw std::runtime_error("reference file: trailing bytes");
   // Every chunk is decoded (its hash checked) and every point checked finite; a long orbit stays
@@ -292,9 +304,13 @@ void decode_points(const std::string& bytes, ReferenceCheckpoint* c, uint64_t pa
 }
 
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,
-                                 uint64_t max_iter, FloatExp step) {
+                                 uint64_t max_iter, FloatExp step, const FloatExp* ball_disk) {
   std::string key = re + "|" + im + "|" + std::to_string(bits) + "|" + std::to_string(max_iter) + "|";
   put_fe(&key, step);
+  if (ball_disk) {
+    key += "|ball|";
+    put_fe(&key, *ball_disk);
+  }
   char name[40];
   std::snprintf(name, sizeof name, "ref-%016llx.dsref", static_cast<unsigned long long>(fnv1a(key.data(), key.size())));
   return dir + "/" + name;

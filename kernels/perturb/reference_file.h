@@ -29,9 +29,11 @@ std::string read_file_bytes(const std::string& path, bool* found);
 
 // The file in `dir` for the reference of (re, im) at `bits` asked, `max_iter` iterations and pixel
 // spacing `step`: named by a hash of all four; the file also stores them, and a loaded file must
-// match them exactly.
+// match them exactly. With ball_disk (the view's disk where the ball method rides on the orbit:
+// view_ball), the file of the reference that reference_for chose for that view, cut at the ball's
+// period or at a nucleus (whose C is the nucleus's, not the view's): a key of its own.
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,
-                                 uint64_t max_iter, FloatExp step);
+                                 uint64_t max_iter, FloatExp step, const FloatExp* ball_disk = nullptr);
 
 // A reference orbit in progress (compute_reference's checkpoint, docs/perturbation.md "Resumable
 // references"), in two files: the state at PATH (format DSPART03, small, rewritten whole and

@@ -51,6 +51,16 @@ void centre_difference(const Reference& ref, const Geometry& g, Mpfr& dre, Mpfr&
 int difference_bits(const Reference& ref, const Geometry& g) {
   return 2 * (std::max(ref.bits, reference_bits(g)) + 64) + 64;
 }
+// Writes ref to the cache folder's `file` (none where empty), whole or not at all; *cache says so.
+void save(const std::string& file, const Reference& ref, std::string* cache) {
+  if (file.empty()) return;
+  try {
+    write_file_atomically(file, encode_reference(ref));
+    if (cache) *cache = (cache->empty() ? "saved " : *cache + "; saved ") + file;
+  } catch (const IoError& e) {
+    if (cache) *cache = std::string("not saved: ") + e.what();
+  }
+}
 }  // namespace
 
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im) {
@@ -131,12 +141,46 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
       }
     }
   }
+  // Where the ball rides on the orbit, the reference chosen for this view (cut at the ball's
+  // period, or a nucleus's) has a file of its own, keyed by the view's disk too (a full orbit in
+  // the plain file above serves first).
+  const bool ball = at_nucleus && v.max_iter >= kNucleusReferenceFromIter;
+  std::string ball_file;
+  if (ball && !cache_dir.empty()) {
+    ball_file = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step, &disk);
+    bool found = false;
+    const std::string bytes = read_file_bytes(ball_file, &found);
+    if (found) {
+      try {
+        std::shared_ptr<const Reference> loaded = decode_reference(bytes);
+        // The cut centre's orbit must be this view's, field by field; a nucleus's orbit (its C is
+        // the nucleus) is periodic, no longer than the limit, at the same bits and spacing.
+        const bool cut = loaded->ball_period != 0 && loaded->re == g.re && loaded->im == g.im &&
+                         loaded->max_iter == v.max_iter && loaded->ball_radius.m == disk.m &&
+                         loaded->ball_radius.e == disk.e;
+        const bool nucleus = loaded->ball_period == 0 && loaded->periodic && loaded->max_iter <= v.max_iter;
+        if (loaded->bits_asked == bits && loaded->step == step && (cut || nucleus)) {
+          if (cache)
+            *cache = "loaded " + ball_file + (cut ? " (the centre's orbit to the period " +
+                                                        std::to_string(loaded->ball_period) + ", wraps)"
+                                                  : " (a nucleus's orbit of period " +
+                                                        std::to_string(loaded->length() - 1) + ")");
+          *reused = true;
+          std::lock_guard<std::mutex> lock(g_cache_mu);
+          g_cache = loaded;
+          return loaded;
+        }
+        if (cache) *cache = "rejected " + ball_file + " (another view's orbit); recomputed";
+      } catch (const std::exception& e) {
+        if (cache) *cache = "rejected " + ball_file + " (" + e.what() + "); recomputed";
+      }
+    }
+  }
   // With a cache folder the orbit also keeps a checkpoint there (PATH.partial, once a minute and on
   // cancel): a render stopped after hours resumes where it stopped. A view of many iterations has
   // the ball method ride along (view_ball): where it finds a period, the orbit stops there, and the
   // reference is a nucleus's orbit or this one, cut at the period (nucleus_reference); where it
   // finds none, the orbit runs on to max_iter as without it.
-  const bool ball = at_nucleus && v.max_iter >= kNucleusReferenceFromIter;
   std::string note;
   std::shared_ptr<const Reference> ref =
       compute_reference(g.re, g.im, bits, v.max_iter, step, cancel, progress, false, 0, memory_budget,
@@ -148,10 +192,13 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
     ref = nucleus_reference(g, v, ref, cancel, memory_budget, path, &why);
     if (cache && !why.empty()) *cache = cache->empty() ? why : *cache + "; " + why;
     if (ref) {
-      std::lock_guard<std::mutex> lock(g_cache_mu);
-      g_cache = ref;
+      {
+        std::lock_guard<std::mutex> lock(g_cache_mu);
+        g_cache = ref;
+      }
+      save(ball_file, *ref, cache);
     }
-    return ref;  // not saved in the cache folder: its key is the full orbit's
+    return ref;
   }
   if (ref && ball && cache) {
     const uint64_t max_period = view_ball(g, v).max_period;
@@ -168,14 +215,7 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
       std::lock_guard<std::mutex> lock(g_cache_mu);
       g_cache = ref;
     }
-    if (!file.empty()) {
-      try {
-        write_file_atomically(file, encode_reference(*ref));
-        if (cache) *cache = (cache->empty() ? "saved " : *cache + "; saved ") + file;
-      } catch (const IoError& e) {
-        if (cache) *cache = std::string("not saved: ") + e.what();
-      }
-    }
+    save(file, *ref, cache);
   }
   return ref;
 }
