@@ -30,6 +30,12 @@ formula::FormulaPath formula_path(const FormulaRequest& req) {
 }
 
 void check_formula_request(const formula::Formula& f, const FormulaRequest& req, const mandel::View& v) {
+  // A Julia set: named first, so that --backend cuda says why (the GPU's engines iterate the
+  // parameter plane only) rather than drawing the Mandelbrot set in its place.
+  if (req.julia.on() && req.cuda)
+    throw cli::UsageError("--backend cuda with --julia-re/--julia-im: the GPU draws only the parameter plane so "
+                          "far; Julia sets (" + formula::julia_text(req.julia) +
+                          ") render on the CPU (--backend cpu or auto; docs/formulas.md)");
   if (!req.perturb && !req.arith.empty() && req.arith != "auto" && req.arith != "f64")
     not_yet(f, "--arith " + req.arith);
   if (req.frames > 1) not_yet(f, "--frames (zoom sequences)");
@@ -59,9 +65,13 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
 }
 
-std::string formula_text(const formula::Formula& f, const formula::FormulaReport& rep) {
-  std::string t =
-      "formula = " + formula::to_string(f) + "\nmethod = " + formula::path_name(rep.path) + " on the CPU";
+std::string formula_text(const formula::Formula& f, const formula::FormulaReport& rep,
+                         const formula::JuliaSeed& julia) {
+  std::string t = "formula = " + formula::to_string(f);
+  if (julia.on())
+    t += "\njulia_re = " + julia.re + "\njulia_im = " + julia.im +
+         "\nplane = the Julia set of c = julia_re + i julia_im (z_1 = the pixel)";
+  t += "\nmethod = " + std::string(formula::path_name(rep.path)) + " on the CPU";
   if (rep.path == formula::FormulaPath::kPerturb)
     t += "\nreference = " + std::to_string(rep.reference_length) + " points at " +
          std::to_string(rep.reference_bits) + " bits (MPFR, the view's centre)" +
@@ -87,6 +97,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
   o.path = formula_path(req);
   o.max_fallback = req.max_fallback;
   o.bla = req.bla;
+  o.julia = req.julia;
   ProgressLine line;
   line.on = isatty(2) && !plan.quiet;
   line.label = "render";
@@ -111,13 +122,13 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
   r.perturb.glitch_unresolved = rep.unresolved;
   if (rep.fallback > 0)
     r.recheck = "their MPFR orbits, up to " + std::to_string(rep.fallback_max_bits) + " bits";
-  const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, rep)}});
+  const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, rep, req.julia)}});
   if (!files.note.empty() && !plan.quiet && files.note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << files.note << "\n";
   write_target(t, files);
-  char more[256];
-  std::snprintf(more, sizeof more, ", formula %s by %s", formula::to_string(f).c_str(),
-                formula::path_name(rep.path));
+  const std::string more = ", formula " + formula::to_string(f) +
+                           (req.julia.on() ? ", Julia set of " + formula::julia_text(req.julia) : std::string()) +
+                           " by " + formula::path_name(rep.path);
   if (!plan.quiet) {
     std::cerr << wrote_lines(t.png, files.summary, more);
     if (rep.path == formula::FormulaPath::kPerturb)

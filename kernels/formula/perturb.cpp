@@ -19,7 +19,8 @@ int formula_reference_bits(const mandel::Geometry& g) {
 }
 
 FormulaReference compute_formula_reference(const Formula& f, const std::string& re, const std::string& im,
-                                           int bits, uint64_t max_iter, const std::atomic<bool>* cancel) {
+                                           int bits, uint64_t max_iter, const std::atomic<bool>* cancel,
+                                           const JuliaSeed& julia) {
   const auto t0 = std::chrono::steady_clock::now();
   FormulaReference ref;
   ref.re = re;
@@ -46,10 +47,18 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
     const long double ra = mpfr_get_ld(a, MPFR_RNDN), rb = mpfr_get_ld(b, MPFR_RNDN);
     return std::sqrt(ra * ra + rb * rb) * (1 + std::ldexp(1.0L, -60));
   };
+  // A Julia orbit starts at Z_1 = the centre (rounded from its decimal strings) with c the seed.
+  long double e = 0;  // >= |Z~ - Z| of the MPFR state (before rounding to binary64)
+  if (julia.on()) {
+    mpfr_set(x.v, cr.v, MPFR_RNDN);
+    mpfr_set(y.v, ci.v, MPFR_RNDN);
+    e = 1.01L * u * (std::fabs(mpfr_get_ld(x.v, MPFR_RNDN)) + std::fabs(mpfr_get_ld(y.v, MPFR_RNDN)));
+    mpfr_strtofr(cr.v, julia.re.c_str(), &end, 10, MPFR_RNDN);
+    mpfr_strtofr(ci.v, julia.im.c_str(), &end, 10, MPFR_RNDN);
+  }
   // C's rounding from its decimal string (u per component), added at every add as |c~ - c|.
   const long double ec =
       1.01L * u * (std::fabs(mpfr_get_ld(cr.v, MPFR_RNDN)) + std::fabs(mpfr_get_ld(ci.v, MPFR_RNDN)));
-  long double e = 0;  // >= |Z~ - Z| of the MPFR state (before rounding to binary64)
   // E rounded up to binary64, with a factor for long double's own roundings in computing it (2^-64
   // each, at most 16 an opcode, over the m steps so far).
   uint64_t m_now = 0;
@@ -63,6 +72,14 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
   for (uint64_t m = 0;; ++m) {
     m_now = m;
     if (cancel && (m & 1023) == 0 && cancel->load(std::memory_order_relaxed)) return FormulaReference{};
+    if (m == 0 && julia.on()) {  // no Z_0: states nobody reads, poisoned so that a read cannot pass
+      for (int k = 0; k < f.phase[0].count; ++k) {
+        ref.wr.push_back(std::nan(""));
+        ref.wi.push_back(std::nan(""));
+      }
+      ref.err.push_back(HUGE_VAL);
+      continue;
+    }
     const bool escaped = [&] {
       if (m == 0) return false;
       mpfr_sqr(t1.v, x.v, MPFR_RNDN);
@@ -132,7 +149,7 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   const auto t0 = std::chrono::steady_clock::now();
   mandel::RenderResult res = formula_result(v, mandel::Method::kPerturb);
   FormulaReference ref =
-      compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel);
+      compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel, opt.julia);
   if (ref.length == 0) {
     res.cancelled = true;
     return res;
@@ -149,6 +166,9 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   p.log_degree = std::log(mean_degree(f));
   p.re_d = g.re_d;
   p.im_d = g.im_d;
+  p.julia = opt.julia.on();
+  p.cr_d = opt.julia.re_d;
+  p.ci_d = opt.julia.im_d;
   int max_ops = 0;
   for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
   // The bound's own roundings: at most 16 a opcode, each a factor (1 + 2^-53) on a sum of
@@ -161,9 +181,11 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   FormulaBlaTable bla;
   if (opt.bla) {
     const auto tb = std::chrono::steady_clock::now();
+    // A Julia set's pixels add no dc: the table's B terms take 0.
     const double dcmax =
-        (std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) * h *
-        (1.0 + 0x1p-40);
+        p.julia ? 0.0
+                : (std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) *
+                      h * (1.0 + 0x1p-40);
     bla = build_formula_bla(f, ref, dcmax);
     attach_bla(p, bla);
     res.perturb.bla_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();

@@ -44,6 +44,11 @@ struct PerturbParams {
   double log_degree = 0;      // log of the mean degree (smooth counts)
   double slack = 1;           // covers the bound's own roundings
   double re_d = 0, im_d = 0;  // the reference's centre (smooth tail's c)
+  // A Julia set (julia.h): the reference starts at Z_1 = the view's centre with c the seed (cr_d,
+  // ci_d: the smooth tail's c), Z_0 does not exist (rebasing goes to the first index >= 1 with the
+  // pixel's phase), and the delta recurrence has no + dc: the pixel's start dz is the first delta.
+  bool julia = false;
+  double cr_d = 0, ci_d = 0;
   // BLA (bla.h's FormulaBlaTable): level l's entries at bla + bla_offset[l], the entry k of level l
   // starting at m = 1 + k 2^l; bla_levels 0: none. Every pixel's |dc~| + ec <= the table's dcmax.
   const FormulaBlaEntry* bla = nullptr;
@@ -78,7 +83,8 @@ DEEPSCOPE_HD void diffabs_bounded(double X, double& x, double& r, double dX, dou
   x = diffabs(X, x);
 }
 
-// One pixel at c = C + dc (C the reference's centre; ec >= |dc~ - dc|), from z_1 = Z_1 + dc. The
+// One pixel at c = C + dc (C the reference's centre; ec >= |dc~ - dc|), from z_1 = Z_1 + dc; in a
+// Julia set (p.julia) the pixel z_1 = Z_1 + dc with c the reference's own, so no add takes dc. The
 // count contract of formula_pixel (step.h). Per opcode of the pixel's phase, with W the
 // reference's state, x the delta, s its stored value (S the reference's), r its bound and dW >=
 // |W~ - W| (u|W~| from the rounding to binary64, err[m] from MPFR's):
@@ -91,8 +97,8 @@ DEEPSCOPE_HD void diffabs_bounded(double X, double& x, double& r, double dX, dou
 // The escape test |z|^2 > 4 on z~ = Z~_m + x~ is decided when |z~| is farther from 2 than
 // r + dZ + u|z~| (times slack); once a test is not, *decided = false and the count continues
 // untracked (the caller re-decides it). Rebasing (Zhuoran): where |z - Z_m0| < |x| (L1) for m0 =
-// n mod phases, the first index with the pixel's next phase (m0 = 0 for one phase: Z_0 = 0, exact),
-// or where the reference ends, the delta becomes z - Z_m0 and m = m0: exact algebra against the
+// n mod phases, the first index with the pixel's next phase (m0 = 0 for one phase: Z_0 = 0, exact;
+// in a Julia set the first such index >= 1, Z_1 the view's centre), or where the reference ends, the delta becomes z - Z_m0 and m = m0: exact algebra against the
 // same orbit, its roundings added to r. A pixel that must rebase where no such index is left is
 // undecided. BLA (p.bla): at m = 1 + k 2^l the longest entry (level <= l, at least 2) whose radius
 // holds the delta (|x| + |y| + r < R, |d~| + r bounding the exact delta) and that ends by max_iter
@@ -106,6 +112,9 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
   const bool wide = mandel::wide_counts(p.max_iter);
   const uint64_t P = static_cast<uint64_t>(p.f.phases);
   double x = dcr, y = dci, r = ec;
+  // What each add (and BLA's B) takes: dc in the parameter plane, nothing in a Julia set.
+  const double acr = p.julia ? 0.0 : dcr, aci = p.julia ? 0.0 : dci, aec = p.julia ? 0.0 : ec;
+  const double tail_cr = p.julia ? p.cr_d : p.re_d + dcr, tail_ci = p.julia ? p.ci_d : p.im_d + dci;
   uint64_t m = 1;
   bool tracking = true;
   *decided = true;
@@ -121,8 +130,9 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
         tracking = false;
       }
     }
-    if (r2 > 4.0) return {n, formula_smooth(p.f, p.log_degree, n, zx, zy, p.re_d + dcr, p.im_d + dci, wide)};
-    const uint64_t m0 = n % P;
+    if (r2 > 4.0) return {n, formula_smooth(p.f, p.log_degree, n, zx, zy, tail_cr, tail_ci, wide)};
+    uint64_t m0 = n % P;
+    if (p.julia && m0 == 0) m0 = P;  // a Julia reference has no Z_0
     const bool at_end = m + 1 >= p.length;
     if (at_end || m != m0) {
       const uint64_t q0 = state_index(p, m0);
@@ -159,12 +169,12 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
         if (p.max_iter - n < len) continue;
         const FormulaBlaEntry& e = p.bla[idx];
         if (!((tracking ? ad + r : ad) < e.r)) continue;
-        const double nx = (e.a[0] * x + e.a[1] * y) + (e.b[0] * dcr + e.b[1] * dci);
-        const double ny = (e.a[2] * x + e.a[3] * y) + (e.b[2] * dcr + e.b[3] * dci);
+        const double nx = (e.a[0] * x + e.a[1] * y) + (e.b[0] * acr + e.b[1] * aci);
+        const double ny = (e.a[2] * x + e.a[3] * y) + (e.b[2] * acr + e.b[3] * aci);
         if (tracking) {
           // Each component is four products summed (gamma_4 < 6u over the rows' norms).
-          const double ac = ::fabs(dcr) + ::fabs(dci);
-          r = (e.an * r + e.bn * ec + e.ea * (ad + r) + e.eb * (ac + ec) + 6.0 * u * (e.an * ad + e.bn * ac)) *
+          const double ac = ::fabs(acr) + ::fabs(aci);
+          r = (e.an * r + e.bn * aec + e.ea * (ad + r) + e.eb * (ac + aec) + 6.0 * u * (e.an * ad + e.bn * ac)) *
                   (1.0 + 0x1p-48) +
               eta;
         }
@@ -240,6 +250,7 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
           break;
         }
         case Op::kAdd:
+          if (p.julia) break;  // the pixel's c is the reference's: its delta is 0
           x = x + dcr;
           y = y + dci;
           if (tracking) r = r + ec + u * ::sqrt(x * x + y * y) + eta;

@@ -48,6 +48,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
   d.progress = opt.progress;
   d.cpu_threads = opt.cpu_threads;
   d.bla = opt.bla;
+  d.julia = opt.julia;
   Certification cert;
   mandel::RenderResult res;
   if (opt.stage) opt.stage("binary64 pass");
@@ -97,7 +98,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
       [&](std::size_t a, std::size_t b) {
         for (std::size_t t = a; t < b; ++t) {
           const int i = static_cast<int>(todo[t] % w), j = static_cast<int>(todo[t] / w);
-          done[t] = mpfr_decide(g, v, f, i, j, bits0, max_bits, &count[t], &used[t]) ? 1 : 0;
+          done[t] = mpfr_decide(g, v, f, i, j, bits0, max_bits, &count[t], &used[t], opt.julia) ? 1 : 0;
         }
       },
       po);

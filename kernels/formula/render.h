@@ -31,6 +31,7 @@ struct FormulaOptions {
   // the first (at least fallback_min_bits to start).
   int fallback_bits_factor = 8;
   int fallback_min_bits = 128;
+  JuliaSeed julia;  // on(): the Julia set of its c on every path (julia.h); else the parameter plane
 };
 
 struct FormulaReport {
