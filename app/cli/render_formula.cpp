@@ -90,6 +90,21 @@ std::string formula_text(const formula::Formula& f, const formula::FormulaReport
   return t;
 }
 
+void note_formula_report(const formula::FormulaReport& rep, mandel::RenderResult* r) {
+  // Binary64 numbers on the CPU either way; the formula record says which path ran (render_summary's
+  // perturbation lines are the Mandelbrot engine's and do not apply).
+  r->method = mandel::Method::kDirect;
+  r->arith = Arith::kF64;
+  // The direct engine's error-estimate counters (render_summary's line, the deepscope-direct record)
+  // hold the formula's: undecided in binary64, decided by the MPFR orbit, unresolved.
+  r->error_bound = true;
+  r->perturb.glitch_pixels = rep.undecided;
+  r->perturb.glitch_corrected = rep.fallback;
+  r->perturb.glitch_unresolved = rep.unresolved;
+  if (rep.fallback > 0)
+    r->recheck = "their MPFR orbits, up to " + std::to_string(rep.fallback_max_bits) + " bits";
+}
+
 int render_formula(const RenderTarget& t, const formula::Formula& f, const RenderPlan& plan,
                    const FormulaRequest& req) {
   formula::FormulaOptions o;
@@ -110,18 +125,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     return 130;
   }
-  // Binary64 numbers on the CPU either way; the formula record says which path ran (render_summary's
-  // perturbation lines are the Mandelbrot engine's and do not apply).
-  r.method = mandel::Method::kDirect;
-  r.arith = Arith::kF64;
-  // The direct engine's error-estimate counters (render_summary's line, the deepscope-direct record)
-  // hold the formula's: undecided in binary64, decided by the MPFR orbit, unresolved.
-  r.error_bound = true;
-  r.perturb.glitch_pixels = rep.undecided;
-  r.perturb.glitch_corrected = rep.fallback;
-  r.perturb.glitch_unresolved = rep.unresolved;
-  if (rep.fallback > 0)
-    r.recheck = "their MPFR orbits, up to " + std::to_string(rep.fallback_max_bits) + " bits";
+  note_formula_report(rep, &r);
   const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, rep, req.julia)}});
   if (!files.note.empty() && !plan.quiet && files.note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << files.note << "\n";

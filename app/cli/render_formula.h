@@ -42,6 +42,11 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
 int render_formula(const RenderTarget& t, const formula::Formula& f, const RenderPlan& plan,
                    const FormulaRequest& req = {});
 
+// Sets r's labels and error-estimate counters from a formula render's report, as its PNG records
+// them (binary64 on the CPU; undecided, decided by MPFR, unresolved): render_formula and the
+// window's screenshots both call it.
+void note_formula_report(const formula::FormulaReport& rep, mandel::RenderResult* r);
+
 // The kPngFormulaKey text: "formula = NAME", the path that ran ("method = ..."), and the pixels
 // binary64 left undecided, how many the MPFR fallback decided and how many stayed unresolved; for a
 // Julia set "julia_re = RE" and "julia_im = IM" after the formula (read back by location.h).
