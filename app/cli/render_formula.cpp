@@ -71,7 +71,7 @@ std::string formula_text(const formula::Formula& f, const formula::FormulaReport
   if (julia.on())
     t += "\njulia_re = " + julia.re + "\njulia_im = " + julia.im +
          "\nplane = the Julia set of c = julia_re + i julia_im (z_1 = the pixel)";
-  t += "\nmethod = " + std::string(formula::path_name(rep.path)) + " on the CPU";
+  t += "\nmethod = " + formula::method_name(rep) + " on the CPU";
   if (rep.path == formula::FormulaPath::kPerturb)
     t += "\nreference = " + std::to_string(rep.reference_length) + " points at " +
          std::to_string(rep.reference_bits) + " bits (MPFR, the view's centre)" +
@@ -86,7 +86,7 @@ std::string formula_text(const formula::Formula& f, const formula::FormulaReport
        "\nunresolved = " +
        std::to_string(rep.unresolved) + " of " + std::to_string(rep.pixels) +
        " pixels (counts are binary64's guesses, not certified)"
-       "\nnot done = floatexp deltas, the distance estimate, the GPU\n";
+       "\nnot done = the distance estimate, the GPU\n";
   return t;
 }
 
@@ -132,7 +132,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
   write_target(t, files);
   const std::string more = ", formula " + formula::to_string(f) +
                            (req.julia.on() ? ", Julia set of " + formula::julia_text(req.julia) : std::string()) +
-                           " by " + formula::path_name(rep.path);
+                           " by " + formula::method_name(rep);
   if (!plan.quiet) {
     std::cerr << wrote_lines(t.png, files.summary, more);
     if (rep.path == formula::FormulaPath::kPerturb)

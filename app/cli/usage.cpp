@@ -91,7 +91,7 @@ Commands:
         perpendicular-burning-ship, perpendicular-celtic, perpendicular-buffalo, opcodes such as
         "absx absy sqr add", and hybrids "mandelbrot,burning-ship" (a phase a step); a .kfr's
         FractalType and Power choose it too. On the CPU: direct binary64 where it resolves the
-        view, perturbation with binary64 deltas beyond (to zoom about 1e268; --arith perturb or
+        view, perturbation beyond (binary64 deltas, FloatExp past zoom about 1e268; --arith perturb or
         f64 forces one); pixels binary64 cannot certify are re-decided by their own MPFR orbit
         (up to --max-references N of them), and any left undecided make render exit 1. --frames,
         --aa, --verify, --exr and the GPU are refused (exit 2)

@@ -166,7 +166,7 @@ void MandelbrotPanel::start_formula_render(const View& v, uint64_t gen, colour::
       char buf[400];
       std::snprintf(buf, sizeof buf,
                     "%s by %s: %llu of %llu pixels undecided in binary64, %llu decided by MPFR%s", label.c_str(),
-                    formula::path_name(rep.path), static_cast<unsigned long long>(rep.undecided),
+                    formula::method_name(rep).c_str(), static_cast<unsigned long long>(rep.undecided),
                     static_cast<unsigned long long>(rep.pixels), static_cast<unsigned long long>(rep.fallback),
                     rep.unresolved ? (", " + std::to_string(rep.unresolved) + " UNRESOLVED: not right").c_str() : "");
       p.arith = buf;

@@ -124,11 +124,10 @@ void require_perturb_f64(const mandel::View& v, const Formula& f) {
     throw mandel::ViewError(name +
                             ": a rotated, stretched or exponential-map view is not implemented for "
                             "formulas other than z^2 + c yet (docs/formulas.md)");
-  if (g.log2_step - 1 < kPerturbMinLog2Step)
-    throw mandel::ViewError(name + ": the pixel spacing 2^" + std::to_string(static_cast<int>(g.log2_step)) +
-                            " is below 2^" + std::to_string(static_cast<int>(kPerturbMinLog2Step) + 1) +
-                            ", where binary64 deltas leave binary64's range (zoom about 1e268 at 1024 "
-                            "rows); floatexp deltas for formulas are not implemented yet (docs/formulas.md)");
+  if (g.log2_step - 1 < kPerturbMinLog2StepFloatExp)
+    throw mandel::ViewError(name + ": the pixel spacing 2^" + std::to_string(static_cast<long>(g.log2_step)) +
+                            " is below 2^" + std::to_string(static_cast<long>(kPerturbMinLog2StepFloatExp) + 1) +
+                            ", beyond the range of FloatExp deltas");
   // The reference keeps every opcode's state (16 bytes) and a bound (8 bytes) per step, unpacked.
   int max_ops = 0;
   for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
@@ -178,8 +177,12 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   const double h = g.half_step_d;
   // BLA: the table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room
   // for ec's 2.01u of it and the roundings).
+  // Past binary64's range (s/2 below 2^kPerturbMinLog2Step): FloatExp deltas, without BLA (its
+  // table is binary64's), dc = offset * (s/2) with s/2 from its decimal string.
+  const bool floatexp = g.log2_step - 1 < kPerturbMinLog2Step;
+  res.perturb.delta = floatexp ? mandel::DeltaFormat::kFloatExp : mandel::DeltaFormat::kF64;
   FormulaBlaTable bla;
-  if (opt.bla) {
+  if (opt.bla && !floatexp) {
     const auto tb = std::chrono::steady_clock::now();
     // A Julia set's pixels add no dc: the table's B terms take 0.
     const double dcmax =
@@ -191,16 +194,26 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
     res.perturb.bla_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
     res.perturb.bla_levels = bla.levels;
   }
+  const FloatExp h_fe = FloatExp::from_string(g.half_step);
   std::atomic<uint64_t> skipped{0};
   run_pixel_loop(
       v, opt,
       [&](int i, int j, bool* decided) {
-        // dc = offset * (s/2): s/2 rounded once to binary64 and the product once (the offsets
-        // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
-        const double dcr = mandel::pixel_offset(i, v.width) * h, dci = -mandel::pixel_offset(j, v.height) * h;
-        const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
         uint64_t sk = 0;
-        const mandel::PixelResult px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        mandel::PixelResult px;
+        if (floatexp) {
+          // The same contract in FloatExp: s/2 rounded once from its decimal, the product once.
+          const FloatExp dcr = FloatExp(mandel::pixel_offset(i, v.width)) * h_fe;
+          const FloatExp dci = FloatExp(-mandel::pixel_offset(j, v.height)) * h_fe;
+          const FloatExp ec = (abs(dcr) + abs(dci)) * (2.01 * 0x1p-53);
+          px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        } else {
+          // dc = offset * (s/2): s/2 rounded once to binary64 and the product once (the offsets
+          // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
+          const double dcr = mandel::pixel_offset(i, v.width) * h, dci = -mandel::pixel_offset(j, v.height) * h;
+          const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
+          px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        }
         if (sk) skipped.fetch_add(sk, std::memory_order_relaxed);
         return px;
       },

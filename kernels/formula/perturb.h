@@ -17,9 +17,10 @@
 namespace ds::formula {
 
 // The half pixel spacing below which binary64 deltas would leave binary64's normal range (the
-// Mandelbrot engine's f64 limit, kernels/perturb/reference.cpp's auto_delta): such views are
-// refused (floatexp deltas for formulas are not done yet).
+// Mandelbrot engine's f64 limit, kernels/perturb/reference.cpp's auto_delta): such views take
+// FloatExp deltas (perturb_step.h; without BLA), down to FloatExp's range.
 constexpr double kPerturbMinLog2Step = -900;
+constexpr double kPerturbMinLog2StepFloatExp = -1000000000.0;
 
 // MPFR bits for a view's reference: ceil(-log2 s) + 128, as the Mandelbrot engine's
 // reference_bits (kernels/perturb/reference.cpp: view_bits + 64), at least 128.
@@ -48,9 +49,9 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
                                            const std::atomic<bool>* cancel = nullptr,
                                            const JuliaSeed& julia = {});
 
-// Throws mandel::ViewError naming the limit where perturbation with binary64 deltas cannot render
-// v (a pixel map or exponential map; s/2 below 2^kPerturbMinLog2Step; a reference whose states
-// would take more than three quarters of the host's memory).
+// Throws mandel::ViewError naming the limit where perturbation cannot render v (a pixel map or
+// exponential map; s/2 below FloatExp's range; a reference whose states would take more than three
+// quarters of the host's memory). Past 2^kPerturbMinLog2Step the deltas are FloatExp.
 void require_perturb_f64(const mandel::View& v, const Formula& f);
 
 // Every pixel of v by perturb_step.h against the reference at v's centre (computed here; *ref,

@@ -23,6 +23,10 @@ const char* path_name(FormulaPath p) {
   return "?";
 }
 
+std::string method_name(const FormulaReport& rep) {
+  return rep.floatexp ? "perturbation (FloatExp deltas, no BLA)" : path_name(rep.path);
+}
+
 FormulaPath auto_path(const mandel::View& v) {
   const mandel::Geometry g = mandel::geometry(v);
   return mandel::resolves(Arith::kF64, g, mandel::kGuardBits) ? FormulaPath::kDirect : FormulaPath::kPerturb;
@@ -61,7 +65,8 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
     rep.reference_length = ref.length;
     rep.reference_escaped = ref.escaped;
     rep.reference_seconds = ref.seconds;
-    rep.bla = opt.bla;
+    rep.floatexp = res.perturb.delta == mandel::DeltaFormat::kFloatExp;
+    rep.bla = opt.bla && !rep.floatexp;
     rep.bla_skipped = res.perturb.bla_skipped;
   }
   rep.pass_iterations = res.iterations;

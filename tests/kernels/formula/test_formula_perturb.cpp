@@ -53,6 +53,21 @@ TEST(FormulaPerturb, DISABLED_FindDeepViews) {
   }
 }
 
+// Past binary64's range: from the BurningShip1e60 view below, 16x at a time to zoom 1e320 (how
+// BurningShip1e320 was found; prints the view every 1e20).
+TEST(FormulaPerturb, DISABLED_FindFloatExpView) {
+  const Formula f = parse_formula("burning-ship");
+  View v = view_n("-0.52385650573873808264320817953931464697723557570940719796350161454708271638042874",
+                  "-0.905063012975098048484633103441542341595677940679102394986324177838949724014396055",
+                  "1.6069380442590071e60", 2000, 32);
+  for (int depth = 80; depth <= 320; depth += 20) {
+    v = zoom_towards_boundary(v, f, depth, 16);
+    std::printf("zoom %s iter %llu re %s im %s\n", v.zoom.c_str(), static_cast<unsigned long long>(v.max_iter),
+                v.re.c_str(), v.im.c_str());
+    std::fflush(stdout);
+  }
+}
+
 TEST(FormulaPerturb, DiffabsIsTheDifferenceOfModuli) {
   std::mt19937_64 rng = ds::test::seeded_rng("FormulaPerturb.DiffabsIsTheDifferenceOfModuli");
   std::uniform_real_distribution<double> mag(-60, 2), unit(0, 1);
@@ -292,13 +307,13 @@ TEST(FormulaPerturb, RenderTakesPerturbationPastBinary64) {
     ASSERT_EQ(a.count(k), b.count(k)) << "pixel " << k;
   }
   EXPECT_GE(both, 500);
-  // Views beyond binary64 deltas' range are refused by name.
-  try {
-    render(view_n("-1.762", "-0.028", "1e280", 100, 32), f, o, &pert);
-    ADD_FAILURE() << "1e280 rendered";
-  } catch (const ds::mandel::ViewError& e) {
-    EXPECT_NE(std::string(e.what()).find("floatexp deltas for formulas"), std::string::npos) << e.what();
-  }
+  // Beyond binary64 deltas' range (s/2 below 2^-900) the deltas are FloatExp, said in the report.
+  FormulaReport fe;
+  render(view_n("-1.762", "-0.028", "1e280", 100, 32), f, o, &fe);
+  EXPECT_TRUE(fe.floatexp);
+  EXPECT_FALSE(fe.bla);
+  EXPECT_EQ(method_name(fe), "perturbation (FloatExp deltas, no BLA)");
+  EXPECT_FALSE(pert.floatexp);
 }
 
 // Every named formula and a hybrid (so every opcode: store and mul in the powers and burning-ship3,
@@ -329,6 +344,60 @@ TEST(FormulaPerturb, EveryFormulaAgreesWithDirectWhereBothCertify) {
       EXPECT_GE(perturb_ok, 700) << name << " zoom " << zoom;
       EXPECT_GE(both, 600) << name << " zoom " << zoom;
     }
+  }
+}
+
+// FloatExp deltas past binary64's range (s/2 below 2^-900): Burning Ships at 3.6e280 and 2.0e320
+// (found by DISABLED_FindFloatExpView from BurningShip1e60), 32x32, 4,000 iterations, rendered by
+// perturbation with FloatExp deltas (no BLA) against MPFR on a 16x16 grid at the reference's bits +
+// 128 and + 256: every count the bound decided is MPFR's, with no exception, and render() (the
+// pass and the MPFR fallback) agrees with every trusted grid pixel and leaves none unresolved.
+TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
+  struct Case {
+    const char* zoom;
+    const char* re;
+    const char* im;
+    int min_compared;  // measured 112 and 109, less a margin
+  };
+  const Case cases[] = {
+      {"3.6304123742133165e280", "-0.523856505738738082643208179539314646977235575709407197963501534992731110285979678210870721778429562501513499703693548778605151266835708681742891527537460781483463808633736354933682346193017604225264477500334477818044057995585933937786196274662434124487283932013779758927621450534962225166219137870764551",
+       "-0.905063012975098048484633103441542341595677940679102394986323801341057180406062082760472125848465320140881893229710147487079264137395565074335554181728301064612796252297519997644695043638029100633152342922992539479779865541639158923880456549184903967756589652815387236441347323556439801246876025690213076", 100},
+      {"1.976584504954229e320", "-0.5238565057387380826432081795393146469772355757094071979635015349927311102859796782108707217784295625015134997036935487786051512668357086817428915275374607814834638086337363549336823461930176042252644775003344778180440579955859339377861962746624341244872839320137797589276214505349466365448694156885855763945711101199962768400767494540139612858",
+       "-0.9050630129750980484846331034415423415956779406791023949863238013410571804060620827604721258484653201408818932297101474870792641373955650743355541817283010646127962522975199976446950436380291006331523429229925394797798655416391589238804565491849039677565896528153872364413473235564490702735576376642931309104475124948189887938301648808610370966", 100},
+  };
+  const Formula f = parse_formula("burning-ship");
+  for (const Case& c : cases) {
+    const View v = view_n(c.re, c.im, c.zoom, 4000, 32);
+    ASSERT_EQ(auto_path(v), FormulaPath::kPerturb);
+    Certification cert;
+    FormulaReference ref;
+    const auto t0 = std::chrono::steady_clock::now();
+    const ds::mandel::RenderResult r = render_perturb(v, f, {}, &cert, &ref);
+    const double pass = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.perturb.delta, ds::mandel::DeltaFormat::kFloatExp) << c.zoom;
+    EXPECT_EQ(r.perturb.bla_skipped, 0u) << c.zoom;
+    const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
+    const std::vector<GridPixel> grid = mpfr_grid(v, f, 16, b1, b1 + 128);
+    const Agreement a = compare_with_mpfr(v, r, cert.certified, grid);
+    FormulaReport rep;
+    const ds::mandel::RenderResult all = render(v, f, {}, &rep);
+    const Agreement b = compare_with_mpfr(v, all, rep.certified, grid);
+    std::printf(
+        "burning-ship at zoom %s: reference %llu points at %d bits; pass %.2f s, %llu of 1024 undecided; grid: %d "
+        "trusted, %d distinct, %d compared, %d agree; render: %llu by MPFR (up to %d bits), %llu unresolved, "
+        "%d compared, %d agree\n",
+        c.zoom, static_cast<unsigned long long>(ref.length), ref.bits, pass,
+        static_cast<unsigned long long>(cert.uncertain), a.trusted, a.distinct, a.compared, a.agree,
+        static_cast<unsigned long long>(rep.fallback), rep.fallback_max_bits,
+        static_cast<unsigned long long>(rep.unresolved), b.compared, b.agree);
+    EXPECT_TRUE(rep.floatexp);
+    EXPECT_FALSE(rep.bla);
+    EXPECT_EQ(a.agree, a.compared) << c.zoom << a.detail;
+    EXPECT_EQ(b.agree, b.compared) << c.zoom << b.detail;
+    EXPECT_GE(a.compared, c.min_compared) << c.zoom;
+    EXPECT_GE(a.distinct, 5) << c.zoom;
+    EXPECT_EQ(rep.unresolved, 0u) << c.zoom;
+    EXPECT_EQ(b.compared, a.trusted) << c.zoom;
   }
 }
 
