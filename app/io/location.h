@@ -66,7 +66,8 @@ std::string format_location(const Location& loc);
 // Re, Im, Zoom, Iterations, Colors, and the transform in both KF's old and new keys where they
 // apply). With a KF colouring (kf_colouring, or a palette that is a .kfr/.kfp file) its colour keys
 // too (IterDiv and ColorOffset from the density and offset). Throws IoError for a pixel map KF
-// cannot express, or a KF palette file that cannot be read.
+// cannot express, a Julia seed (KF would draw the parameter plane), or a KF palette file that
+// cannot be read.
 std::string format_kfr(const Location& loc);
 // Reads a location from a file: a PNG (by its signature) or text. Throws IoError.
 Location read_location_file(const std::string& path);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,7 @@ struct DeepJulia {
   uint64_t iter;
   int min_compared;       // grid pixels both decided and trusted, at least (measured, less a margin)
   uint64_t max_unresolved;  // after render's MPFR fallback (measured)
+  bool long_test = false;   // over half a minute on two loaded cores: DEEPSCOPE_LONG_TESTS=1 only
 };
 
 // Found by DISABLED_FindDeepViews (zooming 16x at a time from zoom 1 at 0.1 - 0.05i), 2026-11-29.
@@ -194,6 +196,12 @@ const DeepJulia kDeep[] = {
      "0.886364373968183674381397448135641219816117232281219474198218149330158253848154766",
      "0.90533126009024179261204748653346763209199798938769794953729441074161865270093376", "1.6069380442590071e60",
      500, 200, 0},
+    // Past binary64's range (FloatExp deltas, no BLA): from Mandelbrot1e30 on (JULIA_DEEP=1 with
+    // DISABLED_FindDeepViews). 45 s wall here (24,996,729 iterations a pass, MPFR at 1,131 bits):
+    // a long test (the parameter plane's FloatExp test, FormulaPerturb.FloatExpDeltas..., runs always).
+    {"Mandelbrot1e301", "mandelbrot", "-0.8", "0.156",
+     "-0.38386143596851747276176082813693144239039324762602186743823389199453902282784737652472945573715937222333910552507957185447651930408564365405859629785709230488885722255896751779472184324247380561057272656265886312067267895839184608523290561795660744176622685762335416151099221433002008233235522318647514211139744470056966886",
+     "0.41516244183540879010168887179667117221944691949624569913544307113586261782501452789940188272053644692263654088381697561044808074036271167352933319466749835820218870177615273373355615468942321223345907684783666996877064225187981128569414797293807068836328116997788167905286533170370330028604315520467423670730657507279547152", "1.0715086071862709e301", 32000, 200, 0, true},
 };
 
 class JuliaPerturbDeep : public testing::TestWithParam<DeepJulia> {};
@@ -205,6 +213,7 @@ class JuliaPerturbDeep : public testing::TestWithParam<DeepJulia> {};
 // unresolved (none but at Celtic1e20).
 TEST_P(JuliaPerturbDeep, DecidedCountsAgreeWithMpfr) {
   const DeepJulia& d = GetParam();
+  if (d.long_test) DEEPSCOPE_REQUIRE_LONG();
   const Formula f = parse_formula(d.formula);
   const View v = view_n(d.re, d.im, d.zoom, d.iter, 32);
   ASSERT_EQ(auto_path(v), FormulaPath::kPerturb);
@@ -262,6 +271,14 @@ TEST(JuliaPerturb, DISABLED_FindDeepViews) {
     const char* cim;
     double depth;
   };
+  if (std::getenv("JULIA_DEEP")) {  // past binary64's range: from Mandelbrot1e30 on to 1e300
+    const JuliaSeed j = parse_julia("-0.8", "0.156");
+    View v = view_n(kDeep[0].re, kDeep[0].im, kDeep[0].zoom, kDeep[0].iter, 32);
+    v = zoom_towards_boundary(v, parse_formula("mandelbrot"), 300, 16, false, j);
+    std::printf("mandelbrot c = -0.8 + 0.156 i: re %s im %s zoom %s iter %llu\n", v.re.c_str(), v.im.c_str(),
+                v.zoom.c_str(), static_cast<unsigned long long>(v.max_iter));
+    return;
+  }
   for (const Start& s : {Start{"mandelbrot", "-0.8", "0.156", 30}, Start{"burning-ship", "-1.762", "-0.028", 30},
                          Start{"celtic", "-0.76", "0.47", 20}, Start{"mandelbrot,burning-ship", "-0.25", "-0.73", 20},
                          Start{"burning-ship", "-0.5", "-0.56", 60}}) {
