@@ -129,10 +129,9 @@ void MandelbrotPanel::save_location(bool kfr) {
   try {
     const std::string name = palette_label_.empty() ? "classic" : palette_label_;
     app::Location loc = app::location_of(view_, name, colouring(view_.max_iter), shown_arith_);
-    // The formula and the Julia seed, read back by apply_location (KF files hold no seed).
+    // The formula and the Julia seed, read back by apply_location.
     if (!formula::is_mandelbrot(formula_)) loc.formula = formula::to_string(formula_);
-    if (julia_.on()) {
-      if (kfr) throw std::runtime_error("a .kfr holds no Julia seed: save the location in deepscope's format");
+    if (julia_.on()) {  // format_kfr refuses it: KF reads no seed
       loc.julia_re = julia_.re;
       loc.julia_im = julia_.im;
     }

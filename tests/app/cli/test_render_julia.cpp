@@ -63,6 +63,7 @@ TEST(RenderJulia, PngRecordsTheSeedAndReadsBack) {
     EXPECT_THROW(app::apply_to_view(loc, &w, true), IoError);
     formula::Formula g;
     EXPECT_THROW(app::apply_to_view(loc, &w, true, &g), IoError);  // no seed to take it: refused
+    EXPECT_THROW(app::format_kfr(loc), IoError);                    // KF would draw the parameter plane
     const std::string again = dir + "/again.png", npy2 = dir + "/again.npy";
     ASSERT_EQ(test::render_in_process({"--location", png, "--counts", npy2, "--out", again, "--quiet"}, &msg), 0)
         << msg;
