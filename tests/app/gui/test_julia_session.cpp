@@ -1,8 +1,9 @@
 // The Mandelbrot panel's formula selector and Julia toggle at 1280x800 under a private Xvfb
 // (tests/app/gui/with_xvfb.sh), CPU path: J under the mouse shows the Julia set of the point there
-// (the PNG F12 writes records that seed, read back by `render --location` pixel for pixel), the
-// formula chosen by a script's `run formula=NAME` is recorded and drawn, Ctrl+S saves the seed, and
-// J again returns to the parameter plane's view.
+// (the PNG F12 writes records that seed, read back by `render --location` pixel for pixel, and the
+// window shows those pixels), the formula chosen by a script's `run formula=NAME` is recorded and
+// drawn, Ctrl+S saves the seed, and J again returns to the parameter plane's view. Again with the
+// GPU visible where there is one (CUDA canvases).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,17 +39,20 @@ std::string formula_record(const std::string& png) {
   return text;
 }
 
-TEST(JuliaSession, JUnderTheMouseShowsTheJuliaSetOfThatPoint) {
+// The session, on the CPU (CUDA_VISIBLE_DEVICES empty) or with the GPU visible (the canvases on the
+// device: Canvas::store copies the formula frames up).
+void julia_session(bool gpu) {
   ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
   const std::string d = ds::test::make_tmpdir("julia-session");
   write(d + "/home.txt", "re = -0.5\nim = 0\nzoom = 1\niterations = 500\n");
   // Key I: auto iterations off, so every image keeps the location's 500 as render does.
   write(d + "/s.script", "move 5 5\nkey i\nwait-idle 120\npng " + d + "/plane.png\nkey F12\nwait-idle 120\n" +
                              "move 250 300\nkey j\nwait-idle 120\npng " + d + "/julia.png\nkey F12\nwait-idle 120\n" +
+                             "screenshot " + d + "/window-julia.png\n" +
                              "key ctrl+s\nwait 3\nrun formula=burning-ship\nwait-idle 120\npng " + d +
                              "/ship.png\nkey F12\nwait-idle 120\nscreenshot " + d + "/window.png\n" +
                              "move 250 300\nkey j\nwait-idle 120\npng " + d + "/back.png\nkey F12\nwait-idle 120\nquit\n");
-  ASSERT_EQ(run("cd " + d + " && CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
+  ASSERT_EQ(run("cd " + d + " && " + std::string(gpu ? "" : "CUDA_VISIBLE_DEVICES= ") + DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
                 " --size 1280x800 --location " + d + "/home.txt --script " + d + "/s.script > " + d +
                 "/log.txt 2>&1"),
             0)
@@ -98,6 +102,25 @@ TEST(JuliaSession, JUnderTheMouseShowsTheJuliaSetOfThatPoint) {
               alike, plane_alike);
   EXPECT_GE(alike, 0.999);
   EXPECT_LT(plane_alike, 0.5);
+  // What the window shows (its canvas, coloured by its shader) is that picture: the image's
+  // rectangle in the window's screenshot, placed by the pointer's line in the log.
+  const std::string log = ds::test::slurp(d + "/log.txt");
+  const size_t at = log.find("pointer at image (250, 300), window (");
+  ASSERT_NE(at, std::string::npos) << log;
+  int wx = 0, wy = 0;
+  ASSERT_EQ(std::sscanf(log.c_str() + at, "pointer at image (250, 300), window (%d, %d)", &wx, &wy), 2);
+  const Png window = load(d + "/window-julia.png");
+  ASSERT_GE(window.w, wx - 250 + julia.w);
+  ASSERT_GE(window.h, wy - 300 + julia.h);
+  size_t shown_same = 0;
+  for (int j = 0; j < julia.h; ++j)
+    for (int i = 0; i < julia.w; ++i) {
+      const unsigned char *a = julia.at(i, j), *b = window.at(wx - 250 + i, wy - 300 + j);
+      shown_same += std::abs(a[0] - b[0]) <= 1 && std::abs(a[1] - b[1]) <= 1 && std::abs(a[2] - b[2]) <= 1;
+    }
+  const double shown = static_cast<double>(shown_same) / (static_cast<double>(julia.w) * julia.h);
+  std::printf("the window shows %.4f of the Julia PNG's pixels as they are\n", shown);
+  EXPECT_GE(shown, 0.99);
   // The formula selector: the Burning Ship's Julia set of the same seed, recorded and drawn.
   const std::string ship = formula_record(d + "/ship.png");
   EXPECT_NE(ship.find("formula = burning-ship\njulia_re = " + jl.julia_re + "\n"), std::string::npos) << ship;
@@ -108,6 +131,17 @@ TEST(JuliaSession, JUnderTheMouseShowsTheJuliaSetOfThatPoint) {
   EXPECT_EQ(back.zoom, plane.zoom);
   EXPECT_TRUE(back.julia_re.empty());
   EXPECT_EQ(back.formula, "burning-ship");
+}
+
+TEST(JuliaSession, JUnderTheMouseShowsTheJuliaSetOfThatPoint) { julia_session(false); }
+
+// The same session with the GPU visible: the formula frames go into CUDA canvases (Canvas::store's
+// device copy). Skipped, visibly, where no GPU is (or the build has no CUDA).
+TEST(JuliaSession, OnCudaCanvases) {
+  if (run("nvidia-smi -L > /dev/null 2>&1") != 0) GTEST_SKIP() << "no GPU here (nvidia-smi): the CUDA canvas path is not run";
+  if (run(std::string(DEEPSCOPE_EXE) + " info 2>&1 | grep -q 'CUDA ON'") != 0)
+    GTEST_SKIP() << "this build has no CUDA: the CUDA canvas path is not run";
+  julia_session(true);
 }
 
 }  // namespace
