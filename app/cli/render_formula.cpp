@@ -16,10 +16,12 @@
 namespace ds::app {
 
 namespace {
-[[noreturn]] void not_yet(const formula::Formula& f, const std::string& what) {
+// `what` refused for the formula (and the Julia set of its seed, where there is one).
+[[noreturn]] void not_yet(const formula::Formula& f, const formula::JuliaSeed& julia, const std::string& what) {
   throw cli::UsageError(what + ": not implemented for formula " + formula::to_string(f) +
-                        " yet; formulas other than z^2 + c render only on the CPU (direct binary64 or "
-                        "perturbation), one image at a time (docs/formulas.md)");
+                        (julia.on() ? " (the Julia set of " + formula::julia_text(julia) + ")" : std::string()) +
+                        " yet; formulas other than z^2 + c and Julia sets render only on the CPU (direct "
+                        "binary64 or perturbation), one image at a time (docs/formulas.md)");
 }
 }  // namespace
 
@@ -37,20 +39,20 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
                           "far; Julia sets (" + formula::julia_text(req.julia) +
                           ") render on the CPU (--backend cpu or auto; docs/formulas.md)");
   if (!req.perturb && !req.arith.empty() && req.arith != "auto" && req.arith != "f64")
-    not_yet(f, "--arith " + req.arith);
-  if (req.frames > 1) not_yet(f, "--frames (zoom sequences)");
-  if (req.aa > 1) not_yet(f, "--aa");
+    not_yet(f, req.julia, "--arith " + req.arith);
+  if (req.frames > 1) not_yet(f, req.julia, "--frames (zoom sequences)");
+  if (req.aa > 1) not_yet(f, req.julia, "--aa");
   if (req.verify)
-    not_yet(f,
+    not_yet(f, req.julia,
             "--verify (the oracle checks z^2 + c only; the formula tests use kernels/formula/mpfr_orbit.h)");
-  if (req.exr) not_yet(f, "--exr (KF's distance and phase channels)");
-  if (req.auto_iter) not_yet(f, "--auto-iter");
-  if (req.tile_rows || req.strips) not_yet(f, "strips over several workers (--tile-rows, --devices, mpirun)");
-  if (req.cuda) not_yet(f, "--backend cuda (the GPU)");
-  if (req.fields & mandel::kFieldDistance) not_yet(f, "a shader that reads the distance estimate");
-  if (req.fields & mandel::kFieldPhase) not_yet(f, "a shader that reads the phase");
-  if (req.fields & mandel::kFieldStripe) not_yet(f, "a shader that reads the stripe average");
-  if (req.fields & mandel::kFieldSqrtSmooth) not_yet(f, "square-root smoothing (KF's SmoothingMethod 1)");
+  if (req.exr) not_yet(f, req.julia, "--exr (KF's distance and phase channels)");
+  if (req.auto_iter) not_yet(f, req.julia, "--auto-iter");
+  if (req.tile_rows || req.strips) not_yet(f, req.julia, "strips over several workers (--tile-rows, --devices, mpirun)");
+  if (req.cuda) not_yet(f, req.julia, "--backend cuda (the GPU)");
+  if (req.fields & mandel::kFieldDistance) not_yet(f, req.julia, "a shader that reads the distance estimate");
+  if (req.fields & mandel::kFieldPhase) not_yet(f, req.julia, "a shader that reads the phase");
+  if (req.fields & mandel::kFieldStripe) not_yet(f, req.julia, "a shader that reads the stripe average");
+  if (req.fields & mandel::kFieldSqrtSmooth) not_yet(f, req.julia, "square-root smoothing (KF's SmoothingMethod 1)");
   formula::require_formula_view(v, f, formula_path(req));
   // Memory: counts (and high words), smooth, the certification bytes, RGB, PNG and .npy buffers.
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);

@@ -119,7 +119,9 @@ TEST(RenderJulia, BadSeedsAreRefused) {
       {{"--julia-re", "-0.8", "--julia-im", "0.156", "--backend", "cuda"}, "--backend cuda with --julia-re"},
       {{"--formula", "celtic", "--julia-re", "-0.8", "--julia-im", "0.156", "--backend", "cuda"},
        "--backend cuda with --julia-re"},
-      {{"--julia-re", "-0.8", "--julia-im", "0.156", "--aa", "2"}, "--aa"},
+      {{"--julia-re", "-0.8", "--julia-im", "0.156", "--aa", "2"}, "--aa: not implemented for formula mandelbrot (the Julia set of c = -0.8 + 0.156 i)"},
+      {{"--julia-re", "-0.8", "--julia-im", "0.156", "--frames", "3", "--zoom-to", "10"}, "--frames"},
+      {{"--julia-re", "-0.8", "--julia-im", "0.156", "--shader", "distance"}, "distance"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = c.args;
