@@ -21,6 +21,7 @@ struct DirectOptions {
   int guard_bits = mandel::kGuardBits;        // the precision rule of view.h for binary64
   bool bla = true;  // perturbation only (render_perturb): BLA steps; false iterates every step
   JuliaSeed julia;  // on(): the Julia set of julia's c (z_1 = the pixel); else the parameter plane
+  bool floatexp_deltas = false;  // perturbation only: FloatExp deltas at any zoom (tests; else past 2^-900)
 };
 
 // Throws mandel::ViewError when binary64 does not resolve the view (the precision rule of

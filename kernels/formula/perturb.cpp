@@ -179,7 +179,7 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   // for ec's 2.01u of it and the roundings).
   // Past binary64's range (s/2 below 2^kPerturbMinLog2Step): FloatExp deltas, without BLA (its
   // table is binary64's), dc = offset * (s/2) with s/2 from its decimal string.
-  const bool floatexp = g.log2_step - 1 < kPerturbMinLog2Step;
+  const bool floatexp = opt.floatexp_deltas || g.log2_step - 1 < kPerturbMinLog2Step;
   res.perturb.delta = floatexp ? mandel::DeltaFormat::kFloatExp : mandel::DeltaFormat::kF64;
   FormulaBlaTable bla;
   if (opt.bla && !floatexp) {

@@ -18,6 +18,7 @@
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/formula/direct.h"
 #include "kernels/formula/formula.h"
+#include "kernels/formula/julia.h"
 #include "kernels/formula/mpfr_orbit.h"
 #include "kernels/formula/perturb.h"
 #include "kernels/formula/perturb_step.h"
@@ -399,6 +400,45 @@ TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
     EXPECT_EQ(rep.unresolved, 0u) << c.zoom;
     EXPECT_EQ(b.compared, a.trusted) << c.zoom;
   }
+}
+
+// FloatExp deltas forced at shallow views, for every named formula and three hybrids (every opcode,
+// and Julia sets too): wherever they and binary64 deltas (both without BLA) decide a count, the
+// counts are equal, and FloatExp decides what binary64 does, give or take a few pixels (their
+// roundings are the same but for the escape test's binary64 sum).
+TEST(FormulaPerturb, FloatExpDeltasAgreeWithBinary64ForEveryFormula) {
+  std::vector<std::string> names = formula_names();
+  names.push_back("mandelbrot,burning-ship");
+  names.push_back("burning-ship,mandelbar,celtic");
+  names.push_back("mandelbrot5,perpendicular-buffalo");
+  int total = 0, total_both = 0;
+  for (const std::string& name : names) {
+    const Formula f = parse_formula(name);
+    for (const bool julia : {false, true}) {
+      DirectOptions d64, dfe;
+      d64.bla = dfe.bla = false;
+      dfe.floatexp_deltas = true;
+      if (julia) d64.julia = dfe.julia = parse_julia("-0.25", "-0.73");
+      const View v = view_n("-0.5", "0.1", "5", 300, 32);
+      Certification c64, cfe;
+      const auto a = render_perturb(v, f, d64, &c64);
+      const auto b = render_perturb(v, f, dfe, &cfe);
+      EXPECT_EQ(b.perturb.delta, ds::mandel::DeltaFormat::kFloatExp);
+      int both = 0;
+      for (std::size_t k = 0; k < a.counts.size(); ++k) {
+        if (!c64.certified[k] || !cfe.certified[k]) continue;
+        ++both;
+        ASSERT_EQ(a.count(k), b.count(k)) << name << (julia ? " Julia" : "") << " pixel " << k;
+      }
+      const int d = static_cast<int>(1024 - c64.uncertain), e = static_cast<int>(1024 - cfe.uncertain);
+      EXPECT_GE(e + 8, d) << name << (julia ? " Julia" : "");
+      EXPECT_GE(both + 8, d) << name << (julia ? " Julia" : "");
+      total += d;
+      total_both += both;
+    }
+  }
+  std::printf("binary64 decided %d, both %d of %d pixels\n", total, total_both, 40 * 1024);
+  EXPECT_GE(total_both, 30000);  // measured: 36,814 (= binary64's decided pixels)
 }
 
 // The cost of the alternative without perturbation at the 1.27e30 Burning Ship (docs/formulas.md):
