@@ -177,24 +177,27 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   const double h = g.half_step_d;
   // BLA: the table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room
   // for ec's 2.01u of it and the roundings).
-  // Past binary64's range (s/2 below 2^kPerturbMinLog2Step): FloatExp deltas, without BLA (its
-  // table is binary64's), dc = offset * (s/2) with s/2 from its decimal string.
+  // Past binary64's range (s/2 below 2^kPerturbMinLog2Step): FloatExp deltas, dc = offset * (s/2)
+  // with s/2 from its decimal string. BLA (its table is binary64's) while the table's dcmax is a
+  // normal binary64 number, at least 2^-1000 (to zoom about 1e298 at 32 rows; the pixels take no
+  // entry whose radius is below 2^-1000, perturb_step.h); beyond, none.
   const bool floatexp = opt.floatexp_deltas || g.log2_step - 1 < kPerturbMinLog2Step;
   res.perturb.delta = floatexp ? mandel::DeltaFormat::kFloatExp : mandel::DeltaFormat::kF64;
+  const FloatExp h_fe = FloatExp::from_string(g.half_step);
+  // The table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room for
+  // ec's 2.01u of it and the roundings); a Julia set's pixels add no dc: its B terms take 0.
+  const FloatExp dcmax_fe =
+      (FloatExp(std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) * h_fe) *
+      (1.0 + 0x1p-40);
+  const double dcmax = p.julia ? 0.0 : to_double(dcmax_fe) * (1.0 + 0x1p-50);
   FormulaBlaTable bla;
-  if (opt.bla && !floatexp) {
+  if (opt.bla && (!floatexp || p.julia || dcmax >= 0x1p-1000)) {
     const auto tb = std::chrono::steady_clock::now();
-    // A Julia set's pixels add no dc: the table's B terms take 0.
-    const double dcmax =
-        p.julia ? 0.0
-                : (std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) *
-                      h * (1.0 + 0x1p-40);
     bla = build_formula_bla(f, ref, dcmax);
     attach_bla(p, bla);
     res.perturb.bla_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
     res.perturb.bla_levels = bla.levels;
   }
-  const FloatExp h_fe = FloatExp::from_string(g.half_step);
   std::atomic<uint64_t> skipped{0};
   run_pixel_loop(
       v, opt,

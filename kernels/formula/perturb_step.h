@@ -140,7 +140,8 @@ DEEPSCOPE_HD void diffabs_bounded(double X, T& x, T& r, double dX, double slack)
 // T = FloatExp (views past binary64's range): the same operations on FloatExp deltas (each
 // rounded once at 2^-53 like binary64's, with no underflow: no absolute floor in the delta's bound),
 // z~ = Z~ + x~ formed in binary64 for the escape test (one more rounding, u|x~|, in its slack),
-// the sum for rebasing in FloatExp, and no BLA (p.bla_levels must be 0: its table is binary64's).
+// the sum for rebasing in FloatExp; BLA from the binary64 table (its entries' A, B, ea, eb are
+// relative, valid for any delta below the radius), skipping entries with radius below 2^-1000.
 // The reference's states stay binary64: dW keeps its absolute floor eta (a state that underflowed),
 // which for FloatExp deltas only matters where it is not multiplied by the delta (a fold crossed
 // near the reference, a rebase): there the pixel is left undecided, never wrong.
@@ -215,6 +216,9 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, T
         const uint64_t len = uint64_t{1} << l;
         if (p.max_iter - n < len) continue;
         const FormulaBlaEntry& e = p.bla[idx];
+        // FloatExp deltas take no entry whose radius is near binary64's subnormals (its rounding
+        // there is absolute, not relative: the radius's margin would not cover it).
+        if (!std::is_same<T, double>::value && !(e.r >= 0x1p-1000)) continue;
         if (!((tracking ? ad + r : ad) < T(e.r))) continue;
         const T nx = (x * e.a[0] + y * e.a[1]) + (acr * e.b[0] + aci * e.b[1]);
         const T ny = (x * e.a[2] + y * e.a[3]) + (acr * e.b[2] + aci * e.b[3]);

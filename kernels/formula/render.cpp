@@ -24,7 +24,7 @@ const char* path_name(FormulaPath p) {
 }
 
 std::string method_name(const FormulaReport& rep) {
-  return rep.floatexp ? "perturbation (FloatExp deltas, no BLA)" : path_name(rep.path);
+  return rep.floatexp ? "perturbation (FloatExp deltas)" : path_name(rep.path);
 }
 
 FormulaPath auto_path(const mandel::View& v) {
@@ -66,7 +66,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
     rep.reference_escaped = ref.escaped;
     rep.reference_seconds = ref.seconds;
     rep.floatexp = res.perturb.delta == mandel::DeltaFormat::kFloatExp;
-    rep.bla = opt.bla && !rep.floatexp;
+    rep.bla = opt.bla && (!rep.floatexp || res.perturb.bla_levels > 0);
     rep.bla_skipped = res.perturb.bla_skipped;
   }
   rep.pass_iterations = res.iterations;

@@ -308,12 +308,16 @@ TEST(FormulaPerturb, RenderTakesPerturbationPastBinary64) {
     ASSERT_EQ(a.count(k), b.count(k)) << "pixel " << k;
   }
   EXPECT_GE(both, 500);
-  // Beyond binary64 deltas' range (s/2 below 2^-900) the deltas are FloatExp, said in the report.
-  FormulaReport fe;
+  // Beyond binary64 deltas' range (s/2 below 2^-900) the deltas are FloatExp, said in the report,
+  // with BLA while the table's dcmax is at least 2^-1000 (1e280 at 32 rows), without beyond (1e320).
+  FormulaReport fe, fe2;
   render(view_n("-1.762", "-0.028", "1e280", 100, 32), f, o, &fe);
   EXPECT_TRUE(fe.floatexp);
-  EXPECT_FALSE(fe.bla);
-  EXPECT_EQ(method_name(fe), "perturbation (FloatExp deltas, no BLA)");
+  EXPECT_TRUE(fe.bla);
+  EXPECT_EQ(method_name(fe), "perturbation (FloatExp deltas)");
+  render(view_n("-1.762", "-0.028", "1e320", 100, 32), f, o, &fe2);
+  EXPECT_TRUE(fe2.floatexp);
+  EXPECT_FALSE(fe2.bla);
   EXPECT_FALSE(pert.floatexp);
 }
 
@@ -350,8 +354,9 @@ TEST(FormulaPerturb, EveryFormulaAgreesWithDirectWhereBothCertify) {
 
 // FloatExp deltas past binary64's range (s/2 below 2^-900): Burning Ships at 3.6e280 and 2.0e320
 // (found by DISABLED_FindFloatExpView from BurningShip1e60), 32x32, 4,000 iterations, rendered by
-// perturbation with FloatExp deltas (no BLA) against MPFR on a 16x16 grid at the reference's bits +
-// 128 and + 256: every count the bound decided is MPFR's, with no exception, and render() (the
+// perturbation with FloatExp deltas (BLA at 3.6e280, none at 2.0e320; and without BLA) against
+// MPFR on a 16x16 grid at the reference's bits + 128 and + 256: every count the bound decided is
+// MPFR's, with no exception, and render() (the
 // pass and the MPFR fallback) agrees with every trusted grid pixel and leaves none unresolved.
 TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
   struct Case {
@@ -359,12 +364,13 @@ TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
     const char* re;
     const char* im;
     int min_compared;  // measured 112 and 109, less a margin
+    bool bla;          // the binary64 table applies (its dcmax at least 2^-1000)
   };
   const Case cases[] = {
       {"3.6304123742133165e280", "-0.523856505738738082643208179539314646977235575709407197963501534992731110285979678210870721778429562501513499703693548778605151266835708681742891527537460781483463808633736354933682346193017604225264477500334477818044057995585933937786196274662434124487283932013779758927621450534962225166219137870764551",
-       "-0.905063012975098048484633103441542341595677940679102394986323801341057180406062082760472125848465320140881893229710147487079264137395565074335554181728301064612796252297519997644695043638029100633152342922992539479779865541639158923880456549184903967756589652815387236441347323556439801246876025690213076", 100},
+       "-0.905063012975098048484633103441542341595677940679102394986323801341057180406062082760472125848465320140881893229710147487079264137395565074335554181728301064612796252297519997644695043638029100633152342922992539479779865541639158923880456549184903967756589652815387236441347323556439801246876025690213076", 100, true},
       {"1.976584504954229e320", "-0.5238565057387380826432081795393146469772355757094071979635015349927311102859796782108707217784295625015134997036935487786051512668357086817428915275374607814834638086337363549336823461930176042252644775003344778180440579955859339377861962746624341244872839320137797589276214505349466365448694156885855763945711101199962768400767494540139612858",
-       "-0.9050630129750980484846331034415423415956779406791023949863238013410571804060620827604721258484653201408818932297101474870792641373955650743355541817283010646127962522975199976446950436380291006331523429229925394797798655416391589238804565491849039677565896528153872364413473235564490702735576376642931309104475124948189887938301648808610370966", 100},
+       "-0.9050630129750980484846331034415423415956779406791023949863238013410571804060620827604721258484653201408818932297101474870792641373955650743355541817283010646127962522975199976446950436380291006331523429229925394797798655416391589238804565491849039677565896528153872364413473235564490702735576376642931309104475124948189887938301648808610370966", 100, false},
   };
   const Formula f = parse_formula("burning-ship");
   for (const Case& c : cases) {
@@ -376,24 +382,35 @@ TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
     const ds::mandel::RenderResult r = render_perturb(v, f, {}, &cert, &ref);
     const double pass = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_EQ(r.perturb.delta, ds::mandel::DeltaFormat::kFloatExp) << c.zoom;
-    EXPECT_EQ(r.perturb.bla_skipped, 0u) << c.zoom;
+    // BLA at 3.6e280 (the table's dcmax 2^-932), none at 2.0e320 (2^-1066, below 2^-1000).
+    EXPECT_EQ(r.perturb.bla_levels > 0, c.bla) << c.zoom;
+    if (!c.bla) EXPECT_EQ(r.perturb.bla_skipped, 0u) << c.zoom;
+    DirectOptions no_bla;
+    no_bla.bla = false;
+    Certification plain_cert;
+    const ds::mandel::RenderResult plain = render_perturb(v, f, no_bla, &plain_cert);
     const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
     const std::vector<GridPixel> grid = mpfr_grid(v, f, 16, b1, b1 + 128);
     const Agreement a = compare_with_mpfr(v, r, cert.certified, grid);
+    const Agreement p = compare_with_mpfr(v, plain, plain_cert.certified, grid);
     FormulaReport rep;
     const ds::mandel::RenderResult all = render(v, f, {}, &rep);
     const Agreement b = compare_with_mpfr(v, all, rep.certified, grid);
     std::printf(
-        "burning-ship at zoom %s: reference %llu points at %d bits; pass %.2f s, %llu of 1024 undecided; grid: %d "
-        "trusted, %d distinct, %d compared, %d agree; render: %llu by MPFR (up to %d bits), %llu unresolved, "
-        "%d compared, %d agree\n",
+        "burning-ship at zoom %s: reference %llu points at %d bits; pass %.2f s, %.1f%% of %llu iterations by BLA, "
+        "%llu of 1024 undecided (%llu without BLA); grid: %d trusted, %d distinct, %d compared, %d agree (without "
+        "BLA %d, %d); render: %llu by MPFR (up to %d bits), %llu unresolved, %d compared, %d agree\n",
         c.zoom, static_cast<unsigned long long>(ref.length), ref.bits, pass,
-        static_cast<unsigned long long>(cert.uncertain), a.trusted, a.distinct, a.compared, a.agree,
+        r.iterations ? 100.0 * static_cast<double>(r.perturb.bla_skipped) / r.iterations : 0.0,
+        static_cast<unsigned long long>(r.iterations), static_cast<unsigned long long>(cert.uncertain),
+        static_cast<unsigned long long>(plain_cert.uncertain), a.trusted, a.distinct, a.compared, a.agree, p.compared,
+        p.agree,
         static_cast<unsigned long long>(rep.fallback), rep.fallback_max_bits,
         static_cast<unsigned long long>(rep.unresolved), b.compared, b.agree);
     EXPECT_TRUE(rep.floatexp);
-    EXPECT_FALSE(rep.bla);
+    EXPECT_EQ(rep.bla, c.bla);
     EXPECT_EQ(a.agree, a.compared) << c.zoom << a.detail;
+    EXPECT_EQ(p.agree, p.compared) << c.zoom << " without BLA" << p.detail;
     EXPECT_EQ(b.agree, b.compared) << c.zoom << b.detail;
     EXPECT_GE(a.compared, c.min_compared) << c.zoom;
     EXPECT_GE(a.distinct, 5) << c.zoom;
@@ -403,7 +420,7 @@ TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
 }
 
 // FloatExp deltas forced at shallow views, for every named formula and three hybrids (every opcode,
-// and Julia sets too): wherever they and binary64 deltas (both without BLA) decide a count, the
+// and Julia sets too, with BLA and without): wherever they and binary64 deltas decide a count, the
 // counts are equal, and FloatExp decides what binary64 does, give or take a few pixels (their
 // roundings are the same but for the escape test's binary64 sum).
 TEST(FormulaPerturb, FloatExpDeltasAgreeWithBinary64ForEveryFormula) {
@@ -414,9 +431,10 @@ TEST(FormulaPerturb, FloatExpDeltasAgreeWithBinary64ForEveryFormula) {
   int total = 0, total_both = 0;
   for (const std::string& name : names) {
     const Formula f = parse_formula(name);
-    for (const bool julia : {false, true}) {
+    for (const int mode : {0, 1, 2, 3}) {
+      const bool julia = mode & 1, bla = mode & 2;
       DirectOptions d64, dfe;
-      d64.bla = dfe.bla = false;
+      d64.bla = dfe.bla = bla;
       dfe.floatexp_deltas = true;
       if (julia) d64.julia = dfe.julia = parse_julia("-0.25", "-0.73");
       const View v = view_n("-0.5", "0.1", "5", 300, 32);
@@ -428,7 +446,7 @@ TEST(FormulaPerturb, FloatExpDeltasAgreeWithBinary64ForEveryFormula) {
       for (std::size_t k = 0; k < a.counts.size(); ++k) {
         if (!c64.certified[k] || !cfe.certified[k]) continue;
         ++both;
-        ASSERT_EQ(a.count(k), b.count(k)) << name << (julia ? " Julia" : "") << " pixel " << k;
+        ASSERT_EQ(a.count(k), b.count(k)) << name << (julia ? " Julia" : "") << (bla ? " BLA" : "") << " pixel " << k;
       }
       const int d = static_cast<int>(1024 - c64.uncertain), e = static_cast<int>(1024 - cfe.uncertain);
       EXPECT_GE(e + 8, d) << name << (julia ? " Julia" : "");
@@ -437,8 +455,8 @@ TEST(FormulaPerturb, FloatExpDeltasAgreeWithBinary64ForEveryFormula) {
       total_both += both;
     }
   }
-  std::printf("binary64 decided %d, both %d of %d pixels\n", total, total_both, 40 * 1024);
-  EXPECT_GE(total_both, 30000);  // measured: 36,814 (= binary64's decided pixels)
+  std::printf("binary64 decided %d, both %d of %d pixels\n", total, total_both, 80 * 1024);
+  EXPECT_GE(total_both, 60000);  // measured: 73,628 (= binary64's decided pixels)
 }
 
 // The cost of the alternative without perturbation at the 1.27e30 Burning Ship (docs/formulas.md):
