@@ -179,8 +179,8 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   // for ec's 2.01u of it and the roundings).
   // Past binary64's range (s/2 below 2^kPerturbMinLog2Step): FloatExp deltas, dc = offset * (s/2)
   // with s/2 from its decimal string. BLA (its table is binary64's) while the table's dcmax is a
-  // normal binary64 number, at least 2^-1000 (to zoom about 1e298 at 32 rows; the pixels take no
-  // entry whose radius is below 2^-1000, perturb_step.h); beyond, none.
+  // normal binary64 number, at least 2^-1000 (dcmax is about 4/zoom: to zoom about 4e301; the
+  // pixels take no entry whose radius is below 2^-1000, perturb_step.h); beyond, none.
   const bool floatexp = opt.floatexp_deltas || g.log2_step - 1 < kPerturbMinLog2Step;
   res.perturb.delta = floatexp ? mandel::DeltaFormat::kFloatExp : mandel::DeltaFormat::kF64;
   const FloatExp h_fe = FloatExp::from_string(g.half_step);

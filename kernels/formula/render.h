@@ -44,7 +44,7 @@ struct FormulaReport {
   uint64_t reference_length = 0;
   bool reference_escaped = false;
   bool floatexp = false;         // perturbation's deltas were FloatExp (past binary64's range)
-  bool bla = false;  // perturbation had a BLA table to step by (FormulaOptions::bla; FloatExp: to ~1e298)
+  bool bla = false;  // perturbation had a BLA table to step by (FormulaOptions::bla; FloatExp: to zoom ~4e301)
   uint64_t bla_skipped = 0;      // iterations of the binary64 pass BLA steps replaced
   uint64_t pass_iterations = 0;  // iterations of the binary64 pass (the sum of count - 1)
   double reference_seconds = 0, pass_seconds = 0, fallback_seconds = 0;

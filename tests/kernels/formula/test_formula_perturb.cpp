@@ -382,7 +382,7 @@ TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
     const ds::mandel::RenderResult r = render_perturb(v, f, {}, &cert, &ref);
     const double pass = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_EQ(r.perturb.delta, ds::mandel::DeltaFormat::kFloatExp) << c.zoom;
-    // BLA at 3.6e280 (the table's dcmax 2^-932), none at 2.0e320 (2^-1066, below 2^-1000).
+    // BLA at 3.6e280 (the table's dcmax 2^-930.0), none at 2.0e320 (2^-1062.0, below 2^-1000).
     EXPECT_EQ(r.perturb.bla_levels > 0, c.bla) << c.zoom;
     if (!c.bla) EXPECT_EQ(r.perturb.bla_skipped, 0u) << c.zoom;
     DirectOptions no_bla;
