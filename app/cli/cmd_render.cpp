@@ -62,6 +62,7 @@ struct Job {
   // --formula NAME, or the location's: what is iterated on `view` (conjugated where a mirrored
   // location was folded, apply_to_view); plain z^2 + c goes to the Mandelbrot engines.
   formula::Formula formula = formula::parse_formula("mandelbrot");
+  formula::JuliaSeed julia;        // --julia-re/--julia-im, or the location's: a Julia set (julia.h)
   FormulaRequest formula_request;  // what of the request formulas cannot do yet (render_formula.h)
 };
 
@@ -90,7 +91,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
       "re", "im", "zoom", "iter", "size", "arith", "palette", "density", "offset", "out", "backend",
       "limb-strategy", "counts", "smooth", "location", "frames", "zoom-to", "device", "devices", "shard",
       "tile-rows", "verify", "verify-seed", "delta", "max-references", "reference-cache", "reference-memory", "reference", "reference-at", "exr", "aa",
-      "shader", "shader-param", "stripe-density", "stripe-memory", "formula", "scale"};
+      "shader", "shader-param", "stripe-density", "stripe-memory", "formula", "scale", "julia-re", "julia-im"};
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued,
@@ -106,11 +107,16 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   bool location_kf = false;  // the location is a .kfr with its own colouring
   if (a.has("location")) {
     const Location loc = read_location_file(a.get("location", ""));
-    apply_to_view(loc, &j.view, true, &j.formula);
+    apply_to_view(loc, &j.view, true, &j.formula, &j.julia);
+    const bool folded = loc.pixel_map[0] * loc.pixel_map[3] - loc.pixel_map[1] * loc.pixel_map[2] < 0;
     if (a.has("formula")) {  // the user's formula on the location's view, mirrored like the location's
       const formula::Formula f = formula::parse_formula(a.get("formula", ""));
-      const bool folded = loc.pixel_map[0] * loc.pixel_map[3] - loc.pixel_map[1] * loc.pixel_map[2] < 0;
       j.formula = folded && !formula::conjugation_symmetric(f) ? formula::conjugated(f) : f;
+    }
+    if (a.has("julia-re") || a.has("julia-im")) {  // the user's seed, mirrored like the location's
+      const formula::JuliaSeed s =
+          formula::parse_julia(a.get("julia-re", ""), a.get("julia-im", ""), "--julia-re", "--julia-im");
+      j.julia = folded ? formula::conjugated(s) : s;
     }
     j.location_warnings = loc.warnings;
     if (loc.palette) j.palette_name = *loc.palette;
@@ -130,6 +136,8 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
     if (loc.offset) j.offset = *loc.offset;
   }
   if (a.has("formula") && !a.has("location")) j.formula = formula::parse_formula(a.get("formula", ""));
+  if ((a.has("julia-re") || a.has("julia-im")) && !a.has("location"))
+    j.julia = formula::parse_julia(a.get("julia-re", ""), a.get("julia-im", ""), "--julia-re", "--julia-im");
   j.view.re = a.get("re", j.view.re);
   j.view.im = a.get("im", j.view.im);
   j.view.zoom = a.get("zoom", j.view.zoom);
@@ -315,6 +323,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   fr.tile_rows = j.tile_rows > 0;
   fr.auto_iter = j.auto_iter;
   fr.cuda = j.opt.backend == Backend::kCuda;
+  fr.julia = j.julia;
   fr.max_fallback = static_cast<uint64_t>(j.opt.max_secondary_references);
   return j;
 }
@@ -331,7 +340,8 @@ int render_command(const ArgList& args, VideoSettings* video) {
 
   // Validate every frame's view and format before anything renders.
   mandel::geometry(v);
-  if (!formula::is_mandelbrot(job.formula)) {  // render_formula.h: on the CPU, one image
+  // Formulas other than z^2 + c, and Julia sets of any formula: render_formula.h, on the CPU, one image.
+  if (!formula::is_mandelbrot(job.formula) || job.julia.on()) {
     job.formula_request.fields = shader_fields(job.shader);
     job.formula_request.strips = !job.devices.empty() || work::size() > 1;
     job.formula_request.bla = job.opt.bla;

@@ -16,10 +16,12 @@
 namespace ds::app {
 
 namespace {
-[[noreturn]] void not_yet(const formula::Formula& f, const std::string& what) {
+// `what` refused for the formula (and the Julia set of its seed, where there is one).
+[[noreturn]] void not_yet(const formula::Formula& f, const formula::JuliaSeed& julia, const std::string& what) {
   throw cli::UsageError(what + ": not implemented for formula " + formula::to_string(f) +
-                        " yet; formulas other than z^2 + c render only on the CPU (direct binary64 or "
-                        "perturbation), one image at a time (docs/formulas.md)");
+                        (julia.on() ? " (the Julia set of " + formula::julia_text(julia) + ")" : std::string()) +
+                        " yet; formulas other than z^2 + c and Julia sets render only on the CPU (direct "
+                        "binary64 or perturbation), one image at a time (docs/formulas.md)");
 }
 }  // namespace
 
@@ -30,21 +32,27 @@ formula::FormulaPath formula_path(const FormulaRequest& req) {
 }
 
 void check_formula_request(const formula::Formula& f, const FormulaRequest& req, const mandel::View& v) {
+  // A Julia set: named first, so that --backend cuda says why (the GPU's engines iterate the
+  // parameter plane only) rather than drawing the Mandelbrot set in its place.
+  if (req.julia.on() && req.cuda)
+    throw cli::UsageError("--backend cuda with --julia-re/--julia-im: the GPU draws only the parameter plane so "
+                          "far; Julia sets (" + formula::julia_text(req.julia) +
+                          ") render on the CPU (--backend cpu or auto; docs/formulas.md)");
   if (!req.perturb && !req.arith.empty() && req.arith != "auto" && req.arith != "f64")
-    not_yet(f, "--arith " + req.arith);
-  if (req.frames > 1) not_yet(f, "--frames (zoom sequences)");
-  if (req.aa > 1) not_yet(f, "--aa");
+    not_yet(f, req.julia, "--arith " + req.arith);
+  if (req.frames > 1) not_yet(f, req.julia, "--frames (zoom sequences)");
+  if (req.aa > 1) not_yet(f, req.julia, "--aa");
   if (req.verify)
-    not_yet(f,
+    not_yet(f, req.julia,
             "--verify (the oracle checks z^2 + c only; the formula tests use kernels/formula/mpfr_orbit.h)");
-  if (req.exr) not_yet(f, "--exr (KF's distance and phase channels)");
-  if (req.auto_iter) not_yet(f, "--auto-iter");
-  if (req.tile_rows || req.strips) not_yet(f, "strips over several workers (--tile-rows, --devices, mpirun)");
-  if (req.cuda) not_yet(f, "--backend cuda (the GPU)");
-  if (req.fields & mandel::kFieldDistance) not_yet(f, "a shader that reads the distance estimate");
-  if (req.fields & mandel::kFieldPhase) not_yet(f, "a shader that reads the phase");
-  if (req.fields & mandel::kFieldStripe) not_yet(f, "a shader that reads the stripe average");
-  if (req.fields & mandel::kFieldSqrtSmooth) not_yet(f, "square-root smoothing (KF's SmoothingMethod 1)");
+  if (req.exr) not_yet(f, req.julia, "--exr (KF's distance and phase channels)");
+  if (req.auto_iter) not_yet(f, req.julia, "--auto-iter");
+  if (req.tile_rows || req.strips) not_yet(f, req.julia, "strips over several workers (--tile-rows, --devices, mpirun)");
+  if (req.cuda) not_yet(f, req.julia, "--backend cuda (the GPU)");
+  if (req.fields & mandel::kFieldDistance) not_yet(f, req.julia, "a shader that reads the distance estimate");
+  if (req.fields & mandel::kFieldPhase) not_yet(f, req.julia, "a shader that reads the phase");
+  if (req.fields & mandel::kFieldStripe) not_yet(f, req.julia, "a shader that reads the stripe average");
+  if (req.fields & mandel::kFieldSqrtSmooth) not_yet(f, req.julia, "square-root smoothing (KF's SmoothingMethod 1)");
   formula::require_formula_view(v, f, formula_path(req));
   // Memory: counts (and high words), smooth, the certification bytes, RGB, PNG and .npy buffers.
   const uint64_t pixels = static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height);
@@ -59,9 +67,13 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
                           " is beyond the PNG encoder's limit of 2 GiB of pixels");
 }
 
-std::string formula_text(const formula::Formula& f, const formula::FormulaReport& rep) {
-  std::string t =
-      "formula = " + formula::to_string(f) + "\nmethod = " + formula::path_name(rep.path) + " on the CPU";
+std::string formula_text(const formula::Formula& f, const formula::FormulaReport& rep,
+                         const formula::JuliaSeed& julia) {
+  std::string t = "formula = " + formula::to_string(f);
+  if (julia.on())
+    t += "\njulia_re = " + julia.re + "\njulia_im = " + julia.im +
+         "\nplane = the Julia set of c = julia_re + i julia_im (z_1 = the pixel)";
+  t += "\nmethod = " + formula::method_name(rep) + " on the CPU";
   if (rep.path == formula::FormulaPath::kPerturb)
     t += "\nreference = " + std::to_string(rep.reference_length) + " points at " +
          std::to_string(rep.reference_bits) + " bits (MPFR, the view's centre)" +
@@ -76,8 +88,23 @@ std::string formula_text(const formula::Formula& f, const formula::FormulaReport
        "\nunresolved = " +
        std::to_string(rep.unresolved) + " of " + std::to_string(rep.pixels) +
        " pixels (counts are binary64's guesses, not certified)"
-       "\nnot done = floatexp deltas, the distance estimate, the GPU\n";
+       "\nnot done = the distance estimate, the GPU\n";
   return t;
+}
+
+void note_formula_report(const formula::FormulaReport& rep, mandel::RenderResult* r) {
+  // Binary64 numbers on the CPU either way; the formula record says which path ran (render_summary's
+  // perturbation lines are the Mandelbrot engine's and do not apply).
+  r->method = mandel::Method::kDirect;
+  r->arith = Arith::kF64;
+  // The direct engine's error-estimate counters (render_summary's line, the deepscope-direct record)
+  // hold the formula's: undecided in binary64, decided by the MPFR orbit, unresolved.
+  r->error_bound = true;
+  r->perturb.glitch_pixels = rep.undecided;
+  r->perturb.glitch_corrected = rep.fallback;
+  r->perturb.glitch_unresolved = rep.unresolved;
+  if (rep.fallback > 0)
+    r->recheck = "their MPFR orbits, up to " + std::to_string(rep.fallback_max_bits) + " bits";
 }
 
 int render_formula(const RenderTarget& t, const formula::Formula& f, const RenderPlan& plan,
@@ -87,6 +114,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
   o.path = formula_path(req);
   o.max_fallback = req.max_fallback;
   o.bla = req.bla;
+  o.julia = req.julia;
   ProgressLine line;
   line.on = isatty(2) && !plan.quiet;
   line.label = "render";
@@ -99,25 +127,14 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
     std::cerr << "deepscope render: cancelled; " << t.png << " not written\n";
     return 130;
   }
-  // Binary64 numbers on the CPU either way; the formula record says which path ran (render_summary's
-  // perturbation lines are the Mandelbrot engine's and do not apply).
-  r.method = mandel::Method::kDirect;
-  r.arith = Arith::kF64;
-  // The direct engine's error-estimate counters (render_summary's line, the deepscope-direct record)
-  // hold the formula's: undecided in binary64, decided by the MPFR orbit, unresolved.
-  r.error_bound = true;
-  r.perturb.glitch_pixels = rep.undecided;
-  r.perturb.glitch_corrected = rep.fallback;
-  r.perturb.glitch_unresolved = rep.unresolved;
-  if (rep.fallback > 0)
-    r.recheck = "their MPFR orbits, up to " + std::to_string(rep.fallback_max_bits) + " bits";
-  const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, rep)}});
+  note_formula_report(rep, &r);
+  const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, rep, req.julia)}});
   if (!files.note.empty() && !plan.quiet && files.note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << files.note << "\n";
   write_target(t, files);
-  char more[256];
-  std::snprintf(more, sizeof more, ", formula %s by %s", formula::to_string(f).c_str(),
-                formula::path_name(rep.path));
+  const std::string more = ", formula " + formula::to_string(f) +
+                           (req.julia.on() ? ", Julia set of " + formula::julia_text(req.julia) : std::string()) +
+                           " by " + formula::method_name(rep);
   if (!plan.quiet) {
     std::cerr << wrote_lines(t.png, files.summary, more);
     if (rep.path == formula::FormulaPath::kPerturb)

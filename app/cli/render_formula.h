@@ -25,6 +25,7 @@ struct FormulaRequest {
   // --max-references N: pixels re-decided by their own MPFR orbit at most (each is a certified
   // single-pixel orbit, what perturbation's one-pixel secondary references are), default 10000.
   uint64_t max_fallback = 10000;
+  formula::JuliaSeed julia;  // --julia-re/--julia-im (or the location's): a Julia set of the formula
 };
 
 // The path `req` asks for: kPerturb for --arith perturb, kDirect for --arith f64, else kAuto.
@@ -41,8 +42,15 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
 int render_formula(const RenderTarget& t, const formula::Formula& f, const RenderPlan& plan,
                    const FormulaRequest& req = {});
 
+// Sets r's labels and error-estimate counters from a formula render's report, as its PNG records
+// them (binary64 on the CPU; undecided, decided by MPFR, unresolved): render_formula and the
+// window's screenshots both call it.
+void note_formula_report(const formula::FormulaReport& rep, mandel::RenderResult* r);
+
 // The kPngFormulaKey text: "formula = NAME", the path that ran ("method = ..."), and the pixels
-// binary64 left undecided, how many the MPFR fallback decided and how many stayed unresolved.
-std::string formula_text(const formula::Formula& f, const formula::FormulaReport& rep);
+// binary64 left undecided, how many the MPFR fallback decided and how many stayed unresolved; for a
+// Julia set "julia_re = RE" and "julia_im = IM" after the formula (read back by location.h).
+std::string formula_text(const formula::Formula& f, const formula::FormulaReport& rep,
+                         const formula::JuliaSeed& julia = {});
 
 }  // namespace ds::app

@@ -33,7 +33,8 @@ Commands:
                    [--reference-at auto|centre]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
                    [--shader NAME|FILE.glsl] [--shader-param NAME=VALUE]...
-                   [--stripe-density D] [--stripe-memory M] [--formula NAME] [--quiet] --out FILE.png
+                   [--stripe-density D] [--stripe-memory M] [--formula NAME]
+                   [--julia-re RE --julia-im IM] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
@@ -91,10 +92,14 @@ Commands:
         perpendicular-burning-ship, perpendicular-celtic, perpendicular-buffalo, opcodes such as
         "absx absy sqr add", and hybrids "mandelbrot,burning-ship" (a phase a step); a .kfr's
         FractalType and Power choose it too. On the CPU: direct binary64 where it resolves the
-        view, perturbation with binary64 deltas beyond (to zoom about 1e268; --arith perturb or
+        view, perturbation beyond (binary64 deltas, FloatExp past zoom about 1e268; --arith perturb or
         f64 forces one); pixels binary64 cannot certify are re-decided by their own MPFR orbit
         (up to --max-references N of them), and any left undecided make render exit 1. --frames,
         --aa, --verify, --exr and the GPU are refused (exit 2)
+        --julia-re RE --julia-im IM draws the formula's Julia set of c = RE + i IM (both needed,
+        |c| <= 2): the pixel is the orbit's first point, c fixed; the same CPU engines, references
+        and MPFR checks as --formula, for every formula; the PNG records the seed (julia_re,
+        julia_im), which --location reads back. --backend cuda is refused (exit 2)
   deepscope video [--re R --im I --zoom Z | --location FILE] --zoom-to Z2 --frames N
                   [--easing linear|smooth|in|out] [--aa N] [--exr FILE%05d.exr] [--mp4 FILE.mp4]
                   [--fps F] [--crf C] [--no-auto-iter] [render's options] --out DIR/frame%05d.png

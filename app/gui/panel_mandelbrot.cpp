@@ -164,6 +164,7 @@ void MandelbrotPanel::draw_controls() {
   }
   ImGui::SliderFloat("click zoom", &click_factor_, 1.5f, 16.0f, "x%.1f", ImGuiSliderFlags_Logarithmic);
   draw_rotation();
+  draw_formula();
 
   // Format selector: every format with its bits and whether it resolves this zoom.
   mandel::Geometry g;
@@ -249,8 +250,13 @@ void MandelbrotPanel::draw_controls() {
 
 void MandelbrotPanel::apply_location(const app::Location& loc, const std::string& path) {
   View v = view_;
-  app::apply_to_view(loc, &v, false);  // the window keeps its size
-  mandel::geometry(v);                 // throws for a location no format can show
+  formula::Formula f;
+  formula::JuliaSeed julia;
+  app::apply_to_view(loc, &v, false, &f, &julia);  // the window keeps its size
+  mandel::geometry(v);                              // throws for a location no format can show
+  formula_ = f;
+  if (julia.on() != julia_.on()) has_plane_view_ = false;
+  julia_ = julia;
   notice_.clear();
   for (const std::string& w : loc.warnings) notice_ += (notice_.empty() ? "" : "\n") + w;
   if (loc.kf_colouring && !loc.palette) {
@@ -291,6 +297,7 @@ void MandelbrotPanel::draw_help() {
       "Home            whole set\n"
       "N / M / P       the minibrot / Misiurewicz point / period under the mouse\n"
       "I               auto iterations on / off\n"
+      "J               the Julia set of the point under the mouse / back to the parameter plane\n"
       "Ctrl+O / Ctrl+S open / save a location (File menu)\n"
       "right held, Menu  the image menu: zoom to the minibrot or Misiurewicz point here, period\n"
       "F12             save a screenshot (PNG with the location)\n"
@@ -380,7 +387,8 @@ void MandelbrotPanel::handle_mouse(ImVec2 origin, ImVec2 size) {
   image_origin_ = origin, image_size_ = size;  // for image_rect()
   ImGuiIO& io = ImGui::GetIO();
   const bool hovered = ImGui::IsItemHovered();
-  hover_period(hovered && !ImGui::IsAnyMouseDown(),
+  // The period search is z^2 + c's: not for other formulas or Julia sets.
+  hover_period(hovered && !ImGui::IsAnyMouseDown() && !formula_mode(),
                static_cast<int>((io.MousePos.x - origin.x) / size.x * view_.width),
                static_cast<int>((io.MousePos.y - origin.y) / size.y * view_.height));
   if (!hovered) return;
@@ -395,6 +403,7 @@ void MandelbrotPanel::handle_mouse(ImVec2 origin, ImVec2 size) {
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_M)) start_find(FindKind::kMisiurewicz, true, ix, iy);
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P)) start_find(FindKind::kPeriod, true, ix, iy);
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_I, false)) auto_iter_ = !auto_iter_;
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_J, false)) toggle_julia(x, y);
     if (io.MouseWheel != 0) {
       double f = std::pow(1.25, io.MouseWheel);
       set_view(mandel::zoom_about(view_, x, y, f));

@@ -4,7 +4,8 @@
 // panel_mandelbrot_find.cpp (the feature finder and the image's menu), panel_mandelbrot_zoom.cpp
 // (the animated zoom, the period under the mouse, the found minibrot's overlay, auto iterations),
 // panel_mandelbrot_colour.cpp (the colouring shader, its parameters, the palette editor, .kfp) and
-// panel_mandelbrot_aa.cpp (progressive antialiasing of a finished frame).
+// panel_mandelbrot_aa.cpp (progressive antialiasing of a finished frame),
+// panel_mandelbrot_formula.cpp (the formula selector, the Julia toggle and their renders).
 // Private to app/gui: the window knows the panel only through make_mandelbrot_panel() (panels.h).
 #pragma once
 #include <imgui.h>
@@ -24,6 +25,9 @@
 #include "jobs.h"
 #include "kernels/colour/canvas.h"
 #include "kernels/colour/palette.h"
+#include "kernels/formula/formula.h"
+#include "kernels/formula/julia.h"
+#include "kernels/formula/render.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "panels.h"
 #include "render/canvas_shading.h"
@@ -71,6 +75,8 @@ class MandelbrotPanel final : public Panel {
     return p != nullptr;
   }
   bool set_antialias(int n) override;
+  // Scripts (docs/window.md): formula=NAME, julia=RE,IM or julia=off, re=, im=, zoom=, iter=.
+  bool run_with(const std::string& settings, std::string* error) override;
   void draw() override;
 
  private:
@@ -156,6 +162,22 @@ class MandelbrotPanel final : public Panel {
   void poll_refine();     // the frame loop's side: colours a waiting sample, shows a new mean
   bool refine_pending() const;
   void save_refined_screenshot(const std::string& path);  // throws what the write throws
+
+  // Formulas other than z^2 + c and Julia sets (panel_mandelbrot_formula.cpp): drawn by
+  // formula::render, the call `deepscope render --formula/--julia-re` makes, on the CPU in whole
+  // frames (its preview passes too). What works only on z^2 + c's parameter plane (the finder, the
+  // period under the mouse, Verify, antialiasing, auto iterations) says so instead of running.
+  bool formula_mode() const { return !formula::is_mandelbrot(formula_) || julia_.on(); }
+  std::string plane_label() const;  // "burning-ship", "mandelbrot, Julia set of c = ..."
+  void draw_formula();
+  void set_formula(const std::string& text);  // throws formula::FormulaError
+  // J under the mouse: the Julia set of the pixel's c (centred at 0, zoom 1), or back to the
+  // parameter-plane view it left (centred at the seed when there is none).
+  void toggle_julia(double x, double y);
+  void start_formula_render(const View& v, uint64_t gen, colour::Canvas* full, colour::Canvas* coarse,
+                            colour::Canvas* glimpse, bool coarse_only);
+  // The formula options for views of this panel (its Julia seed, the arithmetic combo's path).
+  formula::FormulaOptions formula_options() const;
 
   // The render worker and the frames it publishes (panel_mandelbrot_render.cpp).
   void start_render();
@@ -282,6 +304,13 @@ class MandelbrotPanel final : public Panel {
   int refined_samples_ = 0;
   app::AntialiasedImage refined_image_;
   std::string refine_status_;
+  // The formula iterated and the Julia seed (off: the parameter plane), the view the Julia toggle
+  // left, and the screenshot's formula record (guarded by mutex_ as shot_result_).
+  formula::Formula formula_ = formula::parse_formula("mandelbrot");
+  formula::JuliaSeed julia_;
+  View plane_view_;
+  bool has_plane_view_ = false;
+  std::vector<std::pair<std::string, std::string>> shot_extra_;
   std::mutex mutex_;
   Published pending_, shown_;
   bool has_pending_ = false;

@@ -31,7 +31,8 @@ bool MandelbrotPanel::set_antialias(int n) {
 // Still to do for the view shown: samples to render, colour or show. Not while a render runs
 // (busy() covers that), nor where the refinement cannot run (no shader) or has failed.
 bool MandelbrotPanel::refine_pending() const {
-  return aa_ > 1 && shader_ && !refine_failed_ && refined_samples_ < aa_ * aa_;
+  // Not for formulas or Julia sets (formula::render has no shifted samples yet).
+  return aa_ > 1 && shader_ && !refine_failed_ && refined_samples_ < aa_ * aa_ && !formula_mode();
 }
 
 void MandelbrotPanel::draw_antialias() {

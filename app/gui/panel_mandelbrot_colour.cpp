@@ -362,8 +362,10 @@ void MandelbrotPanel::finish_screenshot() {
   View v;
   colour::Colouring c;
   std::string palette, path;
+  std::vector<std::pair<std::string, std::string>> extra;  // a formula's record (kPngFormulaKey)
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    extra = shot_extra_;
     r = std::move(shot_result_);
     v = shot_view_;
     c = shot_colouring_;
@@ -379,7 +381,8 @@ void MandelbrotPanel::finish_screenshot() {
     std::vector<uint8_t> rgb;
     shader_->colour(f, c, &rgb);
     write_file_atomically(path, app::mandelbrot_png_rgb(v, *r, palette, c, rgb,
-                                                         colour_record() + app::scale_record(c, shader_->log_base())));
+                                                         colour_record() + app::scale_record(c, shader_->log_base()),
+                                                         extra));
     char msg[600];
     std::snprintf(msg, sizeof msg, "wrote %s (%dx%d, %s, %.2f s%s)", path.c_str(), v.width, v.height,
                   mandel::format_label(*r).c_str(), r->seconds, shot_note_.c_str());

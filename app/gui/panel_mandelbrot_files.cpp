@@ -10,6 +10,7 @@
 #include "app/io/view_png.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/perturb/oracle.h"
+#include "app/cli/render_formula.h"
 #include "panel_mandelbrot.h"
 
 namespace ds::gui {
@@ -49,6 +50,13 @@ void MandelbrotPanel::draw_verify() {
 }
 
 void MandelbrotPanel::start_verify() {
+  if (formula_mode()) {  // the oracle iterates z^2 + c; formula renders decide their pixels in MPFR already
+    std::lock_guard<std::mutex> lock(mutex_);
+    verify_status_ = "Verify checks z^2 + c's parameter plane only; " + plane_label() +
+                     " is checked as it renders (the format line: pixels decided by MPFR, unresolved)";
+    verify_wrong_ = false;
+    return;
+  }
   auto image = std::make_shared<mandel::RenderResult>();
   image->width = view_.width;
   image->height = view_.height;
@@ -121,6 +129,12 @@ void MandelbrotPanel::save_location(bool kfr) {
   try {
     const std::string name = palette_label_.empty() ? "classic" : palette_label_;
     app::Location loc = app::location_of(view_, name, colouring(view_.max_iter), shown_arith_);
+    // The formula and the Julia seed, read back by apply_location.
+    if (!formula::is_mandelbrot(formula_)) loc.formula = formula::to_string(formula_);
+    if (julia_.on()) {  // format_kfr refuses it: KF reads no seed
+      loc.julia_re = julia_.re;
+      loc.julia_im = julia_.im;
+    }
     // The kf shader's colouring as the window shows it: the palette file's, with the method,
     // differences, ... of the shader's parameters now (a .kfr keeps them, ours names the file).
     if (kfr && shader_ && shader_name_ == "kf" && app::is_kf_palette_file(palette_label_)) {
@@ -253,6 +267,37 @@ void MandelbrotPanel::save_screenshot() {
   // Antialiasing: the window's own size is saved from the finished refinement (the same samples as
   // `render --aa N`); another size is rendered once, plain, and says so.
   shot_note_.clear();
+  if (formula_mode()) {  // formula::render with its record in the PNG, as `render --formula`
+    const formula::Formula f = formula_;
+    const formula::FormulaOptions base = formula_options();
+    const colour::Colouring col = colouring(v.max_iter);
+    const std::string palette = palette_label_.empty() ? "classic" : palette_label_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      shot_status_ = "rendering " + path + " ...";
+    }
+    if (aa_ > 1) shot_note_ = "; not antialiased: formulas are not antialiased yet";
+    shot_job_.start([this, v, f, base, col, palette, path](JobControl& ctl) {
+      formula::FormulaOptions o = base;
+      o.cancel = &ctl.cancel;
+      o.progress = [&ctl](double p) { ctl.progress = p; };
+      formula::FormulaReport rep;
+      auto r = std::make_unique<mandel::RenderResult>(formula::render(v, f, o, &rep));
+      if (r->cancelled) return;
+      app::note_formula_report(rep, r.get());  // the PNG's direct record says what the formula's does
+      std::lock_guard<std::mutex> lock(mutex_);
+      shot_extra_ = {{app::kPngFormulaKey, app::formula_text(f, rep, o.julia)}};
+      if (rep.unresolved)
+        shot_note_ += "; " + std::to_string(rep.unresolved) + " pixels UNRESOLVED (said in the PNG)";
+      shot_result_ = std::move(r);
+      shot_view_ = v;
+      shot_colouring_ = col;
+      shot_palette_ = palette;
+      shot_out_ = path;
+      shot_ready_ = true;
+    });
+    return;
+  }
   if (aa_ > 1 && !shot_custom_) {
     std::string status;
     if (refined_samples_ < aa_ * aa_ || recolour_) {  // recolour_: a colouring change not yet drawn
@@ -288,6 +333,7 @@ void MandelbrotPanel::save_screenshot() {
     auto r = std::make_unique<mandel::RenderResult>(mandel::render(v, opt));
     if (r->cancelled) return;
     std::lock_guard<std::mutex> lock(mutex_);
+    shot_extra_.clear();
     shot_result_ = std::move(r);
     shot_view_ = v;
     shot_colouring_ = col;

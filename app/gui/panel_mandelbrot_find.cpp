@@ -97,6 +97,12 @@ void MandelbrotPanel::draw_image_menu() {
 }
 
 void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
+  if (formula_mode()) {  // the finder's periods, nuclei and Misiurewicz points are z^2 + c's
+    std::lock_guard<std::mutex> lock(mutex_);
+    find_status_ = "the finder works on the parameter plane of z^2 + c only, not on " + plane_label();
+    find_failed_ = true;
+    return;
+  }
   perturb::finder::FindOptions o;
   o.at_pixel = at_pixel;
   o.px = std::max(0, std::min(px, view_.width - 1));

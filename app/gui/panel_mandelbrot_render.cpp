@@ -61,6 +61,10 @@ void MandelbrotPanel::start_render() {
   // The glimpse: not for an animated zoom's frames (their 1/4 pass is the frame), nor where the
   // 1/4 pass is itself small.
   colour::Canvas* glimpse_canvas = !coarse_only && v.width >= 256 && v.height >= 128 ? glimpse_.get() : nullptr;
+  if (formula_mode()) {  // panel_mandelbrot_formula.cpp: formula::render, as `render --formula`
+    start_formula_render(v, gen, full, coarse_canvas, glimpse_canvas, coarse_only);
+    return;
+  }
   job_.start([this, v, opt, gen, full, coarse_canvas, glimpse_canvas, coarse_only,
               auto_iter](JobControl& ctl) mutable {
     opt.cancel = &ctl.cancel;

@@ -113,6 +113,7 @@ void MandelbrotPanel::hover_period(bool hovered, int px, int py) {
 // - the period under the resting mouse: the ball (at least 6 pixels across) and its period, or
 //   "no period", at the pointer, until the pointer moves.
 void MandelbrotPanel::draw_overlay(ImVec2 origin, ImVec2 size) {
+  if (formula_mode()) return;  // the marks are z^2 + c's parameter plane's
   FoundMinibrot m;
   FoundMisiurewicz mz;
   HoverFound h;

@@ -95,6 +95,15 @@ std::string formula_field(const std::string& source, int line, const std::string
   }
 }
 
+void check_julia(const std::string& source, const Location& loc) {
+  if (loc.julia_re.empty() && loc.julia_im.empty()) return;
+  try {
+    formula::parse_julia(loc.julia_re, loc.julia_im, "julia_re", "julia_im");
+  } catch (const formula::FormulaError& e) {
+    bad(source, 0, e.what());
+  }
+}
+
 void check_pixel_map(const std::string& source, int line, const std::string& what, const PixelMap& m) {
   const double scale = std::fabs(m[0] * m[3]) + std::fabs(m[1] * m[2]);
   const double det = m[0] * m[3] - m[1] * m[2];
@@ -206,7 +215,8 @@ const KeyRule kOurKeys[] = {
     {"palette", KeyUse::kField, nullptr},   {"density", KeyUse::kField, nullptr},
     {"offset", KeyUse::kField, nullptr},    {"format_used", KeyUse::kField, nullptr},
     {"pixel_map", KeyUse::kField, nullptr}, {"exp_map", KeyUse::kField, nullptr},
-    {"formula", KeyUse::kField, nullptr},
+    {"formula", KeyUse::kField, nullptr},   {"julia_re", KeyUse::kField, nullptr},
+    {"julia_im", KeyUse::kField, nullptr},
 };
 
 PixelMap pixel_map_field(const std::string& source, int line, const std::string& v) {
@@ -272,10 +282,15 @@ Location parse_ours(const std::string& text, const std::string& source) {
       loc.exp_map = v == "true";
     } else if (key == "formula") {
       loc.formula = formula_field(source, line, v);
+    } else if (key == "julia_re") {
+      loc.julia_re = decimal_field(source, line, key, v);
+    } else if (key == "julia_im") {
+      loc.julia_im = decimal_field(source, line, key, v);
     }
   }
   for (const char* k : {"re", "im", "zoom"})
     if (!seen.count(k)) bad(source, 0, std::string("missing ") + k + " (a location needs re, im and zoom)");
+  check_julia(source, loc);
   add_warnings(report, source, &loc);
   return loc;
 }
@@ -342,6 +357,8 @@ std::string format_location(const Location& loc) {
   if (loc.offset) o << "offset = " << shortest(*loc.offset) << "\n";
   if (!loc.format_used.empty()) o << "format_used = " << loc.format_used << "\n";
   if (!loc.formula.empty()) o << "formula = " << loc.formula << "\n";
+  if (!loc.julia_re.empty()) o << "julia_re = " << loc.julia_re << "\n";
+  if (!loc.julia_im.empty()) o << "julia_im = " << loc.julia_im << "\n";
   return o.str();
 }
 
@@ -357,17 +374,26 @@ Location read_location_file(const std::string& path) {
     Location loc = parse_location(text, path);
     std::string formula_text;
     if (png_find_text(data, kPngFormulaKey, &formula_text)) {
-      // "formula = NAME" first, then what ran (informational).
+      // "formula = NAME" first, a Julia set's "julia_re = ..." and "julia_im = ...", then what ran
+      // (informational).
       std::istringstream in(formula_text);
       std::string l;
+      bool named = false;
       while (std::getline(in, l)) {
         const size_t eq = l.find('=');
-        if (eq != std::string::npos && trim(l.substr(0, eq)) == "formula") {
-          loc.formula = formula_field(path, 0, trim(l.substr(eq + 1)));
-          break;
+        if (eq == std::string::npos) continue;
+        const std::string key = trim(l.substr(0, eq)), value = trim(l.substr(eq + 1));
+        if (key == "formula" && !named) {
+          loc.formula = formula_field(path, 0, value);
+          named = true;
+        } else if (key == "julia_re") {
+          loc.julia_re = decimal_field(path, 0, key, value);
+        } else if (key == "julia_im") {
+          loc.julia_im = decimal_field(path, 0, key, value);
         }
       }
-      if (loc.formula.empty() && formula_text.find("formula") != std::string::npos)
+      check_julia(path, loc);
+      if (!named && formula_text.find("formula") != std::string::npos)
         bad(path, 0, std::string("its tEXt \"") + kPngFormulaKey + "\" has no \"formula = NAME\" line");
     }
     return loc;
@@ -378,6 +404,10 @@ Location read_location_file(const std::string& path) {
 }
 
 void apply_to_view(const Location& loc, mandel::View* v, bool with_size) {
+  if (!loc.julia_re.empty() || !loc.julia_im.empty())
+    throw IoError("the location's julia_re = " + loc.julia_re + ", julia_im = " + loc.julia_im +
+                  ": only `deepscope render` and the window's Mandelbrot panel draw Julia sets so far "
+                  "(docs/formulas.md)");
   if (!loc.formula.empty())
     throw IoError("the location's formula = " + loc.formula +
                   ": only `deepscope render` computes formulas other than z^2 + c so far (docs/formulas.md)");
@@ -385,7 +415,20 @@ void apply_to_view(const Location& loc, mandel::View* v, bool with_size) {
   apply_to_view(loc, v, with_size, &f);
 }
 
-void apply_to_view(const Location& loc, mandel::View* v, bool with_size, formula::Formula* f) {
+void apply_to_view(const Location& loc, mandel::View* v, bool with_size, formula::Formula* f,
+                   formula::JuliaSeed* julia) {
+  const bool has_julia = !loc.julia_re.empty() || !loc.julia_im.empty();
+  if (has_julia && julia == nullptr)
+    throw IoError("the location's julia_re = " + loc.julia_re + ", julia_im = " + loc.julia_im +
+                  ": a Julia set, which this command does not draw (docs/formulas.md)");
+  if (julia) {
+    *julia = formula::JuliaSeed{};
+    if (has_julia) {
+      const bool mirrored = loc.pixel_map[0] * loc.pixel_map[3] - loc.pixel_map[1] * loc.pixel_map[2] < 0;
+      *julia = formula::parse_julia(loc.julia_re, loc.julia_im, "julia_re", "julia_im");
+      if (mirrored) *julia = formula::conjugated(*julia);
+    }
+  }
   *f = formula::parse_formula(loc.formula.empty() ? "mandelbrot" : loc.formula);
   if (loc.pixel_map[0] * loc.pixel_map[3] - loc.pixel_map[1] * loc.pixel_map[2] < 0 &&
       !formula::conjugation_symmetric(*f))

@@ -10,6 +10,7 @@
 
 #include "app/io/kfp.h"
 #include "kernels/formula/formula.h"
+#include "kernels/formula/julia.h"
 #include "kernels/mandelbrot/view.h"
 
 namespace ds::app {
@@ -28,6 +29,9 @@ struct Location {
   // its own pixel map; "" for plain z^2 + c. Ours: "formula = burning-ship"; KF: FractalType and
   // Power (formula::kf_formula); a PNG: its kPngFormulaKey chunk. docs/formulas.md.
   std::string formula;
+  // A Julia set's seed c (kernels/formula/julia.h), both parts or neither: "julia_re = ..." and
+  // "julia_im = ..." in ours and in a PNG's kPngFormulaKey chunk; "" for the parameter plane.
+  std::string julia_re, julia_im;
   // The picture's pixel plane mapped onto c, in View::pixel_map's convention (x right, y up), as the
   // file's author saw it: KF's downward imaginary axis, Rotate/Ratio, F3's transform. A map with a
   // negative determinant (a mirror image) is valid here; apply_to_view folds it into the centre.
@@ -62,7 +66,8 @@ std::string format_location(const Location& loc);
 // Re, Im, Zoom, Iterations, Colors, and the transform in both KF's old and new keys where they
 // apply). With a KF colouring (kf_colouring, or a palette that is a .kfr/.kfp file) its colour keys
 // too (IterDiv and ColorOffset from the density and offset). Throws IoError for a pixel map KF
-// cannot express, or a KF palette file that cannot be read.
+// cannot express, a Julia seed (KF would draw the parameter plane), or a KF palette file that
+// cannot be read.
 std::string format_kfr(const Location& loc);
 // Reads a location from a file: a PNG (by its signature) or text. Throws IoError.
 Location read_location_file(const std::string& path);
@@ -78,7 +83,11 @@ void apply_to_view(const Location& loc, mandel::View* v, bool with_size);
 // apply_to_view for `render --formula`: *f gets the formula to iterate on the view as set: the
 // location's (plain z^2 + c where it has none), conjugated (formula::conjugated) where a mirrored
 // map was folded into the conjugate view and the formula is not symmetric under conjugation.
-void apply_to_view(const Location& loc, mandel::View* v, bool with_size, formula::Formula* f);
+// *julia gets the location's Julia seed (conjugated with the view: conj(f(conj w)) adds conj(c)),
+// or none; a location with a seed throws IoError when julia is nullptr (never a parameter-plane
+// picture in its place), as the three-argument form does.
+void apply_to_view(const Location& loc, mandel::View* v, bool with_size, formula::Formula* f,
+                   formula::JuliaSeed* julia = nullptr);
 
 // Display forms (the window shows every location in one notation, whatever file or step it came
 // from). plain_decimal: a decimal ("-7.45e-01", "1E3", "-.5") in positional notation with every digit

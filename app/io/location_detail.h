@@ -20,6 +20,8 @@ std::string positive_decimal_field(const std::string& source, int line, const st
 double real_field(const std::string& source, int line, const std::string& key, const std::string& v);
 // A formula text (kernels/formula/formula.h) in canonical form, "" for plain z^2 + c; bad() otherwise.
 std::string formula_field(const std::string& source, int line, const std::string& v);
+// A location's Julia seed, both parts or neither, |c| <= 2 (formula::parse_julia); bad() otherwise.
+void check_julia(const std::string& source, const Location& loc);
 // A pixel map the views can use: its determinant (and so its orientation) must stand out of the
 // rounding of its products, |det| > 2^-44 (|m0 m3| + |m1 m2|), which holds for a rotation composed
 // with a stretch by up to 2^20. Throws IoError naming `what` otherwise (singular, overflowing, or so

@@ -292,6 +292,9 @@ Location parse_kfr(const std::string& text, const std::string& source) {
 
 std::string format_kfr(const Location& loc) {
   if (loc.exp_map) throw IoError("cannot write a .kfr of an exponential map (KF keeps it outside the location)");
+  if (!loc.julia_re.empty() || !loc.julia_im.empty())
+    throw IoError("cannot write a .kfr of a Julia set (julia_re = " + loc.julia_re + ", julia_im = " + loc.julia_im +
+                  "): KF reads no seed and would draw the parameter plane");
   // KF's imaginary axis points down: a map without a mirror is written as the conjugate view (the
   // same picture, apply_to_view), so every KF version, with or without ImagPointsUp, shows it.
   std::string im = loc.im;

@@ -98,16 +98,7 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
   // A wide view (counts.h) needs the counts' high words too, allocated (zeroed) the first time.
   wide_ = mandel::wide_counts(v.max_iter);
-  if (wide_ && !counts_high_) {
-    if (backend_ == Backend::kCuda) {
-#if DEEPSCOPE_WITH_CUDA
-      counts_high_ = static_cast<uint32_t*>(display_alloc(n * sizeof(uint32_t), device_));
-#endif
-    } else {
-      host_counts_high_.assign(n, 0u);
-      counts_high_ = host_counts_high_.data();
-    }
-  }
+  if (wide_) ensure_counts_high();
   // The planes of the fields asked, allocated (zeroed) the first time.
   for (int k = 0; k < kCanvasFields; ++k) {
     if (!(opt.fields & kFieldBit[k]) || field_[k]) continue;
@@ -155,6 +146,42 @@ mandel::RenderResult Canvas::render_rows(const mandel::View& v, mandel::RenderOp
   }
   r.clear_pixel_arrays();  // the pixels are in the canvas
   return r;
+}
+
+void Canvas::ensure_counts_high() {
+  if (counts_high_) return;
+  const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    counts_high_ = static_cast<uint32_t*>(display_alloc(n * sizeof(uint32_t), device_));
+#endif
+  } else {
+    host_counts_high_.assign(n, 0u);
+    counts_high_ = host_counts_high_.data();
+  }
+}
+
+void Canvas::store(const mandel::RenderResult& r) {
+  const std::size_t n = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  const bool wide = mandel::wide_counts(r.max_iter);
+  if (r.width != width_ || r.height != height_ || r.counts.size() != n || r.smooth.size() != n ||
+      (wide && r.counts_high.size() != n))
+    throw mandel::ViewError("a " + std::to_string(r.width) + "x" + std::to_string(r.height) +
+                            " result without its pixel arrays cannot fill the " + std::to_string(width_) + "x" +
+                            std::to_string(height_) + " canvas");
+  wide_ = wide;
+  if (wide_) ensure_counts_high();
+  if (backend_ == Backend::kCuda) {
+#if DEEPSCOPE_WITH_CUDA
+    display_copy(counts_, r.counts.data(), n * sizeof(uint32_t), true, device_);
+    display_copy(smooth_, r.smooth.data(), n * sizeof(float), true, device_);
+    if (wide_) display_copy(counts_high_, r.counts_high.data(), n * sizeof(uint32_t), true, device_);
+#endif
+    return;
+  }
+  std::memcpy(counts_, r.counts.data(), n * sizeof(uint32_t));
+  std::memcpy(smooth_, r.smooth.data(), n * sizeof(float));
+  if (wide_) std::memcpy(counts_high_, r.counts_high.data(), n * sizeof(uint32_t));
 }
 
 void Canvas::compose_planes(int rows_done, const Canvas* preview, unsigned fields, uint64_t max_iter,

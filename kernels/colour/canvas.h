@@ -37,6 +37,12 @@ class Canvas {
   mandel::RenderResult render_rows(const mandel::View& v, mandel::RenderOptions opt, int row_begin,
                                    int row_end);
 
+  // Stores a whole frame rendered elsewhere into the canvas (host arrays of r, its size the
+  // canvas's: a formula's render, kernels/formula/render.h, which has no band or device path), as
+  // render_rows would have left it; the fields are left as they are (a formula render has none).
+  // ViewError for a result of another size or without its arrays.
+  void store(const mandel::RenderResult& r);
+
   // RGBA8 of the whole frame (4 bytes per pixel, rows top to bottom, alpha 255): rows
   // [0, rows_done) coloured from this canvas, the rest from `preview` scaled to this size (nearest
   // pixel), or black without one. `rgba` is host memory for a CPU canvas and device memory (a
@@ -75,6 +81,7 @@ class Canvas {
 
  private:
   FrameView frame_view() const;
+  void ensure_counts_high();  // allocates (zeroed) the high words for a wide view, once
   int width_, height_;
   Backend backend_;
   int device_;

@@ -1,4 +1,5 @@
-// The CPU render of a formula in binary64: step.h's formula_pixel over every pixel on all cores.
+// The CPU render of a formula in binary64: step.h's certified orbit of every pixel on all cores
+// (the parameter plane, or a Julia set's).
 #include "direct.h"
 
 #include <algorithm>
@@ -38,6 +39,8 @@ mandel::RenderResult render_direct(const mandel::View& v, const Formula& f, cons
   // The bound's own roundings, a few a step (step.h): (1 + 2^-53)^(10 max_iter) <= slack.
   const double slack =
       std::max(1.0 + 0x1p-30, std::exp(std::ldexp(10.0 * static_cast<double>(v.max_iter), -53)));
+  const JuliaSeed& julia = opt.julia;
+  const double ec_julia = 1.01 * 0x1p-53 * (std::fabs(julia.re_d) + std::fabs(julia.im_d)) + 0x1p-1070;
   run_pixel_loop(
       v, opt,
       [&](int i, int j, bool* certified) {
@@ -50,6 +53,9 @@ mandel::RenderResult render_direct(const mandel::View& v, const Formula& f, cons
                               (std::fabs(re) + std::fabs(im) + 2 * std::fabs(kx * h) + 2 * std::fabs(ky * h) +
                                std::fabs(cr) + std::fabs(ci)) +
                           0x1p-1020;
+        if (julia.on())  // z_1 = the pixel (its error ec), c = the seed rounded once per component
+          return formula_orbit_certified(f, log_d, v.max_iter, cr, ci, ec, julia.re_d, julia.im_d, ec_julia,
+                                         slack, certified);
         return formula_pixel_certified(f, log_d, v.max_iter, cr, ci, ec, slack, certified);
       },
       t0, 0.0, res, cert);

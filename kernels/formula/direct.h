@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "formula.h"
+#include "julia.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "kernels/mandelbrot/view.h"
 
@@ -19,6 +20,8 @@ struct DirectOptions {
   unsigned cpu_threads = 0;                   // 0: every core
   int guard_bits = mandel::kGuardBits;        // the precision rule of view.h for binary64
   bool bla = true;  // perturbation only (render_perturb): BLA steps; false iterates every step
+  JuliaSeed julia;  // on(): the Julia set of julia's c (z_1 = the pixel); else the parameter plane
+  bool floatexp_deltas = false;  // perturbation only: FloatExp deltas at any zoom (tests; else past 2^-900)
 };
 
 // Throws mandel::ViewError when binary64 does not resolve the view (the precision rule of

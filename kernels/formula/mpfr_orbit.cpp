@@ -18,7 +18,7 @@ namespace {
 // The orbit of pixel (i, j) at `bits`; with `certified` given, beside it the running bound of
 // mpfr_ops.h (op_bound at u = 2^-bits) and *certified = whether it decided every escape test.
 uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
-                  bool* certified) {
+                  bool* certified, const JuliaSeed& julia) {
   if (i < 0 || j < 0 || i >= v.width || j >= v.height)
     throw mandel::ViewError("formula orbit: pixel (" + std::to_string(i) + ", " + std::to_string(j) +
                             ") lies outside the image");
@@ -50,6 +50,15 @@ uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formul
        2 * (kx + ky) * hd + std::fabs(static_cast<long double>(mpfr_get_ld(cr.v, MPFR_RNDN))) +
        std::fabs(static_cast<long double>(mpfr_get_ld(ci.v, MPFR_RNDN))));
   long double r = ec;
+  // A Julia set: the pixel is z_1 (its error ec, above) and c the seed, rounded once per component.
+  long double ec_add = ec;
+  if (julia.on()) {
+    mpfr_strtofr(cr.v, julia.re.c_str(), &end, 10, MPFR_RNDN);
+    mpfr_strtofr(ci.v, julia.im.c_str(), &end, 10, MPFR_RNDN);
+    ec_add = 1.01L * u *
+             (std::fabs(static_cast<long double>(mpfr_get_ld(cr.v, MPFR_RNDN))) +
+              std::fabs(static_cast<long double>(mpfr_get_ld(ci.v, MPFR_RNDN))));
+  }
   bool tracking = certified != nullptr;
   if (certified) *certified = true;
   // The bound's own roundings in long double (2^-64 each, at most 16 an opcode).
@@ -90,7 +99,7 @@ uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formul
       detail::mpfr_apply_op(op, x.v, y.v, sx.v, sy.v, cr.v, ci.v, t1.v, t2.v, t3.v);
       if (tracking) {
         const long double az1 = op == Op::kAdd ? modulus(x.v, y.v) : 0;
-        detail::op_bound(op, u, az, as, az1, ec, r, rs);
+        detail::op_bound(op, u, az, as, az1, ec_add, r, rs);
         if (!(r < 1)) {  // nothing left to decide with (or not finite)
           *certified = false;
           tracking = false;
@@ -104,20 +113,20 @@ uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formul
 }  // namespace
 
 uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j,
-                    int bits) {
-  return count_at(g, v, f, i, j, bits, nullptr);
+                    int bits, const JuliaSeed& julia) {
+  return count_at(g, v, f, i, j, bits, nullptr, julia);
 }
 
 uint64_t mpfr_count_certified(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i,
-                              int j, int bits, bool* certified) {
-  return count_at(g, v, f, i, j, bits, certified);
+                              int j, int bits, bool* certified, const JuliaSeed& julia) {
+  return count_at(g, v, f, i, j, bits, certified, julia);
 }
 
 bool mpfr_decide(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
-                 int max_bits, uint64_t* count, int* bits_used) {
+                 int max_bits, uint64_t* count, int* bits_used, const JuliaSeed& julia) {
   for (int b = bits;; b = std::min(max_bits, 2 * b)) {
     bool ok = false;
-    const uint64_t n = mpfr_count_certified(g, v, f, i, j, b, &ok);
+    const uint64_t n = mpfr_count_certified(g, v, f, i, j, b, &ok, julia);
     if (bits_used) *bits_used = b;
     if (ok) {
       *count = n;
@@ -128,7 +137,7 @@ bool mpfr_decide(const mandel::Geometry& g, const mandel::View& v, const Formula
 }
 
 std::vector<GridPixel> mpfr_grid(const mandel::View& v, const Formula& f, int n, int bits, int confirm_bits,
-                                 unsigned threads) {
+                                 unsigned threads, const JuliaSeed& julia) {
   const mandel::Geometry g = mandel::geometry(v);
   if (n < 1 || n > v.width || n > v.height)
     throw mandel::ViewError("formula grid: n = " + std::to_string(n) +
@@ -145,8 +154,8 @@ std::vector<GridPixel> mpfr_grid(const mandel::View& v, const Formula& f, int n,
       out.size(), 1,
       [&](std::size_t k0, std::size_t k1) {
         for (std::size_t k = k0; k < k1; ++k) {
-          out[k].count = mpfr_count(g, v, f, out[k].i, out[k].j, bits);
-          out[k].confirm = mpfr_count(g, v, f, out[k].i, out[k].j, confirm_bits);
+          out[k].count = mpfr_count(g, v, f, out[k].i, out[k].j, bits, julia);
+          out[k].confirm = mpfr_count(g, v, f, out[k].i, out[k].j, confirm_bits, julia);
         }
       },
       po);

@@ -19,7 +19,8 @@ int formula_reference_bits(const mandel::Geometry& g) {
 }
 
 FormulaReference compute_formula_reference(const Formula& f, const std::string& re, const std::string& im,
-                                           int bits, uint64_t max_iter, const std::atomic<bool>* cancel) {
+                                           int bits, uint64_t max_iter, const std::atomic<bool>* cancel,
+                                           const JuliaSeed& julia) {
   const auto t0 = std::chrono::steady_clock::now();
   FormulaReference ref;
   ref.re = re;
@@ -46,10 +47,18 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
     const long double ra = mpfr_get_ld(a, MPFR_RNDN), rb = mpfr_get_ld(b, MPFR_RNDN);
     return std::sqrt(ra * ra + rb * rb) * (1 + std::ldexp(1.0L, -60));
   };
+  // A Julia orbit starts at Z_1 = the centre (rounded from its decimal strings) with c the seed.
+  long double e = 0;  // >= |Z~ - Z| of the MPFR state (before rounding to binary64)
+  if (julia.on()) {
+    mpfr_set(x.v, cr.v, MPFR_RNDN);
+    mpfr_set(y.v, ci.v, MPFR_RNDN);
+    e = 1.01L * u * (std::fabs(mpfr_get_ld(x.v, MPFR_RNDN)) + std::fabs(mpfr_get_ld(y.v, MPFR_RNDN)));
+    mpfr_strtofr(cr.v, julia.re.c_str(), &end, 10, MPFR_RNDN);
+    mpfr_strtofr(ci.v, julia.im.c_str(), &end, 10, MPFR_RNDN);
+  }
   // C's rounding from its decimal string (u per component), added at every add as |c~ - c|.
   const long double ec =
       1.01L * u * (std::fabs(mpfr_get_ld(cr.v, MPFR_RNDN)) + std::fabs(mpfr_get_ld(ci.v, MPFR_RNDN)));
-  long double e = 0;  // >= |Z~ - Z| of the MPFR state (before rounding to binary64)
   // E rounded up to binary64, with a factor for long double's own roundings in computing it (2^-64
   // each, at most 16 an opcode, over the m steps so far).
   uint64_t m_now = 0;
@@ -63,6 +72,14 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
   for (uint64_t m = 0;; ++m) {
     m_now = m;
     if (cancel && (m & 1023) == 0 && cancel->load(std::memory_order_relaxed)) return FormulaReference{};
+    if (m == 0 && julia.on()) {  // no Z_0: states nobody reads, poisoned so that a read cannot pass
+      for (int k = 0; k < f.phase[0].count; ++k) {
+        ref.wr.push_back(std::nan(""));
+        ref.wi.push_back(std::nan(""));
+      }
+      ref.err.push_back(HUGE_VAL);
+      continue;
+    }
     const bool escaped = [&] {
       if (m == 0) return false;
       mpfr_sqr(t1.v, x.v, MPFR_RNDN);
@@ -107,11 +124,10 @@ void require_perturb_f64(const mandel::View& v, const Formula& f) {
     throw mandel::ViewError(name +
                             ": a rotated, stretched or exponential-map view is not implemented for "
                             "formulas other than z^2 + c yet (docs/formulas.md)");
-  if (g.log2_step - 1 < kPerturbMinLog2Step)
-    throw mandel::ViewError(name + ": the pixel spacing 2^" + std::to_string(static_cast<int>(g.log2_step)) +
-                            " is below 2^" + std::to_string(static_cast<int>(kPerturbMinLog2Step) + 1) +
-                            ", where binary64 deltas leave binary64's range (zoom about 1e268 at 1024 "
-                            "rows); floatexp deltas for formulas are not implemented yet (docs/formulas.md)");
+  if (g.log2_step - 1 < kPerturbMinLog2StepFloatExp)
+    throw mandel::ViewError(name + ": the pixel spacing 2^" + std::to_string(static_cast<long>(g.log2_step)) +
+                            " is below 2^" + std::to_string(static_cast<long>(kPerturbMinLog2StepFloatExp) + 1) +
+                            ", beyond the range of FloatExp deltas");
   // The reference keeps every opcode's state (16 bytes) and a bound (8 bytes) per step, unpacked.
   int max_ops = 0;
   for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
@@ -132,7 +148,7 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   const auto t0 = std::chrono::steady_clock::now();
   mandel::RenderResult res = formula_result(v, mandel::Method::kPerturb);
   FormulaReference ref =
-      compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel);
+      compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel, opt.julia);
   if (ref.length == 0) {
     res.cancelled = true;
     return res;
@@ -149,6 +165,9 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   p.log_degree = std::log(mean_degree(f));
   p.re_d = g.re_d;
   p.im_d = g.im_d;
+  p.julia = opt.julia.on();
+  p.cr_d = opt.julia.re_d;
+  p.ci_d = opt.julia.im_d;
   int max_ops = 0;
   for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
   // The bound's own roundings: at most 16 a opcode, each a factor (1 + 2^-53) on a sum of
@@ -158,12 +177,22 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   const double h = g.half_step_d;
   // BLA: the table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room
   // for ec's 2.01u of it and the roundings).
+  // Past binary64's range (s/2 below 2^kPerturbMinLog2Step): FloatExp deltas, dc = offset * (s/2)
+  // with s/2 from its decimal string. BLA (its table is binary64's) while the table's dcmax is a
+  // normal binary64 number, at least 2^-1000 (dcmax is about 4/zoom: to zoom about 4e301; the
+  // pixels take no entry whose radius is below 2^-1000, perturb_step.h); beyond, none.
+  const bool floatexp = opt.floatexp_deltas || g.log2_step - 1 < kPerturbMinLog2Step;
+  res.perturb.delta = floatexp ? mandel::DeltaFormat::kFloatExp : mandel::DeltaFormat::kF64;
+  const FloatExp h_fe = FloatExp::from_string(g.half_step);
+  // The table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room for
+  // ec's 2.01u of it and the roundings); a Julia set's pixels add no dc: its B terms take 0.
+  const FloatExp dcmax_fe =
+      (FloatExp(std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) * h_fe) *
+      (1.0 + 0x1p-40);
+  const double dcmax = p.julia ? 0.0 : to_double(dcmax_fe) * (1.0 + 0x1p-50);
   FormulaBlaTable bla;
-  if (opt.bla) {
+  if (opt.bla && (!floatexp || p.julia || dcmax >= 0x1p-1000)) {
     const auto tb = std::chrono::steady_clock::now();
-    const double dcmax =
-        (std::fabs(mandel::pixel_offset(0, v.width)) + std::fabs(mandel::pixel_offset(0, v.height))) * h *
-        (1.0 + 0x1p-40);
     bla = build_formula_bla(f, ref, dcmax);
     attach_bla(p, bla);
     res.perturb.bla_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
@@ -173,12 +202,21 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   run_pixel_loop(
       v, opt,
       [&](int i, int j, bool* decided) {
-        // dc = offset * (s/2): s/2 rounded once to binary64 and the product once (the offsets
-        // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
-        const double dcr = mandel::pixel_offset(i, v.width) * h, dci = -mandel::pixel_offset(j, v.height) * h;
-        const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
         uint64_t sk = 0;
-        const mandel::PixelResult px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        mandel::PixelResult px;
+        if (floatexp) {
+          // The same contract in FloatExp: s/2 rounded once from its decimal, the product once.
+          const FloatExp dcr = FloatExp(mandel::pixel_offset(i, v.width)) * h_fe;
+          const FloatExp dci = FloatExp(-mandel::pixel_offset(j, v.height)) * h_fe;
+          const FloatExp ec = (abs(dcr) + abs(dci)) * (2.01 * 0x1p-53);
+          px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        } else {
+          // dc = offset * (s/2): s/2 rounded once to binary64 and the product once (the offsets
+          // are small integers, exact), so |dc~ - dc| <= 2u|dc~| (1 + u) per component.
+          const double dcr = mandel::pixel_offset(i, v.width) * h, dci = -mandel::pixel_offset(j, v.height) * h;
+          const double ec = 2.01 * 0x1p-53 * (std::fabs(dcr) + std::fabs(dci)) + 0x1p-1070;
+          px = formula_perturb_pixel(p, dcr, dci, ec, decided, &sk);
+        }
         if (sk) skipped.fetch_add(sk, std::memory_order_relaxed);
         return px;
       },

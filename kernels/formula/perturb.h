@@ -17,9 +17,10 @@
 namespace ds::formula {
 
 // The half pixel spacing below which binary64 deltas would leave binary64's normal range (the
-// Mandelbrot engine's f64 limit, kernels/perturb/reference.cpp's auto_delta): such views are
-// refused (floatexp deltas for formulas are not done yet).
+// Mandelbrot engine's f64 limit, kernels/perturb/reference.cpp's auto_delta): such views take
+// FloatExp deltas (perturb_step.h; without BLA), down to FloatExp's range.
 constexpr double kPerturbMinLog2Step = -900;
+constexpr double kPerturbMinLog2StepFloatExp = -1000000000.0;
 
 // MPFR bits for a view's reference: ceil(-log2 s) + 128, as the Mandelbrot engine's
 // reference_bits (kernels/perturb/reference.cpp: view_bits + 64), at least 128.
@@ -40,19 +41,21 @@ struct FormulaReference {
 };
 
 // f's orbit of (re, im) at `bits` for up to max_iter iterations, with its running error bound
-// (mpfr_ops.h's op_bound at u = 2^-bits, from the centre's rounding). Empty (length 0) when
-// cancelled.
+// (mpfr_ops.h's op_bound at u = 2^-bits, from the centre's rounding). With julia.on(): the orbit
+// from Z_1 = (re, im) with c = julia's seed, and index 0's states NaN with an infinite bound (a
+// Julia orbit has no Z_0; nothing reads them: perturb_step.h). Empty (length 0) when cancelled.
 FormulaReference compute_formula_reference(const Formula& f, const std::string& re, const std::string& im,
                                            int bits, uint64_t max_iter,
-                                           const std::atomic<bool>* cancel = nullptr);
+                                           const std::atomic<bool>* cancel = nullptr,
+                                           const JuliaSeed& julia = {});
 
-// Throws mandel::ViewError naming the limit where perturbation with binary64 deltas cannot render
-// v (a pixel map or exponential map; s/2 below 2^kPerturbMinLog2Step; a reference whose states
-// would take more than three quarters of the host's memory).
+// Throws mandel::ViewError naming the limit where perturbation cannot render v (a pixel map or
+// exponential map; s/2 below FloatExp's range; a reference whose states would take more than three
+// quarters of the host's memory). Past 2^kPerturbMinLog2Step the deltas are FloatExp.
 void require_perturb_f64(const mandel::View& v, const Formula& f);
 
 // Every pixel of v by perturb_step.h against the reference at v's centre (computed here; *ref,
-// when given, gets it): counts, smooth counts, iterations, method kPerturb, backend kCpu; *cert
+// when given, gets it; opt.julia: the Julia set's pixels against the centre's Julia orbit): counts, smooth counts, iterations, method kPerturb, backend kCpu; *cert
 // says which counts the delta's bound decided (the rest are binary64's guesses).
 mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, const DirectOptions& opt = {},
                                     Certification* cert = nullptr, FormulaReference* ref = nullptr);

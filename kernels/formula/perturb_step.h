@@ -4,7 +4,9 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
+#include "arith/floatexp.h"
 #include "arith/hd.h"
 #include "formula.h"
 #include "kernels/mandelbrot/counts.h"
@@ -44,6 +46,11 @@ struct PerturbParams {
   double log_degree = 0;      // log of the mean degree (smooth counts)
   double slack = 1;           // covers the bound's own roundings
   double re_d = 0, im_d = 0;  // the reference's centre (smooth tail's c)
+  // A Julia set (julia.h): the reference starts at Z_1 = the view's centre with c the seed (cr_d,
+  // ci_d: the smooth tail's c), Z_0 does not exist (rebasing goes to the first index >= 1 with the
+  // pixel's phase), and the delta recurrence has no + dc: the pixel's start dz is the first delta.
+  bool julia = false;
+  double cr_d = 0, ci_d = 0;
   // BLA (bla.h's FormulaBlaTable): level l's entries at bla + bla_offset[l], the entry k of level l
   // starting at m = 1 + k 2^l; bla_levels 0: none. Every pixel's |dc~| + ec <= the table's dcmax.
   const FormulaBlaEntry* bla = nullptr;
@@ -56,29 +63,58 @@ DEEPSCOPE_HD uint64_t state_index(const PerturbParams& p, uint64_t m) {
   return (m / ph) * p.period_states + p.prefix[m % ph];
 }
 
+// The delta types: binary64, and FloatExp (arith/floatexp.h: binary64's significand with a wide
+// exponent) for views past binary64's range (s/2 below 2^-900). These helpers let one pixel
+// function take either: magnitude, square root, the sign (of the significand: a FloatExp far below
+// binary64's range keeps it), to binary64 rounded upwards in magnitude (for the escape test's
+// slack), and the absolute floor the bound's own arithmetic needs (binary64's subnormals; none
+// for FloatExp, which does not underflow in its range).
+DEEPSCOPE_HD double delta_abs(double a) { return ::fabs(a); }
+DEEPSCOPE_HD FloatExp delta_abs(FloatExp a) { return abs(a); }
+DEEPSCOPE_HD double delta_sqrt(double a) { return ::sqrt(a); }
+DEEPSCOPE_HD FloatExp delta_sqrt(FloatExp a) { return sqrt(a); }
+DEEPSCOPE_HD double delta_sign(double a) { return a; }
+DEEPSCOPE_HD double delta_sign(FloatExp a) { return a.m; }
+DEEPSCOPE_HD double delta_up(double a) { return a; }
+DEEPSCOPE_HD double delta_up(FloatExp a) { return ::fabs(to_double(a)) * (1.0 + 0x1p-51) + 0x1p-1074; }
+DEEPSCOPE_HD double delta_value(double a) { return a; }
+DEEPSCOPE_HD double delta_value(FloatExp a) { return to_double(a); }
+template <class T>
+DEEPSCOPE_HD constexpr double delta_eta() {
+  return 0x1p-1070;
+}
+template <>
+DEEPSCOPE_HD constexpr double delta_eta<FloatExp>() {
+  return 0.0;
+}
+
 // |X + x| - |X| taken piecewise (KF's and Fraktaler-3's diffabs): exact where X + x keeps X's
 // sign (then it is x or -x), one rounding (of 2X + x) where it crosses. The branch is taken on
 // the sign of the rounded X + x, which is the sign of the exact sum.
-DEEPSCOPE_HD double diffabs(double X, double x) {
-  const double s = X + x;
-  if (X >= 0) return s >= 0 ? x : -(2.0 * X + x);
-  return s > 0 ? 2.0 * X + x : -x;
+template <class T>
+DEEPSCOPE_HD T diffabs(double X, T x) {
+  const double s = delta_sign(x + X);
+  if (X >= 0) return s >= 0 ? x : -(x + 2.0 * X);
+  return s > 0 ? x + 2.0 * X : -x;
 }
 
 // The delta of |X + x| with its bound r >= |x~ - x| (Euclidean, of the whole delta): unchanged
 // where both the exact and the computed sums provably keep X's sign (|X~ + x~| beyond the bound
 // of the sum, |X~| beyond X's own error dX); else r + 2 dX (+ the rounding of 2X + x), since
 // |.| is 1-Lipschitz: ||X~ + x~| - |X~| - (|X + x| - |X|)| <= |x~ - x| + 2|X~ - X|.
-DEEPSCOPE_HD void diffabs_bounded(double X, double& x, double& r, double dX, double slack) {
+template <class T>
+DEEPSCOPE_HD void diffabs_bounded(double X, T& x, T& r, double dX, double slack) {
   constexpr double u = 0x1p-53;
-  const double s = X + x;
-  const bool crossed = X >= 0 ? s < 0 : s > 0;
-  const bool sure = !crossed && ::fabs(s) * (1.0 - 2.0 * u) > (r + dX) * slack && ::fabs(X) > dX;
-  if (!sure) r = r + 2.0 * dX + (crossed ? u * ::fabs(2.0 * X + x) : 0.0) + 0x1p-1070;
+  const T s = x + X;
+  const double sg = delta_sign(s);
+  const bool crossed = X >= 0 ? sg < 0 : sg > 0;
+  const bool sure = !crossed && delta_abs(s) * (1.0 - 2.0 * u) > (r + dX) * slack && ::fabs(X) > dX;
+  if (!sure) r = r + 2.0 * dX + (crossed ? delta_abs(x + 2.0 * X) * u : T(0.0)) + delta_eta<T>();
   x = diffabs(X, x);
 }
 
-// One pixel at c = C + dc (C the reference's centre; ec >= |dc~ - dc|), from z_1 = Z_1 + dc. The
+// One pixel at c = C + dc (C the reference's centre; ec >= |dc~ - dc|), from z_1 = Z_1 + dc; in a
+// Julia set (p.julia) the pixel z_1 = Z_1 + dc with c the reference's own, so no add takes dc. The
 // count contract of formula_pixel (step.h). Per opcode of the pixel's phase, with W the
 // reference's state, x the delta, s its stored value (S the reference's), r its bound and dW >=
 // |W~ - W| (u|W~| from the rounding to binary64, err[m] from MPFR's):
@@ -91,8 +127,9 @@ DEEPSCOPE_HD void diffabs_bounded(double X, double& x, double& r, double dX, dou
 // The escape test |z|^2 > 4 on z~ = Z~_m + x~ is decided when |z~| is farther from 2 than
 // r + dZ + u|z~| (times slack); once a test is not, *decided = false and the count continues
 // untracked (the caller re-decides it). Rebasing (Zhuoran): where |z - Z_m0| < |x| (L1) for m0 =
-// n mod phases, the first index with the pixel's next phase (m0 = 0 for one phase: Z_0 = 0, exact),
-// or where the reference ends, the delta becomes z - Z_m0 and m = m0: exact algebra against the
+// n mod phases, the first index with the pixel's next phase (m0 = 0 for one phase: Z_0 = 0, exact;
+// in a Julia set the first such index >= 1, Z_1 the view's centre), or where the reference ends,
+// the delta becomes z - Z_m0 and m = m0: exact algebra against the
 // same orbit, its roundings added to r. A pixel that must rebase where no such index is left is
 // undecided. BLA (p.bla): at m = 1 + k 2^l the longest entry (level <= l, at least 2) whose radius
 // holds the delta (|x| + |y| + r < R, |d~| + r bounding the exact delta) and that ends by max_iter
@@ -100,41 +137,62 @@ DEEPSCOPE_HD void diffabs_bounded(double X, double& x, double& r, double dX, dou
 // eb (|dc~| + ec) + the roundings of A d + B dc; the escape tests inside an entry's steps are
 // decided "not escaped" by its construction (bla.cpp). *skipped (when given) adds the iterations
 // BLA replaced.
-DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, double dcr, double dci,
-                                                       double ec, bool* decided, uint64_t* skipped = nullptr) {
+// T = FloatExp (views past binary64's range): the same operations on FloatExp deltas (each
+// rounded once at 2^-53 like binary64's, with no underflow: no absolute floor in the delta's bound),
+// z~ = Z~ + x~ formed in binary64 for the escape test (one more rounding, u|x~|, in its slack),
+// the sum for rebasing in FloatExp; BLA from the binary64 table (its entries' A, B, ea, eb are
+// relative, valid for any delta below the radius), skipping entries with radius below 2^-1000.
+// The reference's states stay binary64: dW keeps its absolute floor eta (a state that underflowed),
+// which for FloatExp deltas only matters where it is not multiplied by the delta (a fold crossed
+// near the reference, a rebase): there the pixel is left undecided, never wrong.
+template <class T>
+DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, T dcr, T dci, T ec, bool* decided,
+                                                       uint64_t* skipped = nullptr) {
   constexpr double u = 0x1p-53, uz = 1.0 + 0x1p-50, eta = 0x1p-1070;
+  constexpr double teta = delta_eta<T>();
   const bool wide = mandel::wide_counts(p.max_iter);
   const uint64_t P = static_cast<uint64_t>(p.f.phases);
-  double x = dcr, y = dci, r = ec;
+  T x = dcr, y = dci, r = ec;
+  // What each add (and BLA's B) takes: dc in the parameter plane, nothing in a Julia set.
+  const T zero(0.0);
+  const T acr = p.julia ? zero : dcr, aci = p.julia ? zero : dci, aec = p.julia ? zero : ec;
+  const double tail_cr = p.julia ? p.cr_d : p.re_d + delta_value(dcr);
+  const double tail_ci = p.julia ? p.ci_d : p.im_d + delta_value(dci);
   uint64_t m = 1;
   bool tracking = true;
   *decided = true;
   for (uint64_t n = 1; n < p.max_iter; ++n) {
     uint64_t q = state_index(p, m);
-    const double zx = p.wr[q] + x, zy = p.wi[q] + y;
+    const double xd = delta_value(x), yd = delta_value(y);
+    const double zx = p.wr[q] + xd, zy = p.wi[q] + yd;
     const double r2 = zx * zx + zy * zy, az = ::sqrt(r2);
     const double dz = u * uz * ::sqrt(p.wr[q] * p.wr[q] + p.wi[q] * p.wi[q]) + p.err[m] + eta;
     if (tracking) {
-      const double e = (r + dz + u * az) * p.slack + az * 0x1p-50;
+      // For FloatExp, x~ rounded to binary64 before the sum: u|x~| more (|x~| <= |z~| + |Z~| + ...).
+      const double round_x = (std::is_same<T, double>::value ? 0.0 : u * uz * (::fabs(xd) + ::fabs(yd)));
+      const double e = (delta_up(r) + dz + u * az + round_x) * p.slack + az * 0x1p-50;
       if (r2 > 4.0 ? !(az - e > 2.0) : !(az + e <= 2.0)) {
         *decided = false;
         tracking = false;
       }
     }
-    if (r2 > 4.0) return {n, formula_smooth(p.f, p.log_degree, n, zx, zy, p.re_d + dcr, p.im_d + dci, wide)};
-    const uint64_t m0 = n % P;
+    if (r2 > 4.0) return {n, formula_smooth(p.f, p.log_degree, n, zx, zy, tail_cr, tail_ci, wide)};
+    uint64_t m0 = n % P;
+    if (p.julia && m0 == 0) m0 = P;  // a Julia reference has no Z_0
     const bool at_end = m + 1 >= p.length;
     if (at_end || m != m0) {
       const uint64_t q0 = state_index(p, m0);
-      const double wx = zx - p.wr[q0], wy = zy - p.wi[q0];
-      if (at_end || ::fabs(wx) + ::fabs(wy) < ::fabs(x) + ::fabs(y)) {
+      // z - Z_m0 = (Z_m + x) - Z_m0: in T, so that a delta far below binary64's range keeps its digits.
+      const T wx = (x + p.wr[q]) - T(p.wr[q0]), wy = (y + p.wi[q]) - T(p.wi[q0]);
+      if (at_end || delta_abs(wx) + delta_abs(wy) < delta_abs(x) + delta_abs(y)) {
         if (m0 + 1 >= p.length) {  // the reference ends before the pixel's phase comes round
           *decided = false;
           return {n, 0.0f};
         }
         if (tracking) {
           const double d0 = u * uz * ::sqrt(p.wr[q0] * p.wr[q0] + p.wi[q0] * p.wi[q0]) + p.err[m0] + eta;
-          r = r + dz + u * az + d0 + u * ::sqrt(wx * wx + wy * wy) + eta;
+          // The two sums' roundings: u|Z~ + x~| and u|w~| (and the reference's errors at m and m0).
+          r = r + dz + u * az + d0 + delta_sqrt(wx * wx + wy * wy) * u + teta;
         }
         x = wx;
         y = wy;
@@ -150,7 +208,7 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
         while (((k >> t) & 1) == 0) ++t;
         if (t < l) l = t;
       }
-      const double ad = ::fabs(x) + ::fabs(y);
+      const T ad = delta_abs(x) + delta_abs(y);
       bool stepped = false;
       for (; l >= 2; --l) {
         const uint64_t idx = p.bla_offset[l] + (k >> l);
@@ -158,15 +216,18 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
         const uint64_t len = uint64_t{1} << l;
         if (p.max_iter - n < len) continue;
         const FormulaBlaEntry& e = p.bla[idx];
-        if (!((tracking ? ad + r : ad) < e.r)) continue;
-        const double nx = (e.a[0] * x + e.a[1] * y) + (e.b[0] * dcr + e.b[1] * dci);
-        const double ny = (e.a[2] * x + e.a[3] * y) + (e.b[2] * dcr + e.b[3] * dci);
+        // FloatExp deltas take no entry whose radius is near binary64's subnormals (its rounding
+        // there is absolute, not relative: the radius's margin would not cover it).
+        if (!std::is_same<T, double>::value && !(e.r >= 0x1p-1000)) continue;
+        if (!((tracking ? ad + r : ad) < T(e.r))) continue;
+        const T nx = (x * e.a[0] + y * e.a[1]) + (acr * e.b[0] + aci * e.b[1]);
+        const T ny = (x * e.a[2] + y * e.a[3]) + (acr * e.b[2] + aci * e.b[3]);
         if (tracking) {
           // Each component is four products summed (gamma_4 < 6u over the rows' norms).
-          const double ac = ::fabs(dcr) + ::fabs(dci);
-          r = (e.an * r + e.bn * ec + e.ea * (ad + r) + e.eb * (ac + ec) + 6.0 * u * (e.an * ad + e.bn * ac)) *
+          const T ac = delta_abs(acr) + delta_abs(aci);
+          r = (r * e.an + aec * e.bn + (ad + r) * e.ea + (ac + aec) * e.eb + (ad * e.an + ac * e.bn) * (6.0 * u)) *
                   (1.0 + 0x1p-48) +
-              eta;
+              teta;
         }
         x = nx;
         y = ny;
@@ -180,7 +241,7 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
     }
     const Phase& ph = p.f.phase[m % P];
     const double em = p.err[m] + eta;
-    double sx = x, sy = y, rs = r;
+    T sx = x, sy = y, rs = r;
     uint64_t qs = q;
     for (int k = 0; k < ph.count; ++k) {
       const double Wx = p.wr[q + k], Wy = p.wi[q + k];
@@ -204,13 +265,14 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
           y = -y;
           break;
         case Op::kSqr: {
-          const double ax = 2.0 * Wx + x, ay = 2.0 * Wy + y;
-          const double nx = ax * x - ay * y, ny = ax * y + ay * x;
+          const T ax = x + 2.0 * Wx, ay = y + 2.0 * Wy;
+          const T nx = ax * x - ay * y, ny = ax * y + ay * x;
           if (tracking) {
             const double dW = u * uz * ::sqrt(Wx * Wx + Wy * Wy) + em;
-            const double fx = Wx + x, fy = Wy + y, zf = ::sqrt(fx * fx + fy * fy);
-            const double ad = ::sqrt(x * x + y * y), aa = ::sqrt(ax * ax + ay * ay);
-            r = 2.0 * dW * ad + (2.0 * zf + 2.0 * dW + r) * r + 4.0 * u * aa * ad + eta;
+            const T fx = x + Wx, fy = y + Wy, zf = delta_sqrt(fx * fx + fy * fy);
+            const T ad = delta_sqrt(x * x + y * y), aa = delta_sqrt(ax * ax + ay * ay);
+            // (The order of the old binary64 expression, so that its roundings stay the same.)
+            r = ad * (2.0 * dW) + ((zf * 2.0 + 2.0 * dW) + r) * r + (aa * (4.0 * u)) * ad + teta;
           }
           x = nx;
           y = ny;
@@ -224,25 +286,26 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, d
           break;
         case Op::kMul: {
           const double Sx = p.wr[qs], Sy = p.wi[qs];
-          const double bx = Sx + sx, by = Sy + sy;
-          const double nx = (Wx * sx - Wy * sy) + (x * bx - y * by);
-          const double ny = (Wx * sy + Wy * sx) + (x * by + y * bx);
+          const T bx = sx + Sx, by = sy + Sy;
+          const T nx = (sx * Wx - sy * Wy) + (x * bx - y * by);
+          const T ny = (sy * Wx + sx * Wy) + (x * by + y * bx);
           if (tracking) {
             const double aW = ::sqrt(Wx * Wx + Wy * Wy), dW = u * uz * aW + em;
             const double dS = u * uz * ::sqrt(Sx * Sx + Sy * Sy) + em;
-            const double as = ::sqrt(sx * sx + sy * sy), ab = ::sqrt(bx * bx + by * by);
-            const double ad = ::sqrt(x * x + y * y);
-            const double fx = Wx + x, fy = Wy + y, zf = ::sqrt(fx * fx + fy * fy);
-            r = dW * as + r * ab + (ad + r) * dS + (zf + dW + r) * rs + 6.0 * u * (aW * as + ab * ad) + eta;
+            const T as = delta_sqrt(sx * sx + sy * sy), ab = delta_sqrt(bx * bx + by * by);
+            const T ad = delta_sqrt(x * x + y * y);
+            const T fx = x + Wx, fy = y + Wy, zf = delta_sqrt(fx * fx + fy * fy);
+            r = as * dW + r * ab + (ad + r) * dS + ((zf + dW) + r) * rs + (as * aW + ab * ad) * (6.0 * u) + teta;
           }
           x = nx;
           y = ny;
           break;
         }
         case Op::kAdd:
+          if (p.julia) break;  // the pixel's c is the reference's: its delta is 0
           x = x + dcr;
           y = y + dci;
-          if (tracking) r = r + ec + u * ::sqrt(x * x + y * y) + eta;
+          if (tracking) r = r + ec + delta_sqrt(x * x + y * y) * u + teta;
           break;
       }
     }

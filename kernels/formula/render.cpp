@@ -23,6 +23,10 @@ const char* path_name(FormulaPath p) {
   return "?";
 }
 
+std::string method_name(const FormulaReport& rep) {
+  return rep.floatexp ? "perturbation (FloatExp deltas)" : path_name(rep.path);
+}
+
 FormulaPath auto_path(const mandel::View& v) {
   const mandel::Geometry g = mandel::geometry(v);
   return mandel::resolves(Arith::kF64, g, mandel::kGuardBits) ? FormulaPath::kDirect : FormulaPath::kPerturb;
@@ -48,6 +52,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
   d.progress = opt.progress;
   d.cpu_threads = opt.cpu_threads;
   d.bla = opt.bla;
+  d.julia = opt.julia;
   Certification cert;
   mandel::RenderResult res;
   if (opt.stage) opt.stage("binary64 pass");
@@ -60,7 +65,8 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
     rep.reference_length = ref.length;
     rep.reference_escaped = ref.escaped;
     rep.reference_seconds = ref.seconds;
-    rep.bla = opt.bla;
+    rep.floatexp = res.perturb.delta == mandel::DeltaFormat::kFloatExp;
+    rep.bla = opt.bla && (!rep.floatexp || res.perturb.bla_levels > 0);
     rep.bla_skipped = res.perturb.bla_skipped;
   }
   rep.pass_iterations = res.iterations;
@@ -97,7 +103,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
       [&](std::size_t a, std::size_t b) {
         for (std::size_t t = a; t < b; ++t) {
           const int i = static_cast<int>(todo[t] % w), j = static_cast<int>(todo[t] / w);
-          done[t] = mpfr_decide(g, v, f, i, j, bits0, max_bits, &count[t], &used[t]) ? 1 : 0;
+          done[t] = mpfr_decide(g, v, f, i, j, bits0, max_bits, &count[t], &used[t], opt.julia) ? 1 : 0;
         }
       },
       po);

@@ -31,6 +31,7 @@ struct FormulaOptions {
   // the first (at least fallback_min_bits to start).
   int fallback_bits_factor = 8;
   int fallback_min_bits = 128;
+  JuliaSeed julia;  // on(): the Julia set of its c on every path (julia.h); else the parameter plane
 };
 
 struct FormulaReport {
@@ -42,7 +43,8 @@ struct FormulaReport {
   int reference_bits = 0;   // perturbation: the reference's MPFR precision
   uint64_t reference_length = 0;
   bool reference_escaped = false;
-  bool bla = false;              // perturbation took BLA steps where they were valid (FormulaOptions::bla)
+  bool floatexp = false;         // perturbation's deltas were FloatExp (past binary64's range)
+  bool bla = false;  // perturbation had a BLA table to step by (FormulaOptions::bla; FloatExp: to zoom ~4e301)
   uint64_t bla_skipped = 0;      // iterations of the binary64 pass BLA steps replaced
   uint64_t pass_iterations = 0;  // iterations of the binary64 pass (the sum of count - 1)
   double reference_seconds = 0, pass_seconds = 0, fallback_seconds = 0;
@@ -51,6 +53,10 @@ struct FormulaReport {
   uint64_t fallback_limit = 0;     // FormulaOptions::max_fallback (pixels past it were not tried)
   std::vector<uint8_t> certified;  // per pixel, row-major: 1 where the count is certified
 };
+
+// What ran, for messages and records: path_name(rep.path), or "perturbation (FloatExp deltas)"
+// where the deltas were FloatExp.
+std::string method_name(const FormulaReport& rep);
 
 // The path kAuto takes for v: kDirect when binary64 resolves it (mandel::resolves with
 // mandel::kGuardBits), else kPerturb.

@@ -135,16 +135,18 @@ DEEPSCOPE_HD mandel::PixelResult formula_pixel(const Formula& f, double log_degr
   return {max_iter, mandel::smooth_at_limit(max_iter)};
 }
 
-// formula_pixel in binary64 with the bound of phase_step_bounded (ec >= |c~ - c|): the same orbit
-// and result, and *certified = true when every escape test up to the count was decided by the
-// bound (|z~| - r > 2 at the escape, |z~| + r <= 2 before it), so the count is the exact orbit's.
-// slack >= 1 covers the bound's own roundings (three a step: (1 + u)^(3 max_iter)).
-DEEPSCOPE_HD mandel::PixelResult formula_pixel_certified(const Formula& f, double log_degree,
-                                                         uint64_t max_iter, double cr, double ci, double ec,
-                                                         double slack, bool* certified) {
+// The orbit from z_1 = (zr, zi) (|z~_1 - z_1| <= ez) with c = (cr, ci) (|c~ - c| <= ec) in binary64
+// with the bound of phase_step_bounded: the count contract of formula_pixel, and *certified = true
+// when every escape test up to the count was decided by the bound (|z~| - r > 2 at the escape,
+// |z~| + r <= 2 before it), so the count is the exact orbit's. The parameter plane starts at z_1 = c
+// (formula_pixel_certified); a Julia set at z_1 = the pixel (julia.h). slack >= 1 covers the
+// bound's own roundings (three a step: (1 + u)^(3 max_iter)).
+DEEPSCOPE_HD mandel::PixelResult formula_orbit_certified(const Formula& f, double log_degree, uint64_t max_iter,
+                                                         double zr, double zi, double ez, double cr, double ci,
+                                                         double ec, double slack, bool* certified) {
   const bool wide = mandel::wide_counts(max_iter);
   *certified = true;
-  double x = cr, y = ci, r = ec;
+  double x = zr, y = zi, r = ez;
   bool tracking = true;
   for (uint64_t n = 1; n < max_iter; ++n) {
     const double r2 = x * x + y * y;
@@ -164,6 +166,13 @@ DEEPSCOPE_HD mandel::PixelResult formula_pixel_certified(const Formula& f, doubl
       formula_step(f, n, x, y, cr, ci);
   }
   return {max_iter, mandel::smooth_at_limit(max_iter)};
+}
+
+// The parameter plane's pixel at c (|c~ - c| <= ec): formula_orbit_certified from z_1 = c.
+DEEPSCOPE_HD mandel::PixelResult formula_pixel_certified(const Formula& f, double log_degree,
+                                                         uint64_t max_iter, double cr, double ci, double ec,
+                                                         double slack, bool* certified) {
+  return formula_orbit_certified(f, log_degree, max_iter, cr, ci, ec, cr, ci, ec, slack, certified);
 }
 
 }  // namespace ds::formula

@@ -41,8 +41,9 @@ void check_location_reader(Parse parse) {
   }
   DEEPSCOPE_FUZZ_REQUIRE(!loc.re.empty() && !loc.im.empty() && !loc.zoom.empty());
   mandel::View view;
-  formula::Formula formula;  // render's apply_to_view: the others refuse formula locations
-  app::apply_to_view(loc, &view, true, &formula);
+  formula::Formula formula;  // render's apply_to_view: the others refuse formula and Julia locations
+  formula::JuliaSeed julia;
+  app::apply_to_view(loc, &view, true, &formula, &julia);
 
   // Our format: every field reads back as it was.
   const std::string ours = app::format_location(loc);
@@ -62,6 +63,7 @@ void check_location_reader(Parse parse) {
                          back.offset == loc.offset);
   for (int i = 0; i < 4; ++i) DEEPSCOPE_FUZZ_REQUIRE(back.pixel_map[i] == loc.pixel_map[i]);
   DEEPSCOPE_FUZZ_REQUIRE(back.formula == loc.formula);
+  DEEPSCOPE_FUZZ_REQUIRE(back.julia_re == loc.julia_re && back.julia_im == loc.julia_im);
 
   // A .kfr, where KF has keys for the map: KF's reader (ours) must take it.
   std::string kfr;

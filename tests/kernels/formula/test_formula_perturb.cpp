@@ -18,92 +18,20 @@
 #include "kernels/core/cpu_parallel.h"
 #include "kernels/formula/direct.h"
 #include "kernels/formula/formula.h"
+#include "kernels/formula/julia.h"
 #include "kernels/formula/mpfr_orbit.h"
 #include "kernels/formula/perturb.h"
 #include "kernels/formula/perturb_step.h"
 #include "kernels/formula/render.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "oracle.h"
+#include "view_helpers.h"
 
 namespace {
 
 using namespace ds::formula;
 using ds::mandel::View;
-
-View view_n(const std::string& re, const std::string& im, const std::string& zoom, uint64_t iter, int n) {
-  View v;
-  v.re = re;
-  v.im = im;
-  v.zoom = zoom;
-  v.width = v.height = n;
-  v.max_iter = iter;
-  return v;
-}
-
-// c of pixel (i, j) of v as a decimal string pair, to `bits` (for moving a view's centre).
-std::pair<std::string, std::string> pixel_centre(const View& v, int i, int j, int bits) {
-  const ds::mandel::Geometry g = ds::mandel::geometry(v);
-  mpfr_t re, im, h, t;
-  mpfr_inits2(bits, re, im, h, t, static_cast<mpfr_ptr>(nullptr));
-  mpfr_set_str(re, g.re.c_str(), 10, MPFR_RNDN);
-  mpfr_set_str(im, g.im.c_str(), 10, MPFR_RNDN);
-  mpfr_set_str(h, g.half_step.c_str(), 10, MPFR_RNDN);
-  mpfr_mul_si(t, h, 2L * i + 1 - v.width, MPFR_RNDN);
-  mpfr_add(re, re, t, MPFR_RNDN);
-  mpfr_mul_si(t, h, v.height - 2L * j - 1, MPFR_RNDN);
-  mpfr_add(im, im, t, MPFR_RNDN);
-  const auto str = [&](mpfr_t x) {
-    char buf[2048];
-    mpfr_snprintf(buf, sizeof buf, "%.*Rg", static_cast<int>(bits * 0.302) + 2, x);
-    return std::string(buf);
-  };
-  std::pair<std::string, std::string> out{str(re), str(im)};
-  mpfr_clears(re, im, h, t, static_cast<mpfr_ptr>(nullptr));
-  return out;
-}
-
-// Zooms `factor` at a time from v towards the boundary (a late-escaping pixel beside one that did
-// not escape, else the latest-escaping pixel) until the zoom reaches `depth` (log10): how the
-// deep test views below were found (DISABLED_FindDeepViews prints them).
-View zoom_towards_boundary(View v, const Formula& f, double depth, double factor, bool on_axis = false) {
-  FormulaOptions o;
-  o.max_fallback = 0;
-  double lz = std::log10(std::stod(v.zoom));
-  while (lz < depth) {
-    FormulaReport rep;
-    const ds::mandel::RenderResult r = render(v, f, o, &rep);
-    const int n = v.width;
-    int best = -1;
-    uint64_t best_count = 0;
-    bool best_inside = false;
-    for (int j = on_axis ? n / 2 - 1 : n / 4; j < (on_axis ? n / 2 + 1 : 3 * n / 4); ++j)
-      for (int i = n / 4; i < 3 * n / 4; ++i) {
-        const uint64_t c = r.count(static_cast<std::size_t>(j) * n + i);
-        if (c >= v.max_iter) continue;
-        bool inside = false;
-        for (int dj = -1; dj <= 1; ++dj)
-          for (int di = -1; di <= 1; ++di)
-            inside |= r.count(static_cast<std::size_t>(j + dj) * n + i + di) >= v.max_iter;
-        if ((inside && !best_inside) || (inside == best_inside && c > best_count)) {
-          best = j * n + i;
-          best_count = c;
-          best_inside = inside;
-        }
-      }
-    if (best < 0) break;
-    const int bits = static_cast<int>((lz + std::log10(factor)) * 3.33) + 64;
-    const auto c = pixel_centre(v, best % n, best / n, bits);
-    v.re = c.first;
-    if (!on_axis) v.im = c.second;
-    lz += std::log10(factor);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17ge%d", std::pow(10.0, lz - std::floor(lz)),
-                  static_cast<int>(std::floor(lz)));
-    v.zoom = buf;
-    if (best_count > v.max_iter / 10 * 9) v.max_iter *= 2;
-  }
-  return v;
-}
+using namespace ds::test::formula_views;
 
 TEST(FormulaPerturb, DISABLED_FindDeepViews) {
   struct Start {
@@ -123,6 +51,21 @@ TEST(FormulaPerturb, DISABLED_FindDeepViews) {
         zoom_towards_boundary(view_n(s.re, s.im, s.axis ? "8" : "1", 500, 32), f, s.depth, 16, s.axis);
     std::printf("%s: re %s im %s zoom %s iter %llu\n", s.f, v.re.c_str(), v.im.c_str(), v.zoom.c_str(),
                 static_cast<unsigned long long>(v.max_iter));
+  }
+}
+
+// Past binary64's range: from the BurningShip1e60 view below, 16x at a time to zoom 1e320 (how
+// BurningShip1e320 was found; prints the view every 1e20).
+TEST(FormulaPerturb, DISABLED_FindFloatExpView) {
+  const Formula f = parse_formula("burning-ship");
+  View v = view_n("-0.52385650573873808264320817953931464697723557570940719796350161454708271638042874",
+                  "-0.905063012975098048484633103441542341595677940679102394986324177838949724014396055",
+                  "1.6069380442590071e60", 2000, 32);
+  for (int depth = 80; depth <= 320; depth += 20) {
+    v = zoom_towards_boundary(v, f, depth, 16);
+    std::printf("zoom %s iter %llu re %s im %s\n", v.zoom.c_str(), static_cast<unsigned long long>(v.max_iter),
+                v.re.c_str(), v.im.c_str());
+    std::fflush(stdout);
   }
 }
 
@@ -150,36 +93,6 @@ TEST(FormulaPerturb, DiffabsIsTheDifferenceOfModuli) {
   EXPECT_GT(crossed, 10000);
   EXPECT_EQ(diffabs(0.0, -3.0), 3.0);
   EXPECT_EQ(diffabs(-0.0, 2.0), 2.0);
-}
-
-// The pixels' agreement with MPFR on a sample grid of v (mpfr_grid at b1 = the reference's bits + 128
-// and b2 = b1 + 128, trusted where they agree).
-struct Agreement {
-  int trusted = 0, decided = 0, compared = 0, agree = 0, distinct = 0;
-  std::string detail;
-};
-
-Agreement compare_with_mpfr(const View& v, const ds::mandel::RenderResult& r,
-                            const std::vector<uint8_t>& certified, const std::vector<GridPixel>& grid) {
-  Agreement a;
-  std::set<uint64_t> counts;
-  for (const GridPixel& p : grid) {
-    const std::size_t k = static_cast<std::size_t>(p.j) * v.width + p.i;
-    const bool ok = certified[k] != 0;
-    a.decided += ok;
-    if (!p.trusted()) continue;
-    ++a.trusted;
-    counts.insert(p.count);
-    if (!ok) continue;
-    ++a.compared;
-    if (r.count(k) == p.count)
-      ++a.agree;
-    else if (a.detail.size() < 400)
-      a.detail += "\n  pixel (" + std::to_string(p.i) + ", " + std::to_string(p.j) +
-                  "): " + std::to_string(r.count(k)) + " against MPFR's " + std::to_string(p.count);
-  }
-  a.distinct = static_cast<int>(counts.size());
-  return a;
 }
 
 // How often the reference's component under an abs opcode changes sign (the folds it crosses), and
@@ -395,13 +308,17 @@ TEST(FormulaPerturb, RenderTakesPerturbationPastBinary64) {
     ASSERT_EQ(a.count(k), b.count(k)) << "pixel " << k;
   }
   EXPECT_GE(both, 500);
-  // Views beyond binary64 deltas' range are refused by name.
-  try {
-    render(view_n("-1.762", "-0.028", "1e280", 100, 32), f, o, &pert);
-    ADD_FAILURE() << "1e280 rendered";
-  } catch (const ds::mandel::ViewError& e) {
-    EXPECT_NE(std::string(e.what()).find("floatexp deltas for formulas"), std::string::npos) << e.what();
-  }
+  // Beyond binary64 deltas' range (s/2 below 2^-900) the deltas are FloatExp, said in the report,
+  // with BLA while the table's dcmax is at least 2^-1000 (1e280 at 32 rows), without beyond (1e320).
+  FormulaReport fe, fe2;
+  render(view_n("-1.762", "-0.028", "1e280", 100, 32), f, o, &fe);
+  EXPECT_TRUE(fe.floatexp);
+  EXPECT_TRUE(fe.bla);
+  EXPECT_EQ(method_name(fe), "perturbation (FloatExp deltas)");
+  render(view_n("-1.762", "-0.028", "1e320", 100, 32), f, o, &fe2);
+  EXPECT_TRUE(fe2.floatexp);
+  EXPECT_FALSE(fe2.bla);
+  EXPECT_FALSE(pert.floatexp);
 }
 
 // Every named formula and a hybrid (so every opcode: store and mul in the powers and burning-ship3,
@@ -433,6 +350,113 @@ TEST(FormulaPerturb, EveryFormulaAgreesWithDirectWhereBothCertify) {
       EXPECT_GE(both, 600) << name << " zoom " << zoom;
     }
   }
+}
+
+// FloatExp deltas past binary64's range (s/2 below 2^-900): Burning Ships at 3.6e280 and 2.0e320
+// (found by DISABLED_FindFloatExpView from BurningShip1e60), 32x32, 4,000 iterations, rendered by
+// perturbation with FloatExp deltas (BLA at 3.6e280, none at 2.0e320; and without BLA) against
+// MPFR on a 16x16 grid at the reference's bits + 128 and + 256: every count the bound decided is
+// MPFR's, with no exception, and render() (the
+// pass and the MPFR fallback) agrees with every trusted grid pixel and leaves none unresolved.
+TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
+  struct Case {
+    const char* zoom;
+    const char* re;
+    const char* im;
+    int min_compared;  // measured 112 and 109, less a margin
+    bool bla;          // the binary64 table applies (its dcmax at least 2^-1000)
+  };
+  const Case cases[] = {
+      {"3.6304123742133165e280", "-0.523856505738738082643208179539314646977235575709407197963501534992731110285979678210870721778429562501513499703693548778605151266835708681742891527537460781483463808633736354933682346193017604225264477500334477818044057995585933937786196274662434124487283932013779758927621450534962225166219137870764551",
+       "-0.905063012975098048484633103441542341595677940679102394986323801341057180406062082760472125848465320140881893229710147487079264137395565074335554181728301064612796252297519997644695043638029100633152342922992539479779865541639158923880456549184903967756589652815387236441347323556439801246876025690213076", 100, true},
+      {"1.976584504954229e320", "-0.5238565057387380826432081795393146469772355757094071979635015349927311102859796782108707217784295625015134997036935487786051512668357086817428915275374607814834638086337363549336823461930176042252644775003344778180440579955859339377861962746624341244872839320137797589276214505349466365448694156885855763945711101199962768400767494540139612858",
+       "-0.9050630129750980484846331034415423415956779406791023949863238013410571804060620827604721258484653201408818932297101474870792641373955650743355541817283010646127962522975199976446950436380291006331523429229925394797798655416391589238804565491849039677565896528153872364413473235564490702735576376642931309104475124948189887938301648808610370966", 100, false},
+  };
+  const Formula f = parse_formula("burning-ship");
+  for (const Case& c : cases) {
+    const View v = view_n(c.re, c.im, c.zoom, 4000, 32);
+    ASSERT_EQ(auto_path(v), FormulaPath::kPerturb);
+    Certification cert;
+    FormulaReference ref;
+    const auto t0 = std::chrono::steady_clock::now();
+    const ds::mandel::RenderResult r = render_perturb(v, f, {}, &cert, &ref);
+    const double pass = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.perturb.delta, ds::mandel::DeltaFormat::kFloatExp) << c.zoom;
+    // BLA at 3.6e280 (the table's dcmax 2^-930.0), none at 2.0e320 (2^-1062.0, below 2^-1000).
+    EXPECT_EQ(r.perturb.bla_levels > 0, c.bla) << c.zoom;
+    if (!c.bla) EXPECT_EQ(r.perturb.bla_skipped, 0u) << c.zoom;
+    DirectOptions no_bla;
+    no_bla.bla = false;
+    Certification plain_cert;
+    const ds::mandel::RenderResult plain = render_perturb(v, f, no_bla, &plain_cert);
+    const int b1 = formula_reference_bits(ds::mandel::geometry(v)) + 128;
+    const std::vector<GridPixel> grid = mpfr_grid(v, f, 16, b1, b1 + 128);
+    const Agreement a = compare_with_mpfr(v, r, cert.certified, grid);
+    const Agreement p = compare_with_mpfr(v, plain, plain_cert.certified, grid);
+    FormulaReport rep;
+    const ds::mandel::RenderResult all = render(v, f, {}, &rep);
+    const Agreement b = compare_with_mpfr(v, all, rep.certified, grid);
+    std::printf(
+        "burning-ship at zoom %s: reference %llu points at %d bits; pass %.2f s, %.1f%% of %llu iterations by BLA, "
+        "%llu of 1024 undecided (%llu without BLA); grid: %d trusted, %d distinct, %d compared, %d agree (without "
+        "BLA %d, %d); render: %llu by MPFR (up to %d bits), %llu unresolved, %d compared, %d agree\n",
+        c.zoom, static_cast<unsigned long long>(ref.length), ref.bits, pass,
+        r.iterations ? 100.0 * static_cast<double>(r.perturb.bla_skipped) / r.iterations : 0.0,
+        static_cast<unsigned long long>(r.iterations), static_cast<unsigned long long>(cert.uncertain),
+        static_cast<unsigned long long>(plain_cert.uncertain), a.trusted, a.distinct, a.compared, a.agree, p.compared,
+        p.agree,
+        static_cast<unsigned long long>(rep.fallback), rep.fallback_max_bits,
+        static_cast<unsigned long long>(rep.unresolved), b.compared, b.agree);
+    EXPECT_TRUE(rep.floatexp);
+    EXPECT_EQ(rep.bla, c.bla);
+    EXPECT_EQ(a.agree, a.compared) << c.zoom << a.detail;
+    EXPECT_EQ(p.agree, p.compared) << c.zoom << " without BLA" << p.detail;
+    EXPECT_EQ(b.agree, b.compared) << c.zoom << b.detail;
+    EXPECT_GE(a.compared, c.min_compared) << c.zoom;
+    EXPECT_GE(a.distinct, 5) << c.zoom;
+    EXPECT_EQ(rep.unresolved, 0u) << c.zoom;
+    EXPECT_EQ(b.compared, a.trusted) << c.zoom;
+  }
+}
+
+// FloatExp deltas forced at shallow views, for every named formula and three hybrids (every opcode,
+// and Julia sets too, with BLA and without): wherever they and binary64 deltas decide a count, the
+// counts are equal, and FloatExp decides what binary64 does, give or take a few pixels (their
+// roundings are the same but for the escape test's binary64 sum).
+TEST(FormulaPerturb, FloatExpDeltasAgreeWithBinary64ForEveryFormula) {
+  std::vector<std::string> names = formula_names();
+  names.push_back("mandelbrot,burning-ship");
+  names.push_back("burning-ship,mandelbar,celtic");
+  names.push_back("mandelbrot5,perpendicular-buffalo");
+  int total = 0, total_both = 0;
+  for (const std::string& name : names) {
+    const Formula f = parse_formula(name);
+    for (const int mode : {0, 1, 2, 3}) {
+      const bool julia = mode & 1, bla = mode & 2;
+      DirectOptions d64, dfe;
+      d64.bla = dfe.bla = bla;
+      dfe.floatexp_deltas = true;
+      if (julia) d64.julia = dfe.julia = parse_julia("-0.25", "-0.73");
+      const View v = view_n("-0.5", "0.1", "5", 300, 32);
+      Certification c64, cfe;
+      const auto a = render_perturb(v, f, d64, &c64);
+      const auto b = render_perturb(v, f, dfe, &cfe);
+      EXPECT_EQ(b.perturb.delta, ds::mandel::DeltaFormat::kFloatExp);
+      int both = 0;
+      for (std::size_t k = 0; k < a.counts.size(); ++k) {
+        if (!c64.certified[k] || !cfe.certified[k]) continue;
+        ++both;
+        ASSERT_EQ(a.count(k), b.count(k)) << name << (julia ? " Julia" : "") << (bla ? " BLA" : "") << " pixel " << k;
+      }
+      const int d = static_cast<int>(1024 - c64.uncertain), e = static_cast<int>(1024 - cfe.uncertain);
+      EXPECT_GE(e + 8, d) << name << (julia ? " Julia" : "");
+      EXPECT_GE(both + 8, d) << name << (julia ? " Julia" : "");
+      total += d;
+      total_both += both;
+    }
+  }
+  std::printf("binary64 decided %d, both %d of %d pixels\n", total, total_both, 80 * 1024);
+  EXPECT_GE(total_both, 60000);  // measured: 73,628 (= binary64's decided pixels)
 }
 
 // The cost of the alternative without perturbation at the 1.27e30 Burning Ship (docs/formulas.md):
