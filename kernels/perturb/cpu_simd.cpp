@@ -19,6 +19,12 @@
 namespace ds::perturb::cpu_detail {
 
 #if DEEPSCOPE_SIMD_LANES
+// The lanes' way to pixel_step: one out-of-line copy in generic code (pixel_step is inlined where
+// it is called, and the lanes call it from three places in each width's loop).
+__attribute__((noinline)) bool scalar_pass(const PerturbParams<double>& p, PixelState<double, kNoFields>& s) {
+  return pixel_step(p, s);
+}
+
 // AVX2 only, not FMA: nothing may fuse a product into a sum (the scalar loop does not).
 #pragma GCC push_options
 #pragma GCC target("avx2")

@@ -46,6 +46,14 @@
 namespace ds::perturb {
 using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 
+// The pixel loop's pieces (pixel_step, bla_pick): inlined into perturb_pixel's loop on the host too
+// (GCC otherwise calls them, with the state in memory: 20% slower; nvcc inlines them anyway).
+#if defined(__CUDACC__)
+#define DEEPSCOPE_PIXEL_INLINE DEEPSCOPE_HD
+#else
+#define DEEPSCOPE_PIXEL_INLINE inline __attribute__((always_inline))
+#endif
+
 // Below this magnitude a double delta is flagged as a glitch (T = double only).
 constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
 // The longest period whose windows the interior test runs step by step (without BLA), and the
@@ -172,7 +180,7 @@ inline FieldsMode fields_mode(unsigned fields) {
 // false where none is (a plain step then). On the canonical path of a reference the pixels go
 // round (bla.h), its suffix entry first: to the reference's end in one step.
 template <class T>
-DEEPSCOPE_HD bool bla_pick(const PerturbParams<T>& p, uint64_t m, uint64_t n, T mag, uint64_t* idx, uint64_t* len) {
+DEEPSCOPE_PIXEL_INLINE bool bla_pick(const PerturbParams<T>& p, uint64_t m, uint64_t n, T mag, uint64_t* idx, uint64_t* len) {
   const uint64_t k = m - 1;
   int top = k == 0 ? p.bla_levels - 1 : ctz64(k);
   if (top > p.bla_levels - 1) top = p.bla_levels - 1;
@@ -193,6 +201,15 @@ DEEPSCOPE_HD bool bla_pick(const PerturbParams<T>& p, uint64_t m, uint64_t n, T 
   return false;
 }
 
+// The image axes' inverse for the fields of pixel (i, j): p.inv_map, or on the exponential map the
+// pixel's own (into here).
+template <class T>
+DEEPSCOPE_HD const double* fields_inverse(const PerturbParams<T>& p, int i, int j, double* here) {
+  if (!p.exp_map) return p.inv_map;
+  exp_map_axes_inverse(p.map, i, j, p.width, p.height, here);
+  return here;
+}
+
 // The state of one pixel between passes of its loop (pixel_begin, pixel_step): what perturb_pixel
 // keeps from one iteration to the next. The CPU's vectorized loop (cpu_simd.h) carries the common
 // passes of several pixels itself and hands a pixel to pixel_step for every other pass.
@@ -201,9 +218,7 @@ struct PixelState {
   using E = typename AuxOf<T>::type;
   DEEPSCOPE_HD PixelState() : step(E(0.0)), jd(E(0.0)) {}
   PerturbPixel out{0u, 0.0f, 0u, 0u, false, FieldValues{}};
-  bool wide = false;
-  bool own_inv = false;  // fields: inv_here holds the exponential map's inverse (else p.inv_map)
-  double inv_here[4];
+  int i = 0, j = 0;  // the pixel
   T dcr, dci;
   double cr_d, ci_d;
   E step;       // s (fields only)
@@ -239,15 +254,13 @@ DEEPSCOPE_HD bool pixel_begin(const PerturbParams<T>& p, int i, int j, PixelStat
   constexpr double kRoundoff = roundoff<T>();
   using E = typename AuxOf<T>::type;
   PerturbPixel& out = s.out;
-  s.wide = wide_counts(p.max_iter);
+  s.i = i;
+  s.j = j;
+  const bool wide = wide_counts(p.max_iter);
   // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
   double kx, ky;
   if (p.exp_map) {
     exp_map_offset(i, j, p.width, p.height, &kx, &ky);
-    if constexpr (kFields != kNoFields) {
-      exp_map_axes_inverse(p.map, i, j, p.width, p.height, s.inv_here);
-      s.own_inv = true;
-    }
   } else {
     kx = pixel_offset(i, p.width);
     ky = -pixel_offset(j, p.height);
@@ -260,12 +273,13 @@ DEEPSCOPE_HD bool pixel_begin(const PerturbParams<T>& p, int i, int j, PixelStat
   s.jd = Deriv<E>(step);  // J_1 = s
   if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
     out.count = 1;
-    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, s.wide);
+    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
     if constexpr (kFields != kNoFields)
       if (p.max_iter > 1) {
         if (kFields == kStripeFields && p.stripe.density) s.stripe.add(p.stripe, cr_d, ci_d, 1);
+        double inv_here[4];
         out.fields = finish_fields(cr_d, ci_d, unscaled(p, s.jd.real()), unscaled(p, s.jd.imag()),
-                                   unscaled(p, step), cr_d, ci_d, s.own_inv ? s.inv_here : p.inv_map,
+                                   unscaled(p, step), cr_d, ci_d, fields_inverse(p, i, j, inv_here),
                                    kFields == kStripeFields ? p.stripe : StripeSpec{}, s.stripe, p.sqrt_radius);
       }
     return true;
@@ -285,13 +299,11 @@ DEEPSCOPE_HD bool pixel_begin(const PerturbParams<T>& p, int i, int j, PixelStat
 // One pass of pixel s's loop (an iteration: a plain step or a BLA step, with the escape test, the
 // interior test and rebasing): true when the pixel is decided (s.out).
 template <class T, int kFields = kNoFields>
-DEEPSCOPE_HD bool pixel_step(const PerturbParams<T>& p, PixelState<T, kFields>& s) {
+DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, kFields>& s) {
   constexpr double kRoundoff = roundoff<T>();
   using E = typename AuxOf<T>::type;
   PerturbPixel& out = s.out;
-  const bool wide = s.wide;
-  const double* inv = s.own_inv ? s.inv_here : p.inv_map;
-  (void)inv;
+  const bool wide = wide_counts(p.max_iter);
   const T dcr = s.dcr, dci = s.dci;
   const double cr_d = s.cr_d, ci_d = s.ci_d;
   const E step = s.step;
@@ -351,11 +363,12 @@ DEEPSCOPE_HD bool pixel_step(const PerturbParams<T>& p, PixelState<T, kFields>& 
   if (r2 > 4.0) {
     out.count = n;
     out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
-    if constexpr (kFields != kNoFields)
-      out.fields =
-          finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
-                        ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe,
-                        p.sqrt_radius);
+    if constexpr (kFields != kNoFields) {
+      double inv_here[4];
+      out.fields = finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
+                                 ci_d, fields_inverse(p, s.i, s.j, inv_here),
+                                 kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe, p.sqrt_radius);
+    }
     return true;
   }
   if (p.interior) {

@@ -89,7 +89,7 @@ TEST(CpuSimd, KfBenchmarksGiveTheScalarCountsAndFlags) {
       const View v = ds::test::kfr_view(c.file, c.size, c.size);
       const RenderResult scalar = render_with(v, CpuSimd::kScalar, c.delta, first_pass_only);
       ASSERT_EQ(scalar.perturb.cpu_simd, CpuSimd::kScalar);
-      ASSERT_TRUE(scalar.perturb.delta == DeltaFormat::kF64 || scalar.perturb.delta == DeltaFormat::kF64Scaled);
+      ASSERT_EQ(scalar.perturb.delta, c.delta == DeltaFormat::kF64Scaled ? DeltaFormat::kF64Scaled : DeltaFormat::kF64);
       for (const CpuSimd w : widths) {
         SCOPED_TRACE(w == CpuSimd::kAvx2 ? "avx2" : "avx512");
         const RenderResult lanes = render_with(v, w, c.delta, first_pass_only);
