@@ -2,6 +2,8 @@
 // AVX-512 in regions of their own, so the rest of the build stays generic) and the run-time choice.
 #include "cpu_simd.h"
 
+#include "perturb.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -88,20 +90,8 @@ const char* simd_name(CpuSimd s) {
 }
 
 CpuSimd simd_path(CpuSimd asked) {
-  if (asked == CpuSimd::kAuto) {
-    asked = CpuSimd::kAvx512;
-    if (const char* env = std::getenv("DEEPSCOPE_CPU_SIMD"); env && *env) {
-      const std::string v = env;
-      if (v == "scalar")
-        asked = CpuSimd::kScalar;
-      else if (v == "avx2")
-        asked = CpuSimd::kAvx2;
-      else if (v == "avx512")
-        asked = CpuSimd::kAvx512;
-      else if (v != "auto")
-        throw std::invalid_argument("DEEPSCOPE_CPU_SIMD: '" + v + "' is not one of auto, scalar, avx2, avx512");
-    }
-  }
+  if (asked == CpuSimd::kAuto) asked = cpu_simd_from_environment();
+  if (asked == CpuSimd::kAuto) asked = CpuSimd::kAvx512;
   const CpuSimd have = simd_supported();
   if (asked == CpuSimd::kAvx512 && have != CpuSimd::kAvx512) asked = CpuSimd::kAvx2;
   if (asked == CpuSimd::kAvx2 && have == CpuSimd::kScalar) asked = CpuSimd::kScalar;
@@ -126,3 +116,18 @@ bool perturb_lanes(CpuSimd path, const PerturbParams<double>& p, int x0, int y0,
 }
 
 }  // namespace ds::perturb::cpu_detail
+
+namespace ds::perturb {
+
+CpuSimd cpu_simd_from_environment() {
+  const char* env = std::getenv("DEEPSCOPE_CPU_SIMD");
+  if (!env || !*env) return CpuSimd::kAuto;
+  const std::string v = env;
+  if (v == "auto") return CpuSimd::kAuto;
+  if (v == "scalar") return CpuSimd::kScalar;
+  if (v == "avx2") return CpuSimd::kAvx2;
+  if (v == "avx512") return CpuSimd::kAvx512;
+  throw std::invalid_argument("DEEPSCOPE_CPU_SIMD: '" + v + "' is not one of auto, scalar, avx2, avx512");
+}
+
+}  // namespace ds::perturb
