@@ -15,5 +15,11 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   unset(CMAKE_REQUIRED_FLAGS)
   if(DEEPSCOPE_HOST_FMA)
     add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-mfma>)
+    # GCC 12's SLP vectorizer fuses a complex product (t = a c - b d; u = a d + b c) into
+    # vfmaddsub even with -ffp-contract=off (seen in perturb_pixel's BLA step and in
+    # finder_perturbed.cpp): a rounding the device and the scalar code do not make. Off.
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-tree-slp-vectorize>)
+    endif()
   endif()
 endif()

@@ -108,6 +108,19 @@ std::string render_summary(const RenderResult& r) {
         static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
+    if (pi.cpu_simd == mandel::CpuSimd::kAvx2 || pi.cpu_simd == mandel::CpuSimd::kAvx512) {
+      const unsigned lanes = pi.cpu_simd == mandel::CpuSimd::kAvx2 ? 4 : 8;
+      const double steps = static_cast<double>(pi.lane_steps) + static_cast<double>(pi.lane_scalar_steps);
+      std::snprintf(line, sizeof line,
+                    "CPU pixel loop: %s, %u lanes: %.1f%% of the loop's passes in the lanes (%llu, and %llu in "
+                    "pixel_step), lanes %.1f%% busy",
+                    pi.cpu_simd == mandel::CpuSimd::kAvx2 ? "avx2" : "avx512", lanes,
+                    steps > 0 ? 100.0 * static_cast<double>(pi.lane_steps) / steps : 0.0,
+                    static_cast<unsigned long long>(pi.lane_steps), static_cast<unsigned long long>(pi.lane_scalar_steps),
+                    pi.lane_passes ? 100.0 * static_cast<double>(pi.lane_steps) / (static_cast<double>(pi.lane_passes) * lanes) : 0.0);
+      out += "\n";
+      out += line;
+    }
     if (pi.unresolved_unreferenced)
       out += "\nglitches: " + std::to_string(pi.unresolved_unreferenced) +
              " of the unresolved pixels got no secondary reference: on an orbit that wraps at its ball "

@@ -3,12 +3,14 @@
 // to get exactly the exit code the program returns.
 #include <cstring>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include "arith/error.h"
 #include "cli.h"
 #include "commands.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/perturb/perturb.h"
 #include "version.h"
 
 namespace ds::app {
@@ -64,6 +66,11 @@ int run(const ArgList& args) {
     }
     if (args.empty() || args[0].rfind("--", 0) == 0) return cmd_gui(args);
     sub = args[0];
+    try {  // read where a render starts; a bad value is the caller's input
+      perturb::cpu_simd_from_environment();
+    } catch (const std::invalid_argument& e) {
+      throw cli::UsageError(e.what());
+    }
     ArgList rest(args.begin() + 1, args.end());
     if (!rest.empty() && rest[0].rfind("-", 0) != 0) second = rest[0];
     for (const std::string& a : rest)

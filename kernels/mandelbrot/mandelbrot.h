@@ -45,6 +45,9 @@ enum class Method { kAuto, kDirect, kPerturb };
 // store the value.
 enum class DeltaFormat { kAuto, kF64, kFloatExp, kF64Scaled };
 
+// The vector width of the CPU's binary64 perturbation loop (RenderOptions::cpu_simd).
+enum class CpuSimd { kAuto, kScalar, kAvx2, kAvx512 };
+
 // Which arithmetic computes a perturbation render's reference orbit (docs/perturbation.md,
 // "Reference on the GPU"): MPFR, or the fixed-point orbit (kernels/perturb/reference_fixed.h) on a
 // CUDA device or on the CPU (its twin, for tests). kAuto: the GPU from kGpuReferenceMinBits
@@ -80,6 +83,9 @@ struct PerturbInfo {
   uint64_t refine_skipped = 0;     // iterations the 106-bit tier skipped by its own BLA steps
   double secondary_seconds = 0;    // wall time of the secondary references and their blobs' pixels
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)
+  CpuSimd cpu_simd = CpuSimd::kAuto;  // the CPU's first pass: the vector width it ran (kAuto: not on the CPU)
+  // Its lanes (kAvx2, kAvx512): vector passes, pixel steps taken in them, passes left to the scalar loop.
+  uint64_t lane_passes = 0, lane_steps = 0, lane_scalar_steps = 0;
   // Why the reference stopped: "escaped", "max_iter" or "periodic" (the nucleus of its period lies
   // within reference_nucleus_pixels pixels of C, docs/perturbation.md).
   std::string reference_stop;
@@ -137,6 +143,11 @@ struct RenderOptions {
   // "pixels", "glitch correction" (perturbation), "pixels" (direct). For progress read-outs.
   std::function<void(const char*)> stage;
   unsigned cpu_threads = 0;  // 0: every core
+  // Perturbation on the CPU, binary64 deltas: the vector width of the first pass's pixel loop
+  // (kernels/perturb/cpu_simd.h). kAuto: the environment's DEEPSCOPE_CPU_SIMD (scalar, avx2,
+  // avx512) if set, else the widest this CPU runs; a width the CPU lacks falls back to the next.
+  // The counts are the same with every width (the scalar path is the reference).
+  CpuSimd cpu_simd = CpuSimd::kAuto;
   int cuda_device = 0;
   // CUDA: the whole tile in one launch (benchmarks). Default: launches of about 0.25 s each, so
   // progress and cancellation stay responsive.

@@ -3,6 +3,7 @@
 #include "bla.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <type_traits>
 
@@ -131,6 +132,16 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
           std::isfinite(e.ar) && std::isfinite(e.ai) && std::isfinite(e.br) && std::isfinite(e.bi);
       e.r = finite ? to_double(mul_pow2(f.r, scale)) : 0.0;
     });
+    std::atomic<bool> nested{true};
+    for (int l = std::max(first_level, kFirstBlaLevel) + 1; l < t.levels; ++l) {
+      const BlaEntry<T>* lower = t.entries.data() + t.level_offset[l - 1];
+      const BlaEntry<T>* upper = t.entries.data() + t.level_offset[l];
+      parallel_for(t.level_offset[l + 1] - t.level_offset[l], 4096, [&](std::size_t a, std::size_t b) {
+        for (std::size_t k = a; k < b; ++k)
+          if (!(upper[k].r <= lower[2 * k].r)) nested.store(false, std::memory_order_relaxed);
+      });
+    }
+    t.radii_nested = nested.load();
   }
   return t;
 }

@@ -1,6 +1,7 @@
 // perturb::render: reference orbit (cached), BLA table, and the per-pixel perturbation on the CPU
 // (all cores) or CUDA; the flagged pixels go to cpu_flagged.cpp's tiers.
 #include "cpu_detail.h"
+#include "cpu_simd.h"
 
 namespace ds::perturb {
 
@@ -82,26 +83,50 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     po.progress = progress;
     po.threads = opt.cpu_threads;
     const std::size_t tw = static_cast<std::size_t>(t.width);
+    // Binary64 deltas without fields: several pixels in lockstep where the CPU has the vectors
+    // (cpu_simd.h; the same counts as the scalar loop).
+    CpuSimd simd = CpuSimd::kScalar;
+    if constexpr (std::is_same<T, double>::value)
+      if (!want_fields) simd = simd_path(opt.cpu_simd);
+    res->perturb.cpu_simd = simd;
+    std::mutex stats_mu;
+    LaneStats lane_stats;
     parallel_for(
         static_cast<std::size_t>(t.height), 1,
         [&](std::size_t r0, std::size_t r1) {
           uint64_t sk = 0, rb = 0, in = 0;
-          for (std::size_t r = r0; r < r1; ++r)
-            for (std::size_t c = 0; c < tw; ++c) {
-              if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
-              const PerturbPixel px =
-                  perturb_at(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r), fields_mode(opt.fields));
-              store_pixel(counts, counts_high, smooth, r * tw + c, px.count, px.smooth);
-              fields.store(r * tw + c, px.fields);
-              sk += px.skipped;
-              rb += px.rebases;
-              in += px.interior;
+          const auto put = [&](std::size_t k, const PerturbPixel& px) {
+            store_pixel(counts, counts_high, smooth, k, px.count, px.smooth);
+            fields.store(k, px.fields);
+            sk += px.skipped;
+            rb += px.rebases;
+            in += px.interior;
+          };
+          if constexpr (std::is_same<T, double>::value) {
+            if (simd != CpuSimd::kScalar) {
+              LaneStats ls;
+              perturb_lanes(simd, p, t.x0, t.y0, tw, r0 * tw, r1 * tw, put, prep->bla.radii_nested, &ls);
+              std::lock_guard<std::mutex> lock(stats_mu);
+              lane_stats.passes += ls.passes;
+              lane_stats.lane_steps += ls.lane_steps;
+              lane_stats.scalar_steps += ls.scalar_steps;
             }
+          }
+          if (simd == CpuSimd::kScalar)
+            for (std::size_t r = r0; r < r1; ++r)
+              for (std::size_t c = 0; c < tw; ++c) {
+                if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+                put(r * tw + c, perturb_at(p, t.x0 + static_cast<int>(c), t.y0 + static_cast<int>(r),
+                                           fields_mode(opt.fields)));
+              }
           skipped += sk;
           rebases += rb;
           interior += in;
         },
         po);
+    res->perturb.lane_passes = lane_stats.passes;
+    res->perturb.lane_steps = lane_stats.lane_steps;
+    res->perturb.lane_scalar_steps = lane_stats.scalar_steps;
     res->perturb.bla_skipped = skipped.load();
     res->perturb.rebases = rebases.load();
     res->perturb.interior_pixels = interior.load();

@@ -46,6 +46,14 @@
 namespace ds::perturb {
 using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 
+// The pixel loop's pieces (pixel_step, bla_pick): inlined into perturb_pixel's loop on the host too
+// (GCC otherwise calls them, with the state in memory: 20% slower; nvcc inlines them anyway).
+#if defined(__CUDACC__)
+#define DEEPSCOPE_PIXEL_INLINE DEEPSCOPE_HD
+#else
+#define DEEPSCOPE_PIXEL_INLINE inline __attribute__((always_inline))
+#endif
+
 // Below this magnitude a double delta is flagged as a glitch (T = double only).
 constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
 // The longest period whose windows the interior test runs step by step (without BLA), and the
@@ -167,59 +175,58 @@ inline FieldsMode fields_mode(unsigned fields) {
   return (fields & kFieldStripe) ? kStripeFields : fields ? kDerivFields : kNoFields;
 }
 
-// Pixel (i, j) of the image (j = 0 at the top). kFields: also the fields (fields.cuh), from the scaled
-// derivative J = (dz/dc) s carried in the side type E: J <- 2 z J + s a step, A J + B s a BLA step,
-// unchanged by a rebase (z is); kStripeFields also folds each z into the stripe average. The counts
-// are the same either way.
-template <class T, int kFields = kNoFields>
-DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
-  constexpr double kRoundoff = roundoff<T>();
-  using E = typename AuxOf<T>::type;
-  PerturbPixel out{0u, 0.0f, 0u, 0u, false, FieldValues{}};
-  const bool wide = wide_counts(p.max_iter);
-  // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
-  double kx, ky;
-  const double* inv = p.inv_map;
-  double inv_here[4];
-  if (p.exp_map) {
-    exp_map_offset(i, j, p.width, p.height, &kx, &ky);
-    if constexpr (kFields != kNoFields) {
-      exp_map_axes_inverse(p.map, i, j, p.width, p.height, inv_here);
-      inv = inv_here;
-    }
-  } else {
-    kx = pixel_offset(i, p.width);
-    ky = -pixel_offset(j, p.height);
+// The BLA step a pixel at reference point m > 0 and iteration n, with |dz| <= mag (L1), takes: the
+// longest valid entry from m (its index in p.bla, *idx, and its length in iterations, *len), or
+// false where none is (a plain step then). On the canonical path of a reference the pixels go
+// round (bla.h), its suffix entry first: to the reference's end in one step.
+template <class T>
+DEEPSCOPE_PIXEL_INLINE bool bla_pick(const PerturbParams<T>& p, uint64_t m, uint64_t n, T mag, uint64_t* idx, uint64_t* len) {
+  const uint64_t k = m - 1;
+  int top = k == 0 ? p.bla_levels - 1 : ctz64(k);
+  if (top > p.bla_levels - 1) top = p.bla_levels - 1;
+  const uint64_t kk = p.ref_len - 2;
+  const int si = p.bla_suffix > 0 ? bla_suffix_index(k, kk) : -1;
+  const bool with_suffix = si >= 0 && si < p.bla_suffix;
+  for (int l = with_suffix ? top + 1 : top; l >= 1; --l) {
+    const bool suffix = with_suffix && l == top + 1;
+    const uint64_t i = suffix ? p.level_offset[kMaxBlaLevels] + static_cast<uint64_t>(si) : p.level_offset[l] + (k >> l);
+    if (!suffix && i >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
+    const uint64_t steps = suffix ? kk - k : uint64_t{1} << l;
+    if (p.max_iter - n < steps) continue;
+    if (!(mag < p.bla[i].r)) continue;
+    *idx = i;
+    *len = steps;
+    return true;
   }
-  (void)inv;
-  const T dcr = p.off_re + p.half_step * (p.map[0] * kx + p.map[1] * ky);
-  const T dci = p.off_im + p.half_step * (p.map[2] * kx + p.map[3] * ky);
-  const double cr_d = p.ref_re_d + true_length(p, dcr);
-  const double ci_d = p.ref_im_d + true_length(p, dci);
-  const E step = aux(twice(p.half_step));  // s (fields only)
-  Deriv<E> jd(step);                        // J_1 = s
+  return false;
+}
+
+// The image axes' inverse for the fields of pixel (i, j): p.inv_map, or on the exponential map the
+// pixel's own (into here).
+template <class T>
+DEEPSCOPE_HD const double* fields_inverse(const PerturbParams<T>& p, int i, int j, double* here) {
+  if (!p.exp_map) return p.inv_map;
+  exp_map_axes_inverse(p.map, i, j, p.width, p.height, here);
+  return here;
+}
+
+// The state of one pixel between passes of its loop (pixel_begin, pixel_step): what perturb_pixel
+// keeps from one iteration to the next. The CPU's vectorized loop (cpu_simd.h) carries the common
+// passes of several pixels itself and hands a pixel to pixel_step for every other pass.
+template <class T, int kFields = kNoFields>
+struct PixelState {
+  using E = typename AuxOf<T>::type;
+  DEEPSCOPE_HD PixelState() : step(E(0.0)), jd(E(0.0)) {}
+  PerturbPixel out{0u, 0.0f, 0u, 0u, false, FieldValues{}};
+  int i = 0, j = 0;  // the pixel
+  T dcr, dci;
+  double cr_d, ci_d;
+  E step;       // s (fields only)
+  Deriv<E> jd;  // J = (dz/dc) s (fields only)
   StripeAcc stripe;
   uint64_t stripe_len = 1;  // the steps since the last z folded into the stripe average
-  (void)jd;
-  (void)stripe;
-  (void)stripe_len;
-  if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
-    out.count = 1;
-    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
-    if constexpr (kFields != kNoFields)
-      if (p.max_iter > 1) {
-        if (kFields == kStripeFields && p.stripe.density) stripe.add(p.stripe, cr_d, ci_d, 1);
-        out.fields =
-            finish_fields(cr_d, ci_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
-                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe,
-                          p.sqrt_radius);
-      }
-    return out;
-  }
-  if (p.check_underflow && below_floor(dcr, dci)) return out;
-  T dzr = dcr, dzi = dci;  // z_1 = c = Z_1 + dc
+  T dzr, dzi;
   uint64_t m = 1, n = 1;
-  const uint64_t last = p.ref_len - 1;
   // Interior: the closest approach to 0 so far (|z| in L1, step kmin), the candidate period, the
   // current window's start (step wstart, z = w) and g', g'' of the window so far; the composition
   // G of the last ck whole windows (from z = cw: G', G''), and how many compositions passed.
@@ -230,274 +237,349 @@ DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j)
   E zmin = E(0.0);
   uint64_t kmin = 0, kprev = 0, period = 0, wstart = 0;  // steps (64-bit like n)
   uint32_t hits = 0, ck = 0;
-  uint32_t tries = 0;  // windows since the candidate period was last chosen or proven
+  uint32_t tries = 0;          // windows since the candidate period was last chosen or proven
   bool window_bla = false;     // the current window took a BLA step
   bool composed_bla = false;   // a window of the composition took one
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
-  // rounding, independent roundings adding in quadrature; dc's own rounding to start.
-  // The reference's own error acts as a shift of c of up to c_shift (Reference::error_shift): a
-  // count that changes within that shift is not decided by this reference, whatever the deltas'
-  // precision, so it joins the estimate from the start (a bound, added, not in quadrature).
-  E err = aux(l1(dcr, dci)) * kRoundoff + aux(p.c_shift);
-  // 1 / p.down for scaled binary64 (a power of two, exact), else 1 (unscaled is the identity).
-  double inv_down = 1.0;
-  if constexpr (sizeof(T) == sizeof(double)) inv_down = 1.0 / p.down;
+  // rounding, independent roundings adding in quadrature.
+  E err = E(0.0);
+  double inv_down = 1.0;  // 1 / p.down for scaled binary64 (a power of two, exact), else 1
   uint32_t polls = 0;
-  for (;;) {
-    if (p.stop.poll(polls)) return out;  // cancelled: count 0, discarded by the caller
-    if (n >= p.max_iter) {
-      out.count = p.max_iter;
-      out.smooth = smooth_at_limit(p.max_iter);
-      return out;
-    }
-    const T zr = p.zr[m] + dzr;
-    const T zi = p.zi[m] + dzi;
-    const double zr_d = true_length(p, zr), zi_d = true_length(p, zi);
-    const double r2 = zr_d * zr_d + zi_d * zi_d;
-    if constexpr (kFields == kStripeFields)
-      if (p.stripe.density) {
-        double ur, ui;
-        direction_parts(aux(zr), aux(zi), &ur, &ui);  // z_n's direction at any depth
-        stripe.add(p.stripe, ur, ui, stripe_len);
-        stripe_len = 1;
-      }
-    // The escape test |z|^2 > 4 is decided only where the error estimate keeps |z| clear of 2:
-    // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
-    // threshold (4 sigma of the estimate).
-    if (p.error_bound) {
-      const double a = as_double(err), b = kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m])));
-      const double d = r2 > 4.0 ? r2 - 4.0 : 4.0 - r2;
-      // The same decision without the square root where it is clear (clearly_below_threshold);
-      // the rest exactly as stated.
-      if (!clearly_below_threshold(a, b, d, inv_down)) {
-        const double e = unscaled(p, quad(a, b));
-        if (16.0 * e >= d) return out;
-      }
-    }
-    if (r2 > 4.0) {
-      out.count = n;
-      out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
-      if constexpr (kFields != kNoFields)
-        out.fields =
-            finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
-                          ci_d, inv, kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe,
-                          p.sqrt_radius);
-      return out;
-    }
-    if (p.interior) {
-      // A new window starts at step n from z: g = identity so far.
-      const auto start_window = [&]() {
-        wstart = n;
-        wr = zr;
-        wi = zi;
-        d1r = E(1.0);
-        d1i = d2r = d2i = E(0.0);
-        window_bla = false;
-      };
-      // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
-      // The test runs on G = g composed over the last ck windows (f^(ck p)): the attracting cycle
-      // may have a multiple of the candidate period (a satellite of period 2p keeps the period p
-      // that the orbit's first close approach gave, and single windows alternate between
-      // |g'| < 1 and > 1; pairs contract).
-      if (period != 0 && n - wstart >= period) {
-        ++tries;
-        if (n - wstart != period) {
-          // A BLA step ran past the window's end: the window is not one period.
-          ck = 0;
-          hits = 0;
-        } else {
-          if (ck == 0) {
-            cwr = wr;
-            cwi = wi;
-            c1r = d1r;
-            c1i = d1i;
-            c2r = d2r;
-            c2i = d2i;
-            composed_bla = false;
-          } else {  // (g o G)' = g' G', (g o G)'' = g'' G'^2 + g' G''
-            const E sr = c1r * c1r - c1i * c1i, si = twice(c1r * c1i);
-            const E t2r = (d2r * sr - d2i * si) + (d1r * c2r - d1i * c2i);
-            const E t2i = (d2r * si + d2i * sr) + (d1r * c2i + d1i * c2r);
-            const E t1r = d1r * c1r - d1i * c1i;
-            c1i = d1r * c1i + d1i * c1r;
-            c1r = t1r;
-            c2r = t2r;
-            c2i = t2i;
-          }
-          ++ck;
-          composed_bla = composed_bla || window_bla;
-          const E er = aux(zr - cwr), ei = aux(zi - cwi), zl = aux(l1(zr, zi));
-          const double lambda = as_double(modulus(c1r, c1i));
-          // A composition with a BLA step does not count: BLA keeps g' (A is the step's slope)
-          // but not g'', which the test needs (a false interior at rust-fractal's
-          // all_seeing_eye). Where it would pass (|G'| < 1, and G(w) near w on the scale that
-          // G'' gives), the next 2 ck + 1 windows run without BLA instead, for two compositions:
-          // where that is cheaper than the rest of the orbit, which the pixel's own share of
-          // plain steps so far estimates (at a minibrot's view with 64 periods of iterations
-          // a proof's plain steps cost several times what BLA leaves of the whole orbit; the
-          // count is max_iter either way, proven or not).
-          if (!composed_bla && attracted(er, ei, zl, c1r, c1i, c2r, c2i,
-                                         static_cast<double>(ck) * static_cast<double>(period))) {
-            if (++hits >= 2) {
-              out.count = p.max_iter;
-              out.smooth = smooth_at_limit(p.max_iter);
-              out.interior = true;
-              return out;
-            }
-            ck = 0;  // the second proof starts afresh from here
-            tries = 0;
-          } else if (composed_bla && lambda < 1.0 &&
-                     as_double((l1(er, ei) + zl * 1e-15) * twice(l1(c2r, c2i))) <= (1.0 - lambda) * (1.0 - lambda)) {
-            const double proof = static_cast<double>(2 * ck + 1) * static_cast<double>(period);
-            const double rest = static_cast<double>(p.max_iter - n) * static_cast<double>(n - out.skipped) /
-                                static_cast<double>(n);
-            if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod &&
-                (p.prove_always || proof < rest))
-              exact_windows = 2 * ck + 1;
-            ck = 0;
-          } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
-            ck = 0;
-            hits = 0;
-          }
-        }
-        if (tries >= 2 * kMaxComposedWindows && exact_windows == 0) {
-          tries = 0;
-          // No proof in that many windows: try the other candidate. A closest approach during
-          // the orbit's first passage (the nucleus's neighbourhood, often closer than the cycle
-          // it settles on) leaves a gap kmin - kprev between transient approaches (6 at a
-          // period-135 minibrot's centre), while kmin itself is the atom domain's period there.
-          // Later approaches recur at multiples of the period, so there the gap is right.
-          if (kprev != 0) {
-            period = period == kmin ? kmin - kprev : kmin;
-            ck = 0;
-            hits = 0;
-          }
-        }
-        if (!window_bla && exact_windows > 0) --exact_windows;
-        start_window();
-      }
-      // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain;
-      // kmin itself is the other candidate, above).
-      const E zmag = aux(l1(zr, zi));
-      if (kmin == 0 || zmag < zmin) {
-        if (n - kmin != period || kmin == 0) {
-          period = kmin == 0 ? 0u : n - kmin;
-          start_window();
-          hits = 0;
-          ck = 0;
-          tries = 0;
-        }
-        kprev = kmin;
-        kmin = n;
-        zmin = zmag;
-      }
-    }
-    if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
-      // A rebase rounds z; at a periodic reference's end z also carries that point's own error,
-      // which no longer cancels against the next point (the pixel restarts at Z_0).
-      if (p.error_bound)
-        err = quad(err, aux(l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff + (m >= last ? aux(p.last_error) : E(0.0)));
-      dzr = zr;
-      dzi = zi;
-      m = 0;
-      ++out.rebases;
-    }
-    if (m > 0 && p.bla_levels > 1 && exact_windows == 0) {
-      const uint64_t k = m - 1;
-      int top = k == 0 ? p.bla_levels - 1 : ctz64(k);
-      if (top > p.bla_levels - 1) top = p.bla_levels - 1;
-      // On the canonical path of a reference the pixels go round (bla.h), its suffix entry first:
-      // to the reference's end in one step.
-      const uint64_t kk = p.ref_len - 2;
-      const int si = p.bla_suffix > 0 ? bla_suffix_index(k, kk) : -1;
-      const bool with_suffix = si >= 0 && si < p.bla_suffix;
-      const T mag = l1(dzr, dzi);
-      bool stepped = false;
-      for (int l = with_suffix ? top + 1 : top; l >= 1; --l) {
-        const bool suffix = with_suffix && l == top + 1;
-        const uint64_t idx = suffix ? p.level_offset[kMaxBlaLevels] + static_cast<uint64_t>(si)
-                                    : p.level_offset[l] + (k >> l);
-        if (!suffix && idx >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
-        const uint64_t len = suffix ? kk - k : uint64_t{1} << l;
-        if (p.max_iter - n < len) continue;
-        const BlaEntry<T>& e = p.bla[idx];
-        if (!(mag < e.r)) continue;
-        const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
-        const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
-        if (p.error_bound) {
-          // |A| err, then the roundings of A dz + B dc and the terms BLA drops (each of the 2^l
-          // steps drops at most eps |2 Z dz|, its radius, carried on by |A|; independent, so they
-          // add as sqrt(2^l)).
-          const T a = modulus(e.ar, e.ai), adz = a * mag;
-          const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
-                          adz * (bla_epsilon<T>() * ::sqrt(static_cast<double>(len)));
-          err = quad(aux(a) * err, aux(local));
-        }
-        dzr = nr;
-        dzi = ni;
-        if constexpr (kFields != kNoFields) jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
-        if constexpr (kFields == kStripeFields) stripe_len = len;
-        window_bla = true;
-        if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
-          const E ar = aux(e.ar), ai = aux(e.ai);
-          E t = ar * d1r - ai * d1i;
-          d1i = ar * d1i + ai * d1r;
-          d1r = t;
-          t = ar * d2r - ai * d2i;
-          d2i = ar * d2i + ai * d2r;
-          d2r = t;
-        }
-        m += len;
-        n += len;
-        out.skipped += len;
-        stepped = true;
-        break;
-      }
-      if (stepped) continue;
-    }
-    // z itself (scaled binary64: unscaled), for the derivatives.
-    const E xr = unscaled(p, aux(zr)), xi = unscaled(p, aux(zi));
-    if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'') (scaled: g'^2 2^-K)
-      const E sr = unscaled(p, d1r * d1r - d1i * d1i), si = unscaled(p, twice(d1r * d1i));
-      const E t2 = twice(sr + (xr * d2r - xi * d2i));
-      d2i = twice(si + (xr * d2i + xi * d2r));
-      d2r = t2;
-      const E t1 = twice(xr * d1r - xi * d1i);
-      d1i = twice(xr * d1i + xi * d1r);
-      d1r = t1;
-    }
-    if constexpr (kFields != kNoFields) jd.square_step(xr, xi, step);  // J <- 2 z J + s
-    T tr = twice(p.zr[m]) + dzr;
-    T ti = twice(p.zi[m]) + dzi;
-    if constexpr (sizeof(T) == sizeof(double)) {
-      if (p.down != 1.0) {  // scaled: 2 z back to its value, kept only where binary64 holds it
-        const T a = l1(tr, ti);
-        if (a < p.tr_floor && a != 0.0) return out;
-        tr = tr * p.down;
-        ti = ti * p.down;
-      }
-    }
-    const T nr = (tr * dzr - ti * dzi) + dcr;
-    const T ni = (tr * dzi + ti * dzr) + dci;
-    if (p.error_bound) {
-      // dz' = (2 Z + dz) dz + dc: the inherited error grows by |2 z|; the step adds the roundings
-      // of 2 Z + dz, the complex product and the sum, and of Z itself (stored to T's bits). The
-      // multiplier is the modulus, not the L1 norm: an overestimate by up to sqrt(2) a step would
-      // compound over the orbit (r2 is exact enough unless z is tiny, where L1 costs nothing).
-      const E zl = r2 > 1e-290 ? E(::sqrt(r2)) : l1(xr, xi);
-      const E local = ((l1(aux(tr), aux(ti)) + unscaled(p, l1(aux(p.zr[m]), aux(p.zi[m])))) *
-                           l1(aux(dzr), aux(dzi)) * 2.0 +
-                       l1(aux(nr), aux(ni))) *
-                      kRoundoff;
-      err = quad(twice(zl) * err, local);
-    }
-    dzr = nr;
-    dzi = ni;
-    ++m;
-    ++n;
-    if (p.check_underflow && below_floor(dzr, dzi)) return out;
+};
+
+// Pixel (i, j) of the image (j = 0 at the top) into s: true where it is decided already (s.out).
+template <class T, int kFields = kNoFields>
+DEEPSCOPE_HD bool pixel_begin(const PerturbParams<T>& p, int i, int j, PixelState<T, kFields>& s) {
+  constexpr double kRoundoff = roundoff<T>();
+  using E = typename AuxOf<T>::type;
+  PerturbPixel& out = s.out;
+  s.i = i;
+  s.j = j;
+  const bool wide = wide_counts(p.max_iter);
+  // (kx, ky): the pixel's offset in half-steps, y up; the map is exact for the identity.
+  double kx, ky;
+  if (p.exp_map) {
+    exp_map_offset(i, j, p.width, p.height, &kx, &ky);
+  } else {
+    kx = pixel_offset(i, p.width);
+    ky = -pixel_offset(j, p.height);
   }
+  const T dcr = s.dcr = p.off_re + p.half_step * (p.map[0] * kx + p.map[1] * ky);
+  const T dci = s.dci = p.off_im + p.half_step * (p.map[2] * kx + p.map[3] * ky);
+  const double cr_d = s.cr_d = p.ref_re_d + true_length(p, dcr);
+  const double ci_d = s.ci_d = p.ref_im_d + true_length(p, dci);
+  const E step = s.step = aux(twice(p.half_step));
+  s.jd = Deriv<E>(step);  // J_1 = s
+  if (cr_d * cr_d + ci_d * ci_d > 4.0) {  // as mandel_pixel: |c| > 2 escapes at n = 1
+    out.count = 1;
+    out.smooth = smooth_tail(1u, cr_d, ci_d, cr_d, ci_d, wide);
+    if constexpr (kFields != kNoFields)
+      if (p.max_iter > 1) {
+        if (kFields == kStripeFields && p.stripe.density) s.stripe.add(p.stripe, cr_d, ci_d, 1);
+        double inv_here[4];
+        out.fields = finish_fields(cr_d, ci_d, unscaled(p, s.jd.real()), unscaled(p, s.jd.imag()),
+                                   unscaled(p, step), cr_d, ci_d, fields_inverse(p, i, j, inv_here),
+                                   kFields == kStripeFields ? p.stripe : StripeSpec{}, s.stripe, p.sqrt_radius);
+      }
+    return true;
+  }
+  if (p.check_underflow && below_floor(dcr, dci)) return true;
+  s.dzr = dcr;  // z_1 = c = Z_1 + dc
+  s.dzi = dci;
+  // The error estimate starts at dc's own rounding. The reference's own error acts as a shift of c
+  // of up to c_shift (Reference::error_shift): a count that changes within that shift is not
+  // decided by this reference, whatever the deltas' precision, so it joins the estimate from the
+  // start (a bound, added, not in quadrature).
+  s.err = aux(l1(dcr, dci)) * kRoundoff + aux(p.c_shift);
+  if constexpr (sizeof(T) == sizeof(double)) s.inv_down = 1.0 / p.down;
+  return false;
+}
+
+// One pass of pixel s's loop (an iteration: a plain step or a BLA step, with the escape test, the
+// interior test and rebasing): true when the pixel is decided (s.out).
+template <class T, int kFields = kNoFields>
+DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, kFields>& s) {
+  constexpr double kRoundoff = roundoff<T>();
+  using E = typename AuxOf<T>::type;
+  PerturbPixel& out = s.out;
+  const bool wide = wide_counts(p.max_iter);
+  const T dcr = s.dcr, dci = s.dci;
+  const double cr_d = s.cr_d, ci_d = s.ci_d;
+  const E step = s.step;
+  (void)step;
+  auto& jd = s.jd;
+  auto& stripe = s.stripe;
+  uint64_t& stripe_len = s.stripe_len;
+  (void)jd;
+  (void)stripe;
+  (void)stripe_len;
+  T &dzr = s.dzr, &dzi = s.dzi;
+  uint64_t &m = s.m, &n = s.n;
+  const uint64_t last = p.ref_len - 1;
+  E &d1r = s.d1r, &d1i = s.d1i, &d2r = s.d2r, &d2i = s.d2i;
+  T &wr = s.wr, &wi = s.wi;
+  E &c1r = s.c1r, &c1i = s.c1i, &c2r = s.c2r, &c2i = s.c2i;
+  T &cwr = s.cwr, &cwi = s.cwi;
+  E& zmin = s.zmin;
+  uint64_t &kmin = s.kmin, &kprev = s.kprev, &period = s.period, &wstart = s.wstart;
+  uint32_t &hits = s.hits, &ck = s.ck, &tries = s.tries;
+  bool &window_bla = s.window_bla, &composed_bla = s.composed_bla;
+  uint32_t& exact_windows = s.exact_windows;
+  E& err = s.err;
+  const double inv_down = s.inv_down;
+  (void)inv_down;
+  uint32_t& polls = s.polls;
+  if (p.stop.poll(polls)) return true;  // cancelled: count 0, discarded by the caller
+  if (n >= p.max_iter) {
+    out.count = p.max_iter;
+    out.smooth = smooth_at_limit(p.max_iter);
+    return true;
+  }
+  const T zr = p.zr[m] + dzr;
+  const T zi = p.zi[m] + dzi;
+  const double zr_d = true_length(p, zr), zi_d = true_length(p, zi);
+  const double r2 = zr_d * zr_d + zi_d * zi_d;
+  if constexpr (kFields == kStripeFields)
+    if (p.stripe.density) {
+      double ur, ui;
+      direction_parts(aux(zr), aux(zi), &ur, &ui);  // z_n's direction at any depth
+      stripe.add(p.stripe, ur, ui, stripe_len);
+      stripe_len = 1;
+    }
+  // The escape test |z|^2 > 4 is decided only where the error estimate keeps |z| clear of 2:
+  // |z|^2 moves by about 4 err near |z| = 2, and the pixel is flagged within 4 err of the
+  // threshold (4 sigma of the estimate).
+  if (p.error_bound) {
+    const double a = as_double(err), b = kRoundoff * as_double(l1(aux(p.zr[m]), aux(p.zi[m])));
+    const double d = r2 > 4.0 ? r2 - 4.0 : 4.0 - r2;
+    // The same decision without the square root where it is clear (clearly_below_threshold);
+    // the rest exactly as stated.
+    if (!clearly_below_threshold(a, b, d, inv_down)) {
+      const double e = unscaled(p, quad(a, b));
+      if (16.0 * e >= d) return true;
+    }
+  }
+  if (r2 > 4.0) {
+    out.count = n;
+    out.smooth = smooth_tail(n, zr_d, zi_d, cr_d, ci_d, wide);
+    if constexpr (kFields != kNoFields) {
+      double inv_here[4];
+      out.fields = finish_fields(zr_d, zi_d, unscaled(p, jd.real()), unscaled(p, jd.imag()), unscaled(p, step), cr_d,
+                                 ci_d, fields_inverse(p, s.i, s.j, inv_here),
+                                 kFields == kStripeFields ? p.stripe : StripeSpec{}, stripe, p.sqrt_radius);
+    }
+    return true;
+  }
+  if (p.interior) {
+    // A new window starts at step n from z: g = identity so far.
+    const auto start_window = [&]() {
+      wstart = n;
+      wr = zr;
+      wi = zi;
+      d1r = E(1.0);
+      d1i = d2r = d2i = E(0.0);
+      window_bla = false;
+    };
+    // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
+    // The test runs on G = g composed over the last ck windows (f^(ck p)): the attracting cycle
+    // may have a multiple of the candidate period (a satellite of period 2p keeps the period p
+    // that the orbit's first close approach gave, and single windows alternate between
+    // |g'| < 1 and > 1; pairs contract).
+    if (period != 0 && n - wstart >= period) {
+      ++tries;
+      if (n - wstart != period) {
+        // A BLA step ran past the window's end: the window is not one period.
+        ck = 0;
+        hits = 0;
+      } else {
+        if (ck == 0) {
+          cwr = wr;
+          cwi = wi;
+          c1r = d1r;
+          c1i = d1i;
+          c2r = d2r;
+          c2i = d2i;
+          composed_bla = false;
+        } else {  // (g o G)' = g' G', (g o G)'' = g'' G'^2 + g' G''
+          const E sr = c1r * c1r - c1i * c1i, si = twice(c1r * c1i);
+          const E t2r = (d2r * sr - d2i * si) + (d1r * c2r - d1i * c2i);
+          const E t2i = (d2r * si + d2i * sr) + (d1r * c2i + d1i * c2r);
+          const E t1r = d1r * c1r - d1i * c1i;
+          c1i = d1r * c1i + d1i * c1r;
+          c1r = t1r;
+          c2r = t2r;
+          c2i = t2i;
+        }
+        ++ck;
+        composed_bla = composed_bla || window_bla;
+        const E er = aux(zr - cwr), ei = aux(zi - cwi), zl = aux(l1(zr, zi));
+        const double lambda = as_double(modulus(c1r, c1i));
+        // A composition with a BLA step does not count: BLA keeps g' (A is the step's slope)
+        // but not g'', which the test needs (a false interior at rust-fractal's
+        // all_seeing_eye). Where it would pass (|G'| < 1, and G(w) near w on the scale that
+        // G'' gives), the next 2 ck + 1 windows run without BLA instead, for two compositions:
+        // where that is cheaper than the rest of the orbit, which the pixel's own share of
+        // plain steps so far estimates (at a minibrot's view with 64 periods of iterations
+        // a proof's plain steps cost several times what BLA leaves of the whole orbit; the
+        // count is max_iter either way, proven or not).
+        if (!composed_bla && attracted(er, ei, zl, c1r, c1i, c2r, c2i,
+                                       static_cast<double>(ck) * static_cast<double>(period))) {
+          if (++hits >= 2) {
+            out.count = p.max_iter;
+            out.smooth = smooth_at_limit(p.max_iter);
+            out.interior = true;
+            return true;
+          }
+          ck = 0;  // the second proof starts afresh from here
+          tries = 0;
+        } else if (composed_bla && lambda < 1.0 &&
+                   as_double((l1(er, ei) + zl * 1e-15) * twice(l1(c2r, c2i))) <= (1.0 - lambda) * (1.0 - lambda)) {
+          const double proof = static_cast<double>(2 * ck + 1) * static_cast<double>(period);
+          const double rest = static_cast<double>(p.max_iter - n) * static_cast<double>(n - out.skipped) /
+                              static_cast<double>(n);
+          if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod &&
+              (p.prove_always || proof < rest))
+            exact_windows = 2 * ck + 1;
+          ck = 0;
+        } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
+          ck = 0;
+          hits = 0;
+        }
+      }
+      if (tries >= 2 * kMaxComposedWindows && exact_windows == 0) {
+        tries = 0;
+        // No proof in that many windows: try the other candidate. A closest approach during
+        // the orbit's first passage (the nucleus's neighbourhood, often closer than the cycle
+        // it settles on) leaves a gap kmin - kprev between transient approaches (6 at a
+        // period-135 minibrot's centre), while kmin itself is the atom domain's period there.
+        // Later approaches recur at multiples of the period, so there the gap is right.
+        if (kprev != 0) {
+          period = period == kmin ? kmin - kprev : kmin;
+          ck = 0;
+          hits = 0;
+        }
+      }
+      if (!window_bla && exact_windows > 0) --exact_windows;
+      start_window();
+    }
+    // A closer approach to 0 than any before: n - kmin is the candidate period (atom domain;
+    // kmin itself is the other candidate, above).
+    const E zmag = aux(l1(zr, zi));
+    if (kmin == 0 || zmag < zmin) {
+      if (n - kmin != period || kmin == 0) {
+        period = kmin == 0 ? 0u : n - kmin;
+        start_window();
+        hits = 0;
+        ck = 0;
+        tries = 0;
+      }
+      kprev = kmin;
+      kmin = n;
+      zmin = zmag;
+    }
+  }
+  if (m >= last || l1(zr, zi) < l1(dzr, dzi)) {
+    // A rebase rounds z; at a periodic reference's end z also carries that point's own error,
+    // which no longer cancels against the next point (the pixel restarts at Z_0).
+    if (p.error_bound)
+      err = quad(err, aux(l1(zr, zi) + l1(p.zr[m], p.zi[m])) * kRoundoff + (m >= last ? aux(p.last_error) : E(0.0)));
+    dzr = zr;
+    dzi = zi;
+    m = 0;
+    ++out.rebases;
+  }
+  if (m > 0 && p.bla_levels > 1 && exact_windows == 0) {
+    const T mag = l1(dzr, dzi);
+    uint64_t idx, len;
+    if (bla_pick(p, m, n, mag, &idx, &len)) {
+      const BlaEntry<T>& e = p.bla[idx];
+      const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
+      const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
+      if (p.error_bound) {
+        // |A| err, then the roundings of A dz + B dc and the terms BLA drops (each of the 2^l
+        // steps drops at most eps |2 Z dz|, its radius, carried on by |A|; independent, so they
+        // add as sqrt(2^l)).
+        const T a = modulus(e.ar, e.ai), adz = a * mag;
+        const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
+                        adz * (bla_epsilon<T>() * ::sqrt(static_cast<double>(len)));
+        err = quad(aux(a) * err, aux(local));
+      }
+      dzr = nr;
+      dzi = ni;
+      if constexpr (kFields != kNoFields) jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
+      if constexpr (kFields == kStripeFields) stripe_len = len;
+      window_bla = true;
+      if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
+        const E ar = aux(e.ar), ai = aux(e.ai);
+        E t = ar * d1r - ai * d1i;
+        d1i = ar * d1i + ai * d1r;
+        d1r = t;
+        t = ar * d2r - ai * d2i;
+        d2i = ar * d2i + ai * d2r;
+        d2r = t;
+      }
+      m += len;
+      n += len;
+      out.skipped += len;
+      return false;
+    }
+  }
+  // z itself (scaled binary64: unscaled), for the derivatives.
+  const E xr = unscaled(p, aux(zr)), xi = unscaled(p, aux(zi));
+  if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'') (scaled: g'^2 2^-K)
+    const E sr = unscaled(p, d1r * d1r - d1i * d1i), si = unscaled(p, twice(d1r * d1i));
+    const E t2 = twice(sr + (xr * d2r - xi * d2i));
+    d2i = twice(si + (xr * d2i + xi * d2r));
+    d2r = t2;
+    const E t1 = twice(xr * d1r - xi * d1i);
+    d1i = twice(xr * d1i + xi * d1r);
+    d1r = t1;
+  }
+  if constexpr (kFields != kNoFields) jd.square_step(xr, xi, step);  // J <- 2 z J + s
+  T tr = twice(p.zr[m]) + dzr;
+  T ti = twice(p.zi[m]) + dzi;
+  if constexpr (sizeof(T) == sizeof(double)) {
+    if (p.down != 1.0) {  // scaled: 2 z back to its value, kept only where binary64 holds it
+      const T a = l1(tr, ti);
+      if (a < p.tr_floor && a != 0.0) return true;
+      tr = tr * p.down;
+      ti = ti * p.down;
+    }
+  }
+  const T nr = (tr * dzr - ti * dzi) + dcr;
+  const T ni = (tr * dzi + ti * dzr) + dci;
+  if (p.error_bound) {
+    // dz' = (2 Z + dz) dz + dc: the inherited error grows by |2 z|; the step adds the roundings
+    // of 2 Z + dz, the complex product and the sum, and of Z itself (stored to T's bits). The
+    // multiplier is the modulus, not the L1 norm: an overestimate by up to sqrt(2) a step would
+    // compound over the orbit (r2 is exact enough unless z is tiny, where L1 costs nothing).
+    const E zl = r2 > 1e-290 ? E(::sqrt(r2)) : l1(xr, xi);
+    const E local = ((l1(aux(tr), aux(ti)) + unscaled(p, l1(aux(p.zr[m]), aux(p.zi[m])))) *
+                         l1(aux(dzr), aux(dzi)) * 2.0 +
+                     l1(aux(nr), aux(ni))) *
+                    kRoundoff;
+    err = quad(twice(zl) * err, local);
+  }
+  dzr = nr;
+  dzi = ni;
+  ++m;
+  ++n;
+  if (p.check_underflow && below_floor(dzr, dzi)) return true;
+  return false;
+}
+
+// Pixel (i, j) of the image (j = 0 at the top). kFields: also the fields (fields.cuh), from the scaled
+// derivative J = (dz/dc) s carried in the side type E: J <- 2 z J + s a step, A J + B s a BLA step,
+// unchanged by a rebase (z is); kStripeFields also folds each z into the stripe average. The counts
+// are the same either way.
+template <class T, int kFields = kNoFields>
+DEEPSCOPE_HD PerturbPixel perturb_pixel(const PerturbParams<T>& p, int i, int j) {
+  PixelState<T, kFields> s;
+  if (!pixel_begin(p, i, j, s))
+    while (!pixel_step(p, s)) {
+    }
+  return s.out;
 }
 
 }  // namespace ds::perturb

@@ -227,6 +227,11 @@ void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::stri
 // smooth is as stored (counts.h: the smooth count, or smooth count - count where max_iter >= 2^32).
 void direct_pixel(const Geometry& g, const View& v, int i, int j, int bits, uint64_t* count, float* smooth);
 
+// The environment's DEEPSCOPE_CPU_SIMD (RenderOptions::cpu_simd's kAuto reads it): kAuto where
+// unset, empty or "auto"; "scalar", "avx2", "avx512"; anything else throws std::invalid_argument
+// naming the variable (the CLI checks it before it starts: exit code 2).
+CpuSimd cpu_simd_from_environment();
+
 // Renders `t` (clipped) of the view by perturbation on opt.backend (resolved, kCpu or kCuda) and
 // fills res (counts, smooth, perturb, iterations, times, cancelled).
 void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt, RenderResult* res);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <initializer_list>
@@ -170,6 +171,20 @@ TEST(BadInputs, OracleStartBitsAboveMaxBits) {
   expect_refused({"oracle", "--size", "16x16", "--grid", "2", "--start-bits", "200", "--max-bits", "60",
                   "--out", out + "/g.npy"},
                  {"--start-bits 200", "--max-bits 60"}, out);
+}
+
+// DEEPSCOPE_CPU_SIMD (the CPU pixel loop's vector width) names the variable when its value is none
+// of auto, scalar, avx2, avx512; a good value renders.
+TEST(BadInputs, CpuSimdEnvironmentVariable) {
+  const std::string out = make_tmpdir("bad-out");
+  const ArgList r = {"render", "--size", "8x8", "--backend", "cpu", "--out", out + "/x.png"};
+  setenv("DEEPSCOPE_CPU_SIMD", "avx9", 1);
+  expect_refused(r, {"DEEPSCOPE_CPU_SIMD", "avx9"}, out);
+  setenv("DEEPSCOPE_CPU_SIMD", "scalar", 1);
+  std::string err;
+  EXPECT_EQ(run(r, &err), 0) << err;
+  EXPECT_TRUE(exists(out + "/x.png"));
+  unsetenv("DEEPSCOPE_CPU_SIMD");
 }
 
 // An option given twice is refused by name (the last value used to win silently); a repeatable

@@ -1,0 +1,242 @@
+// The CPU's lockstep binary64 pixel loop (kernels/perturb/cpu_simd.h) against the scalar loop: at
+// KF's benchmark files that render in binary64 (1e14, 1e50, 5e113, 5e227, and two of them forced
+// to scaled binary64), AVX2 and AVX-512 give the scalar loop's counts, smooth counts, flagged
+// pixels and statistics exactly; the lanes hand passes to the scalar loop (every pixel's last pass,
+// rebases, the interior test's events); and the path's choice (DEEPSCOPE_CPU_SIMD, fallback).
+// A width this CPU lacks is skipped with a message.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+
+#include "kernels/perturb/cpu_detail.h"
+#include "kernels/perturb/cpu_simd.h"
+#include "kernels/perturb/perturb.h"
+#include "locations.h"
+
+namespace {
+
+using namespace ds;
+using namespace ds::mandel;
+using ds::perturb::cpu_detail::simd_path;
+using ds::perturb::cpu_detail::simd_supported;
+
+struct Case {
+  const char* file;
+  int size;
+  DeltaFormat delta;
+};
+
+RenderResult render_with(const View& v, CpuSimd simd, DeltaFormat delta, bool first_pass_only,
+                         bool interior = true, bool error_bound = true) {
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.delta = delta;
+  o.cpu_simd = simd;
+  o.interior = interior;
+  o.error_bound = error_bound;
+  if (first_pass_only) {  // the first pass's flags stay in the result (no tier, no secondary reference)
+    o.refine = false;
+    o.max_secondary_references = 0;
+  }
+  return render(v, o);
+}
+
+// The two renders agree pixel for pixel, bit for bit, and in the first pass's statistics.
+void expect_same(const RenderResult& scalar, const RenderResult& lanes) {
+  ASSERT_EQ(scalar.counts.size(), lanes.counts.size());
+  std::size_t counts = 0, smooth = 0;
+  for (std::size_t k = 0; k < scalar.counts.size(); ++k) {
+    counts += scalar.count(k) != lanes.count(k);
+    smooth += std::memcmp(&scalar.smooth[k], &lanes.smooth[k], sizeof(float)) != 0;
+  }
+  EXPECT_EQ(counts, 0u);
+  EXPECT_EQ(smooth, 0u);
+  EXPECT_EQ(scalar.iterations, lanes.iterations);
+  EXPECT_EQ(scalar.perturb.glitch_pixels, lanes.perturb.glitch_pixels);
+  EXPECT_EQ(scalar.perturb.glitch_unresolved, lanes.perturb.glitch_unresolved);
+  EXPECT_EQ(scalar.perturb.bla_skipped, lanes.perturb.bla_skipped);
+  EXPECT_EQ(scalar.perturb.rebases, lanes.perturb.rebases);
+  EXPECT_EQ(scalar.perturb.interior_pixels, lanes.perturb.interior_pixels);
+}
+
+std::vector<CpuSimd> widths_here() {
+  std::vector<CpuSimd> w;
+  const CpuSimd have = simd_supported();
+  if (have == CpuSimd::kAvx2 || have == CpuSimd::kAvx512) w.push_back(CpuSimd::kAvx2);
+  if (have == CpuSimd::kAvx512) w.push_back(CpuSimd::kAvx512);
+  if (w.size() < 2)
+    std::cout << "[ SKIPPED  ] " << (w.empty() ? "AVX2 and AVX-512" : "AVX-512")
+              << ": not on this CPU (or not a GCC x86-64 build); only the scalar path runs here\n";
+  return w;
+}
+
+TEST(CpuSimd, KfBenchmarksGiveTheScalarCountsAndFlags) {
+  const std::vector<CpuSimd> widths = widths_here();
+  if (widths.empty()) GTEST_SKIP() << "no vector path on this CPU";
+  const Case cases[] = {
+      {"1e14.kfr", 64, DeltaFormat::kAuto},          {"5e113.kfr", 64, DeltaFormat::kAuto},
+      {"1e50.kfr", 32, DeltaFormat::kAuto},          {"5e227.kfr", 40, DeltaFormat::kAuto},
+      {"5e227.kfr", 40, DeltaFormat::kF64Scaled},    {"5e113.kfr", 48, DeltaFormat::kF64Scaled},
+  };
+  for (const Case& c : cases) {
+    for (const bool first_pass_only : {true, false}) {
+      SCOPED_TRACE(std::string(c.file) + (c.delta == DeltaFormat::kF64Scaled ? " scaled" : "") +
+                   (first_pass_only ? " first pass" : " corrected"));
+      const View v = ds::test::kfr_view(c.file, c.size, c.size);
+      const RenderResult scalar = render_with(v, CpuSimd::kScalar, c.delta, first_pass_only);
+      ASSERT_EQ(scalar.perturb.cpu_simd, CpuSimd::kScalar);
+      ASSERT_EQ(scalar.perturb.delta, c.delta == DeltaFormat::kF64Scaled ? DeltaFormat::kF64Scaled : DeltaFormat::kF64);
+      for (const CpuSimd w : widths) {
+        SCOPED_TRACE(w == CpuSimd::kAvx2 ? "avx2" : "avx512");
+        const RenderResult lanes = render_with(v, w, c.delta, first_pass_only);
+        ASSERT_EQ(lanes.perturb.cpu_simd, w);
+        expect_same(scalar, lanes);
+        // Every pixel that enters the loop ends in pixel_step (its escape, limit, flag or proof).
+        std::size_t looped = 0;
+        for (std::size_t k = 0; k < lanes.counts.size(); ++k) looped += lanes.count(k) >= 2;
+        EXPECT_GE(lanes.perturb.lane_scalar_steps, looped);
+        EXPECT_GT(lanes.perturb.lane_steps, lanes.perturb.lane_scalar_steps);
+        if (first_pass_only && w == widths.back())
+          std::cout << c.file << (c.delta == DeltaFormat::kF64Scaled ? " scaled" : "") << " " << c.size << "x"
+                    << c.size << ": " << scalar.perturb.glitch_pixels << " flagged, "
+                    << scalar.perturb.interior_pixels << " interior, " << scalar.perturb.rebases << " rebases; "
+                    << lanes.perturb.lane_steps << " lane steps, " << lanes.perturb.lane_scalar_steps
+                    << " passes in pixel_step\n";
+      }
+    }
+  }
+}
+
+// The interior test and the error estimate off (each has its own branches in the lanes).
+TEST(CpuSimd, WithoutInteriorTestOrErrorBound) {
+  const std::vector<CpuSimd> widths = widths_here();
+  if (widths.empty()) GTEST_SKIP() << "no vector path on this CPU";
+  const View v = ds::test::kfr_view("5e113.kfr", 48, 48);
+  for (const bool interior : {false, true})
+    for (const bool bound : {false, true}) {
+      SCOPED_TRACE(std::string("interior ") + (interior ? "on" : "off") + ", error bound " + (bound ? "on" : "off"));
+      const RenderResult scalar = render_with(v, CpuSimd::kScalar, DeltaFormat::kAuto, true, interior, bound);
+      for (const CpuSimd w : widths) expect_same(scalar, render_with(v, w, DeltaFormat::kAuto, true, interior, bound));
+    }
+}
+
+// The interior test proves pixels inside (its windows without BLA: exact_windows) and a periodic
+// reference's suffix entries (bla.h) serve the lanes, at test_perturb's period-135 minibrot near
+// 1e50 (the view holds its interior and boundary), with and without prove_interior_always.
+TEST(CpuSimd, InteriorProofsAndSuffixEntriesAsByTheScalarLoop) {
+  const std::vector<CpuSimd> widths = widths_here();
+  if (widths.empty()) GTEST_SKIP() << "no vector path on this CPU";
+  const View v = ds::test::make_view(
+      "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199",
+      "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075", "4e50",
+      20000, 32, 32);
+  for (const bool always : {false, true}) {
+    SCOPED_TRACE(always ? "prove_interior_always" : "default");
+    RenderOptions o;
+    o.backend = Backend::kCpu;
+    o.method = Method::kPerturb;
+    o.prove_interior_always = always;
+    o.cpu_simd = CpuSimd::kScalar;
+    const RenderResult scalar = render(v, o);
+    ASSERT_TRUE(scalar.perturb.reference_periodic || scalar.perturb.reference_stop == "ball period (wraps)")
+        << scalar.perturb.reference_stop;
+    if (always) {
+      EXPECT_GT(scalar.perturb.interior_pixels, 0u);
+    }
+    for (const CpuSimd w : widths) {
+      o.cpu_simd = w;
+      const RenderResult lanes = render(v, o);
+      ASSERT_EQ(lanes.perturb.cpu_simd, w);
+      expect_same(scalar, lanes);
+    }
+    std::cout << "minibrot 1e50" << (always ? " (prove always)" : "") << ": " << scalar.perturb.interior_pixels
+              << " interior pixels, reference stopped: " << scalar.perturb.reference_stop << "\n";
+  }
+}
+
+// Pixel by pixel, below render(): perturb_lanes hands back for every pixel what
+// perturb_pixel<double> gives (count, smooth bits, BLA-skipped iterations, rebases, interior), with
+// the BLA search from the lowest level up (nested radii, what the renders use) and from the top
+// down (the order for a table whose radii are not nested), at 5e227 (flags) and 5e113.
+TEST(CpuSimd, EveryPixelAsPerturbPixelWithEitherBlaSearch) {
+  using namespace ds::perturb;
+  using namespace ds::perturb::cpu_detail;
+  const std::vector<CpuSimd> widths = widths_here();
+  if (widths.empty()) GTEST_SKIP() << "no vector path on this CPU";
+  for (const char* file : {"5e227.kfr", "5e113.kfr"}) {
+    SCOPED_TRACE(file);
+    const View v = ds::test::kfr_view(file, 24, 24);
+    const Geometry g = geometry(v);
+    bool reused = false;
+    const auto ref = reference_for(g, v, nullptr, {}, &reused);
+    ASSERT_TRUE(ref);
+    FloatExp off_re, off_im;
+    centre_offset(*ref, g, &off_re, &off_im);
+    const auto prep = prepared<double>(ref, view_dcmax(v, g, *ref), true);
+    EXPECT_TRUE(prep->bla.radii_nested);
+    RenderOptions o;
+    const PerturbParams<double> p = params_for(v, g, o, *ref, prep->zr.data(), prep->zi.data(), prep->bla, off_re,
+                                               off_im, FloatExp::from_string(g.half_step), true);
+    const std::size_t n = static_cast<std::size_t>(v.width) * v.height;
+    std::vector<PerturbPixel> want(n);
+    std::size_t flagged = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      want[k] = perturb_pixel<double, kNoFields>(p, static_cast<int>(k % v.width), static_cast<int>(k / v.width));
+      flagged += want[k].count == 0;
+    }
+    for (const CpuSimd w : widths)
+      for (const bool nested : {true, false}) {
+        SCOPED_TRACE(std::string(w == CpuSimd::kAvx2 ? "avx2" : "avx512") + (nested ? " from below" : " from the top"));
+        std::vector<PerturbPixel> got(n);
+        std::vector<int> seen(n, 0);
+        LaneStats stats;
+        // Two calls over disjoint ranges, as parallel_for hands out rows.
+        for (const auto& range : {std::pair<std::size_t, std::size_t>{0, n / 3}, {n / 3, n}})
+          ASSERT_TRUE(perturb_lanes(w, p, 0, 0, static_cast<std::size_t>(v.width), range.first, range.second,
+                                    [&](std::size_t k, const PerturbPixel& px) {
+                                      got[k] = px;
+                                      ++seen[k];
+                                    },
+                                    nested, &stats));
+        std::size_t bad = 0;
+        for (std::size_t k = 0; k < n; ++k)
+          bad += seen[k] != 1 || got[k].count != want[k].count ||
+                 std::memcmp(&got[k].smooth, &want[k].smooth, sizeof(float)) != 0 || got[k].skipped != want[k].skipped ||
+                 got[k].rebases != want[k].rebases || got[k].interior != want[k].interior;
+        EXPECT_EQ(bad, 0u);
+        EXPECT_GT(stats.lane_steps, 0u);
+      }
+    std::cout << file << " 24x24: " << flagged << " pixels flagged by the first pass\n";
+  }
+}
+
+TEST(CpuSimd, PathChoice) {
+  const CpuSimd have = simd_supported();
+  unsetenv("DEEPSCOPE_CPU_SIMD");
+  EXPECT_EQ(simd_path(CpuSimd::kAuto), have);
+  EXPECT_EQ(simd_path(CpuSimd::kScalar), CpuSimd::kScalar);
+  // A width the CPU lacks falls back to the next.
+  EXPECT_EQ(simd_path(CpuSimd::kAvx512), have);
+  EXPECT_EQ(simd_path(CpuSimd::kAvx2), have == CpuSimd::kScalar ? CpuSimd::kScalar : CpuSimd::kAvx2);
+  setenv("DEEPSCOPE_CPU_SIMD", "scalar", 1);
+  EXPECT_EQ(simd_path(CpuSimd::kAuto), CpuSimd::kScalar);
+  EXPECT_EQ(simd_path(CpuSimd::kAvx2), have == CpuSimd::kScalar ? CpuSimd::kScalar : CpuSimd::kAvx2);  // asked wins
+  setenv("DEEPSCOPE_CPU_SIMD", "avx2", 1);
+  EXPECT_EQ(simd_path(CpuSimd::kAuto), have == CpuSimd::kScalar ? CpuSimd::kScalar : CpuSimd::kAvx2);
+  setenv("DEEPSCOPE_CPU_SIMD", "sse9", 1);
+  EXPECT_THROW(simd_path(CpuSimd::kAuto), std::invalid_argument);
+  unsetenv("DEEPSCOPE_CPU_SIMD");
+  // A render with fields runs the scalar loop (the lanes carry no derivative).
+  const View v = ds::test::kfr_view("1e14.kfr", 16, 16);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.fields = kFieldDistance;
+  EXPECT_EQ(render(v, o).perturb.cpu_simd, CpuSimd::kScalar);
+}
+
+}  // namespace
