@@ -74,8 +74,9 @@ struct PerturbInfo {
   uint64_t glitch_refined = 0;     // of those, decided by the 106-bit tier against the same reference
   uint64_t glitch_refined_dw = 0;  // of those, by its double-word deltas (the rest by floatexp2)
   uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
-  // Of those, left without a secondary reference: on a reference wrapping at its ball period, once
-  // a round of secondary references (16 blobs) decided less than half its pixels (cpu_flagged.cpp).
+  // Of those, left without a secondary reference: on a reference wrapping at its ball period whose
+  // uncut orbits are dear, all that the 106-bit tier left (without the tier: once a round of 16
+  // blobs decided less than half its pixels) (cpu_flagged.cpp).
   uint64_t unresolved_unreferenced = 0;
   int secondary_references = 0;    // references placed inside glitched blobs
   uint64_t secondary_points = 0;   // their orbits' points in all (cut at the period on a wrapping orbit)
