@@ -151,6 +151,10 @@ class MandelbrotPanel final : public Panel {
   // textures are drawn again as they are); false: no shader.
   bool shade(int rows_done, bool data_changed);
   void finish_screenshot();   // colours a screenshot render here and writes its PNG
+  // A worker's finished screenshot render, with what colours it, for finish_screenshot (takes mutex_).
+  void publish_shot(std::unique_ptr<mandel::RenderResult> r, const View& v, const colour::Colouring& col,
+                    const std::string& palette, const std::string& path,
+                    std::vector<std::pair<std::string, std::string>> extra);
   std::string colour_record() const;
 
   // Progressive antialiasing (panel_mandelbrot_aa.cpp): once a frame is final, aa_offsets(aa_)'s

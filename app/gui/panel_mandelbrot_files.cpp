@@ -285,16 +285,12 @@ void MandelbrotPanel::save_screenshot() {
       auto r = std::make_unique<mandel::RenderResult>(formula::render(v, f, o, &rep));
       if (r->cancelled) return;
       app::note_formula_report(rep, r.get());  // the PNG's direct record says what the formula's does
-      std::lock_guard<std::mutex> lock(mutex_);
-      shot_extra_ = {{app::kPngFormulaKey, app::formula_text(f, rep, o.julia)}};
-      if (rep.unresolved)
+      if (rep.unresolved) {
+        std::lock_guard<std::mutex> lock(mutex_);
         shot_note_ += "; " + std::to_string(rep.unresolved) + " pixels UNRESOLVED (said in the PNG)";
-      shot_result_ = std::move(r);
-      shot_view_ = v;
-      shot_colouring_ = col;
-      shot_palette_ = palette;
-      shot_out_ = path;
-      shot_ready_ = true;
+      }
+      publish_shot(std::move(r), v, col, palette, path,
+                   {{app::kPngFormulaKey, app::formula_text(f, rep, o.julia)}});
     });
     return;
   }
@@ -332,14 +328,21 @@ void MandelbrotPanel::save_screenshot() {
     opt.progress = [&ctl](double p) { ctl.progress = p; };
     auto r = std::make_unique<mandel::RenderResult>(mandel::render(v, opt));
     if (r->cancelled) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    shot_extra_.clear();
-    shot_result_ = std::move(r);
-    shot_view_ = v;
-    shot_colouring_ = col;
-    shot_palette_ = palette;
-    shot_out_ = path;
-    shot_ready_ = true;
+    publish_shot(std::move(r), v, col, palette, path, {});
   });
+}
+
+void MandelbrotPanel::publish_shot(std::unique_ptr<mandel::RenderResult> r, const View& v,
+                                   const colour::Colouring& col, const std::string& palette,
+                                   const std::string& path,
+                                   std::vector<std::pair<std::string, std::string>> extra) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  shot_extra_ = std::move(extra);
+  shot_result_ = std::move(r);
+  shot_view_ = v;
+  shot_colouring_ = col;
+  shot_palette_ = palette;
+  shot_out_ = path;
+  shot_ready_ = true;
 }
 }  // namespace ds::gui
