@@ -77,7 +77,7 @@ void MandelbrotPanel::draw_formula() {
     ImGui::SetTooltip("the formula iterated (docs/formulas.md); other than z^2 + c it renders on the CPU,\n"
                       "as `deepscope render --formula NAME` does");
   if (julia_.on()) {
-    ImGui::TextWrapped("Julia set of c = %s + %s i", julia_.re.c_str(), julia_.im.c_str());
+    ImGui::TextWrapped("Julia set of %s", formula::julia_text(julia_).c_str());
     if (ImGui::SmallButton("back to the parameter plane (J)")) toggle_julia(0, 0);
   } else {
     ImGui::TextDisabled("J: the Julia set of the point under the mouse");

@@ -102,6 +102,11 @@ JuliaSeed conjugated(const JuliaSeed& j) {
   return c;
 }
 
-std::string julia_text(const JuliaSeed& j) { return "c = " + j.re + " + " + j.im + " i"; }
+std::string julia_text(const JuliaSeed& j) {
+  // "c = -0.68 - 0.023 i", not "+ -0.023 i" (the parts stay as given).
+  if (!j.im.empty() && j.im[0] == '-') return "c = " + j.re + " - " + j.im.substr(1) + " i";
+  if (!j.im.empty() && j.im[0] == '+') return "c = " + j.re + " + " + j.im.substr(1) + " i";
+  return "c = " + j.re + " + " + j.im + " i";
+}
 
 }  // namespace ds::formula

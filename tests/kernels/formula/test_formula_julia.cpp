@@ -57,6 +57,10 @@ TEST(JuliaSeed, RefusesBadInputNamingTheField) {
   EXPECT_EQ(j.re_d, -0.8);
   EXPECT_EQ(j.im_d, 0.156);
   EXPECT_FALSE(JuliaSeed{}.on());
+  // The seed as text: the imaginary part's sign written once.
+  EXPECT_EQ(julia_text(j), "c = -0.8 + 0.156 i");
+  EXPECT_EQ(julia_text(parse_julia("-0.68", "-0.023")), "c = -0.68 - 0.023 i");
+  EXPECT_EQ(julia_text(parse_julia("0.25", "+0.5")), "c = 0.25 + 0.5 i");
 }
 
 // Every named formula and two hybrids, each with a seed on or near its own parameter plane's
