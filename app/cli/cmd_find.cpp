@@ -63,9 +63,7 @@ FindJob parse_find(const ArgList& args) {
     j.py = static_cast<int>(cli::parse_int("--at", at.substr(comma + 1)));
     j.at_pixel = true;
   }
-  j.radius_pixels = a.get_double("radius", 4.0);
-  if (!(j.radius_pixels > 0) || !std::isfinite(j.radius_pixels))
-    throw cli::UsageError("--radius must be a positive number of pixels");
+  j.radius_pixels = a.get_double("radius", 4.0);  // bounded at the view: cmd_find
   j.period = static_cast<uint32_t>(a.get_count("period", 0, 1, 0xFFFFFFFELL));
   j.preperiod = static_cast<int>(a.get_int("preperiod", 0, 1, 1 << 20));
   j.max_period = static_cast<uint32_t>(a.get_count("max-period", 0, 1, 0xFFFFFFFELL));
@@ -91,8 +89,6 @@ std::string short_decimal(const std::string& s, size_t digits = 40) {
 
 int cmd_find(const ArgList& args) {
   FindJob j = parse_find(args);
-  if (!j.out.empty()) check_writable(j.out);
-  install_cancel_handler();
   fnd::FindOptions o;
   o.at_pixel = j.at_pixel;
   o.px = j.px;
@@ -102,6 +98,16 @@ int cmd_find(const ArgList& args) {
   o.period = j.period;
   o.preperiod = j.preperiod;
   o.fit = j.fit;
+  // The finder's own bound on the radius (finder.h: search_radius_problem), named as the option.
+  const std::string bad_radius = fnd::search_radius_problem(j.view, o);
+  if (!bad_radius.empty()) throw cli::UsageError("--radius " + bad_radius);
+  // A period given for a nucleus: its orbit's memory, before any is allocated.
+  if (j.what == "nucleus" && j.period) {
+    const std::string too_big = fnd::nucleus_memory_problem(j.period);
+    if (!too_big.empty()) throw cli::UsageError("--period " + std::to_string(j.period) + ": " + too_big);
+  }
+  if (!j.out.empty()) check_writable(j.out);
+  install_cancel_handler();
   o.cancel = &cancel_flag();
   auto say = [&](const std::string& s) {
     if (!j.quiet) std::cerr << "deepscope find: " << s << "\n";
@@ -135,7 +141,7 @@ int cmd_find(const ArgList& args) {
     std::printf("nucleus of period %u\nre %s\nim %s\nsize %s, orientation %.6f rad, atom domain %s, Newton "
                 "distance %s\n",
                 n.period, n.re.c_str(), n.im.c_str(), to_string(n.size, 6).c_str(), n.orientation,
-                to_string(n.domain_size, 6).c_str(), to_string(pr.newton_distance, 3).c_str());
+                fnd::atom_domain_text(n.domain_size, 6).c_str(), to_string(pr.newton_distance, 3).c_str());
     std::printf("proven: least period %u (%s), Newton distance %s within %s at %d bits, K r %s\n", n.period,
                 pr.divisor ? ("|z_d/z_d'| >= " + to_string(pr.divisor_distance, 3) + " at its divisors").c_str()
                            : "period 1",
