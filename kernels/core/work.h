@@ -101,6 +101,11 @@ struct Stats {
 // the other workers have stopped.
 Stats run(const Job& job);
 
+// What run() checks of the chunk file before any chunk, for the commands that validate every input
+// before they print or compute anything: a missing (or empty) path passes; an existing one must be
+// a regular file that begins with the line `header`. Throws IoError as run() does.
+void check_chunk_file(const std::string& path, const std::string& header);
+
 // Joins the chunk files of one job (each must begin with the same header) into `out`, written
 // atomically: every complete record once, the first copy of a chunk kept. Returns the number of
 // distinct chunks in `out`. Throws IoError naming an input that is not a chunk file (its first

@@ -165,6 +165,8 @@ struct ScanEstimate {
 ScanEstimate estimate_scan(const ScanParams& p, Backend resolved);
 // Refuses (std::runtime_error) when the estimate exceeds this machine's memory; then scans.
 ScanResult scan(const ScanParams& p);
+// The first line of scan()'s chunk file for these parameters, for work::check_chunk_file.
+std::string scan_chunk_header(const ScanParams& p);
 
 // The scan's files: long-format CSV (one row per parameter and cycle; period -1 counts escaped
 // start points, 0 those without a period) and JSON. Both depend only on the results.

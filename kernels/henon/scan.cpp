@@ -447,6 +447,8 @@ ScanResult scan(const ScanParams& p) {
   return r;
 }
 
+std::string scan_chunk_header(const ScanParams& p) { return kChunkMagic + fingerprint(p); }
+
 OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params,
                      int64_t n_params) {
   check_range("orbits", n_orbits, 1, 100'000'000);
