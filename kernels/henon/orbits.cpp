@@ -221,10 +221,12 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   if (p.refine_levels < 0 || p.refine_levels > 30)
     throw std::invalid_argument("refine-levels must be in [0, 30]");
   const double need = estimate_catalogue_bytes(p);
-  if (!(need <= p.memory_budget_bytes))
-    throw std::invalid_argument("period-max " + std::to_string(p.period_max) + " needs an estimated " +
-                                std::to_string(need / 1e9) + " GB, over the memory budget of " +
-                                std::to_string(p.memory_budget_bytes / 1e9) + " GB");
+  if (!(need <= p.memory_budget_bytes)) {
+    char b[160];
+    std::snprintf(b, sizeof b, " needs an estimated %.3g GB, over the memory budget of %.3g GB", need / 1e9,
+                  p.memory_budget_bytes / 1e9);
+    throw std::invalid_argument("period-max " + std::to_string(p.period_max) + b);
+  }
 
   Map m{enclose(res.a), enclose(res.b)};
   const Region region = make_region(p.region);
