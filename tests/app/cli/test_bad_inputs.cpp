@@ -398,3 +398,13 @@ TEST(BadInputs, OutOfMemoryExitsTwoWithAMessage) {
       << err;
   EXPECT_EQ(entries(out), 0);
 }
+
+// A centre of 5 million digits (1.1e4999999) said "the view reaches |c| = inf": beyond double, its
+// size comes from MPFR.
+TEST(BadInputs, AHugeCentreIsNamedByItsSize) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  std::ofstream(dir + "/long.loc") << "re = " << std::string(5000000, '1') << "\nim = 0\nzoom = 1\n";
+  expect_refused({"render", "--size", "8x8", "--backend", "cpu", "--location", dir + "/long.loc", "--out",
+                  out + "/x.png"},
+                 {"the view reaches |c| of about 1.11e+4999999", "1e12"}, out);
+}
