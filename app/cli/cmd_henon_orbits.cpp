@@ -47,6 +47,12 @@ int henon_orbits(const ArgList& argv) {
     throw cli::UsageError("--period-max " + std::to_string(p.period_max) + b);
   }
   check_outputs({out, json, p.chunk_file});
+  // The resume file's catalogue before anything is printed.
+  try {
+    henon::check_catalogue_chunk_file(p);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
   install_cancel_handler();
   p.cancel = &cancel_flag();
   if (!quiet) {

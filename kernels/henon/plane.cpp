@@ -158,6 +158,12 @@ void take_binary(const char* what, int64_t q0, int64_t q1, const std::string& pa
 
 }  // namespace
 
+constexpr const char* kPlaneMagic = "deepscope-henon-plane v1 ";
+constexpr const char* kBasinMagic = "deepscope-henon-basin v1 ";
+
+std::string plane_chunk_header(const PlaneView& v) { return detail::chunk_header(kPlaneMagic, plane_scan_params(v)); }
+std::string basin_chunk_header(const BasinView& v) { return detail::chunk_header(kBasinMagic, basin_scan_params(v)); }
+
 PlaneResult plane(const PlaneView& v) {
   const ScanParams sp = plane_scan_params(v);
   const int64_t W = sp.na, H = sp.nb;
@@ -166,7 +172,7 @@ PlaneResult plane(const PlaneView& v) {
   std::vector<int32_t> by_param;
   if (work::is_writer()) by_param.assign(static_cast<std::size_t>(W * H), 0);
   detail::ScanCodec codec;
-  codec.magic = "deepscope-henon-plane v1 ";
+  codec.magic = kPlaneMagic;
   codec.encode = [](const detail::ChunkItems& c, std::string* payload) {
     payload->resize(static_cast<std::size_t>(c.q1 - c.q0) * sizeof(int32_t));
     for (int64_t q = c.q0; q < c.q1; ++q) {
@@ -258,7 +264,7 @@ BasinResult basin(const BasinView& v) {
   std::vector<detail::ItemOut> items;
   if (work::is_writer()) items.assign(static_cast<std::size_t>(sp.na * sp.nb), detail::ItemOut{-1, 0, 0.0, 0.0});
   detail::ScanCodec codec;
-  codec.magic = "deepscope-henon-basin v1 ";
+  codec.magic = kBasinMagic;
   codec.encode = [](const detail::ChunkItems& c, std::string* payload) {
     payload->assign(reinterpret_cast<const char*>(c.out),
                     static_cast<std::size_t>(c.q1 - c.q0) * sizeof(detail::ItemOut));

@@ -313,7 +313,7 @@ ScanResult scan_t(const ScanParams& sp, Backend be, const detail::ScanCodec& cod
   job.chunks = chunks;
   job.weight = [&](int64_t c) { return static_cast<double>(std::min(np, (c + 1) * chunk) - c * chunk); };
   job.chunk_file = sp.chunk_file;
-  job.header = codec.magic + fingerprint(sp);
+  job.header = detail::chunk_header(codec.magic, sp);
   job.shard = sp.placement.shard;
   job.workers = work::workers(be, sp.placement.devices);
   job.cancel = sp.cancel;
@@ -403,6 +403,8 @@ void merge_items(const ItemOut* items, int64_t n, double tol, ParamResult* r) {
   });
 }
 
+std::string chunk_header(const std::string& magic, const ScanParams& p) { return magic + fingerprint(p); }
+
 ScanResult scan_with(const ScanParams& p, const ScanCodec& codec) {
   const Backend be = select_backend(p.backend);
   const ScanEstimate e = estimate_scan(p, be);
@@ -447,7 +449,7 @@ ScanResult scan(const ScanParams& p) {
   return r;
 }
 
-std::string scan_chunk_header(const ScanParams& p) { return kChunkMagic + fingerprint(p); }
+std::string scan_chunk_header(const ScanParams& p) { return detail::chunk_header(kChunkMagic, p); }
 
 OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params,
                      int64_t n_params) {

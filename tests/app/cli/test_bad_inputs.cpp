@@ -328,8 +328,9 @@ int run_both(const ArgList& args, std::string* out, std::string* err) {
 
 }  // namespace
 
-// `henon scan` and `tmd` printed their banner and estimate ("henon scan: 4 x 1 parameters, ...")
-// before they refused a chunk file of another job, a directory as the output or too many cases:
+// `henon scan`, `plane`, `basin`, `orbits` and `tmd` printed their banner and estimate ("henon scan:
+// 4 x 1 parameters, ...") before they refused a chunk file of another job, a directory as the
+// output or too many cases:
 // every input is checked first, so the refusal is the first line printed and nothing is written.
 TEST(BadInputs, RefusalsComeBeforeAnyBanner) {
   const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
@@ -353,6 +354,18 @@ TEST(BadInputs, RefusalsComeBeforeAnyBanner) {
        "--max-cases"},
       {with(lef, {"--out", out + "/c.csv", "--chunk-file", garbage}), "different job"},
       {with(lef, {"--out", d}), "is a directory"},
+      // (plane, basin and the orbit catalogue said their banner first too)
+      {{"henon", "plane", "--centre-a", "1", "--centre-b", "0.3", "--width", "1", "--size", "8x8", "--out",
+        out + "/p.png", "--resume", garbage},
+       "different job"},
+      {{"henon", "plane", "--centre-a", "1", "--centre-b", "0.3", "--width", "1", "--size", "8x8", "--out",
+        out + "/p.png", "--resume", out + "/no/r"},
+       "/no/r\": directory"},
+      {{"henon", "basin", "--a", "1.4", "--b", "0.3", "--width", "1", "--size", "8x8", "--out", out + "/b.png",
+        "--resume", garbage},
+       "different job"},
+      {{"henon", "orbits", "--period-max", "3", "--out", out + "/o.csv", "--chunk-file", garbage},
+       "belongs to another catalogue"},
   };
   for (const auto& [args, says] : cases) {
     std::string line;
