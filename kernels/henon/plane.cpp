@@ -42,6 +42,14 @@ void check_side(const char* what, int v) {
                                 "], got " + std::to_string(v));
 }
 
+// The scan's limit of 1e9 parameters (validate_scan: "na * nb"), named as the image's size.
+void check_pixels(const char* what, int w, int h) {
+  const int64_t n = int64_t{w} * h;
+  if (n > 1'000'000'000)
+    throw std::invalid_argument(std::string(what) + ": size " + std::to_string(w) + "x" + std::to_string(h) +
+                                " is " + std::to_string(n) + " pixels, over the scan's 1e9");
+}
+
 std::string fmt(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -53,6 +61,7 @@ std::string fmt(double v) {
 ScanParams plane_scan_params(const PlaneView& v) {
   check_side("plane: width_px", v.width_px);
   check_side("plane: height_px", v.height_px);
+  check_pixels("plane", v.width_px, v.height_px);
   Mpfr ca(kBits), cb(kBits), w(kBits), da(kBits), a_min(kBits), b_min(kBits), b_max(kBits), t(kBits);
   parse_decimal("plane: centre_a", v.centre_a, ca.v);
   parse_decimal("plane: centre_b", v.centre_b, cb.v);
@@ -210,6 +219,7 @@ PlaneResult plane(const PlaneView& v) {
 ScanParams basin_scan_params(const BasinView& v) {
   check_side("basin: width_px", v.width_px);
   check_side("basin: height_px", v.height_px);
+  check_pixels("basin", v.width_px, v.height_px);
   Mpfr a(kBits), b(kBits);
   parse_decimal("basin: a", v.a, a.v);
   parse_decimal("basin: b", v.b, b.v);
