@@ -41,7 +41,7 @@ int henon_orbits(const ArgList& argv) {
   // Input errors (std::invalid_argument, naming the field) exit 2 before any work.
   const double need = henon::estimate_catalogue_bytes(p);
   if (!(need <= p.memory_budget_bytes)) {
-    char b[160];  // %g: the estimate grows exponentially with the period (2.29e212 GB at 1000)
+    char b[160];  // %g: the estimate grows exponentially with the period (2.29e210 GB at 1000)
     std::snprintf(b, sizeof b, " needs an estimated %.3g GB, over --memory-budget (%.3g GB)", need / 1e9,
                   p.memory_budget_bytes / 1e9);
     throw cli::UsageError("--period-max " + std::to_string(p.period_max) + b);

@@ -49,7 +49,7 @@ TEST(HenonOrbitsCli, BadInputExitsTwoAndWritesNothing) {
   EXPECT_FALSE(ds::test::slurp(out).size());
 }
 
-// The memory refusal's estimate is printed in short (it was a 213-digit number of GB at 1000).
+// The memory refusal's estimate is printed in short (it was 2.29e210 GB written out in 211 digits at 1000).
 TEST(HenonOrbitsCli, MemoryRefusalIsReadable) {
   const std::string dir = ds::test::make_tmpdir("henon-orbits-cli");
   testing::internal::CaptureStderr();
