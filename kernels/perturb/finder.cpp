@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <utility>
@@ -393,6 +394,11 @@ FoundView misiurewicz_view(const View& v, const FindOptions& o) {
   const Point p = point_of(v, o);
   FoundView f;
   f.view = v;
+  // The orbit runs q + p steps with an int count (a --period of 4e9 wrapped to a negative int and
+  // was "not found: the preperiod and the period must be at least 1").
+  if (o.preperiod < 0 || o.period > static_cast<uint32_t>(INT32_MAX - o.preperiod))
+    throw ViewError("the Misiurewicz point's preperiod and period (--preperiod, --period) must be >= 0 with a sum "
+                    "of at most 2147483647, got " + std::to_string(o.preperiod) + " and " + std::to_string(o.period));
   int q = o.preperiod, per = static_cast<int>(o.period);
   if (q == 0 || per == 0) {
     const int mq = q ? q : 64, mp = per ? per : 64;

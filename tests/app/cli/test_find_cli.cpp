@@ -245,4 +245,14 @@ TEST(FindCli, APeriodBeyondMemoryIsRefusedUpFront) {
   EXPECT_NE(access((dir + "/x.loc").c_str(), F_OK), 0);
 }
 
+// A Misiurewicz period past an int was wrapped negative: "not found: the preperiod and the period
+// must be at least 1", exit 1. Now bad input naming the options.
+TEST(FindCli, AMisiurewiczPeriodPastAnIntIsBadInput) {
+  const std::string dir = ds::test::make_tmpdir("find");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({"find", "misiurewicz", "--preperiod", "2", "--period", "4000000000", "--out", dir + "/m.loc"}), 2);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("--period"), std::string::npos);
+  EXPECT_NE(access((dir + "/m.loc").c_str(), F_OK), 0);
+}
+
 }  // namespace
