@@ -4,6 +4,7 @@
 // not converge, or the finder cannot prove what it found (finder.h: prove_nucleus, prove_misiurewicz).
 // `find period` writes no location: --out is refused there (exit 2).
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -59,8 +60,14 @@ FindJob parse_find(const ArgList& args) {
     const std::string at = a.get("at", "");
     const size_t comma = at.find(',');
     if (comma == std::string::npos) throw cli::UsageError("--at takes a pixel X,Y, got \"" + at + "\"");
-    j.px = static_cast<int>(cli::parse_int("--at", at.substr(0, comma)));
-    j.py = static_cast<int>(cli::parse_int("--at", at.substr(comma + 1)));
+    const int64_t x = cli::parse_int("--at", at.substr(0, comma)), y = cli::parse_int("--at", at.substr(comma + 1));
+    // Checked before the cast to int: --at 4294967296,0 wrapped to pixel (0, 0).
+    if (x < 0 || y < 0 || x >= j.view.width || y >= j.view.height)
+      throw cli::UsageError("--at " + at + ": pixel (" + std::to_string(x) + ", " + std::to_string(y) +
+                            ") is outside the " + std::to_string(j.view.width) + "x" +
+                            std::to_string(j.view.height) + " image");
+    j.px = static_cast<int>(x);
+    j.py = static_cast<int>(y);
     j.at_pixel = true;
   }
   j.radius_pixels = a.get_double("radius", 4.0);  // bounded at the view: cmd_find

@@ -245,6 +245,22 @@ TEST(FindCli, APeriodBeyondMemoryIsRefusedUpFront) {
   EXPECT_NE(access((dir + "/x.loc").c_str(), F_OK), 0);
 }
 
+// --at 4294967296,0 was cast to int before the image check: pixel (0, 0), answered without a word.
+TEST(FindCli, APixelPastAnIntIsOutsideTheImage) {
+  for (const char* at : {"4294967296,0", "0,4294967297", "64,0", "-1,3"}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run({"find", "period", "--size", "64x64", "--at", at}), 2) << at;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind(std::string("deepscope: --at ") + at + ": pixel (", 0), 0u) << err;
+    EXPECT_NE(err.find("is outside the 64x64 image"), std::string::npos) << err;
+  }
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run({"find", "period", "--re", "-1", "--im", "0", "--zoom", "4", "--size", "64x64", "--at", "32,32",
+                 "--quiet"}),
+            0);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "period 2\n");
+}
+
 // A Misiurewicz period past an int was wrapped negative: "not found: the preperiod and the period
 // must be at least 1", exit 1. Now bad input naming the options.
 TEST(FindCli, AMisiurewiczPeriodPastAnIntIsBadInput) {
