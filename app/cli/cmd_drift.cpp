@@ -72,8 +72,13 @@ int drift_sum(const ArgList& argv) {
   p.seed = static_cast<uint64_t>(get_count(args, "seed", static_cast<int64_t>(p.seed), 0, INT64_MAX));
   if (args.has("threads")) {
     p.threads.clear();
-    for (const std::string& t : split(args.get("threads", "")))
-      p.threads.push_back(static_cast<int>(cli::parse_int("--threads", t)));
+    for (const std::string& t : split(args.get("threads", ""))) {
+      // Checked before the cast to int: --threads 4294967297 wrapped to 1 thread.
+      const int64_t v = cli::parse_int("--threads", t);
+      if (v < 1 || v > p.n)
+        throw cli::UsageError("--threads takes counts in [1, --n = " + std::to_string(p.n) + "], got " + t);
+      p.threads.push_back(static_cast<int>(v));
+    }
   }
   p.backend = select_backend(parse_backend(args.get("backend", "auto")));
   const std::string out = args.get("out", "");

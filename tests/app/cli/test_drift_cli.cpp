@@ -285,6 +285,13 @@ TEST(DriftCli, CountsOutOfRangeNameTheRealRange) {
       {{"--equilibrate", "-1"}, "--equilibrate must be an integer in [0, 1000000000]"},
       {{"--fixed-bits", "-5"}, "--fixed-bits must be an integer in [8, 48]"},
   };
+  // (drift sum --threads 4294967297 wrapped to 1 thread and ran)
+  for (const char* t : {"4294967297", "0", "1001"}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(exit_code({"sum", "--n", "1000", "--threads", t, "--out", pre + ".csv"}), 2) << t;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind(std::string("deepscope: --threads takes counts in [1, --n = 1000], got ") + t, 0), 0u) << err;
+  }
   for (const auto& [args, says] : cases) {
     ArgList a = {"md", "--backend", "cpu", "--quiet", "--out", pre};
     a.insert(a.end(), args.begin(), args.end());
