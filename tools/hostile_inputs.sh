@@ -266,6 +266,7 @@ c "tmd exhaustive --chunk-file garbage" tmd exhaustive --func exp2 --k 24 --rang
 c "tmd exhaustive: more cases than --max-cases" tmd exhaustive --func exp2 --mode directed --k 4 --range 0x00800000:0x3f80ffff --backend cpu --out o/c.csv
 c "tmd exhaustive --out DIR (no --quiet)" tmd exhaustive --func exp2 --k 24 --range 0xbcf30000:0xbcf300ff --backend cpu --out o/d
 c "tmd lefevre --chunk-file garbage" tmd lefevre --func exp --k 16 --backend cpu --x-lo 1 --x-hi 1.01 --out o/c.csv --chunk-file in/garbage.chunks
+c "henon scan --na 1e5 --nb 1e5 (1e10 parameters)" henon scan --na 100000 --nb 100000 --backend cpu --csv o/s.csv
 c "henon plane --resume garbage" henon plane --centre-a 1 --centre-b 0.3 --width 1 --size 8x8 --out o/p.png --resume in/garbage.chunks
 c "henon basin --resume garbage" henon basin --a 1.4 --b 0.3 --width 1 --size 8x8 --out o/b.png --resume in/garbage.chunks
 c "henon orbits --chunk-file garbage" henon orbits --period-max 3 --out o/o.csv --chunk-file in/garbage.chunks

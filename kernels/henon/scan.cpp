@@ -56,7 +56,8 @@ void validate_scan(const ScanParams& p) {
   check_range("p_max", p.p_max, 1, kMaxPeriod);
   check_range("chunk", p.chunk_params, 0, 100'000'000);
   if (static_cast<double>(p.na) * static_cast<double>(p.nb) > static_cast<double>(kMaxScanParams))
-    throw std::invalid_argument("na * nb must be at most 1e9");
+    throw std::invalid_argument("na * nb (--na, --nb) must be at most 1e9, got " + std::to_string(p.na) + " x " +
+                                std::to_string(p.nb));
   for (double v : p.init_box)
     if (!std::isfinite(v) || std::fabs(v) > p.bound)
       throw ArithError("init box must be finite and inside the escape bound");

@@ -412,6 +412,13 @@ TEST(BadInputs, OutOfMemoryExitsTwoWithAMessage) {
   EXPECT_EQ(entries(out), 0);
 }
 
+// A scan of more than 1e9 parameters named neither option ("na * nb must be at most 1e9").
+TEST(BadInputs, ATooLargeScanNamesItsOptions) {
+  const std::string out = make_tmpdir("bad-out");
+  expect_refused({"henon", "scan", "--na", "100000", "--nb", "100000", "--backend", "cpu", "--csv", out + "/s.csv"},
+                 {"(--na, --nb) must be at most 1e9, got 100000 x 100000"}, out);
+}
+
 // A centre of 5 million digits (1.1e4999999) said "the view reaches |c| = inf": beyond double, its
 // size comes from MPFR.
 TEST(BadInputs, AHugeCentreIsNamedByItsSize) {
