@@ -267,6 +267,7 @@ c "tmd exhaustive: more cases than --max-cases" tmd exhaustive --func exp2 --mod
 c "tmd exhaustive --out DIR (no --quiet)" tmd exhaustive --func exp2 --k 24 --range 0xbcf30000:0xbcf300ff --backend cpu --out o/d
 c "tmd lefevre --chunk-file garbage" tmd lefevre --func exp --k 16 --backend cpu --x-lo 1 --x-hi 1.01 --out o/c.csv --chunk-file in/garbage.chunks
 c "henon scan --na 1e5 --nb 1e5 (1e10 parameters)" henon scan --na 100000 --nb 100000 --backend cpu --csv o/s.csv
+c "henon plane over memory (--size 32768x30000 --init 1e6)" henon plane --centre-a 1.4 --centre-b 0.3 --width 0.1 --size 32768x30000 --init 1000000 --out o/p.png
 c "henon plane --resume garbage" henon plane --centre-a 1 --centre-b 0.3 --width 1 --size 8x8 --out o/p.png --resume in/garbage.chunks
 c "henon basin --resume garbage" henon basin --a 1.4 --b 0.3 --width 1 --size 8x8 --out o/b.png --resume in/garbage.chunks
 c "henon orbits --chunk-file garbage" henon orbits --period-max 3 --out o/o.csv --chunk-file in/garbage.chunks

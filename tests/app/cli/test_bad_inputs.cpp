@@ -366,6 +366,10 @@ TEST(BadInputs, RefusalsComeBeforeAnyBanner) {
        "different job"},
       {{"henon", "orbits", "--period-max", "3", "--out", out + "/o.csv", "--chunk-file", garbage},
        "belongs to another catalogue"},
+      // (its memory refusal came after the banner, and exited 1)
+      {{"henon", "plane", "--centre-a", "1.4", "--centre-b", "0.3", "--width", "0.1", "--size", "32768x30000",
+        "--init", "1000000", "--out", out + "/p.png"},
+       "(use a smaller --size or --init)"},
   };
   for (const auto& [args, says] : cases) {
     std::string line;
