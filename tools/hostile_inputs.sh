@@ -274,6 +274,9 @@ c "henon orbits --chunk-file garbage" henon orbits --period-max 3 --out o/o.csv 
 c "henon plane --size 32768x32768 (1.07e9 pixels)" henon plane --centre-a 1.4 --centre-b 0.3 --width 0.1 --size 32768x32768 --out o/p.png
 c "henon orbits --period-max 1000 (memory)" henon orbits --period-max 1000 --out o/o.csv
 c "drift md --atoms 4e9" drift md --atoms 4000000000 --steps 10 --backend cpu --out o/md
+# More worker threads than the machine starts (a 6 GB address-space limit: 8 MiB stacks).
+run_case_limited() { ( ulimit -v 6000000; run_case "$@" ); }
+run_case_limited "oracle --threads 4096 under ulimit -v 6 GB" "" oracle --size 64x64 --grid 4 --iter 100 --threads 4096 --out o/g.npy
 # --- files a command writes beside its --out, made folders beforehand
 cb "oracle: DIR at g_bits.npy" g_bits.npy oracle --size 64x64 --grid 8 --iter 2000 --quiet --out o/g.npy
 cb "oracle: DIR at g_trusted.npy" g_trusted.npy oracle --size 64x64 --grid 8 --iter 2000 --quiet --out o/g.npy

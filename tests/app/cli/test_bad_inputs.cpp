@@ -390,7 +390,7 @@ TEST(BadInputs, RefusalsComeBeforeAnyBanner) {
 // much the process may use. Run in a child under a 1.5 GiB address-space limit (ulimit -v), where
 // `henon orbit --points 1e8` (1.6 GB of points before its CSV) cannot get its arrays.
 TEST(BadInputs, OutOfMemoryExitsTwoWithAMessage) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "AddressSanitizer's allocator aborts where an address-space limit would throw bad_alloc";
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
