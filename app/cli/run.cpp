@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "kernels/core/atomic_file.h"
 #include "kernels/core/backend.h"
+#include "kernels/core/work.h"
 #include "version.h"
 
 namespace ds::app {
@@ -124,6 +125,9 @@ int run(const ArgList& args) {
     // (render --size, henon scan, henon orbits --memory-budget, find --period, ...); this is the
     // rest: an allocation the machine could not give, which the input asked for.
     std::cerr << "deepscope: " << out_of_memory_message(sub) << "\n";
+    return 2;
+  } catch (const work::WorkerStartError& e) {  // as out of memory: the options ask for more threads
+    std::cerr << "deepscope: " << printable(e.what()) << "\n";
     return 2;
   } catch (const std::length_error& e) {  // a container asked for more than it can ever hold
     std::cerr << "deepscope: " << out_of_memory_message(sub) << " (" << printable(e.what()) << ")\n";

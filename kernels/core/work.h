@@ -96,7 +96,13 @@ struct Stats {
   bool complete() const { return loaded + run == owned; }
 };
 
-// Runs the job. Throws IoError for a chunk file of another job or one that is not a regular
+// A worker thread the machine would not start (ulimit -u, no memory for its stack): the options asked
+// for more workers than it gives, which the CLI reports as bad input (exit 2).
+struct WorkerStartError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs the job. Throws WorkerStartError when a worker's thread cannot start, IoError for a chunk file of another job or one that is not a regular
 // file (a directory, a device), and for other file errors; rethrows a compute or take error once
 // the other workers have stopped.
 Stats run(const Job& job);

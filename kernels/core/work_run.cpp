@@ -190,7 +190,7 @@ class Runner {
         sh_.fail(std::make_exception_ptr(std::runtime_error(why)), why);
         for (std::thread& t : threads_) t.join();
         threads_.clear();
-        throw std::runtime_error(why);
+        throw WorkerStartError(why);
       }
     }
   }

@@ -432,3 +432,28 @@ TEST(BadInputs, AHugeCentreIsNamedByItsSize) {
                   out + "/x.png"},
                  {"the view reaches |c| of about 1.11e+4999999", "1e12"}, out);
 }
+
+// More worker threads than the machine starts (oracle --threads 4096 under a 2 GiB address-space
+// limit: 8 MiB stacks) aborted with "terminate called without an active exception" (exit 134): now
+// exit 2 naming the thread that could not start.
+TEST(BadInputs, MoreThreadsThanTheMachineStartsExitTwo) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
+#endif
+  const std::string out = make_tmpdir("bad-out"), log = make_tmpdir("bad-log") + "/err.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit as{rlim_t{1} << 31, rlim_t{1} << 31};
+    if (setrlimit(RLIMIT_AS, &as) != 0 || !freopen(log.c_str(), "w", stderr)) _exit(99);
+    _exit(ds::app::run({"oracle", "--size", "64x64", "--grid", "4", "--iter", "100", "--threads", "4096", "--quiet",
+                        "--out", out + "/g.npy"}));
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string err = ds::test::slurp(log);
+  EXPECT_NE(err.find("deepscope: could not start worker thread "), std::string::npos) << err;
+  EXPECT_NE(err.find(" of 4096 ("), std::string::npos) << err;
+}
