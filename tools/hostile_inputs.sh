@@ -44,6 +44,13 @@ run_case() {
         grep -a -v -E '^(float|double|fixed|composite|ff|mixed) ' | head -1 | cut -c1-110 | tr '\t|' '  ')
   grep -a -q '^deepscope: ' err.txt && msg=$(grep -a -m1 '^deepscope: ' err.txt | cut -c1-110 | tr '\t|' '  ')
   [ -z "$msg" ] && msg="(stdout) $(head -1 out.txt | cut -c1-100 | tr '\t|' '  ')"
+  # A refusal must come first: anything printed before it (a banner, an estimate, progress) is marked.
+  local first; first=$(grep -a -v -E '^\s*$' err.txt | head -1)
+  if [ "$rc" = 2 ] && { [ -s out.txt ] || [ "${first#deepscope: }" = "$first" ]; }; then
+    msg="[printed before the refusal: $(printf '%s' "$first" | cut -c1-40)] $msg"
+  fi
+  # SHOW=REGEX: the stdout line matching it is the message (what a valid run reports).
+  [ -n "${SHOW:-}" ] && msg="(stdout) $(grep -a -m1 -E "$SHOW" out.txt | cut -c1-100 | tr '\t|' '  ')"
   printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "${left}${left2:+ d/:$left2}" "$(printf '%s' "$msg" | cat -v)"
 }
 c() { local n="$1"; shift; run_case "$n" "" "$@"; }
@@ -157,7 +164,7 @@ c "tmd exhaustive --json missing dir" tmd exhaustive --func exp2 --k 24 --range 
 c "tmd exhaustive --range hi<lo" tmd exhaustive --func exp2 --k 24 --range 0xbcf300ff:0xbcf30000 --backend cpu --quiet --out o/c.csv
 c "tmd exhaustive --k twice" tmd exhaustive --func exp2 --k 24 --k 20 --range 0xbcf30000:0xbcf300ff --backend cpu --quiet --out o/c.csv
 c "drift md --atoms -32" drift md --atoms -32 --steps 10 --backend cpu --out o/md
-c "drift md --steps 1e30" $MD --steps 1e30 --out o/md
+c "drift md --steps 1e30" drift md --atoms 500 --backend cpu --quiet --steps 1e30 --out o/md  # ($MD has --steps)
 c "drift md --dt twice" $MD --dt 0.001 --dt 0.002 --out o/md
 c "drift sum --out missing dir" drift sum --n 100 --backend cpu --out o/no/s.csv
 c "drift doundo --out-dir missing" drift doundo --iterations 10 --backend cpu --out-dir o/no/dd
@@ -243,6 +250,33 @@ c "video --crf nan" video --re 0 --im 0 --zoom 1 --zoom-to 10 --frames 2 --size 
 c "video --frames -2" video --re 0 --im 0 --zoom 1 --zoom-to 10 --frames -2 --size 8x8 --iter 50 --backend cpu --out o/f%05d.png
 c "video --out without %d" video --re 0 --im 0 --zoom 1 --zoom-to 10 --frames 2 --size 8x8 --iter 50 --backend cpu --out o/f.png
 c "video --mp4 missing dir" video --re 0 --im 0 --zoom 1 --zoom-to 10 --frames 2 --size 8x8 --iter 50 --backend cpu --mp4 o/no/v.mp4 --out o/f%05d.png
+# --- added after docs/hostile-audit.md's first tally (branch badin)
+c "find --radius 450.1 (the default view allows < 450)" find period --radius 450.1
+c "find --radius inf" find period --radius inf
+c "find nucleus --radius -1" find nucleus --radius -1 --out o/n.loc
+c "find nucleus --period 4e9 (orbit over memory)" find nucleus --period 4000000000 --out o/n.loc
+c "find --at 4294967296,0 (past an int)" find period --size 64x64 --at 4294967296,0
+c "drift sum --threads 4294967297 (past an int)" drift sum --n 1000 --threads 4294967297 --out o/s.csv
+c "find misiurewicz --period 4e9 (past an int)" find misiurewicz --preperiod 2 --period 4000000000 --out o/m.loc
+SHOW='atom domain' c "find nucleus of period 1: its atom domain" find nucleus --re -0.1 --im 0.05 --zoom 1 --radius 100 --out o/n.loc
+c "henon scan (no --quiet) --chunk-file garbage" henon scan --a-min 0.2 --a-step 0.125 --na 4 --backend cpu --csv o/s.csv --chunk-file in/garbage.chunks
+c "henon scan (no --quiet) --csv DIR" henon scan --a-min 0.2 --a-step 0.125 --na 4 --backend cpu --csv o/d
+c "henon scan (no --quiet) --csv missing dir" henon scan --a-min 0.2 --a-step 0.125 --na 4 --backend cpu --csv o/no/s.csv
+c "tmd exhaustive --chunk-file garbage" tmd exhaustive --func exp2 --k 24 --range 0xbcf30000:0xbcf300ff --backend cpu --out o/c.csv --chunk-file in/garbage.chunks
+c "tmd exhaustive: more cases than --max-cases" tmd exhaustive --func exp2 --mode directed --k 4 --range 0x00800000:0x3f80ffff --backend cpu --out o/c.csv
+c "tmd exhaustive --out DIR (no --quiet)" tmd exhaustive --func exp2 --k 24 --range 0xbcf30000:0xbcf300ff --backend cpu --out o/d
+c "tmd lefevre --chunk-file garbage" tmd lefevre --func exp --k 16 --backend cpu --x-lo 1 --x-hi 1.01 --out o/c.csv --chunk-file in/garbage.chunks
+c "henon scan --na 1e5 --nb 1e5 (1e10 parameters)" henon scan --na 100000 --nb 100000 --backend cpu --csv o/s.csv
+c "henon plane over memory (--size 32768x30000 --init 1e6)" henon plane --centre-a 1.4 --centre-b 0.3 --width 0.1 --size 32768x30000 --init 1000000 --out o/p.png
+c "henon plane --resume garbage" henon plane --centre-a 1 --centre-b 0.3 --width 1 --size 8x8 --out o/p.png --resume in/garbage.chunks
+c "henon basin --resume garbage" henon basin --a 1.4 --b 0.3 --width 1 --size 8x8 --out o/b.png --resume in/garbage.chunks
+c "henon orbits --chunk-file garbage" henon orbits --period-max 3 --out o/o.csv --chunk-file in/garbage.chunks
+c "henon plane --size 32768x32768 (1.07e9 pixels)" henon plane --centre-a 1.4 --centre-b 0.3 --width 0.1 --size 32768x32768 --out o/p.png
+c "henon orbits --period-max 1000 (memory)" henon orbits --period-max 1000 --out o/o.csv
+c "drift md --atoms 4e9" drift md --atoms 4000000000 --steps 10 --backend cpu --out o/md
+# More worker threads than the machine starts (a 6 GB address-space limit: 8 MiB stacks).
+run_case_limited() { ( ulimit -v 6000000; run_case "$@" ); }
+run_case_limited "oracle --threads 4096 under ulimit -v 6 GB" "" oracle --size 64x64 --grid 4 --iter 100 --threads 4096 --out o/g.npy
 # --- files a command writes beside its --out, made folders beforehand
 cb "oracle: DIR at g_bits.npy" g_bits.npy oracle --size 64x64 --grid 8 --iter 2000 --quiet --out o/g.npy
 cb "oracle: DIR at g_trusted.npy" g_trusted.npy oracle --size 64x64 --grid 8 --iter 2000 --quiet --out o/g.npy

@@ -72,8 +72,13 @@ int drift_sum(const ArgList& argv) {
   p.seed = static_cast<uint64_t>(get_count(args, "seed", static_cast<int64_t>(p.seed), 0, INT64_MAX));
   if (args.has("threads")) {
     p.threads.clear();
-    for (const std::string& t : split(args.get("threads", "")))
-      p.threads.push_back(static_cast<int>(cli::parse_int("--threads", t)));
+    for (const std::string& t : split(args.get("threads", ""))) {
+      // Checked before the cast to int: --threads 4294967297 wrapped to 1 thread.
+      const int64_t v = cli::parse_int("--threads", t);
+      if (v < 1 || v > p.n)
+        throw cli::UsageError("--threads takes counts in [1, --n = " + std::to_string(p.n) + "], got " + t);
+      p.threads.push_back(static_cast<int>(v));
+    }
   }
   p.backend = select_backend(parse_backend(args.get("backend", "auto")));
   const std::string out = args.get("out", "");
@@ -135,19 +140,22 @@ int drift_md(const ArgList& argv) {
                  {"unshifted", "shifted-force", "quiet"});
   drift::MdParams p;
   if (args.has("cells") && args.has("atoms")) throw cli::UsageError("give --cells or --atoms, not both");
-  p.cells = static_cast<int>(get_count(args, "cells", 10, -1'000'000, 1'000'000));
+  // The ranges are MdParams's (md_host.cpp: validate), so that a value far outside them is named with
+  // them (--atoms 4e9 said "[-1000000000, 1000000000]").
+  constexpr int64_t kMaxAtoms = 4LL * drift::kMaxCells * drift::kMaxCells * drift::kMaxCells;
+  constexpr int64_t kMinAtoms = 4LL * drift::kMinCells * drift::kMinCells * drift::kMinCells;
+  p.cells = static_cast<int>(get_count(args, "cells", 10, drift::kMinCells, drift::kMaxCells));
   if (args.has("atoms")) {
-    const int64_t n = get_count(args, "atoms", 4000, -1'000'000'000, 1'000'000'000);
+    const int64_t n = get_count(args, "atoms", 4000, kMinAtoms, kMaxAtoms);
     const int c = static_cast<int>(std::lround(std::cbrt(static_cast<double>(n) / 4.0)));
     if (n <= 0 || 4LL * c * c * c != n)
       throw cli::UsageError("--atoms must be 4 n^3 for an fcc lattice (500, 4000, 32000, 256000, ...), got " +
                             std::to_string(n));
     p.cells = c;
   }
-  p.steps = get_count(args, "steps", 1000, -drift::kMaxSteps, 1000 * drift::kMaxSteps);
-  p.sample_every = get_count(args, "every", std::max<int64_t>(1, p.steps / 200), -drift::kMaxSteps,
-                             1000 * drift::kMaxSteps);
-  p.equilibration = get_count(args, "equilibrate", 0, -drift::kMaxSteps, 1000 * drift::kMaxSteps);
+  p.steps = get_count(args, "steps", 1000, 1, drift::kMaxSteps);
+  p.sample_every = get_count(args, "every", std::max<int64_t>(1, p.steps / 200), 1, p.steps);
+  p.equilibration = get_count(args, "equilibrate", 0, 0, drift::kMaxSteps);
   p.dt = args.get_double("dt", p.dt);
   p.temperature = args.get_double("temp", p.temperature);
   p.density = args.get_double("density", p.density);
@@ -171,7 +179,7 @@ int drift_md(const ArgList& argv) {
     }
     if (seeds.size() > 100) throw cli::UsageError("--seeds takes at most 100 seeds");
   }
-  p.fixed_bits = static_cast<int>(get_count(args, "fixed-bits", drift::kDefaultFixedBits, -1000, 1000));
+  p.fixed_bits = static_cast<int>(get_count(args, "fixed-bits", drift::kDefaultFixedBits, drift::kMinFixedBits, drift::kMaxFixedBits));
   p.backend = select_backend(parse_backend(args.get("backend", "auto")));
   std::vector<drift::Precision> precs;
   for (const std::string& s : split(args.get("precision", "float,double,composite,ff,mixed,fixed")))

@@ -4,6 +4,7 @@
 // not converge, or the finder cannot prove what it found (finder.h: prove_nucleus, prove_misiurewicz).
 // `find period` writes no location: --out is refused there (exit 2).
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -59,13 +60,17 @@ FindJob parse_find(const ArgList& args) {
     const std::string at = a.get("at", "");
     const size_t comma = at.find(',');
     if (comma == std::string::npos) throw cli::UsageError("--at takes a pixel X,Y, got \"" + at + "\"");
-    j.px = static_cast<int>(cli::parse_int("--at", at.substr(0, comma)));
-    j.py = static_cast<int>(cli::parse_int("--at", at.substr(comma + 1)));
+    const int64_t x = cli::parse_int("--at", at.substr(0, comma)), y = cli::parse_int("--at", at.substr(comma + 1));
+    // Checked before the cast to int: --at 4294967296,0 wrapped to pixel (0, 0).
+    if (x < 0 || y < 0 || x >= j.view.width || y >= j.view.height)
+      throw cli::UsageError("--at " + at + ": pixel (" + std::to_string(x) + ", " + std::to_string(y) +
+                            ") is outside the " + std::to_string(j.view.width) + "x" +
+                            std::to_string(j.view.height) + " image");
+    j.px = static_cast<int>(x);
+    j.py = static_cast<int>(y);
     j.at_pixel = true;
   }
-  j.radius_pixels = a.get_double("radius", 4.0);
-  if (!(j.radius_pixels > 0) || !std::isfinite(j.radius_pixels))
-    throw cli::UsageError("--radius must be a positive number of pixels");
+  j.radius_pixels = a.get_double("radius", 4.0);  // bounded at the view: cmd_find
   j.period = static_cast<uint32_t>(a.get_count("period", 0, 1, 0xFFFFFFFELL));
   j.preperiod = static_cast<int>(a.get_int("preperiod", 0, 1, 1 << 20));
   j.max_period = static_cast<uint32_t>(a.get_count("max-period", 0, 1, 0xFFFFFFFELL));
@@ -91,8 +96,6 @@ std::string short_decimal(const std::string& s, size_t digits = 40) {
 
 int cmd_find(const ArgList& args) {
   FindJob j = parse_find(args);
-  if (!j.out.empty()) check_writable(j.out);
-  install_cancel_handler();
   fnd::FindOptions o;
   o.at_pixel = j.at_pixel;
   o.px = j.px;
@@ -102,6 +105,16 @@ int cmd_find(const ArgList& args) {
   o.period = j.period;
   o.preperiod = j.preperiod;
   o.fit = j.fit;
+  // The finder's own bound on the radius (finder.h: search_radius_problem), named as the option.
+  const std::string bad_radius = fnd::search_radius_problem(j.view, o);
+  if (!bad_radius.empty()) throw cli::UsageError("--radius " + bad_radius);
+  // A period given for a nucleus: its orbit's memory, before any is allocated.
+  if (j.what == "nucleus" && j.period) {
+    const std::string too_big = fnd::nucleus_memory_problem(j.period);
+    if (!too_big.empty()) throw cli::UsageError("--period " + std::to_string(j.period) + ": " + too_big);
+  }
+  if (!j.out.empty()) check_writable(j.out);
+  install_cancel_handler();
   o.cancel = &cancel_flag();
   auto say = [&](const std::string& s) {
     if (!j.quiet) std::cerr << "deepscope find: " << s << "\n";
@@ -135,7 +148,7 @@ int cmd_find(const ArgList& args) {
     std::printf("nucleus of period %u\nre %s\nim %s\nsize %s, orientation %.6f rad, atom domain %s, Newton "
                 "distance %s\n",
                 n.period, n.re.c_str(), n.im.c_str(), to_string(n.size, 6).c_str(), n.orientation,
-                to_string(n.domain_size, 6).c_str(), to_string(pr.newton_distance, 3).c_str());
+                fnd::atom_domain_text(n.domain_size, 6).c_str(), to_string(pr.newton_distance, 3).c_str());
     std::printf("proven: least period %u (%s), Newton distance %s within %s at %d bits, K r %s\n", n.period,
                 pr.divisor ? ("|z_d/z_d'| >= " + to_string(pr.divisor_distance, 3) + " at its divisors").c_str()
                            : "period 1",

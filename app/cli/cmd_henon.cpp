@@ -154,6 +154,23 @@ std::string mib(uint64_t b) {
   return buf;
 }
 
+}  // namespace
+
+void refuse_scan_over_memory(const henon::ScanEstimate& e, henon::Backend be, const std::string& options) {
+  const uint64_t host = host_memory_bytes();
+  if (host && e.host_bytes > host)
+    throw cli::UsageError("the scan needs " + mib(e.host_bytes) + " of memory; this machine has " + mib(host) +
+                          " (use a smaller " + options + ")");
+  if (be == Backend::kCuda) {
+    const uint64_t dev = device_memory_bytes(0);
+    if (dev && e.device_bytes > dev)
+      throw cli::UsageError("a chunk needs " + mib(e.device_bytes) + " of GPU memory; the device has " +
+                            mib(dev) + " (use a smaller --chunk)");
+  }
+}
+
+namespace {
+
 int henon_scan(const ArgList& argv) {
   cli::Args args(argv, {"a-min", "a-step",     "na",   "b-min", "b-step",  "nb",    "init",
                         "box",   "transient",  "pmax", "tol",   "bound",   "arith", "backend",
@@ -196,6 +213,13 @@ int henon_scan(const ArgList& argv) {
   p.placement.devices = args.get("devices", "");
   const std::vector<work::Worker> workers = as_usage([&] { return work::workers(be, p.placement.devices); });
   const henon::ScanEstimate e = as_usage([&] { return henon::estimate_scan(p, be); });
+  // Every input is checked before anything is printed or written: the memory, every file this run
+  // writes (before the chunk file is created) and the chunk file's job.
+  refuse_scan_over_memory(e, be, "--na, --nb or --init");
+  if (writer && !estimate_only) {
+    check_outputs({sharded ? "" : csv, sharded ? "" : json, p.chunk_file});  // the --csv given first
+    work::check_chunk_file(p.chunk_file, henon::scan_chunk_header(p));
+  }
   if (writer) {
     std::string where;
     for (const work::Worker& w : workers) where += (where.empty() ? "" : ",") + w.label();
@@ -211,19 +235,7 @@ int henon_scan(const ArgList& argv) {
               << ", at most " << e.steps << " map steps, roughly "
               << e.seconds / static_cast<double>(workers.size()) << " s\n";
   }
-  const uint64_t host = host_memory_bytes();
-  if (host && e.host_bytes > host)
-    throw cli::UsageError("the scan needs " + mib(e.host_bytes) + " of memory; this machine has " +
-                          mib(host));
-  if (be == Backend::kCuda) {
-    const uint64_t dev = device_memory_bytes(0);
-    if (dev && e.device_bytes > dev)
-      throw cli::UsageError("a chunk needs " + mib(e.device_bytes) + " of GPU memory; the device has " +
-                            mib(dev) + " (use a smaller --chunk)");
-  }
   if (estimate_only) return 0;
-  // Every file this run writes, before the chunk file is created.
-  if (writer) check_outputs({p.chunk_file, sharded ? "" : csv, sharded ? "" : json});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;

@@ -97,8 +97,10 @@ int henon_plane(const ArgList& argv) {
   // Every check of the view and the scan before anything runs.
   const henon::ScanEstimate e =
       usage_on_invalid([&] { return henon::estimate_scan(henon::plane_scan_params(v), be); });
-  check_writable(out);
-  check_writable(npy);
+  if (!lyapunov) refuse_scan_over_memory(e, be, "--size or --init");
+  // Every output and the resume file's job before anything is printed.
+  check_outputs({out, npy, v.chunk_file});
+  work::check_chunk_file(v.chunk_file, henon::plane_chunk_header(v));
   const bool quiet = args.flag("quiet") || !work::is_writer();  // under mpirun rank 0 reports
   if (!quiet)
     std::cerr << "henon plane: " << v.width_px << " x " << v.height_px << " pixels, " << colouring << ", "
@@ -171,8 +173,10 @@ int henon_basin(const ArgList& argv) {
   const std::string out = args.require("out"), npy = npy_beside(args, out);
   const henon::ScanEstimate e =
       usage_on_invalid([&] { return henon::estimate_scan(henon::basin_scan_params(v), be); });
-  check_writable(out);
-  check_writable(npy);
+  refuse_scan_over_memory(e, be, "--size");
+  // Every output and the resume file's job before anything is printed.
+  check_outputs({out, npy, v.chunk_file});
+  work::check_chunk_file(v.chunk_file, henon::basin_chunk_header(v));
   const bool quiet = args.flag("quiet") || !work::is_writer();  // under mpirun rank 0 reports
   if (!quiet)
     std::cerr << "henon basin: (a, b) = (" << v.a << ", " << v.b << "), " << v.width_px << " x "

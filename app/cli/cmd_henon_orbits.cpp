@@ -40,11 +40,19 @@ int henon_orbits(const ArgList& argv) {
   const bool quiet = args.flag("quiet");
   // Input errors (std::invalid_argument, naming the field) exit 2 before any work.
   const double need = henon::estimate_catalogue_bytes(p);
-  if (!(need <= p.memory_budget_bytes))
-    throw cli::UsageError("--period-max " + std::to_string(p.period_max) + " needs an estimated " +
-                          std::to_string(need / 1e9) + " GB, over --memory-budget (" +
-                          std::to_string(p.memory_budget_bytes / 1e9) + " GB)");
+  if (!(need <= p.memory_budget_bytes)) {
+    char b[160];  // %g: the estimate grows exponentially with the period (2.29e210 GB at 1000)
+    std::snprintf(b, sizeof b, " needs an estimated %.3g GB, over --memory-budget (%.3g GB)", need / 1e9,
+                  p.memory_budget_bytes / 1e9);
+    throw cli::UsageError("--period-max " + std::to_string(p.period_max) + b);
+  }
   check_outputs({out, json, p.chunk_file});
+  // The resume file's catalogue before anything is printed.
+  try {
+    henon::check_catalogue_chunk_file(p);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(e.what());
+  }
   install_cancel_handler();
   p.cancel = &cancel_flag();
   if (!quiet) {

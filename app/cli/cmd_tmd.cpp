@@ -210,20 +210,25 @@ int tmd_exhaustive(const ArgList& argv) {
   p.chunk_file = chunk_file_for(args, out, p.placement.shard);
 
   const tmd::ExhaustiveEstimate e = as_usage([&] { return tmd::estimate_exhaustive(p); });
-  if (writer)
-    std::cerr << "tmd exhaustive: " << tmd::func_name(p.func) << ", " << tmd::mode_name(p.mode)
-              << ", p = " << p.precision << ", k = " << p.k << ", " << e.inputs << " bit patterns in "
-              << e.chunks << " chunks of " << e.chunk_inputs << " on " << backend_name(be)
-              << "\nestimate: about " << e.expected_cases << " cases (cap " << p.max_cases << ")\n";
+  // Every input is checked before anything is printed or written: the cases' cap, the outputs (the
+  // --out the user gave first, so that a missing folder is named by it, not by OUT.chunks) and the
+  // chunk file's job.
   if (e.expected_cases > static_cast<double>(p.max_cases))
     throw cli::UsageError(
         "about " + std::to_string(static_cast<int64_t>(e.expected_cases)) +
         " cases expected, more than --max-cases " + std::to_string(p.max_cases) +
         ": raise --k, narrow --range (arguments near 0 make most results hard to round in directed "
         "modes) or raise --max-cases");
+  if (writer && !estimate_only) {
+    check_outputs({sharded ? "" : out, sharded ? "" : json, p.chunk_file});
+    work::check_chunk_file(p.chunk_file, tmd::exhaustive_chunk_header(p));
+  }
+  if (writer)
+    std::cerr << "tmd exhaustive: " << tmd::func_name(p.func) << ", " << tmd::mode_name(p.mode)
+              << ", p = " << p.precision << ", k = " << p.k << ", " << e.inputs << " bit patterns in "
+              << e.chunks << " chunks of " << e.chunk_inputs << " on " << backend_name(be)
+              << "\nestimate: about " << e.expected_cases << " cases (cap " << p.max_cases << ")\n";
   if (estimate_only) return 0;
-  // The --out the user gave first, so that a missing folder is named by it, not by OUT.chunks.
-  if (writer) check_outputs({sharded ? "" : out, sharded ? "" : json, p.chunk_file});
   install_cancel_handler();
   p.cancel = &cancel_flag();
   p.backend = be;
@@ -331,8 +336,14 @@ int tmd_lefevre(tmd::Search search, const ArgList& argv) {
                           " cases expected, more than --max-cases " + std::to_string(max_cases) +
                           ": raise --k, narrow --range or raise --max-cases");
   p.backend = be;
-  // The --out the user gave first, so that a missing folder is named by it, not by OUT.chunks.
-  if (writer) check_outputs({sharded ? "" : out, sharded ? "" : json, p.chunk_file});
+  // Every input is checked before anything is printed or written: the search's own parameters, the
+  // outputs (the --out the user gave first, so that a missing folder is named by it, not by
+  // OUT.chunks) and the chunk file's job.
+  if (!wide) (void)as_usage([&] { return tmd::lefevre_arguments(p); });
+  if (writer) {
+    check_outputs({sharded ? "" : out, sharded ? "" : json, p.chunk_file});
+    work::check_chunk_file(p.chunk_file, tmd::lefevre_chunk_header(p));
+  }
   install_cancel_handler();
   p.cancel = &cancel_flag();
   if (!quiet && writer) p.progress = stderr_progress();

@@ -1,7 +1,11 @@
 // The whole command line, as main runs it: picks the subcommand (the window when there is none)
 // and maps errors to exit codes: 2 for bad input, 1 for failures while running. The tests call it
 // to get exactly the exit code the program returns.
+#include <sys/resource.h>
+
+#include <cstdio>
 #include <cstring>
+#include <new>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -10,6 +14,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/backend.h"
+#include "kernels/core/work.h"
 #include "kernels/perturb/perturb.h"
 #include "version.h"
 
@@ -49,6 +55,23 @@ std::string printable(const std::string& s) {
     }
   }
   return out;
+}
+
+// What an allocation that failed says: the command and the machine's memory. Outputs are written
+// atomically (kernels/core/atomic_file.h) and resume files record whole chunks, so none is left half
+// written.
+std::string out_of_memory_message(const std::string& sub) {
+  const uint64_t host = host_memory_bytes();
+  char mem[128] = "";
+  struct rlimit as {};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)  // ulimit -v, a batch system's cap
+    std::snprintf(mem, sizeof mem, " (this process may use %.2f GiB of address space: ulimit -v)",
+                  static_cast<double>(as.rlim_cur) / (1 << 30));
+  else if (host)
+    std::snprintf(mem, sizeof mem, " (this machine has %.2f GiB)", static_cast<double>(host) / (1 << 30));
+  return (sub.empty() ? std::string("the command") : sub) + ": out of memory" + mem +
+         ": the options ask for more than it could allocate (no file is left half written; a resume "
+         "file keeps the chunks finished so far). Give a smaller size, count, period or range";
 }
 
 }  // namespace
@@ -102,6 +125,18 @@ int run(const ArgList& args) {
     return 2;
   } catch (const ds::IoError& e) {
     std::cerr << "deepscope: " << printable(e.what()) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // The inputs whose memory is known beforehand are refused before any work, naming the option
+    // (render --size, henon scan, henon orbits --memory-budget, find --period, ...); this is the
+    // rest: an allocation the machine could not give, which the input asked for.
+    std::cerr << "deepscope: " << out_of_memory_message(sub) << "\n";
+    return 2;
+  } catch (const work::WorkerStartError& e) {  // as out of memory: the options ask for more threads
+    std::cerr << "deepscope: " << printable(e.what()) << "\n";
+    return 2;
+  } catch (const std::length_error& e) {  // a container asked for more than it can ever hold
+    std::cerr << "deepscope: " << out_of_memory_message(sub) << " (" << printable(e.what()) << ")\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "deepscope: error: " << printable(e.what()) << "\n";

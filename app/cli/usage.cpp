@@ -121,9 +121,10 @@ Commands:
                    [--size WxH] [--at X,Y] [--radius PIXELS] [--max-period N] [--period P]
                    [--preperiod Q] [--fit F] [--quiet] [--out FILE.loc]
         the feature finder at the view's centre or pixel X,Y (docs/finder.md): period: the lowest
-        period of a component within --radius pixels (default 4) by the ball method, up to
-        --max-period (default: the iterations); nucleus: that period's (or --period's) nucleus by
-        Newton's method, with its size, orientation and atom domain, written as a location whose
+        period of a component within --radius pixels (default 4; the disk must not hold the whole
+        set, radius < |point| + 2) by the ball method, up to --max-period (default: the
+        iterations); nucleus: that period's (or --period's) nucleus by Newton's method, with its
+        size, orientation and atom domain (none at period 1), written as a location whose
         view shows the minibrot at --fit of its height (default 0.5); misiurewicz: the Misiurewicz
         point of --preperiod Q and --period P (default: the nearest pair up to 64 each). A feature is
         reported only when proven (least period, convergence, in the view, plausible size); else

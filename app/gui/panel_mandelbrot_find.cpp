@@ -134,7 +134,7 @@ void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
     } else if (kind == FindKind::kMinibrot) {
       std::snprintf(line, sizeof line, "minibrot of period %u: size %s, orientation %.3f rad, atom domain %s (%.3f s)",
                     f.nucleus.period, to_string(f.nucleus.size, 4).c_str(), f.nucleus.orientation,
-                    to_string(f.nucleus.domain_size, 3).c_str(), f.nucleus.seconds);
+                    fnd::atom_domain_text(f.nucleus.domain_size, 3).c_str(), f.nucleus.seconds);
     } else {
       std::snprintf(line, sizeof line, "Misiurewicz point: preperiod %d, period %d (%.3f s)", f.misiurewicz.preperiod,
                     f.misiurewicz.period, f.misiurewicz.seconds);
@@ -149,7 +149,9 @@ void MandelbrotPanel::start_find(FindKind kind, bool at_pixel, int px, int py) {
       found_.re = f.nucleus.re;
       found_.im = f.nucleus.im;
       found_.log2_size = f.nucleus.size.e + std::log2(std::fabs(f.nucleus.size.m));
-      found_.log2_domain = f.nucleus.domain_size.e + std::log2(std::fabs(f.nucleus.domain_size.m));
+      // No atom domain (period 1): no circle (panel_mandelbrot_zoom.cpp draws none at -inf).
+      const std::optional<FloatExp>& d = f.nucleus.domain_size;
+      found_.log2_domain = d ? d->e + std::log2(std::fabs(d->m)) : -INFINITY;
       found_.orientation = f.nucleus.orientation;
       found_.period = f.nucleus.period;
     }

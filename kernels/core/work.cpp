@@ -160,6 +160,18 @@ std::map<int64_t, std::string> parse_records(const std::string& text, std::size_
   return out;
 }
 
+// Throws IoError unless `text` (a chunk file's start, or all of it) begins with the line `header`;
+// returns where the records begin.
+std::size_t check_header(const std::string& path, const std::string& text, const std::string& header) {
+  const std::size_t eol = text.find('\n');
+  const std::string first = text.substr(0, eol);
+  if (eol == std::string::npos || first != header)
+    throw IoError("chunk file " + path + " belongs to a different job (its first line is \"" +
+                  first.substr(0, 200) + "\", this job's is \"" + header.substr(0, 200) +
+                  "\"); remove it or choose another chunk file");
+  return eol + 1;
+}
+
 std::map<int64_t, std::string> read_chunk_file(const std::string& path, const std::string& header,
                                                bool* exists, bool* clean) {
   // A missing file is a new job; anything else that is not a readable regular file is refused.
@@ -167,16 +179,16 @@ std::map<int64_t, std::string> read_chunk_file(const std::string& path, const st
   *exists = ::stat(path.c_str(), &st) == 0 || errno != ENOENT;
   if (!*exists) return {};
   const std::string text = read_input_file(path, "chunk file", kNoInputLimit);
-  const std::size_t eol = text.find('\n');
-  const std::string first = text.substr(0, eol);
-  if (eol == std::string::npos || first != header)
-    throw IoError("chunk file " + path + " belongs to a different job (its first line is \"" +
-                  first.substr(0, 200) + "\", this job's is \"" + header.substr(0, 200) +
-                  "\"); remove it or choose another chunk file");
-  return parse_records(text, eol + 1, clean);
+  return parse_records(text, check_header(path, text, header), clean);
 }
 
 }  // namespace detail
+
+void check_chunk_file(const std::string& path, const std::string& header) {
+  struct stat st {};
+  if (path.empty() || (::stat(path.c_str(), &st) != 0 && errno == ENOENT)) return;
+  (void)detail::check_header(path, read_input_head(path, "chunk file", header.size() + 1), header);
+}
 
 int64_t merge_chunk_files(const std::string& out, const std::vector<std::string>& inputs) {
   if (inputs.empty()) throw std::invalid_argument("merge: no chunk files given");

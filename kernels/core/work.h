@@ -96,10 +96,21 @@ struct Stats {
   bool complete() const { return loaded + run == owned; }
 };
 
-// Runs the job. Throws IoError for a chunk file of another job or one that is not a regular
+// A worker thread the machine would not start (ulimit -u, no memory for its stack): the options asked
+// for more workers than it gives, which the CLI reports as bad input (exit 2).
+struct WorkerStartError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs the job. Throws WorkerStartError when a worker's thread cannot start, IoError for a chunk file of another job or one that is not a regular
 // file (a directory, a device), and for other file errors; rethrows a compute or take error once
 // the other workers have stopped.
 Stats run(const Job& job);
+
+// What run() checks of the chunk file before any chunk, for the commands that validate every input
+// before they print or compute anything: a missing (or empty) path passes; an existing one must be
+// a regular file that begins with the line `header`. Throws IoError as run() does.
+void check_chunk_file(const std::string& path, const std::string& header);
 
 // Joins the chunk files of one job (each must begin with the same header) into `out`, written
 // atomically: every complete record once, the first copy of a chunk kept. Returns the number of

@@ -9,6 +9,9 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -171,11 +174,25 @@ class Runner {
     sh_.current.assign(n, -1);
     sh_.part.assign(n, 0.0);
     sh_.running = static_cast<int>(n);
-    for (std::size_t i = 0; i < n; ++i)
-      threads_.emplace_back([this, i] {
-        worker_loop(i);
-        release_thread_caches();
-      });
+    for (std::size_t i = 0; i < n; ++i) {
+      try {
+        threads_.emplace_back([this, i] {
+          worker_loop(i);
+          release_thread_caches();
+        });
+      } catch (const std::system_error& e) {
+        // The machine refused another thread (ulimit -u, or no memory for its stack): the started
+        // workers stop and are joined, since a joinable std::thread left behind is std::terminate
+        // (`oracle --threads 4096` under ulimit -v aborted: "terminate called without an active
+        // exception").
+        const std::string why = "could not start worker thread " + std::to_string(i + 1) + " of " +
+                                std::to_string(n) + " (" + e.what() + "): ask for fewer workers";
+        sh_.fail(std::make_exception_ptr(std::runtime_error(why)), why);
+        for (std::thread& t : threads_) t.join();
+        threads_.clear();
+        throw WorkerStartError(why);
+      }
+    }
   }
 
   // One worker: takes chunks from the queue until it is empty and will stay so, or a stop. On the

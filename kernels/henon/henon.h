@@ -165,6 +165,8 @@ struct ScanEstimate {
 ScanEstimate estimate_scan(const ScanParams& p, Backend resolved);
 // Refuses (std::runtime_error) when the estimate exceeds this machine's memory; then scans.
 ScanResult scan(const ScanParams& p);
+// The first line of scan()'s chunk file for these parameters, for work::check_chunk_file.
+std::string scan_chunk_header(const ScanParams& p);
 
 // The scan's files: long-format CSV (one row per parameter and cycle; period -1 counts escaped
 // start points, 0 those without a period) and JSON. Both depend only on the results.
@@ -229,6 +231,8 @@ struct ScanCodec {
 // scan() with another codec: validation, memory check, backends, resume file, MPI and shards as
 // scan(); the result's params stay empty (the codec's take() holds the results).
 ScanResult scan_with(const ScanParams& p, const ScanCodec& codec);
+// The first line of scan_with's chunk file for a codec of this magic.
+std::string chunk_header(const std::string& magic, const ScanParams& p);
 // init holds init_count points (0: n_init); item i starts from point i % init_count (n_init: the
 // same points for every parameter; n_params * n_init: a point per item).
 bool scan_chunk_cuda(Arith arith, const void* a, const void* b, int64_t n_params, const double* init,

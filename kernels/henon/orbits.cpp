@@ -13,6 +13,7 @@
 
 #include "kernels/core/atomic_file.h"
 #include "kernels/core/cpu_parallel.h"
+#include "kernels/core/input_file.h"
 #include "orbits_internal.h"
 
 namespace ds::henon {
@@ -180,6 +181,18 @@ void add_counts(std::vector<PeriodCounts>& to, const std::vector<PeriodCounts>& 
   }
 }
 
+// The resume file's header up to the graph's size (which only building the graph tells).
+std::string chunk_header_start(const CatalogueParams& p) {
+  const int Lg = p.graph_level ? p.graph_level : auto_level(p.period_max);
+  char head[448];
+  std::snprintf(head, sizeof head,
+                "deepscope henon orbits v1 a=%s b=%s region=%s,%a,%a,%a,%a N=%d level=%d refine=%d children=%lld",
+                p.a.c_str(), p.b.c_str(), p.region.quadrilateral ? "quad" : "box", p.region.box[0],
+                p.region.box[1], p.region.box[2], p.region.box[3], p.period_max, Lg, p.refine_levels,
+                (long long)p.max_children);
+  return head;
+}
+
 bool file_is_nonempty(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
@@ -189,6 +202,16 @@ bool file_is_nonempty(const std::string& path) {
 }
 
 }  // namespace
+
+void check_catalogue_chunk_file(const CatalogueParams& p) {
+  if (p.chunk_file.empty() || !file_is_nonempty(p.chunk_file)) return;
+  const std::string start = chunk_header_start(p) + " cells=";
+  const std::string text = read_input_head(p.chunk_file, "chunk file", 600);
+  const std::string line = text.substr(0, text.find('\n'));
+  if (line.compare(0, start.size(), start) != 0)
+    throw std::invalid_argument("chunk file \"" + p.chunk_file + "\" belongs to another catalogue (its header is \"" +
+                                line.substr(0, 200) + "\"); remove it or name another with --chunk-file");
+}
 
 double estimate_catalogue_bytes(const CatalogueParams& p) {
   // Orbits of least period n grow like e^{h n} / n with h about 0.47 at (1.4, 0.3) (Galias); each
@@ -221,10 +244,12 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   if (p.refine_levels < 0 || p.refine_levels > 30)
     throw std::invalid_argument("refine-levels must be in [0, 30]");
   const double need = estimate_catalogue_bytes(p);
-  if (!(need <= p.memory_budget_bytes))
-    throw std::invalid_argument("period-max " + std::to_string(p.period_max) + " needs an estimated " +
-                                std::to_string(need / 1e9) + " GB, over the memory budget of " +
-                                std::to_string(p.memory_budget_bytes / 1e9) + " GB");
+  if (!(need <= p.memory_budget_bytes)) {
+    char b[160];
+    std::snprintf(b, sizeof b, " needs an estimated %.3g GB, over the memory budget of %.3g GB", need / 1e9,
+                  p.memory_budget_bytes / 1e9);
+    throw std::invalid_argument("period-max " + std::to_string(p.period_max) + b);
+  }
 
   Map m{enclose(res.a), enclose(res.b)};
   const Region region = make_region(p.region);
@@ -265,15 +290,9 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   res.chunks = int64_t((size_t(V) + kChunk - 1) / kChunk);
   std::map<int64_t, LoadedChunk> loaded;
   if (!p.chunk_file.empty()) {
-    char head[512];
-    std::snprintf(
-        head, sizeof head,
-        "deepscope henon orbits v1 a=%s b=%s region=%s,%a,%a,%a,%a N=%d level=%d refine=%d children=%lld "
-        "cells=%lld edges=%lld",
-        p.a.c_str(), p.b.c_str(), p.region.quadrilateral ? "quad" : "box", p.region.box[0], p.region.box[1],
-        p.region.box[2], p.region.box[3], N, Lg, p.refine_levels, (long long)p.max_children,
-        (long long)res.cells, (long long)res.edges);
-    const std::string header = head;
+    char tail[96];
+    std::snprintf(tail, sizeof tail, " cells=%lld edges=%lld", (long long)res.cells, (long long)res.edges);
+    const std::string header = chunk_header_start(p) + tail;
     if (file_is_nonempty(p.chunk_file))
       loaded = load_chunks(p.chunk_file, header, m, N);
     else

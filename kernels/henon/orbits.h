@@ -69,6 +69,9 @@ struct CatalogueResult {
 
 // Bytes the catalogue to period_max is expected to need (graph and orbits), for the input check.
 double estimate_catalogue_bytes(const CatalogueParams& p);
+// What catalogue() checks of the resume file before its work, for the CLI to check before it prints:
+// a non-empty p.chunk_file must start with this catalogue's header (std::invalid_argument).
+void check_catalogue_chunk_file(const CatalogueParams& p);
 // Checks the inputs (std::invalid_argument naming the field) and computes the catalogue.
 CatalogueResult catalogue(const CatalogueParams& p);
 

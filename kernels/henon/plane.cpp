@@ -42,6 +42,14 @@ void check_side(const char* what, int v) {
                                 "], got " + std::to_string(v));
 }
 
+// The scan's limit of 1e9 parameters (validate_scan: "na * nb"), named as the image's size.
+void check_pixels(const char* what, int w, int h) {
+  const int64_t n = int64_t{w} * h;
+  if (n > 1'000'000'000)
+    throw std::invalid_argument(std::string(what) + ": size " + std::to_string(w) + "x" + std::to_string(h) +
+                                " is " + std::to_string(n) + " pixels, over the scan's 1e9");
+}
+
 std::string fmt(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -53,6 +61,7 @@ std::string fmt(double v) {
 ScanParams plane_scan_params(const PlaneView& v) {
   check_side("plane: width_px", v.width_px);
   check_side("plane: height_px", v.height_px);
+  check_pixels("plane", v.width_px, v.height_px);
   Mpfr ca(kBits), cb(kBits), w(kBits), da(kBits), a_min(kBits), b_min(kBits), b_max(kBits), t(kBits);
   parse_decimal("plane: centre_a", v.centre_a, ca.v);
   parse_decimal("plane: centre_b", v.centre_b, cb.v);
@@ -158,6 +167,12 @@ void take_binary(const char* what, int64_t q0, int64_t q1, const std::string& pa
 
 }  // namespace
 
+constexpr const char* kPlaneMagic = "deepscope-henon-plane v1 ";
+constexpr const char* kBasinMagic = "deepscope-henon-basin v1 ";
+
+std::string plane_chunk_header(const PlaneView& v) { return detail::chunk_header(kPlaneMagic, plane_scan_params(v)); }
+std::string basin_chunk_header(const BasinView& v) { return detail::chunk_header(kBasinMagic, basin_scan_params(v)); }
+
 PlaneResult plane(const PlaneView& v) {
   const ScanParams sp = plane_scan_params(v);
   const int64_t W = sp.na, H = sp.nb;
@@ -166,7 +181,7 @@ PlaneResult plane(const PlaneView& v) {
   std::vector<int32_t> by_param;
   if (work::is_writer()) by_param.assign(static_cast<std::size_t>(W * H), 0);
   detail::ScanCodec codec;
-  codec.magic = "deepscope-henon-plane v1 ";
+  codec.magic = kPlaneMagic;
   codec.encode = [](const detail::ChunkItems& c, std::string* payload) {
     payload->resize(static_cast<std::size_t>(c.q1 - c.q0) * sizeof(int32_t));
     for (int64_t q = c.q0; q < c.q1; ++q) {
@@ -204,6 +219,7 @@ PlaneResult plane(const PlaneView& v) {
 ScanParams basin_scan_params(const BasinView& v) {
   check_side("basin: width_px", v.width_px);
   check_side("basin: height_px", v.height_px);
+  check_pixels("basin", v.width_px, v.height_px);
   Mpfr a(kBits), b(kBits);
   parse_decimal("basin: a", v.a, a.v);
   parse_decimal("basin: b", v.b, b.v);
@@ -258,7 +274,7 @@ BasinResult basin(const BasinView& v) {
   std::vector<detail::ItemOut> items;
   if (work::is_writer()) items.assign(static_cast<std::size_t>(sp.na * sp.nb), detail::ItemOut{-1, 0, 0.0, 0.0});
   detail::ScanCodec codec;
-  codec.magic = "deepscope-henon-basin v1 ";
+  codec.magic = kBasinMagic;
   codec.encode = [](const detail::ChunkItems& c, std::string* payload) {
     payload->assign(reinterpret_cast<const char*>(c.out),
                     static_cast<std::size_t>(c.q1 - c.q0) * sizeof(detail::ItemOut));

@@ -94,6 +94,8 @@ struct PlaneResult : ImageScanRun {
 };
 // The scan of plane_scan_params(v), one period per pixel.
 PlaneResult plane(const PlaneView& v);
+// The first line of plane()'s chunk file (--resume) for v, for work::check_chunk_file.
+std::string plane_chunk_header(const PlaneView& v);
 
 // Largest Lyapunov exponent per pixel of the view: the orbit from the first start point of
 // init_box (the point a plane with n_init = 1 uses) is run n_transient steps in the format; then,
@@ -159,6 +161,8 @@ struct BasinResult : ImageScanRun {
 // the escape box, NaN).
 ScanParams basin_scan_params(const BasinView& v);
 BasinResult basin(const BasinView& v);
+// The first line of basin()'s chunk file (--resume) for v, for work::check_chunk_file.
+std::string basin_chunk_header(const BasinView& v);
 
 namespace detail {
 // CUDA (henon.cu): the Lyapunov sums of items over device 0; a and b per item in the format's

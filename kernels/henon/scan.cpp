@@ -56,7 +56,8 @@ void validate_scan(const ScanParams& p) {
   check_range("p_max", p.p_max, 1, kMaxPeriod);
   check_range("chunk", p.chunk_params, 0, 100'000'000);
   if (static_cast<double>(p.na) * static_cast<double>(p.nb) > static_cast<double>(kMaxScanParams))
-    throw std::invalid_argument("na * nb must be at most 1e9");
+    throw std::invalid_argument("na * nb (--na, --nb) must be at most 1e9, got " + std::to_string(p.na) + " x " +
+                                std::to_string(p.nb));
   for (double v : p.init_box)
     if (!std::isfinite(v) || std::fabs(v) > p.bound)
       throw ArithError("init box must be finite and inside the escape bound");
@@ -313,7 +314,7 @@ ScanResult scan_t(const ScanParams& sp, Backend be, const detail::ScanCodec& cod
   job.chunks = chunks;
   job.weight = [&](int64_t c) { return static_cast<double>(std::min(np, (c + 1) * chunk) - c * chunk); };
   job.chunk_file = sp.chunk_file;
-  job.header = codec.magic + fingerprint(sp);
+  job.header = detail::chunk_header(codec.magic, sp);
   job.shard = sp.placement.shard;
   job.workers = work::workers(be, sp.placement.devices);
   job.cancel = sp.cancel;
@@ -403,6 +404,8 @@ void merge_items(const ItemOut* items, int64_t n, double tol, ParamResult* r) {
   });
 }
 
+std::string chunk_header(const std::string& magic, const ScanParams& p) { return magic + fingerprint(p); }
+
 ScanResult scan_with(const ScanParams& p, const ScanCodec& codec) {
   const Backend be = select_backend(p.backend);
   const ScanEstimate e = estimate_scan(p, be);
@@ -446,6 +449,8 @@ ScanResult scan(const ScanParams& p) {
   if (r.writer) r.params = std::move(params);
   return r;
 }
+
+std::string scan_chunk_header(const ScanParams& p) { return detail::chunk_header(kChunkMagic, p); }
 
 OrbitRate orbit_rate(Arith arith, Backend backend, int64_t n_orbits, int64_t n_steps, bool double_params,
                      int64_t n_params) {

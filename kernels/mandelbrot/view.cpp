@@ -180,10 +180,23 @@ Geometry geometry(const View& v) {
     ev = eh = std::max(ev, eh) * g.map_norm;
   }
   g.max_coord = std::max(std::fabs(g.re_d) + eh, std::fabs(g.im_d) + ev);
-  if (!(g.max_coord <= kMaxCoordinate))
-    throw ViewError("the view reaches |c| = " + format_pow2(std::log2(g.max_coord)) +
+  if (!(g.max_coord <= kMaxCoordinate)) {
+    std::string reach = "|c| = " + format_pow2(std::log2(g.max_coord));
+    if (!std::isfinite(g.max_coord)) {
+      // Beyond double (a centre of 5 million digits printed "|c| = inf"): the largest of |re|,
+      // |im| and the half extent, from MPFR, which is the reach within a factor 2.
+      Mpfr a(64), b(64);
+      mpfr_abs(a.v, re.v, MPFR_RNDN);
+      mpfr_abs(b.v, im.v, MPFR_RNDN);
+      mpfr_max(a.v, a.v, b.v, MPFR_RNDN);
+      mpfr_max(a.v, a.v, ext.v, MPFR_RNDN);
+      mpfr_log2(a.v, a.v, MPFR_RNDN);
+      reach = "|c| of about " + format_pow2(mpfr_get_d(a.v, MPFR_RNDN));
+    }
+    throw ViewError("the view reaches " + reach +
                     "; views must stay within |Re c|, |Im c| <= 1e12 (the set lies within |c| <= 2): "
                     "raise the zoom or move the centre");
+  }
   return g;
 }
 

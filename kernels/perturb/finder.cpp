@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -218,18 +220,44 @@ struct Point {
   int bits;
   uint32_t max_period;
 };
-Point point_of(const View& v, const FindOptions& o) {
-  const Geometry g = geometry(v);  // throws ViewError
+// search_radius_problem at the point p (its re and im set).
+std::string radius_problem(const Geometry& g, const Point& p, const FindOptions& o) {
+  char b[320];
+  if (!(o.radius_pixels > 0) || !std::isfinite(o.radius_pixels)) {
+    std::snprintf(b, sizeof b, "must be a finite number of pixels above 0, got %g", o.radius_pixels);
+    return b;
+  }
+  // |point| in double is plenty for this bound: views stay within |Re c|, |Im c| <= 1e12.
+  const double cmag = std::hypot(std::strtod(p.re.c_str(), nullptr), std::strtod(p.im.c_str(), nullptr));
+  const FloatExp step = perturb::pixel_step(g), whole(cmag + 2.0);
+  if (step * o.radius_pixels < whole) return "";
+  std::snprintf(b, sizeof b,
+                "of %g pixels (%s in the plane) holds the whole Mandelbrot set (|c| <= 2) about a point at "
+                "|c| = %.3g, so the ball method could only answer period 1: at this view it must be below "
+                "%s pixels (|point| + 2)",
+                o.radius_pixels, to_string(step * o.radius_pixels, 3).c_str(), cmag,
+                to_string(whole / step, 3).c_str());
+  return b;
+}
+
+// The point (re, im, bits) without the radius; throws ViewError for a bad view or pixel.
+Point locate(const View& v, const FindOptions& o, const Geometry& g) {
   if (o.at_pixel && (o.px < 0 || o.py < 0 || o.px >= v.width || o.py >= v.height))
     throw ViewError("pixel (" + std::to_string(o.px) + ", " + std::to_string(o.py) + ") is outside the " +
                     std::to_string(v.width) + "x" + std::to_string(v.height) + " image");
-  if (!(o.radius_pixels > 0) || !std::isfinite(o.radius_pixels))
-    throw ViewError("the search radius must be a positive number of pixels");
   Point p;
   p.bits = perturb::view_bits(g) + 32;
   p.re = v.re;
   p.im = v.im;
   if (o.at_pixel) perturb::pixel_c(g, v, o.px, o.py, p.bits, &p.re, &p.im);
+  return p;
+}
+
+Point point_of(const View& v, const FindOptions& o) {
+  const Geometry g = geometry(v);  // throws ViewError
+  Point p = locate(v, o, g);
+  const std::string bad_radius = radius_problem(g, p, o);
+  if (!bad_radius.empty()) throw ViewError("the search radius " + bad_radius);
   p.radius = perturb::pixel_step(g) * o.radius_pixels;
   p.max_period = o.max_period ? o.max_period : static_cast<uint32_t>(std::min<uint64_t>(v.max_iter, 0xFFFFFFFFu));
   return p;
@@ -366,6 +394,11 @@ FoundView misiurewicz_view(const View& v, const FindOptions& o) {
   const Point p = point_of(v, o);
   FoundView f;
   f.view = v;
+  // The orbit runs q + p steps with an int count (a --period of 4e9 wrapped to a negative int and
+  // was "not found: the preperiod and the period must be at least 1").
+  if (o.preperiod < 0 || o.period > static_cast<uint32_t>(INT32_MAX - o.preperiod))
+    throw ViewError("the Misiurewicz point's preperiod and period (--preperiod, --period) must be >= 0 with a sum "
+                    "of at most 2147483647, got " + std::to_string(o.preperiod) + " and " + std::to_string(o.period));
   int q = o.preperiod, per = static_cast<int>(o.period);
   if (q == 0 || per == 0) {
     const int mq = q ? q : 64, mp = per ? per : 64;
@@ -417,6 +450,15 @@ FoundView misiurewicz_view(const View& v, const FindOptions& o) {
   f.view.im = f.misiurewicz.im;
   f.ok = true;
   return f;
+}
+
+std::string search_radius_problem(const View& v, const FindOptions& o) {
+  const Geometry g = geometry(v);  // throws ViewError
+  return radius_problem(g, locate(v, o, g), o);
+}
+
+std::string atom_domain_text(const std::optional<FloatExp>& domain_size, int digits) {
+  return domain_size ? to_string(*domain_size, digits) : std::string("none (period 1: the whole plane)");
 }
 
 }  // namespace ds::perturb::finder

@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "arith/floatexp.h"
@@ -53,12 +54,23 @@ struct Nucleus {
   // (its c within the last step of the nucleus), like the atom domain.
   FloatExp size;
   double orientation = 0;    // arg(size), radians
-  FloatExp domain_size;      // atom domain radius: |z_q| / |dz_q/dc| at the q < p with least |z_q|
+  // Atom domain radius: |z_q| / |dz_q/dc| at the q < p with least |z_q|. None at period 1: the
+  // atom domain of period p is where |z_p| < |z_q| for every q < p, and with no q < 1 that is the
+  // whole plane (mandelbrot-numerics' m_d_domain_size returns |z_1| / 1 = 0 there: no radius).
+  std::optional<FloatExp> domain_size;
   std::string message;       // why not converged
   double seconds = 0;
 };
 Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
                      FloatExp search_radius, const std::atomic<bool>* cancel = nullptr);
+// The memory find_nucleus holds for a period-p orbit: kNucleusBytesPerStep a step (the seed's orbit
+// in floatexp and plain doubles, the precision profiles and the schedule; docs/finder.md, "Memory").
+constexpr uint64_t kNucleusBytesPerStep = 160;
+inline uint64_t nucleus_memory_bytes(uint32_t period) { return (uint64_t{period} + 1) * kNucleusBytesPerStep; }
+// "" or why a nucleus of period p cannot be searched on this machine: its orbit would take more than
+// three quarters of the machine's memory (usable_memory_bytes). find_nucleus refuses such a period
+// with this message before it allocates; `deepscope find --period` refuses it as bad input (exit 2).
+std::string nucleus_memory_problem(uint32_t period);
 
 // Newton's method for the Misiurewicz point of preperiod q and period p (z_{q+p}(c) = z_q(c)) from
 // the seed, in MPFR at `bits`, until the step is below 2^-(bits-16) of |c| or 64 steps.
@@ -116,7 +128,7 @@ struct NucleusProof {
   FloatExp divisor_distance{0.0}; // that |z_d / z_d'|
   FloatExp size{0.0};             // |size| at c, its argument, the atom domain (Nucleus's meanings)
   double orientation = 0;
-  FloatExp domain_size{0.0};
+  std::optional<FloatExp> domain_size;  // none at period 1 (Nucleus::domain_size)
   double seconds = 0;
 };
 NucleusProof prove_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
@@ -157,6 +169,15 @@ struct FindOptions {
   double fit = 0.5;         // the minibrot's extent (2.25 |size|) over the view's height
   const std::atomic<bool>* cancel = nullptr;
 };
+// Why o.radius_pixels cannot be searched at the view, or "" (a clause: "the search radius " or
+// "--radius " goes before it). It must be a finite number above 0, and the disk it makes about the
+// point must not hold the whole Mandelbrot set (|c| <= 2): a disk of radius >= |point| + 2 holds
+// the period-1 nucleus 0 and every other, so the ball method answers period 1 wherever it is put
+// (step 1: |z_1| = |point| <= radius), a search that says nothing about the point. Throws
+// ViewError for a bad view or pixel. The view-level calls below refuse such a radius with
+// ViewError ("the search radius ..."); `deepscope find` names it --radius (exit 2).
+std::string search_radius_problem(const View& v, const FindOptions& o);
+
 struct FoundView {
   bool ok = false;         // a view was found and proven (else message says why: "not found")
   bool cancelled = false;
@@ -183,6 +204,10 @@ FoundView minibrot_view(const View& v, const FindOptions& o);
 FoundView misiurewicz_view(const View& v, const FindOptions& o);
 // The ball method's period at the point (FoundView::period; view unchanged).
 FoundView period_at(const View& v, const FindOptions& o);
+
+// An atom domain radius as the CLI and the window print it: the number to `digits` significant
+// digits, or, where there is none (period 1), "none (period 1: the whole plane)".
+std::string atom_domain_text(const std::optional<FloatExp>& domain_size, int digits);
 
 // Seconds for one plain MPFR orbit z <- z^2 + c of p steps at `bits` (what a reference orbit of that
 // length and precision costs): the unit of `bench finder`'s ratios.

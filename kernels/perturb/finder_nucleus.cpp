@@ -2,10 +2,12 @@
 // the seed's MPFR orbit (53-bit, then 106-bit deltas), then MPFR steps with precision doubling;
 // the size, orientation and atom domain. docs/finder.md.
 #include <cmath>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "kernels/perturb/finder.h"
+#include "kernels/core/backend.h"
 #include "kernels/perturb/finder_detail.h"
 #include "kernels/perturb/finder_fixed_orbit.h"
 #include "kernels/perturb/finder_perturbed.h"
@@ -115,6 +117,19 @@ OrbitProfile seed_orbit_profile(const SeedOrbit& Z, uint32_t period) {
 
 }  // namespace
 
+std::string nucleus_memory_problem(uint32_t period) {
+  const uint64_t need = nucleus_memory_bytes(period), host = host_memory_bytes();
+  if (!host || need <= usable_memory_bytes(host)) return "";
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "the nucleus of period %u needs about %.2f GiB for its orbit (%d bytes a step), over three "
+                "quarters of this machine's %.2f GiB: at most period %llu here",
+                period, static_cast<double>(need) / (1 << 30), static_cast<int>(kNucleusBytesPerStep),
+                static_cast<double>(host) / (1 << 30),
+                static_cast<unsigned long long>(usable_memory_bytes(host) / kNucleusBytesPerStep - 1));
+  return b;
+}
+
 Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t period, int bits,
                      FloatExp search_radius, const std::atomic<bool>* cancel) {
   const auto t0 = Clock::now();
@@ -126,6 +141,8 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
     out.message = "the period must be at least 1";
     return out;
   }
+  out.message = nucleus_memory_problem(period);
+  if (!out.message.empty()) return out;
   // The seed's orbit Z_0 .. Z_p (or to its escape) in MPFR, kept to 106 bits (cut from the limbs:
   // rounding through MPFR calls cost as much as the orbit).
   SeedOrbit Z;
@@ -312,7 +329,7 @@ Nucleus find_nucleus(const std::string& re, const std::string& im, uint32_t peri
   }
   out.size = cabs(pert.size);
   out.orientation = std::atan2(to_double(pert.size.im / out.size), to_double(pert.size.re / out.size));
-  out.domain_size = period == 1 ? kHuge : pert.zq / pert.dq;
+  if (period > 1) out.domain_size = pert.zq / pert.dq;
   const FloatExp K = pert.k, K3 = pert.k3, K4 = pert.k4;
   const int log2p = static_cast<int>(std::log2(static_cast<double>(period)));
   // The last orbit's profile and how far c has moved from it, for the next MPFR orbit's precision

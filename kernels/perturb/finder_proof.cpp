@@ -156,7 +156,7 @@ NucleusProof prove_nucleus(const std::string& re, const std::string& im, uint32_
   const CFe size = period == 1 ? CFe{FloatExp(1.0), FloatExp(0.0)} : cinv(cmul(l, d));
   r.size = cabs(size);
   r.orientation = std::atan2(to_double(size.im / r.size), to_double(size.re / r.size));
-  r.domain_size = period == 1 ? kHuge : zq / dq;
+  if (period > 1) r.domain_size = zq / dq;
   const bool size_finite = std::isfinite(r.size.m) && r.size.m != 0 && r.size < kHuge;
   FloatExp scale = size_finite && r.size < FloatExp(1.0) ? r.size : FloatExp(1.0);
   const FloatExp cm = orbit.cmag();

@@ -301,6 +301,8 @@ void add_seconds(const LefevreBlock& b, LefevreResult* r) {
 
 double lefevre_arguments(const LefevreParams& p) { return static_cast<double>(validate(p).count); }
 
+std::string lefevre_chunk_header(const LefevreParams& p) { return std::string(kBlockMagic) + fingerprint(p); }
+
 LefevreResult lefevre_search(const LefevreParams& p) {
   Geometry g;
   g.s = validate(p);
@@ -327,7 +329,7 @@ LefevreResult lefevre_search(const LefevreParams& p) {
   job.chunks = g.n_blocks;
   job.weight = [&g](int64_t bi) { return static_cast<double>(g.intervals(bi)); };
   job.chunk_file = p.chunk_file;
-  job.header = std::string(kBlockMagic) + fingerprint(p);
+  job.header = lefevre_chunk_header(p);
   job.shard = p.placement.shard;
   job.workers = work::workers(be, p.placement.devices);
   // By default four workers per device: while one's phases run on the device the others compute

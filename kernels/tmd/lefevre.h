@@ -98,6 +98,8 @@ struct LefevreResult {
 LefevreResult lefevre_search(const LefevreParams& p);
 // Validates p like lefevre_search and returns its number of arguments.
 double lefevre_arguments(const LefevreParams& p);
+// The first line of lefevre_search()'s chunk file for p, for work::check_chunk_file.
+std::string lefevre_chunk_header(const LefevreParams& p);
 
 // The search's outputs: CSV rows (as cases_csv) and JSON with the phase counts and loop statistics.
 std::string lefevre_json(const LefevreParams& p, const LefevreResult& r);

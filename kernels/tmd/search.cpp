@@ -147,6 +147,8 @@ ExhaustiveEstimate estimate_exhaustive(const ExhaustiveParams& p) {
   return e;
 }
 
+std::string exhaustive_chunk_header(const ExhaustiveParams& p) { return std::string(kChunkMagic) + fingerprint(p); }
+
 ExhaustiveResult exhaustive(const ExhaustiveParams& p) {
   const ExhaustiveEstimate est = estimate_exhaustive(p);
   if (est.expected_cases > static_cast<double>(p.max_cases)) {
@@ -173,7 +175,7 @@ ExhaustiveResult exhaustive(const ExhaustiveParams& p) {
   job.chunks = res.chunks;
   job.weight = [=](int64_t c) { return static_cast<double>(chunk_size(c)); };
   job.chunk_file = p.chunk_file;
-  job.header = std::string(kChunkMagic) + fingerprint(p);
+  job.header = exhaustive_chunk_header(p);
   job.shard = p.placement.shard;
   job.workers = work::workers(res.backend, p.placement.devices);
   job.cancel = p.cancel;

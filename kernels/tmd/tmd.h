@@ -102,6 +102,8 @@ ExhaustiveEstimate estimate_exhaustive(const ExhaustiveParams& p);
 // while running (finished chunks are kept). The result does not depend on the workers or on the
 // order in which chunks finish.
 ExhaustiveResult exhaustive(const ExhaustiveParams& p);
+// The first line of exhaustive()'s chunk file for p, for work::check_chunk_file.
+std::string exhaustive_chunk_header(const ExhaustiveParams& p);
 
 // The hardest cases: the n largest runs (ties: smaller distance first).
 std::vector<Case> hardest(const std::vector<Case>& cases, std::size_t n);

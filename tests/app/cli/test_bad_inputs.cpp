@@ -5,7 +5,9 @@
 // refused before any work.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -326,3 +328,147 @@ TEST(BadInputs, MessagesSendNoRawControlBytes) {
 }
 
 }  // namespace
+
+namespace {
+
+// The exit code, stdout and stderr of the whole command line.
+int run_both(const ArgList& args, std::string* out, std::string* err) {
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  const int rc = ds::app::run(args);
+  *out = testing::internal::GetCapturedStdout();
+  *err = testing::internal::GetCapturedStderr();
+  return rc;
+}
+
+}  // namespace
+
+// `henon scan`, `plane`, `basin`, `orbits` and `tmd` printed their banner and estimate ("henon scan:
+// 4 x 1 parameters, ...") before they refused a chunk file of another job, a directory as the
+// output or too many cases:
+// every input is checked first, so the refusal is the first line printed and nothing is written.
+TEST(BadInputs, RefusalsComeBeforeAnyBanner) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  const std::string garbage = dir + "/garbage.chunks", d = dir + "/d";
+  std::ofstream(garbage, std::ios::binary) << std::string("\x89\x01\xff junk\nmore", 15);
+  ASSERT_EQ(mkdir(d.c_str(), 0700), 0);
+  const ArgList ex = {"tmd", "exhaustive", "--func", "exp2", "--k", "24", "--range", "0xbcf30000:0xbcf300ff",
+                      "--backend", "cpu"};
+  const ArgList lef = {"tmd", "lefevre", "--func", "exp", "--k", "16", "--x-lo", "1", "--x-hi", "1.01",
+                       "--backend", "cpu"};
+  // (the scan without --quiet: its banner is printed either way)
+  const ArgList scan(kScan.begin(), kScan.end() - 1);
+  const std::pair<ArgList, std::string> cases[] = {
+      {with(scan, {"--csv", out + "/s.csv", "--chunk-file", garbage}), "different job"},
+      {with(scan, {"--csv", d}), "is a directory"},
+      {with(scan, {"--csv", out + "/no/s.csv"}), "/no/s.csv\": directory"},  // the --csv given, not s.csv.chunks
+      {with(ex, {"--out", out + "/c.csv", "--chunk-file", garbage}), "different job"},
+      {with(ex, {"--out", d}), "is a directory"},
+      {{"tmd", "exhaustive", "--func", "exp2", "--mode", "directed", "--k", "4", "--range",
+        "0x00800000:0x3f80ffff", "--backend", "cpu", "--out", out + "/c.csv"},
+       "--max-cases"},
+      {with(lef, {"--out", out + "/c.csv", "--chunk-file", garbage}), "different job"},
+      {with(lef, {"--out", d}), "is a directory"},
+      // (plane, basin and the orbit catalogue said their banner first too)
+      {{"henon", "plane", "--centre-a", "1", "--centre-b", "0.3", "--width", "1", "--size", "8x8", "--out",
+        out + "/p.png", "--resume", garbage},
+       "different job"},
+      {{"henon", "plane", "--centre-a", "1", "--centre-b", "0.3", "--width", "1", "--size", "8x8", "--out",
+        out + "/p.png", "--resume", out + "/no/r"},
+       "/no/r\": directory"},
+      {{"henon", "basin", "--a", "1.4", "--b", "0.3", "--width", "1", "--size", "8x8", "--out", out + "/b.png",
+        "--resume", garbage},
+       "different job"},
+      {{"henon", "orbits", "--period-max", "3", "--out", out + "/o.csv", "--chunk-file", garbage},
+       "belongs to another catalogue"},
+      // (its memory refusal came after the banner, and exited 1)
+      {{"henon", "plane", "--centre-a", "1.4", "--centre-b", "0.3", "--width", "0.1", "--size", "32768x30000",
+        "--init", "1000000", "--out", out + "/p.png"},
+       "(use a smaller --size or --init)"},
+  };
+  for (const auto& [args, says] : cases) {
+    std::string line;
+    for (const std::string& a : args) line += a + " ";
+    std::string o, e;
+    EXPECT_EQ(run_both(args, &o, &e), 2) << line << "\n" << e;
+    EXPECT_EQ(o, "") << line;
+    EXPECT_EQ(e.rfind("deepscope: ", 0), 0u) << line << ": something was printed before the refusal:\n" << e;
+    EXPECT_NE(e.find(says), std::string::npos) << line << ": lacks \"" << says << "\"\n" << e;
+    EXPECT_EQ(entries(out), 0) << line << ": something was written";
+    EXPECT_EQ(entries(d), 0) << line;
+  }
+}
+
+// An allocation the machine cannot give (std::bad_alloc) was "deepscope: error: std::bad_alloc",
+// exit 1. The inputs whose memory is known are refused up front (render --size, henon scan, henon
+// orbits, find --period); any other is caught at the top: exit 2, saying out of memory and how
+// much the process may use. Run in a child under a 1.5 GiB address-space limit (ulimit -v), where
+// `henon orbit --points 1e8` (1.6 GB of points before its CSV) cannot get its arrays.
+TEST(BadInputs, OutOfMemoryExitsTwoWithAMessage) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "AddressSanitizer's allocator aborts where an address-space limit would throw bad_alloc";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer's allocator aborts where an address-space limit would throw bad_alloc";
+#endif
+#endif
+  const std::string out = make_tmpdir("bad-out"), log = make_tmpdir("bad-log") + "/err.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit as{rlim_t{3} << 29, rlim_t{3} << 29};
+    if (setrlimit(RLIMIT_AS, &as) != 0 || !freopen(log.c_str(), "w", stderr)) _exit(99);
+    _exit(ds::app::run({"henon", "orbit", "--a", "1.4", "--b", "0.3", "--points", "100000000", "--out",
+                        out + "/h.csv"}));
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string err = ds::test::slurp(log);
+  EXPECT_EQ(err.rfind("deepscope: henon: out of memory (this process may use 1.50 GiB of address space", 0), 0u)
+      << err;
+  EXPECT_EQ(entries(out), 0);
+}
+
+// A scan of more than 1e9 parameters named neither option ("na * nb must be at most 1e9").
+TEST(BadInputs, ATooLargeScanNamesItsOptions) {
+  const std::string out = make_tmpdir("bad-out");
+  expect_refused({"henon", "scan", "--na", "100000", "--nb", "100000", "--backend", "cpu", "--csv", out + "/s.csv"},
+                 {"(--na, --nb) must be at most 1e9, got 100000 x 100000"}, out);
+}
+
+// A centre of 5 million digits (1.1e4999999) said "the view reaches |c| = inf": beyond double, its
+// size comes from MPFR.
+TEST(BadInputs, AHugeCentreIsNamedByItsSize) {
+  const std::string dir = make_tmpdir("bad-in"), out = make_tmpdir("bad-out");
+  std::ofstream(dir + "/long.loc") << "re = " << std::string(5000000, '1') << "\nim = 0\nzoom = 1\n";
+  expect_refused({"render", "--size", "8x8", "--backend", "cpu", "--location", dir + "/long.loc", "--out",
+                  out + "/x.png"},
+                 {"the view reaches |c| of about 1.11e+4999999", "1e12"}, out);
+}
+
+// More worker threads than the machine starts (oracle --threads 4096 under a 2 GiB address-space
+// limit: 8 MiB stacks) aborted with "terminate called without an active exception" (exit 134): now
+// exit 2 naming the thread that could not start.
+TEST(BadInputs, MoreThreadsThanTheMachineStartsExitTwo) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
+#endif
+  const std::string out = make_tmpdir("bad-out"), log = make_tmpdir("bad-log") + "/err.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit as{rlim_t{1} << 31, rlim_t{1} << 31};
+    if (setrlimit(RLIMIT_AS, &as) != 0 || !freopen(log.c_str(), "w", stderr)) _exit(99);
+    _exit(ds::app::run({"oracle", "--size", "64x64", "--grid", "4", "--iter", "100", "--threads", "4096", "--quiet",
+                        "--out", out + "/g.npy"}));
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string err = ds::test::slurp(log);
+  EXPECT_NE(err.find("deepscope: could not start worker thread "), std::string::npos) << err;
+  EXPECT_NE(err.find(" of 4096 ("), std::string::npos) << err;
+}

@@ -272,6 +272,36 @@ TEST(DriftCli, MdBadInputNamesTheFieldAndWritesNothing) {
     EXPECT_FALSE(std::ifstream(pre + f).good()) << f << " was written";
 }
 
+// A count far outside its range is named with MdParams's range (--atoms 4e9 said "must be an integer
+// in [-1000000000, 1000000000]").
+TEST(DriftCli, CountsOutOfRangeNameTheRealRange) {
+  const std::string pre = tmpdir() + "/r";
+  const std::pair<ArgList, std::string> cases[] = {
+      {{"--atoms", "4000000000"}, "--atoms must be an integer in [500, 1048576]"},
+      {{"--atoms", "-32"}, "--atoms must be an integer in [500, 1048576]"},
+      {{"--cells", "400"}, "--cells must be an integer in [5, 64]"},
+      {{"--steps", "1e30"}, "--steps must be an integer in [1, 1000000000]"},
+      {{"--steps", "10", "--every", "11"}, "--every must be an integer in [1, 10]"},
+      {{"--equilibrate", "-1"}, "--equilibrate must be an integer in [0, 1000000000]"},
+      {{"--fixed-bits", "-5"}, "--fixed-bits must be an integer in [8, 48]"},
+  };
+  // (drift sum --threads 4294967297 wrapped to 1 thread and ran)
+  for (const char* t : {"4294967297", "0", "1001"}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(exit_code({"sum", "--n", "1000", "--threads", t, "--out", pre + ".csv"}), 2) << t;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind(std::string("deepscope: --threads takes counts in [1, --n = 1000], got ") + t, 0), 0u) << err;
+  }
+  for (const auto& [args, says] : cases) {
+    ArgList a = {"md", "--backend", "cpu", "--quiet", "--out", pre};
+    a.insert(a.end(), args.begin(), args.end());
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(exit_code(a), 2) << args[0];
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind("deepscope: " + says, 0), 0u) << err;
+  }
+}
+
 // The fixed-point mode from the command line: a run, its kT/ns/dof, and a run whose forces leave
 // the range at run time (a blow-up at --fixed-bits 37) stopped with exit 2 naming the limit.
 TEST(DriftCli, MdFixedRunsAndRangeFaultExitsTwo) {

@@ -14,6 +14,7 @@
 
 #include "app/cli/commands.h"
 #include "app/io/location.h"
+#include "kernels/perturb/finder.h"
 #include "period_oracle.h"
 #include "test_files.h"
 
@@ -152,6 +153,122 @@ TEST(FindCli, ANucleusOutsideTheViewIsNotFound) {
   EXPECT_EQ(out.rfind("period 10\nnot found: the nucleus lies outside the view", 0), 0u) << out;
   EXPECT_EQ(out.find("nucleus of period"), std::string::npos) << out;
   EXPECT_NE(access((dir + "/b.loc").c_str(), F_OK), 0);
+}
+
+// Period 1 has no atom domain (|z_p| < |z_q| for every q < p: no q < 1, the whole plane). It was
+// printed as a made-up 2^(2^29); now "none", and the window gets no radius (std::nullopt).
+TEST(FindCli, PeriodOneHasNoAtomDomain) {
+  const std::string dir = ds::test::make_tmpdir("find");
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(run({"find", "nucleus", "--re", "-0.1", "--im", "0.05", "--zoom", "1", "--radius", "100", "--quiet",
+                 "--out", dir + "/p1.loc"}),
+            0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("nucleus of period 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("atom domain none (period 1: the whole plane)"), std::string::npos) << out;
+  namespace fnd = ds::perturb::finder;
+  ds::mandel::View v;
+  v.re = "-0.1";
+  v.im = "0.05";
+  v.zoom = "1";
+  fnd::FindOptions o;
+  o.radius_pixels = 100;
+  const fnd::FoundView one = fnd::minibrot_view(v, o);
+  ASSERT_TRUE(one.ok) << one.message;
+  EXPECT_EQ(one.nucleus.period, 1u);
+  EXPECT_FALSE(one.nucleus.domain_size.has_value());
+  EXPECT_FALSE(one.nucleus_proof.domain_size.has_value());
+  // Period 2 has one: |z_1| / |dz_1/dc| = |c| / 1 = 1 at the nucleus -1.
+  v.re = "-1.0001";
+  v.im = "0";
+  v.zoom = "10";
+  o.radius_pixels = 4;
+  const fnd::FoundView two = fnd::minibrot_view(v, o);
+  ASSERT_TRUE(two.ok) << two.message;
+  EXPECT_EQ(two.nucleus.period, 2u);
+  ASSERT_TRUE(two.nucleus.domain_size.has_value());
+  EXPECT_NEAR(ds::to_double(*two.nucleus.domain_size), 1.0, 1e-12);
+  EXPECT_EQ(fnd::atom_domain_text(two.nucleus.domain_size, 3), "1");
+}
+
+// --radius is bounded by what the ball method can tell: a disk that holds the whole set (radius >=
+// |point| + 2) answers period 1 wherever it is. The default view (centre -0.5, 1280x720 at zoom 1:
+// 4/720 a pixel) allows below 2.5 / (4/720) = 450 pixels.
+TEST(FindCli, RadiusIsBoundedByTheWholeSet) {
+  namespace fnd = ds::perturb::finder;
+  fnd::FindOptions o;
+  const ds::mandel::View v;
+  for (double ok : {1e-9, 4.0, 449.9}) {
+    o.radius_pixels = ok;
+    EXPECT_EQ(fnd::search_radius_problem(v, o), "") << ok;
+  }
+  for (double bad : {450.1, 1e300, 0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    o.radius_pixels = bad;
+    EXPECT_NE(fnd::search_radius_problem(v, o), "") << bad;
+    EXPECT_THROW(fnd::period_at(v, o), ds::mandel::ViewError) << bad;  // the window's path
+  }
+  // At a pixel: the bound is the pixel's |c| + 2 (pixel (0, 0) of the default view: |c| about 3).
+  o.at_pixel = true;
+  o.radius_pixels = 460;  // refused at the centre (above)
+  EXPECT_EQ(fnd::search_radius_problem(v, o), "");
+  o.radius_pixels = 1200;  // (4.52 + 2) / (4/720) = 1174
+  EXPECT_NE(fnd::search_radius_problem(v, o), "");
+  const std::string dir = ds::test::make_tmpdir("find");
+  for (const char* bad : {"1e300", "450.1", "0", "-1"}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run({"find", "nucleus", "--radius", bad, "--out", dir + "/r.loc"}), 2) << bad;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind("deepscope: --radius ", 0), 0u) << err;
+  }
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({"find", "period", "--radius", "1e300"}), 2);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("whole Mandelbrot set"), std::string::npos);
+  EXPECT_NE(access((dir + "/r.loc").c_str(), F_OK), 0);
+}
+
+// A nucleus period whose orbit would not fit in memory is refused before anything is allocated
+// (it was std::bad_alloc, exit 1): by the CLI as --period (exit 2), by the library as not found.
+TEST(FindCli, APeriodBeyondMemoryIsRefusedUpFront) {
+  namespace fnd = ds::perturb::finder;
+  EXPECT_EQ(fnd::nucleus_memory_problem(1000000), "");
+  const std::string why = fnd::nucleus_memory_problem(4000000000u);
+  EXPECT_NE(why.find("GiB"), std::string::npos) << why;
+  const fnd::Nucleus n = fnd::find_nucleus("-0.1", "0", 4000000000u, 128, ds::FloatExp(1e-3));
+  EXPECT_FALSE(n.converged);
+  EXPECT_EQ(n.message, why);
+  const std::string dir = ds::test::make_tmpdir("find");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({"find", "nucleus", "--period", "4000000000", "--out", dir + "/x.loc"}), 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err.rfind("deepscope: --period 4000000000: the nucleus of period 4000000000 needs about", 0), 0u)
+      << err;
+  EXPECT_NE(access((dir + "/x.loc").c_str(), F_OK), 0);
+}
+
+// --at 4294967296,0 was cast to int before the image check: pixel (0, 0), answered without a word.
+TEST(FindCli, APixelPastAnIntIsOutsideTheImage) {
+  for (const char* at : {"4294967296,0", "0,4294967297", "64,0", "-1,3"}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run({"find", "period", "--size", "64x64", "--at", at}), 2) << at;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind(std::string("deepscope: --at ") + at + ": pixel (", 0), 0u) << err;
+    EXPECT_NE(err.find("is outside the 64x64 image"), std::string::npos) << err;
+  }
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run({"find", "period", "--re", "-1", "--im", "0", "--zoom", "4", "--size", "64x64", "--at", "32,32",
+                 "--quiet"}),
+            0);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "period 2\n");
+}
+
+// A Misiurewicz period past an int was wrapped negative: "not found: the preperiod and the period
+// must be at least 1", exit 1. Now bad input naming the options.
+TEST(FindCli, AMisiurewiczPeriodPastAnIntIsBadInput) {
+  const std::string dir = ds::test::make_tmpdir("find");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({"find", "misiurewicz", "--preperiod", "2", "--period", "4000000000", "--out", dir + "/m.loc"}), 2);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("--period"), std::string::npos);
+  EXPECT_NE(access((dir + "/m.loc").c_str(), F_OK), 0);
 }
 
 }  // namespace

@@ -49,4 +49,16 @@ TEST(HenonOrbitsCli, BadInputExitsTwoAndWritesNothing) {
   EXPECT_FALSE(ds::test::slurp(out).size());
 }
 
+// The memory refusal's estimate is printed in short (it was 2.29e210 GB written out in 211 digits at 1000).
+TEST(HenonOrbitsCli, MemoryRefusalIsReadable) {
+  const std::string dir = ds::test::make_tmpdir("henon-orbits-cli");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(exit_code({"orbits", "--period-max", "1000", "--out", dir + "/o.csv"}), 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string first = err.substr(0, err.find('\n'));
+  EXPECT_EQ(first.rfind("deepscope: --period-max 1000 needs an estimated ", 0), 0u) << first;
+  EXPECT_NE(first.find("e+"), std::string::npos) << first;
+  EXPECT_LT(first.size(), 160u) << first;
+}
+
 }  // namespace

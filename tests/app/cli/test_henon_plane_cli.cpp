@@ -54,6 +54,9 @@ TEST(HenonPlaneCli, BadInputExitsTwoWithUsage) {
       {{"basin", "--width", "-1", "--out", out}, "width"},
       {{"basin", "--b", "3", "--out", out}, "basin: b"},
       {{"basin", "--width", "5000", "--out", out}, "escape box"},
+      // (was "na * nb must be at most 1e9", naming no option)
+      {{"plane", "--size", "32768x32768", "--out", out}, "plane: size 32768x32768 is 1073741824 pixels"},
+      {{"basin", "--size", "32768x32768", "--out", out}, "basin: size 32768x32768 is 1073741824 pixels"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.says);

@@ -419,7 +419,7 @@ TEST_F(ScriptSession, ImageMenuZoomsToTheMinibrotAndTheOverlayShowsIt) {
   EXPECT_NEAR(std::stod(found.zoom), std::stod(n.view.zoom),
               1e-9 * std::stod(n.view.zoom));  // 4 fit / 2.25 |size|
   const double step = std::exp2(ds::mandel::geometry(v).log2_step);
-  const double domain_px = ds::to_double(n.nucleus.domain_size) / step;
+  const double domain_px = ds::to_double(n.nucleus.domain_size.value()) / step;
   const double size_px = 0.75 * ds::to_double(n.nucleus.size) / step;
   int ox = 0, oy = 0, ix = 0, iy = 0;
   const std::string lg = log("menu");

@@ -1,6 +1,9 @@
 // kernels/core/work.h: the scheduler over several workers, the chunk file (resume, damaged tail, other
 // job), shards and their merge, cancellation, errors, and the option parsers.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -191,6 +194,54 @@ TEST(Work, RefusesTheChunkFileOfAnotherJob) {
     EXPECT_NE(std::string(e.what()).find("different job"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(g.computed_on.empty());
+}
+
+// check_chunk_file: what run() checks of the chunk file, without running (the CLI checks it before
+// printing anything): a missing file passes, another job's or a directory is refused.
+TEST(Work, ChecksTheChunkFileBeforeRunning) {
+  const std::string dir = test::make_tmpdir("work");
+  const std::string file = dir + "/job.chunks";
+  Fixture f(6, 1, file);
+  EXPECT_NO_THROW(check_chunk_file(file, f.job.header));  // missing: a new job
+  EXPECT_NO_THROW(check_chunk_file("", f.job.header));
+  run(f.job);
+  EXPECT_NO_THROW(check_chunk_file(file, f.job.header));
+  EXPECT_THROW(check_chunk_file(file, f.job.header + " other"), IoError);
+  EXPECT_THROW(check_chunk_file(file, "deepscope-test-job v1 n=7"), IoError);
+  EXPECT_THROW(check_chunk_file(dir, f.job.header), IoError);
+  std::ofstream(dir + "/empty.chunks").flush();
+  EXPECT_THROW(check_chunk_file(dir + "/empty.chunks", f.job.header), IoError);  // as run() refuses it
+}
+
+// More workers than the machine will start threads for (here a 1 GiB address-space limit in a
+// child: 8 MiB stacks): a clear error from run(), not std::terminate for a joinable std::thread
+// left behind ("terminate called without an active exception", `oracle --threads 4096`).
+TEST(Work, AThreadThatCannotStartIsAnError) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit an address-space limit";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
+#endif
+#endif
+  const std::string dir = test::make_tmpdir("work");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit as{rlim_t{1} << 30, rlim_t{1} << 30};
+    if (setrlimit(RLIMIT_AS, &as) != 0) _exit(99);
+    Fixture f(8, 4096, dir + "/job.chunks");
+    try {
+      run(f.job);
+    } catch (const std::runtime_error& e) {
+      _exit(std::string(e.what()).find("could not start worker thread") == 0 ? 42 : 43);
+    }
+    _exit(44);  // every thread started: the limit did not bite
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 42);
 }
 
 TEST(Work, ShardsMergeIntoTheWholeJob) {
