@@ -511,7 +511,7 @@ TEST_F(PlotSession, RunRefusesUnknownSettingsAndBadValues) {
                         Case{"tab drift\nrun cells=2\nquit\n", "MD drift:"},
                         Case{"tab tmd\nrun search=binary\nquit\n", "search cannot be \"binary\""},
                         Case{"tab henon\nrun bifurcation=1 columns=1\nquit\n", "columns cannot be \"1\""},
-                        Case{"tab mandelbrot\nrun x=1\nquit\n", "has nothing to run"},
+                        Case{"tab mandelbrot\nrun x=1\nquit\n", "the Mandelbrot tab has no setting \"x\""},
                         Case{"tab drift\nrun cells\nquit\n", "run takes NAME=VALUE settings"}}) {
     SCOPED_TRACE(c.script);
     EXPECT_EQ(session("bad", c.script), 2);
