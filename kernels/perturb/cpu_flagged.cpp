@@ -339,32 +339,31 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   // render's 33.9) and 3 at view 13 (7.1 s of 14.9). They stay unresolved (unresolved_unreferenced,
   // said in the summary; the render exits 1 and the PNG marks them). Without the tier (refine off,
   // to measure) the rounds below still place cut references.
+  // Pixels left with count 0 (unresolved), and those left without a reference among them.
+  const auto leave = [&](const std::vector<std::size_t>& ks, bool unreferenced) {
+    for (std::size_t k : ks) put(k, 0u, 0.0f, FieldValues{});
+    unresolved += ks.size();
+    if (unreferenced) res->perturb.unresolved_unreferenced += ks.size();
+  };
   const uint64_t blob_wrap = ref->ball_period != 0 && !uncut_orbit_affordable(v, g) ? ref->ball_period : 0;
-  if (blob_wrap != 0 && opt.refine && !pending.empty()) {
-    for (std::size_t k : pending) put(k, 0u, 0.0f, FieldValues{});
-    res->perturb.unresolved_unreferenced += pending.size();
-    res->perturb.glitch_corrected = flagged.size() - pending.size();
-    res->perturb.glitch_unresolved = pending.size();
-    res->perturb.secondary_references = 0;
-    res->perturb.secondary_points = 0;
-    return;
+  if (blob_wrap != 0 && opt.refine) {
+    leave(pending, true);
+    pending.clear();
   }
   while (!pending.empty()) {
     const std::vector<std::vector<std::size_t>> blobs = blobs_of(t, pending);
     const int room = std::max(0, opt.max_secondary_references - references.load());
     const std::size_t served = std::min(blobs.size(), static_cast<std::size_t>(room));
-    for (std::size_t b = served; b < blobs.size(); ++b) {
-      for (std::size_t k : blobs[b]) put(k, 0u, 0.0f, FieldValues{});
-      unresolved += blobs[b].size();
-    }
+    for (std::size_t b = served; b < blobs.size(); ++b) leave(blobs[b], false);
     std::vector<std::vector<std::size_t>> again(served);
     std::atomic<uint64_t> stuck{0};
     ParallelOptions po;
     po.cancel = opt.cancel;
     po.threads = opt.cpu_threads;
-    // (Reached on such a reference only with the 106-bit tier off.) On a reference that wraps at its
-    // ball period, every pixel's delta restarts from its own z at each wrap, whatever reference it rode before: a pixel that the 106-bit tier left undecided
-    // there is usually undecided on its own orbit too (it flags in a later period, where no
+    // (Reached on such a reference only with the 106-bit tier off.) On a reference that wraps at
+    // its ball period, every pixel's delta restarts from its own z at each wrap, whatever reference
+    // it rode before: a pixel that the 106-bit tier left undecided there is usually undecided on
+    // its own orbit too (it flags in a later period, where no
     // reference's first p points help), and each such reference is a long MPFR orbit (4 s at view
     // 14's 21,778 bits). So the blobs go in rounds of kWrapBlobRound (a constant, not the core count,
     // so the same pixels are decided on every machine), and once a round decides less than half its
@@ -425,11 +424,7 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
       }
       decided -= stuck.load() - stuck_before;
       if (wrapping && 2 * decided < round_pixels && r1 < served) {
-        for (std::size_t b = r1; b < served; ++b) {
-          for (std::size_t k : blobs[b]) put(k, 0u, 0.0f, FieldValues{});
-          unresolved += blobs[b].size();
-          res->perturb.unresolved_unreferenced += blobs[b].size();
-        }
+        for (std::size_t b = r1; b < served; ++b) leave(blobs[b], true);
         break;
       }
     }

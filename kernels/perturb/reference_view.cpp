@@ -5,6 +5,7 @@
 #include <mpfr.h>
 
 #include <cmath>
+#include <functional>
 #include <mutex>
 
 #include "kernels/core/atomic_file.h"
@@ -50,6 +51,25 @@ void centre_difference(const Reference& ref, const Geometry& g, Mpfr& dre, Mpfr&
 }
 int difference_bits(const Reference& ref, const Geometry& g) {
   return 2 * (std::max(ref.bits, reference_bits(g)) + 64) + 64;
+}
+// The orbit in the cache folder's `file` where there is one and `match` takes it (a hash collision
+// or a renamed file is not this orbit), else nullptr; *cache says which (loaded, or rejected and why).
+std::shared_ptr<const Reference> load(const std::string& file,
+                                      const std::function<bool(const Reference&)>& match, std::string* cache) {
+  bool found = false;
+  const std::string bytes = read_file_bytes(file, &found);
+  if (!found) return nullptr;
+  try {
+    std::shared_ptr<const Reference> loaded = decode_reference(bytes);
+    if (match(*loaded)) {
+      if (cache) *cache = "loaded " + file;
+      return loaded;
+    }
+    if (cache) *cache = "rejected " + file + " (another view's orbit); recomputed";
+  } catch (const std::exception& e) {
+    if (cache) *cache = "rejected " + file + " (" + e.what() + "); recomputed";
+  }
+  return nullptr;
 }
 // Writes ref to the cache folder's `file` (none where empty), whole or not at all; *cache says so.
 void save(const std::string& file, const Reference& ref, std::string* cache) {
@@ -99,13 +119,15 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
   // An orbit cut by the ball serves only the view it was found for (its period belongs to that
   // view's disk): the same centre, disk and limit, as every tile or band of one view has (the
   // oracle suite's pixel-by-pixel renders computed it again for each pixel: 525 s).
+  const bool ball = at_nucleus && v.max_iter >= kNucleusReferenceFromIter;
   const FloatExp disk = view_ball(g, v).radius;
-  const bool same_ball = last && last->ball_period != 0 && last->re == g.re && last->im == g.im &&
-                         last->max_iter == v.max_iter && at_nucleus &&
-                         v.max_iter >= kNucleusReferenceFromIter && last->ball_radius.m == disk.m &&
-                         last->ball_radius.e == disk.e;
+  // The centre's orbit cut at the ball's period for this very view.
+  const auto cut_for_view = [&](const Reference& r) {
+    return ball && r.ball_period != 0 && r.re == g.re && r.im == g.im && r.max_iter == v.max_iter &&
+           r.ball_radius == disk;
+  };
   if (last && last->bits_asked >= bits - 32 && last->serves_step(step) &&
-      (last->ball_period == 0 || same_ball) &&
+      (last->ball_period == 0 || cut_for_view(*last)) &&
       (last->escaped || last->periodic || last->max_iter >= v.max_iter)) {
     // Reach: 64 half-diagonals while the reference runs to max_iter (zooming in keeps it), 2 when
     // it escaped early (pixels further away would rebase to Z_0 at its end and lose BLA).
@@ -119,61 +141,42 @@ std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
     }
   }
   std::string file;
+  const auto use = [&](std::shared_ptr<const Reference> loaded) {
+    *reused = true;
+    std::lock_guard<std::mutex> lock(g_cache_mu);
+    g_cache = loaded;
+    return loaded;
+  };
   if (!cache_dir.empty()) {
     file = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step);
-    bool found = false;
-    const std::string bytes = read_file_bytes(file, &found);
-    if (found) {
-      try {
-        std::shared_ptr<const Reference> loaded = decode_reference(bytes);
-        // The same key, field by field (a hash collision or a renamed file is not this orbit).
-        if (loaded->re == g.re && loaded->im == g.im && loaded->bits_asked == bits &&
-            loaded->max_iter == v.max_iter && loaded->step == step) {
-          if (cache) *cache = "loaded " + file;
-          *reused = true;
-          std::lock_guard<std::mutex> lock(g_cache_mu);
-          g_cache = loaded;
-          return loaded;
-        }
-        if (cache) *cache = "rejected " + file + " (another view's orbit); recomputed";
-      } catch (const std::exception& e) {
-        if (cache) *cache = "rejected " + file + " (" + e.what() + "); recomputed";
-      }
-    }
+    // The same key, field by field.
+    if (auto loaded = load(file,
+                           [&](const Reference& r) {
+                             return r.re == g.re && r.im == g.im && r.bits_asked == bits &&
+                                    r.max_iter == v.max_iter && r.step == step;
+                           },
+                           cache))
+      return use(std::move(loaded));
   }
   // Where the ball rides on the orbit, the reference chosen for this view (cut at the ball's
   // period, or a nucleus's) has a file of its own, keyed by the view's disk too (a full orbit in
   // the plain file above serves first).
-  const bool ball = at_nucleus && v.max_iter >= kNucleusReferenceFromIter;
   std::string ball_file;
   if (ball && !cache_dir.empty()) {
     ball_file = reference_cache_path(cache_dir, g.re, g.im, bits, v.max_iter, step, &disk);
-    bool found = false;
-    const std::string bytes = read_file_bytes(ball_file, &found);
-    if (found) {
-      try {
-        std::shared_ptr<const Reference> loaded = decode_reference(bytes);
-        // The cut centre's orbit must be this view's, field by field; a nucleus's orbit (its C is
-        // the nucleus) is periodic, no longer than the limit, at the same bits and spacing.
-        const bool cut = loaded->ball_period != 0 && loaded->re == g.re && loaded->im == g.im &&
-                         loaded->max_iter == v.max_iter && loaded->ball_radius.m == disk.m &&
-                         loaded->ball_radius.e == disk.e;
-        const bool nucleus = loaded->ball_period == 0 && loaded->periodic && loaded->max_iter <= v.max_iter;
-        if (loaded->bits_asked == bits && loaded->step == step && (cut || nucleus)) {
-          if (cache)
-            *cache = "loaded " + ball_file + (cut ? " (the centre's orbit to the period " +
-                                                        std::to_string(loaded->ball_period) + ", wraps)"
-                                                  : " (a nucleus's orbit of period " +
-                                                        std::to_string(loaded->length() - 1) + ")");
-          *reused = true;
-          std::lock_guard<std::mutex> lock(g_cache_mu);
-          g_cache = loaded;
-          return loaded;
-        }
-        if (cache) *cache = "rejected " + ball_file + " (another view's orbit); recomputed";
-      } catch (const std::exception& e) {
-        if (cache) *cache = "rejected " + ball_file + " (" + e.what() + "); recomputed";
-      }
+    // The cut centre's orbit must be this view's, field by field; a nucleus's orbit (its C is the
+    // nucleus) is periodic, no longer than the limit, at the same bits and spacing.
+    if (auto loaded = load(ball_file,
+                           [&](const Reference& r) {
+                             const bool nucleus = r.ball_period == 0 && r.periodic && r.max_iter <= v.max_iter;
+                             return r.bits_asked == bits && r.step == step && (cut_for_view(r) || nucleus);
+                           },
+                           cache)) {
+      if (cache)
+        *cache += loaded->ball_period != 0
+                      ? " (the centre's orbit to the period " + std::to_string(loaded->ball_period) + ", wraps)"
+                      : " (a nucleus's orbit of period " + std::to_string(loaded->length() - 1) + ")";
+      return use(std::move(loaded));
     }
   }
   // With a cache folder the orbit also keeps a checkpoint there (PATH.partial, once a minute and on
