@@ -71,6 +71,11 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
     p.glitch_corrected += q.glitch_corrected;
     p.glitch_refined += q.glitch_refined;
     p.glitch_refined_dw += q.glitch_refined_dw;
+    for (int k = 0; k < 3; ++k) {
+      p.refine_pass_pixels[k] += q.refine_pass_pixels[k];
+      p.refine_pass_decided[k] += q.refine_pass_decided[k];
+      p.refine_pass_seconds[k] += q.refine_pass_seconds[k];
+    }
     p.secondary_references += q.secondary_references;
     p.refine_seconds += q.refine_seconds;
     p.refine_skipped += q.refine_skipped;

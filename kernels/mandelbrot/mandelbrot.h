@@ -81,6 +81,12 @@ struct PerturbInfo {
   int secondary_references = 0;    // references placed inside glitched blobs
   uint64_t secondary_points = 0;   // their orbits' points in all (cut at the period on a wrapping orbit)
   double refine_seconds = 0;       // wall time of the 106-bit tier over the flagged pixels
+  // Its passes (perturb/cpu_flagged.cpp, refine_flagged): 0 double words with the coarse BLA table
+  // (eps 2^-70), 1 with the fine one (2^-106), 2 floatexp2: the pixels each took, decided, and its
+  // wall time.
+  uint64_t refine_pass_pixels[3] = {0, 0, 0};
+  uint64_t refine_pass_decided[3] = {0, 0, 0};
+  double refine_pass_seconds[3] = {0, 0, 0};
   uint64_t refine_skipped = 0;     // iterations the 106-bit tier skipped by its own BLA steps
   double secondary_seconds = 0;    // wall time of the secondary references and their blobs' pixels
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)

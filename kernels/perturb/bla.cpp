@@ -62,16 +62,17 @@ void append_suffix(uint64_t len, int first_level, BlaTable<T>& t, std::vector<E>
 }  // namespace
 
 template <class T>
-BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale) {
+BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale, double eps_in) {
   // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
   // the 106-bit tier's table, rounded to T at the end.
   constexpr bool kWide = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
   using U = std::conditional_t<kWide, FloatExp2, FloatExp>;
   BlaTable<T> t;
   t.dcmax = dcmax;
+  t.eps = eps_in > 0 ? eps_in : bla_epsilon<T>();
   const uint64_t len = ref.length();
   if (len < 3) return t;
-  const FloatExp eps(bla_epsilon<T>());
+  const FloatExp eps(t.eps);
   const auto merge = [&](const BlaEntry<U>& x, const BlaEntry<U>& y) {
     BlaEntry<U> z;
     z.ar = y.ar * x.ar - y.ai * x.ai;
@@ -160,9 +161,9 @@ int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
   return best;
 }
 
-template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int);
-template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int);
-template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int);
-template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int);
+template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int, double);
+template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int, double);
+template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int, double);
+template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int, double);
 
 }  // namespace ds::perturb

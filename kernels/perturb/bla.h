@@ -30,6 +30,12 @@ constexpr double kBlaEpsilon = 1.1102230246251565e-16;  // 2^-53
 // The 106-bit tiers' tables (T = DwDelta or FloatExp2): built from the reference's 106-bit points,
 // merged in floatexp2, with eps = 2^-106, so that what BLA drops stays at the tier's own rounding level.
 constexpr double kBlaEpsilon2 = 1.2325951644078310e-32;  // 2^-106
+// The double-word tier's first table (cpu_flagged.cpp, refine_flagged): eps 2^-70. Its radii are
+// 2^36 times the 2^-106 table's, so the tier's pixels step by BLA about as far as the first pass's
+// do (at FractalShark's view 5, 74% of their iterations skipped against 27% at 2^-106); what BLA
+// drops at that eps is carried in each pixel's error bound (PerturbParams::bla_eps), so a pixel it
+// leaves undecided goes on to the 2^-106 table, never out with a wrong count.
+constexpr double kBlaEpsilonCoarse = 8.4703294725430034e-22;  // 2^-70
 template <class T>
 DEEPSCOPE_HD constexpr double bla_epsilon() {
   return std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value ? kBlaEpsilon2 : kBlaEpsilon;
@@ -48,6 +54,7 @@ struct BlaTable {
   uint64_t level_offset[kMaxBlaLevels + 1] = {};  // level l: [level_offset[l], level_offset[l+1])
   int levels = 0;
   FloatExp dcmax{0.0};
+  double eps = 0;  // what the radii were built for (build_bla's eps)
   // Suffix entries, after the levels (at level_offset[kMaxBlaLevels]), for a reference that pixels
   // go round again and again (periodic, or cut at the ball's period): entry i steps from the i-th
   // point of the canonical path to the reference's last point in one step (bla_suffix_index).
@@ -82,8 +89,11 @@ struct Reference;
 // binary64; A and B are ratios of lengths and do not change).
 // first_level: the lowest level kept (at least 2); a higher one leaves the levels below it empty
 // (the kernel steps past them) and bounds the table to about N / 2^(first_level - 1) entries.
+// eps: the radii's tolerance (0: bla_epsilon<T>(); the double-word tier's first table takes
+// kBlaEpsilonCoarse), kept in the table's eps for the kernel's error bound.
 template <class T>
-BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level = 2, int scale = 0);
+BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level = 2, int scale = 0,
+                      double eps = 0);
 // The lowest first_level whose table for an orbit of `len` points takes at most `bytes` with
 // entries of `entry` bytes (kMaxBlaLevels + 1 where none fits).
 int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes);

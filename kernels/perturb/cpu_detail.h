@@ -80,7 +80,20 @@ struct Prepared {
   // the tier does not serve this reference.
   bool in_range = true;
   std::vector<T> zr, zi;
+  // T = DwDelta: at eps kBlaEpsilonCoarse (bla.h), and fine_bla() at the tier's own 2^-106 for the
+  // pixels it leaves undecided, built on first use; other types: bla at bla_epsilon<T>() alone.
   BlaTable<T> bla;
+  const BlaTable<T>& fine_bla() const {
+    if (!coarse) return bla;
+    std::call_once(fine_once, [&] { fine = build_bla<T>(*ref, bla.dcmax, first_level, scale); });
+    return fine;
+  }
+  bool coarse = false;  // bla is the coarse table (with_bla, T = DwDelta)
+  int first_level = 2;
+
+ private:
+  mutable std::once_flag fine_once;
+  mutable BlaTable<T> fine;
 };
 
 // The least power of 4 >= x (x > 0; FloatExp keeps |m| in [0.5, 1), so x < 2^e).
@@ -161,12 +174,14 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   // The 106-bit tier's (T = FloatExp2): its points to 106 bits, and its BLA table (eps 2^-106,
   // bla.h) from the lowest level at which it stays within kMaxTierBlaBytes (level 2 up to about
   // 35 M points; above, the pixels step singly over the first levels' spans and skip from there).
+  // T = DwDelta: two tables (coarse and fine, Prepared), half of that each.
   constexpr bool kTier = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
+  constexpr bool kTwoTables = std::is_same<T, DwDelta>::value;
   const uint64_t len = ref->length();
   // The main tables are bounded the same way (kMaxBlaBytes, counted in the builder's floatexp
   // entries): level 2 up to about 107 M points, then higher first levels.
   const int first_level =
-      kTier ? bla_first_level_within(len, sizeof(BlaEntry<T>), kMaxTierBlaBytes)
+      kTier ? bla_first_level_within(len, sizeof(BlaEntry<T>), kMaxTierBlaBytes / (kTwoTables ? 2 : 1))
             : bla_first_level_within(len, std::max(sizeof(BlaEntry<T>), sizeof(BlaEntry<FloatExp>)),
                                      kMaxBlaBytes);
   with_bla = with_bla && first_level <= kMaxBlaLevels;
@@ -197,7 +212,11 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
     p->zi.resize(len);
     fill_points<T>(*ref, 0, len, p->zr.data(), p->zi.data(), scale);
   }
-  if (with_bla && p->in_range) p->bla = build_bla<T>(*ref, dcmax, first_level, scale);
+  p->first_level = first_level;
+  if (with_bla && p->in_range) {
+    p->coarse = kTwoTables;
+    p->bla = build_bla<T>(*ref, dcmax, first_level, scale, kTwoTables ? kBlaEpsilonCoarse : 0.0);
+  }
   std::lock_guard<std::mutex> lock(mu);
   last = p;
   return p;
@@ -217,6 +236,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
   p.bla_levels = bla.levels;
   p.bla_suffix = bla.suffix;
+  p.bla_eps = bla.eps > 0 ? bla.eps : bla_epsilon<T>();
   p.off_re = from_fe<T>(mul_pow2(off_re, scale));
   p.off_im = from_fe<T>(mul_pow2(off_im, scale));
   p.half_step = from_fe<T>(mul_pow2(hs, scale));

@@ -68,7 +68,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
-                                     uint64_t* skipped);
+                                     uint64_t* skipped, bool fine = false);
 
 // One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
 // floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
@@ -181,17 +181,19 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // view's deltas stay within binary64's range; then T = FloatExp2 for what it leaves), the
 // reference's points, the centre offset and the half step to 106 bits, and a BLA table of the
 // tier's own built at 106 bits (eps = 2^-106: a table made for binary64 would truncate at
-// binary64's level). A pixel flagged in the first pass has an escape test that 53-bit deltas could
-// not decide; here the error estimate shrinks by 2^-50 or so, and nearly all are decided. Returns
-// the pixels still flagged (ascending; all of them where T = DwDelta cannot serve the view: its
-// spacing or a reference point below the double word's floor); results go through `put`.
+// binary64's level; the double word's first pass takes its coarse table, eps 2^-70, and `fine`
+// its 2^-106 one, Prepared). A pixel flagged in the first pass has an escape test that 53-bit
+// deltas could not decide; here the error estimate shrinks by 2^-50 or so (2^-17 from what the
+// coarse table drops), and nearly all are decided. Returns the pixels still flagged (ascending;
+// all of them where T = DwDelta cannot serve the view: its spacing or a reference point below the
+// double word's floor, or, with `fine`, where it has no coarse table); results go through `put`.
 template <class T>
 std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Tile& t,
                                      const RenderOptions& opt,
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
-                                     uint64_t* skipped) {
+                                     uint64_t* skipped, bool fine) {
   const Reference& ref = *ref_ptr;
   T off_re, off_im, hs;
   if constexpr (std::is_same<T, DwDelta>::value) {
@@ -213,9 +215,10 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   // build them once.
   const auto tb = Clock::now();
   const std::shared_ptr<const Prepared<T>> tier = prepared<T>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
+  if (!tier->in_range || (fine && !tier->coarse)) return flagged;
+  const BlaTable<T>& table = fine ? tier->fine_bla() : tier->bla;
   *bla_seconds += since(tb);
-  if (!tier->in_range) return flagged;
-  PerturbParams<T> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), tier->bla, FloatExp(0.0),
+  PerturbParams<T> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), table, FloatExp(0.0),
                                   FloatExp(0.0), FloatExp(0.0),
                                   /*check_underflow=*/std::is_same<T, DwDelta>::value);
   p.off_re = off_re;
@@ -267,24 +270,40 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   return again;
 }
 
-// The double word first, floatexp2 for what it leaves (or where it cannot serve). *by_dw: the
-// pixels the double word decided.
+// The double word first (its coarse table, then its fine one for what that leaves), floatexp2 for
+// what it leaves (or where it cannot serve). Counts the pixels each pass took and decided, and its
+// wall time, in *info (glitch_refined_dw, refine_pass_*).
 std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t,
                                         const RenderOptions& opt, const std::shared_ptr<const Reference>& ref,
                                         Backend backend, const std::vector<std::size_t>& flagged,
-                                        const PutPixel& put, bool* cancelled, double* bla_seconds,
-                                        uint64_t* skipped, uint64_t* by_dw) {
+                                        const PutPixel& put, bool* cancelled, PerturbInfo* info) {
   Offset106 o;
   centre_offset(*ref, g, &o.re, &o.im, &o.half_step);
-  if (!opt.refine_dw)
-    return refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, flagged, put, cancelled, bla_seconds,
-                                  skipped);
-  std::vector<std::size_t> left =
-      refine_with<DwDelta>(v, g, t, opt, ref, backend, o, flagged, put, cancelled, bla_seconds, skipped);
+  // Pass k (0: double words, coarse table; 1: fine table; 2: floatexp2) over `in`.
+  const auto pass = [&](int k, const std::vector<std::size_t>& in) {
+    if (in.empty() || *cancelled) return in;
+    const auto t0 = Clock::now();
+    double* bla = &info->bla_seconds;
+    uint64_t* skipped = &info->refine_skipped;
+    std::vector<std::size_t> left =
+        k == 2 ? refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped)
+               : refine_with<DwDelta>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped, k == 1);
+    info->refine_pass_pixels[k] += in.size();
+    info->refine_pass_seconds[k] += since(t0);
+    if (!*cancelled) info->refine_pass_decided[k] += in.size() - left.size();
+    return left;
+  };
+  std::vector<std::size_t> left = flagged;
+  if (opt.refine_dw) {
+    // Without a coarse table (no BLA) the first pass runs the fine one and the second returns at once.
+    left = pass(0, left);
+    left = pass(1, left);
+    if (*cancelled) return {};
+    info->glitch_refined_dw += flagged.size() - left.size();
+  }
+  left = pass(2, left);
   if (*cancelled) return {};
-  *by_dw += flagged.size() - left.size();
-  if (left.empty()) return left;
-  return refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, left, put, cancelled, bla_seconds, skipped);
+  return left;
 }
 
 }  // namespace
@@ -315,9 +334,7 @@ void correct_flagged(const View& v, const Geometry& g, const Tile& t, const Rend
   const std::size_t tw = static_cast<std::size_t>(t.width);
   const auto t0 = Clock::now();
   std::vector<std::size_t> pending =
-      opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled,
-                                  &res->perturb.bla_seconds, &res->perturb.refine_skipped,
-                                  &res->perturb.glitch_refined_dw)
+      opt.refine ? refine_flagged(v, g, t, opt, ref, res->backend, flagged, put, &res->cancelled, &res->perturb)
                  : flagged;
   res->perturb.refine_seconds += since(t0);
   if (res->cancelled) return;

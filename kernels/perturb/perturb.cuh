@@ -72,6 +72,7 @@ struct PerturbParams {
   uint64_t level_offset[kMaxBlaLevels + 1];
   int bla_levels;             // 0: no BLA
   int bla_suffix;             // suffix entries after the levels, at bla + level_offset[kMaxBlaLevels] (bla.h)
+  double bla_eps;             // the table's eps (BlaTable::eps): what each BLA step may drop, in the error bound
   T off_re, off_im;           // view centre - reference centre
   T half_step;                // s/2
   double map[4];              // View::pixel_map (identity: square pixels)
@@ -502,7 +503,7 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
         // add as sqrt(2^l)).
         const T a = modulus(e.ar, e.ai), adz = a * mag;
         const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
-                        adz * (bla_epsilon<T>() * ::sqrt(static_cast<double>(len)));
+                        adz * (p.bla_eps * ::sqrt(static_cast<double>(len)));
         err = quad(aux(a) * err, aux(local));
       }
       dzr = nr;
