@@ -308,9 +308,9 @@ CatalogueResult catalogue(const CatalogueParams& p) {
     res.cancelled = true;
     return res;
   }
-  res.units = int64_t(units.size());
-  const size_t chunk_units = units_per_chunk(split, units.size());
-  res.chunks = int64_t((units.size() + chunk_units - 1) / chunk_units);
+  res.units = units.size();
+  const size_t chunk_units = units_per_chunk(split, size_t(units.size()));
+  res.chunks = int64_t((size_t(units.size()) + chunk_units - 1) / chunk_units);
   res.chunk_seconds.assign(size_t(res.chunks), -1.0);
   std::map<int64_t, LoadedChunk> loaded;
   if (!p.chunk_file.empty()) {
@@ -343,14 +343,14 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   opt.threads = p.threads;
   std::atomic<bool> stop{false};
   const bool complete = parallel_for(
-      units.size(), chunk_units,
+      size_t(units.size()), chunk_units,
       [&](size_t u0, size_t u1) {
         const int64_t chunk = int64_t(u0 / chunk_units);
         if (loaded.count(chunk)) return;
         const auto c0 = std::chrono::steady_clock::now();
         std::vector<CertifiedOrbit> found;
         std::vector<PeriodCounts> counts(static_cast<size_t>(N));
-        if (!run_units(wc, units, u0, u1, ver, found, counts)) {
+        if (!run_units(wc, units, int64_t(u0), int64_t(u1), ver, found, counts)) {
           stop = true;
           return;
         }

@@ -78,16 +78,16 @@ struct Graph {
 };
 
 // The search's pieces of work (orbits_walks.cpp). The closed walks through start cell s (their
-// smallest cell) form a depth-first tree; it is cut at depth `split`: the head unit of s holds its
-// closed walks of length <= split, and each path of `split` edges from s that the search goes on
-// from is a unit holding the closed walks that begin with it. split 0: one unit per start cell (the
-// whole tree). The list depends only on the graph, N and split, never on the thread count.
+// smallest cell) form a depth-first tree; it is cut at depth `split`: unit 0 of s holds its closed
+// walks of length <= split, and unit q >= 1 the closed walks that begin with the q-th path of
+// `split` edges (in search order) that the search goes on from. split 0: one unit per start cell
+// (the whole tree). Units are numbered start cell by start cell; only the counts are kept (a unit's
+// path is found again by the cut search), and they depend only on the graph, N and split, never on
+// the thread count.
 struct WorkUnits {
   int split = 0;
-  std::vector<int32_t> start;      // per unit: its start cell (units of one start cell are adjacent)
-  std::vector<int64_t> path_off;   // per unit, plus one: its cut path in `path` (empty: a head unit)
-  std::vector<int32_t> path;       // cut paths, split + 1 cells each (path[0] = the start cell)
-  size_t size() const { return start.size(); }
+  std::vector<int64_t> first;  // per start cell, plus one: the number of its first unit
+  int64_t size() const { return first.empty() ? 0 : first.back(); }
 };
 
 // What the walk search reads: the graph, the map, the grid level and the longest period.
@@ -104,7 +104,7 @@ struct WalkContext {
 WorkUnits make_units(const WalkContext& c, int split, unsigned threads);
 // Runs units [u0, u1): every closed walk (a canonical rotation) goes to `ver` (its out and counts
 // set per walk from `found` and `counts`, index n - 1). False when cancelled part way.
-bool run_units(const WalkContext& c, const WorkUnits& w, size_t u0, size_t u1, Verifier ver,
+bool run_units(const WalkContext& c, const WorkUnits& w, int64_t u0, int64_t u1, Verifier ver,
                std::vector<CertifiedOrbit>& found, std::vector<PeriodCounts>& counts);
 
 // Stability and eigenvalues of an orbit from its x enclosures (orbits_verify.cpp).

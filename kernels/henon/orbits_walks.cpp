@@ -47,23 +47,13 @@ class WalkSearch {
     }
   }
 
-  // Puts the path p[0..k] (p[0] the start cell) on the stack with its x enclosures, replayed by the
-  // same operations as the search that found it (so bit for bit the same).
-  void load_path(const int32_t* p, int k) {
-    const Graph& g = *c_.g;
-    const Map& m = *c_.m;
-    for (int q = 0; q <= k; ++q) path_[size_t(q)] = p[q];
-    for (int q = 0; q < k; ++q) {
-      Interval xq = x_into(m, *c_.grid, g.L, g.cells[size_t(p[q])], g.cells[size_t(p[q + 1])]);
-      if (q >= 2)
-        xq = iv::intersect(xq, Interval(1.0) + m.b * px_[size_t(q - 2)] - m.a * iv::sqr(px_[size_t(q - 1)]));
-      px_[size_t(q)] = xq;
-    }
-  }
+  // Stacks the start cell as the path (depth 0).
+  void start_path() { path_[0] = s_; }
 
   // Depth-first search below the stacked path[0..k0] (px[0..k0-1] set). A closed walk of length
   // len (> k0) goes to closed(len, path); a step that would stack a path of `cut` edges goes to
-  // cut_at(path, cut) instead (cut = INT_MAX: never). False when cancelled.
+  // cut_at(cut) instead (cut = INT_MAX: never), with path[0..cut] and px[0..cut-1] set, and stops
+  // the search when that returns false. False when cancelled.
   template <class Closed, class Cut>
   bool explore(int k0, int cut, Closed&& closed, Cut&& cut_at) {
     const Graph& g = *c_.g;
@@ -91,12 +81,12 @@ class WalkSearch {
       if (w == s) closed(len, path_);
       if (len < N && dist_[size_t(w)] <= N - len) {
         path_[size_t(k + 1)] = w;
+        px_[size_t(k)] = xk;
         if (len == cut) {
-          cut_at(path_, len);
+          if (!cut_at(len)) return true;
           continue;
         }
         ++k;
-        px_[size_t(k - 1)] = xk;
         it_[size_t(k)] = g.out_start[size_t(w)];
       }
     }
@@ -109,7 +99,7 @@ class WalkSearch {
   std::vector<int> dist_;
   std::vector<int32_t> touched_, frontier_, next_;
   std::vector<int32_t> path_;
-  std::vector<int64_t> it_;
+  std::vector<int64_t> it_;  // it[k]: the next out-edge of path[k] to try
   std::vector<Interval> px_;  // px[k]: enclosure of x_k along the current path
   int64_t polls_ = 0;
 };
@@ -118,59 +108,41 @@ class WalkSearch {
 
 WorkUnits make_units(const WalkContext& c, int split, unsigned threads) {
   const size_t V = c.g->cells.size();
-  WorkUnits w;
-  w.split = split;
-  // Per start cell: its cut paths (the head unit has none).
-  std::vector<std::vector<int32_t>> cuts(V);
+  std::vector<int64_t> count(V, 1);  // the head unit, plus one per cut path
   ParallelOptions opt;
   opt.cancel = c.cancel;
   opt.threads = threads;
-  const bool complete = parallel_for(
-      V, 16,
-      [&](size_t b0, size_t b1) {
-        WalkSearch ws(c);
-        for (size_t s = b0; s < b1; ++s) {
-          if (split == 0) continue;
-          ws.set_start(int32_t(s));
-          const int32_t s32 = int32_t(s);
-          ws.load_path(&s32, 0);
-          auto& out = cuts[s];
-          if (!ws.explore(
-                  0, split, [](int, const std::vector<int32_t>&) {},
-                  [&](const std::vector<int32_t>& p, int len) { out.insert(out.end(), p.begin(), p.begin() + len + 1); }))
-            return;
-        }
-      },
-      opt);
-  if (!complete || (c.cancel && c.cancel->load())) return WorkUnits{};
-  size_t units = V, cells = 0;
-  for (const auto& v : cuts) units += v.size() / size_t(split + 1), cells += v.size();
-  w.start.reserve(units);
-  w.path_off.reserve(units + 1);
-  w.path.reserve(cells);
-  w.path_off.push_back(0);
-  for (size_t s = 0; s < V; ++s) {
-    w.start.push_back(int32_t(s));  // the head unit
-    w.path_off.push_back(int64_t(w.path.size()));
-    if (split == 0) continue;
-    const auto& v = cuts[s];
-    for (size_t q = 0; q < v.size(); q += size_t(split + 1)) {
-      w.start.push_back(int32_t(s));
-      w.path.insert(w.path.end(), v.begin() + q, v.begin() + q + split + 1);
-      w.path_off.push_back(int64_t(w.path.size()));
-    }
-    std::vector<int32_t>().swap(cuts[s]);
-  }
+  bool stopped = false;
+  if (split > 0)
+    stopped = !parallel_for(
+        V, 16,
+        [&](size_t b0, size_t b1) {
+          WalkSearch ws(c);
+          for (size_t s = b0; s < b1; ++s) {
+            ws.set_start(int32_t(s));
+            ws.start_path();
+            int64_t& n = count[s];
+            if (!ws.explore(
+                    0, split, [](int, const std::vector<int32_t>&) {}, [&](int) { return ++n, true; }))
+              return;
+          }
+        },
+        opt);
+  WorkUnits w;
+  if (stopped || (c.cancel && c.cancel->load())) return w;
+  w.split = split;
+  w.first.assign(V + 1, 0);
+  for (size_t s = 0; s < V; ++s) w.first[s + 1] = w.first[s] + count[s];
   return w;
 }
 
-bool run_units(const WalkContext& c, const WorkUnits& w, size_t u0, size_t u1, Verifier ver,
+bool run_units(const WalkContext& c, const WorkUnits& w, int64_t u0, int64_t u1, Verifier ver,
                std::vector<CertifiedOrbit>& found, std::vector<PeriodCounts>& counts) {
   const Graph& g = *c.g;
   WalkSearch ws(c);
   std::vector<Cell> walk;
   ver.out = &found;
-  auto closed = [&](int len, const std::vector<int32_t>& path) {
+  auto verify = [&](int len, const std::vector<int32_t>& path) {
     walk.clear();
     for (int q = 0; q < len; ++q) walk.push_back(g.cells[size_t(path[size_t(q)])]);
     if (!minimal_rotation(walk, 1)) return;
@@ -179,18 +151,29 @@ bool run_units(const WalkContext& c, const WorkUnits& w, size_t u0, size_t u1, V
     ver.counts = &pc;
     ver.run(g.L, walk);
   };
-  auto no_cut = [](const std::vector<int32_t>&, int) {};
-  for (size_t u = u0; u < u1; ++u) {
-    const int32_t s = w.start[u];
-    ws.set_start(s);
-    const int64_t p0 = w.path_off[u], p1 = w.path_off[u + 1];
+  auto skip = [](int, const std::vector<int32_t>&) {};
+  // The start cells whose units meet [u0, u1).
+  size_t s = size_t(std::upper_bound(w.first.begin(), w.first.end(), u0) - w.first.begin()) - 1;
+  for (; s + 1 < w.first.size() && w.first[s] < u1; ++s) {
+    const int64_t lo = std::max<int64_t>(u0 - w.first[s], 0), hi = std::min(u1, w.first[s + 1]) - w.first[s];
+    ws.set_start(int32_t(s));
+    ws.start_path();
     bool done;
-    if (p0 == p1) {  // head unit: walks of length <= split (all of them when split is 0)
-      ws.load_path(&s, 0);
-      done = ws.explore(0, w.split ? w.split : INT_MAX, closed, no_cut);
+    if (w.split == 0) {
+      done = ws.explore(0, INT_MAX, verify, [](int) { return true; });
     } else {
-      ws.load_path(&w.path[size_t(p0)], w.split);
-      done = ws.explore(w.split, INT_MAX, closed, no_cut);
+      // One cut search: its short walks when unit 0 is in range, and the subtrees of the cut
+      // paths numbered lo..hi-1; without unit 0 it stops after the last (the short walks lie
+      // anywhere in the search order, so with it the cut search runs to its end).
+      int64_t q = 0;
+      bool cancelled = false;
+      auto below = [&](int len) {
+        ++q;
+        if (q >= lo && q < hi && !ws.explore(len, INT_MAX, verify, [](int) { return true; })) cancelled = true;
+        return !cancelled && (lo == 0 || q + 1 < hi);
+      };
+      done = lo == 0 ? ws.explore(0, w.split, verify, below) : ws.explore(0, w.split, skip, below);
+      done = done && !cancelled;
     }
     if (!done) return false;
   }
