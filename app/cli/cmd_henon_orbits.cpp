@@ -66,7 +66,7 @@ int henon_orbits(const ArgList& argv) {
   const std::string out = args.require("out");
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
   const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
-  // Finished chunks of start cells go to the resume file as they complete; a rerun of the same
+  // Finished chunks of work units go to the resume file as they complete; a rerun of the same
   // command loads them and computes only the rest.
   p.chunk_file = args.get("chunk-file", out + ".chunks");
   const bool quiet = args.flag("quiet");

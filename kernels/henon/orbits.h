@@ -32,7 +32,7 @@ struct CatalogueParams {
   // -1: chosen from period_max. Any depth gives the same catalogue; it changes the resume file.
   int split_depth = -1;
   unsigned threads = 0;  // worker threads; 0: every core
-  // Resume file: finished chunks of start cells are appended; those already there (for the same
+  // Resume file: finished chunks of work units are appended; those already there (for the same
   // catalogue) are loaded and skipped. Empty: none.
   std::string chunk_file;
   const std::atomic<bool>* cancel = nullptr;

@@ -110,7 +110,7 @@ bool run_units(const WalkContext& c, const WorkUnits& w, int64_t u0, int64_t u1,
 // Stability and eigenvalues of an orbit from its x enclosures (orbits_verify.cpp).
 void classify(const Map& m, CertifiedOrbit& o);
 
-// The resume file (orbits_resume.cpp): one block per finished chunk of start cells.
+// The resume file (orbits_resume.cpp): one block per finished chunk of work units.
 struct LoadedChunk {
   std::vector<PeriodCounts> counts;
   std::vector<CertifiedOrbit> orbits;

@@ -1,6 +1,6 @@
-// The periodic-orbit catalogue's resume file: a header naming the catalogue, then one block per
-// finished chunk of start cells (its counts and its orbits' enclosures as hex floats, exact),
-// appended durably; a block without its end line (a crash mid-append) is ignored on loading.
+// The periodic-orbit catalogue's resume file: a header naming the catalogue (format v2), then one
+// block per finished chunk of work units (its counts and its orbits' enclosures as hex floats,
+// exact), appended durably; a block without its end line (a crash mid-append) is ignored on loading.
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
