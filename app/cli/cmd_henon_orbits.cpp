@@ -1,7 +1,9 @@
 // `deepscope henon orbits`: the interval-certified catalogue of the Hénon map's periodic orbits
 // (kernels/henon/orbits.h) as a CSV with a JSON sidecar, both written whole or not at all.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 #include <sstream>
 
 #include "cancel.h"
@@ -12,10 +14,38 @@
 
 namespace ds::app {
 
+namespace {
+
+// How evenly the chunks run in this call shared the work: the longest chunk bounds the wall time
+// from below whatever the thread count.
+void print_balance(const henon::CatalogueResult& r, unsigned threads) {
+  std::vector<std::pair<double, size_t>> t;  // seconds, chunk
+  for (size_t c = 0; c < r.chunk_seconds.size(); ++c)
+    if (r.chunk_seconds[c] >= 0) t.push_back({r.chunk_seconds[c], c});
+  if (t.empty()) return;
+  std::sort(t.begin(), t.end(), [](const auto& u, const auto& v) { return u.first > v.first; });
+  double sum = 0;
+  for (const auto& s : t) sum += s.first;
+  const size_t top = std::max<size_t>(1, t.size() / 100);
+  double top_sum = 0;
+  for (size_t i = 0; i < top; ++i) top_sum += t[i].first;
+  const unsigned nt = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  std::fprintf(stderr,
+               "work: %lld units (walk trees cut at depth %d) in %lld chunks; %zu chunks run on %u threads, "
+               "%.1f chunk-seconds; longest chunk %.2f s (%.1f%% of the total), longest 1%% of chunks "
+               "%.1f%%; longest chunks:",
+               (long long)r.units, r.split_depth, (long long)r.chunks, t.size(), nt, sum, t[0].first,
+               sum > 0 ? 100 * t[0].first / sum : 0.0, sum > 0 ? 100 * top_sum / sum : 0.0);
+  for (size_t i = 0; i < t.size() && i < 5; ++i) std::fprintf(stderr, " #%zu %.2f s", t[i].second, t[i].first);
+  std::fprintf(stderr, "\n");
+}
+
+}  // namespace
+
 int henon_orbits(const ArgList& argv) {
   cli::Args args(argv,
                  {"a", "b", "period-max", "out", "json", "box", "graph-level", "refine-levels",
-                  "memory-budget", "chunk-file"},
+                  "memory-budget", "chunk-file", "threads", "split-depth"},
                  {"quiet"});
   henon::CatalogueParams p;
   p.a = args.get_finite_text("a", p.a);
@@ -30,11 +60,13 @@ int henon_orbits(const ArgList& argv) {
   }
   p.graph_level = int(args.get_int("graph-level", 0, 0, 12));
   p.refine_levels = int(args.get_int("refine-levels", p.refine_levels, 0, 30));
+  p.threads = unsigned(args.get_int("threads", 0, 1, 4096));  // default (0): every core
+  p.split_depth = int(args.get_int("split-depth", -1, 0, 16));
   if (args.has("memory-budget")) p.memory_budget_bytes = double(args.get_bytes("memory-budget", 0));
   const std::string out = args.require("out");
   const bool dot_csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
   const std::string json = args.get("json", (dot_csv ? out.substr(0, out.size() - 4) : out) + ".json");
-  // Finished chunks of start cells go to the resume file as they complete; a rerun of the same
+  // Finished chunks of work units go to the resume file as they complete; a rerun of the same
   // command loads them and computes only the rest.
   p.chunk_file = args.get("chunk-file", out + ".chunks");
   const bool quiet = args.flag("quiet");
@@ -68,7 +100,10 @@ int henon_orbits(const ArgList& argv) {
   } catch (const std::invalid_argument& e) {
     throw cli::UsageError(e.what());
   }
-  if (!quiet) std::fprintf(stderr, "\n");
+  if (!quiet) {
+    std::fprintf(stderr, "\n");
+    print_balance(r, p.threads);
+  }
   if (r.cancelled)
     return report_interrupted(r.chunks_loaded + r.chunks_run, r.chunks, "chunks", p.chunk_file);
   std::ostringstream cmd;

@@ -152,9 +152,10 @@ Commands:
         each start point coloured by the attracting cycle it reaches (int32 ids in the .npy)
   deepscope henon orbits [--a A --b B] --period-max N [--box XLO,XHI,YLO,YHI] [--graph-level L]
                          [--refine-levels K] [--memory-budget BYTES] [--chunk-file F] [--json F] [--quiet]
-                         --out FILE.csv
+                         [--threads T (default: every core)] [--split-depth D] --out FILE.csv
         Every periodic orbit of least period <= N in Hénon's trapping quadrilateral (or the box),
-        proven by interval Krawczyk tests; undecided box sequences counted in the JSON (docs/henon.md)
+        proven by interval Krawczyk tests; undecided box sequences counted in the JSON (docs/henon.md);
+        rerun the same command to resume from the chunk file (default FILE.csv.chunks)
   deepscope drift sum [--n N] [--seed S] [--threads 1,10,100,1000] [--backend auto|cpu|cuda] [--out FILE.csv]
   deepscope drift doundo [--iterations N] [--every K] [--arith LIST] [--trials 1,2,3] [--repeat R]
                          [--backend auto|cpu|cuda] --out-dir DIR

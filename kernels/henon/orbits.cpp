@@ -93,9 +93,19 @@ Grid make_grid(const OrbitRegion& r) {
 // (docs/bench/henon-orbits.md).
 int auto_level(int) { return 9; }
 
-// The x of cell c that lands in the row of cell d (y' = b x), or empty.
-Interval x_into(const Map& m, const Grid& grid, int L, const Cell& c, const Cell& d) {
-  return iv::intersect(grid.cx(L, c.i), grid.cy(L, d.j) / m.b);
+// The walk trees' cut depth: 0 (whole trees, 8 start cells a chunk) to period 12, then one deeper
+// a period up to 10 (about a million units; at period 22 the longest of ~4000 chunks was 0.5% of
+// the work instead of 17.5% uncut, docs/bench/henon-orbits.md).
+int split_depth(const CatalogueParams& p) {
+  if (p.split_depth >= 0) return p.split_depth;
+  return std::clamp(p.period_max - 12, 0, 10);
+}
+
+// Units per chunk (the resume file's block): 8 whole start cells as before the cut (split 0), else
+// enough that there are at most about 4096 chunks.
+size_t units_per_chunk(int split, size_t units) {
+  if (split == 0) return 8;
+  return std::max<size_t>(8, (units + 4095) / 4096);
 }
 
 // c -> d: some point of closed c maps into closed d. Only the x of c that lands in d's row can
@@ -105,14 +115,6 @@ bool edge(const Map& m, const Grid& grid, int L, const Cell& c, const Cell& d) {
   if (xr.empty()) return false;
   return iv::overlaps(Interval(1.0) + grid.cy(L, c.j) - m.a * iv::sqr(xr), grid.cx(L, d.i));
 }
-
-// The cover graph at one level: cells, out-edges (CSR) and in-edges.
-struct Graph {
-  int L = 0;
-  std::vector<Cell> cells;
-  std::vector<int64_t> out_start, in_start;
-  std::vector<int32_t> out, in;
-};
 
 // Edges between the given cells of level L (closed cells meeting the closed image), then the
 // invariant part: cells without an in- or an out-edge are removed until none is left.
@@ -186,10 +188,11 @@ std::string chunk_header_start(const CatalogueParams& p) {
   const int Lg = p.graph_level ? p.graph_level : auto_level(p.period_max);
   char head[448];
   std::snprintf(head, sizeof head,
-                "deepscope henon orbits v1 a=%s b=%s region=%s,%a,%a,%a,%a N=%d level=%d refine=%d children=%lld",
-                p.a.c_str(), p.b.c_str(), p.region.quadrilateral ? "quad" : "box", p.region.box[0],
+                "%s a=%s b=%s region=%s,%a,%a,%a,%a N=%d level=%d refine=%d children=%lld "
+                "split=%d",
+                kChunkFormat, p.a.c_str(), p.b.c_str(), p.region.quadrilateral ? "quad" : "box", p.region.box[0],
                 p.region.box[1], p.region.box[2], p.region.box[3], p.period_max, Lg, p.refine_levels,
-                (long long)p.max_children);
+                (long long)p.max_children, split_depth(p));
   return head;
 }
 
@@ -208,6 +211,7 @@ void check_catalogue_chunk_file(const CatalogueParams& p) {
   const std::string start = chunk_header_start(p) + " cells=";
   const std::string text = read_input_head(p.chunk_file, "chunk file", 600);
   const std::string line = text.substr(0, text.find('\n'));
+  check_chunk_format(p.chunk_file, line);
   if (line.compare(0, start.size(), start) != 0)
     throw std::invalid_argument("chunk file \"" + p.chunk_file + "\" belongs to another catalogue (its header is \"" +
                                 line.substr(0, 200) + "\"); remove it or name another with --chunk-file");
@@ -243,6 +247,10 @@ CatalogueResult catalogue(const CatalogueParams& p) {
     throw std::invalid_argument("graph-level must be in [1, 12] (0: automatic)");
   if (p.refine_levels < 0 || p.refine_levels > 30)
     throw std::invalid_argument("refine-levels must be in [0, 30]");
+  if (p.split_depth < -1 || p.split_depth > 16)
+    throw std::invalid_argument("split-depth must be in [0, 16] (-1: automatic), got " +
+                                std::to_string(p.split_depth));
+  if (p.threads > 4096) throw std::invalid_argument("threads must be in [1, 4096] (0: every core)");
   const double need = estimate_catalogue_bytes(p);
   if (!(need <= p.memory_budget_bytes)) {
     char b[160];
@@ -282,16 +290,33 @@ CatalogueResult catalogue(const CatalogueParams& p) {
   res.edges = int64_t(g.out.size());
 
   // Closed walks of length n <= N through start s, over cells >= s (s is the walk's smallest
-  // cell), pruned by the backward distance to s; each canonical rotation goes to the verifier.
+  // cell), pruned by the backward distance to s; each canonical rotation goes to the verifier. The
+  // walk trees are cut into units (orbits_walks.cpp), the units grouped into chunks: the resume
+  // file's unit, handed out to the threads in order.
   const int N = p.period_max;
-  const int V = int(g.cells.size());
   res.counts.assign(size_t(N), PeriodCounts{});
-  constexpr size_t kChunk = 8;  // start cells per chunk (the resume file's unit)
-  res.chunks = int64_t((size_t(V) + kChunk - 1) / kChunk);
+  const int split = split_depth(p);
+  res.split_depth = split;
+  WalkContext wc;
+  wc.g = &g;
+  wc.m = &m;
+  wc.grid = &grid;
+  wc.N = N;
+  wc.cancel = p.cancel;
+  const WorkUnits units = make_units(wc, split, p.threads);
+  if (p.cancel && p.cancel->load()) {
+    res.cancelled = true;
+    return res;
+  }
+  res.units = units.size();
+  const size_t chunk_units = units_per_chunk(split, size_t(units.size()));
+  res.chunks = int64_t((size_t(units.size()) + chunk_units - 1) / chunk_units);
+  res.chunk_seconds.assign(size_t(res.chunks), -1.0);
   std::map<int64_t, LoadedChunk> loaded;
   if (!p.chunk_file.empty()) {
-    char tail[96];
-    std::snprintf(tail, sizeof tail, " cells=%lld edges=%lld", (long long)res.cells, (long long)res.edges);
+    char tail[128];
+    std::snprintf(tail, sizeof tail, " cells=%lld edges=%lld units=%lld chunk=%lld", (long long)res.cells,
+                  (long long)res.edges, (long long)units.size(), (long long)chunk_units);
     const std::string header = chunk_header_start(p) + tail;
     if (file_is_nonempty(p.chunk_file))
       loaded = load_chunks(p.chunk_file, header, m, N);
@@ -304,104 +329,50 @@ CatalogueResult catalogue(const CatalogueParams& p) {
       add_counts(res.counts, block.counts);
     }
   }
+  Verifier ver;
+  ver.map = &m;
+  ver.grid = &grid;
+  ver.region = &region;
+  ver.max_level = Lg + p.refine_levels;
+  ver.max_children = p.max_children;
   std::mutex mu;
   ParallelOptions opt;
   opt.cancel = p.cancel;
   opt.progress = p.progress;
   opt.progress_interval = std::chrono::milliseconds(500);
+  opt.threads = p.threads;
   std::atomic<bool> stop{false};
   const bool complete = parallel_for(
-      size_t(V), kChunk,
-      [&](size_t b0, size_t b1) {
-        const int64_t chunk = int64_t(b0 / kChunk);
+      size_t(units.size()), chunk_units,
+      [&](size_t u0, size_t u1) {
+        const int64_t chunk = int64_t(u0 / chunk_units);
         if (loaded.count(chunk)) return;
-        std::vector<int> dist(size_t(V), N + 1);
-        std::vector<int32_t> touched, frontier, nextf;
+        const auto c0 = std::chrono::steady_clock::now();
         std::vector<CertifiedOrbit> found;
         std::vector<PeriodCounts> counts(static_cast<size_t>(N));
-        std::vector<int32_t> path(size_t(N) + 1);
-        std::vector<int64_t> it(size_t(N) + 1);
-        std::vector<Interval> px(size_t(N) + 1);  // px[k]: enclosure of x_k along the current path
-        std::vector<Cell> walk;
-        int64_t polls = 0;
-        for (size_t s = b0; s < b1; ++s) {
-          for (int32_t t : touched) dist[size_t(t)] = N + 1;
-          touched.clear();
-          dist[s] = 0;
-          touched.push_back(int32_t(s));
-          frontier.assign(1, int32_t(s));
-          for (int d = 1; d < N && !frontier.empty(); ++d) {
-            nextf.clear();
-            for (int32_t v : frontier)
-              for (int64_t e = g.in_start[size_t(v)]; e < g.in_start[size_t(v) + 1]; ++e) {
-                const int32_t u = g.in[size_t(e)];
-                if (u < int32_t(s) || dist[size_t(u)] <= N) continue;
-                dist[size_t(u)] = d;
-                touched.push_back(u);
-                nextf.push_back(u);
-              }
-            frontier.swap(nextf);
-          }
-          // Iterative DFS: path[0..k] with path[0] = s; it[k] walks path[k]'s out-edges.
-          int k = 0;
-          path[0] = int32_t(s);
-          it[0] = g.out_start[s];
-          while (k >= 0) {
-            if ((++polls & 4095) == 0 && p.cancel && p.cancel->load(std::memory_order_relaxed)) {
-              stop = true;
-              return;
-            }
-            const int32_t v = path[size_t(k)];
-            if (it[size_t(k)] >= g.out_start[size_t(v) + 1]) {
-              --k;
-              continue;
-            }
-            const int32_t w = g.out[size_t(it[size_t(k)]++)];
-            if (w < int32_t(s)) continue;
-            const int len = k + 1;  // edges so far, w included
-            // x_k: in cell k, landing in w's row, and (k >= 2) equal to 1 + b x_{k-2} - a x_{k-1}^2
-            // with x_{k-2}, x_{k-1} the enclosures already narrowed along the path.
-            Interval xk = x_into(m, grid, Lg, g.cells[size_t(v)], g.cells[size_t(w)]);
-            if (k >= 2)
-              xk = iv::intersect(xk,
-                                 Interval(1.0) + m.b * px[size_t(k - 2)] - m.a * iv::sqr(px[size_t(k - 1)]));
-            if (xk.empty()) continue;
-            if (w == int32_t(s)) {
-              walk.clear();
-              for (int q = 0; q < len; ++q) walk.push_back(g.cells[size_t(path[size_t(q)])]);
-              if (minimal_rotation(walk, 1)) {
-                PeriodCounts& pc = counts[size_t(len - 1)];
-                ++pc.walks;
-                Verifier ver;
-                ver.map = &m;
-                ver.grid = &grid;
-                ver.region = &region;
-                ver.max_level = Lg + p.refine_levels;
-                ver.max_children = p.max_children;
-                ver.out = &found;
-                ver.counts = &pc;
-                ver.run(Lg, walk);
-              }
-            }
-            if (len < N && dist[size_t(w)] <= N - len) {
-              ++k;
-              path[size_t(k)] = w;
-              px[size_t(k - 1)] = xk;
-              it[size_t(k)] = g.out_start[size_t(w)];
-            }
-          }
+        if (!run_units(wc, units, int64_t(u0), int64_t(u1), ver, found, counts)) {
+          stop = true;
+          return;
         }
+        const std::string record = p.chunk_file.empty() ? std::string() : chunk_record(chunk, counts, found);
         std::lock_guard<std::mutex> lock(mu);
-        if (!p.chunk_file.empty()) append_durable(p.chunk_file, chunk_record(chunk, counts, found));
+        if (!p.chunk_file.empty()) append_durable(p.chunk_file, record);
         ++res.chunks_run;
         for (auto& o : found) res.orbits.push_back(std::move(o));
         add_counts(res.counts, counts);
+        res.chunk_seconds[size_t(chunk)] =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
       },
       opt);
   res.cancelled = !complete || stop.load();
+  // A total order on the enclosures, so the rows never depend on which thread finished first.
   std::sort(res.orbits.begin(), res.orbits.end(), [](const CertifiedOrbit& u, const CertifiedOrbit& v) {
     if (u.period != v.period) return u.period < v.period;
-    return u.x[0].lo < v.x[0].lo;
+    for (size_t k = 0; k < u.x.size(); ++k) {
+      if (u.x[k].lo != v.x[k].lo) return u.x[k].lo < v.x[k].lo;
+      if (u.x[k].hi != v.x[k].hi) return u.x[k].hi < v.x[k].hi;
+    }
+    return false;
   });
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

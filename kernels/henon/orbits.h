@@ -1,6 +1,7 @@
 // The interval-certified catalogue of the Hénon map's periodic orbits in a region (docs/henon.md,
-// "Periodic orbits"): box cover and graph (orbits_graph.cpp), the Krawczyk test with subdivision
-// (orbits_verify.cpp), the catalogue driver (orbits.cpp) and its CSV/JSON files (orbits_io.cpp).
+// "Periodic orbits"): box cover, graph and catalogue driver (orbits.cpp), the walk search in work
+// units (orbits_walks.cpp), the Krawczyk test with subdivision (orbits_verify.cpp), its CSV/JSON
+// files (orbits_io.cpp) and the resume file (orbits_resume.cpp).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -27,7 +28,11 @@ struct CatalogueParams {
   int refine_levels = 12;       // further levels of local subdivision before a box sequence is undecided
   int64_t max_children = 4096;  // sub-sequences of one box sequence; more: undecided (never dropped)
   double memory_budget_bytes = 4.0 * (1 << 30);
-  // Resume file: finished chunks of start cells are appended; those already there (for the same
+  // Depth at which each start cell's tree of walks is cut into work units (orbits_internal.h);
+  // -1: chosen from period_max. Any depth gives the same catalogue; it changes the resume file.
+  int split_depth = -1;
+  unsigned threads = 0;  // worker threads; 0: every core
+  // Resume file: finished chunks of work units are appended; those already there (for the same
   // catalogue) are loaded and skipped. Empty: none.
   std::string chunk_file;
   const std::atomic<bool>* cancel = nullptr;
@@ -62,7 +67,10 @@ struct CatalogueResult {
   int64_t cells = 0, edges = 0;
   double cell_w = 0, cell_h = 0, cover[4] = {0, 0, 0, 0};
   double a = 0, b = 0;  // the doubles nearest the decimals (reporting)
+  int split_depth = 0;  // the walk trees' cut depth used
+  int64_t units = 0;    // work units (pieces of walk trees), grouped into `chunks`
   int64_t chunks = 0, chunks_loaded = 0, chunks_run = 0;
+  std::vector<double> chunk_seconds;  // per chunk: seconds it took in this run (-1: loaded or not run)
   bool cancelled = false;
   double seconds = 0;
 };

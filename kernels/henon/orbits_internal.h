@@ -1,7 +1,8 @@
-// Shared by orbits.cpp, orbits_graph.cpp and orbits_verify.cpp: the dyadic cell grid, the region
-// tests, and one box sequence's verification (Krawczyk, then local subdivision).
+// Shared by orbits.cpp, orbits_walks.cpp and orbits_verify.cpp: the dyadic cell grid, the region
+// tests, the cover graph, the walk search's work units, and one box sequence's verification.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -48,6 +49,11 @@ struct Cell {
   bool operator==(const Cell& o) const { return i == o.i && j == o.j; }
 };
 
+// The x of cell c that lands in the row of cell d (y' = b x), or empty.
+inline Interval x_into(const Map& m, const Grid& grid, int L, const Cell& c, const Cell& d) {
+  return iv::intersect(grid.cx(L, c.i), grid.cy(L, d.j) / m.b);
+}
+
 // Everything one box sequence's verification needs, and where it reports.
 struct Verifier {
   const Map* map = nullptr;
@@ -62,14 +68,58 @@ struct Verifier {
   void run(int L, const std::vector<Cell>& w);
 };
 
+// The cover graph at one level: cells (sorted: index order = cell order), out-edges (CSR) and
+// in-edges.
+struct Graph {
+  int L = 0;
+  std::vector<Cell> cells;
+  std::vector<int64_t> out_start, in_start;
+  std::vector<int32_t> out, in;
+};
+
+// The search's pieces of work (orbits_walks.cpp). The closed walks through start cell s (their
+// smallest cell) form a depth-first tree; it is cut at depth `split`: unit 0 of s holds its closed
+// walks of length <= split, and unit q >= 1 the closed walks that begin with the q-th path of
+// `split` edges (in search order) that the search goes on from. split 0: one unit per start cell
+// (the whole tree). Units are numbered start cell by start cell; only the counts are kept (a unit's
+// path is found again by the cut search), and they depend only on the graph, N and split, never on
+// the thread count.
+struct WorkUnits {
+  int split = 0;
+  std::vector<int64_t> first;  // per start cell, plus one: the number of its first unit
+  int64_t size() const { return first.empty() ? 0 : first.back(); }
+};
+
+// What the walk search reads: the graph, the map, the grid level and the longest period.
+struct WalkContext {
+  const Graph* g = nullptr;
+  const Map* m = nullptr;
+  const Grid* grid = nullptr;
+  int N = 0;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// The units for every start cell, in start-cell order (parallel over start cells). Empty when
+// cancelled.
+WorkUnits make_units(const WalkContext& c, int split, unsigned threads);
+// Runs units [u0, u1): every closed walk (a canonical rotation) goes to `ver` (its out and counts
+// set per walk from `found` and `counts`, index n - 1). False when cancelled part way.
+bool run_units(const WalkContext& c, const WorkUnits& w, int64_t u0, int64_t u1, Verifier ver,
+               std::vector<CertifiedOrbit>& found, std::vector<PeriodCounts>& counts);
+
 // Stability and eigenvalues of an orbit from its x enclosures (orbits_verify.cpp).
 void classify(const Map& m, CertifiedOrbit& o);
 
-// The resume file (orbits_resume.cpp): one block per finished chunk of start cells.
+// The resume file (orbits_resume.cpp): one block per finished chunk of work units.
 struct LoadedChunk {
   std::vector<PeriodCounts> counts;
   std::vector<CertifiedOrbit> orbits;
 };
+// The resume file's format: the first word of its header; other versions are refused.
+inline constexpr const char* kChunkFormat = "deepscope henon orbits v2";
+// Throws std::invalid_argument naming the file when its first line is not this format's header
+// (another version of it, or another file altogether).
+void check_chunk_format(const std::string& path, const std::string& first_line);
 std::string chunk_record(int64_t chunk, const std::vector<PeriodCounts>& counts,
                          const std::vector<CertifiedOrbit>& orbits);
 // Throws std::invalid_argument when the header differs, IoError when unreadable.

@@ -32,16 +32,24 @@ double fixed_points(const CatalogueResult& r, int n) {
 }  // namespace
 
 std::string catalogue_csv(const CatalogueResult& r) {
-  std::ostringstream o;
-  o << "period,index,x,y,x_width,y_width,trace_lo,trace_hi,det,l1_re,l1_im,l2_re,l2_im,stability\n";
-  for (const CertifiedOrbit& c : r.orbits)
+  // Appended to one string (not an ostringstream, whose str() copies it): at period 30 the rows
+  // take about a gigabyte.
+  std::string o = "period,index,x,y,x_width,y_width,trace_lo,trace_hi,det,l1_re,l1_im,l2_re,l2_im,stability\n";
+  size_t points = 0;
+  for (const CertifiedOrbit& c : r.orbits) points += size_t(c.period);
+  o.reserve(o.size() + points * 320);
+  for (const CertifiedOrbit& c : r.orbits) {
+    const std::string tail = num(c.trace.lo) + ',' + num(c.trace.hi) + ',' + num(c.det) + ',' + num(c.l1_re) +
+                             ',' + num(c.l1_im) + ',' + num(c.l2_re) + ',' + num(c.l2_im) + ',' +
+                             stability_name(c.stability) + '\n';
     for (int k = 0; k < c.period; ++k) {
-      o << c.period << ',' << k << ',' << num(c.x[size_t(k)].mid()) << ',' << num(c.y[size_t(k)].mid()) << ','
-        << num(c.x[size_t(k)].width()) << ',' << num(c.y[size_t(k)].width()) << ',' << num(c.trace.lo) << ','
-        << num(c.trace.hi) << ',' << num(c.det) << ',' << num(c.l1_re) << ',' << num(c.l1_im) << ','
-        << num(c.l2_re) << ',' << num(c.l2_im) << ',' << stability_name(c.stability) << '\n';
+      o += std::to_string(c.period) + ',' + std::to_string(k) + ',' + num(c.x[size_t(k)].mid()) + ',' +
+           num(c.y[size_t(k)].mid()) + ',' + num(c.x[size_t(k)].width()) + ',' + num(c.y[size_t(k)].width()) +
+           ',';
+      o += tail;
     }
-  return o.str();
+  }
+  return o;
 }
 
 std::string catalogue_json(const CatalogueParams& p, const CatalogueResult& r, const std::string& command) {
@@ -65,6 +73,8 @@ std::string catalogue_json(const CatalogueParams& p, const CatalogueResult& r, c
     << ", \"edges\": " << r.edges << ", \"cell_w\": " << num(r.cell_w) << ", \"cell_h\": " << num(r.cell_h)
     << ", \"cover\": [" << num(r.cover[0]) << ", " << num(r.cover[1]) << ", " << num(r.cover[2]) << ", "
     << num(r.cover[3]) << "]},\n";
+  o << "  \"work\": {\"split_depth\": " << r.split_depth << ", \"units\": " << r.units << ", \"chunks\": " << r.chunks
+    << ", \"chunks_resumed\": " << r.chunks_loaded << "},\n";
   o << "  \"period_max\": " << p.period_max
     << ",\n  \"complete\": " << (!r.cancelled && undecided == 0 ? "true" : "false")
     << ",\n  \"cancelled\": " << (r.cancelled ? "true" : "false") << ",\n  \"orbits\": " << total

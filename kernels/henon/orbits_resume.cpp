@@ -1,6 +1,6 @@
-// The periodic-orbit catalogue's resume file: a header naming the catalogue, then one block per
-// finished chunk of start cells (its counts and its orbits' enclosures as hex floats, exact),
-// appended durably; a block without its end line (a crash mid-append) is ignored on loading.
+// The periodic-orbit catalogue's resume file: a header naming the catalogue (format v2), then one
+// block per finished chunk of work units (its counts and its orbits' enclosures as hex floats,
+// exact), appended durably; a block without its end line (a crash mid-append) is ignored on loading.
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -21,6 +21,22 @@ std::string hex(double v) {
 }
 
 }  // namespace
+
+void check_chunk_format(const std::string& path, const std::string& first_line) {
+  const std::string ours = std::string(kChunkFormat) + " ";
+  if (first_line.compare(0, ours.size(), ours) == 0) return;
+  const std::string family = "deepscope henon orbits ";
+  if (first_line.compare(0, family.size(), family) == 0) {
+    const size_t end = first_line.find(' ', family.size());
+    const std::string theirs = first_line.substr(family.size(), end - family.size());
+    throw std::invalid_argument("chunk file \"" + path + "\" has resume format " + theirs.substr(0, 20) +
+                                " (from another deepscope version; v1 held chunks of whole start cells), but this "
+                                "version reads and writes only " + std::string(kChunkFormat + family.size()) +
+                                ": remove it or name another with --chunk-file");
+  }
+  throw std::invalid_argument("chunk file \"" + path + "\" is not a henon orbits resume file (its first line is \"" +
+                              first_line.substr(0, 200) + "\"); remove it or name another with --chunk-file");
+}
 
 std::string chunk_record(int64_t chunk, const std::vector<PeriodCounts>& counts,
                          const std::vector<CertifiedOrbit>& orbits) {
@@ -48,6 +64,7 @@ std::map<int64_t, LoadedChunk> load_chunks(const std::string& path, const std::s
   std::istringstream in(text);
   std::string line;
   if (!std::getline(in, line)) return out;
+  check_chunk_format(path, line);
   if (line != header)
     throw std::invalid_argument("chunk file \"" + path + "\" belongs to another catalogue (its header is \"" +
                                 line + "\"); remove it or name another with --chunk-file");

@@ -61,4 +61,40 @@ TEST(HenonOrbitsCli, MemoryRefusalIsReadable) {
   EXPECT_LT(first.size(), 160u) << first;
 }
 
+// --threads and --split-depth out of range, and a resume file of the old format (v1, chunks of
+// whole start cells): exit 2 with the field named, before any work or output.
+TEST(HenonOrbitsCli, BadThreadsSplitAndOldResumeFileExitTwo) {
+  const std::string dir = ds::test::make_tmpdir("henon-orbits-cli");
+  const std::string out = dir + "/o.csv";
+  auto err_of = [&](ArgList a) {
+    testing::internal::CaptureStderr();
+    const int rc = exit_code(std::move(a));
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 2) << err;
+    return err;
+  };
+  EXPECT_NE(err_of({"orbits", "--period-max", "6", "--threads", "0", "--out", out}).find("--threads"),
+            std::string::npos);
+  EXPECT_NE(err_of({"orbits", "--period-max", "6", "--threads", "two", "--out", out}).find("--threads"),
+            std::string::npos);
+  EXPECT_NE(err_of({"orbits", "--period-max", "6", "--split-depth", "17", "--out", out}).find("--split-depth"),
+            std::string::npos);
+  {
+    std::ofstream f(dir + "/old.chunks");
+    f << "deepscope henon orbits v1 a=1.4 b=0.3 region=quad,0x0p+0,0x0p+0,0x0p+0,0x0p+0 N=6 level=9 refine=12 "
+         "children=4096 cells=5425 edges=22915\nchunk 0\nend 0\n";
+  }
+  const std::string err =
+      err_of({"orbits", "--period-max", "6", "--chunk-file", dir + "/old.chunks", "--out", out});
+  EXPECT_NE(err.find("resume format v1"), std::string::npos) << err;
+  EXPECT_NE(err.find("old.chunks"), std::string::npos) << err;
+  EXPECT_FALSE(ds::test::slurp(out).size());
+  // Two threads and a given cut depth: the same file as the default run.
+  ASSERT_EQ(exit_code({"orbits", "--period-max", "8", "--out", out, "--quiet"}), 0);
+  ASSERT_EQ(exit_code({"orbits", "--period-max", "8", "--threads", "2", "--split-depth", "3", "--out",
+                       dir + "/t.csv", "--quiet"}),
+            0);
+  EXPECT_EQ(ds::test::slurp(out), ds::test::slurp(dir + "/t.csv"));
+}
+
 }  // namespace

@@ -230,6 +230,67 @@ TEST(HenonOrbits, ResumeFromChunkFile) {
   EXPECT_THROW(catalogue(p), std::invalid_argument);
 }
 
+// The rows never depend on how the work is split or run: one thread over whole start cells (split
+// 0, the decomposition before the walk trees were cut), two threads over trees cut at depth 3, one
+// thread at depth 6, and two threads resuming half a depth-3 resume file give the same CSV, counts
+// and walk counts. An old (v1) resume file is refused, naming its format.
+TEST(HenonOrbits, SameRowsOnOneAndTwoThreadsAnySplitAndResumed) {
+  const std::string dir = ds::test::make_tmpdir("henon-orbits-threads");
+  auto run = [](unsigned threads, int split, const std::string& chunk_file) {
+    CatalogueParams p;
+    p.period_max = 16;
+    p.threads = threads;
+    p.split_depth = split;
+    p.chunk_file = chunk_file;
+    return catalogue(p);
+  };
+  const CatalogueResult one = run(1, 0, "");
+  const std::string csv = catalogue_csv(one);
+  ASSERT_EQ(one.orbits.size(), 315u);
+  ASSERT_EQ(one.units, one.cells);  // split 0: one unit per start cell
+  const std::string chunks = dir + "/t.chunks";
+  const CatalogueResult two = run(2, 3, chunks);
+  EXPECT_GT(two.units, two.cells);
+  EXPECT_EQ(two.split_depth, 3);
+  const CatalogueResult deep = run(1, 6, "");
+  EXPECT_GT(deep.units, two.units);
+  for (const CatalogueResult* r : {&two, &deep}) {
+    EXPECT_EQ(catalogue_csv(*r), csv);
+    ASSERT_EQ(r->counts.size(), one.counts.size());
+    for (size_t n = 0; n < one.counts.size(); ++n) {
+      EXPECT_EQ(r->counts[n].orbits, one.counts[n].orbits) << n + 1;
+      EXPECT_EQ(r->counts[n].walks, one.counts[n].walks) << n + 1;
+      EXPECT_EQ(r->counts[n].undecided, one.counts[n].undecided) << n + 1;
+    }
+  }
+  // Keep the header and the first half of the blocks, then resume on two threads.
+  const std::string text = ds::test::slurp(chunks);
+  const size_t cut = text.find("\nchunk ", text.size() / 2);
+  ASSERT_NE(cut, std::string::npos);
+  {
+    std::ofstream f(chunks, std::ios::trunc);
+    f << text.substr(0, cut + 1);
+  }
+  const CatalogueResult resumed = run(2, 3, chunks);
+  EXPECT_GT(resumed.chunks_loaded, 0);
+  EXPECT_GT(resumed.chunks_run, 0);
+  EXPECT_EQ(resumed.chunks_loaded + resumed.chunks_run, resumed.chunks);
+  EXPECT_EQ(catalogue_csv(resumed), csv);
+  for (size_t n = 0; n < one.counts.size(); ++n) EXPECT_EQ(resumed.counts[n].walks, one.counts[n].walks);
+  // Another cut depth is another resume file.
+  EXPECT_THROW(run(2, 4, chunks), std::invalid_argument);
+  {
+    std::ofstream f(chunks, std::ios::trunc);
+    f << "deepscope henon orbits v1 a=1.4 b=0.3 region=quad N=16\n";
+  }
+  try {
+    run(2, 3, chunks);
+    ADD_FAILURE() << "a v1 resume file was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("resume format v1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HenonOrbits, KrawczykThreeOutcomes) {
   orbits_detail::Map m{{std::nextafter(1.4, 0.0), std::nextafter(1.4, 2.0)},
                        {std::nextafter(0.3, 0.0), std::nextafter(0.3, 1.0)}};
@@ -290,6 +351,9 @@ TEST(HenonOrbits, BadInputNamesTheField) {
   p = CatalogueParams{};
   p.period_max = 60;
   EXPECT_NE(message(p).find("memory budget"), std::string::npos);
+  p = CatalogueParams{};
+  p.split_depth = 17;
+  EXPECT_NE(message(p).find("split-depth"), std::string::npos);
 }
 
 }  // namespace
