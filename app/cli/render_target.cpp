@@ -108,7 +108,7 @@ std::string render_summary(const RenderResult& r) {
         static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
-    if (pi.refine_pass_pixels[0] + pi.refine_pass_pixels[2] > 0) {
+    if (pi.refine_pass_pixels[0] + pi.refine_pass_pixels[1] + pi.refine_pass_pixels[2] > 0) {
       // The 106-bit tier pass by pass (cpu_flagged.cpp): what each took, decided, and its time.
       std::string passes = "106-bit tier:";
       const char* names[3] = {"double words with BLA at eps 2^-70", "double words at 2^-106", "floatexp2"};

@@ -279,7 +279,8 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
                                         const PutPixel& put, bool* cancelled, PerturbInfo* info) {
   Offset106 o;
   centre_offset(*ref, g, &o.re, &o.im, &o.half_step);
-  // Pass k (0: double words, coarse table; 1: fine table; 2: floatexp2) over `in`.
+  // Pass k (0: double words, coarse table; 1: at 2^-106, the fine table or, without BLA, none;
+  // 2: floatexp2) over `in`.
   const auto pass = [&](int k, const std::vector<std::size_t>& in) {
     if (in.empty() || *cancelled) return in;
     const auto t0 = Clock::now();
@@ -287,7 +288,8 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
     uint64_t* skipped = &info->refine_skipped;
     std::vector<std::size_t> left =
         k == 2 ? refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped)
-               : refine_with<DwDelta>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped, k == 1);
+               : refine_with<DwDelta>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped,
+                                      k == 1 && opt.bla);
     info->refine_pass_pixels[k] += in.size();
     info->refine_pass_seconds[k] += since(t0);
     if (!*cancelled) info->refine_pass_decided[k] += in.size() - left.size();
@@ -295,8 +297,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   };
   std::vector<std::size_t> left = flagged;
   if (opt.refine_dw) {
-    // Without a coarse table (no BLA) the first pass runs the fine one and the second returns at once.
-    left = pass(0, left);
+    if (opt.bla) left = pass(0, left);  // without BLA there is one double-word pass, at 106 bits
     left = pass(1, left);
     if (*cancelled) return {};
     info->glitch_refined_dw += flagged.size() - left.size();

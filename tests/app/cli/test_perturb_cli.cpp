@@ -11,6 +11,7 @@
 #include "arith/error.h"
 #include "app/cli/cli.h"
 #include "app/cli/commands.h"
+#include "app/cli/render_work.h"
 #include "kernels/perturb/perturb.h"
 #include "app/io/location.h"
 #include "test_files.h"
@@ -153,6 +154,33 @@ TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
   const std::string t = ds::test::slurp(dir + "/t.png");
   EXPECT_NE(t.find("glitch_refined = 64"), std::string::npos);
   EXPECT_NE(t.find("glitch_unresolved = 0"), std::string::npos);
+}
+
+// The summary's "106-bit tier:" line names each pass that ran, what it took and decided, and its
+// time; without BLA (one double-word pass, at 2^-106) it does not claim the coarse table.
+TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
+  mandel::RenderResult r;
+  r.width = r.height = 8;
+  r.method = mandel::Method::kPerturb;
+  r.perturb.glitch_pixels = 40;
+  r.perturb.refine_pass_pixels[0] = 40;
+  r.perturb.refine_pass_decided[0] = 30;
+  r.perturb.refine_pass_seconds[0] = 1.5;
+  r.perturb.refine_pass_pixels[1] = 10;
+  r.perturb.refine_pass_decided[1] = 9;
+  r.perturb.refine_pass_pixels[2] = 1;
+  const std::string s = app::render_summary(r);
+  EXPECT_NE(s.find("106-bit tier: double words with BLA at eps 2^-70 30 of 40 pixels (1.500 s); double words at "
+                   "2^-106 9 of 10 pixels (0.000 s); floatexp2 0 of 1 pixels (0.000 s)"),
+            std::string::npos)
+      << s;
+  r.perturb.refine_pass_pixels[0] = r.perturb.refine_pass_decided[0] = 0;
+  r.perturb.refine_pass_pixels[2] = 0;
+  const std::string one = app::render_summary(r);
+  EXPECT_NE(one.find("106-bit tier: double words at 2^-106 9 of 10 pixels"), std::string::npos) << one;
+  EXPECT_EQ(one.find("2^-70"), std::string::npos) << one;
+  r.perturb.refine_pass_pixels[1] = 0;
+  EXPECT_EQ(app::render_summary(r).find("106-bit tier"), std::string::npos);
 }
 
 TEST(PerturbCli, BenchWritesItsReport) {
