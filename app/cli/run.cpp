@@ -9,6 +9,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "arith/error.h"
 #include "cli.h"
@@ -74,6 +75,15 @@ std::string out_of_memory_message(const std::string& sub) {
          "file keeps the chunks finished so far). Give a smaller size, count, period or range";
 }
 
+// A worker thread the system would not start (std::thread's std::system_error, EAGAIN): the
+// command's threads times their stacks exceed the process's limits.
+std::string thread_start_message(const std::string& sub, const std::system_error& e) {
+  return (sub.empty() ? std::string("the command") : sub) + ": could not start a worker thread (" + e.what() +
+         "): the machine or its limits (ulimit -u, ulimit -v) allow fewer threads than asked. Ask fewer "
+         "(--threads where the command has it); no file is left half written, and a resume file keeps the "
+         "chunks finished so far";
+}
+
 }  // namespace
 
 int run(const ArgList& args) {
@@ -134,6 +144,13 @@ int run(const ArgList& args) {
     return 2;
   } catch (const work::WorkerStartError& e) {  // as out of memory: the options ask for more threads
     std::cerr << "deepscope: " << printable(e.what()) << "\n";
+    return 2;
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::resource_unavailable_try_again) {
+      std::cerr << "deepscope: error: " << printable(e.what()) << "\n";
+      return 1;
+    }
+    std::cerr << "deepscope: " << printable(thread_start_message(sub, e)) << "\n";
     return 2;
   } catch (const std::length_error& e) {  // a container asked for more than it can ever hold
     std::cerr << "deepscope: " << out_of_memory_message(sub) << " (" << printable(e.what()) << ")\n";
