@@ -399,6 +399,24 @@ TEST(BadInputs, RefusalsComeBeforeAnyBanner) {
   }
 }
 
+// Runs the command in a child under an address-space limit of `bytes` (ulimit -v), its stderr to
+// a file; returns the child's exit code (-1 where a signal ended it) and its stderr in *err.
+int run_under_address_limit(rlim_t bytes, const ds::app::ArgList& args, std::string* err) {
+  const std::string log = make_tmpdir("bad-log") + "/err.txt";
+  const pid_t pid = fork();
+  if (pid < 0) return -2;
+  if (pid == 0) {
+    const rlimit as{bytes, bytes};
+    if (setrlimit(RLIMIT_AS, &as) != 0 || !freopen(log.c_str(), "w", stderr)) _exit(99);
+    _exit(ds::app::run(args));
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -2;
+  *err = ds::test::slurp(log);
+  if (!WIFEXITED(status)) *err += "\n(killed by signal " + std::to_string(WTERMSIG(status)) + ")";
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // An allocation the machine cannot give (std::bad_alloc) was "deepscope: error: std::bad_alloc",
 // exit 1. The inputs whose memory is known are refused up front (render --size, henon scan, henon
 // orbits, find --period); any other is caught at the top: exit 2, saying out of memory and how
@@ -412,20 +430,14 @@ TEST(BadInputs, OutOfMemoryExitsTwoWithAMessage) {
   GTEST_SKIP() << "AddressSanitizer's allocator aborts where an address-space limit would throw bad_alloc";
 #endif
 #endif
-  const std::string out = make_tmpdir("bad-out"), log = make_tmpdir("bad-log") + "/err.txt";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const rlimit as{rlim_t{3} << 29, rlim_t{3} << 29};
-    if (setrlimit(RLIMIT_AS, &as) != 0 || !freopen(log.c_str(), "w", stderr)) _exit(99);
-    _exit(ds::app::run({"henon", "orbit", "--a", "1.4", "--b", "0.3", "--points", "100000000", "--out",
-                        out + "/h.csv"}));
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  const std::string err = ds::test::slurp(log);
+  const std::string out = make_tmpdir("bad-out");
+  std::string err;
+  EXPECT_EQ(run_under_address_limit(rlim_t{3} << 29,
+                                    {"henon", "orbit", "--a", "1.4", "--b", "0.3", "--points", "100000000", "--out",
+                                     out + "/h.csv"},
+                                    &err),
+            2)
+      << err;
   EXPECT_EQ(err.rfind("deepscope: henon: out of memory (this process may use 1.50 GiB of address space", 0), 0u)
       << err;
   EXPECT_EQ(entries(out), 0);
@@ -455,20 +467,14 @@ TEST(BadInputs, MoreThreadsThanTheMachineStartsExitTwo) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
 #endif
-  const std::string out = make_tmpdir("bad-out"), log = make_tmpdir("bad-log") + "/err.txt";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const rlimit as{rlim_t{1} << 31, rlim_t{1} << 31};
-    if (setrlimit(RLIMIT_AS, &as) != 0 || !freopen(log.c_str(), "w", stderr)) _exit(99);
-    _exit(ds::app::run({"oracle", "--size", "64x64", "--grid", "4", "--iter", "100", "--threads", "4096", "--quiet",
-                        "--out", out + "/g.npy"}));
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  const std::string err = ds::test::slurp(log);
+  const std::string out = make_tmpdir("bad-out");
+  std::string err;
+  EXPECT_EQ(run_under_address_limit(rlim_t{1} << 31,
+                                    {"oracle", "--size", "64x64", "--grid", "4", "--iter", "100", "--threads", "4096",
+                                     "--quiet", "--out", out + "/g.npy"},
+                                    &err),
+            2)
+      << err;
   EXPECT_NE(err.find("deepscope: could not start worker thread "), std::string::npos) << err;
   EXPECT_NE(err.find(" of 4096 ("), std::string::npos) << err;
 }
@@ -480,20 +486,14 @@ TEST(BadInputs, AThreadTheSystemWillNotStartExitsTwo) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
 #endif
-  const std::string out = make_tmpdir("bad-out"), log = make_tmpdir("bad-log") + "/err.txt";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const rlimit as{rlim_t{1} << 31, rlim_t{1} << 31};
-    if (setrlimit(RLIMIT_AS, &as) != 0 || !freopen(log.c_str(), "w", stderr)) _exit(99);
-    _exit(ds::app::run({"henon", "orbits", "--period-max", "6", "--threads", "4096", "--quiet", "--out",
-                        out + "/o.csv"}));
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  const std::string err = ds::test::slurp(log);
+  const std::string out = make_tmpdir("bad-out");
+  std::string err;
+  EXPECT_EQ(run_under_address_limit(rlim_t{1} << 31,
+                                    {"henon", "orbits", "--period-max", "6", "--threads", "4096", "--quiet", "--out",
+                                     out + "/o.csv"},
+                                    &err),
+            2)
+      << err;
   EXPECT_EQ(err.rfind("deepscope: henon: could not start a worker thread (", 0), 0u) << err;
   EXPECT_NE(err.find("Ask fewer (--threads"), std::string::npos) << err;
   // No catalogue; the resume file (its header, written before the workers start) may stay for a rerun.
