@@ -126,10 +126,12 @@ TEST_P(FormulaOracleSuite, TrustedPixelsEqualMpfrOrAreFlagged) {
     }
   }
   std::printf("%s (%s, %s, %dx%d): %s; MPFR trusts %zu of %zu, %zu agree, %zu flagged (not certified), "
-              "%zu differ; %zu distinct counts (MPFR %zu); %llu unresolved in the image; render %.2f s\n",
+              "%zu differ; %zu distinct counts (MPFR %zu); in the image %llu undecided in binary64, %llu decided by "
+              "their MPFR orbits, %llu unresolved; render %.2f s\n",
               e.name.c_str(), e.location.c_str(), formula::to_string(f).c_str(), e.width, e.height,
               formula::method_name(rep).c_str(), ntrusted, n, agree, flagged, ntrusted - agree - flagged,
-              distinct.size(), oracle_distinct.size(), static_cast<unsigned long long>(rep.unresolved), seconds);
+              distinct.size(), oracle_distinct.size(), static_cast<unsigned long long>(rep.undecided),
+              static_cast<unsigned long long>(rep.fallback), static_cast<unsigned long long>(rep.unresolved), seconds);
   EXPECT_EQ(agree + flagged, ntrusted) << e.name << ": certified counts that differ from MPFR:" << detail;
   // Not a vacuous pass: the oracle trusts most of the grid and the render certifies most of that.
   EXPECT_GE(ntrusted * 4, n * 3) << e.name << ": the oracle grid trusts too few pixels";
