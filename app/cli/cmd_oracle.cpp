@@ -1,6 +1,8 @@
 // `deepscope oracle`: an N x N grid of a view's pixels by the MPFR oracle (kernels/perturb/oracle.h),
 // written as .npy arrays (counts, smooth counts, trusted mask, certifying bits) and a JSON record.
 // Resumable: finished pixels go to OUT.chunks as they come; every output is written whole at the end.
+// A formula other than z^2 + c (--formula, or the location's): each pixel by the formula's own MPFR
+// orbit (kernels/formula/mpfr_orbit.h) at two precisions, trusted where both give the same count.
 #include <unistd.h>
 
 #include <cctype>
@@ -18,6 +20,8 @@
 #include "commands.h"
 #include "app/io/image_io.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/formula/formula.h"
+#include "kernels/formula/mpfr_orbit.h"
 #include "kernels/perturb/oracle.h"
 #include "kernels/core/work.h"
 #include "app/io/location.h"
@@ -36,6 +40,8 @@ struct OracleJob {
   unsigned threads = 0;
   std::string out, smooth, trusted, bits, meta;
   bool quiet = false;
+  formula::Formula formula = formula::parse_formula("mandelbrot");
+  bool plain() const { return formula::is_mandelbrot(formula); }
 };
 
 // "a,b,c,d" -> four finite doubles.
@@ -65,7 +71,7 @@ std::string stem_of(const std::string& out) {
 OracleJob parse_oracle(const ArgList& args) {
   cli::Args a(args,
               {"re", "im", "zoom", "iter", "size", "location", "grid", "out", "meta", "pixel-map",
-               "start-bits", "max-bits", "escalations", "threads"},
+               "start-bits", "max-bits", "escalations", "threads", "formula"},
               {"no-confirm", "quiet"});
   if (!a.positional().empty())
     throw cli::UsageError("oracle takes no positional argument: \"" + a.positional()[0] + "\"");
@@ -74,8 +80,9 @@ OracleJob parse_oracle(const ArgList& args) {
   if (a.has("location")) {
     j.location_file = a.get("location", "");
     // The same view `render --location` draws (KF's axis, Rotate/Ratio, F3's transform).
-    apply_to_view(read_location_file(j.location_file), &j.view, true);
+    apply_to_view(read_location_file(j.location_file), &j.view, true, &j.formula);
   }
+  if (a.has("formula")) j.formula = formula::parse_formula(a.get("formula", ""));
   j.view.re = a.get("re", j.view.re);
   j.view.im = a.get("im", j.view.im);
   j.view.zoom = a.get("zoom", j.view.zoom);
@@ -100,6 +107,15 @@ OracleJob parse_oracle(const ArgList& args) {
   j.bits = stem + "_bits.npy";
   j.meta = a.get("meta", stem + ".json");
   j.quiet = a.flag("quiet");
+  if (!j.plain()) {
+    if (a.has("pixel-map"))
+      throw cli::UsageError("--pixel-map with --formula " + formula::to_string(j.formula) +
+                            ": the formula orbits take square, unrotated pixels only");
+    if (a.has("max-bits") || a.has("escalations") || a.has("no-confirm"))
+      throw cli::UsageError("--max-bits, --escalations and --no-confirm: not for formulas (--formula " +
+                            formula::to_string(j.formula) +
+                            " counts each pixel at --start-bits and one rung higher, no escalation)");
+  }
   return j;
 }
 
@@ -112,15 +128,25 @@ std::string encode_pixel(const orc::OraclePixel& p) {
   return b;
 }
 
-orc::OraclePixel decode_pixel(const std::string& s) {
+// A formula pixel's record: the same fields and whether the higher run's error bound certified it.
+std::string encode_formula_pixel(const orc::OraclePixel& p, bool bound_certified) {
+  std::string s = encode_pixel(p);
+  s.back() = ' ';
+  return s + (bound_certified ? "1\n" : "0\n");
+}
+
+// `bound_certified`: the formula records' tenth field (they must have one; the others must not).
+orc::OraclePixel decode_pixel(const std::string& s, bool* bound_certified = nullptr) {
   orc::OraclePixel p;
   double smooth = 0;
-  int status = 0;
+  int status = 0, cert = -1;
   unsigned long long count = 0, lost_at = 0;
-  if (std::sscanf(s.c_str(), "%llu %la %d %d %d %d %d %lg %llu", &count, &smooth, &status, &p.bits,
-                  &p.confirm_bits, &p.top_bits, &p.runs, &p.log2_bound, &lost_at) != 9 ||
-      status < 0 || status > static_cast<int>(orc::Status::kCancelled))
+  const int fields = std::sscanf(s.c_str(), "%llu %la %d %d %d %d %d %lg %llu %d", &count, &smooth, &status,
+                                 &p.bits, &p.confirm_bits, &p.top_bits, &p.runs, &p.log2_bound, &lost_at, &cert);
+  if (fields != (bound_certified ? 10 : 9) || status < 0 || status > static_cast<int>(orc::Status::kCancelled) ||
+      (bound_certified && cert != 0 && cert != 1))
     throw std::runtime_error("oracle: malformed pixel record in the chunk file");
+  if (bound_certified) *bound_certified = cert == 1;
   p.count = count;
   p.lost_at = lost_at;
   p.smooth = static_cast<float>(smooth);
@@ -164,7 +190,8 @@ std::string command_line(const ArgList& args) {
 }
 
 std::string meta_json(const OracleJob& j, const ArgList& args, const mandel::Geometry& g,
-                      const std::vector<orc::OraclePixel>& px, double seconds, int64_t resumed) {
+                      const std::vector<orc::OraclePixel>& px, double seconds, int64_t resumed,
+                      int64_t bound_certified) {
   const mandel::View& v = j.view;
   const int n = j.grid;
   std::map<orc::Status, int> by_status;
@@ -180,14 +207,26 @@ std::string meta_json(const OracleJob& j, const ArgList& args, const mandel::Geo
   o << "  \"location\": {\"file\": " << json_string(j.location_file) << ", \"re\": " << json_string(v.re)
     << ", \"im\": " << json_string(v.im) << ", \"zoom\": " << json_string(v.zoom)
     << ", \"iterations\": " << v.max_iter << "},\n";
+  if (!j.plain()) o << "  \"formula\": " << json_string(formula::to_string(j.formula)) << ",\n";
   o << "  \"size\": [" << v.width << ", " << v.height << "],\n";
   o << "  \"pixel_map\": [" << v.pixel_map[0] << ", " << v.pixel_map[1] << ", " << v.pixel_map[2] << ", "
     << v.pixel_map[3] << "],\n";
   o << "  \"grid\": " << n << ",\n";
   o << "  \"pixels\": \"array [l][k] holds pixel (i, j) = (floor((k + 0.5) * width / grid), "
        "floor((l + 0.5) * height / grid)), j = 0 at the top\",\n";
-  o << "  \"files\": {\"counts\": " << json_string(j.out) << ", \"smooth\": " << json_string(j.smooth)
+  o << "  \"files\": {\"counts\": " << json_string(j.out)
+    << ", \"smooth\": " << (j.plain() ? json_string(j.smooth) : std::string("null"))
     << ", \"trusted\": " << json_string(j.trusted) << ", \"bits\": " << json_string(j.bits) << "},\n";
+  if (!j.plain()) {
+    const int b = j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v);
+    o << "  \"oracle\": {\"start_bits\": " << b << ", \"confirm_bits\": " << orc::next_bits(b)
+      << ", \"rule\": \"the formula's own MPFR orbit (kernels/formula/mpfr_orbit.h) at start_bits and at "
+         "confirm_bits; a count is trusted when both runs give it (no smooth counts: the formula orbits give "
+         "none)\", \"bound_certified\": "
+      << bound_certified
+      << ", \"bound_certified_is\": \"pixels whose confirm_bits run's rigorous error bound also decided every "
+         "escape test\"},\n";
+  } else {
   o << "  \"oracle\": {\"start_bits\": " << (j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v))
     << ", \"max_bits\": " << j.opt.max_bits << ", \"max_escalations\": " << j.opt.max_escalations
     << ", \"confirm\": " << (j.opt.confirm ? "true" : "false")
@@ -195,6 +234,7 @@ std::string meta_json(const OracleJob& j, const ArgList& args, const mandel::Geo
        "bound certifies it"
     << (j.opt.confirm ? " and a run one rung higher (bits + max(64, bits/2)) certifies the same count" : "")
     << "\"},\n";
+  }
   const int trusted = by_status[orc::Status::kTrusted];
   o << "  \"trusted\": " << trusted << ",\n  \"untrusted\": " << static_cast<int>(px.size()) - trusted
     << ",\n";
@@ -253,12 +293,20 @@ struct Progress {
 int cmd_oracle(const ArgList& args) {
   OracleJob j = parse_oracle(args);
   const mandel::Geometry g = mandel::geometry(j.view);  // ViewError: exit 2
+  if (!j.plain() && !g.square_pixels)
+    throw cli::UsageError("oracle --formula " + formula::to_string(j.formula) +
+                          ": the view has a pixel map or an exponential map; the formula orbits take square, "
+                          "unrotated pixels only");
   const std::string chunk_file = j.out + ".chunks";
-  check_outputs({j.out, j.smooth, j.trusted, j.bits, j.meta, chunk_file});
+  if (j.plain())
+    check_outputs({j.out, j.smooth, j.trusted, j.bits, j.meta, chunk_file});
+  else
+    check_outputs({j.out, j.trusted, j.bits, j.meta, chunk_file});
 
   const int n = j.grid;
   const std::vector<orc::PixelIndex> where = orc::grid_pixels(j.view, n);
   std::vector<orc::OraclePixel> px(where.size());
+  std::vector<uint8_t> bound_certified(j.plain() ? 0 : where.size());
   int64_t untrusted = 0, done = 0;
   Progress line;
   line.tty = isatty(2);
@@ -278,6 +326,8 @@ int cmd_oracle(const ArgList& args) {
                " iter=" + std::to_string(v.max_iter) + " map=" + map + " grid=" + std::to_string(n) +
                " start=" + std::to_string(j.opt.start_bits) + " max=" + std::to_string(j.opt.max_bits) +
                " esc=" + std::to_string(j.opt.max_escalations) + " confirm=" + (j.opt.confirm ? "1" : "0");
+  if (!j.plain()) job.header += " formula=" + formula::to_string(j.formula);
+  const int formula_bits = j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v);
   // One worker per core, one pixel per chunk: pixels cost from one step to max_iter steps.
   const unsigned threads = j.threads ? j.threads : std::max(1u, std::thread::hardware_concurrency());
   job.workers.assign(threads, work::Worker{});
@@ -287,19 +337,43 @@ int cmd_oracle(const ArgList& args) {
     orc::OracleOptions o = j.opt;
     o.cancel = &stop;
     const orc::PixelIndex at = where[static_cast<size_t>(c)];
+    if (!j.plain()) {  // two runs of the formula's orbit (not cancellable mid-run: one pixel each)
+      if (stop.load()) return false;
+      orc::OraclePixel p;
+      bool cert_low = false, cert_high = false;
+      const int high = orc::next_bits(formula_bits);
+      const uint64_t n1 = formula::mpfr_count_certified(g, v, j.formula, at.i, at.j, formula_bits, &cert_low);
+      const uint64_t n2 = formula::mpfr_count_certified(g, v, j.formula, at.i, at.j, high, &cert_high);
+      p.count = n2;
+      p.smooth = 0;
+      p.status = n1 == n2 ? orc::Status::kTrusted : orc::Status::kContradicted;
+      p.bits = formula_bits;
+      p.confirm_bits = high;
+      p.top_bits = high;
+      p.runs = 2;
+      *payload = encode_formula_pixel(p, n1 == n2 && cert_high);
+      return true;
+    }
     const orc::OraclePixel p = orc::oracle_pixel(g, v, at.i, at.j, o);
     if (p.status == orc::Status::kCancelled) return false;
     *payload = encode_pixel(p);
     return true;
   };
   job.take = [&](int64_t c, const std::string& payload, bool) {
-    px[static_cast<size_t>(c)] = decode_pixel(payload);
+    if (j.plain()) {
+      px[static_cast<size_t>(c)] = decode_pixel(payload);
+    } else {
+      bool cert = false;
+      px[static_cast<size_t>(c)] = decode_pixel(payload, &cert);
+      bound_certified[static_cast<size_t>(c)] = cert ? 1 : 0;
+    }
     untrusted += px[static_cast<size_t>(c)].trusted() ? 0 : 1;
     line.show(++done, job.chunks, untrusted);
   };
   if (!j.quiet)
     std::cerr << "deepscope oracle: " << n << "x" << n << " grid of " << v.width << "x" << v.height << ", "
-              << v.max_iter << " iterations, from "
+              << v.max_iter << " iterations"
+              << (j.plain() ? "" : ", formula " + formula::to_string(j.formula) + ", at") << (j.plain() ? ", from " : " ")
               << (j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v)) << " bits, " << threads
               << " threads\n";
   const work::Stats s = work::run(job);
@@ -322,10 +396,12 @@ int cmd_oracle(const ArgList& args) {
     bits[k] = px[k].trusted() ? static_cast<uint32_t>(px[k].bits) : 0;
   }
   write_file_atomically(j.out, encode_counts_npy(counts, counts_high, n, n));
-  write_file_atomically(j.smooth, encode_smooth_npy(smooth, counts, counts_high, n, n));
+  if (j.plain()) write_file_atomically(j.smooth, encode_smooth_npy(smooth, counts, counts_high, n, n));
   write_file_atomically(j.trusted, encode_npy(trusted, n, n));
   write_file_atomically(j.bits, encode_npy(bits, n, n));
-  write_file_atomically(j.meta, meta_json(j, args, g, px, s.seconds, s.loaded));
+  int64_t certified = 0;
+  for (uint8_t c : bound_certified) certified += c;
+  write_file_atomically(j.meta, meta_json(j, args, g, px, s.seconds, s.loaded, j.plain() ? -1 : certified));
   std::remove(job.chunk_file.c_str());
   if (!j.quiet) {
     std::map<int, int> by_bits;
@@ -339,7 +415,8 @@ int cmd_oracle(const ArgList& args) {
     }
     std::cerr << (first ? "none" : "") << "), " << untrusted << " untrusted; " << s.seconds << " s";
     if (s.loaded) std::cerr << " (" << s.loaded << " pixels resumed)";
-    std::cerr << "\ndeepscope oracle: wrote " << j.out << ", " << j.smooth << ", " << j.trusted << ", "
+    if (!j.plain()) std::cerr << "; " << certified << " of the trusted certified by the error bound too";
+    std::cerr << "\ndeepscope oracle: wrote " << j.out << ", " << (j.plain() ? j.smooth + ", " : "") << j.trusted << ", "
               << j.bits << ", " << j.meta << "\n";
   }
   return 0;

@@ -112,11 +112,13 @@ Commands:
         --no-auto-iter or --aa): a frame whose counts say its limit is too low is rendered again
   deepscope oracle [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH] [--grid N]
                    [--pixel-map M0,M1,M2,M3] [--start-bits B] [--max-bits B] [--escalations K]
-                   [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] --out FILE.npy
+                   [--no-confirm] [--threads T] [--quiet] [--meta FILE.json] [--formula NAME] --out FILE.npy
         counts of an N x N grid of the view's pixels (default 32) by direct MPFR iteration with a
         rigorous error bound, escalating precision until certified and confirmed one rung higher:
         FILE.npy (uint32), FILE_smooth.npy, FILE_trusted.npy (uint8 mask), FILE_bits.npy and the
-        JSON record; resumable from FILE.npy.chunks
+        JSON record; resumable from FILE.npy.chunks. A formula other than z^2 + c (--formula, or
+        the location's): its own MPFR orbit at --start-bits and one rung higher, trusted where the
+        two counts agree (no smooth file, no escalation; square, unrotated pixels only)
   deepscope find period|nucleus|misiurewicz [--re R --im I --zoom Z | --location FILE] [--iter N]
                    [--size WxH] [--at X,Y] [--radius PIXELS] [--max-period N] [--period P]
                    [--preperiod Q] [--fit F] [--quiet] [--out FILE.loc]

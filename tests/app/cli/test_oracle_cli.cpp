@@ -4,11 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "app/cli/cancel.h"
 #include "app/cli/commands.h"
 #include "app/io/image_io.h"
 #include "app/io/location.h"
+#include "kernels/formula/formula.h"
+#include "kernels/formula/mpfr_orbit.h"
+#include "kernels/mandelbrot/mandelbrot.h"
 #include "locations.h"
 #include "test_files.h"
 #include "app/io/view_png.h"
@@ -57,6 +61,59 @@ TEST(OracleCli, WritesTheGridAndItsRecord) {
   EXPECT_NE(err.find("16/16 pixels trusted"), std::string::npos) << err;
 }
 
+// --formula: the grid is the formula's own MPFR orbit (checked pixel by pixel against mpfr_count
+// at another precision), with no smooth file and the formula in the record; not z^2 + c's grid.
+TEST(OracleCli, FormulaGridIsTheFormulasOwnOrbit) {
+  const std::string dir = ds::test::make_tmpdir("oracle");
+  const ArgList view = {"--re", "-1.7579317963", "--im", "-0.052705991307", "--zoom", "22", "--iter", "400",
+                        "--size", "16x16", "--grid", "4"};
+  ArgList a = {"oracle", "--formula", "burning-ship"};
+  a.insert(a.end(), view.begin(), view.end());
+  a.insert(a.end(), {"--out", dir + "/f.npy"});
+  std::string err;
+  ASSERT_EQ(run(a, &err), 0) << err;
+  EXPECT_FALSE(exists(dir + "/f_smooth.npy"));
+  const std::string meta = slurp(dir + "/f.json");
+  EXPECT_NE(meta.find("\"formula\": \"burning-ship\""), std::string::npos) << meta;
+  EXPECT_NE(meta.find("\"smooth\": null"), std::string::npos) << meta;
+  ArgList m = {"oracle"};
+  m.insert(m.end(), view.begin(), view.end());
+  m.insert(m.end(), {"--out", dir + "/m.npy"});
+  ASSERT_EQ(run(m, &err), 0) << err;
+  auto load = [](const std::string& path, size_t elem) {
+    int rows = 0, cols = 0;
+    std::string data;
+    EXPECT_TRUE(ds::app::decode_npy(slurp(path), elem, &rows, &cols, &data)) << path;
+    EXPECT_EQ(rows * cols, 16) << path;
+    return data;
+  };
+  const std::string fc = load(dir + "/f.npy", 4), ft = load(dir + "/f_trusted.npy", 1),
+                    mc = load(dir + "/m.npy", 4);
+  ASSERT_EQ(fc.size(), 64u);
+  ASSERT_EQ(mc.size(), 64u);
+  ds::mandel::View v;
+  v.re = "-1.7579317963";
+  v.im = "-0.052705991307";
+  v.zoom = "22";
+  v.max_iter = 400;
+  v.width = v.height = 16;
+  const ds::mandel::Geometry g = ds::mandel::geometry(v);
+  const ds::formula::Formula f = ds::formula::parse_formula("burning-ship");
+  const std::vector<ds::mandel::PixelIndex> where = ds::mandel::grid_pixels(v, 4);
+  int trusted = 0, differs_from_mandelbrot = 0;
+  for (size_t k = 0; k < 16; ++k) {
+    uint32_t c = 0, cm = 0;
+    std::memcpy(&c, fc.data() + 4 * k, 4);
+    std::memcpy(&cm, mc.data() + 4 * k, 4);
+    differs_from_mandelbrot += c != cm;
+    if (!ft[k]) continue;
+    ++trusted;
+    EXPECT_EQ(c, ds::formula::mpfr_count(g, v, f, where[k].i, where[k].j, 300)) << k;
+  }
+  EXPECT_GE(trusted, 14);
+  EXPECT_GT(differs_from_mandelbrot, 4);
+}
+
 TEST(OracleCli, CancelledRunWritesNothingAndResumes) {
   const std::string dir = ds::test::make_tmpdir("oracle");
   const ArgList args = {"oracle", "--re",   "-0.7453",       "--im",   "0.1127",      "--zoom",
@@ -95,6 +152,9 @@ TEST(OracleCli, BadInputExitsTwo) {
       {{"--out", dir}, "is a directory"},
       {{"--start-bits", "200", "--max-bits", "60", "--out", out}, "--start-bits 200 is above --max-bits 60"},
       {{"--grid", "2", "--grid", "3", "--out", out}, "--grid is given twice"},
+      {{"--formula", "nosuch", "--out", out}, "nosuch"},
+      {{"--formula", "burning-ship", "--pixel-map", "1,0,0,-1", "--out", out}, "square, unrotated"},
+      {{"--formula", "celtic", "--no-confirm", "--out", out}, "not for formulas"},
   };
   for (const Case& c : cases) {
     ArgList a = view;

@@ -1,0 +1,150 @@
+// The MPFR-checked suite of formula locations made by other people (tests/data/oracle/formula-suite.txt):
+// each location file read as a user's would be (app/io's reader, its formula included), rendered whole
+// at the grid's size by formula::render (the CPU engine `render --formula` runs), and every pixel the
+// stored oracle grid trusts (deepscope oracle --formula: two precisions agree) compared with it: equal,
+// or flagged (not certified: unresolved), never a different count. "long" entries run where
+// DEEPSCOPE_LONG_TESTS is set (the GPU host's session).
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/io/image_io.h"
+#include "app/io/location.h"
+#include "kernels/formula/formula.h"
+#include "kernels/formula/render.h"
+#include "kernels/mandelbrot/mandelbrot.h"
+#include "oracle.h"
+#include "test_files.h"
+
+namespace {
+
+using namespace ds;
+
+const std::string kData = DEEPSCOPE_TEST_DATA;
+
+struct Entry {
+  std::string name, location;
+  int width = 0, height = 0, grid = 0;
+  bool cheap = false;
+};
+
+// Test names and ctest's list show the entry's name, not its bytes.
+void PrintTo(const Entry& e, std::ostream* os) { *os << e.name; }
+
+std::vector<Entry> suite() {
+  std::ifstream in(kData + "/oracle/formula-suite.txt");
+  std::vector<Entry> out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    Entry e;
+    std::string where;
+    char x = 0;
+    ss >> e.name >> e.location >> e.width >> x >> e.height >> e.grid >> where;
+    if (ss.fail() || (where != "cpu" && where != "long")) {
+      ADD_FAILURE() << "malformed formula-suite line: " << line;
+      continue;
+    }
+    e.cheap = where == "cpu";
+    out.push_back(e);
+  }
+  return out;
+}
+
+template <class T>
+std::vector<T> load_npy(const std::string& path, size_t expect) {
+  int rows = 0, cols = 0;
+  std::string data;
+  const bool ok = app::decode_npy(ds::test::slurp(path), sizeof(T), &rows, &cols, &data);
+  EXPECT_TRUE(ok) << path;
+  EXPECT_EQ(static_cast<size_t>(rows) * cols, expect) << path;
+  if (!ok || data.size() != expect * sizeof(T)) return {};
+  std::vector<T> v(expect);
+  std::memcpy(v.data(), data.data(), data.size());
+  return v;
+}
+
+class FormulaOracleSuite : public testing::TestWithParam<Entry> {};
+
+TEST(FormulaOracleSuiteList, HasCheapAndLongEntries) {
+  int cheap = 0, deep = 0;
+  for (const Entry& e : suite()) (e.cheap ? cheap : deep) += 1;
+  EXPECT_GT(cheap, 0);
+  EXPECT_GT(deep, 0);
+}
+
+TEST_P(FormulaOracleSuite, TrustedPixelsEqualMpfrOrAreFlagged) {
+  const Entry& e = GetParam();
+  if (!e.cheap) DEEPSCOPE_REQUIRE_LONG();
+  const app::Location loc = app::read_location_file(kData + "/" + e.location);
+  mandel::View v;
+  formula::Formula f = formula::parse_formula("mandelbrot");
+  app::apply_to_view(loc, &v, false, &f);
+  ASSERT_FALSE(formula::is_mandelbrot(f)) << e.location << ": the reader lost the formula";
+  v.width = e.width;
+  v.height = e.height;
+  const size_t n = static_cast<size_t>(e.grid) * e.grid;
+  const std::string stem = kData + "/oracle/" + e.name;
+  const std::vector<uint32_t> oracle = load_npy<uint32_t>(stem + ".npy", n);
+  const std::vector<uint8_t> trusted = load_npy<uint8_t>(stem + "_trusted.npy", n);
+  ASSERT_EQ(oracle.size(), n);
+  ASSERT_EQ(trusted.size(), n);
+  const auto t0 = std::chrono::steady_clock::now();
+  formula::FormulaReport rep;
+  const mandel::RenderResult r = formula::render(v, f, formula::FormulaOptions{}, &rep);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<mandel::PixelIndex> where = mandel::grid_pixels(v, e.grid);
+  ASSERT_EQ(where.size(), n);
+  size_t ntrusted = 0, agree = 0, flagged = 0;
+  std::set<uint64_t> distinct, oracle_distinct;
+  std::string detail;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t at = static_cast<size_t>(where[k].j) * v.width + where[k].i;
+    distinct.insert(r.count(at));
+    if (!trusted[k]) continue;
+    oracle_distinct.insert(oracle[k]);
+    ++ntrusted;
+    if (!rep.certified[at]) {
+      ++flagged;
+      continue;
+    }
+    if (r.count(at) == oracle[k]) {
+      ++agree;
+    } else if (detail.size() < 2000) {
+      detail += "\n  (" + std::to_string(where[k].i) + ", " + std::to_string(where[k].j) + "): rendered " +
+                std::to_string(r.count(at)) + ", MPFR " + std::to_string(oracle[k]);
+    }
+  }
+  std::printf("%s (%s, %s, %dx%d): %s; MPFR trusts %zu of %zu, %zu agree, %zu flagged (not certified), "
+              "%zu differ; %zu distinct counts (MPFR %zu); in the image %llu undecided in binary64, %llu decided by "
+              "their MPFR orbits, %llu unresolved; render %.2f s\n",
+              e.name.c_str(), e.location.c_str(), formula::to_string(f).c_str(), e.width, e.height,
+              formula::method_name(rep).c_str(), ntrusted, n, agree, flagged, ntrusted - agree - flagged,
+              distinct.size(), oracle_distinct.size(), static_cast<unsigned long long>(rep.undecided),
+              static_cast<unsigned long long>(rep.fallback), static_cast<unsigned long long>(rep.unresolved), seconds);
+  EXPECT_EQ(agree + flagged, ntrusted) << e.name << ": certified counts that differ from MPFR:" << detail;
+  // Not a vacuous pass: the oracle trusts most of the grid and the render certifies most of that.
+  EXPECT_GE(ntrusted * 4, n * 3) << e.name << ": the oracle grid trusts too few pixels";
+  EXPECT_GE(agree * 10, ntrusted * 9) << e.name << ": too many trusted pixels flagged";
+  EXPECT_GT(oracle_distinct.size(), 1u) << e.name << ": the oracle grid itself is flat";
+  EXPECT_GE(distinct.size(), std::min<size_t>(10, oracle_distinct.size())) << e.name << ": a flat image";
+}
+
+INSTANTIATE_TEST_SUITE_P(Locations, FormulaOracleSuite, testing::ValuesIn(suite()),
+                         [](const testing::TestParamInfo<Entry>& p) {
+                           std::string s;
+                           for (char c : p.param.name) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return s;
+                         });
+
+}  // namespace
