@@ -68,7 +68,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
-                                     uint64_t* skipped, bool fine = false);
+                                     uint64_t* skipped, bool fine = false, bool* served = nullptr);
 
 // One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
 // floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
@@ -186,14 +186,15 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // deltas could not decide; here the error estimate shrinks by 2^-50 or so (2^-17 from what the
 // coarse table drops), and nearly all are decided. Returns the pixels still flagged (ascending;
 // all of them where T = DwDelta cannot serve the view: its spacing or a reference point below the
-// double word's floor, or, with `fine`, where it has no coarse table); results go through `put`.
+// double word's floor, or, with `fine`, where it has no coarse table; *served stays false then);
+// results go through `put`.
 template <class T>
 std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Tile& t,
                                      const RenderOptions& opt,
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
-                                     uint64_t* skipped, bool fine) {
+                                     uint64_t* skipped, bool fine, bool* served) {
   const Reference& ref = *ref_ptr;
   T off_re, off_im, hs;
   if constexpr (std::is_same<T, DwDelta>::value) {
@@ -216,6 +217,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   const auto tb = Clock::now();
   const std::shared_ptr<const Prepared<T>> tier = prepared<T>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
   if (!tier->in_range || (fine && !tier->coarse)) return flagged;
+  if (served) *served = true;
   const BlaTable<T>& table = fine ? tier->fine_bla() : tier->bla;
   *bla_seconds += since(tb);
   PerturbParams<T> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), table, FloatExp(0.0),
@@ -286,10 +288,13 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
     const auto t0 = Clock::now();
     double* bla = &info->bla_seconds;
     uint64_t* skipped = &info->refine_skipped;
+    bool served = false;
     std::vector<std::size_t> left =
-        k == 2 ? refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped)
+        k == 2 ? refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped, false,
+                                        &served)
                : refine_with<DwDelta>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped,
-                                      k == 1 && opt.bla);
+                                      k == 1 && opt.bla, &served);
+    if (!served) return left;  // this pass cannot serve the view (the double word's range): not counted
     info->refine_pass_pixels[k] += in.size();
     info->refine_pass_seconds[k] += since(t0);
     if (!*cancelled) info->refine_pass_decided[k] += in.size() - left.size();
