@@ -24,6 +24,7 @@
 #include "kernels/formula/render.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 #include "oracle.h"
+#include "oracle_suite.h"
 #include "test_files.h"
 
 namespace {
@@ -32,60 +33,25 @@ using namespace ds;
 
 const std::string kData = DEEPSCOPE_TEST_DATA;
 
-struct Entry {
-  std::string name, location;
-  int width = 0, height = 0, grid = 0;
-  bool cheap = false;
-};
-
-// Test names and ctest's list show the entry's name, not its bytes.
-void PrintTo(const Entry& e, std::ostream* os) { *os << e.name; }
+using Entry = ds::test::OracleSuiteEntry;
+using ds::test::load_npy;
 
 std::vector<Entry> suite() {
-  std::ifstream in(kData + "/oracle/formula-suite.txt");
-  std::vector<Entry> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    Entry e;
-    std::string where;
-    char x = 0;
-    ss >> e.name >> e.location >> e.width >> x >> e.height >> e.grid >> where;
-    if (ss.fail() || (where != "cpu" && where != "long")) {
-      ADD_FAILURE() << "malformed formula-suite line: " << line;
-      continue;
-    }
-    e.cheap = where == "cpu";
-    out.push_back(e);
-  }
-  return out;
-}
-
-template <class T>
-std::vector<T> load_npy(const std::string& path, size_t expect) {
-  int rows = 0, cols = 0;
-  std::string data;
-  const bool ok = app::decode_npy(ds::test::slurp(path), sizeof(T), &rows, &cols, &data);
-  EXPECT_TRUE(ok) << path;
-  EXPECT_EQ(static_cast<size_t>(rows) * cols, expect) << path;
-  if (!ok || data.size() != expect * sizeof(T)) return {};
-  std::vector<T> v(expect);
-  std::memcpy(v.data(), data.data(), data.size());
-  return v;
+  return ds::test::read_oracle_suite(kData + "/oracle/formula-suite.txt", {"cpu", "long"});
 }
 
 class FormulaOracleSuite : public testing::TestWithParam<Entry> {};
 
 TEST(FormulaOracleSuiteList, HasCheapAndLongEntries) {
   int cheap = 0, deep = 0;
-  for (const Entry& e : suite()) (e.cheap ? cheap : deep) += 1;
+  for (const Entry& e : suite()) (e.cpu ? cheap : deep) += 1;
   EXPECT_GT(cheap, 0);
   EXPECT_GT(deep, 0);
 }
 
 TEST_P(FormulaOracleSuite, TrustedPixelsEqualMpfrOrAreFlagged) {
   const Entry& e = GetParam();
-  if (!e.cheap) DEEPSCOPE_REQUIRE_LONG();
+  if (!e.cpu) DEEPSCOPE_REQUIRE_LONG();
   const app::Location loc = app::read_location_file(kData + "/" + e.location);
   mandel::View v;
   formula::Formula f = formula::parse_formula("mandelbrot");

@@ -17,6 +17,7 @@
 #include "kernels/perturb/perturb.h"
 #include "kernels/perturb/oracle.h"
 #include "app/io/location.h"
+#include "oracle_suite.h"
 #include "test_files.h"
 
 namespace {
@@ -26,43 +27,10 @@ namespace orc = ds::perturb::oracle;
 
 const std::string kData = DEEPSCOPE_TEST_DATA;
 
-struct Entry {
-  std::string name, location;
-  int width = 0, height = 0, grid = 0;
-  bool cpu = false;
-};
+using Entry = ds::test::OracleSuiteEntry;
+using ds::test::load_npy;
 
-std::vector<Entry> suite() {
-  std::ifstream in(kData + "/oracle/suite.txt");
-  EXPECT_TRUE(in.good()) << "no " << kData << "/oracle/suite.txt";
-  std::vector<Entry> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    Entry e;
-    std::string where;
-    char x = 0;
-    ss >> e.name >> e.location >> e.width >> x >> e.height >> e.grid >> where;
-    EXPECT_FALSE(ss.fail()) << "malformed suite line: " << line;
-    e.cpu = where == "cpu";
-    out.push_back(e);
-  }
-  return out;
-}
-
-// A .npy array written by encode_npy (image_io's decode_npy): its n elements.
-template <class T>
-std::vector<T> load_npy(const std::string& path, size_t expect) {
-  int rows = 0, cols = 0;
-  std::string data;
-  const bool ok = app::decode_npy(ds::test::slurp(path), sizeof(T), &rows, &cols, &data);
-  EXPECT_TRUE(ok) << path;
-  EXPECT_EQ(static_cast<size_t>(rows) * cols, expect) << path;
-  if (!ok || data.size() != expect * sizeof(T)) return {};
-  std::vector<T> v(expect);
-  std::memcpy(v.data(), data.data(), data.size());
-  return v;
-}
+std::vector<Entry> suite() { return ds::test::read_oracle_suite(kData + "/oracle/suite.txt", {"cpu", "deep"}); }
 
 void check(const Entry& e) {
   const app::Location loc = app::read_location_file(kData + "/" + e.location);
