@@ -108,21 +108,18 @@ std::string render_summary(const RenderResult& r) {
         static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
-    if (pi.refine_pass_pixels[0] + pi.refine_pass_pixels[1] + pi.refine_pass_pixels[2] > 0) {
-      // The 106-bit tier pass by pass (cpu_flagged.cpp): what each took, decided, and its time.
-      std::string passes = "106-bit tier:";
-      const char* names[3] = {"double words with BLA at eps 2^-70", "double words at 2^-106", "floatexp2"};
-      for (int k = 0; k < 3; ++k) {
-        if (pi.refine_pass_pixels[k] == 0) continue;
-        char b[160];
-        std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s)", passes.size() > 14 ? ";" : "", names[k],
-                      static_cast<unsigned long long>(pi.refine_pass_decided[k]),
-                      static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
-        passes += b;
-      }
-      out += "\n";
-      out += passes;
+    // The 106-bit tier pass by pass (cpu_flagged.cpp): what each took, decided, and its time.
+    std::string passes;
+    const char* names[3] = {"double words with BLA at eps 2^-70", "double words at 2^-106", "floatexp2"};
+    for (int k = 0; k < 3; ++k) {
+      if (pi.refine_pass_pixels[k] == 0) continue;
+      char b[160];
+      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s)", passes.empty() ? "" : ";", names[k],
+                    static_cast<unsigned long long>(pi.refine_pass_decided[k]),
+                    static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
+      passes += b;
     }
+    if (!passes.empty()) out += "\n106-bit tier:" + passes;
     if (pi.cpu_simd == mandel::CpuSimd::kAvx2 || pi.cpu_simd == mandel::CpuSimd::kAvx512) {
       const unsigned lanes = pi.cpu_simd == mandel::CpuSimd::kAvx2 ? 4 : 8;
       const double steps = static_cast<double>(pi.lane_steps) + static_cast<double>(pi.lane_scalar_steps);
