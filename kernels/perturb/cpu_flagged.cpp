@@ -1,6 +1,9 @@
 // The re-rendering of the pixels perturb::render's first pass flagged: the 106-bit tiers (double
 // words, then floatexp2) against the same reference, then secondary references, blob by blob
 // (docs/perturbation.md, "Glitches").
+#include <algorithm>
+#include <iterator>
+
 #include "cpu_detail.h"
 
 namespace ds::perturb::cpu_detail {
@@ -68,7 +71,8 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
-                                     uint64_t* skipped, bool fine = false, bool* served = nullptr);
+                                     uint64_t* skipped, bool fine = false, bool* served = nullptr,
+                                     std::vector<std::size_t>* at_floor = nullptr);
 
 // One secondary reference at tile pixel `pick` and the pixels of `blob` rendered against it, with
 // floatexp deltas and its own BLA table. Returns the pixels that flag again; *made: a reference
@@ -187,14 +191,16 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // coarse table drops), and nearly all are decided. Returns the pixels still flagged (ascending;
 // all of them where T = DwDelta cannot serve the view: its spacing or a reference point below the
 // double word's floor, or, with `fine`, where it has no coarse table; *served stays false then);
-// results go through `put`.
+// results go through `put`; *at_floor, when given, gets those of them that the double word flagged
+// at its floor (kFlaggedAtFloor), the only ones floatexp2 can decide after it.
 template <class T>
 std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Tile& t,
                                      const RenderOptions& opt,
                                      const std::shared_ptr<const Reference>& ref_ptr, Backend backend,
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
-                                     uint64_t* skipped, bool fine, bool* served) {
+                                     uint64_t* skipped, bool fine, bool* served,
+                                     std::vector<std::size_t>* at_floor) {
   const Reference& ref = *ref_ptr;
   T off_re, off_im, hs;
   if constexpr (std::is_same<T, DwDelta>::value) {
@@ -264,17 +270,23 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   std::vector<std::size_t> again;
   if (*cancelled) return again;
   for (std::size_t q = 0; q < flagged.size(); ++q) {
-    if (counts[q] == 0)
+    if (counts[q] == 0) {
       again.push_back(flagged[q]);
-    else
+      if (at_floor && smooth[q] == kFlaggedAtFloor) at_floor->push_back(flagged[q]);
+    } else
       put(flagged[q], counts[q], smooth[q], opt.fields ? fields[q] : FieldValues{});
   }
   return again;
 }
 
 // The double word first (its coarse table, then its fine one for what that leaves), floatexp2 for
-// what it leaves (or where it cannot serve). Counts the pixels each pass took and decided, and its
-// wall time, in *info (glitch_refined_dw, refine_pass_*).
+// what it leaves at its floor (or for all, where it cannot serve). Counts the pixels each pass took
+// and decided, and its wall time, in *info (glitch_refined_dw, refine_pass_*).
+// Floatexp2 carries the fine pass's 106 bits and table with a wider exponent: a pixel the fine pass
+// left because its error estimate reached the escape test is left by floatexp2 too (0 of 37, 85,
+// 1 and 10,327 such pixels at FractalShark's views 5 and 10 and KF's 5e227 on the H200, 6.0, 12.8
+// and 1.5 s of passes that decided nothing; docs/bench/hard-views.md), so only the pixels the
+// double word flagged at its floor go there.
 std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const Tile& t,
                                         const RenderOptions& opt, const std::shared_ptr<const Reference>& ref,
                                         Backend backend, const std::vector<std::size_t>& flagged,
@@ -282,34 +294,46 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   Offset106 o;
   centre_offset(*ref, g, &o.re, &o.im, &o.half_step);
   // Pass k (0: double words, coarse table; 1: at 2^-106, the fine table or, without BLA, none;
-  // 2: floatexp2) over `in`.
-  const auto pass = [&](int k, const std::vector<std::size_t>& in) {
+  // 2: floatexp2) over `in`; *served: the pass could serve the view (else it is not counted).
+  const auto pass = [&](int k, const std::vector<std::size_t>& in, bool* served,
+                        std::vector<std::size_t>* at_floor) {
     if (in.empty() || *cancelled) return in;
     const auto t0 = Clock::now();
     double* bla = &info->bla_seconds;
     uint64_t* skipped = &info->refine_skipped;
-    bool served = false;
     std::vector<std::size_t> left =
         k == 2 ? refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped, false,
-                                        &served)
+                                        served)
                : refine_with<DwDelta>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped,
-                                      k == 1 && opt.bla, &served);
-    if (!served) return left;  // this pass cannot serve the view (the double word's range): not counted
+                                      k == 1 && opt.bla, served, at_floor);
+    if (!*served) return left;
     info->refine_pass_pixels[k] += in.size();
     info->refine_pass_seconds[k] += since(t0);
     if (!*cancelled) info->refine_pass_decided[k] += in.size() - left.size();
     return left;
   };
   std::vector<std::size_t> left = flagged;
+  bool dw_served = false;
+  std::vector<std::size_t> at_floor;
   if (opt.refine_dw) {
-    if (opt.bla) left = pass(0, left);  // without BLA there is one double-word pass, at 106 bits
-    left = pass(1, left);
+    bool coarse_served = false;
+    if (opt.bla) left = pass(0, left, &coarse_served, nullptr);  // without BLA: one pass, at 106 bits
+    left = pass(1, left, &dw_served, &at_floor);
     if (*cancelled) return {};
     info->glitch_refined_dw += flagged.size() - left.size();
   }
-  left = pass(2, left);
+  bool fe2_served = false;
+  if (!dw_served) return pass(2, left, &fe2_served, nullptr);
+  // The fine pass left `left`; floatexp2 takes its floor pixels (a subset, ascending).
+  const std::vector<std::size_t> still = pass(2, at_floor, &fe2_served, nullptr);
   if (*cancelled) return {};
-  return left;
+  std::vector<std::size_t> out;
+  out.reserve(left.size());
+  std::set_difference(left.begin(), left.end(), at_floor.begin(), at_floor.end(), std::back_inserter(out));
+  std::vector<std::size_t> merged;
+  merged.reserve(out.size() + still.size());
+  std::merge(out.begin(), out.end(), still.begin(), still.end(), std::back_inserter(merged));
+  return merged;
 }
 
 }  // namespace

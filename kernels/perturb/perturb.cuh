@@ -103,6 +103,11 @@ struct PerturbPixel {
   FieldValues fields;  // perturb_pixel<T, true> only (kernels/mandelbrot/fields.cuh); zero unless escaped
 };
 
+// A flagged pixel's smooth (count 0) says why, with T = DwDelta: kFlaggedAtFloor where a delta
+// fell below the double word's floor (a wider exponent, floatexp2, may decide it), 0 where the
+// error estimate reached the escape test (floatexp2's 106 bits would not: the same precision).
+constexpr float kFlaggedAtFloor = -1.0f;
+
 // A length of the z-plane as the double it stands for (scaled binary64: times p.down).
 template <class T>
 DEEPSCOPE_HD double true_length(const PerturbParams<T>& p, T x) {
@@ -285,7 +290,10 @@ DEEPSCOPE_HD bool pixel_begin(const PerturbParams<T>& p, int i, int j, PixelStat
       }
     return true;
   }
-  if (p.check_underflow && below_floor(dcr, dci)) return true;
+  if (p.check_underflow && below_floor(dcr, dci)) {
+    if constexpr (std::is_same<T, DwDelta>::value) out.smooth = kFlaggedAtFloor;
+    return true;
+  }
   s.dzr = dcr;  // z_1 = c = Z_1 + dc
   s.dzi = dci;
   // The error estimate starts at dc's own rounding. The reference's own error acts as a shift of c
@@ -566,7 +574,10 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
   dzi = ni;
   ++m;
   ++n;
-  if (p.check_underflow && below_floor(dzr, dzi)) return true;
+  if (p.check_underflow && below_floor(dzr, dzi)) {
+    if constexpr (std::is_same<T, DwDelta>::value) out.smooth = kFlaggedAtFloor;
+    return true;
+  }
   return false;
 }
 

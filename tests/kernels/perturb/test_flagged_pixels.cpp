@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/perturb/cpu_detail.h"
 #include "kernels/perturb/oracle.h"
 #include "kernels/perturb/perturb.h"
 #include "locations.h"
@@ -102,10 +103,59 @@ TEST(ErrorBound, TheDoubleWordsCoarseTableDecidesAsTheFineOneDoesAtFractalSharkV
               static_cast<unsigned long long>(fine.perturb.glitch_unresolved));
   ASSERT_GE(p.glitch_pixels, 20u);
   EXPECT_GE(p.refine_pass_decided[0] * 10, p.glitch_refined_dw * 8) << "the coarse table should decide most";
+  // Nothing here falls below the double word's floor, so floatexp2 (the same 106 bits) gets no
+  // pixel after it, and floatexp2 alone leaves as many undecided (below: the same counts).
+  EXPECT_EQ(p.refine_pass_pixels[2], 0u);
+  EXPECT_EQ(p.glitch_unresolved, fine.perturb.glitch_unresolved);
   ASSERT_EQ(two.counts.size(), fine.counts.size());
   int differ = 0;
   for (size_t k = 0; k < two.counts.size(); ++k) differ += two.counts[k] != fine.counts[k];
   EXPECT_EQ(differ, 0);
+}
+
+// The double word says why it flags a pixel: kFlaggedAtFloor where a delta fell below its floor
+// (then floatexp2, the same bits with a wider exponent, takes the pixel), 0 where the error estimate
+// reached the escape test (then floatexp2 would not decide it either, and does not get it).
+TEST(ErrorBound, TheDoubleWordFlagsAtItsFloorSayingSo) {
+  using namespace ds::perturb;
+  using namespace ds::perturb::cpu_detail;
+  const View v = ds::test::kfr_view("5e227.kfr", 24, 24);
+  const Geometry g = geometry(v);
+  bool reused = false;
+  const auto ref = reference_for(g, v, nullptr, {}, &reused);
+  ASSERT_TRUE(ref);
+  const auto tier = prepared<DwDelta>(ref, view_dcmax(v, g, *ref), true);
+  ASSERT_TRUE(tier->in_range);
+  FloatExp2 re, im, hs;
+  centre_offset(*ref, g, &re, &im, &hs);
+  bool ok = true;
+  RenderOptions o;
+  PerturbParams<DwDelta> p = params_for(v, g, o, *ref, tier->zr.data(), tier->zi.data(), tier->bla, FloatExp(0.0),
+                                        FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/true);
+  p.off_re = dw_from(re, &ok);
+  p.off_im = dw_from(im, &ok);
+  p.half_step = dw_from(hs, &ok);
+  ASSERT_TRUE(ok);
+  int flagged = 0;
+  for (int j = 0; j < v.height; ++j)
+    for (int i = 0; i < v.width; ++i) {
+      const PerturbPixel px = perturb_pixel<DwDelta>(p, i, j);
+      if (px.count != 0) continue;
+      ++flagged;
+      EXPECT_EQ(px.smooth, 0.0f) << i << "," << j;
+    }
+  std::printf("5e227 at 24x24, double words at the coarse table: %d flagged by the error estimate\n", flagged);
+  // The same view moved below the floor (the offset 2^-950, the step 2^-960): every pixel flags
+  // there, saying so.
+  p.off_re = DwDelta(0x1p-950);
+  p.off_im = DwDelta(0.0);
+  p.half_step = DwDelta(0x1p-960);
+  for (int j = 0; j < v.height; j += 5)
+    for (int i = 0; i < v.width; i += 5) {
+      const PerturbPixel px = perturb_pixel<DwDelta>(p, i, j);
+      EXPECT_EQ(px.count, 0u) << i << "," << j;
+      EXPECT_EQ(px.smooth, kFlaggedAtFloor) << i << "," << j;
+    }
 }
 
 }  // namespace
