@@ -75,6 +75,7 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
       p.refine_pass_pixels[k] += q.refine_pass_pixels[k];
       p.refine_pass_decided[k] += q.refine_pass_decided[k];
       p.refine_pass_seconds[k] += q.refine_pass_seconds[k];
+      p.refine_pass_host[k] += q.refine_pass_host[k];
     }
     p.secondary_references += q.secondary_references;
     p.refine_seconds += q.refine_seconds;

@@ -113,11 +113,17 @@ std::string render_summary(const RenderResult& r) {
     const char* names[3] = {"double words with BLA at eps 2^-70", "double words at 2^-106", "floatexp2"};
     for (int k = 0; k < 3; ++k) {
       if (pi.refine_pass_pixels[k] == 0) continue;
-      char b[160];
-      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s)", passes.empty() ? "" : ";", names[k],
+      char b[200];
+      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s", passes.empty() ? "" : ";", names[k],
                     static_cast<unsigned long long>(pi.refine_pass_decided[k]),
                     static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
       passes += b;
+      // A CUDA pass's slowest pixels, finished on the host's cores (perturb.cu, run_list_chunk).
+      if (pi.refine_pass_host[k] != 0) {
+        std::snprintf(b, sizeof b, "; %llu finished on the CPU", static_cast<unsigned long long>(pi.refine_pass_host[k]));
+        passes += b;
+      }
+      passes += ")";
     }
     if (!passes.empty()) out += "\n106-bit tier:" + passes;
     if (pi.cpu_simd == mandel::CpuSimd::kAvx2 || pi.cpu_simd == mandel::CpuSimd::kAvx512) {

@@ -87,6 +87,7 @@ struct PerturbInfo {
   uint64_t refine_pass_pixels[3] = {0, 0, 0};
   uint64_t refine_pass_decided[3] = {0, 0, 0};
   double refine_pass_seconds[3] = {0, 0, 0};
+  uint64_t refine_pass_host[3] = {0, 0, 0};  // of a CUDA pass's pixels, those finished on the host's cores
   uint64_t refine_skipped = 0;     // iterations the 106-bit tier skipped by its own BLA steps
   double secondary_seconds = 0;    // wall time of the secondary references and their blobs' pixels
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)
@@ -159,6 +160,9 @@ struct RenderOptions {
   // CUDA: the whole tile in one launch (benchmarks). Default: launches of about 0.25 s each, so
   // progress and cancellation stay responsive.
   bool single_launch = false;
+  // CUDA, perturbation's 106-bit tiers: hand the last unfinished pixels to the host's cores once
+  // they step them faster (perturb.cu, run_list_chunk). false: the device finishes every pixel.
+  bool host_tail = true;
   Method method = Method::kAuto;
   DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
   bool bla = true;                         // perturbation only: false iterates every step

@@ -14,6 +14,7 @@
 
 #include "kernels/core/backend.h"
 #include "kernels/core/cpu_parallel.h"
+#include "list_tail.h"
 #include "orbit_codec.h"
 #include "perturb.cuh"
 #include "perturb.h"
@@ -34,11 +35,13 @@ double render_cuda(const PerturbParams<T>& p, std::size_t bla_count, uint64_t ta
 // perturb.cu: perturb_pixel with a 106-bit tier's deltas (T = DwDelta or FloatExp2) for the listed
 // tile pixels (indices into the tile, row-major), results in list order. p's points are host arrays
 // of p.ref_len points. fields: null, or one FieldValues a pixel (RenderOptions::fields asked).
-// *skipped: the iterations BLA skipped.
+// *skipped: the iterations BLA skipped (of the pixels finished here). Launches are bounded in steps
+// (about 0.25 s each); once the unfinished pixels are so few that the host's cores step them faster
+// than the device (tail's figures), they go to *tail instead, their results left unset.
 template <class T>
 void render_list_cuda(const PerturbParams<T>& p, const std::vector<uint32_t>& pixels, const Tile& t,
                       const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
-                      uint64_t* skipped, bool* cancelled);
+                      uint64_t* skipped, bool* cancelled, ListTail<T>* tail);
 #endif
 }  // namespace detail
 

@@ -13,6 +13,7 @@
 #include "kernels/core/cuda_memory.cuh"
 #include "kernels/core/stop_flag.cuh"
 #include "kernels/mandelbrot/fields_device.cuh"
+#include "list_tail.h"
 #include "perturb.cuh"
 #include "perturb.h"
 
@@ -41,20 +42,37 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, kFields != kNoFields ? 4 : 1
   if (px.interior) atomicAdd(&stats[2], 1ull);
 }
 
-// The listed tile pixels (row-major tile indices), one thread each, results in list order.
+// The listed tile pixels (row-major tile indices), one thread each, results in list order, at most
+// `budget` steps a launch: the first launch begins each pixel, later ones resume the live ones
+// from `states`. A pixel that finishes writes its results, clears live[q] and counts itself in
+// stats[1] (stats[0]: BLA-skipped iterations); one that does not stores its state.
 template <class T, int kFields>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     perturb_list_kernel(const PerturbParams<T> p, const uint32_t* pixels, int n, int x0, int y0, int tw,
-                        uint64_t* counts, float* smooth, FieldValues* fields, unsigned long long* skipped) {
+                        PixelState<T, kFields>* states, uint8_t* live, uint32_t budget, bool first,
+                        uint64_t* counts, float* smooth, FieldValues* fields, unsigned long long* stats) {
   const int q = blockIdx.x * (kBlockX * kBlockY) + threadIdx.x;
-  if (q >= n) return;
-  const uint32_t k = pixels[q];
-  const PerturbPixel px =
-      perturb_pixel<T, kFields>(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw));
-  counts[q] = px.count;
-  smooth[q] = px.smooth;
-  if (kFields != kNoFields) fields[q] = px.fields;
-  if (px.skipped) atomicAdd(skipped, static_cast<unsigned long long>(px.skipped));
+  if (q >= n || (!first && !live[q])) return;
+  PixelState<T, kFields> s;
+  bool done = false;
+  if (first) {
+    const uint32_t k = pixels[q];
+    done = pixel_begin(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw), s);
+  } else {
+    s = states[q];
+  }
+  for (uint32_t b = 0; !done && b < budget; ++b) done = pixel_step(p, s);
+  if (!done) {
+    states[q] = s;
+    live[q] = 1;
+    return;
+  }
+  live[q] = 0;
+  counts[q] = s.out.count;
+  smooth[q] = s.out.smooth;
+  if (kFields != kNoFields) fields[q] = s.out.fields;
+  if (s.out.skipped) atomicAdd(&stats[0], static_cast<unsigned long long>(s.out.skipped));
+  atomicAdd(&stats[1], 1ull);
 }
 
 // The reference and BLA table of the last render stay on the device: the window renders a view as
@@ -234,10 +252,62 @@ double render_cuda(const PerturbParams<T>& hp, std::size_t bla_count, uint64_t t
   return kernel_seconds;
 }
 
+// One list chunk's launches (render_list_cuda): bounded in steps, the budget grown towards 0.25 s
+// a launch; the unfinished pixels go to the tail once the host's cores would step them faster.
+template <class T, int kFields>
+bool run_list_chunk(const PerturbParams<T>& p, const uint32_t* didx, int m, const Tile& t, const RenderOptions& opt,
+                    uint64_t* dcounts, float* dsmooth, FieldValues* dfields, unsigned long long* dstats,
+                    PinnedStopFlag& stop_flag, std::size_t q0, ListTail<T>* tail,
+                    std::vector<PixelState<T, kFields>>* tail_states) {
+  DeviceBuffer states(static_cast<std::size_t>(m) * sizeof(PixelState<T, kFields>)), live(static_cast<std::size_t>(m));
+  constexpr int kThreads = kBlockX * kBlockY;
+  CudaEvent start, done;
+  uint32_t budget = 1u << 14;
+  unsigned long long finished_before = 0;
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&finished_before, dstats + 1, sizeof finished_before, cudaMemcpyDeviceToHost));
+  for (bool first = true;; first = false) {
+    if (opt.cancel && opt.cancel->load()) return false;
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(start.e));
+    perturb_list_kernel<T, kFields><<<(m + kThreads - 1) / kThreads, kThreads>>>(
+        p, didx, m, t.x0, t.y0, t.width, states.as<PixelState<T, kFields>>(), live.as<uint8_t>(), budget, first,
+        dcounts, dsmooth, dfields, dstats);
+    DEEPSCOPE_CUDA_CHECK_LAUNCH();
+    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(done.e));
+    if (stop_flag.wait_or_cancel(done.e, opt.cancel)) return false;
+    float ms = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, done.e));
+    unsigned long long finished = 0;
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&finished, dstats + 1, sizeof finished, cudaMemcpyDeviceToHost));
+    const std::size_t left = static_cast<std::size_t>(m) - static_cast<std::size_t>(finished - finished_before);
+    if (left == 0) return true;
+    // The slowest thread ran the whole budget: a step of one pixel took seconds / budget here. The
+    // device steps `left` pixels at once, the host min(left, threads) at cpu_step_seconds each.
+    const double seconds = std::max(1e-6, ms * 1e-3);
+    const double device_rate = static_cast<double>(left) * budget / seconds;
+    const double host_rate =
+        tail && tail->cpu_threads && tail->cpu_step_seconds > 0
+            ? static_cast<double>(std::min<std::size_t>(left, tail->cpu_threads)) / tail->cpu_step_seconds
+            : 0.0;
+    if (host_rate > device_rate) {
+      std::vector<uint8_t> hlive(static_cast<std::size_t>(m));
+      DEEPSCOPE_CUDA_CHECK(cudaMemcpy(hlive.data(), live.p, hlive.size(), cudaMemcpyDeviceToHost));
+      for (int q = 0; q < m; ++q) {
+        if (!hlive[q]) continue;
+        tail->q.push_back(static_cast<uint32_t>(q0 + q));
+        tail_states->emplace_back();
+        DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&tail_states->back(), states.as<PixelState<T, kFields>>() + q,
+                                        sizeof(PixelState<T, kFields>), cudaMemcpyDeviceToHost));
+      }
+      return true;
+    }
+    budget = static_cast<uint32_t>(std::clamp(budget * (0.25 / seconds), 1024.0, 1073741824.0));
+  }
+}
+
 template <class T>
 void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& pixels, const Tile& t,
                       const RenderOptions& opt, uint64_t* counts, float* smooth, FieldValues* fields,
-                      uint64_t* skipped, bool* cancelled) {
+                      uint64_t* skipped, bool* cancelled, ListTail<T>* tail) {
   if (pixels.empty()) return;
   DEEPSCOPE_CUDA_CHECK(cudaSetDevice(opt.cuda_device));
   DeviceBuffer zr(hp.ref_len * sizeof(T)), zi(hp.ref_len * sizeof(T));
@@ -256,34 +326,27 @@ void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& p
   if (!bla_entries) p.bla_levels = 0;
   PinnedStopFlag stop_flag;
   p.stop = stop_flag.device();
-  CudaEvent done;
   const std::size_t n = pixels.size();
   DeviceBuffer didx(n * sizeof(uint32_t)), dcounts(n * sizeof(uint64_t)), dsmooth(n * sizeof(float));
   DeviceBuffer dfields(fields ? n * sizeof(FieldValues) : 0);
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(didx.p, pixels.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  DeviceBuffer dskipped(sizeof(unsigned long long));
-  DEEPSCOPE_CUDA_CHECK(cudaMemset(dskipped.p, 0, sizeof(unsigned long long)));
-  // Launches of as many pixels as the device runs at once; cancel is honoured between launches.
-  const std::size_t kChunk = device_pixels_at_once(opt.cuda_device);
-  constexpr int kThreads = kBlockX * kBlockY;
+  DeviceBuffer dstats(2 * sizeof(unsigned long long));
+  DEEPSCOPE_CUDA_CHECK(cudaMemset(dstats.p, 0, 2 * sizeof(unsigned long long)));
+  // Chunks of four times what the device runs at once (their states, some 0.5 KB a pixel, are kept
+  // on the device between launches); cancel is honoured between launches and within them.
+  const std::size_t kChunk = 4 * device_pixels_at_once(opt.cuda_device);
   for (std::size_t q0 = 0; q0 < n; q0 += kChunk) {
-    if (opt.cancel && opt.cancel->load()) {
-      *cancelled = true;
-      return;
-    }
     const int m = static_cast<int>(std::min(kChunk, n - q0));
     // The glitch path's few pixels: one fields variant (the stripe's, which the others' values equal).
-    if (fields)
-      perturb_list_kernel<T, kStripeFields><<<(m + kThreads - 1) / kThreads, kThreads>>>(
-          p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
-          dsmooth.as<float>() + q0, dfields.as<FieldValues>() + q0, dskipped.as<unsigned long long>());
-    else
-      perturb_list_kernel<T, kNoFields><<<(m + kThreads - 1) / kThreads, kThreads>>>(
-          p, didx.as<uint32_t>() + q0, m, t.x0, t.y0, t.width, dcounts.as<uint64_t>() + q0,
-          dsmooth.as<float>() + q0, nullptr, dskipped.as<unsigned long long>());
-    DEEPSCOPE_CUDA_CHECK_LAUNCH();
-    DEEPSCOPE_CUDA_CHECK(cudaEventRecord(done.e));
-    if (stop_flag.wait_or_cancel(done.e, opt.cancel)) {
+    const bool ok =
+        fields ? run_list_chunk<T, kStripeFields>(p, didx.as<uint32_t>() + q0, m, t, opt, dcounts.as<uint64_t>() + q0,
+                                                  dsmooth.as<float>() + q0, dfields.as<FieldValues>() + q0,
+                                                  dstats.as<unsigned long long>(), stop_flag, q0, tail,
+                                                  tail ? &tail->stripe : nullptr)
+               : run_list_chunk<T, kNoFields>(p, didx.as<uint32_t>() + q0, m, t, opt, dcounts.as<uint64_t>() + q0,
+                                              dsmooth.as<float>() + q0, nullptr, dstats.as<unsigned long long>(),
+                                              stop_flag, q0, tail, tail ? &tail->plain : nullptr);
+    if (!ok) {
       *cancelled = true;
       return;
     }
@@ -292,16 +355,16 @@ void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& p
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(smooth, dsmooth.p, n * sizeof(float), cudaMemcpyDeviceToHost));
   if (fields) DEEPSCOPE_CUDA_CHECK(cudaMemcpy(fields, dfields.p, n * sizeof(FieldValues), cudaMemcpyDeviceToHost));
   unsigned long long sk = 0;
-  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&sk, dskipped.p, sizeof sk, cudaMemcpyDeviceToHost));
+  DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&sk, dstats.p, sizeof sk, cudaMemcpyDeviceToHost));
   *skipped += sk;
 }
 
 template void render_list_cuda<FloatExp2>(const PerturbParams<FloatExp2>&, const std::vector<uint32_t>&,
                                           const Tile&, const RenderOptions&, uint64_t*, float*, FieldValues*,
-                                          uint64_t*, bool*);
+                                          uint64_t*, bool*, ListTail<FloatExp2>*);
 template void render_list_cuda<DwDelta>(const PerturbParams<DwDelta>&, const std::vector<uint32_t>&,
                                         const Tile&, const RenderOptions&, uint64_t*, float*, FieldValues*,
-                                        uint64_t*, bool*);
+                                        uint64_t*, bool*, ListTail<DwDelta>*);
 template double render_cuda<double>(const PerturbParams<double>&, std::size_t, uint64_t, const Tile&,
                                     const RenderOptions&, uint32_t*, float*, uint32_t*, const FieldPtrs&,
                                     uint64_t*, uint64_t*, uint64_t*, bool*, const PointFill<double>&);

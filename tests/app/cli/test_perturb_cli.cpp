@@ -169,9 +169,10 @@ TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
   r.perturb.refine_pass_pixels[1] = 10;
   r.perturb.refine_pass_decided[1] = 9;
   r.perturb.refine_pass_pixels[2] = 1;
+  r.perturb.refine_pass_host[1] = 3;  // a CUDA pass's slowest pixels, finished on the host
   const std::string s = app::render_summary(r);
   EXPECT_NE(s.find("106-bit tier: double words with BLA at eps 2^-70 30 of 40 pixels (1.500 s); double words at "
-                   "2^-106 9 of 10 pixels (0.000 s); floatexp2 0 of 1 pixels (0.000 s)"),
+                   "2^-106 9 of 10 pixels (0.000 s; 3 finished on the CPU); floatexp2 0 of 1 pixels (0.000 s)"),
             std::string::npos)
       << s;
   r.perturb.refine_pass_pixels[0] = r.perturb.refine_pass_decided[0] = 0;

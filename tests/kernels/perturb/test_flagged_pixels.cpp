@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
@@ -113,32 +114,45 @@ TEST(ErrorBound, TheDoubleWordsCoarseTableDecidesAsTheFineOneDoesAtFractalSharkV
   EXPECT_EQ(differ, 0);
 }
 
+// The double word's parameters at KF's 5e227 (24x24), its coarse table, as refine_with makes them.
+struct DwAt5e227 {
+  View v = ds::test::kfr_view("5e227.kfr", 24, 24);
+  std::shared_ptr<const perturb::Reference> ref;
+  std::shared_ptr<const perturb::cpu_detail::Prepared<perturb::DwDelta>> tier;
+  perturb::PerturbParams<perturb::DwDelta> p{};
+  bool ok = false;
+  DwAt5e227() {
+    using namespace ds::perturb;
+    using namespace ds::perturb::cpu_detail;
+    const Geometry g = geometry(v);
+    bool reused = false;
+    ref = reference_for(g, v, nullptr, {}, &reused);
+    if (!ref) return;
+    tier = prepared<DwDelta>(ref, view_dcmax(v, g, *ref), true);
+    if (!tier->in_range) return;
+    FloatExp2 re, im, hs;
+    centre_offset(*ref, g, &re, &im, &hs);
+    RenderOptions o;
+    p = params_for(v, g, o, *ref, tier->zr.data(), tier->zi.data(), tier->bla, FloatExp(0.0), FloatExp(0.0),
+                   FloatExp(0.0), /*check_underflow=*/true);
+    ok = true;
+    p.off_re = dw_from(re, &ok);
+    p.off_im = dw_from(im, &ok);
+    p.half_step = dw_from(hs, &ok);
+  }
+};
+
 // The double word says why it flags a pixel: kFlaggedAtFloor where a delta fell below its floor
 // (then floatexp2, the same bits with a wider exponent, takes the pixel), 0 where the error estimate
 // reached the escape test (then floatexp2 would not decide it either, and does not get it).
 TEST(ErrorBound, TheDoubleWordFlagsAtItsFloorSayingSo) {
   using namespace ds::perturb;
-  using namespace ds::perturb::cpu_detail;
-  const View v = ds::test::kfr_view("5e227.kfr", 24, 24);
-  const Geometry g = geometry(v);
-  bool reused = false;
-  const auto ref = reference_for(g, v, nullptr, {}, &reused);
-  ASSERT_TRUE(ref);
-  const auto tier = prepared<DwDelta>(ref, view_dcmax(v, g, *ref), true);
-  ASSERT_TRUE(tier->in_range);
-  FloatExp2 re, im, hs;
-  centre_offset(*ref, g, &re, &im, &hs);
-  bool ok = true;
-  RenderOptions o;
-  PerturbParams<DwDelta> p = params_for(v, g, o, *ref, tier->zr.data(), tier->zi.data(), tier->bla, FloatExp(0.0),
-                                        FloatExp(0.0), FloatExp(0.0), /*check_underflow=*/true);
-  p.off_re = dw_from(re, &ok);
-  p.off_im = dw_from(im, &ok);
-  p.half_step = dw_from(hs, &ok);
-  ASSERT_TRUE(ok);
+  DwAt5e227 at;
+  ASSERT_TRUE(at.ok);
+  PerturbParams<DwDelta> p = at.p;
   int flagged = 0;
-  for (int j = 0; j < v.height; ++j)
-    for (int i = 0; i < v.width; ++i) {
+  for (int j = 0; j < at.v.height; ++j)
+    for (int i = 0; i < at.v.width; ++i) {
       const PerturbPixel px = perturb_pixel<DwDelta>(p, i, j);
       if (px.count != 0) continue;
       ++flagged;
@@ -150,12 +164,53 @@ TEST(ErrorBound, TheDoubleWordFlagsAtItsFloorSayingSo) {
   p.off_re = DwDelta(0x1p-950);
   p.off_im = DwDelta(0.0);
   p.half_step = DwDelta(0x1p-960);
-  for (int j = 0; j < v.height; j += 5)
-    for (int i = 0; i < v.width; i += 5) {
+  for (int j = 0; j < at.v.height; j += 5)
+    for (int i = 0; i < at.v.width; i += 5) {
       const PerturbPixel px = perturb_pixel<DwDelta>(p, i, j);
       EXPECT_EQ(px.count, 0u) << i << "," << j;
       EXPECT_EQ(px.smooth, kFlaggedAtFloor) << i << "," << j;
     }
+}
+
+// A CUDA list launch hands its slowest pixels to the host mid-orbit (perturb.cu, run_list_chunk;
+// cpu_flagged.cpp, finish_on_host): the state copied as bytes after any number of steps and
+// stepped on to the end gives what perturb_pixel gives (count, smooth, BLA-skipped steps, rebases,
+// fields), bit for bit.
+template <int kFields>
+void expect_resumed_as_whole(const perturb::PerturbParams<perturb::DwDelta>& p, int w, int h) {
+  using namespace ds::perturb;
+  int resumed = 0;
+  for (int j = 0; j < h; j += 3)
+    for (int i = 0; i < w; i += 3) {
+      const PerturbPixel want = perturb_pixel<DwDelta, kFields>(p, i, j);
+      for (const uint64_t cut : {uint64_t{1}, uint64_t{1000}, want.count / 2 + 1}) {
+        perturb::PixelState<DwDelta, kFields> s;
+        bool done = pixel_begin(p, i, j, s);
+        for (uint64_t k = 0; !done && k < cut; ++k) done = pixel_step(p, s);
+        std::vector<unsigned char> bytes(sizeof s);
+        std::memcpy(bytes.data(), &s, sizeof s);
+        perturb::PixelState<DwDelta, kFields> t;
+        std::memcpy(&t, bytes.data(), sizeof t);
+        resumed += !done;
+        while (!done) done = pixel_step(p, t);
+        const PerturbPixel& got = t.out;
+        EXPECT_EQ(got.count, want.count) << i << "," << j << " cut " << cut;
+        EXPECT_EQ(std::memcmp(&got.smooth, &want.smooth, sizeof got.smooth), 0) << i << "," << j;
+        EXPECT_EQ(got.skipped, want.skipped) << i << "," << j;
+        EXPECT_EQ(got.rebases, want.rebases) << i << "," << j;
+        if (kFields != kNoFields) {
+          EXPECT_EQ(std::memcmp(&got.fields, &want.fields, sizeof got.fields), 0) << i << "," << j;
+        }
+      }
+    }
+  EXPECT_GT(resumed, 20);
+}
+
+TEST(ErrorBound, APixelStateHandedOverMidOrbitFinishesAsTheWholePixel) {
+  DwAt5e227 at;
+  ASSERT_TRUE(at.ok);
+  expect_resumed_as_whole<perturb::kNoFields>(at.p, at.v.width, at.v.height);
+  expect_resumed_as_whole<perturb::kStripeFields>(at.p, at.v.width, at.v.height);
 }
 
 }  // namespace

@@ -693,7 +693,8 @@ TEST(PerturbDevice, InteriorAndPixelMapMatchCpu) {
 
 // The 106-bit tier on the device (render_list_cuda, one thread per flagged pixel) against the
 // CPU's: KF's 1e50 at 128x128 flags pixels that binary64 cannot decide; both backends decide them
-// all at 106 bits, with the same counts.
+// all at 106 bits, with the same counts, whether the device hands its slowest pixels to the host's
+// cores (host_tail, the default) or finishes them all itself.
 TEST(PerturbDevice, RefinedPixelsMatchCpu) {
   DEEPSCOPE_REQUIRE_GPU();
   const View v = kfr_view("1e50.kfr", 128, 128);
@@ -706,6 +707,16 @@ TEST(PerturbDevice, RefinedPixelsMatchCpu) {
   o.backend = Backend::kCuda;
   const RenderResult g = render(v, o);
   ASSERT_EQ(g.backend, Backend::kCuda);
+  o.host_tail = false;  // every pixel finished on the device, over as many launches as it takes
+  const RenderResult d = render(v, o);
+  const auto& gp = g.perturb;
+  std::cout << "finished on the host's cores: " << gp.refine_pass_host[0] << ", " << gp.refine_pass_host[1] << ", "
+            << gp.refine_pass_host[2] << " of " << gp.refine_pass_pixels[0] << ", " << gp.refine_pass_pixels[1]
+            << ", " << gp.refine_pass_pixels[2] << "\n";
+  EXPECT_EQ(d.perturb.refine_pass_host[0] + d.perturb.refine_pass_host[1] + d.perturb.refine_pass_host[2], 0u);
+  EXPECT_EQ(d.counts, c.counts);
+  EXPECT_EQ(d.perturb.refine_skipped, c.perturb.refine_skipped);
+  EXPECT_LE(compare(g.counts, g.smooth, d.counts, d.smooth).max_smooth, 1e-4);  // log: device's or glibc's
   std::cout << "KF 1e50 128x128: flagged " << g.perturb.glitch_pixels << " (GPU) " << c.perturb.glitch_pixels
             << " (CPU), decided at 106 bits " << g.perturb.glitch_refined << " (GPU) " << c.perturb.glitch_refined
             << " (CPU)\n";
