@@ -239,6 +239,7 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   for (int l = 0; l <= kMaxBlaLevels; ++l) p.level_offset[l] = bla.level_offset[l];
   p.bla_levels = bla.levels;
   p.bla_suffix = bla.suffix;
+  p.bla_nested = bla.radii_nested;
   p.bla_eps = bla.eps > 0 ? bla.eps : bla_epsilon<T>();
   p.off_re = from_fe<T>(mul_pow2(off_re, scale));
   p.off_im = from_fe<T>(mul_pow2(off_im, scale));

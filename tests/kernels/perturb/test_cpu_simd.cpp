@@ -158,8 +158,9 @@ TEST(CpuSimd, InteriorProofsAndSuffixEntriesAsByTheScalarLoop) {
   }
 }
 
-// Pixel by pixel, below render(): perturb_lanes hands back for every pixel what
-// perturb_pixel<double> gives (count, smooth bits, BLA-skipped iterations, rebases, interior), with
+// Pixel by pixel, below render(): perturb_pixel<double> gives the same with bla_pick climbing from
+// the lowest level (p.bla_nested, the renders' order) as from the top down, and perturb_lanes hands
+// back for every pixel what perturb_pixel<double> gives (count, smooth bits, BLA-skipped iterations, rebases, interior), with
 // the BLA search from the lowest level up (nested radii, what the renders use) and from the top
 // down (the order for a table whose radii are not nested), at 5e227 (flags) and 5e113.
 TEST(CpuSimd, EveryPixelAsPerturbPixelWithEitherBlaSearch) {
@@ -181,12 +182,22 @@ TEST(CpuSimd, EveryPixelAsPerturbPixelWithEitherBlaSearch) {
     RenderOptions o;
     const PerturbParams<double> p = params_for(v, g, o, *ref, prep->zr.data(), prep->zi.data(), prep->bla, off_re,
                                                off_im, FloatExp::from_string(g.half_step), true);
+    EXPECT_TRUE(p.bla_nested);
+    PerturbParams<double> from_top = p;  // bla_pick's search from the top level down
+    from_top.bla_nested = false;
     const std::size_t n = static_cast<std::size_t>(v.width) * v.height;
     std::vector<PerturbPixel> want(n);
     std::size_t flagged = 0;
     for (std::size_t k = 0; k < n; ++k) {
-      want[k] = perturb_pixel<double, kNoFields>(p, static_cast<int>(k % v.width), static_cast<int>(k / v.width));
+      const int i = static_cast<int>(k % v.width), j = static_cast<int>(k / v.width);
+      want[k] = perturb_pixel<double, kNoFields>(from_top, i, j);
       flagged += want[k].count == 0;
+      // bla_pick climbing from the lowest level (the renders' order on a nested table): the same pixel.
+      const PerturbPixel up = perturb_pixel<double, kNoFields>(p, i, j);
+      EXPECT_EQ(up.count, want[k].count) << k;
+      EXPECT_EQ(up.skipped, want[k].skipped) << k;
+      EXPECT_EQ(up.rebases, want[k].rebases) << k;
+      EXPECT_EQ(std::memcmp(&up.smooth, &want[k].smooth, sizeof up.smooth), 0) << k;
     }
     for (const CpuSimd w : widths)
       for (const bool nested : {true, false}) {
