@@ -187,32 +187,49 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 template <class T>
 constexpr double kHostStepSeconds = std::is_same<T, DwDelta>::value ? 3e-8 : 1.8e-7;
 
+// finish(q) for every q in [0, n) on the render's threads, one a chunk, until opt.cancel is raised:
+// it returns the pixel (its count, smooth value and fields go to counts/smooth/fields at at(q)),
+// and the iterations its BLA steps skipped are added to *skipped. False when cancelled.
+template <class Finish, class At>
+bool tier_pixels(const RenderOptions& opt, std::size_t n, Finish&& finish, At&& at, uint64_t* counts, float* smooth,
+                 FieldValues* fields, uint64_t* skipped) {
+  std::atomic<uint64_t> tier_skipped{0};
+  ParallelOptions po;
+  po.cancel = opt.cancel;
+  po.threads = opt.cpu_threads;
+  parallel_for(
+      n, 1,
+      [&](std::size_t a, std::size_t b) {
+        for (std::size_t q = a; q < b; ++q) {
+          if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
+          const PerturbPixel px = finish(q);
+          const std::size_t k = at(q);
+          counts[k] = px.count;
+          smooth[k] = px.smooth;
+          if (fields) fields[k] = px.fields;
+          tier_skipped.fetch_add(px.skipped, std::memory_order_relaxed);
+        }
+      },
+      po);
+  *skipped += tier_skipped.load();
+  return !(opt.cancel && opt.cancel->load());
+}
+
 // The pixels a CUDA list launch handed back (their list positions q and states), stepped to the
 // end on the host's cores: results into counts/smooth/fields at q. False when cancelled.
 template <class T, int kFields>
 bool finish_on_host(const PerturbParams<T>& p, const RenderOptions& opt, const std::vector<uint32_t>& q,
                     std::vector<PixelState<T, kFields>>* states, uint64_t* counts, float* smooth,
                     FieldValues* fields, uint64_t* skipped) {
-  std::atomic<uint64_t> tail_skipped{0};
-  ParallelOptions po;
-  po.cancel = opt.cancel;
-  po.threads = opt.cpu_threads;
-  parallel_for(
-      q.size(), 1,
-      [&](std::size_t a, std::size_t b) {
-        for (std::size_t e = a; e < b; ++e) {
-          PixelState<T, kFields>& s = (*states)[e];
-          while (!pixel_step(p, s)) {
-          }
-          counts[q[e]] = s.out.count;
-          smooth[q[e]] = s.out.smooth;
-          if (fields) fields[q[e]] = s.out.fields;
-          tail_skipped.fetch_add(s.out.skipped, std::memory_order_relaxed);
+  return tier_pixels(
+      opt, q.size(),
+      [&](std::size_t e) {
+        PixelState<T, kFields>& s = (*states)[e];
+        while (!pixel_step(p, s)) {
         }
+        return s.out;
       },
-      po);
-  *skipped += tail_skipped.load();
-  return !(opt.cancel && opt.cancel->load());
+      [&](std::size_t e) { return static_cast<std::size_t>(q[e]); }, counts, smooth, fields, skipped);
 }
 
 // The tiers that re-decide flagged pixels (docs/perturbation.md, "Undecided pixels"): the pixels
@@ -293,27 +310,16 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
     throw BackendError("built without CUDA");
 #endif
   } else {
-    std::atomic<uint64_t> tier_skipped{0};
-    ParallelOptions po;
-    po.cancel = opt.cancel;
-    po.threads = opt.cpu_threads;
-    parallel_for(
-        flagged.size(), 1,
-        [&](std::size_t q0, std::size_t q1) {
-          for (std::size_t q = q0; q < q1; ++q) {
-            if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) return;
-            const std::size_t k = flagged[q];
-            const PerturbPixel px = perturb_at(p, t.x0 + static_cast<int>(k % tw),
-                                               t.y0 + static_cast<int>(k / tw), fields_mode(opt.fields));
-            counts[q] = px.count;
-            smooth[q] = px.smooth;
-            if (opt.fields) fields[q] = px.fields;
-            tier_skipped.fetch_add(px.skipped, std::memory_order_relaxed);
-          }
+    const bool done = tier_pixels(
+        opt, flagged.size(),
+        [&](std::size_t q) {
+          const std::size_t k = flagged[q];
+          return perturb_at(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw),
+                            fields_mode(opt.fields));
         },
-        po);
-    *skipped += tier_skipped.load();
-    if (opt.cancel && opt.cancel->load()) *cancelled = true;
+        [](std::size_t q) { return q; }, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
+        skipped);
+    if (!done) *cancelled = true;
   }
   std::vector<std::size_t> again;
   if (*cancelled) return again;
