@@ -399,6 +399,21 @@ TEST(BadInputs, RefusalsComeBeforeAnyBanner) {
   }
 }
 
+// Whether this build runs under AddressSanitizer or ThreadSanitizer (GCC's macros, clang's
+// __has_feature): their shadow memory does not fit an address-space limit, and ASan's allocator
+// aborts where the limit would throw bad_alloc, so the tests that set one skip there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kUnderSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kUnderSanitizer = true;
+#else
+constexpr bool kUnderSanitizer = false;
+#endif
+#else
+constexpr bool kUnderSanitizer = false;
+#endif
+
 // Runs the command in a child under an address-space limit of `bytes` (ulimit -v), its stderr to
 // a file; returns the child's exit code (-1 where a signal ended it) and its stderr in *err.
 int run_under_address_limit(rlim_t bytes, const ds::app::ArgList& args, std::string* err) {
@@ -423,13 +438,8 @@ int run_under_address_limit(rlim_t bytes, const ds::app::ArgList& args, std::str
 // much the process may use. Run in a child under a 1.5 GiB address-space limit (ulimit -v), where
 // `henon orbit --points 1e8` (1.6 GB of points before its CSV) cannot get its arrays.
 TEST(BadInputs, OutOfMemoryExitsTwoWithAMessage) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "AddressSanitizer's allocator aborts where an address-space limit would throw bad_alloc";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer's allocator aborts where an address-space limit would throw bad_alloc";
-#endif
-#endif
+  if (kUnderSanitizer)
+    GTEST_SKIP() << "AddressSanitizer's allocator aborts where an address-space limit would throw bad_alloc";
   const std::string out = make_tmpdir("bad-out");
   std::string err;
   EXPECT_EQ(run_under_address_limit(rlim_t{3} << 29,
@@ -464,9 +474,7 @@ TEST(BadInputs, AHugeCentreIsNamedByItsSize) {
 // limit: 8 MiB stacks) aborted with "terminate called without an active exception" (exit 134): now
 // exit 2 naming the thread that could not start.
 TEST(BadInputs, MoreThreadsThanTheMachineStartsExitTwo) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
-#endif
+  if (kUnderSanitizer) GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
   const std::string out = make_tmpdir("bad-out");
   std::string err;
   EXPECT_EQ(run_under_address_limit(rlim_t{1} << 31,
@@ -483,9 +491,7 @@ TEST(BadInputs, MoreThreadsThanTheMachineStartsExitTwo) {
 // Resource temporarily unavailable", exit 1: `henon orbits --threads 4096` under a 2 GiB
 // address-space limit (8 MiB stacks). Now exit 2 saying what failed and what to ask, nothing written.
 TEST(BadInputs, AThreadTheSystemWillNotStartExitsTwo) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
-#endif
+  if (kUnderSanitizer) GTEST_SKIP() << "sanitizers' shadow memory does not fit an address-space limit";
   const std::string out = make_tmpdir("bad-out");
   std::string err;
   EXPECT_EQ(run_under_address_limit(rlim_t{1} << 31,
