@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <thread>
 #include <sstream>
 
 #include "cancel.h"
+#include "kernels/core/cpu_parallel.h"
 #include "cli.h"
 #include "henon_cli.h"
 #include "kernels/core/atomic_file.h"
@@ -29,7 +29,7 @@ void print_balance(const henon::CatalogueResult& r, unsigned threads) {
   const size_t top = std::max<size_t>(1, t.size() / 100);
   double top_sum = 0;
   for (size_t i = 0; i < top; ++i) top_sum += t[i].first;
-  const unsigned nt = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned nt = resolve_threads(threads);
   std::fprintf(stderr,
                "work: %lld units (walk trees cut at depth %d) in %lld chunks; %zu chunks run on %u threads, "
                "%.1f chunk-seconds; longest chunk %.2f s (%.1f%% of the total), longest 1%% of chunks "

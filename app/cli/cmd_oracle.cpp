@@ -13,13 +13,13 @@
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
 #include "app/io/image_io.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/cpu_parallel.h"
 #include "kernels/formula/formula.h"
 #include "kernels/formula/mpfr_orbit.h"
 #include "kernels/perturb/oracle.h"
@@ -329,7 +329,7 @@ int cmd_oracle(const ArgList& args) {
   if (!j.plain()) job.header += " formula=" + formula::to_string(j.formula);
   const int formula_bits = j.opt.start_bits ? j.opt.start_bits : orc::start_bits(g, v);
   // One worker per core, one pixel per chunk: pixels cost from one step to max_iter steps.
-  const unsigned threads = j.threads ? j.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = resolve_threads(j.threads);
   job.workers.assign(threads, work::Worker{});
   job.cancel = &cancel_flag();
   job.compute = [&](int64_t c, const work::Worker&, const std::atomic<bool>& stop,

@@ -21,6 +21,11 @@ namespace ds {
 // docs/quality.md). The calling thread keeps its caches for its next job.
 inline void release_thread_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
 
+// The threads a requested count stands for: itself, or for 0 every core (at least one).
+inline unsigned resolve_threads(unsigned threads) {
+  return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 struct ParallelOptions {
   // Stop handing out chunks once *cancel is true (chunks already running finish).
   const std::atomic<bool>* cancel = nullptr;
@@ -40,7 +45,7 @@ bool parallel_for(std::size_t n, std::size_t chunk, Body&& body, const ParallelO
   using Clock = std::chrono::steady_clock;
   if (chunk == 0) chunk = 1;
   const std::size_t chunks = (n + chunk - 1) / chunk;
-  unsigned nthreads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned nthreads = resolve_threads(opt.threads);
   nthreads = static_cast<unsigned>(std::min<std::size_t>(nthreads, std::max<std::size_t>(chunks, 1)));
 
   std::atomic<std::size_t> next{0};

@@ -3,7 +3,6 @@
 // (docs/perturbation.md, "Glitches").
 #include <algorithm>
 #include <iterator>
-#include <thread>
 
 #include "cpu_detail.h"
 
@@ -292,9 +291,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
 #if DEEPSCOPE_WITH_CUDA
     std::vector<uint32_t> idx(flagged.begin(), flagged.end());
     detail::ListTail<T> tail;
-    tail.cpu_threads = !opt.host_tail ? 0u
-                       : opt.cpu_threads ? opt.cpu_threads
-                                         : std::max(1u, std::thread::hardware_concurrency());
+    tail.cpu_threads = opt.host_tail ? resolve_threads(opt.cpu_threads) : 0u;
     tail.cpu_step_seconds = kHostStepSeconds<T>;
     detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
                              skipped, cancelled, &tail);
