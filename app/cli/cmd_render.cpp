@@ -95,7 +95,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued,
-              {"quiet", "no-bla", "no-interior", "no-refine", "no-dw-tier", "no-error-bound", "auto-iter",
+              {"quiet", "no-bla", "no-period-map", "period-map-always", "no-interior", "no-refine", "no-dw-tier", "no-error-bound", "auto-iter",
                "no-auto-iter", "expmap"},
               {"shader-param"});
   const char* command = video ? "video" : "render";
@@ -150,6 +150,8 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   else if (arith != "auto")
     j.arith = parse_arith(arith);
   j.opt.bla = !a.flag("no-bla");
+  j.opt.period_map = !a.flag("no-period-map");
+  j.opt.period_map_always = a.flag("period-map-always");
   j.palette_name = a.get("palette", j.palette_name);
   j.density = a.get_double("density", j.density);
   j.offset = a.get_double("offset", j.offset);

@@ -108,6 +108,16 @@ std::string render_summary(const RenderResult& r) {
         static_cast<unsigned long long>(pi.interior_pixels));
     out += "\n";
     out += line;
+    if (pi.period_map_degree > 0) {
+      std::snprintf(line, sizeof line,
+                    "\nperiod map: degree %d over %llu steps, |dz_1| < %.3g, error bound %.2g of its scale "
+                    "(%.3f s)",
+                    pi.period_map_degree, static_cast<unsigned long long>(pi.period_map_steps),
+                    pi.period_map_radius, pi.period_map_relative_error, pi.period_map_seconds);
+      out += line;
+    } else if (!pi.period_map_note.empty() && pi.period_map_note != "the reference does not wrap") {
+      out += "\nperiod map: none (" + pi.period_map_note + ")";
+    }
     // The 106-bit tier pass by pass (cpu_flagged.cpp): what each took, decided, and its time.
     std::string passes;
     const char* names[3] = {"double words with BLA at eps 2^-70", "double words at 2^-106", "floatexp2"};

@@ -23,7 +23,8 @@ Commands:
         png PATH, screenshot PATH, tab NAME, shader NAME|FILE, palette NAME|FILE.kfp, quit; X Y are
         Mandelbrot image pixels (docs/window.md)
   deepscope render [--re R --im I --zoom Z | --location FILE] [--iter N] [--size WxH]
-                   [--arith NAME|auto|perturb] [--no-bla] [--backend auto|cpu|cuda] [--palette P]
+                   [--arith NAME|auto|perturb] [--no-bla] [--no-period-map] [--period-map-always]
+                   [--backend auto|cpu|cuda] [--palette P]
                    [--density D] [--offset O] [--scale log|linear] [--counts FILE.npy] [--smooth FILE.npy]
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
@@ -36,7 +37,11 @@ Commands:
                    [--stripe-density D] [--stripe-memory M] [--formula NAME]
                    [--julia-re RE --julia-im IM] [--quiet] --out FILE.png
         render a Mandelbrot view headless to a PNG with the location embedded; auto uses
-        perturbation (MPFR reference, BLA) beyond the hardware formats' zoom. --iter N: 1 to 2^63 - 1
+        perturbation (MPFR reference, BLA) beyond the hardware formats' zoom; where the reference
+        wraps (a minibrot's period) and the view's pixels x iterations pay for it, a pixel near it
+        takes the whole period as one polynomial step (--no-period-map: BLA alone;
+        --period-map-always: whatever the view's size; docs/perturbation.md, "The period map").
+        --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
         worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already
         written; --shard I/N renders frames F with (F-1) % N == I and writes them itself (no merge).

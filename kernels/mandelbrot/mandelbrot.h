@@ -67,6 +67,12 @@ struct PerturbInfo {
   bool reference_escaped = false;          // the reference escaped before max_iter
   bool reference_periodic = false;         // the reference returned to 0 (a nucleus): stored one period
   int bla_levels = 0;
+  // The period map (kernels/perturb/period_map.h): its degree (0: none, period_map_note says why),
+  // steps, domain |dz_1| <= radius, error bound relative to its scale, and build time.
+  int period_map_degree = 0;
+  uint64_t period_map_steps = 0;
+  double period_map_radius = 0, period_map_relative_error = 0, period_map_seconds = 0;
+  std::string period_map_note;
   uint64_t bla_skipped = 0;    // iterations skipped by BLA steps (part of RenderResult::iterations)
   uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)
   uint64_t glitch_pixels = 0;      // pixels the per-pixel checks flagged
@@ -166,6 +172,12 @@ struct RenderOptions {
   Method method = Method::kAuto;
   DeltaFormat delta = DeltaFormat::kAuto;  // perturbation only
   bool bla = true;                         // perturbation only: false iterates every step
+  // Perturbation, with bla: a wrapping reference's whole period as one polynomial step where the
+  // pixels' deltas allow (kernels/perturb/period_map.h), for views whose pixels x max_iter pay
+  // for building it (period_map_worth); period_map_always: for any wrapping reference (tests).
+  // false: BLA only.
+  bool period_map = true;
+  bool period_map_always = false;
   // Stop pixels inside the set early: perturbation proves them inside (docs/perturbation.md,
   // "Interior"); the hardware formats (f32, f64) stop an orbit whose computed values repeat
   // exactly (Brent's check: the same count as iterating to the limit; docs/mandelbrot.md).

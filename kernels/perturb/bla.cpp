@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 #include "bla_levels.h"
@@ -59,10 +61,81 @@ void append_suffix(uint64_t len, int first_level, BlaTable<T>& t, std::vector<E>
   t.suffix = static_cast<int>(suffix.size());
 }
 
+// The period map (period_map.h) for |dc| <= dcmax, appended to t's entries. The pixels test |dc|
+// and |t| in the L1 norm (up to sqrt(2) above the modulus): the map is built for 3/2 dcmax. For
+// binary64 deltas only unscaled, and (binary64 and double words) only where the normalised
+// variables' scales are in binary64's range.
+template <class T>
+void append_period_map(const Reference& ref, FloatExp dcmax, int scale, BlaTable<T>* t) {
+  if (scale != 0) {
+    t->pm.why = "scaled binary64 deltas";
+    return;
+  }
+  // The first pass's tables take the map's binary64 domain, the double words' its 2^-70 one.
+  t->pm = build_period_map(ref, dcmax * FloatExp(1.5));
+  t->pm_domain = std::is_same<T, DwDelta>::value ? 1 : 0;
+  if (t->pm.degree > 0 && t->pm.radius[t->pm_domain].m == 0) {
+    t->pm.degree = 0;
+    t->pm.why = "no domain within the double words' 2^-70";
+  }
+  if (t->pm.degree == 0) return;
+  const auto fits = [](FloatExp x) {
+    const double d = to_double(x);
+    return std::isnormal(d) && std::isnormal(1.0 / d);
+  };
+  if constexpr (std::is_same<T, double>::value || std::is_same<T, DwDelta>::value)
+    if (!fits(t->pm.rt) || !fits(t->pm.rv) || !fits(t->pm.radius[t->pm_domain])) {
+      t->pm.degree = 0;
+      t->pm.why = "its scales are out of binary64's range";
+      return;
+    }
+  // A coefficient in T: binary64 directly, floatexp without underflow.
+  const auto in_t = [](long double x) {
+    if constexpr (std::is_same<T, double>::value) {
+      return static_cast<double>(x);
+    } else if constexpr (std::is_same<T, DwDelta>::value) {
+      DwDelta d;  // 64 bits in 106: exact (a part below the double word's floor is dropped)
+      d.hi = static_cast<double>(x);
+      d.lo = static_cast<double>(x - static_cast<long double>(d.hi));
+      return d;
+    } else {
+      if (x == 0) return FloatExp(0.0);
+      int e = 0;
+      const long double m = std::frexp(x, &e);
+      return FloatExp::make(static_cast<double>(m), e);
+    }
+  };
+  t->pm_offset = t->entries.size();
+  for (std::size_t q = 0; q < t->pm.coef.size(); ++q) {
+    const std::complex<long double>& c = t->pm.coef[q];
+    BlaEntry<T> e{};
+    e.ar = in_t(c.real());
+    e.ai = in_t(c.imag());
+    if constexpr (std::is_same<T, DwDelta>::value) {
+      e.ar = t->pm.wide_re[q];
+      e.ai = t->pm.wide_im[q];
+    }
+    e.br = e.bi = T(0.0);
+    e.r = in_t(std::abs(c));  // |b_ij|, for the pixels' rounding estimate (perturb.cuh)
+    t->entries.push_back(e);
+  }
+  // The domain's rungs (period_map.h), from its own down: radius in ar, bound in ai.
+  const int w = t->pm_domain;
+  for (std::size_t c = static_cast<std::size_t>(t->pm.first_rung[w]); c < t->pm.rung_radius.size(); ++c) {
+    BlaEntry<T> e{};
+    e.ar = from_fe<T>(t->pm.rung_radius[c]);  // exact: 53 bits in each T
+    e.ai = from_fe<T>(t->pm.rung_error[c]);
+    e.br = e.bi = e.r = T(0.0);
+    t->entries.push_back(e);
+  }
+  t->pm_rungs = static_cast<int>(t->pm.rung_radius.size()) - t->pm.first_rung[w];
+}
+
 }  // namespace
 
 template <class T>
-BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale, double eps_in) {
+BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale, double eps_in,
+                      bool period_map) {
   // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
   // the 106-bit tier's table, rounded to T at the end.
   constexpr bool kWide = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
@@ -144,6 +217,8 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     }
     t.radii_nested = nested.load();
   }
+  if constexpr (!std::is_same<T, FloatExp2>::value)
+    if (period_map) append_period_map(ref, dcmax, scale, &t);
   return t;
 }
 
@@ -161,9 +236,9 @@ int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
   return best;
 }
 
-template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int, double);
-template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int, double);
-template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int, double);
-template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int, double);
+template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int, double, bool);
+template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int, double, bool);
+template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int, double, bool);
+template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int, double, bool);
 
 }  // namespace ds::perturb

@@ -22,6 +22,7 @@
 #include "arith/hd.h"
 #include "arith/floatexp2.h"
 #include "dw_delta.h"
+#include "period_map.h"
 
 namespace ds::perturb {
 
@@ -64,6 +65,13 @@ struct BlaTable {
   // the rounding to double dropped an entry (radius 0) below a kept one. Then the valid levels at a
   // point are a run from the lowest up, and the highest one is found from below (cpu_simd.h).
   bool radii_nested = false;
+  // The period map (period_map.h), where build_bla was asked for it: pm.degree > 0, its
+  // coefficients b_ij after everything else, from pm_offset on (entry pm_offset +
+  // period_map_index(i, j): ar, ai, and |b_ij| in r), then its rungs; else pm.why says why not.
+  PeriodMap pm;
+  uint64_t pm_offset = 0;
+  int pm_domain = 0;  // which of pm's domains this table's pixels use (period_map.h)
+  int pm_rungs = 0;   // that domain's rungs, after the coefficients (radius in ar, bound in ai)
 };
 
 // The canonical path of an orbit of K + 2 points (K = ref_len - 2): from k = m - 1 = 0, the steps
@@ -91,9 +99,10 @@ struct Reference;
 // (the kernel steps past them) and bounds the table to about N / 2^(first_level - 1) entries.
 // eps: the radii's tolerance (0: bla_epsilon<T>(); the double-word tier's first table takes
 // kBlaEpsilonCoarse), kept in the table's eps for the kernel's error bound.
+// period_map (T = double unscaled, FloatExp or DwDelta): also the period map of a wrapping reference.
 template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level = 2, int scale = 0,
-                      double eps = 0);
+                      double eps = 0, bool period_map = false);
 // The lowest first_level whose table for an orbit of `len` points takes at most `bytes` with
 // entries of `entry` bytes (kMaxBlaLevels + 1 where none fits).
 int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes);

@@ -24,9 +24,23 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   if (opt.stage) opt.stage("BLA table");
   // A packed orbit's points go to the device a slice at a time (PointFill), never whole to the host.
   const bool device_points = res->backend == Backend::kCuda && ref.packed;
-  std::shared_ptr<const Prepared<T>> prep = prepared<T>(ref_ptr, dcmax, opt.bla, !device_points, scale);
+  const bool period_map = use_period_map(v, opt, ref);
+  std::shared_ptr<const Prepared<T>> prep =
+      prepared<T>(ref_ptr, dcmax, opt.bla, !device_points, scale, period_map);
   res->perturb.bla_seconds = since(tb);
   res->perturb.bla_levels = prep->bla.levels;
+  {
+    const PeriodMap& pm = prep->bla.pm;
+    res->perturb.period_map_degree = period_map ? pm.degree : 0;
+    res->perturb.period_map_steps = pm.steps;
+    res->perturb.period_map_radius = to_double(pm.radius[0]);
+    res->perturb.period_map_relative_error = pm.degree ? to_double(pm.error[0] / pm.scale[0]) : 0.0;
+    res->perturb.period_map_seconds = pm.seconds;
+    res->perturb.period_map_note = !opt.period_map ? "off"
+                                   : !opt.bla        ? "no BLA"
+                                   : !period_map     ? "the view's pixels x iterations would not pay for it"
+                                                     : pm.why;
+  }
   const auto params = [&] {
     return params_for(v, g, opt, ref, prep->host_points ? prep->zr.data() : nullptr,
                       prep->host_points ? prep->zi.data() : nullptr, prep->bla, off_re, off_im, hs,
@@ -68,7 +82,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
       res->backend = Backend::kCpu;
       on_gpu = false;
       if (!prep->host_points) {  // the CPU reads the points from host arrays
-        prep = prepared<T>(ref_ptr, dcmax, opt.bla, true, scale);
+        prep = prepared<T>(ref_ptr, dcmax, opt.bla, true, scale, period_map);
         p = params();
       }
     }

@@ -77,6 +77,7 @@ struct Prepared {
   std::shared_ptr<const Reference> ref;
   uint64_t id = 0;  // unique per table (the CUDA backend keeps the last one on the device)
   bool with_bla = false;
+  bool period_map = false;  // bla has the period map (where the reference allows one)
   bool host_points = true;  // zr, zi filled (false: a CUDA render fills the device's arrays itself)
   int scale = 0;            // T = double: the points and radii times 2^scale (DeltaFormat::kF64Scaled)
   // T = DwDelta: every point held exactly (dw_points_in_range); false: no points or table built,
@@ -88,6 +89,7 @@ struct Prepared {
   BlaTable<T> bla;
   const BlaTable<T>& fine_bla() const {
     if (!coarse) return bla;
+    // Without the map: the fine table is for the pixels that 2^-70 left undecided.
     std::call_once(fine_once, [&] { fine = build_bla<T>(*ref, bla.dcmax, first_level, scale); });
     return fine;
   }
@@ -166,7 +168,8 @@ inline bool dw_points_in_range(const Reference& ref) {
 
 template <class T>
 std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
-                                            bool with_bla, bool host_points = true, int scale = 0) {
+                                            bool with_bla, bool host_points = true, int scale = 0,
+                                            bool period_map = false) {
   static std::mutex mu;
   static std::shared_ptr<const Prepared<T>> last;
   // A table built for a larger dcmax is valid (its radii are smaller): the table is built for dcmax
@@ -191,6 +194,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   {
     std::lock_guard<std::mutex> lock(mu);
     if (last && last->ref == ref && last->with_bla == with_bla && last->scale == scale &&
+        last->period_map == period_map &&
         (last->host_points || !host_points) &&
         (!with_bla || (last->bla.dcmax.e == dcmax.e && last->bla.dcmax.m == dcmax.m)))
       return last;
@@ -199,6 +203,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->ref = ref;
   p->id = g_next_table_id++;
   p->with_bla = with_bla;
+  p->period_map = period_map;
   p->host_points = host_points;
   p->scale = scale;
   if constexpr (std::is_same<T, DwDelta>::value) p->in_range = dw_points_in_range(*ref);
@@ -218,11 +223,20 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->first_level = first_level;
   if (with_bla && p->in_range) {
     p->coarse = kTwoTables;
-    p->bla = build_bla<T>(*ref, dcmax, first_level, scale, kTwoTables ? kBlaEpsilonCoarse : 0.0);
+    p->bla = build_bla<T>(*ref, dcmax, first_level, scale, kTwoTables ? kBlaEpsilonCoarse : 0.0,
+                          period_map && !std::is_same<T, FloatExp2>::value);
   }
   std::lock_guard<std::mutex> lock(mu);
   last = p;
   return p;
+}
+
+// Whether the render's tables carry the period map (period_map.h): asked (opt.period_map, with
+// BLA), and worth its build for this view, or opt.period_map_always.
+inline bool use_period_map(const View& v, const RenderOptions& opt, const Reference& ref) {
+  return opt.period_map && opt.bla &&
+         (opt.period_map_always ||
+          period_map_worth(ref, static_cast<uint64_t>(v.width) * static_cast<uint64_t>(v.height), v.max_iter));
 }
 
 // The kernel's parameters for the view against `ref` (its points zr, zi in the delta type T and
@@ -241,6 +255,16 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.bla_suffix = bla.suffix;
   p.bla_nested = bla.radii_nested;
   p.bla_eps = bla.eps > 0 ? bla.eps : bla_epsilon<T>();
+  if (bla.pm.degree > 0 && use_period_map(v, opt, ref)) {
+    p.pm_degree = bla.pm.degree;
+    p.pm_offset = bla.pm_offset;
+    p.pm_steps = bla.pm.steps;
+    p.pm_inv_rt = from_fe<T>(FloatExp(1.0) / bla.pm.rt);
+    p.pm_inv_rv = from_fe<T>(FloatExp(1.0) / bla.pm.rv);
+    p.pm_radius = from_fe<T>(bla.pm.radius[bla.pm_domain]);
+    p.pm_rv = from_fe<T>(bla.pm.rv);
+    p.pm_rungs = bla.pm_rungs;
+  }
   p.off_re = from_fe<T>(mul_pow2(off_re, scale));
   p.off_im = from_fe<T>(mul_pow2(off_im, scale));
   p.half_step = from_fe<T>(mul_pow2(hs, scale));

@@ -272,7 +272,8 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   // Its points and table are kept like the first pass's (prepared), so a view's tiles and bands
   // build them once.
   const auto tb = Clock::now();
-  const std::shared_ptr<const Prepared<T>> tier = prepared<T>(ref_ptr, view_dcmax(v, g, ref), opt.bla);
+  const std::shared_ptr<const Prepared<T>> tier =
+      prepared<T>(ref_ptr, view_dcmax(v, g, ref), opt.bla, true, 0, use_period_map(v, opt, ref));
   if (!tier->in_range || (fine && !tier->coarse)) return flagged;
   if (served) *served = true;
   const BlaTable<T>& table = fine ? tier->fine_bla() : tier->bla;

@@ -313,8 +313,11 @@ void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& p
   DeviceBuffer zr(hp.ref_len * sizeof(T)), zi(hp.ref_len * sizeof(T));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zr.p, hp.zr, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(zi.p, hp.zi, hp.ref_len * sizeof(T), cudaMemcpyHostToDevice));
-  // The tier's own BLA table (refine_flagged: 106-bit, eps 2^-106), when it has one.
-  const std::size_t bla_entries = hp.bla_levels > 1 ? hp.level_offset[kMaxBlaLevels] + hp.bla_suffix : 0;
+  // The tier's own BLA table (refine_flagged: 106-bit, eps 2^-106), when it has one, and its
+  // period map's coefficients after it.
+  const std::size_t bla_entries = hp.pm_degree > 0 ? hp.pm_offset + period_map_terms(hp.pm_degree) + hp.pm_rungs
+                                  : hp.bla_levels > 1 ? hp.level_offset[kMaxBlaLevels] + hp.bla_suffix
+                                                      : 0;
   DeviceBuffer bla(bla_entries * sizeof(BlaEntry<T>));
   if (bla_entries)
     DEEPSCOPE_CUDA_CHECK(
@@ -324,6 +327,7 @@ void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& p
   p.zi = zi.as<T>();
   p.bla = bla_entries ? bla.as<BlaEntry<T>>() : nullptr;
   if (!bla_entries) p.bla_levels = 0;
+  if (!bla_entries) p.pm_degree = 0;
   PinnedStopFlag stop_flag;
   p.stop = stop_flag.device();
   const std::size_t n = pixels.size();

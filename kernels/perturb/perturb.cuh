@@ -42,17 +42,12 @@
 #include "bla.h"
 #include "delta_ops.cuh"
 #include "dw_delta.h"
+#include "bla_pick.cuh"
+#include "period_map_step.cuh"
 
 namespace ds::perturb {
 using namespace mandel;  // views, tiles and results: kernels/mandelbrot
 
-// The pixel loop's pieces (pixel_step, bla_pick): inlined into perturb_pixel's loop on the host too
-// (GCC otherwise calls them, with the state in memory: 20% slower; nvcc inlines them anyway).
-#if defined(__CUDACC__)
-#define DEEPSCOPE_PIXEL_INLINE DEEPSCOPE_HD
-#else
-#define DEEPSCOPE_PIXEL_INLINE inline __attribute__((always_inline))
-#endif
 
 // Below this magnitude a double delta is flagged as a glitch (T = double only).
 constexpr double kDoubleDeltaFloor = 9.332636185032189e-302;  // 2^-1000
@@ -74,6 +69,15 @@ struct PerturbParams {
   int bla_suffix;             // suffix entries after the levels, at bla + level_offset[kMaxBlaLevels] (bla.h)
   bool bla_nested;            // BlaTable::radii_nested: bla_pick climbs from the lowest level
   double bla_eps;             // the table's eps (BlaTable::eps): what each BLA step may drop, in the error bound
+  // The period map (period_map.h; pm_degree 0: none): coefficient b_ij at bla[pm_offset +
+  // period_map_index(i, j, pm_degree)] (ar, ai). A pixel at m = 1 with |dz| < pm_radius and
+  // |dc| <= pm_rv (L1 norms) goes to the last point (pm_steps steps) in one evaluation at
+  // x = dz pm_inv_rt, y = dc pm_inv_rv (powers of 2); each coefficient's entry holds |b_ij| in r
+  // (for the evaluation's rounding estimate). After the coefficients, pm_rungs entries: domains
+  // |dz| < ar (from pm_radius down) and what the map drops in each (ai).
+  int pm_degree = 0, pm_rungs = 0;
+  uint64_t pm_offset = 0, pm_steps = 0;
+  T pm_inv_rt, pm_inv_rv, pm_radius, pm_rv;
   T off_re, off_im;           // view centre - reference centre
   T half_step;                // s/2
   double map[4];              // View::pixel_map (identity: square pixels)
@@ -143,14 +147,6 @@ DEEPSCOPE_HD bool below_floor(T x, T y) {
   }
 }
 
-// Count trailing zeros of a non-zero 64-bit value.
-DEEPSCOPE_HD int ctz64(uint64_t x) {
-#if DEEPSCOPE_DEVICE_CODE
-  return __ffsll(static_cast<long long>(x)) - 1;
-#else
-  return __builtin_ctzll(x);
-#endif
-}
 
 // The interior test on one window (g = f^p from w): g(w) - w = (er, ei), |z| = zmag (L1), g'(w)
 // and g''(w). Kantorovich on h(x) = g(x) - x with |h'| >= 1 - |g'| and M = 2 |g''| standing in
@@ -182,61 +178,16 @@ inline FieldsMode fields_mode(unsigned fields) {
   return (fields & kFieldStripe) ? kStripeFields : fields ? kDerivFields : kNoFields;
 }
 
-// The BLA step a pixel at reference point m > 0 and iteration n, with |dz| <= mag (L1), takes: the
-// longest valid entry from m (its index in p.bla, *idx, and its length in iterations, *len), or
-// false where none is (a plain step then). On the canonical path of a reference the pixels go
-// round (bla.h), its suffix entry first: to the reference's end in one step.
-// Where the table's radii are nested (p.bla_nested: each entry's radius at most its lower half's),
-// the valid levels at m are a run from the lowest, so it climbs from there and stops at the first
-// invalid one: one load where no step is valid (a pixel far from the reference, such as most of
-// FractalShark's view 25's), where looking from the top costs one a level (18 at m = 1 on a
-// 100,000-point orbit). Both orders pick the same entry (CpuSimd.EveryPixelAsPerturbPixelWithEitherBlaSearch).
-template <class T>
-DEEPSCOPE_PIXEL_INLINE bool bla_pick(const PerturbParams<T>& p, uint64_t m, uint64_t n, T mag, uint64_t* idx, uint64_t* len) {
-  const uint64_t k = m - 1;
-  int top = k == 0 ? p.bla_levels - 1 : ctz64(k);
-  if (top > p.bla_levels - 1) top = p.bla_levels - 1;
-  const uint64_t kk = p.ref_len - 2;
-  const int si = p.bla_suffix > 0 ? bla_suffix_index(k, kk) : -1;
-  const bool with_suffix = si >= 0 && si < p.bla_suffix;
-  if (p.bla_nested) {
-    if (with_suffix) {
-      const uint64_t i = p.level_offset[kMaxBlaLevels] + static_cast<uint64_t>(si);
-      const uint64_t steps = kk - k;
-      if (p.max_iter - n >= steps && mag < p.bla[i].r) {
-        *idx = i;
-        *len = steps;
-        return true;
-      }
-    }
-    bool found = false;
-    for (int l = 1; l <= top; ++l) {
-      if (p.level_offset[l] == p.level_offset[l + 1]) {  // a level the table left out (bla.h)
-        if (found) break;
-        continue;
-      }
-      const uint64_t i = p.level_offset[l] + (k >> l);
-      if (i >= p.level_offset[l + 1]) break;  // none this close to the end here, nor higher up
-      const uint64_t steps = uint64_t{1} << l;
-      if (p.max_iter - n < steps || !(mag < p.bla[i].r)) break;
-      *idx = i;
-      *len = steps;
-      found = true;
-    }
-    return found;
-  }
-  for (int l = with_suffix ? top + 1 : top; l >= 1; --l) {
-    const bool suffix = with_suffix && l == top + 1;
-    const uint64_t i = suffix ? p.level_offset[kMaxBlaLevels] + static_cast<uint64_t>(si) : p.level_offset[l] + (k >> l);
-    if (!suffix && i >= p.level_offset[l + 1]) continue;  // no entry this close to the reference's end
-    const uint64_t steps = suffix ? kk - k : uint64_t{1} << l;
-    if (p.max_iter - n < steps) continue;
-    if (!(mag < p.bla[i].r)) continue;
-    *idx = i;
-    *len = steps;
-    return true;
-  }
-  return false;
+// A step linear in z with slope A (BLA's, the period map's) on the interior test's derivatives:
+// g' <- A g', g'' <- A g'' (g'' as if the step had no curvature: such windows never prove alone).
+template <class E>
+DEEPSCOPE_PIXEL_INLINE void times_slope(E ar, E ai, E* d1r, E* d1i, E* d2r, E* d2i) {
+  E t = ar * *d1r - ai * *d1i;
+  *d1i = ar * *d1i + ai * *d1r;
+  *d1r = t;
+  t = ar * *d2r - ai * *d2i;
+  *d2i = ar * *d2i + ai * *d2r;
+  *d2r = t;
 }
 
 // The image axes' inverse for the fields of pixel (i, j): p.inv_map, or on the exponential map the
@@ -530,6 +481,26 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
     m = 0;
     ++out.rebases;
   }
+  if (m == 1 && p.pm_degree > 0 && exact_windows == 0 && p.max_iter - n >= p.pm_steps &&
+      l1(dzr, dzi) < p.pm_radius && l1(dcr, dci) <= p.pm_rv) {
+    // The period map (period_map_step.cuh): dz at the last point, its slopes A = dF/dt and
+    // B = dF/dv, and what the step adds to the error estimate.
+    T fr, fi, ar, ai, br, bi;
+    E local;
+    period_map_eval(p, dzr, dzi, dcr, dci, &fr, &fi, &ar, &ai, &br, &bi, &local);
+    if (p.error_bound) err = quad(aux(modulus(ar, ai)) * err, local);
+    if constexpr (kFields != kNoFields)
+      jd.linear_step(aux(ar), aux(ai), aux(br), aux(bi), step);  // J <- A J + B s
+    if constexpr (kFields == kStripeFields) stripe_len = p.pm_steps;
+    window_bla = true;  // g'' is not carried (as a BLA step's)
+    if (p.interior) times_slope(aux(ar), aux(ai), &d1r, &d1i, &d2r, &d2i);
+    dzr = fr;
+    dzi = fi;
+    m += p.pm_steps;
+    n += p.pm_steps;
+    out.skipped += p.pm_steps;
+    return false;
+  }
   if (m > 0 && p.bla_levels > 1 && exact_windows == 0) {
     const T mag = l1(dzr, dzi);
     uint64_t idx, len;
@@ -551,15 +522,7 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
       if constexpr (kFields != kNoFields) jd.linear_step(aux(e.ar), aux(e.ai), aux(e.br), aux(e.bi), step);  // J <- A J + B s
       if constexpr (kFields == kStripeFields) stripe_len = len;
       window_bla = true;
-      if (p.interior) {  // the step is linear in z with slope A: g' <- A g', g'' <- A g''
-        const E ar = aux(e.ar), ai = aux(e.ai);
-        E t = ar * d1r - ai * d1i;
-        d1i = ar * d1i + ai * d1r;
-        d1r = t;
-        t = ar * d2r - ai * d2i;
-        d2i = ar * d2i + ai * d2r;
-        d2r = t;
-      }
+      if (p.interior) times_slope(aux(e.ar), aux(e.ai), &d1r, &d1i, &d2r, &d2i);
       m += len;
       n += len;
       out.skipped += len;

@@ -1,0 +1,368 @@
+// The period map's construction (period_map.h): the Taylor model of a wrapping reference's whole
+// period, with its truncation bound, in long double.
+#include "period_map.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "dw_delta.h"
+#include "kernels/core/cpu_parallel.h"
+#include "perturb.h"
+
+namespace ds::perturb {
+namespace {
+
+using LD = long double;
+using CLD = std::complex<LD>;
+
+LD to_ld(FloatExp x) { return std::ldexp(static_cast<LD>(x.m), x.e); }
+LD to_ld(const FloatExp2& x) { return std::ldexp(static_cast<LD>(x.hi) + static_cast<LD>(x.lo), x.e); }
+FloatExp from_ld(LD x) {
+  if (x == 0 || !std::isfinite(x)) return FloatExp(static_cast<double>(x));
+  int e = 0;
+  const LD m = std::frexp(x, &e);
+  return FloatExp::make(static_cast<double>(m), e);
+}
+// |a| without overflow or a square root's cost where either part is 0.
+
+// The candidates for rho: rt 2^-e_c, e_c = c for the first 16, then by 4 (16 times less, at most
+// kCandidates in all) down to 2^-8 rv: a pixel whose t is far inside the domain takes the bound of
+// the least candidate that holds it (at a minibrot larger than the view its t ~ dc sits 2^-83
+// below the map's own scale, and the top's bound, absolute, was 4,000 times its value).
+constexpr int kCandidates = 64;
+// The unit roundoff of long double's 64-bit significand.
+constexpr LD kLdRoundoff = 5.42101086242752217e-20L;  // 2^-64
+
+}  // namespace
+
+namespace {
+
+// The coefficients' arithmetic: long double (64 bits, any depth), or the double word (106 bits,
+// binary64's exponent range) for the 106-bit tier's map.
+struct Narrow {
+  using R = LD;
+  static constexpr LD kRoundoff = kLdRoundoff;
+  static constexpr LD kTolerance = kPeriodMapTolerance;
+  static bool point(const Reference& ref, uint64_t k, R* re, R* im) {
+    *re = to_ld(ref.re106(k));
+    *im = to_ld(ref.im106(k));
+    return true;
+  }
+  static R of(LD x) { return x; }
+  static LD mag(R x) { return x; }
+};
+struct Wide {
+  using R = DwDelta;
+  static constexpr LD kRoundoff = DwDelta::kUnitRoundoff;
+  static constexpr LD kTolerance = kPeriodMapToleranceWide;
+  static bool point(const Reference& ref, uint64_t k, R* re, R* im) {
+    bool ok = true;
+    *re = dw_from(ref.re106(k), &ok);
+    *im = dw_from(ref.im106(k), &ok);
+    return ok;
+  }
+  static R of(LD x) {
+    DwDelta d;
+    d.hi = static_cast<double>(x);
+    d.lo = static_cast<double>(x - static_cast<LD>(d.hi));
+    return d;
+  }
+  static LD mag(R x) { return static_cast<LD>(x.hi) + static_cast<LD>(x.lo); }
+};
+
+template <class A>
+PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
+  using R = typename A::R;
+  struct Cx {
+    R re, im;
+  };
+  const auto cmul = [](const Cx& a, const Cx& b) { return Cx{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; };
+  const auto cabs_of = [](const Cx& a) { return std::hypot(A::mag(a.re), A::mag(a.im)); };
+  PeriodMap pm;
+  pm.wide = std::is_same<A, Wide>::value;
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t len = ref.length();
+  if (!(ref.periodic || ref.ball_period != 0) || len < 4) {
+    pm.why = "the reference does not wrap";
+    return pm;
+  }
+  const uint64_t last = len - 1;
+  if (last - 1 > kPeriodMapMaxSteps) {
+    pm.why = "its period is above 2^18";
+    return pm;
+  }
+  // The scales are powers of 2, so that x = t / rt and y = v / rv are exact in every delta type (a
+  // 1 / rt rounded to 53 bits put an error of 2^-53 into the double words' x, and a wrong count
+  // into view 25's 8x6 at 10^7 iterations: 7,748,293 against MPFR's 7,748,337).
+  const auto pow2_above = [](LD x) { return std::ldexp(LD(1), std::ilogb(x) + 1); };
+  const LD rv = pow2_above(to_ld(dcmax));
+  // The ladder starts at 4 times the map's own scale in t, the least |a1 / a2| over the period of
+  // its first two coefficients in t (dz_k = a1 t + a2 t^2 + ...: where the quadratic term would
+  // pass the linear one), to the power of 2 above, and goes down by 2s. (Anchored at the view's
+  // size instead, it missed the pixels of a minibrot much larger than the view.)
+  LD scale_t = std::numeric_limits<LD>::infinity();
+  {
+    CLD a1(1), a2(0);
+    for (uint64_t k = 1; k < last; ++k) {
+      const CLD z2 = LD(2) * CLD(to_ld(ref.re106(k)), to_ld(ref.im106(k)));
+      a2 = z2 * a2 + a1 * a1;
+      a1 = z2 * a1;
+      const LD q = std::abs(a2);
+      if (q > 0) scale_t = std::min(scale_t, std::abs(a1) / q);
+    }
+  }
+  const LD rt = pow2_above(4 * scale_t);
+  if (!(rv > 0) || !std::isfinite(rt) || rt == 0) {
+    pm.why = "the view's size is out of long double's range";
+    return pm;
+  }
+  const int terms = period_map_terms(N);
+  const R zero = A::of(0);
+  // The points 1 .. last - 1 in R.
+  std::vector<Cx> zs(last);
+  for (uint64_t k = 1; k < last; ++k)
+    if (!A::point(ref, k, &zs[k].re, &zs[k].im)) {
+      pm.why = "a point is outside the double word's range";
+      return pm;
+    }
+  // Two buffers: step k reads buf[k & 1] and writes buf[(k + 1) & 1].
+  std::vector<Cx> buf[2] = {std::vector<Cx>(terms, Cx{zero, zero}), std::vector<Cx>(terms, Cx{zero, zero})};
+  buf[1][period_map_index(1, 0, N)].re = A::of(rt);  // F at k = 1: t = rt x
+  const R rv_r = A::of(rv);
+  // Squaring to total degree N: for each output term, the pairs (q1 <= q2) that make it (the
+  // others' twin doubled).
+  struct Pair {
+    int q1, q2;
+    bool twice;
+  };
+  std::vector<std::vector<Pair>> pairs(terms);
+  for (int i1 = 0; i1 <= N; ++i1)
+    for (int j1 = 0; i1 + j1 <= N; ++j1)
+      for (int i2 = i1; i1 + i2 <= N; ++i2)
+        for (int j2 = i2 == i1 ? j1 : 0; i1 + i2 + j1 + j2 <= N; ++j2) {
+          const int q1 = period_map_index(i1, j1, N), q2 = period_map_index(i2, j2, N);
+          pairs[period_map_index(i1 + i2, j1 + j2, N)].push_back(Pair{q1, q2, q1 != q2});
+        }
+  // rho_c^i, and for each candidate the bound E and the roundings' estimate R so far.
+  int exps[kCandidates];
+  int candidates = 0;
+  {
+    const int bottom = std::ilogb(rt / rv) + 8;
+    for (int e = 0; candidates < kCandidates; e += candidates < 16 ? 1 : 4) {
+      exps[candidates++] = e;
+      if (e >= bottom) break;
+    }
+  }
+  std::vector<LD> rp(static_cast<std::size_t>(candidates) * (N + 1));
+  for (int c = 0; c < candidates; ++c)
+    for (int i = 0; i <= N; ++i) rp[c * (N + 1) + i] = std::pow(std::ldexp(LD(1), -exps[c]), i);
+  LD bound[kCandidates] = {}, rnd[kCandidates] = {};
+  bool ok[kCandidates];
+  std::fill(ok, ok + kCandidates, true);
+  std::vector<LD> mag(terms), s(N + 1);
+  // The weighted sums of |b_ij| rho^i by total degree d = i + j, their total S, and the bound on
+  // the products that squaring drops (total degree above N).
+  const auto graded = [&](int c, LD* total, LD* dropped) {
+    std::fill(s.begin(), s.end(), LD(0));
+    const LD* r = &rp[c * (N + 1)];
+    for (int i = 0; i <= N; ++i)
+      for (int j = 0; i + j <= N; ++j) s[i + j] += mag[period_map_index(i, j, N)] * r[i];
+    LD t = 0, h = 0;
+    for (int d = 0; d <= N; ++d) {
+      t += s[d];
+      for (int e = N + 1 - d; e <= N; ++e) h += s[d] * s[e];
+    }
+    *total = t;
+    *dropped = h;
+  };
+  const LD growth_terms = std::sqrt(static_cast<LD>(N + 2));
+  // The bounds of step k (from buf[k & 1]): false where every domain is spent.
+  const auto bounds_step = [&](uint64_t k) {
+    const std::vector<Cx>& b = buf[k & 1];
+    const LD zk = cabs_of(zs[k]);
+    for (int q = 0; q < terms; ++q) mag[q] = cabs_of(b[q]);
+    bool any = false;
+    for (int c = 0; c < candidates; ++c) {
+      if (!ok[c]) continue;
+      LD S, H;
+      graded(c, &S, &H);
+      // No pixel of the domain escapes here: |z_k| <= |Z_k| + S + E (+ the roundings) < 2.
+      if (!(zk + S + bound[c] + rnd[c] < 2 * (1 - 1e-9L)) || !std::isfinite(S)) {
+        ok[c] = false;
+        continue;
+      }
+      any = true;
+      const LD g = 2 * zk + 2 * S;
+      bound[c] = H + g * bound[c] + bound[c] * bound[c];
+      const LD local = A::kRoundoff * growth_terms * (2 * zk * S + S * S + rv);
+      rnd[c] = std::hypot(g * rnd[c], local);
+    }
+    return any;
+  };
+  // b <- 2 Z b + b^2 (to total degree N) + rv y, for the output terms [q0, q1).
+  const auto square_step = [&](uint64_t k, int q0, int q1) {
+    const std::vector<Cx>& b = buf[k & 1];
+    std::vector<Cx>& nb = buf[(k + 1) & 1];
+    const Cx z2{zs[k].re * 2.0, zs[k].im * 2.0};
+    for (int q = q0; q < q1; ++q) {
+      Cx o = cmul(z2, b[q]);
+      for (const Pair& pr : pairs[q]) {
+        Cx m = cmul(b[pr.q1], b[pr.q2]);
+        if (pr.twice) m = Cx{m.re * 2.0, m.im * 2.0};
+        o.re = o.re + m.re;
+        o.im = o.im + m.im;
+      }
+      nb[q] = o;
+    }
+    if (q0 <= period_map_index(0, 1, N) && period_map_index(0, 1, N) < q1) {
+      Cx& y = nb[period_map_index(0, 1, N)];
+      y.re = y.re + rv_r;
+    }
+  };
+  // The output terms split among the threads by their pairs' count; one spinning barrier a step
+  // (the bounds run on the calling thread beside its share).
+  std::size_t total_pairs = 0;
+  for (const auto& v : pairs) total_pairs += v.size() + 1;
+  const unsigned workers = std::max(1u, std::min<unsigned>(resolve_threads(0), 16));
+  std::vector<int> split(workers + 1, terms);
+  split[0] = 0;
+  {
+    std::size_t acc = 0;
+    unsigned w = 1;
+    for (int q = 0; q < terms && w < workers; ++q) {
+      acc += pairs[q].size() + 1;
+      if (acc * workers >= total_pairs * w) split[w++] = q + 1;
+    }
+  }
+  std::atomic<uint64_t> arrived{0};
+  std::atomic<bool> stop{false};
+  const auto barrier = [&](uint64_t generation) {  // every worker's arrival number `generation`
+    arrived.fetch_add(1, std::memory_order_acq_rel);
+    const uint64_t want = generation * workers;
+    while (arrived.load(std::memory_order_acquire) < want) std::this_thread::yield();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      uint64_t gen = 0;
+      for (uint64_t k = 1; k < last; ++k) {
+        square_step(k, split[w], split[w + 1]);
+        barrier(++gen);
+        if (stop.load(std::memory_order_acquire)) break;
+      }
+    });
+  uint64_t gen = 0;
+  for (uint64_t k = 1; k < last; ++k) {
+    const bool any = bounds_step(k);
+    if (!any) stop.store(true, std::memory_order_release);
+    square_step(k, split[0], split[1]);
+    barrier(++gen);
+    if (!any) break;
+  }
+  for (std::thread& t : pool) t.join();
+  if (stop.load()) {
+    pm.why = "every domain reaches |z| = 2 within the period";
+    return pm;
+  }
+  const std::vector<Cx>& b = buf[last & 1];
+  for (int q = 0; q < terms; ++q) mag[q] = cabs_of(b[q]);
+  // The two domains: the largest rho within each tolerance (binary64's, and the double words').
+  const LD tolerance[2] = {static_cast<LD>(kPeriodMapTolerance), static_cast<LD>(kPeriodMapToleranceWide)};
+  int best[2] = {-1, -1};
+  LD best_s[2] = {0, 0};
+  for (int w = 0; w < 2; ++w)
+    for (int c = 0; c < candidates && best[w] < 0; ++c) {
+      if (!ok[c]) continue;
+      LD S, H;
+      graded(c, &S, &H);
+      if (std::isfinite(S) && S > 0 && bound[c] + rnd[c] <= tolerance[w] * S) {
+        best[w] = c;
+        best_s[w] = S;
+      }
+    }
+  pm.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (best[0] < 0) {
+    pm.why = "no domain keeps the truncation below 2^-60 of the map";
+    return pm;
+  }
+  pm.degree = N;
+  pm.steps = last - 1;
+  pm.coef.resize(terms);
+  if constexpr (std::is_same<A, Wide>::value) {
+    pm.wide_re.resize(terms);
+    pm.wide_im.resize(terms);
+    for (int q = 0; q < terms; ++q) {
+      pm.wide_re[q] = b[q].re;
+      pm.wide_im[q] = b[q].im;
+      pm.coef[q] = CLD(A::mag(b[q].re), A::mag(b[q].im));
+    }
+  } else {
+    for (int q = 0; q < terms; ++q) pm.coef[q] = CLD(b[q].re, b[q].im);
+  }
+  pm.rt = from_ld(rt);
+  pm.rv = from_ld(rv);
+  for (int c = 0; c < candidates; ++c)
+    if (ok[c]) {
+      pm.rung_radius.push_back(from_ld(std::ldexp(rt, -exps[c])));
+      pm.rung_error.push_back(from_ld(bound[c] + rnd[c]));
+    }
+  const int first_ok = static_cast<int>(std::find(ok, ok + candidates, true) - ok);
+  for (int w = 0; w < 2; ++w) {
+    if (best[w] < 0 || (w == 1 && !pm.wide)) continue;
+    pm.first_rung[w] = best[w] - first_ok;
+    pm.radius[w] = from_ld(std::ldexp(rt, -exps[best[w]]));
+    pm.error[w] = from_ld(bound[best[w]] + rnd[best[w]]);
+    pm.scale[w] = from_ld(best_s[w]);
+  }
+  return pm;
+}
+
+}  // namespace
+
+bool period_map_worth(const Reference& ref, uint64_t pixels, uint64_t max_iter) {
+  if (!(ref.periodic || ref.ball_period != 0) || ref.length() < 4) return false;
+  const uint64_t steps = ref.length() - 2;
+  if (steps > kPeriodMapMaxSteps) return false;
+  const int n = kPeriodMapDegreeWide;
+  const double pairs = (n + 1.0) * (n + 2) * (n + 3) * (n + 4) / 48.0;
+  return static_cast<double>(pixels) * static_cast<double>(max_iter) >=
+         kPeriodMapWorkRatio * static_cast<double>(steps) * pairs;
+}
+
+// The last map built, for the same reference and dcmax: the first pass's table and the 106-bit
+// tier's two tables (bla.h) ask for it each, and a sequence's frames again.
+PeriodMap build_period_map(const Reference& ref, FloatExp dcmax) {
+  struct Key {
+    std::string re, im;
+    int bits = 0;
+    uint64_t len = 0;
+    double dm = 0;
+    int de = 0;
+    bool operator==(const Key& o) const {
+      return re == o.re && im == o.im && bits == o.bits && len == o.len && dm == o.dm && de == o.de;
+    }
+  };
+  static std::mutex mu;
+  static Key last_key;
+  static PeriodMap last;
+  const Key key{ref.re, ref.im, ref.bits, ref.length(), dcmax.m, dcmax.e};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (last_key == key && !last_key.re.empty()) return last;
+  }
+  // Double words where every point is in their range, else long double (the first pass only).
+  PeriodMap pm = build_uncached<Wide>(ref, dcmax, kPeriodMapDegreeWide);
+  if (pm.degree == 0 && pm.why == "a point is outside the double word's range") {
+    pm = build_uncached<Narrow>(ref, dcmax, kPeriodMapDegree);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  last_key = key;
+  last = pm;
+  return pm;
+}
+
+}  // namespace ds::perturb

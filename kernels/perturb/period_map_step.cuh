@@ -1,0 +1,69 @@
+// The period map's step in the pixel loop (period_map.h; perturb.cuh's pixel_step takes it at
+// reference point 1): F(t, v) and its slopes from the coefficients that ride after the BLA table's
+// entries, and the error the step adds. Host + device, for every delta type the map serves
+// (binary64, floatexp, the double word).
+#pragma once
+#include "arith/hd.h"
+#include "bla.h"
+#include "delta_ops.cuh"
+
+namespace ds::perturb {
+
+// P: PerturbParams<T> (perturb.cuh). From dz = t at point 1 and dc = v: F (*fr, *fi), A = dF/dt
+// (*ar, *ai), B = dF/dv (*br, *bi), and *local, what the step adds to the error estimate: the least
+// rung that holds t (its bound on what the truncation drops) and the evaluation's roundings (nested
+// Horner over total degree N: at most 2 N + 1 roundings of M = sum |b_ij| |x|^i |y|^j, with |b_ij|
+// in each coefficient's entry, and of F itself).
+template <class T, class P, class E = typename AuxOf<T>::type>
+DEEPSCOPE_HD void period_map_eval(const P& p, T dzr, T dzi, T dcr, T dci, T* fr_out, T* fi_out, T* ar_out,
+                                  T* ai_out, T* br_out, T* bi_out, E* local) {
+  constexpr double kRoundoff = roundoff<T>();
+  // F(x, y) = sum b_ij x^i y^j by Horner in x over G_i(y) = sum_j b_ij y^j, with dF/dx and dF/dy
+  // alongside (x = t / rt, y = v / rv: powers of 2, exact).
+  const T xr = dzr * p.pm_inv_rt, xi = dzi * p.pm_inv_rt;
+  const T yr = dcr * p.pm_inv_rv, yi = dci * p.pm_inv_rv;
+  const int deg = p.pm_degree;
+  T fr = T(0.0), fi = T(0.0), fxr = T(0.0), fxi = T(0.0), fyr = T(0.0), fyi = T(0.0);
+  const E mx = aux(l1(xr, xi)), my = aux(l1(yr, yi));
+  E msum = E(0.0);
+  for (int i = deg; i >= 0; --i) {
+    const BlaEntry<T>* row = p.bla + p.pm_offset + (i * (deg + 1) - i * (i - 1) / 2);
+    T gr = row[deg - i].ar, gi = row[deg - i].ai, gdr = T(0.0), gdi = T(0.0);
+    E gm = aux(row[deg - i].r);
+    for (int j = deg - i - 1; j >= 0; --j) {
+      gm = gm * my + aux(row[j].r);
+      const T tr = gdr * yr - gdi * yi + gr;
+      gdi = gdr * yi + gdi * yr + gi;
+      gdr = tr;
+      const T ur = gr * yr - gi * yi + row[j].ar;
+      gi = gr * yi + gi * yr + row[j].ai;
+      gr = ur;
+    }
+    msum = msum * mx + gm;
+    // Fx <- Fx x + F, F <- F x + G_i, Fy <- Fy x + G_i'.
+    T tr = fxr * xr - fxi * xi + fr;
+    fxi = fxr * xi + fxi * xr + fi;
+    fxr = tr;
+    tr = fr * xr - fi * xi + gr;
+    fi = fr * xi + fi * xr + gi;
+    fr = tr;
+    tr = fyr * xr - fyi * xi + gdr;
+    fyi = fyr * xi + fyi * xr + gdi;
+    fyr = tr;
+  }
+  *fr_out = fr;
+  *fi_out = fi;
+  // The slopes in t and v: A = dF/dx / rt, B = dF/dy / rv.
+  *ar_out = fxr * p.pm_inv_rt;
+  *ai_out = fxi * p.pm_inv_rt;
+  *br_out = fyr * p.pm_inv_rv;
+  *bi_out = fyi * p.pm_inv_rv;
+  // The least rung that holds t: its bound.
+  const BlaEntry<T>* rung = p.bla + p.pm_offset + (deg + 1) * (deg + 2) / 2;
+  const T mag = l1(dzr, dzi);
+  int c = 0;
+  while (c + 1 < p.pm_rungs && mag < rung[c + 1].ar) ++c;
+  *local = aux(rung[c].ai) + (msum * (2.0 * deg + 1.0) + aux(l1(fr, fi))) * kRoundoff;
+}
+
+}  // namespace ds::perturb

@@ -1,0 +1,182 @@
+// The period map (kernels/perturb/period_map.h): a wrapping reference's whole period as one
+// polynomial step. Its values agree with the period's steps within its stated bound (in long
+// double, at points drawn across its domain); renders with it give the counts of BLA alone, while
+// it takes most of the iterations; and where a view has it, the render says so.
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <complex>
+#include <random>
+#include <string>
+
+#include "kernels/perturb/cpu_detail.h"
+#include "kernels/perturb/period_map.h"
+#include "kernels/perturb/perturb.h"
+#include "locations.h"
+
+namespace {
+
+using namespace ds;
+using namespace ds::mandel;
+using LD = long double;
+using CLD = std::complex<LD>;
+
+// The period-135 minibrot near -0.4844 + 0.6419i (assets/locations/minibrot-1e50.loc), and
+// FractalShark's view 25 (assets/locations/fractalshark/view25.loc: period 100,000, 1.1e9
+// iterations at zoom 1e19).
+const char* kNucleusRe =
+    "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199";
+const char* kNucleusIm =
+    "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075";
+const char* kView25Re = "0.356992006738525396399695724115347205";
+const char* kView25Im = "0.0691411005282446050826514373514151521";
+
+std::string shifted(const char* x, double dx) {
+  mpfr_t a;
+  mpfr_init2(a, 600);
+  mpfr_set_str(a, x, 10, MPFR_RNDN);
+  mpfr_add_d(a, a, dx, MPFR_RNDN);
+  char buf[200];
+  mpfr_snprintf(buf, sizeof buf, "%.120Rf", a);
+  mpfr_clear(a);
+  return buf;
+}
+
+LD to_ld(const FloatExp2& x) { return std::ldexp(static_cast<LD>(x.hi) + static_cast<LD>(x.lo), x.e); }
+LD to_ld(FloatExp x) { return std::ldexp(static_cast<LD>(x.m), x.e); }
+
+// The view's reference (as a render takes it) and its map over the view's dc.
+struct Built {
+  std::shared_ptr<const perturb::Reference> ref;
+  perturb::PeriodMap pm;
+};
+Built build_for(const View& v) {
+  perturb::clear_reference_cache();
+  const Geometry g = geometry(v);
+  bool reused = false;
+  Built b;
+  b.ref = perturb::reference_for(g, v, nullptr, nullptr, &reused);
+  if (b.ref) b.pm = perturb::build_period_map(*b.ref, perturb::cpu_detail::view_dcmax(v, g, *b.ref));
+  return b;
+}
+
+// At points (t, v) of the map's domain (|t| up to its radius, |v| up to rv), F(t, v) against the
+// period's steps dz <- 2 Z dz + dz^2 + v in long double from dz_1 = t: within the map's error bound
+// plus the steps' own roundings (a few 2^-64 of the scale per step at most).
+void expect_map_matches_steps(const Built& b) {
+  ASSERT_TRUE(b.ref);
+  const perturb::PeriodMap& pm = b.pm;
+  ASSERT_GT(pm.degree, 0) << pm.why;
+  const uint64_t last = b.ref->length() - 1;
+  ASSERT_EQ(pm.steps, last - 1);
+  std::vector<CLD> z(last + 1);
+  for (uint64_t k = 0; k <= last; ++k) z[k] = CLD(to_ld(b.ref->re106(k)), to_ld(b.ref->im106(k)));
+  const LD radius = to_ld(pm.radius[0]), rt = to_ld(pm.rt), rv = to_ld(pm.rv);
+  const LD scale = to_ld(pm.scale[0]), bound = to_ld(pm.error[0]);
+  std::mt19937_64 gen(25);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const int n = pm.degree;
+  for (int trial = 0; trial < 12; ++trial) {
+    // From the domain's edge down to 10^-11 of it.
+    const LD r = radius * std::pow(LD(10), -LD(trial)) * LD(0.7);
+    const CLD t(r * unit(gen), r * unit(gen)), v(rv * 0.7 * unit(gen), rv * 0.7 * unit(gen));
+    CLD dz = t;
+    for (uint64_t k = 1; k < last; ++k) dz = LD(2) * z[k] * dz + dz * dz + v;
+    const CLD x = t / rt, y = v / rv;
+    CLD f = 0;
+    for (int i = 0; i <= n; ++i)
+      for (int j = 0; i + j <= n; ++j)
+        f += pm.coef[perturb::period_map_index(i, j, n)] * std::pow(x, i) * std::pow(y, j);
+    // The least rung of domain 0 that holds t (as the pixels take it), and its bound.
+    std::size_t c = static_cast<std::size_t>(pm.first_rung[0]);
+    while (c + 1 < pm.rung_radius.size() && std::abs(t) < to_ld(pm.rung_radius[c + 1])) ++c;
+    const LD here = to_ld(pm.rung_error[c]);
+    EXPECT_LE(here, bound);
+    const LD steps_rounding = LD(1e-18) * std::sqrt(static_cast<LD>(last)) * std::abs(dz);
+    EXPECT_LE(std::abs(f - dz), here + steps_rounding)
+        << "trial " << trial << ": |t| " << static_cast<double>(std::abs(t)) << ", |F - steps| "
+        << static_cast<double>(std::abs(f - dz)) << ", bound " << static_cast<double>(here) << ", scale "
+        << static_cast<double>(scale);
+    // The map is not trivially small: it carries the period's values.
+    EXPECT_GT(std::abs(dz), scale * LD(1e-30));
+  }
+  EXPECT_LE(bound, scale * LD(perturb::kPeriodMapTolerance) * LD(1.0001));
+}
+
+TEST(PeriodMap, NucleusPeriodMatchesTheStepsWithinItsBound) {
+  // 1.3e-51 off the nucleus: the view's reference is the nucleus's period of 135 steps.
+  const View v = ds::test::make_view(shifted(kNucleusRe, 1.3e-51), shifted(kNucleusIm, -0.7e-51), "4e50",
+                                     uint64_t{1} << 21, 24, 24);
+  const Built b = build_for(v);
+  ASSERT_TRUE(b.ref);
+  EXPECT_TRUE(b.ref->periodic);
+  expect_map_matches_steps(b);
+}
+
+// FractalShark's view 25: the centre's orbit cut at the ball's period 100,000 (the nucleus is 25
+// half-diagonals off), where BLA skipped 0.05 % of the iterations: the map serves the pixels' t up
+// to |Z_100000|^2 (about 2.3e-16) and beyond.
+TEST(PeriodMap, FractalSharkView25PeriodMatchesTheStepsWithinItsBound) {
+  const View v = ds::test::make_view(kView25Re, kView25Im, "1e19", 10000000, 16, 9);
+  const Built b = build_for(v);
+  ASSERT_TRUE(b.ref);
+  EXPECT_EQ(b.ref->ball_period, 100000u);
+  expect_map_matches_steps(b);
+  EXPECT_GE(to_ld(b.pm.radius[0]), LD(2.3e-16));
+}
+
+// The build pays only where pixels x iterations are many times its products: view 25 as
+// FractalShark renders it (1920x1080 to 1.1e9), not 8x6 to 10^7; a short period at any size.
+TEST(PeriodMap, BuiltOnlyWhereTheViewPaysForIt) {
+  const View v = ds::test::make_view(kView25Re, kView25Im, "1e19", 10000000, 16, 9);
+  const Built b = build_for(v);
+  ASSERT_TRUE(b.ref);
+  EXPECT_TRUE(perturb::period_map_worth(*b.ref, 1920 * 1080, 1100100100));
+  EXPECT_FALSE(perturb::period_map_worth(*b.ref, 8 * 6, 10000000));
+  const View mb = ds::test::make_view(shifted(kNucleusRe, 1.3e-51), shifted(kNucleusIm, -0.7e-51), "4e50",
+                                      uint64_t{1} << 21, 16, 16);
+  const Built n = build_for(mb);
+  ASSERT_TRUE(n.ref);
+  EXPECT_TRUE(perturb::period_map_worth(*n.ref, 16 * 16, uint64_t{1} << 21));
+}
+
+RenderResult render_cpu(const View& v, bool period_map) {
+  perturb::clear_reference_cache();
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  o.period_map = period_map;
+  o.period_map_always = true;  // these small views would not pay for it (period_map_worth)
+  return render(v, o);
+}
+
+// The same counts with and without the map, which takes most of the iterations where BLA took
+// few: at the minibrot (nucleus reference, 2^21 iterations) and at view 25 (10^7 iterations).
+// Two of view 25's pixels, near the minibrot cardioid's cusp, pin MPFR's counts (`deepscope oracle`
+// at each pixel's c: certified at 150 bits, confirmed at 225): a map whose 1 / rt was rounded to
+// 53 bits gave the 106-bit tier 7,748,293 and 8,321,500 there, undecided by nothing.
+TEST(PeriodMap, RendersTheCountsOfBlaAlone) {
+  const View minibrot = ds::test::make_view(shifted(kNucleusRe, 1.3e-51), shifted(kNucleusIm, -0.7e-51),
+                                            "4e50", uint64_t{1} << 21, 16, 16);
+  const View view25 = ds::test::make_view(kView25Re, kView25Im, "1e19", 10000000, 8, 6);
+  for (int k = 0; k < 2; ++k) {
+    const View& v = k == 0 ? minibrot : view25;
+    const RenderResult with = render_cpu(v, true);
+    const RenderResult without = render_cpu(v, false);
+    ASSERT_FALSE(with.cancelled);
+    EXPECT_GT(with.perturb.period_map_degree, 0) << with.perturb.period_map_note;
+    EXPECT_EQ(without.perturb.period_map_degree, 0);
+    EXPECT_EQ(with.counts, without.counts);
+    EXPECT_EQ(with.perturb.glitch_unresolved, without.perturb.glitch_unresolved);
+    // The first pass's skips: a few more at the minibrot (its interior pixels are proven within
+    // a few periods), over ten times BLA's at view 25.
+    const double factor = k == 1 ? 10.0 : 1.0;
+    EXPECT_GT(static_cast<double>(with.perturb.bla_skipped), factor * static_cast<double>(without.perturb.bla_skipped))
+        << with.perturb.bla_skipped << " skipped with the map, " << without.perturb.bla_skipped << " without";
+  }
+  const RenderResult r = render_cpu(view25, true);
+  EXPECT_EQ(r.counts[5], 7748337u);                  // (5, 0)
+  EXPECT_EQ(r.counts[2 * view25.width + 3], 8321498u);  // (3, 2)
+}
+
+}  // namespace
