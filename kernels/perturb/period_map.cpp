@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -223,8 +224,8 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
       y.re = y.re + rv_r;
     }
   };
-  // The output terms split among the threads by their pairs' count; one spinning barrier a step
-  // (the bounds run on the calling thread beside its share).
+  // The output terms split among the threads by their pairs' count; one barrier a step (the
+  // bounds run on the calling thread beside its share).
   std::size_t total_pairs = 0;
   for (const auto& v : pairs) total_pairs += v.size() + 1;
   const unsigned workers = std::max(1u, std::min<unsigned>(resolve_threads(0), 16));
@@ -240,10 +241,23 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
   }
   std::atomic<uint64_t> arrived{0};
   std::atomic<bool> stop{false};
-  const auto barrier = [&](uint64_t generation) {  // every worker's arrival number `generation`
-    arrived.fetch_add(1, std::memory_order_acq_rel);
+  std::mutex barrier_mu;
+  std::condition_variable barrier_cv;
+  // Every worker's arrival number `generation`: a short spin (a step's work is tens of
+  // microseconds on many cores), then a wait on the condition, which the last to arrive signals.
+  // (Spinning alone, with yields, took a step per scheduler slice wherever other processes held
+  // the cores: a campaign test beside another ran past 300 s.)
+  const auto barrier = [&](uint64_t generation) {
     const uint64_t want = generation * workers;
-    while (arrived.load(std::memory_order_acquire) < want) std::this_thread::yield();
+    if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == want) {
+      std::lock_guard<std::mutex> lock(barrier_mu);
+      barrier_cv.notify_all();
+      return;
+    }
+    for (int spin = 0; spin < 4096; ++spin)
+      if (arrived.load(std::memory_order_acquire) >= want) return;
+    std::unique_lock<std::mutex> lock(barrier_mu);
+    barrier_cv.wait(lock, [&] { return arrived.load(std::memory_order_acquire) >= want; });
   };
   std::vector<std::thread> pool;
   for (unsigned w = 1; w < workers; ++w)

@@ -173,10 +173,11 @@ TEST(PeriodMap, RendersTheCountsOfBlaAlone) {
     const double factor = k == 1 ? 10.0 : 1.0;
     EXPECT_GT(static_cast<double>(with.perturb.bla_skipped), factor * static_cast<double>(without.perturb.bla_skipped))
         << with.perturb.bla_skipped << " skipped with the map, " << without.perturb.bla_skipped << " without";
+    if (k == 1) {
+      EXPECT_EQ(with.counts[5], 7748337u);                      // (5, 0)
+      EXPECT_EQ(with.counts[2 * view25.width + 3], 8321498u);  // (3, 2)
+    }
   }
-  const RenderResult r = render_cpu(view25, true);
-  EXPECT_EQ(r.counts[5], 7748337u);                  // (5, 0)
-  EXPECT_EQ(r.counts[2 * view25.width + 3], 8321498u);  // (3, 2)
 }
 
 }  // namespace
