@@ -1,5 +1,7 @@
 // Views (and how to make one) the Mandelbrot, perturbation and strip-render tests share.
 #pragma once
+#include <mpfr.h>
+
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -22,6 +24,24 @@ inline mandel::View make_view(const std::string& re, const std::string& im, cons
   v.width = w;
   v.height = h;
   return v;
+}
+
+// The period-135 minibrot's nucleus near -0.4844 + 0.6419i (assets/locations/minibrot-1e50.loc).
+inline const char* const kMinibrot135Re =
+    "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199";
+inline const char* const kMinibrot135Im =
+    "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075";
+
+// x + dx, printed with 120 digits after the point (exact at 600 bits).
+inline std::string shifted(const char* x, double dx) {
+  mpfr_t a;
+  mpfr_init2(a, 600);
+  mpfr_set_str(a, x, 10, MPFR_RNDN);
+  mpfr_add_d(a, a, dx, MPFR_RNDN);
+  char buf[200];
+  mpfr_snprintf(buf, sizeof buf, "%.120Rf", a);
+  mpfr_clear(a);
+  return buf;
 }
 
 // The shared locations (kernels/mandelbrot/locations.h): KF's 1e14 benchmark and a Misiurewicz point.

@@ -21,26 +21,12 @@ using namespace ds::mandel;
 using LD = long double;
 using CLD = std::complex<LD>;
 
-// The period-135 minibrot near -0.4844 + 0.6419i (assets/locations/minibrot-1e50.loc), and
-// FractalShark's view 25 (assets/locations/fractalshark/view25.loc: period 100,000, 1.1e9
-// iterations at zoom 1e19).
-const char* kNucleusRe =
-    "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199";
-const char* kNucleusIm =
-    "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075";
+// The period-135 minibrot (tests/support/locations.h).
+const char* const kNucleusRe = ds::test::kMinibrot135Re;
+const char* const kNucleusIm = ds::test::kMinibrot135Im;
+using ds::test::shifted;
 const char* kView25Re = "0.356992006738525396399695724115347205";
 const char* kView25Im = "0.0691411005282446050826514373514151521";
-
-std::string shifted(const char* x, double dx) {
-  mpfr_t a;
-  mpfr_init2(a, 600);
-  mpfr_set_str(a, x, 10, MPFR_RNDN);
-  mpfr_add_d(a, a, dx, MPFR_RNDN);
-  char buf[200];
-  mpfr_snprintf(buf, sizeof buf, "%.120Rf", a);
-  mpfr_clear(a);
-  return buf;
-}
 
 LD to_ld(const FloatExp2& x) { return std::ldexp(static_cast<LD>(x.hi) + static_cast<LD>(x.lo), x.e); }
 LD to_ld(FloatExp x) { return std::ldexp(static_cast<LD>(x.m), x.e); }

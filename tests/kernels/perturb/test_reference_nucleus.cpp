@@ -24,23 +24,10 @@ namespace {
 using namespace ds;
 using namespace ds::mandel;
 
-// The period-135 minibrot near -0.4844 + 0.6419i (assets/locations/minibrot-1e50.loc).
-const char* kNucleusRe =
-    "-0.484395956262377591912828656474685238049864177911741926079999402043058848843181343925466199";
-const char* kNucleusIm =
-    "0.641892409913951884435415149631949404987297663004783532052451370814162802443102775516871075";
-
-// x + dx, printed with 120 digits after the point.
-std::string shifted(const char* x, double dx) {
-  mpfr_t a;
-  mpfr_init2(a, 600);
-  mpfr_set_str(a, x, 10, MPFR_RNDN);
-  mpfr_add_d(a, a, dx, MPFR_RNDN);
-  char buf[200];
-  mpfr_snprintf(buf, sizeof buf, "%.120Rf", a);
-  mpfr_clear(a);
-  return buf;
-}
+// The period-135 minibrot (tests/support/locations.h).
+const char* const kNucleusRe = ds::test::kMinibrot135Re;
+const char* const kNucleusIm = ds::test::kMinibrot135Im;
+using ds::test::shifted;
 
 RenderResult render_cpu(const View& v, bool at_nucleus) {
   perturb::clear_reference_cache();
