@@ -115,7 +115,7 @@ std::string render_summary(const RenderResult& r) {
                     pi.period_map_degree, static_cast<unsigned long long>(pi.period_map_steps),
                     pi.period_map_radius, pi.period_map_relative_error, pi.period_map_seconds);
       out += line;
-    } else if (!pi.period_map_note.empty() && pi.period_map_note != "the reference does not wrap") {
+    } else if (!pi.period_map_note.empty()) {
       out += "\nperiod map: none (" + pi.period_map_note + ")";
     }
     // The 106-bit tier pass by pass (cpu_flagged.cpp): what each took, decided, and its time.

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <type_traits>
 
 #include "bla_levels.h"
@@ -89,31 +87,26 @@ void append_period_map(const Reference& ref, FloatExp dcmax, int scale, BlaTable
       t->pm.why = "its scales are out of binary64's range";
       return;
     }
-  // A coefficient in T: binary64 directly, floatexp without underflow.
+  // A long double in T: binary64 rounded, floatexp without underflow, the double word exactly.
   const auto in_t = [](long double x) {
     if constexpr (std::is_same<T, double>::value) {
       return static_cast<double>(x);
     } else if constexpr (std::is_same<T, DwDelta>::value) {
-      DwDelta d;  // 64 bits in 106: exact (a part below the double word's floor is dropped)
-      d.hi = static_cast<double>(x);
-      d.lo = static_cast<double>(x - static_cast<long double>(d.hi));
-      return d;
+      return dw_from_ld(x);
     } else {
-      if (x == 0) return FloatExp(0.0);
-      int e = 0;
-      const long double m = std::frexp(x, &e);
-      return FloatExp::make(static_cast<double>(m), e);
+      return floatexp_from_ld(x);
     }
   };
   t->pm_offset = t->entries.size();
   for (std::size_t q = 0; q < t->pm.coef.size(); ++q) {
     const std::complex<long double>& c = t->pm.coef[q];
     BlaEntry<T> e{};
-    e.ar = in_t(c.real());
-    e.ai = in_t(c.imag());
-    if constexpr (std::is_same<T, DwDelta>::value) {
+    if constexpr (std::is_same<T, DwDelta>::value) {  // the coefficients to 106 bits
       e.ar = t->pm.wide_re[q];
       e.ai = t->pm.wide_im[q];
+    } else {
+      e.ar = in_t(c.real());
+      e.ai = in_t(c.imag());
     }
     e.br = e.bi = T(0.0);
     e.r = in_t(std::abs(c));  // |b_ij|, for the pixels' rounding estimate (perturb.cuh)

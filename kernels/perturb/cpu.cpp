@@ -31,12 +31,15 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   res->perturb.bla_levels = prep->bla.levels;
   {
     const PeriodMap& pm = prep->bla.pm;
-    res->perturb.period_map_degree = period_map ? pm.degree : 0;
+    res->perturb.period_map_degree = pm.degree;  // 0 unless asked (prepared's key)
     res->perturb.period_map_steps = pm.steps;
     res->perturb.period_map_radius = to_double(pm.radius[0]);
     res->perturb.period_map_relative_error = pm.degree ? to_double(pm.error[0] / pm.scale[0]) : 0.0;
     res->perturb.period_map_seconds = pm.seconds;
-    res->perturb.period_map_note = !opt.period_map ? "off"
+    // Why none, only for a reference the pixels go round (the others never have one).
+    const bool wraps = ref.periodic || ref.ball_period != 0;
+    res->perturb.period_map_note = !wraps            ? ""
+                                   : !opt.period_map ? "off"
                                    : !opt.bla        ? "no BLA"
                                    : !period_map     ? "the view's pixels x iterations would not pay for it"
                                                      : pm.why;

@@ -1,15 +1,16 @@
 // The period map's construction (period_map.h): the Taylor model of a wrapping reference's whole
-// period, with its truncation bound, in long double.
+// period, with its truncation bounds, in double words (or long double).
 #include "period_map.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <thread>
 
+#include "cpu_detail.h"
 #include "dw_delta.h"
 #include "kernels/core/cpu_parallel.h"
 #include "perturb.h"
@@ -22,13 +23,7 @@ using CLD = std::complex<LD>;
 
 LD to_ld(FloatExp x) { return std::ldexp(static_cast<LD>(x.m), x.e); }
 LD to_ld(const FloatExp2& x) { return std::ldexp(static_cast<LD>(x.hi) + static_cast<LD>(x.lo), x.e); }
-FloatExp from_ld(LD x) {
-  if (x == 0 || !std::isfinite(x)) return FloatExp(static_cast<double>(x));
-  int e = 0;
-  const LD m = std::frexp(x, &e);
-  return FloatExp::make(static_cast<double>(m), e);
-}
-// |a| without overflow or a square root's cost where either part is 0.
+FloatExp from_ld(LD x) { return floatexp_from_ld(x); }
 
 // The candidates for rho: rt 2^-e_c, e_c = c for the first 16, then by 4 (16 times less, at most
 // kCandidates in all) down to 2^-8 rv: a pixel whose t is far inside the domain takes the bound of
@@ -38,20 +33,14 @@ constexpr int kCandidates = 64;
 // The unit roundoff of long double's 64-bit significand.
 constexpr LD kLdRoundoff = 5.42101086242752217e-20L;  // 2^-64
 
-}  // namespace
-
-namespace {
-
 // The coefficients' arithmetic: long double (64 bits, any depth), or the double word (106 bits,
 // binary64's exponent range) for the 106-bit tier's map.
 struct Narrow {
   using R = LD;
   static constexpr LD kRoundoff = kLdRoundoff;
-  static constexpr LD kTolerance = kPeriodMapTolerance;
-  static bool point(const Reference& ref, uint64_t k, R* re, R* im) {
+  static void point(const Reference& ref, uint64_t k, R* re, R* im) {
     *re = to_ld(ref.re106(k));
     *im = to_ld(ref.im106(k));
-    return true;
   }
   static R of(LD x) { return x; }
   static LD mag(R x) { return x; }
@@ -59,19 +48,13 @@ struct Narrow {
 struct Wide {
   using R = DwDelta;
   static constexpr LD kRoundoff = DwDelta::kUnitRoundoff;
-  static constexpr LD kTolerance = kPeriodMapToleranceWide;
-  static bool point(const Reference& ref, uint64_t k, R* re, R* im) {
+  // Only for a reference whose points are all in the double word's range (dw_points_in_range).
+  static void point(const Reference& ref, uint64_t k, R* re, R* im) {
     bool ok = true;
     *re = dw_from(ref.re106(k), &ok);
     *im = dw_from(ref.im106(k), &ok);
-    return ok;
   }
-  static R of(LD x) {
-    DwDelta d;
-    d.hi = static_cast<double>(x);
-    d.lo = static_cast<double>(x - static_cast<LD>(d.hi));
-    return d;
-  }
+  static R of(LD x) { return dw_from_ld(x); }
   static LD mag(R x) { return static_cast<LD>(x.hi) + static_cast<LD>(x.lo); }
 };
 
@@ -125,11 +108,7 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
   const R zero = A::of(0);
   // The points 1 .. last - 1 in R.
   std::vector<Cx> zs(last);
-  for (uint64_t k = 1; k < last; ++k)
-    if (!A::point(ref, k, &zs[k].re, &zs[k].im)) {
-      pm.why = "a point is outside the double word's range";
-      return pm;
-    }
+  for (uint64_t k = 1; k < last; ++k) A::point(ref, k, &zs[k].re, &zs[k].im);
   // Two buffers: step k reads buf[k & 1] and writes buf[(k + 1) & 1].
   std::vector<Cx> buf[2] = {std::vector<Cx>(terms, Cx{zero, zero}), std::vector<Cx>(terms, Cx{zero, zero})};
   buf[1][period_map_index(1, 0, N)].re = A::of(rt);  // F at k = 1: t = rt x
@@ -337,6 +316,20 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
 
 }  // namespace
 
+FloatExp floatexp_from_ld(long double x) {
+  if (x == 0 || !std::isfinite(x)) return FloatExp(static_cast<double>(x));
+  int e = 0;
+  const long double m = std::frexp(x, &e);
+  return FloatExp::make(static_cast<double>(m), e);
+}
+
+DwDelta dw_from_ld(long double x) {
+  DwDelta d;
+  d.hi = static_cast<double>(x);
+  d.lo = static_cast<double>(x - static_cast<long double>(d.hi));
+  return d;
+}
+
 bool period_map_worth(const Reference& ref, uint64_t pixels, uint64_t max_iter) {
   if (!(ref.periodic || ref.ball_period != 0) || ref.length() < 4) return false;
   const uint64_t steps = ref.length() - 2;
@@ -348,7 +341,7 @@ bool period_map_worth(const Reference& ref, uint64_t pixels, uint64_t max_iter) 
 }
 
 // The last map built, for the same reference and dcmax: the first pass's table and the 106-bit
-// tier's two tables (bla.h) ask for it each, and a sequence's frames again.
+// tier's coarse table (bla.h) ask for it each, and a sequence's frames again.
 PeriodMap build_period_map(const Reference& ref, FloatExp dcmax) {
   struct Key {
     std::string re, im;
@@ -368,11 +361,10 @@ PeriodMap build_period_map(const Reference& ref, FloatExp dcmax) {
     std::lock_guard<std::mutex> lock(mu);
     if (last_key == key && !last_key.re.empty()) return last;
   }
-  // Double words where every point is in their range, else long double (the first pass only).
-  PeriodMap pm = build_uncached<Wide>(ref, dcmax, kPeriodMapDegreeWide);
-  if (pm.degree == 0 && pm.why == "a point is outside the double word's range") {
-    pm = build_uncached<Narrow>(ref, dcmax, kPeriodMapDegree);
-  }
+  // Double words where every point is in their range (the 106-bit tier's own condition), else
+  // long double (the first pass only).
+  const PeriodMap pm = cpu_detail::dw_points_in_range(ref) ? build_uncached<Wide>(ref, dcmax, kPeriodMapDegreeWide)
+                                                         : build_uncached<Narrow>(ref, dcmax, kPeriodMapDegree);
   std::lock_guard<std::mutex> lock(mu);
   last_key = key;
   last = pm;

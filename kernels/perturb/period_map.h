@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "arith/floatexp.h"
+#include "arith/hd.h"
 #include "dw_delta.h"
 
 namespace ds::perturb {
@@ -66,9 +67,14 @@ struct PeriodMap {
   std::string why;  // where degree = 0
 };
 
-inline int period_map_terms(int degree) { return (degree + 1) * (degree + 2) / 2; }
+DEEPSCOPE_HD constexpr int period_map_terms(int degree) { return (degree + 1) * (degree + 2) / 2; }
 // Terms ordered by i, then j (j <= degree - i).
-inline int period_map_index(int i, int j, int degree) { return i * (degree + 1) - i * (i - 1) / 2 + j; }
+DEEPSCOPE_HD constexpr int period_map_index(int i, int j, int degree) { return i * (degree + 1) - i * (i - 1) / 2 + j; }
+
+// A long double in floatexp (no underflow) and in the double word (exact where its 64 bits stay
+// in binary64's range): the map's scales and coefficients on their way into the tables.
+FloatExp floatexp_from_ld(long double x);
+DwDelta dw_from_ld(long double x);
 
 // Whether a view of `pixels` pixels to max_iter pays for the map of `ref`: a wrapping reference of
 // at most kPeriodMapMaxSteps steps, and pixels x max_iter at least kPeriodMapWorkRatio times the

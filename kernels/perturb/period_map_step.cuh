@@ -6,6 +6,7 @@
 #include "arith/hd.h"
 #include "bla.h"
 #include "delta_ops.cuh"
+#include "period_map.h"
 
 namespace ds::perturb {
 
@@ -27,7 +28,7 @@ DEEPSCOPE_HD void period_map_eval(const P& p, T dzr, T dzi, T dcr, T dci, T* fr_
   const E mx = aux(l1(xr, xi)), my = aux(l1(yr, yi));
   E msum = E(0.0);
   for (int i = deg; i >= 0; --i) {
-    const BlaEntry<T>* row = p.bla + p.pm_offset + (i * (deg + 1) - i * (i - 1) / 2);
+    const BlaEntry<T>* row = p.bla + p.pm_offset + period_map_index(i, 0, deg);
     T gr = row[deg - i].ar, gi = row[deg - i].ai, gdr = T(0.0), gdi = T(0.0);
     E gm = aux(row[deg - i].r);
     for (int j = deg - i - 1; j >= 0; --j) {
@@ -59,7 +60,7 @@ DEEPSCOPE_HD void period_map_eval(const P& p, T dzr, T dzi, T dcr, T dci, T* fr_
   *br_out = fyr * p.pm_inv_rv;
   *bi_out = fyi * p.pm_inv_rv;
   // The least rung that holds t: its bound.
-  const BlaEntry<T>* rung = p.bla + p.pm_offset + (deg + 1) * (deg + 2) / 2;
+  const BlaEntry<T>* rung = p.bla + p.pm_offset + period_map_terms(deg);
   const T mag = l1(dzr, dzi);
   int c = 0;
   while (c + 1 < p.pm_rungs && mag < rung[c + 1].ar) ++c;
