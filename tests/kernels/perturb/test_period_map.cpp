@@ -126,6 +126,26 @@ TEST(PeriodMap, BuiltOnlyWhereTheViewPaysForIt) {
   EXPECT_TRUE(perturb::period_map_worth(*n.ref, 16 * 16, uint64_t{1} << 21));
 }
 
+// FractalShark's view 13 (1e4406; the centre's orbit wraps at 69,078, with points out of the
+// double words' range, so the map would be long double's): long double's roundings alone end at
+// about 2^-54 of the map's scale there, past the 2^-60 it must keep, so the build stops within its
+// first hundred steps and says why (it ran all 69,077 steps first: 3.5 s on 2 cores, 12 s of the
+// GPU host's 15 s render at 1920x1080).
+TEST(PeriodMap, LongDoublesRoundingsStopTheBuildEarly) {
+  const auto kv = ds::test::data_file_keys("../../assets/locations/fractalshark/view13.loc", '=');
+  ASSERT_FALSE(kv.at("re").empty());
+  const View v = ds::test::keyed_view(kv, "re", "im", "zoom", "iterations", 16, 9);
+  const Built b = build_for(v);
+  ASSERT_TRUE(b.ref);
+  EXPECT_EQ(b.ref->ball_period, 69078u);
+  EXPECT_EQ(b.pm.degree, 0);
+  EXPECT_FALSE(b.pm.wide);
+  EXPECT_NE(b.pm.why.find("its roundings pass 2^-58 of the map by step"), std::string::npos) << b.pm.why;
+  const std::size_t at = b.pm.why.find("by step ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(std::stoul(b.pm.why.substr(at + 8)), 1000u) << b.pm.why;
+}
+
 RenderResult render_cpu(const View& v, bool period_map) {
   perturb::clear_reference_cache();
   RenderOptions o;
