@@ -20,7 +20,7 @@ int formula_reference_bits(const mandel::Geometry& g) {
 
 FormulaReference compute_formula_reference(const Formula& f, const std::string& re, const std::string& im,
                                            int bits, uint64_t max_iter, const std::atomic<bool>* cancel,
-                                           const JuliaSeed& julia) {
+                                           const JuliaSeed& julia, bool floatexp_states) {
   const auto t0 = std::chrono::steady_clock::now();
   FormulaReference ref;
   ref.re = re;
@@ -62,12 +62,33 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
   // E rounded up to binary64, with a factor for long double's own roundings in computing it (2^-64
   // each, at most 16 an opcode, over the m steps so far).
   uint64_t m_now = 0;
+  auto rounded_up = [&](long double v) {
+    return v * (1 + std::ldexp(1.0L, -50)) *
+           std::exp(std::ldexp(16.0L * (max_ops + 2) * static_cast<long double>(m_now + 1), -64));
+  };
   auto to_err = [&](long double v) {
-    const long double up =
-        (1 + std::ldexp(1.0L, -50)) *
-        std::exp(std::ldexp(16.0L * (max_ops + 2) * static_cast<long double>(m_now + 1), -64));
-    const double d = static_cast<double>(v * up);
+    const double d = static_cast<double>(rounded_up(v));
     return std::isfinite(d) ? d : HUGE_VAL;
+  };
+  const bool fe = floatexp_states && bits <= kFloatExpStatesMaxBits;
+  // The state rounded to nearest at 53 bits with its exponent, and err's bound rounded up (the
+  // (1 + 2^-50) in to_err's factor covers the significand's rounding).
+  auto push_state = [&](const mpfr_t a, const mpfr_t b) {
+    ref.wr.push_back(mpfr_get_d(a, MPFR_RNDN));
+    ref.wi.push_back(mpfr_get_d(b, MPFR_RNDN));
+    if (!fe) return;
+    long ea = 0, eb = 0;
+    const double ma = mpfr_get_d_2exp(&ea, a, MPFR_RNDN), mb = mpfr_get_d_2exp(&eb, b, MPFR_RNDN);
+    ref.wr_fe.push_back(FloatExp::make(ma, ea));
+    ref.wi_fe.push_back(FloatExp::make(mb, eb));
+  };
+  auto push_err = [&](long double v) {
+    ref.err.push_back(to_err(v));
+    if (!fe) return;
+    const long double w = rounded_up(v);
+    int k = 0;
+    const long double f = std::frexp(w, &k);
+    ref.err_fe.push_back(std::isfinite(w) ? FloatExp::make(static_cast<double>(f), k) : FloatExp(HUGE_VAL));
   };
   for (uint64_t m = 0;; ++m) {
     m_now = m;
@@ -76,8 +97,13 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
       for (int k = 0; k < f.phase[0].count; ++k) {
         ref.wr.push_back(std::nan(""));
         ref.wi.push_back(std::nan(""));
+        if (fe) {
+          ref.wr_fe.push_back(FloatExp(std::nan("")));
+          ref.wi_fe.push_back(FloatExp(std::nan("")));
+        }
       }
       ref.err.push_back(HUGE_VAL);
+      if (fe) ref.err_fe.push_back(FloatExp(HUGE_VAL));
       continue;
     }
     const bool escaped = [&] {
@@ -88,9 +114,8 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
       return mpfr_cmp_ui(t1.v, 4) > 0;
     }();
     if (escaped || m == max_iter) {  // the last point: Z_m only
-      ref.wr.push_back(mpfr_get_d(x.v, MPFR_RNDN));
-      ref.wi.push_back(mpfr_get_d(y.v, MPFR_RNDN));
-      ref.err.push_back(to_err(e));
+      push_state(x.v, y.v);
+      push_err(e);
       ref.length = m + 1;
       ref.escaped = escaped;
       break;
@@ -101,8 +126,7 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
     long double es = e, emax = e;
     for (int k = 0; k < ph.count; ++k) {
       const Op op = ph.ops[k];
-      ref.wr.push_back(mpfr_get_d(x.v, MPFR_RNDN));
-      ref.wi.push_back(mpfr_get_d(y.v, MPFR_RNDN));
+      push_state(x.v, y.v);
       emax = std::max(emax, e);
       long double az = 0, as = 0;
       if (op == Op::kSqr || op == Op::kMul) az = modulus(x.v, y.v);
@@ -111,7 +135,7 @@ FormulaReference compute_formula_reference(const Formula& f, const std::string& 
       const long double az1 = op == Op::kAdd ? modulus(x.v, y.v) : 0;
       detail::op_bound(op, u, az, as, az1, ec, e, es);
     }
-    ref.err.push_back(to_err(emax));
+    push_err(emax);
   }
   ref.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ref;
@@ -128,10 +152,12 @@ void require_perturb_f64(const mandel::View& v, const Formula& f) {
     throw mandel::ViewError(name + ": the pixel spacing 2^" + std::to_string(static_cast<long>(g.log2_step)) +
                             " is below 2^" + std::to_string(static_cast<long>(kPerturbMinLog2StepFloatExp) + 1) +
                             ", beyond the range of FloatExp deltas");
-  // The reference keeps every opcode's state (16 bytes) and a bound (8 bytes) per step, unpacked.
+  // The reference keeps every opcode's state (16 bytes) and a bound (8 bytes) per step, unpacked;
+  // for FloatExp deltas the same with an exponent too (32 and 16 bytes more).
   int max_ops = 0;
   for (int k = 0; k < f.phases; ++k) max_ops = std::max(max_ops, f.phase[k].count);
-  const long double bytes = static_cast<long double>(v.max_iter) * (16.0L * max_ops + 8);
+  const long double per_step = g.log2_step - 1 < kPerturbMinLog2Step ? 48.0L * max_ops + 24 : 16.0L * max_ops + 8;
+  const long double bytes = static_cast<long double>(v.max_iter) * per_step;
   const uint64_t have = mandel::host_memory_bytes();
   if (have && bytes > 0.75L * static_cast<long double>(have))
     throw mandel::ViewError(
@@ -147,8 +173,9 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   const mandel::Geometry g = mandel::geometry(v);
   const auto t0 = std::chrono::steady_clock::now();
   mandel::RenderResult res = formula_result(v, mandel::Method::kPerturb);
-  FormulaReference ref =
-      compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel, opt.julia);
+  const bool floatexp = opt.floatexp_deltas || g.log2_step - 1 < kPerturbMinLog2Step;
+  FormulaReference ref = compute_formula_reference(f, g.re, g.im, formula_reference_bits(g), v.max_iter, opt.cancel,
+                                                   opt.julia, floatexp);
   if (ref.length == 0) {
     res.cancelled = true;
     return res;
@@ -158,6 +185,11 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   p.wr = ref.wr.data();
   p.wi = ref.wi.data();
   p.err = ref.err.data();
+  if (!ref.wr_fe.empty()) {
+    p.wr_fe = ref.wr_fe.data();
+    p.wi_fe = ref.wi_fe.data();
+    p.err_fe = ref.err_fe.data();
+  }
   p.length = ref.length;
   p.period_states = ref.period_states;
   for (int k = 0; k < kFormulaMaxPhases; ++k) p.prefix[k] = ref.prefix[k];
@@ -181,7 +213,6 @@ mandel::RenderResult render_perturb(const mandel::View& v, const Formula& f, con
   // with s/2 from its decimal string. BLA (its table is binary64's) while the table's dcmax is a
   // normal binary64 number, at least 2^-1000 (dcmax is about 4/zoom: to zoom about 4e301; the
   // pixels take no entry whose radius is below 2^-1000, perturb_step.h); beyond, none.
-  const bool floatexp = opt.floatexp_deltas || g.log2_step - 1 < kPerturbMinLog2Step;
   res.perturb.delta = floatexp ? mandel::DeltaFormat::kFloatExp : mandel::DeltaFormat::kF64;
   const FloatExp h_fe = FloatExp::from_string(g.half_step);
   // The table for the largest |dc~| + ec of the view (the corner pixel's |dc|, L1, with room for

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "arith/floatexp.h"
 #include "direct.h"
 #include "formula.h"
 #include "kernels/mandelbrot/mandelbrot.h"
@@ -21,6 +22,10 @@ namespace ds::formula {
 // FloatExp deltas (perturb_step.h; without BLA), down to FloatExp's range.
 constexpr double kPerturbMinLog2Step = -900;
 constexpr double kPerturbMinLog2StepFloatExp = -1000000000.0;
+// The reference's error bound is carried in long double (its least normal 2^-16382), so its states
+// with an exponent are kept only up to this many bits; beyond, FloatExp deltas read the binary64
+// states with their absolute floor (sound, and mostly undecided).
+constexpr int kFloatExpStatesMaxBits = 16000;
 
 // MPFR bits for a view's reference: ceil(-log2 s) + 128, as the Mandelbrot engine's
 // reference_bits (kernels/perturb/reference.cpp: view_bits + 64), at least 128.
@@ -35,6 +40,10 @@ struct FormulaReference {
   // States before each opcode (perturb_step.h's PerturbParams), rounded to nearest from MPFR.
   std::vector<double> wr, wi;
   std::vector<double> err;  // per index: MPFR's error bound over its states (rounded up)
+  // With floatexp_states: the same states rounded to nearest with an exponent (no underflow) and
+  // err with an exponent (rounded up), for FloatExp deltas: an orbit that comes back closer to 0
+  // than binary64 holds keeps its digits there (perturb_step.h's ref_state).
+  std::vector<FloatExp> wr_fe, wi_fe, err_fe;
   uint64_t period_states = 0;
   uint32_t prefix[kFormulaMaxPhases] = {};
   double seconds = 0;
@@ -47,7 +56,7 @@ struct FormulaReference {
 FormulaReference compute_formula_reference(const Formula& f, const std::string& re, const std::string& im,
                                            int bits, uint64_t max_iter,
                                            const std::atomic<bool>* cancel = nullptr,
-                                           const JuliaSeed& julia = {});
+                                           const JuliaSeed& julia = {}, bool floatexp_states = false);
 
 // Throws mandel::ViewError naming the limit where perturbation cannot render v (a pixel map or
 // exponential map; s/2 below FloatExp's range; a reference whose states would take more than three

@@ -56,6 +56,11 @@ struct PerturbParams {
   const FormulaBlaEntry* bla = nullptr;
   uint64_t bla_offset[perturb::kMaxBlaLevels + 1] = {};
   int bla_levels = 0;
+  // FloatExp deltas: the same states and err[m] with an exponent (perturb.h's FormulaReference::
+  // wr_fe ...), where the reference kept them; else the binary64 ones with their absolute floor.
+  const FloatExp* wr_fe = nullptr;
+  const FloatExp* wi_fe = nullptr;
+  const FloatExp* err_fe = nullptr;
 };
 
 DEEPSCOPE_HD uint64_t state_index(const PerturbParams& p, uint64_t m) {
@@ -88,28 +93,42 @@ DEEPSCOPE_HD constexpr double delta_eta<FloatExp>() {
   return 0.0;
 }
 
+// The reference's state at index q, and its error at m (>= |W~ - W| beyond the rounding to the
+// stored format), in the delta's type (the last argument picks it): binary64's with its absolute
+// floor eta for binary64 deltas; for FloatExp deltas the states with an exponent where the
+// reference kept them (an orbit that comes back closer to 0 than binary64 holds, as fractalshades'
+// deep Julia view does at step 35,012 past zoom 1e1000, keeps its digits), else binary64's.
+DEEPSCOPE_HD double ref_state(const double* d, const FloatExp*, uint64_t q, double) { return d[q]; }
+DEEPSCOPE_HD FloatExp ref_state(const double* d, const FloatExp* fe, uint64_t q, FloatExp) {
+  return fe ? fe[q] : FloatExp(d[q]);
+}
+DEEPSCOPE_HD double ref_error(const PerturbParams& p, uint64_t m, double) { return p.err[m] + 0x1p-1070; }
+DEEPSCOPE_HD FloatExp ref_error(const PerturbParams& p, uint64_t m, FloatExp) {
+  return p.err_fe ? p.err_fe[m] : FloatExp(p.err[m] + 0x1p-1070);
+}
+
 // |X + x| - |X| taken piecewise (KF's and Fraktaler-3's diffabs): exact where X + x keeps X's
 // sign (then it is x or -x), one rounding (of 2X + x) where it crosses. The branch is taken on
 // the sign of the rounded X + x, which is the sign of the exact sum.
-template <class T>
-DEEPSCOPE_HD T diffabs(double X, T x) {
+template <class T, class W>
+DEEPSCOPE_HD T diffabs(W X, T x) {
   const double s = delta_sign(x + X);
-  if (X >= 0) return s >= 0 ? x : -(x + 2.0 * X);
-  return s > 0 ? x + 2.0 * X : -x;
+  if (delta_sign(X) >= 0) return s >= 0 ? x : -(x + X * 2.0);
+  return s > 0 ? x + X * 2.0 : -x;
 }
 
 // The delta of |X + x| with its bound r >= |x~ - x| (Euclidean, of the whole delta): unchanged
 // where both the exact and the computed sums provably keep X's sign (|X~ + x~| beyond the bound
 // of the sum, |X~| beyond X's own error dX); else r + 2 dX (+ the rounding of 2X + x), since
 // |.| is 1-Lipschitz: ||X~ + x~| - |X~| - (|X + x| - |X|)| <= |x~ - x| + 2|X~ - X|.
-template <class T>
-DEEPSCOPE_HD void diffabs_bounded(double X, T& x, T& r, double dX, double slack) {
+template <class T, class W>
+DEEPSCOPE_HD void diffabs_bounded(W X, T& x, T& r, W dX, double slack) {
   constexpr double u = 0x1p-53;
   const T s = x + X;
   const double sg = delta_sign(s);
-  const bool crossed = X >= 0 ? sg < 0 : sg > 0;
-  const bool sure = !crossed && delta_abs(s) * (1.0 - 2.0 * u) > (r + dX) * slack && ::fabs(X) > dX;
-  if (!sure) r = r + 2.0 * dX + (crossed ? delta_abs(x + 2.0 * X) * u : T(0.0)) + delta_eta<T>();
+  const bool crossed = delta_sign(X) >= 0 ? sg < 0 : sg > 0;
+  const bool sure = !crossed && delta_abs(s) * (1.0 - 2.0 * u) > (r + dX) * slack && delta_abs(X) > dX;
+  if (!sure) r = r + dX * 2.0 + (crossed ? delta_abs(x + X * 2.0) * u : T(0.0)) + delta_eta<T>();
   x = diffabs(X, x);
 }
 
@@ -142,9 +161,11 @@ DEEPSCOPE_HD void diffabs_bounded(double X, T& x, T& r, double dX, double slack)
 // z~ = Z~ + x~ formed in binary64 for the escape test (one more rounding, u|x~|, in its slack),
 // the sum for rebasing in FloatExp; BLA from the binary64 table (its entries' A, B, ea, eb are
 // relative, valid for any delta below the radius), skipping entries with radius below 2^-1000.
-// The reference's states stay binary64: dW keeps its absolute floor eta (a state that underflowed),
-// which for FloatExp deltas only matters where it is not multiplied by the delta (a fold crossed
-// near the reference, a rebase): there the pixel is left undecided, never wrong.
+// The reference's states and their errors are FloatExp too (ref_state, ref_error) where the
+// reference kept them (FormulaReference::wr_fe, up to kFloatExpStatesMaxBits): an orbit that comes
+// back closer to 0 than binary64 holds keeps its digits, and the rebase's roundings are taken in
+// FloatExp. Read as binary64 instead (the floor eta on dW), every pixel past zoom ~1e1050 at
+// fractalshades' deep Julia view was left undecided from the reference's step 35,012 on.
 template <class T>
 DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, T dcr, T dci, T ec, bool* decided,
                                                        uint64_t* skipped = nullptr) {
@@ -183,16 +204,27 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, T
     if (at_end || m != m0) {
       const uint64_t q0 = state_index(p, m0);
       // z - Z_m0 = (Z_m + x) - Z_m0: in T, so that a delta far below binary64's range keeps its digits.
-      const T wx = (x + p.wr[q]) - T(p.wr[q0]), wy = (y + p.wi[q]) - T(p.wi[q0]);
+      const T Wr = ref_state(p.wr, p.wr_fe, q, x), Wi = ref_state(p.wi, p.wi_fe, q, x);
+      const T W0r = ref_state(p.wr, p.wr_fe, q0, x), W0i = ref_state(p.wi, p.wi_fe, q0, x);
+      const T wx = (x + Wr) - W0r, wy = (y + Wi) - W0i;
       if (at_end || delta_abs(wx) + delta_abs(wy) < delta_abs(x) + delta_abs(y)) {
         if (m0 + 1 >= p.length) {  // the reference ends before the pixel's phase comes round
           *decided = false;
           return {n, 0.0f};
         }
         if (tracking) {
-          const double d0 = u * uz * ::sqrt(p.wr[q0] * p.wr[q0] + p.wi[q0] * p.wi[q0]) + p.err[m0] + eta;
-          // The two sums' roundings: u|Z~ + x~| and u|w~| (and the reference's errors at m and m0).
-          r = r + dz + u * az + d0 + delta_sqrt(wx * wx + wy * wy) * u + teta;
+          if constexpr (std::is_same<T, double>::value) {
+            const double d0 = u * uz * ::sqrt(p.wr[q0] * p.wr[q0] + p.wi[q0] * p.wi[q0]) + p.err[m0] + eta;
+            // The two sums' roundings: u|Z~ + x~| and u|w~| (and the reference's errors at m and m0).
+            r = r + dz + u * az + d0 + delta_sqrt(wx * wx + wy * wy) * u + teta;
+          } else {
+            // The same terms in FloatExp: where the pixel rebases, its z and the states may be far
+            // below binary64's range (dz, az above are binary64's, floored for the escape test).
+            const T zr = x + Wr, zi = y + Wi;
+            const T dq = delta_sqrt(Wr * Wr + Wi * Wi) * (u * uz) + ref_error(p, m, x);
+            const T d0 = delta_sqrt(W0r * W0r + W0i * W0i) * (u * uz) + ref_error(p, m0, x);
+            r = r + dq + delta_sqrt(zr * zr + zi * zi) * u + d0 + delta_sqrt(wx * wx + wy * wy) * u;
+          }
         }
         x = wx;
         y = wy;
@@ -240,21 +272,21 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, T
       if (stepped) continue;
     }
     const Phase& ph = p.f.phase[m % P];
-    const double em = p.err[m] + eta;
+    const T em = ref_error(p, m, x);
     T sx = x, sy = y, rs = r;
     uint64_t qs = q;
     for (int k = 0; k < ph.count; ++k) {
-      const double Wx = p.wr[q + k], Wy = p.wi[q + k];
+      const T Wx = ref_state(p.wr, p.wr_fe, q + k, x), Wy = ref_state(p.wi, p.wi_fe, q + k, x);
       switch (ph.ops[k]) {
         case Op::kAbsX:
           if (tracking)
-            diffabs_bounded(Wx, x, r, u * uz * ::fabs(Wx) + em, p.slack);
+            diffabs_bounded(Wx, x, r, delta_abs(Wx) * (u * uz) + em, p.slack);
           else
             x = diffabs(Wx, x);
           break;
         case Op::kAbsY:
           if (tracking)
-            diffabs_bounded(Wy, y, r, u * uz * ::fabs(Wy) + em, p.slack);
+            diffabs_bounded(Wy, y, r, delta_abs(Wy) * (u * uz) + em, p.slack);
           else
             y = diffabs(Wy, y);
           break;
@@ -265,14 +297,14 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, T
           y = -y;
           break;
         case Op::kSqr: {
-          const T ax = x + 2.0 * Wx, ay = y + 2.0 * Wy;
+          const T ax = x + Wx * 2.0, ay = y + Wy * 2.0;
           const T nx = ax * x - ay * y, ny = ax * y + ay * x;
           if (tracking) {
-            const double dW = u * uz * ::sqrt(Wx * Wx + Wy * Wy) + em;
+            const T dW = delta_sqrt(Wx * Wx + Wy * Wy) * (u * uz) + em;
             const T fx = x + Wx, fy = y + Wy, zf = delta_sqrt(fx * fx + fy * fy);
             const T ad = delta_sqrt(x * x + y * y), aa = delta_sqrt(ax * ax + ay * ay);
             // (The order of the old binary64 expression, so that its roundings stay the same.)
-            r = ad * (2.0 * dW) + ((zf * 2.0 + 2.0 * dW) + r) * r + (aa * (4.0 * u)) * ad + teta;
+            r = ad * (dW * 2.0) + ((zf * 2.0 + dW * 2.0) + r) * r + (aa * (4.0 * u)) * ad + teta;
           }
           x = nx;
           y = ny;
@@ -285,13 +317,13 @@ DEEPSCOPE_HD mandel::PixelResult formula_perturb_pixel(const PerturbParams& p, T
           qs = q + k;
           break;
         case Op::kMul: {
-          const double Sx = p.wr[qs], Sy = p.wi[qs];
+          const T Sx = ref_state(p.wr, p.wr_fe, qs, x), Sy = ref_state(p.wi, p.wi_fe, qs, x);
           const T bx = sx + Sx, by = sy + Sy;
           const T nx = (sx * Wx - sy * Wy) + (x * bx - y * by);
           const T ny = (sy * Wx + sx * Wy) + (x * by + y * bx);
           if (tracking) {
-            const double aW = ::sqrt(Wx * Wx + Wy * Wy), dW = u * uz * aW + em;
-            const double dS = u * uz * ::sqrt(Sx * Sx + Sy * Sy) + em;
+            const T aW = delta_sqrt(Wx * Wx + Wy * Wy), dW = aW * (u * uz) + em;
+            const T dS = delta_sqrt(Sx * Sx + Sy * Sy) * (u * uz) + em;
             const T as = delta_sqrt(sx * sx + sy * sy), ab = delta_sqrt(bx * bx + by * by);
             const T ad = delta_sqrt(x * x + y * y);
             const T fx = x + Wx, fy = y + Wy, zf = delta_sqrt(fx * fx + fy * fy);

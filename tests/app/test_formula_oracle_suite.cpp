@@ -106,6 +106,27 @@ TEST_P(FormulaOracleSuite, TrustedPixelsEqualMpfrOrAreFlagged) {
   EXPECT_GE(distinct.size(), std::min<size_t>(10, oracle_distinct.size())) << e.name << ": a flat image";
 }
 
+// Past zoom ~1e1050 at fractalshades' deep Julia view the reference comes back closer to 0 than
+// binary64 holds (its step 35,012): with binary64 reference states every FloatExp pixel was left
+// undecided there and went to its own MPFR orbit (64 of 64 at 1e1100). With the states kept with an
+// exponent (kernels/formula/perturb.h) the perturbation alone decides them all; the suite entry
+// above checks the counts against MPFR.
+TEST(FormulaOracleSuiteDeep, PastTheBinary64WallPerturbationDecidesWithoutMpfr) {
+  const app::Location loc = app::read_location_file(kData + "/formula/fs-burning-ship-15-deep-julia-1e1100.loc");
+  mandel::View v;
+  formula::Formula f = formula::parse_formula("mandelbrot");
+  app::apply_to_view(loc, &v, false, &f);
+  v.width = 8;
+  v.height = 8;
+  formula::FormulaReport rep;
+  const mandel::RenderResult r = formula::render(v, f, formula::FormulaOptions{}, &rep);
+  ASSERT_FALSE(r.cancelled);
+  EXPECT_EQ(r.perturb.delta, mandel::DeltaFormat::kFloatExp);
+  EXPECT_EQ(rep.undecided, 0u);
+  EXPECT_EQ(rep.fallback, 0u);
+  EXPECT_EQ(rep.unresolved, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Locations, FormulaOracleSuite, testing::ValuesIn(suite()),
                          [](const testing::TestParamInfo<Entry>& p) {
                            std::string s;

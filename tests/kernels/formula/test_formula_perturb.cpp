@@ -384,7 +384,9 @@ TEST(FormulaPerturb, FloatExpDeltasPastBinary64AgreeWithMpfr) {
     EXPECT_EQ(r.perturb.delta, ds::mandel::DeltaFormat::kFloatExp) << c.zoom;
     // BLA at 3.6e280 (the table's dcmax 2^-930.0), none at 2.0e320 (2^-1062.0, below 2^-1000).
     EXPECT_EQ(r.perturb.bla_levels > 0, c.bla) << c.zoom;
-    if (!c.bla) EXPECT_EQ(r.perturb.bla_skipped, 0u) << c.zoom;
+    if (!c.bla) {
+      EXPECT_EQ(r.perturb.bla_skipped, 0u) << c.zoom;
+    }
     DirectOptions no_bla;
     no_bla.bla = false;
     Certification plain_cert;
