@@ -359,6 +359,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
     plan.colouring = job.colouring;
     plan.shader = job.shader;
     plan.quiet = job.quiet;
+    plan.verify = job.verify;
     install_cancel_handler();
     return work::is_writer() ? render_formula(t, job.formula, plan, job.formula_request) : 0;
   }

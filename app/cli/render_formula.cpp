@@ -11,6 +11,7 @@
 #include "cancel.h"
 #include "cli.h"
 #include "kernels/formula/direct.h"
+#include "kernels/formula/verify.h"
 #include "progress_line.h"
 
 namespace ds::app {
@@ -42,9 +43,6 @@ void check_formula_request(const formula::Formula& f, const FormulaRequest& req,
     not_yet(f, req.julia, "--arith " + req.arith);
   if (req.frames > 1) not_yet(f, req.julia, "--frames (zoom sequences)");
   if (req.aa > 1) not_yet(f, req.julia, "--aa");
-  if (req.verify)
-    not_yet(f, req.julia,
-            "--verify (the oracle checks z^2 + c only; the formula tests use kernels/formula/mpfr_orbit.h)");
   if (req.exr) not_yet(f, req.julia, "--exr (KF's distance and phase channels)");
   if (req.auto_iter) not_yet(f, req.julia, "--auto-iter");
   if (req.tile_rows || req.strips) not_yet(f, req.julia, "strips over several workers (--tile-rows, --devices, mpirun)");
@@ -128,7 +126,27 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
     return 130;
   }
   note_formula_report(rep, &r);
-  const TargetFiles files = encode_target(t, r, plan, {{kPngFormulaKey, formula_text(f, rep, req.julia)}});
+  std::vector<std::pair<std::string, std::string>> text = {{kPngFormulaKey, formula_text(f, rep, req.julia)}};
+  // --verify: sampled pixels against the formula's own certified MPFR orbits (verify.h), reported
+  // and recorded as z^2 + c's are (render_target.cpp's verify_image).
+  bool wrong = false;
+  if (plan.verify.samples > 0) {
+    formula::FormulaVerifyOptions vo;
+    vo.samples = plan.verify.samples;
+    vo.seed = plan.verify.seed;
+    vo.julia = req.julia;
+    vo.cancel = &cancel_flag();
+    ProgressLine vline;
+    vline.on = isatty(2) && !plan.quiet;
+    vline.label = "verify";
+    const perturb::oracle::VerifyReport vr = formula::verify_formula_render(t.view, f, r, vo, vline.callback());
+    vline.clear();
+    if (!report_verification(vr, " (the formula's own MPFR orbits)", plan.quiet, &text, &wrong)) {
+      std::cerr << "deepscope render: " << t.png << " not written\n";
+      return 130;
+    }
+  }
+  const TargetFiles files = encode_target(t, r, plan, text);
   if (!files.note.empty() && !plan.quiet && files.note.find("C++ colour_pixel") == std::string::npos)
     std::cerr << "deepscope render: warning: " << files.note << "\n";
   write_target(t, files);
@@ -150,7 +168,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
         static_cast<unsigned long long>(rep.unresolved));
   }
   // Said even under --quiet, and exit 1: these counts are binary64's guesses (docs/formulas.md).
-  if (rep.unresolved == 0) return 0;
+  if (rep.unresolved == 0) return wrong ? 1 : 0;
   std::cerr
       << "deepscope render: " << rep.unresolved << " of " << rep.pixels << " pixels of " << t.png
       << " could not be decided (binary64's error bound left them undecided, and their MPFR orbits were "

@@ -306,13 +306,18 @@ bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan
   line.label = "verify";
   const perturb::oracle::VerifyReport rep = perturb::oracle::verify_render(v, r, o, line.callback());
   line.clear();
+  return report_verification(rep, "", quiet, png_text, wrong);
+}
+
+bool report_verification(const perturb::oracle::VerifyReport& rep, const std::string& oracle_note, bool quiet,
+                         std::vector<std::pair<std::string, std::string>>* png_text, bool* wrong) {
   *wrong = rep.failed();
   if (rep.cancelled) {
     std::cerr << "deepscope render: verification cancelled\n";
     return false;
   }
   if (!quiet || rep.failed()) {
-    std::cerr << rep.summary() << "\n";
+    std::cerr << rep.summary() << oracle_note << "\n";
     if (rep.samples > rep.grid * rep.grid)
       std::fprintf(stderr, "verify: %d random samples with seed %llu (--verify-seed replays them), %.1f s\n",
                    rep.samples - rep.grid * rep.grid, static_cast<unsigned long long>(rep.seed), rep.seconds);

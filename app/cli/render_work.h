@@ -11,6 +11,7 @@
 #include "kernels/colour/palette.h"
 #include "kernels/core/work.h"
 #include "kernels/mandelbrot/mandelbrot.h"
+#include "kernels/perturb/oracle.h"
 
 namespace ds::app {
 
@@ -88,6 +89,10 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
 // writes the PNG, which says so, and exits 1). Returns false when Ctrl-C stopped the check.
 bool verify_image(const mandel::View& v, const mandel::RenderResult& r, const VerifyPlan& plan, bool quiet,
                   std::vector<std::pair<std::string, std::string>>* png_text, bool* wrong);
+// What verify_image says of its report (and render --formula's, kernels/formula/verify.h, with
+// oracle_note after the summary): false when cancelled.
+bool report_verification(const perturb::oracle::VerifyReport& rep, const std::string& oracle_note, bool quiet,
+                         std::vector<std::pair<std::string, std::string>>* png_text, bool* wrong);
 
 // The file names' report: "WxH, FORMAT on BACKEND, S s, N iterations", and for perturbation a
 // second line (reference, BLA, re-evaluated pixels) after "\n".

@@ -48,7 +48,8 @@ Commands:
         One image is split into strips of rows (--tile-rows R, or 64 strips when several workers
         share it), resumable from FILE.png.chunks, and written as one render would write it.
         --verify N [--verify-seed S] checks N pixels (a sqrt(N) grid, the rest random) against the
-        MPFR oracle, records the result in the PNG, and exits 1 when a trusted pixel differs by > 1.
+        MPFR oracle (a formula's or Julia set's: its own certified MPFR orbits), records the result
+        in the PNG, and exits 1 when a trusted pixel differs by > 1.
         Perturbation re-renders pixels that its deltas cannot decide with 106-bit deltas (not with
         --no-refine; double words first where the view allows, floatexp2 alone with --no-dw-tier,
         both to compare), then from up to --max-references N secondary references (default 10000);
@@ -100,7 +101,7 @@ Commands:
         view, perturbation beyond (binary64 deltas, FloatExp past zoom about 1e268; --arith perturb or
         f64 forces one); pixels binary64 cannot certify are re-decided by their own MPFR orbit
         (up to --max-references N of them), and any left undecided make render exit 1. --frames,
-        --aa, --verify, --exr and the GPU are refused (exit 2)
+        --aa, --exr and the GPU are refused (exit 2)
         --julia-re RE --julia-im IM draws the formula's Julia set of c = RE + i IM (both needed,
         |c| <= 2): the pixel is the orbit's first point, c fixed; the same CPU engines, references
         and MPFR checks as --formula, for every formula; the PNG records the seed (julia_re,

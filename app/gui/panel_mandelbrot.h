@@ -75,6 +75,7 @@ class MandelbrotPanel final : public Panel {
     return p != nullptr;
   }
   bool set_antialias(int n) override;
+  bool start_verify_with(int samples) override;
   // Scripts (docs/window.md): formula=NAME, julia=RE,IM or julia=off, re=, im=, zoom=, iter=.
   bool run_with(const std::string& settings, std::string* error) override;
   void draw() override;

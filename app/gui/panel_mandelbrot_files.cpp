@@ -9,6 +9,7 @@
 
 #include "app/io/view_png.h"
 #include "kernels/core/atomic_file.h"
+#include "kernels/formula/verify.h"
 #include "kernels/perturb/oracle.h"
 #include "app/cli/render_formula.h"
 #include "panel_mandelbrot.h"
@@ -49,14 +50,14 @@ void MandelbrotPanel::draw_verify() {
     text_wrapped_coloured(wrong ? ImVec4(1.0f, 0.45f, 0.4f, 1.0f) : ImVec4(0.6f, 1.0f, 0.6f, 1.0f), status);
 }
 
+bool MandelbrotPanel::start_verify_with(int samples) {
+  if (!(canvas_ && shown_final_ && !job_.running() && !dirty_) || verify_job_.running()) return false;
+  verify_samples_ = std::max(1, std::min(samples, 65536));
+  start_verify();
+  return true;
+}
+
 void MandelbrotPanel::start_verify() {
-  if (formula_mode()) {  // the oracle iterates z^2 + c; formula renders decide their pixels in MPFR already
-    std::lock_guard<std::mutex> lock(mutex_);
-    verify_status_ = "Verify checks z^2 + c's parameter plane only; " + plane_label() +
-                     " is checked as it renders (the format line: pixels decided by MPFR, unresolved)";
-    verify_wrong_ = false;
-    return;
-  }
   auto image = std::make_shared<mandel::RenderResult>();
   image->width = view_.width;
   image->height = view_.height;
@@ -68,18 +69,35 @@ void MandelbrotPanel::start_verify() {
   o.seed =
       ((static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()) >> 1;  // as render
   const View v = view_;
+  // A formula or Julia set: its own certified MPFR orbits (kernels/formula/verify.h, what `render
+  // --formula --verify` runs), the same samples and report.
+  const bool own_orbits = formula_mode();
+  const formula::Formula f = formula_;
+  const formula::JuliaSeed julia = julia_;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     verify_status_ = "verifying " + std::to_string(o.samples) + " pixels in MPFR ...";
     verify_wrong_ = false;
   }
-  verify_job_.start([this, v, o, image](JobControl& ctl) mutable {
+  verify_job_.start([this, v, o, image, own_orbits, f, julia](JobControl& ctl) mutable {
     o.oracle.cancel = &ctl.cancel;
-    const perturb::oracle::VerifyReport rep =
-        perturb::oracle::verify_render(v, *image, o, [&ctl](double p) { ctl.progress = p; });
-    std::string line = rep.summary();
+    const auto progress = [&ctl](double p) { ctl.progress = p; };
+    perturb::oracle::VerifyReport rep;
+    if (own_orbits) {
+      formula::FormulaVerifyOptions fo;
+      fo.samples = o.samples;
+      fo.seed = o.seed;
+      fo.julia = julia;
+      fo.cancel = &ctl.cancel;
+      rep = formula::verify_formula_render(v, f, *image, fo, progress);
+    } else {
+      rep = perturb::oracle::verify_render(v, *image, o, progress);
+    }
+    std::string line = rep.summary() + (own_orbits ? " (the formula's own MPFR orbits)" : "");
     if (!rep.cancelled && rep.samples > rep.grid * rep.grid)
       line += " (seed " + std::to_string(rep.seed) + ")";
+    // Also on stderr (a scripted session's log; docs/window.md).
+    std::fprintf(stderr, "deepscope: %s\n", rep.cancelled ? "verification stopped" : line.c_str());
     std::lock_guard<std::mutex> lock(mutex_);
     verify_status_ = rep.cancelled ? "verification stopped" : line;
     verify_wrong_ = rep.failed();

@@ -41,6 +41,9 @@ class Panel {
   // Sets the antialiasing to N x N samples a pixel (1: off, up to kMaxWindowAa), as the panel's
   // control would; false if it has none. busy() stays true until the refinement is finished.
   virtual bool set_antialias(int) { return false; }
+  // Presses Verify with N samples, as its control and button would (scripts); false where the
+  // panel has none or its frame is not finished. busy() stays true until the check ends.
+  virtual bool start_verify_with(int) { return false; }
   // Sets the named controls (space-separated NAME=VALUE words, docs/window.md) and starts the
   // panel's computation, as its Run button would (scripts). False if it has none (`error` empty)
   // or if a setting is not accepted (`error` names it).

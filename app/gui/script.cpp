@@ -166,6 +166,12 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
       throw BadLine{"N must be a whole number in [1, " + std::to_string(kMaxWindowAa) + "] (1: off)"};
     s.op = ScriptStep::Op::kAa;
     s.amount = n;
+  } else if (cmd == "verify") {
+    want(1, 1, "verify N");
+    const double n = number("N", w[1]);
+    if (n < 1 || n > 65536 || n != std::floor(n)) throw BadLine{"N must be a whole number in [1, 65536]"};
+    s.op = ScriptStep::Op::kVerify;
+    s.amount = n;
   } else if (cmd == "tab") {
     want(1, 1, "tab mandelbrot|henon|henon-plane|tmd|drift");
     s.op = ScriptStep::Op::kTab;
@@ -194,7 +200,7 @@ ScriptStep parse_line(const std::vector<std::string>& w, const std::string& rest
     throw BadLine{
         "unknown command \"" + cmd +
         "\" (wait, wait-idle, sleep, move, click, scroll, key, png, screenshot, tab, shader, palette, aa, "
-        "run, layout, leave, quit)"};
+        "verify, run, layout, leave, quit)"};
   }
   return s;
 }

@@ -30,6 +30,7 @@ struct ScriptStep {
     kShader,
     kPalette,
     kAa,
+    kVerify,
     kBrowse,
     kRun,
     kLeave,
@@ -41,7 +42,7 @@ struct ScriptStep {
   std::string text;     // the line as written, for messages
   double x = 0, y = 0;  // move, click, scroll: image coordinates (docs/window.md)
   double amount = 0;    // wait: frames; wait-idle: timeout in seconds; sleep: seconds; scroll: wheel
-                        // steps; aa: N (N x N samples a pixel)
+                        // steps; aa: N (N x N samples a pixel); verify: N samples
   int button = 0;       // click: 0 left, 1 right, 2 middle (GLFW_MOUSE_BUTTON_*)
   int key = 0;          // key: GLFW key code
   int mods = 0;         // key: GLFW_MOD_* bits (ctrl, shift, alt, super)

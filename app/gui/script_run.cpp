@@ -147,6 +147,12 @@ void ScriptRunner::start(const ScriptStep& s, Panel* shown) {
         fail(std::string("the ") + (shown ? shown->title() : "window") + " tab has no antialiasing to set",
              2);
       break;
+    case Op::kVerify:
+      if (!shown || !shown->start_verify_with(static_cast<int>(s.amount)))
+        fail(std::string("the ") + (shown ? shown->title() : "window") +
+                 " tab has no finished image to verify (wait-idle first)",
+             2);
+      break;
     case Op::kLeave:
       phases_ = {Phase::kLeave, Phase::kSettle};
       break;

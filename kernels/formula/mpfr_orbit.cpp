@@ -18,7 +18,7 @@ namespace {
 // The orbit of pixel (i, j) at `bits`; with `certified` given, beside it the running bound of
 // mpfr_ops.h (op_bound at u = 2^-bits) and *certified = whether it decided every escape test.
 uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
-                  bool* certified, const JuliaSeed& julia) {
+                  bool* certified, const JuliaSeed& julia, const std::atomic<bool>* cancel = nullptr) {
   if (i < 0 || j < 0 || i >= v.width || j >= v.height)
     throw mandel::ViewError("formula orbit: pixel (" + std::to_string(i) + ", " + std::to_string(j) +
                             ") lies outside the image");
@@ -72,6 +72,10 @@ uint64_t count_at(const mandel::Geometry& g, const mandel::View& v, const Formul
     return std::sqrt(ra * ra + rb * rb) * (1 + std::ldexp(1.0L, -60));
   };
   for (uint64_t n = 1; n < v.max_iter; ++n) {
+    if (cancel && (n & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+      if (certified) *certified = false;
+      return 0;
+    }
     // |z|^2 > 4, decided at this precision (x^2 + y^2 rounded: a count at the bailout's edge is
     // what the confirming run at more bits, or the bound, is for).
     mpfr_sqr(t1.v, x.v, MPFR_RNDN);
@@ -118,15 +122,18 @@ uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Form
 }
 
 uint64_t mpfr_count_certified(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i,
-                              int j, int bits, bool* certified, const JuliaSeed& julia) {
-  return count_at(g, v, f, i, j, bits, certified, julia);
+                              int j, int bits, bool* certified, const JuliaSeed& julia,
+                              const std::atomic<bool>* cancel) {
+  return count_at(g, v, f, i, j, bits, certified, julia, cancel);
 }
 
 bool mpfr_decide(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
-                 int max_bits, uint64_t* count, int* bits_used, const JuliaSeed& julia) {
+                 int max_bits, uint64_t* count, int* bits_used, const JuliaSeed& julia,
+                 const std::atomic<bool>* cancel) {
   for (int b = bits;; b = std::min(max_bits, 2 * b)) {
     bool ok = false;
-    const uint64_t n = mpfr_count_certified(g, v, f, i, j, b, &ok, julia);
+    const uint64_t n = mpfr_count_certified(g, v, f, i, j, b, &ok, julia, cancel);
+    if (cancel && cancel->load(std::memory_order_relaxed)) return false;
     if (bits_used) *bits_used = b;
     if (ok) {
       *count = n;

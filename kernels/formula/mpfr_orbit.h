@@ -3,6 +3,7 @@
 // are trusted where a run at more bits gives the same count. Independent of the binary64 render
 // except for the opcode list and the count contract. docs/formulas.md, "Checks".
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -23,15 +24,18 @@ uint64_t mpfr_count(const mandel::Geometry& g, const mandel::View& v, const Form
 // mpfr_count with a running error bound beside the MPFR orbit (mpfr_ops.h: each opcode's rounding
 // at u = 2^-bits, the inherited error grown by |2z| or |z||s| + |s||z|): *certified is true when
 // the bound decided every escape test up to the count (|z| +- bound clear of 2), so the count is
-// that of the exact orbit of the exact c.
+// that of the exact orbit of the exact c. With `cancel` set (checked every 1,024 iterations) it
+// returns 0 with *certified false.
 uint64_t mpfr_count_certified(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i,
-                              int j, int bits, bool* certified, const JuliaSeed& julia = {});
+                              int j, int bits, bool* certified, const JuliaSeed& julia = {},
+                              const std::atomic<bool>* cancel = nullptr);
 
 // The fallback for pixels that binary64 could not decide: mpfr_count_certified at `bits`, then at
 // twice the bits, and so on up to max_bits. True with *count (and *bits_used, the last precision
 // tried) when some precision certified the count; false when max_bits did not.
 bool mpfr_decide(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i, int j, int bits,
-                 int max_bits, uint64_t* count, int* bits_used = nullptr, const JuliaSeed& julia = {});
+                 int max_bits, uint64_t* count, int* bits_used = nullptr, const JuliaSeed& julia = {},
+                 const std::atomic<bool>* cancel = nullptr);
 
 struct GridPixel {
   int i = 0, j = 0;

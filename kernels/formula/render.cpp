@@ -103,7 +103,7 @@ mandel::RenderResult render(const mandel::View& v, const Formula& f, const Formu
       [&](std::size_t a, std::size_t b) {
         for (std::size_t t = a; t < b; ++t) {
           const int i = static_cast<int>(todo[t] % w), j = static_cast<int>(todo[t] / w);
-          done[t] = mpfr_decide(g, v, f, i, j, bits0, max_bits, &count[t], &used[t], opt.julia) ? 1 : 0;
+          done[t] = mpfr_decide(g, v, f, i, j, bits0, max_bits, &count[t], &used[t], opt.julia, opt.cancel) ? 1 : 0;
         }
       },
       po);

@@ -259,14 +259,12 @@ OracleGrid oracle_grid(const Geometry& g, const View& v, int n, const OracleOpti
 
 // --- Checking a rendered image -----------------------------------------------------------------
 
-namespace {
 // The side of the sample grid: floor(sqrt(samples)), at most the image's smaller side.
 int verify_grid_side(const View& v, int samples) {
   int side = 0;
   while (static_cast<int64_t>(side + 1) * (side + 1) <= samples) ++side;
   return std::min({side, v.width, v.height});
 }
-}  // namespace
 
 std::vector<PixelIndex> verify_pixels(const View& v, int samples, uint64_t seed) {
   if (samples < 1) return {};

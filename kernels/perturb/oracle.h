@@ -94,8 +94,9 @@ struct VerifyOptions {
   unsigned threads = 0;
 };
 
-// The pixels VerifyOptions describes, grid first, then the random ones.
+// The pixels VerifyOptions describes, grid first, then the random ones; the grid's side.
 std::vector<PixelIndex> verify_pixels(const View& v, int samples, uint64_t seed);
+int verify_grid_side(const View& v, int samples);
 
 struct VerifySample {
   PixelIndex at;

@@ -12,8 +12,10 @@
 
 #include "app/io/image_io.h"
 #include "app/io/location.h"
+#include "app/io/view_png.h"
 #include "kernels/formula/direct.h"
 #include "kernels/formula/render.h"
+#include "kernels/formula/verify.h"
 #include "locations.h"
 #include "render_in_process.h"
 #include "test_files.h"
@@ -112,7 +114,6 @@ TEST(RenderFormula, WhatFormulasCannotDoYetIsRefused) {
       {{"--formula", "celtic", "--zoom", "1e20", "--arith", "f64"}, "f64 resolves pixels only up to zoom"},
       {{"--formula", "buffalo", "--frames", "3", "--zoom-to", "10"}, "--frames"},
       {{"--formula", "buffalo", "--aa", "2"}, "--aa"},
-      {{"--formula", "buffalo", "--verify", "4"}, "--verify"},
       {{"--formula", "mandelbrot,burning-ship", "--backend", "cuda"}, "--backend cuda"},
       {{"--formula", "mandelbar", "--shader", "distance"}, "distance"},  // or "needs OpenGL" without GL
   };
@@ -134,6 +135,48 @@ TEST(RenderFormula, WhatFormulasCannotDoYetIsRefused) {
       << msg;
   EXPECT_NE(msg.find("formula references are not compressed"), std::string::npos) << msg;
   EXPECT_FALSE(exists(out));
+}
+
+// --verify checks a formula render against the formula's own certified MPFR orbits (verify.h), as it
+// does z^2 + c's against the oracle: said on the command line, recorded in the PNG, exit 1 where a
+// sampled count differs by more than one. A count changed by hand at a sampled pixel is caught.
+TEST(RenderFormula, VerifyChecksAgainstTheFormulasOwnMpfrOrbits) {
+  const std::string dir = tmpdir(), png = dir + "/v.png";
+  std::string msg;
+  testing::internal::CaptureStderr();
+  const int rc = test::render_in_process({"--formula", "buffalo", "--re", "-0.3", "--im", "0.2", "--zoom", "1.5",
+                                          "--size", "40x30", "--iter", "400", "--verify", "10", "--out", png},
+                                         &msg);
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(rc, 0) << msg << err;
+  EXPECT_NE(err.find("verify: 10/10 sampled pixels agree with MPFR"), std::string::npos) << err;
+  EXPECT_NE(err.find("the formula's own MPFR orbits"), std::string::npos) << err;
+  std::string text;
+  ASSERT_TRUE(app::png_find_text(slurp(png), app::kPngVerifyKey, &text));
+  EXPECT_NE(text.find("result = passed"), std::string::npos) << text;
+  EXPECT_NE(text.find("samples = 10 (3x3 grid, 1 random, seed"), std::string::npos) << text;
+
+  const mandel::View v = test::make_view("-0.4", "-0.6", "1.2", 300, 48, 32);
+  const formula::Formula f = formula::parse_formula("burning-ship");
+  formula::FormulaReport frep;
+  mandel::RenderResult r = formula::render(v, f, {}, &frep);
+  ASSERT_EQ(frep.unresolved, 0u);
+  formula::FormulaVerifyOptions o;
+  o.samples = 9;
+  const perturb::oracle::VerifyReport good = formula::verify_formula_render(v, f, r, o);
+  EXPECT_EQ(good.samples, 9);
+  EXPECT_EQ(good.untrusted, 0);
+  EXPECT_EQ(good.agree, 9) << good.summary();
+  EXPECT_FALSE(good.failed());
+  const mandel::PixelIndex at = perturb::oracle::verify_pixels(v, 9, 0)[4];
+  const std::size_t k = static_cast<std::size_t>(at.j) * v.width + at.i;
+  r.counts[k] = r.counts[k] > 10 ? r.counts[k] - 5 : r.counts[k] + 5;
+  const perturb::oracle::VerifyReport bad = formula::verify_formula_render(v, f, r, o);
+  EXPECT_EQ(bad.wrong, 1) << bad.summary();
+  EXPECT_TRUE(bad.failed());
+  EXPECT_NE(bad.metadata().find("pixel " + std::to_string(at.i) + " " + std::to_string(at.j) + ": rendered"),
+            std::string::npos)
+      << bad.metadata();
 }
 
 // Past binary64's zoom, auto renders by perturbation, says so on the command line and in the PNG,

@@ -135,6 +135,23 @@ void julia_session(bool gpu) {
 
 TEST(JuliaSession, JUnderTheMouseShowsTheJuliaSetOfThatPoint) { julia_session(false); }
 
+// Verify on a formula's frame checks its sampled pixels against their own certified MPFR orbits
+// (kernels/formula/verify.h, what `render --formula --verify` runs), and says so; a script's
+// `verify N` presses the button.
+TEST(JuliaSession, VerifyChecksAFormulasPixelsAgainstTheirOwnMpfrOrbits) {
+  ASSERT_EQ(run("command -v Xvfb > /dev/null"), 0) << "Xvfb is missing: ./setup.sh test installs it";
+  const std::string d = ds::test::make_tmpdir("formula-verify-session");
+  write(d + "/home.txt", "re = -0.4\nim = -0.6\nzoom = 1.2\niterations = 300\n");
+  write(d + "/s.script", "move 5 5\nkey i\nrun formula=burning-ship\nwait-idle 120\nverify 9\nwait-idle 120\nquit\n");
+  ASSERT_EQ(run("cd " + d + " && CUDA_VISIBLE_DEVICES= " DEEPSCOPE_WITH_XVFB " " DEEPSCOPE_EXE
+                " --size 960x640 --location " + d + "/home.txt --script " + d + "/s.script > " + d + "/log.txt 2>&1"),
+            0)
+      << ds::test::slurp(d + "/log.txt");
+  const std::string log = ds::test::slurp(d + "/log.txt");
+  EXPECT_NE(log.find("deepscope: verify: 9/9 sampled pixels agree with MPFR"), std::string::npos) << log;
+  EXPECT_NE(log.find("(the formula's own MPFR orbits)"), std::string::npos) << log;
+}
+
 // The same session with the GPU visible: the formula frames go into CUDA canvases (Canvas::store's
 // device copy). Skipped, visibly, where no GPU is (or the build has no CUDA).
 TEST(JuliaSession, OnCudaCanvases) {

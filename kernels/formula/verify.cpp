@@ -1,0 +1,117 @@
+// verify.h: a formula render's sampled pixels against their own certified MPFR orbits.
+#include "verify.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/core/cpu_parallel.h"
+#include "mpfr_orbit.h"
+#include "perturb.h"
+
+namespace ds::formula {
+
+namespace {
+namespace po = perturb::oracle;
+
+// One pixel: the first certified run from `bits` (doubling to max_bits), confirmed one rung above.
+po::OraclePixel oracle_formula_pixel(const mandel::Geometry& g, const mandel::View& v, const Formula& f, int i,
+                                     int j, int bits, int max_bits, const FormulaVerifyOptions& opt) {
+  po::OraclePixel px;
+  const auto cancelled = [&] { return opt.cancel && opt.cancel->load(std::memory_order_relaxed); };
+  for (int b = bits;; b = std::min(max_bits, 2 * b)) {
+    bool ok = false;
+    const uint64_t n = mpfr_count_certified(g, v, f, i, j, b, &ok, opt.julia, opt.cancel);
+    ++px.runs;
+    px.top_bits = b;
+    if (cancelled()) {
+      px.status = po::Status::kCancelled;
+      return px;
+    }
+    if (ok) {
+      px.count = n;
+      px.bits = b;
+      break;
+    }
+    if (b >= max_bits) {
+      px.status = po::Status::kUncertain;
+      return px;
+    }
+  }
+  const int up = po::next_bits(px.bits);
+  bool ok = false;
+  const uint64_t n = mpfr_count_certified(g, v, f, i, j, up, &ok, opt.julia, opt.cancel);
+  ++px.runs;
+  px.top_bits = std::max(px.top_bits, up);
+  if (cancelled()) {
+    px.status = po::Status::kCancelled;
+  } else if (!ok) {
+    px.status = po::Status::kUnconfirmed;
+  } else if (n != px.count) {
+    px.status = po::Status::kContradicted;
+  } else {
+    px.status = po::Status::kTrusted;
+    px.confirm_bits = up;
+  }
+  return px;
+}
+}  // namespace
+
+perturb::oracle::VerifyReport verify_formula_render(const mandel::View& v, const Formula& f,
+                                                    const mandel::RenderResult& r, const FormulaVerifyOptions& opt,
+                                                    const std::function<void(double)>& progress) {
+  if (r.width != v.width || r.height != v.height ||
+      r.counts.size() != static_cast<size_t>(v.width) * static_cast<size_t>(v.height))
+    throw std::invalid_argument("verify: the render is not the whole " + std::to_string(v.width) + "x" +
+                                std::to_string(v.height) + " image with its counts on the host");
+  const auto t0 = std::chrono::steady_clock::now();
+  const mandel::Geometry g = mandel::geometry(v);
+  po::VerifyReport rep;
+  rep.seed = opt.seed;
+  const std::vector<mandel::PixelIndex> where = po::verify_pixels(v, opt.samples, opt.seed);
+  rep.samples = static_cast<int>(where.size());
+  rep.grid = po::verify_grid_side(v, rep.samples);
+  const int bits = std::max(128, formula_reference_bits(g));
+  const int max_bits = bits * std::max(1, opt.max_bits_factor);
+  std::vector<po::OraclePixel> px(where.size());
+  ParallelOptions popt;
+  popt.threads = opt.threads;
+  popt.cancel = opt.cancel;
+  popt.progress = progress;
+  parallel_for(
+      where.size(), 1,
+      [&](std::size_t a, std::size_t b) {
+        for (std::size_t k = a; k < b; ++k)
+          px[k] = oracle_formula_pixel(g, v, f, where[k].i, where[k].j, bits, max_bits, opt);
+      },
+      popt);
+  for (std::size_t k = 0; k < where.size(); ++k) {
+    po::VerifySample s;
+    s.at = where[k];
+    s.rendered = r.count(static_cast<size_t>(where[k].j) * v.width + where[k].i);
+    s.oracle = px[k];
+    if (px[k].runs == 0 || px[k].status == po::Status::kCancelled) {  // not reached before a cancel
+      s.oracle.status = po::Status::kCancelled;
+      rep.cancelled = true;
+    }
+    if (!s.oracle.trusted()) {
+      ++rep.untrusted;
+      if (s.oracle.status == po::Status::kContradicted) ++rep.contradicted;
+    } else {
+      const int64_t d = static_cast<int64_t>(s.rendered) - static_cast<int64_t>(s.oracle.count);
+      if (d == 0)
+        ++rep.agree;
+      else if (d == 1 || d == -1)
+        ++rep.within_one;
+      else
+        ++rep.wrong;
+    }
+    rep.detail.push_back(s);
+  }
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace ds::formula
