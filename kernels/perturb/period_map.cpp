@@ -233,7 +233,12 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
     }
   }
   std::atomic<uint64_t> arrived{0};
-  std::atomic<bool> stop{false};
+  // The barrier generation after which everyone stops (0: none). The calling thread sets it before
+  // arriving there, so every worker reads it after that barrier. (A plain flag set during a step's
+  // bounds let a worker still leaving the barrier before see it, stop a step early, and leave the
+  // calling thread waiting at the next barrier for ever: the build hung at view 5 once the
+  // roundings' early stop made such stops common.)
+  std::atomic<uint64_t> stop_gen{0};
   std::mutex barrier_mu;
   std::condition_variable barrier_cv;
   // Every worker's arrival number `generation`: a short spin (a step's work is tens of
@@ -259,24 +264,25 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
       for (uint64_t k = 1; k < last; ++k) {
         square_step(k, split[w], split[w + 1]);
         barrier(++gen);
-        if (stop.load(std::memory_order_acquire)) break;
+        if (stop_gen.load(std::memory_order_acquire) == gen) break;
       }
     });
   uint64_t gen = 0, stopped_at = 0;
   for (uint64_t k = 1; k < last; ++k) {
     const bool any = bounds_step(k);
     stopped_at = k;
-    if (!any) stop.store(true, std::memory_order_release);
+    if (!any) stop_gen.store(gen + 1, std::memory_order_release);
     square_step(k, split[0], split[1]);
     barrier(++gen);
     if (!any) break;
   }
   for (std::thread& t : pool) t.join();
-  if (stop.load()) {
+  if (stop_gen.load() != 0) {
     pm.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     pm.why = rounding_floor ? "its roundings pass 2^-58 of the map by step " + std::to_string(stopped_at) + " of " +
                                   std::to_string(last - 1) + (pm.wide ? "" : " in long double")
-                            : "every domain reaches |z| = 2 within the period";
+                            : "every domain reaches |z| = 2 within the period (by step " + std::to_string(stopped_at) +
+                                  " of " + std::to_string(last - 1) + ")";
     return pm;
   }
   const std::vector<Cx>& b = buf[last & 1];

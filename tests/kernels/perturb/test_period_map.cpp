@@ -146,6 +146,27 @@ TEST(PeriodMap, LongDoublesRoundingsStopTheBuildEarly) {
   EXPECT_LT(std::stoul(b.pm.why.substr(at + 8)), 1000u) << b.pm.why;
 }
 
+// A build that stops early ends on every thread: the calling thread sets the stop for the next
+// barrier, so no worker leaves a step early and none is waited for at a barrier it never reaches.
+// With a plain flag read after each barrier, FractalShark's view 5 at 10^6 iterations (its centre's
+// orbit cut at a period where every domain reaches |z| = 2) hung in the condition wait for minutes
+// (`render --location assets/locations/fractalshark/view05.loc --size 8x5 --iter 1000000 --backend
+// cpu --period-map-always`, its first try), and this test on that code ran into its 100 s timeout.
+// Two builds, each at its own dcmax (the cache keeps one).
+TEST(PeriodMap, ABuildThatStopsEarlyNeverHangs) {
+  const auto kv = ds::test::data_file_keys("../../assets/locations/fractalshark/view05.loc", '=');
+  View v = ds::test::keyed_view(kv, "re", "im", "zoom", "iterations", 8, 5);
+  v.max_iter = 1000000;
+  const Built b = build_for(v);
+  ASSERT_TRUE(b.ref);
+  const FloatExp dcmax = perturb::cpu_detail::view_dcmax(v, geometry(v), *b.ref);
+  for (int k = 1; k <= 2; ++k) {
+    const perturb::PeriodMap pm = perturb::build_period_map(*b.ref, dcmax * FloatExp(1.0 + k * 0x1p-20));
+    ASSERT_EQ(pm.degree, 0);
+    ASSERT_NE(pm.why.find("every domain reaches |z| = 2 within the period (by step"), std::string::npos) << pm.why;
+  }
+}
+
 RenderResult render_cpu(const View& v, bool period_map) {
   perturb::clear_reference_cache();
   RenderOptions o;
