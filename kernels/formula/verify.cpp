@@ -92,23 +92,8 @@ perturb::oracle::VerifyReport verify_formula_render(const mandel::View& v, const
     s.at = where[k];
     s.rendered = r.count(static_cast<size_t>(where[k].j) * v.width + where[k].i);
     s.oracle = px[k];
-    if (px[k].runs == 0 || px[k].status == po::Status::kCancelled) {  // not reached before a cancel
-      s.oracle.status = po::Status::kCancelled;
-      rep.cancelled = true;
-    }
-    if (!s.oracle.trusted()) {
-      ++rep.untrusted;
-      if (s.oracle.status == po::Status::kContradicted) ++rep.contradicted;
-    } else {
-      const int64_t d = static_cast<int64_t>(s.rendered) - static_cast<int64_t>(s.oracle.count);
-      if (d == 0)
-        ++rep.agree;
-      else if (d == 1 || d == -1)
-        ++rep.within_one;
-      else
-        ++rep.wrong;
-    }
-    rep.detail.push_back(s);
+    if (px[k].runs == 0) s.oracle.status = po::Status::kCancelled;  // not reached before a cancel
+    rep.add(s);
   }
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rep;

@@ -64,13 +64,14 @@ void append_suffix(uint64_t len, int first_level, BlaTable<T>& t, std::vector<E>
 // binary64 deltas only unscaled, and (binary64 and double words) only where the normalised
 // variables' scales are in binary64's range.
 template <class T>
-void append_period_map(const Reference& ref, FloatExp dcmax, int scale, BlaTable<T>* t) {
+void append_period_map(const Reference& ref, FloatExp dcmax, int scale, BlaTable<T>* t,
+                       const std::atomic<bool>* cancel) {
   if (scale != 0) {
     t->pm.why = "scaled binary64 deltas";
     return;
   }
   // The first pass's tables take the map's binary64 domain, the double words' its 2^-70 one.
-  t->pm = build_period_map(ref, dcmax * FloatExp(1.5));
+  t->pm = build_period_map(ref, dcmax * FloatExp(1.5), cancel);
   t->pm_domain = std::is_same<T, DwDelta>::value ? 1 : 0;
   if (t->pm.degree > 0 && t->pm.radius[t->pm_domain].m == 0) {
     t->pm.degree = 0;
@@ -128,7 +129,7 @@ void append_period_map(const Reference& ref, FloatExp dcmax, int scale, BlaTable
 
 template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int scale, double eps_in,
-                      bool period_map) {
+                      bool period_map, const std::atomic<bool>* cancel) {
   // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
   // the 106-bit tier's table, rounded to T at the end.
   constexpr bool kWide = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
@@ -211,7 +212,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     t.radii_nested = nested.load();
   }
   if constexpr (!std::is_same<T, FloatExp2>::value)
-    if (period_map) append_period_map(ref, dcmax, scale, &t);
+    if (period_map) append_period_map(ref, dcmax, scale, &t, cancel);
   return t;
 }
 
@@ -229,9 +230,13 @@ int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes) {
   return best;
 }
 
-template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int, double, bool);
-template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int, double, bool);
-template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int, double, bool);
-template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int, double, bool);
+template BlaTable<double> build_bla<double>(const Reference&, FloatExp, int, int, double, bool,
+                                            const std::atomic<bool>*);
+template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int, int, double, bool,
+                                                const std::atomic<bool>*);
+template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int, double, bool,
+                                                  const std::atomic<bool>*);
+template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int, double, bool,
+                                              const std::atomic<bool>*);
 
 }  // namespace ds::perturb

@@ -24,6 +24,8 @@
 #include "dw_delta.h"
 #include "period_map.h"
 
+#include <atomic>
+
 namespace ds::perturb {
 
 constexpr int kMaxBlaLevels = 31;
@@ -99,10 +101,11 @@ struct Reference;
 // (the kernel steps past them) and bounds the table to about N / 2^(first_level - 1) entries.
 // eps: the radii's tolerance (0: bla_epsilon<T>(); the double-word tier's first table takes
 // kBlaEpsilonCoarse), kept in the table's eps for the kernel's error bound.
-// period_map (T = double unscaled, FloatExp or DwDelta): also the period map of a wrapping reference.
+// period_map (T = double unscaled, FloatExp or DwDelta): also the period map of a wrapping reference;
+// its build stops within 64 of its steps once *cancel is set (the table then has no map).
 template <class T>
 BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level = 2, int scale = 0,
-                      double eps = 0, bool period_map = false);
+                      double eps = 0, bool period_map = false, const std::atomic<bool>* cancel = nullptr);
 // The lowest first_level whose table for an orbit of `len` points takes at most `bytes` with
 // entries of `entry` bytes (kMaxBlaLevels + 1 where none fits).
 int bla_first_level_within(uint64_t len, std::size_t entry, std::size_t bytes);

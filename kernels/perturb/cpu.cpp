@@ -26,7 +26,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   const bool device_points = res->backend == Backend::kCuda && ref.packed;
   const bool period_map = use_period_map(v, opt, ref);
   std::shared_ptr<const Prepared<T>> prep =
-      prepared<T>(ref_ptr, dcmax, opt.bla, !device_points, scale, period_map);
+      prepared<T>(ref_ptr, dcmax, opt.bla, !device_points, scale, period_map, opt.cancel);
   res->perturb.bla_seconds = since(tb);
   res->perturb.bla_levels = prep->bla.levels;
   {
@@ -85,7 +85,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
       res->backend = Backend::kCpu;
       on_gpu = false;
       if (!prep->host_points) {  // the CPU reads the points from host arrays
-        prep = prepared<T>(ref_ptr, dcmax, opt.bla, true, scale, period_map);
+        prep = prepared<T>(ref_ptr, dcmax, opt.bla, true, scale, period_map, opt.cancel);
         p = params();
       }
     }

@@ -169,7 +169,8 @@ inline bool dw_points_in_range(const Reference& ref) {
 template <class T>
 std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
                                             bool with_bla, bool host_points = true, int scale = 0,
-                                            bool period_map = false) {
+                                            bool period_map = false,
+                                            const std::atomic<bool>* cancel = nullptr) {
   static std::mutex mu;
   static std::shared_ptr<const Prepared<T>> last;
   // A table built for a larger dcmax is valid (its radii are smaller): the table is built for dcmax
@@ -224,7 +225,9 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   if (with_bla && p->in_range) {
     p->coarse = kTwoTables;
     p->bla = build_bla<T>(*ref, dcmax, first_level, scale, kTwoTables ? kBlaEpsilonCoarse : 0.0,
-                          period_map && !std::is_same<T, FloatExp2>::value);
+                          period_map && !std::is_same<T, FloatExp2>::value, cancel);
+    // A map cut short by a cancel: this (cancelled) render's table only, never kept for the next.
+    if (cancel && cancel->load()) return p;
   }
   std::lock_guard<std::mutex> lock(mu);
   last = p;

@@ -273,7 +273,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   // build them once.
   const auto tb = Clock::now();
   const std::shared_ptr<const Prepared<T>> tier =
-      prepared<T>(ref_ptr, view_dcmax(v, g, ref), opt.bla, true, 0, use_period_map(v, opt, ref));
+      prepared<T>(ref_ptr, view_dcmax(v, g, ref), opt.bla, true, 0, use_period_map(v, opt, ref), opt.cancel);
   if (!tier->in_range || (fine && !tier->coarse)) return flagged;
   if (served) *served = true;
   const BlaTable<T>& table = fine ? tier->fine_bla() : tier->bla;

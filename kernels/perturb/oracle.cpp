@@ -278,6 +278,23 @@ std::vector<PixelIndex> verify_pixels(const View& v, int samples, uint64_t seed)
   return out;
 }
 
+void VerifyReport::add(const VerifySample& s) {
+  if (s.oracle.status == Status::kCancelled) cancelled = true;
+  if (!s.oracle.trusted()) {
+    ++untrusted;
+    if (s.oracle.status == Status::kContradicted) ++contradicted;
+  } else {
+    const int64_t d = static_cast<int64_t>(s.rendered) - static_cast<int64_t>(s.oracle.count);
+    if (d == 0)
+      ++agree;
+    else if (d == 1 || d == -1)
+      ++within_one;
+    else
+      ++wrong;
+  }
+  detail.push_back(s);
+}
+
 std::string VerifyReport::summary(bool ascii) const {
   std::string s = "verify: " + std::to_string(agree) + "/" + std::to_string(samples) +
                   " sampled pixels agree with MPFR (" + std::to_string(within_one) + " within " +
@@ -331,20 +348,7 @@ VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOpt
     s.at = where[k];
     s.rendered = r.count(static_cast<size_t>(where[k].j) * v.width + where[k].i);
     s.oracle = px[k];
-    if (px[k].status == Status::kCancelled) rep.cancelled = true;
-    if (!px[k].trusted()) {
-      ++rep.untrusted;
-      if (px[k].status == Status::kContradicted) ++rep.contradicted;
-    } else {
-      const int64_t d = static_cast<int64_t>(s.rendered) - static_cast<int64_t>(px[k].count);
-      if (d == 0)
-        ++rep.agree;
-      else if (d == 1 || d == -1)
-        ++rep.within_one;
-      else
-        ++rep.wrong;
-    }
-    rep.detail.push_back(s);
+    rep.add(s);
   }
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rep;

@@ -116,6 +116,8 @@ struct VerifyReport {
   double seconds = 0;
   std::vector<VerifySample> detail;
   bool failed() const { return wrong > 0; }
+  // Counts s (cancelled, untrusted and contradicted, or against the rendered count) and keeps it.
+  void add(const VerifySample& s);
   // "verify: K/N sampled pixels agree with MPFR (M within ±1, U untrusted oracle pixels)", and
   // "; W differ by more than 1" when some do (and a note of oracle contradictions). ascii: "+-"
   // for "±" (PNG text is Latin-1).

@@ -59,7 +59,7 @@ struct Wide {
 };
 
 template <class A>
-PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
+PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std::atomic<bool>* cancel) {
   using R = typename A::R;
   struct Cx {
     R re, im;
@@ -268,8 +268,10 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
       }
     });
   uint64_t gen = 0, stopped_at = 0;
+  bool cancelled = false;
   for (uint64_t k = 1; k < last; ++k) {
-    const bool any = bounds_step(k);
+    if (cancel && (k & 63) == 0 && cancel->load(std::memory_order_relaxed)) cancelled = true;
+    const bool any = !cancelled && bounds_step(k);
     stopped_at = k;
     if (!any) stop_gen.store(gen + 1, std::memory_order_release);
     square_step(k, split[0], split[1]);
@@ -279,7 +281,8 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N) {
   for (std::thread& t : pool) t.join();
   if (stop_gen.load() != 0) {
     pm.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    pm.why = rounding_floor ? "its roundings pass 2^-58 of the map by step " + std::to_string(stopped_at) + " of " +
+    pm.why = cancelled        ? "cancelled"
+             : rounding_floor ? "its roundings pass 2^-58 of the map by step " + std::to_string(stopped_at) + " of " +
                                   std::to_string(last - 1) + (pm.wide ? "" : " in long double")
                             : "every domain reaches |z| = 2 within the period (by step " + std::to_string(stopped_at) +
                                   " of " + std::to_string(last - 1) + ")";
@@ -366,7 +369,7 @@ bool period_map_worth(const Reference& ref, uint64_t pixels, uint64_t max_iter) 
 
 // The last map built, for the same reference and dcmax: the first pass's table and the 106-bit
 // tier's coarse table (bla.h) ask for it each, and a sequence's frames again.
-PeriodMap build_period_map(const Reference& ref, FloatExp dcmax) {
+PeriodMap build_period_map(const Reference& ref, FloatExp dcmax, const std::atomic<bool>* cancel) {
   struct Key {
     std::string re, im;
     int bits = 0;
@@ -387,8 +390,10 @@ PeriodMap build_period_map(const Reference& ref, FloatExp dcmax) {
   }
   // Double words where every point is in their range (the 106-bit tier's own condition), else
   // long double (the first pass only).
-  const PeriodMap pm = cpu_detail::dw_points_in_range(ref) ? build_uncached<Wide>(ref, dcmax, kPeriodMapDegreeWide)
-                                                         : build_uncached<Narrow>(ref, dcmax, kPeriodMapDegree);
+  const PeriodMap pm = cpu_detail::dw_points_in_range(ref)
+                           ? build_uncached<Wide>(ref, dcmax, kPeriodMapDegreeWide, cancel)
+                           : build_uncached<Narrow>(ref, dcmax, kPeriodMapDegree, cancel);
+  if (cancel && cancel->load()) return pm;  // possibly cut short: not kept
   std::lock_guard<std::mutex> lock(mu);
   last_key = key;
   last = pm;

@@ -21,6 +21,7 @@
 // evaluation of 91 terms replaces 99,999 steps.
 // Host only: the table's coefficients travel with the BLA entries (bla.h, BlaTable::pm_offset).
 #pragma once
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -88,6 +89,7 @@ bool period_map_worth(const Reference& ref, uint64_t pixels, uint64_t max_iter);
 // The map for `ref` (periodic or wrapping, at most kPeriodMapMaxSteps steps) over |v| <= dcmax: in
 // double words to degree kPeriodMapDegreeWide where every point is in their range, else in long
 // double to kPeriodMapDegree; or degree 0 with `why`. On all cores (the terms split among them).
-PeriodMap build_period_map(const Reference& ref, FloatExp dcmax);
+// Once *cancel is set the build stops within 64 steps (degree 0, why "cancelled"; not kept).
+PeriodMap build_period_map(const Reference& ref, FloatExp dcmax, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ds::perturb
