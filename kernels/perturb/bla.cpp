@@ -70,12 +70,13 @@ void append_period_map(const Reference& ref, FloatExp dcmax, int scale, BlaTable
     t->pm.why = "scaled binary64 deltas";
     return;
   }
-  // The first pass's tables take the map's binary64 domain, the double words' its 2^-70 one.
+  // The first pass's tables take the map's binary64 domain, the double words' coarse table its
+  // 2^-70 one, their fine table (eps below the coarse one's) its 2^-90 one.
   t->pm = build_period_map(ref, dcmax * FloatExp(1.5), cancel);
-  t->pm_domain = std::is_same<T, DwDelta>::value ? 1 : 0;
+  t->pm_domain = std::is_same<T, DwDelta>::value ? (t->eps < kBlaEpsilonCoarse ? 2 : 1) : 0;
   if (t->pm.degree > 0 && t->pm.radius[t->pm_domain].m == 0) {
     t->pm.degree = 0;
-    t->pm.why = "no domain within the double words' 2^-70";
+    t->pm.why = t->pm_domain == 2 ? "no domain within the double words' 2^-90" : "no domain within the double words' 2^-70";
   }
   if (t->pm.degree == 0) return;
   const auto fits = [](FloatExp x) {

@@ -89,8 +89,9 @@ struct Prepared {
   BlaTable<T> bla;
   const BlaTable<T>& fine_bla() const {
     if (!coarse) return bla;
-    // Without the map: the fine table is for the pixels that 2^-70 left undecided.
-    std::call_once(fine_once, [&] { fine = build_bla<T>(*ref, bla.dcmax, first_level, scale); });
+    // The fine table is for the pixels that 2^-70 left undecided: with the map's 2^-90 domain
+    // where the render has the map (a pass with it, then one without: cpu_flagged.cpp).
+    std::call_once(fine_once, [&] { fine = build_bla<T>(*ref, bla.dcmax, first_level, scale, 0.0, period_map); });
     return fine;
   }
   bool coarse = false;  // bla is the coarse table (with_bla, T = DwDelta)

@@ -291,10 +291,11 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
   const std::vector<Cx>& b = buf[last & 1];
   for (int q = 0; q < terms; ++q) mag[q] = cabs_of(b[q]);
   // The two domains: the largest rho within each tolerance (binary64's, and the double words').
-  const LD tolerance[2] = {static_cast<LD>(kPeriodMapTolerance), static_cast<LD>(kPeriodMapToleranceWide)};
-  int best[2] = {-1, -1};
-  LD best_s[2] = {0, 0};
-  for (int w = 0; w < 2; ++w)
+  const LD tolerance[3] = {static_cast<LD>(kPeriodMapTolerance), static_cast<LD>(kPeriodMapToleranceWide),
+                           static_cast<LD>(kPeriodMapToleranceFine)};
+  int best[3] = {-1, -1, -1};
+  LD best_s[3] = {0, 0, 0};
+  for (int w = 0; w < 3; ++w)
     for (int c = 0; c < candidates && best[w] < 0; ++c) {
       if (!ok[c]) continue;
       LD S, H;
@@ -331,8 +332,8 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
       pm.rung_error.push_back(from_ld(bound[c] + rnd[c]));
     }
   const int first_ok = static_cast<int>(std::find(ok, ok + candidates, true) - ok);
-  for (int w = 0; w < 2; ++w) {
-    if (best[w] < 0 || (w == 1 && !pm.wide)) continue;
+  for (int w = 0; w < 3; ++w) {
+    if (best[w] < 0 || (w >= 1 && !pm.wide)) continue;
     pm.first_rung[w] = best[w] - first_ok;
     pm.radius[w] = from_ld(std::ldexp(rt, -exps[best[w]]));
     pm.error[w] = from_ld(bound[best[w]] + rnd[best[w]]);

@@ -45,6 +45,8 @@ constexpr uint64_t kPeriodMapMaxSteps = uint64_t{1} << 18;
 // are those binary64 could not decide, and a map at 2^-50 left 30 of view 25's 78 undecided).
 constexpr double kPeriodMapTolerance = 8.6736173798840355e-19;      // 2^-60
 constexpr double kPeriodMapToleranceWide = 8.4703294725430034e-22;  // 2^-70
+// The tier's fine pass (its BLA table at 2^-106): what the coarse pass left needs more than 2^-70.
+constexpr double kPeriodMapToleranceFine = 8.0779356694631609e-28;  // 2^-90
 
 struct PeriodMap {
   int degree = 0;     // 0: none (why says why)
@@ -57,13 +59,14 @@ struct PeriodMap {
   FloatExp rt{0.0}, rv{0.0};  // x = t / rt, y = v / rv
   // Two domains of the same coefficients: [0] within kPeriodMapTolerance (binary64 and floatexp
   // deltas), [1] within kPeriodMapToleranceWide (the 106-bit tier; wide maps only; radius 0: none).
-  FloatExp radius[2] = {FloatExp(0.0), FloatExp(0.0)};  // rho rt: the map serves |t| <= radius (and |v| <= rv)
-  FloatExp error[2] = {FloatExp(0.0), FloatExp(0.0)};   // E + the roundings' estimate, absolute (z units)
-  FloatExp scale[2] = {FloatExp(0.0), FloatExp(0.0)};   // S at rho: the largest |F| there (an upper bound)
+  // [2] within kPeriodMapToleranceFine (the tier's fine pass; wide maps only).
+  FloatExp radius[3] = {FloatExp(0.0), FloatExp(0.0), FloatExp(0.0)};  // rho rt: the map serves |t| <= radius (and |v| <= rv)
+  FloatExp error[3] = {FloatExp(0.0), FloatExp(0.0), FloatExp(0.0)};  // E + the roundings' estimate, absolute (z units)
+  FloatExp scale[3] = {FloatExp(0.0), FloatExp(0.0), FloatExp(0.0)};  // S at rho: the largest |F| there (an upper bound)
   // The ladder of domains |t| <= rung_radius[c] (decreasing) with their bounds rung_error[c]; domain
   // w's own is rung first_rung[w] (a pixel takes the least rung from there that holds its t).
   std::vector<FloatExp> rung_radius, rung_error;
-  int first_rung[2] = {-1, -1};
+  int first_rung[3] = {-1, -1, -1};
   double seconds = 0;
   std::string why;  // where degree = 0
 };
