@@ -5,6 +5,11 @@
 # kept), and the next call with the same N resumes from the chunk file kept in build-gpu/henon-orbits
 # (ignored by git, so it stays while the machine stays warm). When the catalogue is whole it prints
 # the counts per period beside tests/data/henon/galias-counts.csv and copies the JSON to $OUT.
+# A call that does not finish also writes the chunk file gzipped in parts of 15 MiB to $OUT
+# (cN.chunks.gz.partNN: what comes back from the device), so that a later machine can resume it:
+# put the parts in .henon-chunks/ (git-ignored), carry that folder, and the next call starts from
+# them when build-gpu/henon-orbits has no chunk file of its own (period 31 resumed so, on this
+# host and then on the 2-core machine, docs/bench/henon-orbits.md).
 # Usage: .ci/gpu-henon-orbits.sh N [BUDGET_S [extra henon orbits options, e.g. --threads 16]]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +20,10 @@ out=${OUT:-gpu-out}; mkdir -p "$out"
 [ -f build-gpu/env.sh ] && . build-gpu/env.sh
 work=build-gpu/henon-orbits; mkdir -p "$work"
 csv="$work/c$n.csv"; json="$work/c$n.json"; chunks="$work/c$n.chunks"
+if [ ! -f "$chunks" ] && ls .henon-chunks/c$n.chunks.gz.part* > /dev/null 2>&1; then
+  cat .henon-chunks/c$n.chunks.gz.part* | gunzip > "$chunks" || { echo "period $n: the carried chunk parts do not unpack"; rm -f "$chunks"; exit 1; }
+  echo "period $n: resuming from the carried chunk file ($(grep -c '^end ' "$chunks") chunks)"
+fi
 if [ -f "$json" ] && [ ! -f "$chunks" ]; then
   echo "period $n: already complete ($json)"
 else
@@ -28,6 +37,8 @@ else
   tr '\r' '\n' < "$work/c$n.log" | grep -v '^ *$' | tail -n 4
   if [ "$rc" -eq 130 ] || [ "$rc" -eq 124 ]; then
     echo "period $n: not finished, $(grep -c '^end ' "$chunks" 2>/dev/null || echo 0) chunks done: run the same command again to resume"
+    gzip -6 -c "$chunks" | split -b 15M -d - "$out/c$n.chunks.gz.part"
+    echo "period $n: the chunk file is in $out/c$n.chunks.gz.part* ($(ls "$out"/c$n.chunks.gz.part* | wc -l) parts) for a later machine"
     exit 0
   fi
   [ "$rc" -eq 0 ] || { echo "period $n: failed (rc=$rc)"; exit "$rc"; }

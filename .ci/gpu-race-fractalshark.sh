@@ -37,7 +37,9 @@ timed() {
   (. "$env" && timeout "${limit:-60}" "$@") > "/tmp/race-$name.out" 2>&1
   rc=$?
   printf '%s rc=%s wall=%s\n' "$name" "$rc" "$(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$log"
-  grep -v -E '^(Alloc|Frees|Delta|Bytes|HeapCpp|Total alloc)' "/tmp/race-$name.out" | tail -4 | cut -c1-400 >> "$log"
+  # The last lines of each (deepscope's summary: reference, period map, the tier's passes, the
+  # cache and what was left undecided).
+  grep -v -E '^(Alloc|Frees|Delta|Bytes|HeapCpp|Total alloc)' "/tmp/race-$name.out" | tail -8 | cut -c1-400 >> "$log"
 }
 for v in ${views:-5 14 25}; do
   vv=$(printf %02d "$v")
