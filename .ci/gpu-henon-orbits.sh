@@ -20,7 +20,7 @@ out=${OUT:-gpu-out}; mkdir -p "$out"
 [ -f build-gpu/env.sh ] && . build-gpu/env.sh
 work=build-gpu/henon-orbits; mkdir -p "$work"
 csv="$work/c$n.csv"; json="$work/c$n.json"; chunks="$work/c$n.chunks"
-if [ ! -f "$chunks" ] && ls .henon-chunks/c$n.chunks.gz.part* > /dev/null 2>&1; then
+if [ ! -f "$chunks" ] && [ ! -f "$json" ] && ls .henon-chunks/c$n.chunks.gz.part* > /dev/null 2>&1; then
   cat .henon-chunks/c$n.chunks.gz.part* | gunzip > "$chunks" || { echo "period $n: the carried chunk parts do not unpack"; rm -f "$chunks"; exit 1; }
   echo "period $n: resuming from the carried chunk file ($(grep -c '^end ' "$chunks") chunks)"
 fi
