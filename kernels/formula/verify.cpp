@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -62,17 +61,10 @@ po::OraclePixel oracle_formula_pixel(const mandel::Geometry& g, const mandel::Vi
 perturb::oracle::VerifyReport verify_formula_render(const mandel::View& v, const Formula& f,
                                                     const mandel::RenderResult& r, const FormulaVerifyOptions& opt,
                                                     const std::function<void(double)>& progress) {
-  if (r.width != v.width || r.height != v.height ||
-      r.counts.size() != static_cast<size_t>(v.width) * static_cast<size_t>(v.height))
-    throw std::invalid_argument("verify: the render is not the whole " + std::to_string(v.width) + "x" +
-                                std::to_string(v.height) + " image with its counts on the host");
   const auto t0 = std::chrono::steady_clock::now();
+  std::vector<mandel::PixelIndex> where;
+  po::VerifyReport rep = po::begin_verify(v, r, opt.samples, opt.seed, &where);
   const mandel::Geometry g = mandel::geometry(v);
-  po::VerifyReport rep;
-  rep.seed = opt.seed;
-  const std::vector<mandel::PixelIndex> where = po::verify_pixels(v, opt.samples, opt.seed);
-  rep.samples = static_cast<int>(where.size());
-  rep.grid = po::verify_grid_side(v, rep.samples);
   const int bits = std::max(128, formula_reference_bits(g));
   const int max_bits = bits * std::max(1, opt.max_bits_factor);
   std::vector<po::OraclePixel> px(where.size());

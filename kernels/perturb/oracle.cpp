@@ -259,12 +259,14 @@ OracleGrid oracle_grid(const Geometry& g, const View& v, int n, const OracleOpti
 
 // --- Checking a rendered image -----------------------------------------------------------------
 
+namespace {
 // The side of the sample grid: floor(sqrt(samples)), at most the image's smaller side.
 int verify_grid_side(const View& v, int samples) {
   int side = 0;
   while (static_cast<int64_t>(side + 1) * (side + 1) <= samples) ++side;
   return std::min({side, v.width, v.height});
 }
+}  // namespace
 
 std::vector<PixelIndex> verify_pixels(const View& v, int samples, uint64_t seed) {
   if (samples < 1) return {};
@@ -329,19 +331,26 @@ std::string VerifyReport::metadata() const {
   return o.str();
 }
 
-VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOptions& opt,
-                           const std::function<void(double)>& progress) {
+VerifyReport begin_verify(const View& v, const RenderResult& r, int samples, uint64_t seed,
+                          std::vector<PixelIndex>* where) {
   if (r.width != v.width || r.height != v.height ||
       r.counts.size() != static_cast<size_t>(v.width) * static_cast<size_t>(v.height))
     throw std::invalid_argument("verify: the render is not the whole " + std::to_string(v.width) + "x" +
                                 std::to_string(v.height) + " image with its counts on the host");
-  const auto t0 = std::chrono::steady_clock::now();
-  const Geometry g = geometry(v);
   VerifyReport rep;
-  rep.seed = opt.seed;
-  const std::vector<PixelIndex> where = verify_pixels(v, opt.samples, opt.seed);
-  rep.samples = static_cast<int>(where.size());
+  rep.seed = seed;
+  *where = verify_pixels(v, samples, seed);
+  rep.samples = static_cast<int>(where->size());
   rep.grid = verify_grid_side(v, rep.samples);
+  return rep;
+}
+
+VerifyReport verify_render(const View& v, const RenderResult& r, const VerifyOptions& opt,
+                           const std::function<void(double)>& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<PixelIndex> where;
+  VerifyReport rep = begin_verify(v, r, opt.samples, opt.seed, &where);
+  const Geometry g = geometry(v);
   const std::vector<OraclePixel> px = oracle_pixels(g, v, where, opt.oracle, progress, opt.threads);
   for (size_t k = 0; k < where.size(); ++k) {
     VerifySample s;

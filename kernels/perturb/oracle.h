@@ -94,9 +94,8 @@ struct VerifyOptions {
   unsigned threads = 0;
 };
 
-// The pixels VerifyOptions describes, grid first, then the random ones; the grid's side.
+// The pixels VerifyOptions describes, grid first, then the random ones.
 std::vector<PixelIndex> verify_pixels(const View& v, int samples, uint64_t seed);
-int verify_grid_side(const View& v, int samples);
 
 struct VerifySample {
   PixelIndex at;
@@ -126,6 +125,12 @@ struct VerifyReport {
   // that is not an exact trusted agreement.
   std::string metadata() const;
 };
+
+// The start of a check of `r` against an oracle (here and kernels/formula/verify.h): throws
+// std::invalid_argument when r is not the whole image of v with its counts on the host; *where
+// gets verify_pixels(v, samples, seed), the report its seed, sample count and grid side.
+VerifyReport begin_verify(const View& v, const RenderResult& r, int samples, uint64_t seed,
+                          std::vector<PixelIndex>* where);
 
 // Compares `r` (a whole-image render of v, host arrays) with the oracle at verify_pixels(...).
 // Throws std::invalid_argument when r is not the whole image or has no host counts.
