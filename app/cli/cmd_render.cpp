@@ -502,7 +502,7 @@ int render_command(const ArgList& args, VideoSettings* video) {
   if (o.backend == Backend::kCuda) o.cuda_device = plan.workers[0].device;
   o.cancel = &cancel_flag();
   ProgressLine line;  // the stage, the share, the time so far and left (terminal only)
-  line.on = isatty(2) && !job.quiet;
+  line.start(!job.quiet);
   line.label = "render";
   o.progress = line.callback();
   o.stage = line.stage_callback();

@@ -114,7 +114,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
   o.bla = req.bla;
   o.julia = req.julia;
   ProgressLine line;
-  line.on = isatty(2) && !plan.quiet;
+  line.start(!plan.quiet);
   line.label = "render";
   o.progress = line.callback();
   o.stage = line.stage_callback();
@@ -137,7 +137,7 @@ int render_formula(const RenderTarget& t, const formula::Formula& f, const Rende
     vo.julia = req.julia;
     vo.cancel = &cancel_flag();
     ProgressLine vline;
-    vline.on = isatty(2) && !plan.quiet;
+    vline.start(!plan.quiet);
     vline.label = "verify";
     const perturb::oracle::VerifyReport vr = formula::verify_formula_render(t.view, f, r, vo, vline.callback());
     vline.clear();

@@ -302,7 +302,7 @@ bool verify_image(const mandel::View& v, const RenderResult& r, const VerifyPlan
   o.seed = plan.seed;
   o.oracle.cancel = &cancel_flag();
   ProgressLine line;
-  line.on = !quiet && isatty(2);
+  line.start(!quiet);
   line.label = "verify";
   const perturb::oracle::VerifyReport rep = perturb::oracle::verify_render(v, r, o, line.callback());
   line.clear();

@@ -80,7 +80,7 @@ class SharedReference {
     perturb::clear_reference_cache();  // the one at the centre, whatever ran before
     bool reused = false;
     std::string cache;
-    const std::function<void(double)> progress = line ? line->reference_callback() : nullptr;
+    const std::function<void(double)> progress = line ? line->reference_callback(deepest_->view.max_iter) : nullptr;
     const auto ref = perturb::reference_for(mandel::geometry(deepest_->view), deepest_->view, &stop, progress,
                                             &reused, deepest_->opt.reference_cache, &cache,
                                             deepest_->opt.reference_path, deepest_->opt.reference_memory,
@@ -222,7 +222,7 @@ int render_frames(const std::vector<RenderTarget>& frames, const RenderPlan& pla
   for (const RenderTarget& f : frames) all.push_back(&f);
   SharedReference reference(all);
   ProgressLine line;
-  line.on = talk && isatty(2);
+  line.start(talk);
   line.label = "frames";
   work::Job job;
   job.chunks = static_cast<int64_t>(frames.size());
@@ -316,7 +316,7 @@ int render_strips(const RenderTarget& image, int strip_rows, const RenderPlan& p
     }
   }
   ProgressLine line;
-  line.on = talk && isatty(2);
+  line.start(talk);
   line.label = "render";
   work::Job job;
   job.chunks = strips;

@@ -225,7 +225,11 @@ void render(const View& v, const Geometry& g, const Tile& t, const RenderOptions
   const auto t0 = Clock::now();
   bool reused = false;
   std::function<void(double)> ref_progress;
-  if (opt.progress) ref_progress = [&](double x) { opt.progress(0.3 * x); };
+  if (opt.progress || opt.stage)
+    ref_progress = [&](double x) {
+      if (opt.stage) opt.stage(reference_stage_text(x, v.max_iter).c_str());
+      if (opt.progress) opt.progress(0.3 * x);
+    };
   if (opt.stage) opt.stage("reference orbit");
   std::shared_ptr<const Reference> ref =
       reference_for(g, v, opt.cancel, ref_progress, &reused, opt.reference_cache,

@@ -112,6 +112,11 @@ constexpr int kGpuReferenceMinBits = 32768;
 // What computed a reference's steps, in words ("MPFR on 3 threads", "fixed point on the GPU").
 std::string reference_arith_name(const Reference& ref);
 
+// The progress read-out's stage while a reference orbit is computed, from the share of max_iter
+// done: "reference orbit (step 1,228,800 of at most 200,000,000)" (at most: the ball's period or an
+// escape may end it sooner, so a share of max_iter alone would read 0 % for hours).
+std::string reference_stage_text(double fraction, uint64_t max_iter);
+
 // MPFR bits that resolve the view: the pixel spacing's binary exponent plus 64 (the finder's
 // and the nucleus search's working precision, plus their own margins).
 int view_bits(const Geometry& g);

@@ -591,6 +591,20 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   return ref;
 }
 
+std::string reference_stage_text(double fraction, uint64_t max_iter) {
+  const auto grouped = [](uint64_t n) {
+    std::string d = std::to_string(n), g;
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (i && (d.size() - i) % 3 == 0) g += ',';
+      g += d[i];
+    }
+    return g;
+  };
+  const double f = std::isfinite(fraction) ? std::clamp(fraction, 0.0, 1.0) : 0.0;
+  const auto n = static_cast<uint64_t>(std::llround(f * static_cast<double>(max_iter)));
+  return "reference orbit (step " + grouped(n) + " of at most " + grouped(max_iter) + ")";
+}
+
 std::string reference_arith_name(const Reference& ref) {
   if (ref.step_threads == kStepThreadsFixedGpu) return "fixed point on the GPU";
   if (ref.step_threads == kStepThreadsFixedCpu) return "fixed point on the CPU";
