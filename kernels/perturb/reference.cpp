@@ -346,9 +346,24 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     checks.err = resumed.err;
     fixed_x = resumed.x;
     fixed_y = resumed.y;
-    checks.ball.max_period = 0;  // the ball's radius so far is not in the checkpoint
+    // The ball goes on where the checkpoint carries it for the same disk and periods (DSPART04);
+    // a checkpoint made without it, or for another disk, resumes without it (its radius so far
+    // would need every point again).
+    const bool same_ball = checks.ball.max_period > 0 && resumed.ball.max_period == checks.ball.max_period &&
+                           resumed.ball.radius == checks.ball.radius;
+    const bool ball_dropped = checks.ball.max_period > 0 && !same_ball;
+    if (same_ball) {
+      checks.ball_r = resumed.ball_r;
+      checks.ball_zprev = resumed.ball_zprev;
+    } else {
+      checks.ball.max_period = 0;
+    }
     // first: the next n (Z_0 .. Z_{first-1} are kept)
-    if (ckpt.note) *ckpt.note = "resumed " + ckpt.path + " at iteration " + std::to_string(first - 1);
+    if (ckpt.note)
+      *ckpt.note = "resumed " + ckpt.path + " at iteration " + std::to_string(first - 1) +
+                   (ball_dropped ? " (without the ball's period: the checkpoint was made for another disk, or "
+                                   "before checkpoints carried it)"
+                                 : "");
   } else {
     // Not resumed: Z_0 = 0 again (a checkpoint whose y did not parse may have set x already).
     mpfr_set_zero(x.v, 1);
@@ -407,6 +422,9 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     k.ai = checks.ai;
     k.err = checks.err;
     k.certify = certify;
+    k.ball = checks.ball;
+    k.ball_r = checks.ball_r;
+    k.ball_zprev = checks.ball_zprev;
     k.points = saved_points;
     k.points_hash = saved_hash;
     write_file_atomically(ckpt.path, encode_checkpoint_state(k));

@@ -168,7 +168,9 @@ std::shared_ptr<Reference> decode_reference(const std::string& bytes, uint64_t p
 }
 
 namespace {
-constexpr char kCheckpointMagic[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '3'};
+// DSPART04 adds the ball's state to DSPART03's (which is still read, as an orbit without the ball).
+constexpr char kCheckpointMagic[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '4'};
+constexpr char kCheckpointMagic03[8] = {'D', 'S', 'P', 'A', 'R', 'T', '0', '3'};
 }
 
 // State layout: "DSPART03" (02: its points file held 40 bytes a point); re, im (u64 n + n bytes); i32 bits,
@@ -195,14 +197,19 @@ std::string encode_checkpoint_state(const ReferenceCheckpoint& c) {
   put<uint8_t>(&s, c.certify ? 1 : 0);
   put<uint64_t>(&s, c.points);
   put<uint64_t>(&s, c.points_hash);
+  put<uint64_t>(&s, c.ball.max_period);
+  put_fe(&s, c.ball.radius);
+  put_fe(&s, c.ball_r);
+  put_fe(&s, c.ball_zprev);
   put<uint64_t>(&s, fnv1a(s.data(), s.size()));
   return s;
 }
 
 ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes) {
-  if (bytes.size() < sizeof kCheckpointMagic + 8 ||
-      std::memcmp(bytes.data(), kCheckpointMagic, sizeof kCheckpointMagic) != 0)
-    throw std::runtime_error("reference checkpoint: not a deepscope checkpoint (magic DSPART03)");
+  if (bytes.size() < sizeof kCheckpointMagic + 8) throw std::runtime_error("reference checkpoint: too short");
+  const bool v04 = std::memcmp(bytes.data(), kCheckpointMagic, sizeof kCheckpointMagic) == 0;
+  if (!v04 && std::memcmp(bytes.data(), kCheckpointMagic03, sizeof kCheckpointMagic03) != 0)
+    throw std::runtime_error("reference checkpoint: not a deepscope checkpoint (magic DSPART04 or DSPART03)");
   uint64_t sum;
   std::memcpy(&sum, bytes.data() + bytes.size() - 8, 8);
   if (sum != fnv1a(bytes.data(), bytes.size() - 8)) throw std::runtime_error("reference checkpoint: checksum mismatch");
@@ -228,6 +235,12 @@ ReferenceCheckpoint decode_checkpoint_state(const std::string& bytes) {
   const uint8_t certify = r.get<uint8_t>();
   c.points = r.get<uint64_t>();
   c.points_hash = r.get<uint64_t>();
+  if (v04) {
+    c.ball.max_period = r.get<uint64_t>();
+    c.ball.radius = r.fe();
+    c.ball_r = r.fe();
+    c.ball_zprev = r.fe();
+  }
   if (certify > 1 || certified > 1 || c.x.empty() || c.y.empty() || ref.bits < 64 || ref.bits < ref.bits_asked ||
       c.points < 2 || c.points > ref.max_iter + 1)
     throw std::runtime_error("reference checkpoint: impossible state");

@@ -50,6 +50,10 @@ struct ReferenceCheckpoint {
   std::string x, y;
   FloatExp ar{0.0}, ai{0.0}, err{0.0};
   bool certify = false;
+  // The ball riding along (BallStop; max_period 0: none) and its radius so far at the last point
+  // (R_n and |Z_{n-1}| rounded up), so that a resumed orbit still stops at the ball's period.
+  BallStop ball{};
+  FloatExp ball_r{0.0}, ball_zprev{0.0};
   uint64_t points = 0;       // Z_0 .. Z_{points-1} belong to the orbit
   uint64_t points_hash = 0;  // points_hash() of the bytes in PATH.points that hold them
   uint64_t points_bytes = 0;  // those bytes (set by decode_points)

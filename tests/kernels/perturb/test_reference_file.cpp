@@ -234,6 +234,67 @@ TEST(ReferenceCheckpoint, ResumedOrbitIsTheUninterruptedOne) {
   EXPECT_NE(note.find("another orbit's"), std::string::npos) << note;
 }
 
+// A checkpoint carries the ball riding along the orbit (DSPART04): an orbit cut before the ball's
+// period and resumed still stops there, as the uninterrupted one does. Before, a resumed orbit ran
+// without the ball, to max_iter: at FractalShark's view 30 that is 2e8 steps of 380,000 bits
+// (days) in place of the period's 669,772 (45 s on the H200). A checkpoint made for another disk
+// resumes without the ball and says so.
+TEST(ReferenceCheckpoint, AResumedOrbitStillStopsAtTheBallsPeriod) {
+  const auto kv = test::data_file_keys("../../assets/locations/fractalshark/view05.loc", '=');
+  const mandel::View v = test::keyed_view(kv, "re", "im", "zoom", "iterations", 1920, 1080);
+  const mandel::Geometry g = mandel::geometry(v);
+  const int bits = perturb::reference_bits(g);
+  const perturb::BallStop ball = perturb::view_ball(g, v);
+  ASSERT_GT(ball.max_period, 0u);
+  const auto orbit = [&](const std::string& path, perturb::BallStop b, std::atomic<bool>* stop, std::string* note) {
+    return perturb::compute_reference(
+        v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), stop,
+        [&](double x) {
+          if (stop && x * static_cast<double>(v.max_iter) > 4000) *stop = true;
+        },
+        false, 0, 0, path, 3600, note, perturb::ReferencePath::kAuto, perturb::kReferenceShiftLog2, b);
+  };
+  const auto whole = orbit("", ball, nullptr, nullptr);
+  ASSERT_TRUE(whole);
+  ASSERT_GT(whole->ball_period, 8192u);  // 16,044: past the cut below
+  const std::string path = temp_dir() + "/orbit.partial";
+  std::atomic<bool> stop{false};
+  std::string note;
+  EXPECT_FALSE(orbit(path, ball, &stop, &note));
+  EXPECT_NE(note.find("at iteration 8192"), std::string::npos) << note;
+  const std::string saved = read(path), saved_points = read(path + ".points");
+  const perturb::ReferenceCheckpoint k = perturb::decode_checkpoint_state(saved);
+  EXPECT_EQ(k.ball.max_period, ball.max_period);
+  EXPECT_TRUE(k.ball_r > FloatExp(0.0));
+
+  note.clear();
+  const auto resumed = orbit(path, ball, nullptr, &note);
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(note, "resumed " + path + " at iteration 8192");
+  EXPECT_EQ(resumed->ball_period, whole->ball_period);
+  test::expect_same_orbit(*whole, *resumed);
+
+  // Another disk's checkpoint: the same points, resumed without the ball (to the limit), said
+  // (read at the first progress after the resume, which is then cancelled).
+  write(path, saved);
+  write(path + ".points", saved_points);
+  perturb::BallStop other = ball;
+  other.radius = other.radius * FloatExp(2.0);
+  note.clear();
+  std::string at_resume;
+  stop = false;
+  EXPECT_FALSE(perturb::compute_reference(v.re, v.im, bits, v.max_iter, perturb::pixel_step(g), &stop,
+                                          [&](double) {
+                                            if (at_resume.empty()) at_resume = note;
+                                            stop = true;
+                                          },
+                                          false, 0, 0, path, 3600, &note, perturb::ReferencePath::kAuto,
+                                          perturb::kReferenceShiftLog2, other));
+  EXPECT_EQ(at_resume, "resumed " + path +
+                           " at iteration 8192 (without the ball's period: the checkpoint was made for another "
+                           "disk, or before checkpoints carried it)");
+}
+
 // A checkpoint saved at every chunk of steps: its points file is one segment a save, and the
 // orbit resumes from them bit for bit (and from a copy cut back to fewer saves, the state of that
 // time: later segments are cut off).
