@@ -509,12 +509,15 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
       const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
       const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
       if (p.error_bound) {
-        // |A| err, then the roundings of A dz + B dc and the terms BLA drops (each of the 2^l
-        // steps drops at most eps |2 Z dz|, its radius, carried on by |A|; independent, so they
-        // add as sqrt(2^l)).
-        const T a = modulus(e.ar, e.ai), adz = a * mag;
-        const T local = (adz * 2.0 + modulus(e.br, e.bi) * l1(dcr, dci) * 2.0 + l1(nr, ni)) * kRoundoff +
-                        adz * (p.bla_eps * ::sqrt(static_cast<double>(len)));
+        // |A| err, then the roundings of A dz + B dc and the terms BLA drops: each of the 2^l steps
+        // drops at most eps |2 Z_j dz_j| (its radius), which the rest of the entry carries to
+        // about eps (|A dz| + |B dc|) (dz_j is A_j dz + B_j dc: after a rebase dc drives it as much
+        // as dz does). The drops are not independent roundings, so they add linearly, 2^l of them:
+        // with eps |A dz| sqrt(2^l) a pixel of the campaign's seed 10293 came out 33 iterations
+        // short, unflagged, and 17 of KF's 5e227 at 128x128 one off (test_bla_error_bound.cpp).
+        const T a = modulus(e.ar, e.ai), adz = a * mag, bdc = modulus(e.br, e.bi) * l1(dcr, dci);
+        const T local = (adz * 2.0 + bdc * 2.0 + l1(nr, ni)) * kRoundoff +
+                        (adz + bdc) * (p.bla_eps * static_cast<double>(len));
         err = quad(aux(a) * err, aux(local));
       }
       dzr = nr;
@@ -563,7 +566,12 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
                          l1(aux(dzr), aux(dzi)) * 2.0 +
                      l1(aux(nr), aux(ni))) *
                     kRoundoff;
-    err = quad(twice(zl) * err, local);
+    // The error's own square: z + e squares to z^2 + 2 z e + e^2, and where e is no longer small
+    // beside z (a pixel whose orbit the deltas have lost) the first-order growth alone
+    // underestimates it without bound (scaled binary64: e^2 in units of 2^K is e^2 2^-K).
+    E sq = err * err;
+    if constexpr (sizeof(T) == sizeof(double)) sq = sq * E(p.down);
+    err = quad(twice(zl) * err, local) + sq;
   }
   dzr = nr;
   dzi = ni;
