@@ -153,13 +153,28 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     FloatExp ry = xr;
     if (ax.m != 0) ry = max0((aux(y.r) - hypot_fe(aux(x.br), aux(x.bi)) * dcmax) / ax);
     z.r = from_fe<U>(std::min(xr, ry));
+    // What the steps drop and the coefficients' roundings (bla.h), bounds in floatexp: each of
+    // A's and B's parts here is rounded at most 3 times (2 products, a sum; B one sum more), by u
+    // of at most |y.A| |x.A| (|y.A| |x.B| + |y.B|) each.
+    const FloatExp ay = hypot_fe(aux(y.ar), aux(y.ai)), bx = hypot_fe(aux(x.br), aux(x.bi));
+    const FloatExp by = hypot_fe(aux(y.br), aux(y.bi)), say = sqrt(ay);
+    z.ka = from_fe<U>(say * aux(x.ka) + aux(y.ka) * ax);
+    z.kb = from_fe<U>(say * aux(x.kb) + aux(y.ka) * bx + aux(y.kb));
+    // Up to 3 roundings a part, by 2^-53 each in floatexp (5 2^-106 in floatexp2), and sqrt(2)
+    // from the parts to the modulus: 8 2^-53, and 32 2^-106.
+    const FloatExp u(kWide ? 0x1p-101 : 0x1p-50);
+    // Independent roundings, added in quadrature as the pixels' own (perturb.cuh); the drops
+    // above are not roundings and add linearly.
+    const auto q = [](FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); };
+    z.ea = from_fe<U>(q(q(ay * aux(x.ea), aux(y.ea) * ax), u * ay * ax));
+    z.eb = from_fe<U>(q(q(q(ay * aux(x.eb), aux(y.ea) * bx), aux(y.eb)), u * (ay * bx + by)));
     return z;
   };
   const auto single = [&](std::size_t k) {  // level 0, entry k: the step from m = k + 1
     U zr, zi;
     point(ref, k + 1, &zr, &zi);
     return BlaEntry<U>{mul_pow2(zr, 1), mul_pow2(zi, 1), U(1.0), U(0.0),
-                       from_fe<U>(eps * hypot_fe(aux(zr), aux(zi)))};
+                       from_fe<U>(eps * hypot_fe(aux(zr), aux(zi))), U(1.0), U(0.0), U(0.0), U(0.0)};
   };
   std::vector<BlaEntry<U>> all =
       build_bla_levels<BlaEntry<U>>(len, first_level, t.level_offset, &t.levels, single, merge);
@@ -182,6 +197,14 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
       e.ai = dw_from(f.ai, &ok);
       e.br = dw_from(f.br, &ok);
       e.bi = dw_from(f.bi, &ok);
+      const double ka = to_double(f.ka), kb = to_double(f.kb);
+      // The double word holds A and B exactly (dw_from): no rounding added here.
+      const double ea = to_double(f.ea), eb = to_double(f.eb);
+      ok = ok && std::isfinite(ka) && std::isfinite(kb) && std::isfinite(ea) && std::isfinite(eb);
+      e.ka = DwDelta(ka);
+      e.kb = DwDelta(kb);
+      e.ea = DwDelta(ea);
+      e.eb = DwDelta(eb);
       const double r = to_double(f.r);
       e.r = DwDelta(ok ? std::min(r, kDwDeltaCeiling) : 0.0);
     });
@@ -196,9 +219,14 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
       e.ai = to_double(f.ai);
       e.br = to_double(f.br);
       e.bi = to_double(f.bi);
+      e.ka = to_double(f.ka);
+      e.kb = to_double(f.kb);
+      // The merges' roundings and the last one, to double (half a unit of each part: |A| 2^-53).
+      e.ea = to_double(f.ea) + std::hypot(e.ar, e.ai) * 0x1p-53;
+      e.eb = to_double(f.eb) + std::hypot(e.br, e.bi) * 0x1p-53;
       // An entry whose coefficients leave double's range is never used (radius 0).
-      const bool finite =
-          std::isfinite(e.ar) && std::isfinite(e.ai) && std::isfinite(e.br) && std::isfinite(e.bi);
+      const bool finite = std::isfinite(e.ar) && std::isfinite(e.ai) && std::isfinite(e.br) && std::isfinite(e.bi) &&
+                          std::isfinite(e.ka) && std::isfinite(e.kb) && std::isfinite(e.ea) && std::isfinite(e.eb);
       e.r = finite ? to_double(mul_pow2(f.r, scale)) : 0.0;
     });
     std::atomic<bool> nested{true};

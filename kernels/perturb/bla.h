@@ -36,8 +36,8 @@ constexpr double kBlaEpsilon2 = 1.2325951644078310e-32;  // 2^-106
 // The double-word tier's first table (cpu_flagged.cpp, refine_flagged): eps 2^-70. Its radii are
 // 2^36 times the 2^-106 table's, so the tier's pixels step by BLA about as far as the first pass's
 // do (at FractalShark's view 5, 74% of their iterations skipped against 27% at 2^-106); what BLA
-// drops at that eps is carried in each pixel's error bound (PerturbParams::bla_eps), so a pixel it
-// leaves undecided goes on to the 2^-106 table, never out with a wrong count.
+// drops is carried in each pixel's error bound (BlaEntry::ka, kb), so a pixel it leaves undecided
+// goes on to the 2^-106 table, never out with a wrong count.
 constexpr double kBlaEpsilonCoarse = 8.4703294725430034e-22;  // 2^-70
 template <class T>
 DEEPSCOPE_HD constexpr double bla_epsilon() {
@@ -49,6 +49,17 @@ struct BlaEntry {
   T ar, ai;  // A
   T br, bi;  // B
   T r;       // validity radius, compared with the L1 norm of dz (an upper bound of |dz|)
+  // What the entry's steps drop, for the pixels' error estimate: at most (ka |dz| + kb |dc|)^2
+  // (first order in the drops). One step drops dz^2 exactly: ka = 1, kb = 0. x then y:
+  //   ka = sqrt|A_y| ka_x + ka_y |A_x|,  kb = sqrt|A_y| kb_x + ka_y |B_x| + kb_y,
+  // from |A_y| (ka_x |dz| + kb_x |dc|)^2 + (ka_y |dz_y| + kb_y |dc|)^2 with |dz_y| <= |A_x| |dz| +
+  // |B_x| |dc| and a^2 + b^2 <= (a + b)^2. (The radius keeps each step's drop below eps of its
+  // linear terms; this bounds what the drops add up to at the pixel's own |dz| and |dc|.)
+  T ka, kb;
+  // The coefficients' own roundings (the merges' in the builder's precision, 53 bits or 106, and
+  // the last to T): |A~ - A| <= ea, |B~ - B| <= eb, absolute (B's terms may cancel, so no bound
+  // relative to |B| holds). The estimate adds ea |dz| + eb |dc|.
+  T ea, eb;
 };
 
 template <class T>

@@ -258,7 +258,6 @@ PerturbParams<T> params_for(const View& v, const Geometry& g, const RenderOption
   p.bla_levels = bla.levels;
   p.bla_suffix = bla.suffix;
   p.bla_nested = bla.radii_nested;
-  p.bla_eps = bla.eps > 0 ? bla.eps : bla_epsilon<T>();
   if (bla.pm.degree > 0) {  // built only where use_period_map asked for it (prepared's key)
     p.pm_degree = bla.pm.degree;
     p.pm_offset = bla.pm_offset;

@@ -68,7 +68,6 @@ struct PerturbParams {
   int bla_levels;             // 0: no BLA
   int bla_suffix;             // suffix entries after the levels, at bla + level_offset[kMaxBlaLevels] (bla.h)
   bool bla_nested;            // BlaTable::radii_nested: bla_pick climbs from the lowest level
-  double bla_eps;             // the table's eps (BlaTable::eps): what each BLA step may drop, in the error bound
   // The period map (period_map.h; pm_degree 0: none): coefficient b_ij at bla[pm_offset +
   // period_map_index(i, j, pm_degree)] (ar, ai). A pixel at m = 1 with |dz| < pm_radius and
   // |dc| <= pm_rv (L1 norms) goes to the last point (pm_steps steps) in one evaluation at
@@ -509,15 +508,16 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
       const T nr = e.ar * dzr - e.ai * dzi + (e.br * dcr - e.bi * dci);
       const T ni = e.ar * dzi + e.ai * dzr + (e.br * dci + e.bi * dcr);
       if (p.error_bound) {
-        // |A| err, then the roundings of A dz + B dc and the terms BLA drops: each of the 2^l steps
-        // drops at most eps |2 Z_j dz_j| (its radius), which the rest of the entry carries to
-        // about eps (|A dz| + |B dc|) (dz_j is A_j dz + B_j dc: after a rebase dc drives it as much
-        // as dz does). The drops are not independent roundings, so they add linearly, 2^l of them:
-        // with eps |A dz| sqrt(2^l) a pixel of the campaign's seed 10293 came out 33 iterations
-        // short, unflagged, and 17 of KF's 5e227 at 128x128 one off (test_bla_error_bound.cpp).
-        const T a = modulus(e.ar, e.ai), adz = a * mag, bdc = modulus(e.br, e.bi) * l1(dcr, dci);
-        const T local = (adz * 2.0 + bdc * 2.0 + l1(nr, ni)) * kRoundoff +
-                        (adz + bdc) * (p.bla_eps * static_cast<double>(len));
+        // |A| err, then the roundings of A dz + B dc, the roundings of A and B themselves (ea |dz|
+        // + eb |dc|) and what the entry's steps drop, (ka |dz| + kb |dc|)^2 (BlaEntry, bla.h). With
+        // eps |A dz| sqrt(2^l) in their place a pixel of the campaign's seed 10293 came out 33
+        // iterations short, unflagged, and 17 of KF's 5e227 at 128x128 one off
+        // (test_campaign_findings.cpp).
+        const T a = modulus(e.ar, e.ai), adz = a * mag, ldc = l1(dcr, dci), bdc = modulus(e.br, e.bi) * ldc;
+        T drop = e.ka * mag + e.kb * ldc;
+        drop = drop * drop;
+        if constexpr (sizeof(T) == sizeof(double)) drop = drop * p.down;  // scaled: e^2 in units of 2^K
+        const T local = (adz * 2.0 + bdc * 2.0 + l1(nr, ni)) * kRoundoff + e.ea * mag + e.eb * ldc + drop;
         err = quad(aux(a) * err, aux(local));
       }
       dzr = nr;

@@ -1,11 +1,11 @@
 // Pixels the randomized campaign against MPFR (tests/campaign, docs/bench/campaign.md) found wrong
 // and unflagged, each fixed at its cause in the error estimate (perturb.cuh; docs/perturbation.md,
 // "Error and glitch policy"):
-// - What a BLA step drops enters the estimate in full: each of an entry's 2^l steps drops at most
-//   eps times its |2 Z dz|, which after the entry is about eps (|A dz| + |B dc|) (the pixel's delta
-//   is driven by dc as much as by dz), and the drops are not independent roundings: they add
-//   linearly, 2^l of them. The estimate took eps |A dz| sqrt(2^l): seed 10293 (a pixel 33
-//   iterations short of MPFR, two off by one) and 17 pixels of KF's 5e227 at 128x128, each one off.
+// - What a BLA step drops, and the roundings of its coefficients, enter the estimate in full, each
+//   carried per entry (BlaEntry::ka, kb: the drops, at most (ka |dz| + kb |dc|)^2, added linearly;
+//   ea, eb: A's and B's roundings, absolute). The estimate took eps |A dz| sqrt(2^l): seed 10293
+//   (a pixel 33 iterations short of MPFR, two off by one) and 17 pixels of KF's 5e227 at 128x128,
+//   each one off.
 // - The estimate carries its own square: z + e squares to z^2 + 2 z e + e^2. First order alone, a
 //   pixel whose deltas had lost its orbit (the estimate at 10 % of |z|) kept an estimate 28 times
 //   too small and ran to the limit unflagged: seed 10728, MPFR's 4,679 counted as never escaping.

@@ -195,8 +195,8 @@ TEST(ReferenceNucleus, SecondaryReferencesOnAWrappedOrbitStopAtItsPeriod) {
     ++both;
     EXPECT_EQ(cut.counts[k], tier.counts[k]) << "pixel " << k;
   }
-  // (134 of 144 since the estimate carries BLA's drops linearly and its own square, which leave
-  // 10 pixels undecided without the tier and 6 with it: test_campaign_findings.cpp.)
+  // (Since the estimate carries BLA's drops and coefficient roundings per entry and its own square,
+  // 8 pixels stay undecided without the tier and 6 with it: test_campaign_findings.cpp.)
   EXPECT_GE(both, 130);
   // With the tier, what it leaves on this dear wrapping orbit gets no reference (cpu_flagged.cpp):
   // every unresolved pixel is counted as such, and none costs an MPFR orbit.
