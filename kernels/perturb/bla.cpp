@@ -160,9 +160,11 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     const FloatExp by = hypot_fe(aux(y.br), aux(y.bi)), say = sqrt(ay);
     z.ka = from_fe<U>(say * aux(x.ka) + aux(y.ka) * ax);
     z.kb = from_fe<U>(say * aux(x.kb) + aux(y.ka) * bx + aux(y.kb));
-    // Up to 3 roundings a part, by 2^-53 each in floatexp (5 2^-106 in floatexp2), and sqrt(2)
-    // from the parts to the modulus: 8 2^-53, and 32 2^-106.
-    const FloatExp u(kWide ? 0x1p-101 : 0x1p-50);
+    // Three roundings a part (2^-53 each in floatexp, a few 2^-106 in floatexp2) and sqrt(2) from
+    // the parts to the modulus, as the estimate's other roundings, in quadrature (an estimate, as
+    // theirs: 8 2^-53 and 32 2^-106 as a worst case flagged KF's 5e227 at 128x128 1,029 pixels
+    // against 841, with the same counts).
+    const FloatExp u(kWide ? 0x1p-104 : 0x1p-52);
     // Independent roundings, added in quadrature as the pixels' own (perturb.cuh); the drops
     // above are not roundings and add linearly.
     const auto q = [](FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); };
