@@ -141,6 +141,11 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
   const uint64_t len = ref.length();
   if (len < 3) return t;
   const FloatExp eps(t.eps);
+  // The coefficients' roundings a merge (bla.h, BlaEntry::ea, eb): three a part (2^-53 each in
+  // floatexp, a few 2^-106 in floatexp2) and sqrt(2) from the parts to the modulus, taken as the
+  // estimate's other roundings are, in quadrature (8 2^-53 and 32 2^-106, a worst case, flagged KF's
+  // 5e227 at 128x128 1,029 pixels against 841, with the same counts).
+  const FloatExp u(kWide ? 0x1p-104 : 0x1p-52);
   const auto merge = [&](const BlaEntry<U>& x, const BlaEntry<U>& y) {
     BlaEntry<U> z;
     z.ar = y.ar * x.ar - y.ai * x.ai;
@@ -149,27 +154,17 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     z.bi = (y.ar * x.bi + y.ai * x.br) + y.bi;
     // Radii are tolerances, computed in floatexp whatever the coefficients' arithmetic (53 bits of
     // a radius are as many as the 53-bit table's; the 106-bit table's are 2^-53 of those).
-    const FloatExp ax = hypot_fe(aux(x.ar), aux(x.ai)), xr = aux(x.r);
+    const FloatExp ax = hypot_fe(aux(x.ar), aux(x.ai)), bx = hypot_fe(aux(x.br), aux(x.bi)), xr = aux(x.r);
     FloatExp ry = xr;
-    if (ax.m != 0) ry = max0((aux(y.r) - hypot_fe(aux(x.br), aux(x.bi)) * dcmax) / ax);
+    if (ax.m != 0) ry = max0((aux(y.r) - bx * dcmax) / ax);
     z.r = from_fe<U>(std::min(xr, ry));
-    // What the steps drop and the coefficients' roundings (bla.h), bounds in floatexp: each of
-    // A's and B's parts here is rounded at most 3 times (2 products, a sum; B one sum more), by u
-    // of at most |y.A| |x.A| (|y.A| |x.B| + |y.B|) each.
-    const FloatExp ay = hypot_fe(aux(y.ar), aux(y.ai)), bx = hypot_fe(aux(x.br), aux(x.bi));
-    const FloatExp by = hypot_fe(aux(y.br), aux(y.bi)), say = sqrt(ay);
+    // What the steps drop (added linearly: they are not roundings) and the coefficients' roundings
+    // (independent, in quadrature as the pixels' own in perturb.cuh); bounds in floatexp (bla.h).
+    const FloatExp ay = hypot_fe(aux(y.ar), aux(y.ai)), by = hypot_fe(aux(y.br), aux(y.bi)), say = sqrt(ay);
     z.ka = from_fe<U>(say * aux(x.ka) + aux(y.ka) * ax);
     z.kb = from_fe<U>(say * aux(x.kb) + aux(y.ka) * bx + aux(y.kb));
-    // Three roundings a part (2^-53 each in floatexp, a few 2^-106 in floatexp2) and sqrt(2) from
-    // the parts to the modulus, as the estimate's other roundings, in quadrature (an estimate, as
-    // theirs: 8 2^-53 and 32 2^-106 as a worst case flagged KF's 5e227 at 128x128 1,029 pixels
-    // against 841, with the same counts).
-    const FloatExp u(kWide ? 0x1p-104 : 0x1p-52);
-    // Independent roundings, added in quadrature as the pixels' own (perturb.cuh); the drops
-    // above are not roundings and add linearly.
-    const auto q = [](FloatExp a, FloatExp b) { return sqrt(sqr(a) + sqr(b)); };
-    z.ea = from_fe<U>(q(q(ay * aux(x.ea), aux(y.ea) * ax), u * ay * ax));
-    z.eb = from_fe<U>(q(q(q(ay * aux(x.eb), aux(y.ea) * bx), aux(y.eb)), u * (ay * bx + by)));
+    z.ea = from_fe<U>(hypot_fe(hypot_fe(ay * aux(x.ea), aux(y.ea) * ax), u * ay * ax));
+    z.eb = from_fe<U>(hypot_fe(hypot_fe(hypot_fe(ay * aux(x.eb), aux(y.ea) * bx), aux(y.eb)), u * (ay * bx + by)));
     return z;
   };
   const auto single = [&](std::size_t k) {  // level 0, entry k: the step from m = k + 1

@@ -111,7 +111,8 @@ struct Reference;
 // first_level: the lowest level kept (at least 2); a higher one leaves the levels below it empty
 // (the kernel steps past them) and bounds the table to about N / 2^(first_level - 1) entries.
 // eps: the radii's tolerance (0: bla_epsilon<T>(); the double-word tier's first table takes
-// kBlaEpsilonCoarse), kept in the table's eps for the kernel's error bound.
+// kBlaEpsilonCoarse), kept in the table's eps (append_period_map picks the map's domain by it; the
+// pixels' error estimate takes each entry's own bounds, BlaEntry::ka .. eb, not eps).
 // period_map (T = double unscaled, FloatExp or DwDelta): also the period map of a wrapping reference;
 // its build stops within 64 of its steps once *cancel is set (the table then has no map).
 template <class T>

@@ -24,12 +24,12 @@ namespace {
 using namespace ds;
 using namespace ds::mandel;
 
-RenderResult render_cpu(const View& v, bool bla) {
+// Perturbation on the CPU, BLA on (the default), from a fresh reference.
+RenderResult render_cpu(const View& v) {
   perturb::clear_reference_cache();
   RenderOptions o;
   o.backend = Backend::kCpu;
   o.method = Method::kPerturb;
-  o.bla = bla;
   return render(v, o);
 }
 
@@ -38,7 +38,7 @@ RenderResult render_cpu(const View& v, bool bla) {
 // (3, 13) one off).
 // Every trusted pixel of MPFR's 32x32 grid of v (32x32) equals the render's count.
 void expect_equals_mpfr_everywhere(const View& v) {
-  const RenderResult r = render_cpu(v, true);
+  const RenderResult r = render_cpu(v);
   ASSERT_FALSE(r.cancelled);
   const Geometry g = geometry(v);
   const perturb::oracle::OracleGrid grid = perturb::oracle::oracle_grid(g, v, 32, perturb::oracle::OracleOptions{});
@@ -84,7 +84,7 @@ TEST(CampaignFindings, Seed10728EqualsMpfrEverywhere) {
 // this one at every pixel, 115 s on 2 cores); MPFR sides with this render at five of them.
 TEST(CampaignFindings, KfFiveE227sPixelsThatWereOneOffEqualMpfr) {
   const View v = test::kfr_view("5e227.kfr", 128, 128);
-  const RenderResult r = render_cpu(v, true);
+  const RenderResult r = render_cpu(v);
   ASSERT_FALSE(r.cancelled);
   EXPECT_GT(r.perturb.bla_skipped, 0u);
   const Geometry g = geometry(v);
