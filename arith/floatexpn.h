@@ -1,11 +1,12 @@
-// FloatExpN<N> (floatexp3 for N = 3): an N-term expansion significand with a wide integer exponent,
-// value = (t_0 + ... + t_{N-1}) * 2^e: 53 N bits at any depth. Perturbation's third tier, for the
-// pixels whose 106-bit deltas run out of bits on a long wrapping orbit (docs/perturbation.md,
+// FloatExpN<N> (floatexp3 .. floatexp8): an N-term expansion significand with a wide integer
+// exponent, value = (t_0 + ... + t_{N-1}) * 2^e: 53 N bits at any depth. Perturbation's wide tiers,
+// for the pixels whose 106-bit deltas run out of bits on a long wrapping orbit (docs/perturbation.md,
 // "Undecided pixels"). An internal delta type like FloatExp2, not a selectable arithmetic.
 //
 // Representation: zero is all terms 0, e = 0; otherwise 1 <= |t_0| < 2, the terms an Expansion<N>
 // (arith/expansion.h: ulp-nonoverlapping, most significant first) and |e| < 2^30. The significand
-// stays within [2^-400, 4] of 1 in every operation below, far from binary64's underflow, so
+// stays within [2^-430, 4] of 1 in every operation below (its lowest term above 2^-860), clear of
+// binary64's underflow, so
 // Expansion<N>'s bounds hold (eps = 2^-53N). Contract for results in the valid range:
 //   a * b, sqr(a):  |err| <= (1 + 2^-14) eps |exact| (Expansion<N>'s, renormalisation exact);
 //   a + b, a - b:   |err| <= (1 + 2^-30) eps |exact| + 2^-32 eps (|a| + |b|) when the exponents
@@ -31,12 +32,16 @@ namespace ds {
 
 template <int N>
 struct FloatExpN {
-  static_assert(N >= 3 && N <= 4, "FloatExpN: 3 or 4 terms");
+  static_assert(N >= 3 && N <= 8, "FloatExpN: 3 to 8 terms");
   Expansion<N> m;
   int32_t e;
 
   // 2 eps: the largest of the operations' bounds above, with the cancellation term.
-  static constexpr double kUnitRoundoff = N == 3 ? 0x1p-158 : 0x1p-211;
+  static constexpr double kUnitRoundoff = [] {
+    double r = 2.0;
+    for (int k = 0; k < 53 * N; ++k) r /= 2;
+    return r;
+  }();
 
   FloatExpN() = default;
   DEEPSCOPE_HD explicit FloatExpN(double d) {
@@ -68,6 +73,16 @@ struct FloatExpN {
   }
 };
 using FloatExp3 = FloatExpN<3>;
+
+// Whether T is a FloatExpN, and its terms.
+template <class T>
+struct FloatExpNTerms {
+  static constexpr int value = 0;
+};
+template <int N>
+struct FloatExpNTerms<FloatExpN<N>> {
+  static constexpr int value = N;
+};
 
 template <int N>
 DEEPSCOPE_HD FloatExp to_floatexp(const FloatExpN<N>& a) {

@@ -71,7 +71,7 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
     p.glitch_corrected += q.glitch_corrected;
     p.glitch_refined += q.glitch_refined;
     p.glitch_refined_dw += q.glitch_refined_dw;
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < mandel::PerturbInfo::kRefinePasses; ++k) {
       p.refine_pass_pixels[k] += q.refine_pass_pixels[k];
       p.refine_pass_decided[k] += q.refine_pass_decided[k];
       p.refine_pass_seconds[k] += q.refine_pass_seconds[k];

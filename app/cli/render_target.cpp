@@ -91,7 +91,8 @@ std::string render_summary(const RenderResult& r) {
     std::snprintf(
         line, sizeof line,
         "reference %llu points at %d bits in %s (stopped: %s), %.3f s%s%s; BLA skipped %.3g iterations; "
-        "glitches: %llu pixels flagged, %llu corrected (%llu by 106-bit deltas, %llu of them double words), "
+        "glitches: %llu pixels flagged, %llu corrected (%llu by wider deltas against the same centre: %llu "
+        "double words, %llu at 212 or 424 bits), "
         "%llu unresolved, "
         "%d secondary references (%.3f s at 106 bits, BLA skipped %.3g of their iterations, "
         "%.3f s secondary); %llu interior pixels",
@@ -103,6 +104,7 @@ std::string render_summary(const RenderResult& r) {
         static_cast<unsigned long long>(pi.glitch_corrected),
         static_cast<unsigned long long>(pi.glitch_refined),
         static_cast<unsigned long long>(pi.glitch_refined_dw),
+        static_cast<unsigned long long>(pi.refine_pass_decided[3] + pi.refine_pass_decided[4]),
         static_cast<unsigned long long>(pi.glitch_unresolved), pi.secondary_references, pi.refine_seconds,
         static_cast<double>(pi.refine_skipped), pi.secondary_seconds,
         static_cast<unsigned long long>(pi.interior_pixels));
@@ -136,6 +138,18 @@ std::string render_summary(const RenderResult& r) {
       passes += ")";
     }
     if (!passes.empty()) out += "\n106-bit tier:" + passes;
+    // The wide tiers (floatexp4, floatexp8 against a wide orbit): pixels, decided, time.
+    std::string wide;
+    const char* wide_names[2] = {"floatexp4 (212 bits)", "floatexp8 (424 bits)"};
+    for (int k = 3; k < mandel::PerturbInfo::kRefinePasses; ++k) {
+      if (pi.refine_pass_pixels[k] == 0) continue;
+      char b[200];
+      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s)", wide.empty() ? "" : ";", wide_names[k - 3],
+                    static_cast<unsigned long long>(pi.refine_pass_decided[k]),
+                    static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
+      wide += b;
+    }
+    if (!wide.empty()) out += "\nwide tiers (a 424-bit orbit):" + wide;
     if (pi.cpu_simd == mandel::CpuSimd::kAvx2 || pi.cpu_simd == mandel::CpuSimd::kAvx512) {
       const unsigned lanes = pi.cpu_simd == mandel::CpuSimd::kAvx2 ? 4 : 8;
       const double steps = static_cast<double>(pi.lane_steps) + static_cast<double>(pi.lane_scalar_steps);

@@ -77,7 +77,8 @@ struct PerturbInfo {
   uint64_t rebases = 0;        // rebasing events (Zhuoran: |z| < |dz|, or the reference's end)
   uint64_t glitch_pixels = 0;      // pixels the per-pixel checks flagged
   uint64_t glitch_corrected = 0;   // flagged pixels re-rendered right (glitch_refined among them)
-  uint64_t glitch_refined = 0;     // of those, decided by the 106-bit tier against the same reference
+  uint64_t glitch_refined = 0;     // of those, decided by the wider tiers against the same centre (106 bits, then
+                                   // the wide tiers: refine_pass_decided[3], [4])
   uint64_t glitch_refined_dw = 0;  // of those, by its double-word deltas (the rest by floatexp2)
   uint64_t glitch_unresolved = 0;  // flagged pixels no reference could resolve (the render is not right)
   // Of those, left without a secondary reference: on a reference wrapping at its ball period whose
@@ -88,12 +89,14 @@ struct PerturbInfo {
   uint64_t secondary_points = 0;   // their orbits' points in all (cut at the period on a wrapping orbit)
   double refine_seconds = 0;       // wall time of the 106-bit tier over the flagged pixels
   // Its passes (perturb/cpu_flagged.cpp, refine_flagged): 0 double words with the coarse BLA table
-  // (eps 2^-70), 1 with the fine one (2^-106), 2 floatexp2: the pixels each took, decided, and its
-  // wall time.
-  uint64_t refine_pass_pixels[3] = {0, 0, 0};
-  uint64_t refine_pass_decided[3] = {0, 0, 0};
-  double refine_pass_seconds[3] = {0, 0, 0};
-  uint64_t refine_pass_host[3] = {0, 0, 0};  // of a CUDA pass's pixels, those finished on the host's cores
+  // (eps 2^-70), 1 with the fine one (2^-106), 2 floatexp2; then the wide tiers against a wide orbit
+  // of the same centre, for what 106 bits left on a wrapping orbit: 3 floatexp4 (212 bits), 4
+  // floatexp8 (424): the pixels each took, decided, and its wall time (pass 3's includes the orbit's).
+  static constexpr int kRefinePasses = 5;
+  uint64_t refine_pass_pixels[kRefinePasses] = {0, 0, 0, 0, 0};
+  uint64_t refine_pass_decided[kRefinePasses] = {0, 0, 0, 0, 0};
+  double refine_pass_seconds[kRefinePasses] = {0, 0, 0, 0, 0};
+  uint64_t refine_pass_host[kRefinePasses] = {0, 0, 0, 0, 0};  // of a CUDA pass's pixels, those finished on the host's cores
   uint64_t refine_skipped = 0;     // iterations the 106-bit tier skipped by its own BLA steps
   double secondary_seconds = 0;    // wall time of the secondary references and their blobs' pixels
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)

@@ -17,10 +17,14 @@ namespace {
 
 FloatExp hypot_fe(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
 FloatExp max0(FloatExp x) { return x.m > 0 ? x : FloatExp(0.0); }
-// The reference's point k in the builder's arithmetic U: 53 bits (FloatExp), or 106 (FloatExp2).
+// The reference's point k in the builder's arithmetic U: 53 bits (FloatExp), 106 (FloatExp2) or 53 N
+// (FloatExpN<N>, a wide orbit's).
 template <class U>
 void point(const Reference& ref, uint64_t k, U* re, U* im) {
-  if constexpr (std::is_same<U, FloatExp2>::value) {
+  if constexpr (FloatExpNTerms<U>::value > 0) {
+    *re = ref.re_wide<FloatExpNTerms<U>::value>(k);
+    *im = ref.im_wide<FloatExpNTerms<U>::value>(k);
+  } else if constexpr (std::is_same<U, FloatExp2>::value) {
     *re = ref.re106(k);
     *im = ref.im106(k);
   } else {
@@ -134,7 +138,8 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
   // The builder's arithmetic: floatexp (no coefficient overflows while merging), or floatexp2 for
   // the 106-bit tier's table, rounded to T at the end.
   constexpr bool kWide = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
-  using U = std::conditional_t<kWide, FloatExp2, FloatExp>;
+  constexpr bool kWider = FloatExpNTerms<T>::value > 0;  // the wide tiers: in T itself
+  using U = std::conditional_t<kWider, T, std::conditional_t<kWide, FloatExp2, FloatExp>>;
   BlaTable<T> t;
   t.dcmax = dcmax;
   t.eps = eps_in > 0 ? eps_in : bla_epsilon<T>();
@@ -145,7 +150,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
   // floatexp, a few 2^-106 in floatexp2) and sqrt(2) from the parts to the modulus, taken as the
   // estimate's other roundings are, in quadrature (8 2^-53 and 32 2^-106, a worst case, flagged KF's
   // 5e227 at 128x128 1,029 pixels against 841, with the same counts).
-  const FloatExp u(kWide ? 0x1p-104 : 0x1p-52);
+  const FloatExp u(kWider ? roundoff<T>() * 2 : kWide ? 0x1p-104 : 0x1p-52);
   const auto merge = [&](const BlaEntry<U>& x, const BlaEntry<U>& y) {
     BlaEntry<U> z;
     z.ar = y.ar * x.ar - y.ai * x.ai;
@@ -237,7 +242,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     }
     t.radii_nested = nested.load();
   }
-  if constexpr (!std::is_same<T, FloatExp2>::value)
+  if constexpr (!std::is_same<T, FloatExp2>::value && !kWider)
     if (period_map) append_period_map(ref, dcmax, scale, &t, cancel);
   return t;
 }
@@ -262,6 +267,10 @@ template BlaTable<FloatExp> build_bla<FloatExp>(const Reference&, FloatExp, int,
                                                 const std::atomic<bool>*);
 template BlaTable<FloatExp2> build_bla<FloatExp2>(const Reference&, FloatExp, int, int, double, bool,
                                                   const std::atomic<bool>*);
+template BlaTable<FloatExpN<4>> build_bla<FloatExpN<4>>(const Reference&, FloatExp, int, int, double, bool,
+                                                        const std::atomic<bool>*);
+template BlaTable<FloatExpN<8>> build_bla<FloatExpN<8>>(const Reference&, FloatExp, int, int, double, bool,
+                                                        const std::atomic<bool>*);
 template BlaTable<DwDelta> build_bla<DwDelta>(const Reference&, FloatExp, int, int, double, bool,
                                               const std::atomic<bool>*);
 

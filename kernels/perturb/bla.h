@@ -21,6 +21,7 @@
 #include "arith/floatexp.h"
 #include "arith/hd.h"
 #include "arith/floatexp2.h"
+#include "arith/floatexpn.h"
 #include "dw_delta.h"
 #include "period_map.h"
 
@@ -39,9 +40,13 @@ constexpr double kBlaEpsilon2 = 1.2325951644078310e-32;  // 2^-106
 // drops is carried in each pixel's error bound (BlaEntry::ka, kb), so a pixel it leaves undecided
 // goes on to the 2^-106 table, never out with a wrong count.
 constexpr double kBlaEpsilonCoarse = 8.4703294725430034e-22;  // 2^-70
+// The wide tiers' (floatexp N, 53 N bits): 2^-53N.
 template <class T>
 DEEPSCOPE_HD constexpr double bla_epsilon() {
-  return std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value ? kBlaEpsilon2 : kBlaEpsilon;
+  if constexpr (FloatExpNTerms<T>::value > 0)
+    return T::kUnitRoundoff * 0.5;
+  else
+    return std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value ? kBlaEpsilon2 : kBlaEpsilon;
 }
 
 template <class T>

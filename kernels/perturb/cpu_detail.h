@@ -135,7 +135,10 @@ void fill_points(const Reference& ref, uint64_t first, uint64_t n, T* zr, T* zi,
                [&](std::size_t a, std::size_t b) {
                  for (std::size_t i = a; i < b; ++i) {
                    const uint64_t k = first + i;
-                   if constexpr (std::is_same<T, FloatExp2>::value) {
+                   if constexpr (FloatExpNTerms<T>::value > 0) {
+                     zr[i] = ref.re_wide<FloatExpNTerms<T>::value>(k);
+                     zi[i] = ref.im_wide<FloatExpNTerms<T>::value>(k);
+                   } else if constexpr (std::is_same<T, FloatExp2>::value) {
                      zr[i] = ref.re106(k);
                      zi[i] = ref.im106(k);
                    } else if constexpr (std::is_same<T, DwDelta>::value) {
@@ -183,7 +186,8 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   // bla.h) from the lowest level at which it stays within kMaxTierBlaBytes (level 2 up to about
   // 35 M points; above, the pixels step singly over the first levels' spans and skip from there).
   // T = DwDelta: two tables (coarse and fine, Prepared), half of that each.
-  constexpr bool kTier = std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value;
+  constexpr bool kTier =
+      std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value || FloatExpNTerms<T>::value > 0;
   constexpr bool kTwoTables = std::is_same<T, DwDelta>::value;
   const uint64_t len = ref->length();
   // The main tables are bounded the same way (kMaxBlaBytes, counted in the builder's floatexp
@@ -226,7 +230,8 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   if (with_bla && p->in_range) {
     p->coarse = kTwoTables;
     p->bla = build_bla<T>(*ref, dcmax, first_level, scale, kTwoTables ? kBlaEpsilonCoarse : 0.0,
-                          period_map && !std::is_same<T, FloatExp2>::value, cancel);
+                          period_map && !std::is_same<T, FloatExp2>::value && FloatExpNTerms<T>::value == 0,
+                          cancel);
     // A map cut short by a cancel: this (cancelled) render's table only, never kept for the next.
     if (cancel && cancel->load()) return p;
   }

@@ -266,6 +266,9 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
     off_im = dw_from(o.im, &ok);
     hs = dw_from(o.half_step, &ok);
     if (!ok) return flagged;
+  } else if constexpr (FloatExpNTerms<T>::value > 0) {
+    centre_offset(ref, g, &off_re, &off_im, &hs);  // to 53 N bits (ref is the wide orbit)
+    backend = Backend::kCpu;                        // no device instantiation: the host's cores
   } else {
     off_re = o.re;
     off_im = o.im;
@@ -294,6 +297,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   std::vector<FieldValues> fields(opt.fields ? flagged.size() : 0);
   if (backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
+    if constexpr (FloatExpNTerms<T>::value == 0) {
     std::vector<uint32_t> idx(flagged.begin(), flagged.end());
     detail::ListTail<T> tail;
     tail.cpu_threads = opt.host_tail ? resolve_threads(opt.cpu_threads) : 0u;
@@ -307,6 +311,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
                             : finish_on_host(p, opt, tail.q, &tail.stripe, counts.data(), smooth.data(), f, skipped);
       if (!done) *cancelled = true;
       if (host_pixels) *host_pixels += tail.q.size();
+    }
     }
 #else
     throw BackendError("built without CUDA");
@@ -333,6 +338,44 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
       put(flagged[q], counts[q], smooth[q], opt.fields ? fields[q] : FieldValues{});
   }
   return again;
+}
+
+// The wide tiers (floatexp4 and then floatexp8 deltas: 212 and 424 bits) for what the 106-bit
+// passes left, on an orbit that wraps (periodic, or cut at the ball's period): there a pixel goes
+// round the period hundreds of times, and its delta's error relative to the delta grows by the
+// orbit's own factor each turn (about e^0.27 a turn at FractalShark's view 13: 0.39 bits), past 106
+// bits after some 240 turns; 212 bits carry it about 270 turns further, 424 bits some 800. Against
+// the wide orbit (wide_reference: the same C, kWideExtraBits more bits, 424-bit points), whose error
+// as a shift of c is 2^-448 of the first orbit's: with the first orbit's points and shift the
+// estimate would stop at theirs. Elsewhere what 106 bits leave is a glitch (secondary references),
+// not a lack of bits. Returns the pixels still flagged.
+std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
+                                    const std::shared_ptr<const Reference>& ref, std::vector<std::size_t> left,
+                                    const PutPixel& put, bool* cancelled, PerturbInfo* info) {
+  if (left.empty() || *cancelled || !opt.refine || !(ref->periodic || ref->ball_period != 0)) return left;
+  auto t0 = Clock::now();
+  std::string why;
+  const std::shared_ptr<const Reference> wide = wide_reference(ref, opt.cancel, &why);
+  if (!wide) {
+    if (opt.cancel && opt.cancel->load()) *cancelled = true;
+    return left;
+  }
+  const auto pass = [&](int k, auto delta) {
+    using T = decltype(delta);
+    if (left.empty() || *cancelled) return;
+    double bla = 0;
+    const std::size_t in = left.size();
+    left = refine_with<T>(v, g, t, opt, wide, Backend::kCpu, Offset106{}, left, put, cancelled, &bla,
+                          &info->refine_skipped);
+    info->bla_seconds += bla;
+    info->refine_pass_pixels[k] += in;
+    info->refine_pass_seconds[k] += since(t0);  // pass 3's with the wide orbit's time
+    if (!*cancelled) info->refine_pass_decided[k] += in - left.size();
+    t0 = Clock::now();
+  };
+  pass(3, FloatExpN<4>(0.0));
+  pass(4, FloatExpN<8>(0.0));
+  return left;
 }
 
 // The double word first (its coarse table, then its fine one for what that leaves), floatexp2 for
@@ -390,7 +433,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
     info->glitch_refined_dw += flagged.size() - left.size();
   }
   bool fe2_served = false;
-  if (!dw_served) return pass(2, left, &fe2_served, nullptr);
+  if (!dw_served) return wide_tiers(v, g, t, opt, ref, pass(2, left, &fe2_served, nullptr), put, cancelled, info);
   // The fine pass left `left`; floatexp2 takes its floor pixels (a subset, ascending).
   const std::vector<std::size_t> still = pass(2, at_floor, &fe2_served, nullptr);
   if (*cancelled) return {};
@@ -400,7 +443,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   std::vector<std::size_t> merged;
   merged.reserve(out.size() + still.size());
   std::merge(out.begin(), out.end(), still.begin(), still.end(), std::back_inserter(merged));
-  return merged;
+  return wide_tiers(v, g, t, opt, ref, merged, put, cancelled, info);
 }
 
 }  // namespace

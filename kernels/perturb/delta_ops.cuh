@@ -8,6 +8,7 @@
 
 #include "arith/floatexp.h"
 #include "arith/floatexp2.h"
+#include "arith/floatexpn.h"
 #include "arith/hd.h"
 #include "dw_delta.h"
 
@@ -17,17 +18,38 @@ DEEPSCOPE_HD double as_double(double x) { return x; }
 DEEPSCOPE_HD double as_double(FloatExp x) { return to_double(x); }
 DEEPSCOPE_HD double as_double(FloatExp2 x) { return to_double(x); }
 DEEPSCOPE_HD double as_double(DwDelta x) { return to_double(x); }
+template <int N>
+DEEPSCOPE_HD double as_double(const FloatExpN<N>& x) {
+  return to_double(x);
+}
 DEEPSCOPE_HD double absval(double x) { return x < 0 ? -x : x; }
 DEEPSCOPE_HD FloatExp absval(FloatExp x) { return abs(x); }
 DEEPSCOPE_HD FloatExp2 absval(FloatExp2 x) { return abs(x); }
 DEEPSCOPE_HD DwDelta absval(DwDelta x) { return abs(x); }
+template <int N>
+DEEPSCOPE_HD FloatExpN<N> absval(const FloatExpN<N>& x) {
+  return abs(x);
+}
 DEEPSCOPE_HD double twice(double x) { return x + x; }
 DEEPSCOPE_HD FloatExp twice(FloatExp x) { return mul_pow2(x, 1); }
 DEEPSCOPE_HD FloatExp2 twice(FloatExp2 x) { return mul_pow2(x, 1); }
 DEEPSCOPE_HD DwDelta twice(DwDelta x) { return mul_pow2(x, 1); }
+template <int N>
+DEEPSCOPE_HD FloatExpN<N> twice(const FloatExpN<N>& x) {
+  return mul_pow2(x, 1);
+}
 // |x + iy| (the modulus), in T's range.
 DEEPSCOPE_HD FloatExp modulus(FloatExp x, FloatExp y) { return sqrt(sqr(x) + sqr(y)); }
 DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + sqr(y)); }
+// For estimates only (BLA coefficients' moduli): floatexp's 53 bits are enough.
+template <int N>
+DEEPSCOPE_HD FloatExpN<N> modulus(const FloatExpN<N>& x, const FloatExpN<N>& y) {
+  const FloatExp a = to_floatexp(x), b = to_floatexp(y), r = sqrt(sqr(a) + sqr(b));
+  FloatExpN<N> out;
+  out.m = Expansion<N>(r.m);
+  out.e = r.e;
+  return out;
+}
 // |x + iy| for double, overflow- and underflow-safe: the plain formula where the squares' sum is
 // well inside binary64's range (bit for bit), else from the larger part (the error estimate's
 // terms go below 2^-512 after an orbit's close approaches to 0, and long BLA steps' coefficients
@@ -84,6 +106,10 @@ template <>
 struct AuxOf<FloatExp2> {
   using type = FloatExp;
 };
+template <int N>
+struct AuxOf<FloatExpN<N>> {
+  using type = FloatExp;
+};
 template <>
 struct AuxOf<DwDelta> {
   using type = double;
@@ -92,6 +118,10 @@ DEEPSCOPE_HD double aux(double x) { return x; }
 DEEPSCOPE_HD double aux(DwDelta x) { return to_double(x); }
 DEEPSCOPE_HD FloatExp aux(FloatExp x) { return x; }
 DEEPSCOPE_HD FloatExp aux(FloatExp2 x) { return to_floatexp(x); }
+template <int N>
+DEEPSCOPE_HD FloatExp aux(const FloatExpN<N>& x) {
+  return to_floatexp(x);
+}
 // A floatexp value in T (rounded to binary64 for T = double; exact for the others).
 template <class T>
 DEEPSCOPE_HD T from_fe(FloatExp x);
@@ -108,16 +138,34 @@ DEEPSCOPE_HD FloatExp2 from_fe<FloatExp2>(FloatExp x) {
   return FloatExp2::from_parts(x, 0.0);
 }
 template <>
+DEEPSCOPE_HD FloatExpN<4> from_fe<FloatExpN<4>>(FloatExp x) {
+  FloatExpN<4> r;
+  r.m = Expansion<4>(x.m);
+  r.e = x.e;
+  return r;
+}
+template <>
+DEEPSCOPE_HD FloatExpN<8> from_fe<FloatExpN<8>>(FloatExp x) {
+  FloatExpN<8> r;
+  r.m = Expansion<8>(x.m);
+  r.e = x.e;
+  return r;
+}
+template <>
 DEEPSCOPE_HD DwDelta from_fe<DwDelta>(FloatExp x) {
   return DwDelta(to_double(x));
 }
 
-// The unit roundoff of the delta type's operations: 2^-53 for binary64 and floatexp, 5 2^-106 for
+// The unit roundoff of the delta type's operations: 2^-53 for binary64 and floatexp, 2^(1-53N) for
+// floatexp N (arith/floatexpn.h), 5 2^-106 for
 // floatexp2 and the double word (their multiplication's bound, arith/floatexp2.h, dw_delta.h).
 template <class T>
 constexpr double roundoff() {
-  return std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value ? FloatExp2::kUnitRoundoff
-                                                                              : 1.1102230246251565e-16;
+  if constexpr (FloatExpNTerms<T>::value > 0)
+    return T::kUnitRoundoff;
+  else
+    return std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value ? FloatExp2::kUnitRoundoff
+                                                                                  : 1.1102230246251565e-16;
 }
 
 }  // namespace ds::perturb

@@ -6,9 +6,11 @@
 #include <mpfr.h>
 
 #include <string>
+#include <vector>
 
 #include "arith/floatexp.h"
 #include "arith/floatexp2.h"
+#include "arith/floatexpn.h"
 #include "arith/mpfr_number.h"
 
 namespace ds::mpfr_util {
@@ -28,6 +30,41 @@ inline double tail_of(const mpfr_t x, FloatExp f, mpfr_t tmp) {
   mpfr_mul_2si(tmp, x, -f.e, MPFR_RNDN);  // exact
   mpfr_sub_d(tmp, tmp, f.m, MPFR_RNDN);   // exact: f.m holds x's leading bits
   return mpfr_get_d(tmp, MPFR_RNDN);
+}
+
+// The terms of x beyond its head f and tail lo (to_fe_tail's), `count` of them appended to *out:
+// x = (f.m + lo + w_0 + ... ) 2^f.e to about 53 (count + 2) bits (x read to kMoreTermsBits, then
+// exact differences, each term rounded once to nearest). scratch: of kMoreTermsBits.
+constexpr int kMoreTermsBits = 53 * 8 + 64;
+inline void more_terms(const mpfr_t x, FloatExp f, double lo, int count, std::vector<double>* out,
+                       mpfr_t scratch) {
+  if (f.m == 0) {
+    out->insert(out->end(), static_cast<std::size_t>(count), 0.0);
+    return;
+  }
+  mpfr_set(scratch, x, MPFR_RNDN);
+  mpfr_mul_2si(scratch, scratch, -f.e, MPFR_RNDN);  // exact
+  mpfr_sub_d(scratch, scratch, f.m, MPFR_RNDN);     // exact: f.m holds the leading bits
+  mpfr_sub_d(scratch, scratch, lo, MPFR_RNDN);      // exact: lo the next ones
+  for (int i = 0; i < count; ++i) {
+    const double w = mpfr_get_d(scratch, MPFR_RNDN);
+    out->push_back(w);
+    mpfr_sub_d(scratch, scratch, w, MPFR_RNDN);  // exact
+  }
+}
+
+// x rounded to 53 N bits (floatexp N). tmp: scratch of x's precision; scratch: of kMoreTermsBits.
+template <int N>
+FloatExpN<N> to_fen(const mpfr_t x, mpfr_t tmp, mpfr_t scratch) {
+  const FloatExp f = to_fe(x);
+  if (f.m == 0) return FloatExpN<N>(0.0);
+  const double lo = tail_of(x, f, tmp);
+  std::vector<double> more;
+  more_terms(x, f, lo, N - 2, &more, scratch);
+  Expansion<N> s(f.m);
+  s = s + lo;
+  for (double w : more) s = s + w;
+  return FloatExpN<N>::normalise(s, f.e);
 }
 
 // x rounded to 106 bits (floatexp2). tmp: scratch of x's precision.

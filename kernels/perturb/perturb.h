@@ -11,6 +11,7 @@
 
 #include "arith/floatexp.h"
 #include "arith/floatexp2.h"
+#include "arith/floatexpn.h"
 #include "kernels/mandelbrot/mandelbrot.h"
 
 namespace ds::perturb {
@@ -76,6 +77,11 @@ struct Reference {
   // compressed without loss (orbit_codec.h, about 2 bytes a point against 48): then `packed` holds
   // every point and the four arrays above are empty. point() reads either way.
   std::shared_ptr<const CompressedOrbit> packed;
+  // A wide orbit (compute_reference's `wide_terms` W > 2: the wide tiers', reference_wide.cpp):
+  // each point's terms past the tail, W - 2 of them at zr_w[n (W - 2) ...], so that
+  // Z_n = (zr[n].m + zr_lo[n] + zr_w[..] + ...) 2^zr[n].e to 53 W bits; never packed.
+  int wide_terms = 0;
+  std::vector<double> zr_w, zi_w;
   // Point k (k < length()). A packed point decodes its chunk of 4,096 into a per-thread buffer:
   // cheap for points read in order, or near each other.
   void point(uint64_t k, FloatExp* re, FloatExp* im, double* re_lo, double* im_lo) const;
@@ -84,6 +90,24 @@ struct Reference {
   FloatExp im53(uint64_t k) const;
   FloatExp2 re106(uint64_t k) const;
   FloatExp2 im106(uint64_t k) const;
+  // To 53 N bits (a wide orbit of at least N terms only).
+  template <int N>
+  FloatExpN<N> re_wide(uint64_t k) const {
+    return wide_point<N>(zr[k], zr_lo[k], zr_w.data() + k * static_cast<uint64_t>(wide_terms - 2));
+  }
+  template <int N>
+  FloatExpN<N> im_wide(uint64_t k) const {
+    return wide_point<N>(zi[k], zi_lo[k], zi_w.data() + k * static_cast<uint64_t>(wide_terms - 2));
+  }
+  // (head.m + lo + more[0] + ... + more[N-3]) 2^head.e, through Expansion<N>'s sums (exact: the
+  // terms do not overlap), normalised.
+  template <int N>
+  static FloatExpN<N> wide_point(FloatExp head, double lo, const double* more) {
+    Expansion<N> s(head.m);
+    s = s + lo;
+    for (int i = 0; i < N - 2; ++i) s = s + more[i];
+    return FloatExpN<N>::normalise(s, head.e);
+  }
   double seconds = 0;
   // Threads that computed each step's products in MPFR (reference_step.h); negative for the
   // fixed-point arithmetic (reference_fixed.h): -1 on a CUDA device, -2 its CPU twin.
@@ -142,6 +166,8 @@ FloatExp pixel_step(const Geometry& g);
 // once the orbit is whole); the resumed orbit is bit for bit the uninterrupted one. *note says
 // what happened to it ("resumed FILE at iteration N", "checkpoint FILE at iteration N") and to the
 // GPU ("the GPU reference failed (...); computed in MPFR"). path: the arithmetic (ReferencePath).
+// wide_terms (0, or 3 to 8): the points to 53 wide_terms bits as well (Reference::wide_terms: MPFR
+// steps, never packed, no checkpoint).
 // The ball method (finder::find_period) riding along a reference orbit: the disk of `radius` about
 // C (the view's half-diagonal) carried by the orbit's derivative bound, R_1 = radius,
 // R_{n+1} = (2 |Z_n| + R_n) R_n + radius; the orbit stops at the first n <= max_period where
@@ -168,7 +194,19 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    uint64_t memory_budget = 0, const std::string& checkpoint = "",
                                                    double checkpoint_seconds = 60, std::string* note = nullptr,
                                                    ReferencePath path = ReferencePath::kAuto,
-                                                   int shift_log2 = kReferenceShiftLog2, BallStop ball = {});
+                                                   int shift_log2 = kReferenceShiftLog2, BallStop ball = {},
+                                                   int wide_terms = 0);
+// The wide tiers' orbit (reference_wide.cpp; docs/perturbation.md, "Undecided pixels"): ref's
+// orbit again from the same C for the same ref.length() points, every point to kWideTerms terms
+// (424 bits, Reference::wide_terms), with kWideExtraBits more bits and an error target (a shift
+// of c) 2^-kWideExtraBits of ref's, in MPFR. The periodic, ball and escape marks are ref's where
+// the orbits agree in length. nullptr (and *why) where it cannot serve: over kMaxWidePoints
+// points, cancelled, or of another length. One-entry cache keyed by ref.
+constexpr int kWideTerms = 8;
+constexpr int kWideExtraBits = 448;
+constexpr uint64_t kMaxWidePoints = uint64_t{1} << 22;
+std::shared_ptr<const Reference> wide_reference(const std::shared_ptr<const Reference>& ref,
+                                                const std::atomic<bool>* cancel, std::string* why);
 // Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
 constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
 // A render's host arrays of a reference's points in its delta type (cpu.cpp: the CPU's pixels, and
@@ -223,6 +261,9 @@ void release_device_tables();
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp* re, FloatExp* im);
 // The same offset and the half step s/2, rounded to floatexp2 (106 bits).
 void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, FloatExp2* im, FloatExp2* half_step);
+template <int N>
+void centre_offset(const Reference& ref, const Geometry& g, FloatExpN<N>* re, FloatExpN<N>* im,
+                   FloatExpN<N>* half_step);  // N = 4 and 8 (the wide tiers)
 
 // The exact c of pixel (i, j) (View::pixel_map honoured) as decimal strings, `bits` bits.
 void pixel_c(const Geometry& g, const View& v, int i, int j, int bits, std::string* re, std::string* im);

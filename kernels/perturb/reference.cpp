@@ -268,6 +268,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   const int bits = ref->bits;
   const bool fixed = arith != StepArith::kMpfr;
   Mpfr cr(bits), ci(bits), x(bits), y(bits), x2(bits), y2(bits), xy(bits), tmp(bits);  // tmp: to_fe_tail's
+  Mpfr w(mpfr_util::kMoreTermsBits);  // more_terms's (a wide orbit)
   parse(cr.v, ref->re);
   parse(ci.v, ref->im);
   std::unique_ptr<ReferenceStep> step;
@@ -284,6 +285,10 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   ref->zi.assign(1, FloatExp(0.0));
   ref->zr_lo.assign(1, 0.0);
   ref->zi_lo.assign(1, 0.0);
+  if (ref->wide_terms > 2) {
+    ref->zr_w.assign(static_cast<std::size_t>(ref->wide_terms - 2), 0.0);
+    ref->zi_w.assign(static_cast<std::size_t>(ref->wide_terms - 2), 0.0);
+  }
   ref->escaped = ref->periodic = false;
   ref->escape_certified = certify;
   ref->error_shift = FloatExp(0.0);
@@ -298,7 +303,7 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
   std::unique_ptr<OrbitEncoder> enc;
   const double pack_bytes = std::min(static_cast<double>(kPackFromPoints) * kReferenceBytesPerPoint,
                                      static_cast<double>(memory_budget) / 8);
-  const uint64_t pack_from = static_cast<uint64_t>(pack_bytes / kReferenceBytesPerPoint);
+  const uint64_t pack_from = ref->wide_terms > 2 ? UINT64_MAX : static_cast<uint64_t>(pack_bytes / kReferenceBytesPerPoint);
   // The arrays reserved up to the orbit's longest unpacked length: pages are touched once, as the
   // points arrive, instead of again at every doubling (0.88x to 0.92x the CPU time of a certified
   // 5e227 orbit, docs/bench/reference.md). Untouched, the reservation costs address space only;
@@ -392,6 +397,8 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
       ref->zi.shrink_to_fit();
       ref->zr_lo.shrink_to_fit();
       ref->zi_lo.shrink_to_fit();
+      ref->zr_w.shrink_to_fit();
+      ref->zi_w.shrink_to_fit();
     }
     return Pass::kDone;
   };
@@ -491,6 +498,10 @@ Pass iterate_reference(Reference* ref, uint64_t max_iter, bool last_try, bool ce
     OrbitPoint p;
     to_fe_tail(x.v, &p.re, &p.re_lo, tmp.v);  // from the limbs (mpfr_util.h), as to_fe and tail_of
     to_fe_tail(y.v, &p.im, &p.im_lo, tmp.v);
+    if (ref->wide_terms > 2) {
+      mpfr_util::more_terms(x.v, p.re, p.re_lo, ref->wide_terms - 2, &ref->zr_w, w.v);
+      mpfr_util::more_terms(y.v, p.im, p.im_lo, ref->wide_terms - 2, &ref->zi_w, w.v);
+    }
     const OrbitChecks::Verdict v = checks.accept(n, p, more_bits);
     if (v == OrbitChecks::kNeedsBits) return Pass::kNeedsBits;
     if (v == OrbitChecks::kStop) break;
@@ -558,7 +569,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    const std::function<void(double)>& progress, bool certify,
                                                    int threads, uint64_t memory_budget, const std::string& checkpoint,
                                                    double checkpoint_seconds, std::string* note, ReferencePath path,
-                                                   int shift_log2, BallStop ball) {
+                                                   int shift_log2, BallStop ball, int wide_terms) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool budget_is_machine = memory_budget == 0;
   if (budget_is_machine) {
@@ -572,6 +583,8 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
   ref->max_iter = max_iter;
   ref->shift_log2 = shift_log2;
   ref->step = step;
+  ref->wide_terms = wide_terms;
+  if (wide_terms > 2) path = ReferencePath::kMpfr;  // the fixed-point records carry 106 bits
   const int max_bits = kMaxExtraBitsFactor * bits + 4096;
   StepArith arith = StepArith::kMpfr;
   if (path == ReferencePath::kGpu ||

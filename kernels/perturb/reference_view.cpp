@@ -101,6 +101,20 @@ void centre_offset(const Reference& ref, const Geometry& g, FloatExp2* re, Float
   *half_step = to_fe2(dre.v, tmp.v);
 }
 
+template <int N>
+void centre_offset(const Reference& ref, const Geometry& g, FloatExpN<N>* re, FloatExpN<N>* im,
+                   FloatExpN<N>* half_step) {
+  const int bits = difference_bits(ref, g);
+  Mpfr dre(bits), dim(bits), tmp(bits), w(mpfr_util::kMoreTermsBits);
+  centre_difference(ref, g, dre, dim);
+  *re = mpfr_util::to_fen<N>(dre.v, tmp.v, w.v);
+  *im = mpfr_util::to_fen<N>(dim.v, tmp.v, w.v);
+  parse(dre.v, g.half_step);
+  *half_step = mpfr_util::to_fen<N>(dre.v, tmp.v, w.v);
+}
+template void centre_offset<4>(const Reference&, const Geometry&, FloatExpN<4>*, FloatExpN<4>*, FloatExpN<4>*);
+template void centre_offset<8>(const Reference&, const Geometry&, FloatExpN<8>*, FloatExpN<8>*, FloatExpN<8>*);
+
 std::shared_ptr<const Reference> reference_for(const Geometry& g, const View& v,
                                                const std::atomic<bool>* cancel,
                                                const std::function<void(double)>& progress, bool* reused,

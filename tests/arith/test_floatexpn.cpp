@@ -1,6 +1,6 @@
-// ds::FloatExpN<3> (arith/floatexpn.h, perturbation's third delta tier) against MPFR: + - * sqr sqrt
-// on random three-term operands over a wide exponent range, with exponent gaps around the add's
-// cut-off and near cancellation, each result within its stated bound of MPFR's exact value and
+// ds::FloatExpN<N> (arith/floatexpn.h, perturbation's wide delta tiers) against MPFR: + - * sqr sqrt
+// on random N-term operands (N = 3, 4, 8) over a wide exponent range, with exponent gaps around the
+// add's cut-off and near cancellation, each result within its stated bound of MPFR's exact value and
 // normalised; comparisons exact.
 #include <gtest/gtest.h>
 
@@ -17,43 +17,60 @@ namespace {
 using ds::Expansion;
 using ds::FloatExp2;
 using ds::FloatExp3;
+using ds::FloatExpN;
 using ds::test::Mp;
 using Rng = std::mt19937_64;
 
 const double kU = FloatExp3::kUnitRoundoff;  // 2 * 2^-159
 
-void set_exact(mpfr_ptr out, const FloatExp3& x) {
+template <int N>
+void set_exact(mpfr_ptr out, const FloatExpN<N>& x) {
   mpfr_set_d(out, x.m.t[0], MPFR_RNDN);
-  for (int i = 1; i < 3; ++i) mpfr_add_d(out, out, x.m.t[i], MPFR_RNDN);  // exact at 600 bits
+  for (int i = 1; i < N; ++i) mpfr_add_d(out, out, x.m.t[i], MPFR_RNDN);  // exact at 1400 bits
   mpfr_mul_2si(out, out, x.e, MPFR_RNDN);
 }
 
-bool normalised(const FloatExp3& x) {
-  if (x.m.t[0] == 0) return x.m.t[1] == 0 && x.m.t[2] == 0 && x.e == 0;
+template <int N>
+bool normalised(const FloatExpN<N>& x) {
+  if (x.m.t[0] == 0) {
+    for (int i = 1; i < N; ++i)
+      if (x.m.t[i] != 0) return false;
+    return x.e == 0;
+  }
   const double a = std::fabs(x.m.t[0]);
-  return a >= 1.0 && a < 2.0 && std::fabs(x.m.t[1]) <= 0x1p-52 * a && std::fabs(x.m.t[2]) <= 0x1p-52 * std::fabs(x.m.t[1]);
+  if (!(a >= 1.0 && a < 2.0)) return false;
+  for (int i = 1; i < N; ++i)
+    if (!(std::fabs(x.m.t[i]) <= 0x1p-52 * std::fabs(x.m.t[i - 1]))) return false;
+  return true;
 }
 
-std::string show(const FloatExp3& x) {
-  char b[128];
-  std::snprintf(b, sizeof b, "(%a + %a + %a)*2^%d", x.m.t[0], x.m.t[1], x.m.t[2], x.e);
-  return b;
+template <int N>
+std::string show(const FloatExpN<N>& x) {
+  std::string out = "(";
+  char b[40];
+  for (int i = 0; i < N; ++i) {
+    std::snprintf(b, sizeof b, "%s%a", i ? " + " : "", x.m.t[i]);
+    out += b;
+  }
+  return out + ")*2^" + std::to_string(x.e);
 }
 
-// A random value with a full 159-bit significand in [1, 2), a random sign and exponent.
-FloatExp3 random_fe3(Rng& rng, int max_exp) {
+// A random value with a full 53N-bit significand in [1, 2), a random sign and exponent.
+template <int N>
+FloatExpN<N> random_fen(Rng& rng, int max_exp) {
   std::uniform_real_distribution<double> m(1.0, 2.0), t(-1.0, 1.0);
   std::uniform_int_distribution<int> e(-max_exp, max_exp);
-  Expansion<3> s(m(rng));
-  s = s + t(rng) * 0x1p-53;
-  s = s + t(rng) * 0x1p-106;
+  Expansion<N> s(m(rng));
+  for (int i = 1; i < N; ++i) s = s + std::ldexp(t(rng), -53 * i);
   if (rng() & 1) s = -s;
-  return FloatExp3::normalise(s, e(rng));
+  return FloatExpN<N>::normalise(s, e(rng));
 }
+FloatExp3 random_fe3(Rng& rng, int max_exp) { return random_fen<3>(rng, max_exp); }
 
-::testing::AssertionResult within(const FloatExp3& got, mpfr_srcptr exact, double bound) {
+template <int N>
+::testing::AssertionResult within(const FloatExpN<N>& got, mpfr_srcptr exact, double bound) {
   if (!normalised(got)) return ::testing::AssertionFailure() << "not normalised: " << show(got);
-  Mp g(700);
+  Mp g(1400);
   set_exact(g, got);
   const double rel = ds::test::rel_err(g, exact);
   if (!(rel <= bound))
@@ -61,13 +78,15 @@ FloatExp3 random_fe3(Rng& rng, int max_exp) {
   return ::testing::AssertionSuccess();
 }
 
-TEST(FloatExp3, RandomOpsAgainstMpfr) {
-  Rng rng = ds::test::seeded_rng("FloatExp3.RandomOpsAgainstMpfr");
-  Mp a(700), b(700), want(1400);
-  for (int i = 0; i < 50000; ++i) {
-    // Exponent gaps up to ~200 half the time (the add's cut-off at 162), the full range otherwise.
-    const FloatExp3 x = random_fe3(rng, i % 2 ? 100 : 100000);
-    const FloatExp3 y = random_fe3(rng, i % 2 ? 100 : 100000);
+template <int N>
+void random_ops(const char* name, int count) {
+  Rng rng = ds::test::seeded_rng(name);
+  Mp a(1400), b(1400), want(2800);
+  const double kU = FloatExpN<N>::kUnitRoundoff;
+  for (int i = 0; i < count; ++i) {
+    // Exponent gaps around the add's cut-off (53 N + 3) half the time, the full range otherwise.
+    const FloatExpN<N> x = random_fen<N>(rng, i % 2 ? 30 * N : 100000);
+    const FloatExpN<N> y = random_fen<N>(rng, i % 2 ? 30 * N : 100000);
     set_exact(a, x);
     set_exact(b, y);
     mpfr_add(want, a, b, MPFR_RNDN);
@@ -87,6 +106,10 @@ TEST(FloatExp3, RandomOpsAgainstMpfr) {
     EXPECT_EQ(x <= y, c <= 0);
   }
 }
+
+TEST(FloatExp3, RandomOpsAgainstMpfr) { random_ops<3>("FloatExp3.RandomOpsAgainstMpfr", 50000); }
+TEST(FloatExp4, RandomOpsAgainstMpfr) { random_ops<4>("FloatExp4.RandomOpsAgainstMpfr", 30000); }
+TEST(FloatExp8, RandomOpsAgainstMpfr) { random_ops<8>("FloatExp8.RandomOpsAgainstMpfr", 10000); }
 
 // a + b with b = -a + tiny: the low terms carry the answer; the bound is then relative to the
 // operands (the 2^-32 eps (|a| + |b|) term), which kUnitRoundoff covers.
