@@ -95,7 +95,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   // clang-format on
   if (video) valued.insert({"easing", "mp4", "fps", "crf"});
   cli::Args a(args, valued,
-              {"quiet", "no-bla", "no-period-map", "period-map-always", "no-interior", "no-refine", "no-dw-tier", "no-error-bound", "auto-iter",
+              {"quiet", "no-bla", "no-period-map", "period-map-always", "no-interior", "no-refine", "no-dw-tier", "no-wide-tiers", "no-error-bound", "auto-iter",
                "no-auto-iter", "expmap"},
               {"shader-param"});
   const char* command = video ? "video" : "render";
@@ -213,6 +213,7 @@ Job parse_job(const ArgList& args, VideoSettings* video) {
   j.opt.interior = !a.flag("no-interior");
   j.opt.refine = !a.flag("no-refine");
   j.opt.refine_dw = !a.flag("no-dw-tier");
+  j.opt.wide_tiers = !a.flag("no-wide-tiers");
   j.opt.error_bound = !a.flag("no-error-bound");
   j.opt.max_secondary_references = static_cast<int>(a.get_int("max-references", 10000, 0, 1 << 20));
   const std::string reference = a.get("reference", "auto");

@@ -29,7 +29,7 @@ Commands:
                    [--frames N --zoom-to Z2] [--limb-strategy thread|coop] [--device K]
                    [--devices LIST] [--shard I/N] [--tile-rows R] [--verify N [--verify-seed S]]
                    [--delta auto|f64|f64-scaled|floatexp] [--max-references N] [--no-interior] [--no-refine]
-                   [--no-dw-tier] [--no-error-bound]
+                   [--no-dw-tier] [--no-wide-tiers] [--no-error-bound]
                    [--reference-cache DIR] [--reference-memory SIZE] [--reference auto|mpfr|gpu]
                    [--reference-at auto|centre]
                    [--auto-iter] [--aa N] [--exr FILE.exr] [--expmap]
@@ -52,7 +52,8 @@ Commands:
         in the PNG, and exits 1 when a trusted pixel differs by > 1.
         Perturbation re-renders pixels that its deltas cannot decide with 106-bit deltas (not with
         --no-refine; double words first where the view allows, floatexp2 alone with --no-dw-tier,
-        both to compare), then from up to --max-references N secondary references (default 10000);
+        both to compare; on an orbit that wraps, then 212- and 424-bit deltas against a wider orbit,
+        not with --no-wide-tiers), then from up to --max-references N secondary references (default 10000);
         pixels left unresolved are counted in the PNG and the command exits 1. The direct formats
         re-decide pixels whose error estimate reaches the escape test in wider formats (the same
         counts and exit code); --no-error-bound turns the estimate off in both methods, to measure

@@ -211,6 +211,10 @@ struct RenderOptions {
   // ... double-word deltas first where the view allows them (kernels/perturb/dw_delta.h), floatexp2
   // for the rest; false: floatexp2 alone (to compare and measure: the counts are the same).
   bool refine_dw = true;
+  // ... and on an orbit that wraps, what 106 bits leave goes to the wide tiers (floatexp4, then
+  // floatexp8 against a wide orbit: cpu_flagged.cpp, wide_tiers); false: left to the secondary
+  // references and marked (faster where few are decided: FractalShark's view 14).
+  bool wide_tiers = true;
   // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
   // the tile: a strip of a large image for one worker. The result holds just those rows, each
   // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA

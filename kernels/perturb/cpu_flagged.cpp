@@ -352,7 +352,8 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
 std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                                     const std::shared_ptr<const Reference>& ref, std::vector<std::size_t> left,
                                     const PutPixel& put, bool* cancelled, PerturbInfo* info) {
-  if (left.empty() || *cancelled || !opt.refine || !(ref->periodic || ref->ball_period != 0)) return left;
+  if (left.empty() || *cancelled || !opt.refine || !opt.wide_tiers || !(ref->periodic || ref->ball_period != 0))
+    return left;
   auto t0 = Clock::now();
   std::string why;
   const std::shared_ptr<const Reference> wide = wide_reference(ref, opt.cancel, &why);

@@ -283,6 +283,7 @@ TEST(ReferenceNucleus, AnOrbitThatCannotFitIsRefusedEarlyWithTheFigures) {
 // period 567,135, and pixel (362, 349) escapes in the second period, where neither the 106-bit tier
 // nor its own orbit cut at the period decides it (before: 10 such pixels left unresolved at
 // 384x384, 85 at 1024x1024 on the H200). Uncut, its own orbit is certified: MPFR's count, trusted.
+// (The wide tiers decide it before any secondary reference: the next test; here they are off.)
 TEST(ReferenceNucleus, AWrappedOrbitsUndecidedPixelGetsItsOwnUncutOrbitWhereCheap) {
   const View v = ds::test::kfr_view("5e227.kfr", 384, 384);
   const Geometry g = geometry(v);
@@ -294,6 +295,7 @@ TEST(ReferenceNucleus, AWrappedOrbitsUndecidedPixelGetsItsOwnUncutOrbitWhereChea
   RenderOptions o;
   o.backend = Backend::kCpu;
   o.method = Method::kPerturb;
+  o.wide_tiers = false;
   const int i = 362, j = 349;
   const std::vector<std::size_t> flagged{static_cast<std::size_t>(j) * 384 + i};
   std::vector<uint64_t> counts(1);
@@ -313,6 +315,39 @@ TEST(ReferenceNucleus, AWrappedOrbitsUndecidedPixelGetsItsOwnUncutOrbitWhereChea
   std::printf("5e227 384x384 pixel (%d, %d): period %llu, count %llu (MPFR %llu at %d and %d bits)\n", i, j,
               static_cast<unsigned long long>(ref->ball_period), static_cast<unsigned long long>(counts[0]),
               static_cast<unsigned long long>(m.count), m.bits, m.confirm_bits);
+}
+
+// The same pixel with the wide tiers on (the default): 106 bits leave it, floatexp4 or floatexp8
+// against the wide orbit decide it, with MPFR's certified count, and no secondary reference is made.
+TEST(ReferenceNucleus, TheWideTiersDecideThatPixelAsMpfrDoes) {
+  const View v = ds::test::kfr_view("5e227.kfr", 384, 384);
+  const Geometry g = geometry(v);
+  perturb::clear_reference_cache();
+  bool reused = false;
+  const auto ref = perturb::reference_for(g, v, nullptr, nullptr, &reused);
+  ASSERT_TRUE(ref);
+  ASSERT_NE(ref->ball_period, 0u);
+  RenderOptions o;
+  o.backend = Backend::kCpu;
+  o.method = Method::kPerturb;
+  const int i = 362, j = 349;
+  const std::vector<std::size_t> flagged{static_cast<std::size_t>(j) * 384 + i};
+  std::vector<uint64_t> counts(1);
+  std::vector<float> smooth(1);
+  RenderResult res;
+  res.backend = Backend::kCpu;
+  perturb::cpu_detail::correct_flagged(v, g, Tile{0, 0, 384, 384}, o, ref, flagged, counts.data(), smooth.data(),
+                                       nullptr, FieldPtrs{}, &res);
+  ASSERT_FALSE(res.cancelled);
+  EXPECT_EQ(res.perturb.glitch_unresolved, 0u);
+  EXPECT_EQ(res.perturb.secondary_references, 0);
+  EXPECT_EQ(res.perturb.refine_pass_decided[3] + res.perturb.refine_pass_decided[4], 1u);
+  const perturb::oracle::OraclePixel m = perturb::oracle::oracle_pixel(g, v, i, j, perturb::oracle::OracleOptions{});
+  ASSERT_TRUE(m.trusted()) << perturb::oracle::status_name(m.status);
+  EXPECT_EQ(counts[0], m.count);
+  std::printf("5e227 384x384 pixel (%d, %d), wide tiers: count %llu (MPFR %llu at %d and %d bits)\n", i, j,
+              static_cast<unsigned long long>(counts[0]), static_cast<unsigned long long>(m.count), m.bits,
+              m.confirm_bits);
 }
 
 // The reference the ball chose (a nucleus's orbit, or the centre's cut at the ball's period) is kept
