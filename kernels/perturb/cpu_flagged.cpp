@@ -185,7 +185,7 @@ std::vector<std::size_t> render_blob(const View& v, const Geometry& g, const Til
 // about 28 ns for the double word, 6 times that for floatexp2), for when a CUDA list launch hands
 // its last pixels to the host (detail::ListTail).
 template <class T>
-constexpr double kHostStepSeconds = std::is_same<T, DwDelta>::value ? 3e-8 : 1.8e-7;
+constexpr double kHostStepSeconds = std::is_same<T, DwDelta>::value ? 3e-8 : FloatExpNTerms<T>::value > 0 ? 1e-6 : 1.8e-7;
 
 // finish(q) for every q in [0, n) on the render's threads, one a chunk, until opt.cancel is raised:
 // it returns the pixel (its count, smooth value and fields go to counts/smooth/fields at at(q)),
@@ -268,7 +268,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
     if (!ok) return flagged;
   } else if constexpr (FloatExpNTerms<T>::value > 0) {
     centre_offset(ref, g, &off_re, &off_im, &hs);  // to 53 N bits (ref is the wide orbit)
-    backend = Backend::kCpu;                        // no device instantiation: the host's cores
+    if (FloatExpNTerms<T>::value != 4) backend = Backend::kCpu;  // floatexp4 alone has a device list kernel
   } else {
     off_re = o.re;
     off_im = o.im;
@@ -297,7 +297,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   std::vector<FieldValues> fields(opt.fields ? flagged.size() : 0);
   if (backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
-    if constexpr (FloatExpNTerms<T>::value == 0) {
+    if constexpr (FloatExpNTerms<T>::value == 0 || FloatExpNTerms<T>::value == 4) {
     std::vector<uint32_t> idx(flagged.begin(), flagged.end());
     detail::ListTail<T> tail;
     tail.cpu_threads = opt.host_tail ? resolve_threads(opt.cpu_threads) : 0u;
@@ -350,8 +350,9 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
 // estimate would stop at theirs. Elsewhere what 106 bits leave is a glitch (secondary references),
 // not a lack of bits. Returns the pixels still flagged.
 std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
-                                    const std::shared_ptr<const Reference>& ref, std::vector<std::size_t> left,
-                                    const PutPixel& put, bool* cancelled, PerturbInfo* info) {
+                                    const std::shared_ptr<const Reference>& ref, Backend backend,
+                                    std::vector<std::size_t> left, const PutPixel& put, bool* cancelled,
+                                    PerturbInfo* info) {
   if (left.empty() || *cancelled || !opt.refine || !opt.wide_tiers || !(ref->periodic || ref->ball_period != 0))
     return left;
   auto t0 = Clock::now();
@@ -366,8 +367,8 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
     if (left.empty() || *cancelled) return;
     double bla = 0;
     const std::size_t in = left.size();
-    left = refine_with<T>(v, g, t, opt, wide, Backend::kCpu, Offset106{}, left, put, cancelled, &bla,
-                          &info->refine_skipped);
+    left = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, left, put, cancelled, &bla,
+                          &info->refine_skipped, false, nullptr, nullptr, &info->refine_pass_host[k]);
     info->bla_seconds += bla;
     info->refine_pass_pixels[k] += in;
     info->refine_pass_seconds[k] += since(t0);  // pass 3's with the wide orbit's time
@@ -434,7 +435,8 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
     info->glitch_refined_dw += flagged.size() - left.size();
   }
   bool fe2_served = false;
-  if (!dw_served) return wide_tiers(v, g, t, opt, ref, pass(2, left, &fe2_served, nullptr), put, cancelled, info);
+  if (!dw_served)
+    return wide_tiers(v, g, t, opt, ref, backend, pass(2, left, &fe2_served, nullptr), put, cancelled, info);
   // The fine pass left `left`; floatexp2 takes its floor pixels (a subset, ascending).
   const std::vector<std::size_t> still = pass(2, at_floor, &fe2_served, nullptr);
   if (*cancelled) return {};
@@ -444,7 +446,7 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
   std::vector<std::size_t> merged;
   merged.reserve(out.size() + still.size());
   std::merge(out.begin(), out.end(), still.begin(), still.end(), std::back_inserter(merged));
-  return wide_tiers(v, g, t, opt, ref, merged, put, cancelled, info);
+  return wide_tiers(v, g, t, opt, ref, backend, merged, put, cancelled, info);
 }
 
 }  // namespace

@@ -366,6 +366,9 @@ void render_list_cuda(const PerturbParams<T>& hp, const std::vector<uint32_t>& p
 template void render_list_cuda<FloatExp2>(const PerturbParams<FloatExp2>&, const std::vector<uint32_t>&,
                                           const Tile&, const RenderOptions&, uint64_t*, float*, FieldValues*,
                                           uint64_t*, bool*, ListTail<FloatExp2>*);
+template void render_list_cuda<FloatExpN<4>>(const PerturbParams<FloatExpN<4>>&, const std::vector<uint32_t>&,
+                                             const Tile&, const RenderOptions&, uint64_t*, float*, FieldValues*,
+                                             uint64_t*, bool*, ListTail<FloatExpN<4>>*);
 template void render_list_cuda<DwDelta>(const PerturbParams<DwDelta>&, const std::vector<uint32_t>&,
                                         const Tile&, const RenderOptions&, uint64_t*, float*, FieldValues*,
                                         uint64_t*, bool*, ListTail<DwDelta>*);
