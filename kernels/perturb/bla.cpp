@@ -147,9 +147,11 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
   if (len < 3) return t;
   const FloatExp eps(t.eps);
   // The coefficients' roundings a merge (bla.h, BlaEntry::ea, eb): three a part (2^-53 each in
-  // floatexp, a few 2^-106 in floatexp2) and sqrt(2) from the parts to the modulus, taken as the
-  // estimate's other roundings are, in quadrature (8 2^-53 and 32 2^-106, a worst case, flagged KF's
-  // 5e227 at 128x128 1,029 pixels against 841, with the same counts).
+  // floatexp, a few 2^-106 in floatexp2) and sqrt(2) from the parts to the modulus: 2 units of
+  // 2^-52 (8 flagged KF's 5e227 at 128x128 1,029 pixels against 841, with the same counts). They
+  // add linearly through the merges (a bound): in quadrature, one entry of 32,768 steps at the
+  // campaign's seed 20032 (zoom 9.8e246) was 16 times off its bound and four pixels one off MPFR,
+  // unflagged (test_campaign_findings.cpp); linearly, 5e227 at 128x128 flags 2,343.
   const FloatExp u(kWider ? roundoff<T>() * 2 : kWide ? 0x1p-104 : 0x1p-52);
   const auto merge = [&](const BlaEntry<U>& x, const BlaEntry<U>& y) {
     BlaEntry<U> z;
@@ -163,13 +165,13 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
     FloatExp ry = xr;
     if (ax.m != 0) ry = max0((aux(y.r) - bx * dcmax) / ax);
     z.r = from_fe<U>(std::min(xr, ry));
-    // What the steps drop (added linearly: they are not roundings) and the coefficients' roundings
-    // (independent, in quadrature as the pixels' own in perturb.cuh); bounds in floatexp (bla.h).
+    // What the steps drop and the coefficients' roundings, both added linearly (bounds, in floatexp;
+    // bla.h).
     const FloatExp ay = hypot_fe(aux(y.ar), aux(y.ai)), by = hypot_fe(aux(y.br), aux(y.bi)), say = sqrt(ay);
     z.ka = from_fe<U>(say * aux(x.ka) + aux(y.ka) * ax);
     z.kb = from_fe<U>(say * aux(x.kb) + aux(y.ka) * bx + aux(y.kb));
-    z.ea = from_fe<U>(hypot_fe(hypot_fe(ay * aux(x.ea), aux(y.ea) * ax), u * ay * ax));
-    z.eb = from_fe<U>(hypot_fe(hypot_fe(hypot_fe(ay * aux(x.eb), aux(y.ea) * bx), aux(y.eb)), u * (ay * bx + by)));
+    z.ea = from_fe<U>(ay * aux(x.ea) + aux(y.ea) * ax + u * ay * ax);
+    z.eb = from_fe<U>(ay * aux(x.eb) + aux(y.ea) * bx + aux(y.eb) + u * (ay * bx + by));
     return z;
   };
   const auto single = [&](std::size_t k) {  // level 0, entry k: the step from m = k + 1
