@@ -20,6 +20,11 @@ std::shared_ptr<const Reference> wide_reference(const std::shared_ptr<const Refe
                     std::to_string(kMaxWidePoints) + ")";
     return nullptr;
   }
+  if (ref->bits > kMaxWideBits) {
+    if (why) *why = "its orbit has " + std::to_string(ref->bits) + " bits (the wide orbit is computed in MPFR up to " +
+                    std::to_string(kMaxWideBits) + ")";
+    return nullptr;
+  }
   std::shared_ptr<const Reference> w =
       compute_reference(ref->re, ref->im, ref->bits + kWideExtraBits, len - 1, ref->step, cancel, {}, false, 0, 0,
                         "", 60, nullptr, ReferencePath::kMpfr, ref->shift_log2 - kWideExtraBits, BallStop{},
