@@ -71,6 +71,7 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
     p.glitch_corrected += q.glitch_corrected;
     p.glitch_refined += q.glitch_refined;
     p.glitch_refined_dw += q.glitch_refined_dw;
+    if (p.wide_note.empty()) p.wide_note = q.wide_note;
     for (int k = 0; k < mandel::PerturbInfo::kRefinePasses; ++k) {
       p.refine_pass_pixels[k] += q.refine_pass_pixels[k];
       p.refine_pass_decided[k] += q.refine_pass_decided[k];

@@ -150,6 +150,7 @@ std::string render_summary(const RenderResult& r) {
       wide += b;
     }
     if (!wide.empty()) out += "\nwide tiers (a 424-bit orbit):" + wide;
+    else if (!pi.wide_note.empty()) out += "\nwide tiers: not run: " + pi.wide_note;
     if (pi.cpu_simd == mandel::CpuSimd::kAvx2 || pi.cpu_simd == mandel::CpuSimd::kAvx512) {
       const unsigned lanes = pi.cpu_simd == mandel::CpuSimd::kAvx2 ? 4 : 8;
       const double steps = static_cast<double>(pi.lane_steps) + static_cast<double>(pi.lane_scalar_steps);

@@ -93,6 +93,7 @@ struct PerturbInfo {
   // of the same centre, for what 106 bits left on a wrapping orbit: 3 floatexp4 (212 bits), 4
   // floatexp8 (424): the pixels each took, decided, and its wall time (pass 3's includes the orbit's).
   static constexpr int kRefinePasses = 5;
+  std::string wide_note;  // why the wide tiers did not run where pixels waited for them ("" otherwise)
   uint64_t refine_pass_pixels[kRefinePasses] = {0, 0, 0, 0, 0};
   uint64_t refine_pass_decided[kRefinePasses] = {0, 0, 0, 0, 0};
   double refine_pass_seconds[kRefinePasses] = {0, 0, 0, 0, 0};

@@ -360,6 +360,7 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
   const std::shared_ptr<const Reference> wide = wide_reference(ref, opt.cancel, &why);
   if (!wide) {
     if (opt.cancel && opt.cancel->load()) *cancelled = true;
+    else info->wide_note = why;
     return left;
   }
   const auto pass = [&](int k, auto delta) {
