@@ -49,6 +49,13 @@ struct FloatExpN {
     m = Expansion<N>(f.m);
     e = f.m == 0 ? 0 : f.e;
   }
+  // A FloatExp's value (exact).
+  DEEPSCOPE_HD static FloatExpN of(FloatExp x) {
+    FloatExpN r;
+    r.m = Expansion<N>(x.m);
+    r.e = x.e;
+    return r;
+  }
   // (hi + lo) * 2^k from a FloatExp2 (exact).
   DEEPSCOPE_HD static FloatExpN of(FloatExp2 x) {
     FloatExpN r;

@@ -44,11 +44,8 @@ DEEPSCOPE_HD FloatExp2 modulus(FloatExp2 x, FloatExp2 y) { return sqrt(sqr(x) + 
 // For estimates only (BLA coefficients' moduli): floatexp's 53 bits are enough.
 template <int N>
 DEEPSCOPE_HD FloatExpN<N> modulus(const FloatExpN<N>& x, const FloatExpN<N>& y) {
-  const FloatExp a = to_floatexp(x), b = to_floatexp(y), r = sqrt(sqr(a) + sqr(b));
-  FloatExpN<N> out;
-  out.m = Expansion<N>(r.m);
-  out.e = r.e;
-  return out;
+  const FloatExp a = to_floatexp(x), b = to_floatexp(y);
+  return FloatExpN<N>::of(sqrt(sqr(a) + sqr(b)));
 }
 // |x + iy| for double, overflow- and underflow-safe: the plain formula where the squares' sum is
 // well inside binary64's range (bit for bit), else from the larger part (the error estimate's
@@ -139,17 +136,11 @@ DEEPSCOPE_HD FloatExp2 from_fe<FloatExp2>(FloatExp x) {
 }
 template <>
 DEEPSCOPE_HD FloatExpN<4> from_fe<FloatExpN<4>>(FloatExp x) {
-  FloatExpN<4> r;
-  r.m = Expansion<4>(x.m);
-  r.e = x.e;
-  return r;
+  return FloatExpN<4>::of(x);
 }
 template <>
 DEEPSCOPE_HD FloatExpN<8> from_fe<FloatExpN<8>>(FloatExp x) {
-  FloatExpN<8> r;
-  r.m = Expansion<8>(x.m);
-  r.e = x.e;
-  return r;
+  return FloatExpN<8>::of(x);
 }
 template <>
 DEEPSCOPE_HD DwDelta from_fe<DwDelta>(FloatExp x) {

@@ -278,13 +278,10 @@ TEST(ReferenceNucleus, AnOrbitThatCannotFitIsRefusedEarlyWithTheFigures) {
   }
 }
 
-// Where an uncut orbit is cheap, a pixel that a wrapped orbit leaves undecided gets one
-// (cpu_flagged.cpp, kUncutOrbitBudget). KF's 5e227 at 384x384: the centre's orbit wraps at its ball
-// period 567,135, and pixel (362, 349) escapes in the second period, where neither the 106-bit tier
-// nor its own orbit cut at the period decides it (before: 10 such pixels left unresolved at
-// 384x384, 85 at 1024x1024 on the H200). Uncut, its own orbit is certified: MPFR's count, trusted.
-// (The wide tiers decide it before any secondary reference: the next test; here they are off.)
-TEST(ReferenceNucleus, AWrappedOrbitsUndecidedPixelGetsItsOwnUncutOrbitWhereCheap) {
+// KF's 5e227 at 384x384 and its pixel (362, 349), flagged, through correct_flagged with `wide` tiers
+// on or off: the pixel's count in *count, the result's counters in *res.
+void correct_5e227_pixel(bool wide, uint64_t* count, RenderResult* res, perturb::oracle::OraclePixel* mpfr,
+                         uint64_t* ball_period) {
   const View v = ds::test::kfr_view("5e227.kfr", 384, 384);
   const Geometry g = geometry(v);
   perturb::clear_reference_cache();
@@ -292,61 +289,57 @@ TEST(ReferenceNucleus, AWrappedOrbitsUndecidedPixelGetsItsOwnUncutOrbitWhereChea
   const auto ref = perturb::reference_for(g, v, nullptr, nullptr, &reused);
   ASSERT_TRUE(ref);
   ASSERT_NE(ref->ball_period, 0u) << "the centre's orbit no longer wraps at 5e227: pick another pixel";
+  *ball_period = ref->ball_period;
   RenderOptions o;
   o.backend = Backend::kCpu;
   o.method = Method::kPerturb;
-  o.wide_tiers = false;
+  o.wide_tiers = wide;
   const int i = 362, j = 349;
   const std::vector<std::size_t> flagged{static_cast<std::size_t>(j) * 384 + i};
-  std::vector<uint64_t> counts(1);
   std::vector<float> smooth(1);
+  res->backend = Backend::kCpu;
+  perturb::cpu_detail::correct_flagged(v, g, Tile{0, 0, 384, 384}, o, ref, flagged, count, smooth.data(), nullptr,
+                                       FieldPtrs{}, res);
+  *mpfr = perturb::oracle::oracle_pixel(g, v, i, j, perturb::oracle::OracleOptions{});
+}
+
+// Where an uncut orbit is cheap, a pixel that a wrapped orbit leaves undecided gets one
+// (cpu_flagged.cpp, kUncutOrbitBudget). KF's 5e227 at 384x384: the centre's orbit wraps at its ball
+// period 567,135, and pixel (362, 349) escapes in the second period, where neither the 106-bit tier
+// nor its own orbit cut at the period decides it (before: 10 such pixels left unresolved at
+// 384x384, 85 at 1024x1024 on the H200). Uncut, its own orbit is certified: MPFR's count, trusted.
+// (The wide tiers decide it before any secondary reference: the next test; here they are off.)
+TEST(ReferenceNucleus, AWrappedOrbitsUndecidedPixelGetsItsOwnUncutOrbitWhereCheap) {
+  uint64_t count = 0, period = 0;
   RenderResult res;
-  res.backend = Backend::kCpu;
-  perturb::cpu_detail::correct_flagged(v, g, Tile{0, 0, 384, 384}, o, ref, flagged, counts.data(), smooth.data(),
-                                       nullptr, FieldPtrs{}, &res);
+  perturb::oracle::OraclePixel m;
+  correct_5e227_pixel(false, &count, &res, &m, &period);
   ASSERT_FALSE(res.cancelled);
   EXPECT_EQ(res.perturb.glitch_unresolved, 0u);
   EXPECT_EQ(res.perturb.secondary_references, 1);
-  EXPECT_GT(res.perturb.secondary_points, ref->ball_period + 1);  // it ran past the period
-  perturb::oracle::OracleOptions oo;
-  const perturb::oracle::OraclePixel m = perturb::oracle::oracle_pixel(g, v, i, j, oo);
+  EXPECT_GT(res.perturb.secondary_points, period + 1);  // it ran past the period
   ASSERT_TRUE(m.trusted()) << perturb::oracle::status_name(m.status);
-  EXPECT_EQ(counts[0], m.count);
-  std::printf("5e227 384x384 pixel (%d, %d): period %llu, count %llu (MPFR %llu at %d and %d bits)\n", i, j,
-              static_cast<unsigned long long>(ref->ball_period), static_cast<unsigned long long>(counts[0]),
+  EXPECT_EQ(count, m.count);
+  std::printf("5e227 384x384 pixel (362, 349): period %llu, count %llu (MPFR %llu at %d and %d bits)\n",
+              static_cast<unsigned long long>(period), static_cast<unsigned long long>(count),
               static_cast<unsigned long long>(m.count), m.bits, m.confirm_bits);
 }
 
 // The same pixel with the wide tiers on (the default): 106 bits leave it, floatexp4 or floatexp8
 // against the wide orbit decide it, with MPFR's certified count, and no secondary reference is made.
 TEST(ReferenceNucleus, TheWideTiersDecideThatPixelAsMpfrDoes) {
-  const View v = ds::test::kfr_view("5e227.kfr", 384, 384);
-  const Geometry g = geometry(v);
-  perturb::clear_reference_cache();
-  bool reused = false;
-  const auto ref = perturb::reference_for(g, v, nullptr, nullptr, &reused);
-  ASSERT_TRUE(ref);
-  ASSERT_NE(ref->ball_period, 0u);
-  RenderOptions o;
-  o.backend = Backend::kCpu;
-  o.method = Method::kPerturb;
-  const int i = 362, j = 349;
-  const std::vector<std::size_t> flagged{static_cast<std::size_t>(j) * 384 + i};
-  std::vector<uint64_t> counts(1);
-  std::vector<float> smooth(1);
+  uint64_t count = 0, period = 0;
   RenderResult res;
-  res.backend = Backend::kCpu;
-  perturb::cpu_detail::correct_flagged(v, g, Tile{0, 0, 384, 384}, o, ref, flagged, counts.data(), smooth.data(),
-                                       nullptr, FieldPtrs{}, &res);
+  perturb::oracle::OraclePixel m;
+  correct_5e227_pixel(true, &count, &res, &m, &period);
   ASSERT_FALSE(res.cancelled);
   EXPECT_EQ(res.perturb.glitch_unresolved, 0u);
   EXPECT_EQ(res.perturb.secondary_references, 0);
   EXPECT_EQ(res.perturb.refine_pass_decided[3] + res.perturb.refine_pass_decided[4], 1u);
-  const perturb::oracle::OraclePixel m = perturb::oracle::oracle_pixel(g, v, i, j, perturb::oracle::OracleOptions{});
   ASSERT_TRUE(m.trusted()) << perturb::oracle::status_name(m.status);
-  EXPECT_EQ(counts[0], m.count);
-  std::printf("5e227 384x384 pixel (%d, %d), wide tiers: count %llu (MPFR %llu at %d and %d bits)\n", i, j,
-              static_cast<unsigned long long>(counts[0]), static_cast<unsigned long long>(m.count), m.bits,
+  EXPECT_EQ(count, m.count);
+  std::printf("5e227 384x384 pixel (362, 349), wide tiers: count %llu (MPFR %llu at %d and %d bits)\n",
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(m.count), m.bits,
               m.confirm_bits);
 }
 
