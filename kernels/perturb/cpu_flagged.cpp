@@ -297,21 +297,22 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   std::vector<FieldValues> fields(opt.fields ? flagged.size() : 0);
   if (backend == Backend::kCuda) {
 #if DEEPSCOPE_WITH_CUDA
+    // Device list kernels: the 106-bit types and floatexp4 (floatexp8 runs on the host: compile time).
     if constexpr (FloatExpNTerms<T>::value == 0 || FloatExpNTerms<T>::value == 4) {
-    std::vector<uint32_t> idx(flagged.begin(), flagged.end());
-    detail::ListTail<T> tail;
-    tail.cpu_threads = opt.host_tail ? resolve_threads(opt.cpu_threads) : 0u;
-    tail.cpu_step_seconds = kHostStepSeconds<T>;
-    detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
-                             skipped, cancelled, &tail);
-    if (!*cancelled && !tail.q.empty()) {
-      FieldValues* f = opt.fields ? fields.data() : nullptr;
-      const bool done = tail.q.size() == tail.plain.size()
-                            ? finish_on_host(p, opt, tail.q, &tail.plain, counts.data(), smooth.data(), f, skipped)
-                            : finish_on_host(p, opt, tail.q, &tail.stripe, counts.data(), smooth.data(), f, skipped);
-      if (!done) *cancelled = true;
-      if (host_pixels) *host_pixels += tail.q.size();
-    }
+      std::vector<uint32_t> idx(flagged.begin(), flagged.end());
+      detail::ListTail<T> tail;
+      tail.cpu_threads = opt.host_tail ? resolve_threads(opt.cpu_threads) : 0u;
+      tail.cpu_step_seconds = kHostStepSeconds<T>;
+      detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
+                               skipped, cancelled, &tail);
+      if (!*cancelled && !tail.q.empty()) {
+        FieldValues* f = opt.fields ? fields.data() : nullptr;
+        const bool done = tail.q.size() == tail.plain.size()
+                              ? finish_on_host(p, opt, tail.q, &tail.plain, counts.data(), smooth.data(), f, skipped)
+                              : finish_on_host(p, opt, tail.q, &tail.stripe, counts.data(), smooth.data(), f, skipped);
+        if (!done) *cancelled = true;
+        if (host_pixels) *host_pixels += tail.q.size();
+      }
     }
 #else
     throw BackendError("built without CUDA");
