@@ -201,7 +201,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
 // (424 bits, Reference::wide_terms), with kWideExtraBits more bits and an error target (a shift
 // of c) 2^-kWideExtraBits of ref's, in MPFR. The periodic, ball and escape marks are ref's where
 // the orbits agree in length. nullptr (and *why) where it cannot serve: over kMaxWidePoints
-// points, cancelled, or of another length. One-entry cache keyed by ref.
+// points or kMaxWideBits bits, cancelled, or of another length. One-entry cache keyed by ref.
 constexpr int kWideTerms = 8;
 constexpr int kWideExtraBits = 448;
 constexpr uint64_t kMaxWidePoints = uint64_t{1} << 22;
