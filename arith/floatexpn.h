@@ -56,6 +56,14 @@ struct FloatExpN {
     r.e = x.e;
     return r;
   }
+  // (head.m + lo + more[0] + ... + more[N-3]) 2^head.e from a point's head, tail and further terms
+  // (not overlapping), through Expansion<N>'s sums (exact), normalised.
+  DEEPSCOPE_HD static FloatExpN of_terms(FloatExp head, double lo, const double* more) {
+    Expansion<N> s(head.m);
+    s = s + lo;
+    for (int i = 0; i < N - 2; ++i) s = s + more[i];
+    return normalise(s, head.e);
+  }
   // (hi + lo) * 2^k from a FloatExp2 (exact).
   DEEPSCOPE_HD static FloatExpN of(FloatExp2 x) {
     FloatExpN r;

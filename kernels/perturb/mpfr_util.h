@@ -61,10 +61,7 @@ FloatExpN<N> to_fen(const mpfr_t x, mpfr_t tmp, mpfr_t scratch) {
   const double lo = tail_of(x, f, tmp);
   std::vector<double> more;
   more_terms(x, f, lo, N - 2, &more, scratch);
-  Expansion<N> s(f.m);
-  s = s + lo;
-  for (double w : more) s = s + w;
-  return FloatExpN<N>::normalise(s, f.e);
+  return FloatExpN<N>::of_terms(f, lo, more.data());
 }
 
 // x rounded to 106 bits (floatexp2). tmp: scratch of x's precision.

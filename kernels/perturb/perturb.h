@@ -93,20 +93,11 @@ struct Reference {
   // To 53 N bits (a wide orbit of at least N terms only).
   template <int N>
   FloatExpN<N> re_wide(uint64_t k) const {
-    return wide_point<N>(zr[k], zr_lo[k], zr_w.data() + k * static_cast<uint64_t>(wide_terms - 2));
+    return FloatExpN<N>::of_terms(zr[k], zr_lo[k], zr_w.data() + k * static_cast<uint64_t>(wide_terms - 2));
   }
   template <int N>
   FloatExpN<N> im_wide(uint64_t k) const {
-    return wide_point<N>(zi[k], zi_lo[k], zi_w.data() + k * static_cast<uint64_t>(wide_terms - 2));
-  }
-  // (head.m + lo + more[0] + ... + more[N-3]) 2^head.e, through Expansion<N>'s sums (exact: the
-  // terms do not overlap), normalised.
-  template <int N>
-  static FloatExpN<N> wide_point(FloatExp head, double lo, const double* more) {
-    Expansion<N> s(head.m);
-    s = s + lo;
-    for (int i = 0; i < N - 2; ++i) s = s + more[i];
-    return FloatExpN<N>::normalise(s, head.e);
+    return FloatExpN<N>::of_terms(zi[k], zi_lo[k], zi_w.data() + k * static_cast<uint64_t>(wide_terms - 2));
   }
   double seconds = 0;
   // Threads that computed each step's products in MPFR (reference_step.h); negative for the
