@@ -141,7 +141,7 @@ std::string render_summary(const RenderResult& r) {
     // The wide tiers (floatexp4, floatexp8 against a wide orbit): pixels, decided, time.
     std::string wide;
     const char* wide_names[2] = {"floatexp4 (212 bits)", "floatexp8 (424 bits)"};
-    for (int k = 3; k < mandel::PerturbInfo::kRefinePasses; ++k) {
+    for (int k = 3; k < 5; ++k) {
       if (pi.refine_pass_pixels[k] == 0) continue;
       char b[200];
       std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s)", wide.empty() ? "" : ";", wide_names[k - 3],
@@ -151,6 +151,23 @@ std::string render_summary(const RenderResult& r) {
     }
     if (!wide.empty()) out += "\nwide tiers (a 424-bit orbit):" + wide;
     else if (!pi.wide_note.empty()) out += "\nwide tiers: not run: " + pi.wide_note;
+    // The interior proofs for what every tier left (one a pixel, its windows without BLA).
+    std::string proofs;
+    const char* proof_names[2] = {"floatexp2", "floatexp4 against the wide orbit"};
+    for (int k = 5; k < 7; ++k) {
+      if (pi.refine_pass_pixels[k] == 0) continue;
+      char b[200];
+      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s", proofs.empty() ? "" : ";", proof_names[k - 5],
+                    static_cast<unsigned long long>(pi.refine_pass_decided[k]),
+                    static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
+      proofs += b;
+      if (pi.refine_pass_host[k] != 0) {
+        std::snprintf(b, sizeof b, "; %llu finished on the CPU", static_cast<unsigned long long>(pi.refine_pass_host[k]));
+        proofs += b;
+      }
+      proofs += ")";
+    }
+    if (!proofs.empty()) out += "\ninterior proofs for what the tiers left (one a pixel):" + proofs;
     if (pi.cpu_simd == mandel::CpuSimd::kAvx2 || pi.cpu_simd == mandel::CpuSimd::kAvx512) {
       const unsigned lanes = pi.cpu_simd == mandel::CpuSimd::kAvx2 ? 4 : 8;
       const double steps = static_cast<double>(pi.lane_steps) + static_cast<double>(pi.lane_scalar_steps);

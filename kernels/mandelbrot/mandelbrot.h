@@ -91,13 +91,15 @@ struct PerturbInfo {
   // Its passes (perturb/cpu_flagged.cpp, refine_flagged): 0 double words with the coarse BLA table
   // (eps 2^-70), 1 with the fine one (2^-106), 2 floatexp2; then the wide tiers against a wide orbit
   // of the same centre, for what 106 bits left on a wrapping orbit: 3 floatexp4 (212 bits), 4
-  // floatexp8 (424): the pixels each took, decided, and its wall time (pass 3's includes the orbit's).
-  static constexpr int kRefinePasses = 5;
+  // floatexp8 (424): the pixels each took, decided, and its wall time (pass 3's includes the orbit's);
+  // then the interior proofs for what every tier left (interior_proofs: one proof a pixel however
+  // dear): 5 floatexp2 against the same orbit, 6 floatexp4 against the wide one.
+  static constexpr int kRefinePasses = 7;
   std::string wide_note;  // why the wide tiers did not run where pixels waited for them ("" otherwise)
-  uint64_t refine_pass_pixels[kRefinePasses] = {0, 0, 0, 0, 0};
-  uint64_t refine_pass_decided[kRefinePasses] = {0, 0, 0, 0, 0};
-  double refine_pass_seconds[kRefinePasses] = {0, 0, 0, 0, 0};
-  uint64_t refine_pass_host[kRefinePasses] = {0, 0, 0, 0, 0};  // of a CUDA pass's pixels, those finished on the host's cores
+  uint64_t refine_pass_pixels[kRefinePasses] = {};
+  uint64_t refine_pass_decided[kRefinePasses] = {};
+  double refine_pass_seconds[kRefinePasses] = {};
+  uint64_t refine_pass_host[kRefinePasses] = {};  // of a CUDA pass's pixels, those finished on the host's cores
   uint64_t refine_skipped = 0;     // iterations the 106-bit tier skipped by its own BLA steps
   double secondary_seconds = 0;    // wall time of the secondary references and their blobs' pixels
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)

@@ -94,6 +94,9 @@ struct PerturbParams {
   double tr_floor = 0.0;  // T = double, scaled: 2^(K - 1000), the least |2 Z' + dz'| kept (L1)
   bool interior;         // stop pixels proven inside the set
   bool prove_always;     // run the proof's windows without BLA even where finishing costs less
+  // Where finishing costs less, still run that many proofs a pixel (the tiers: a pixel there that
+  // reaches the limit unproven may be undecided, and its windows cost less than leaving it marked).
+  uint32_t dear_proofs = 0;
   bool error_bound;      // carry a bound on |computed z - exact z| and flag undecided escapes
   StopFlag stop;         // polled every kStopPollSteps loop steps: a raised flag ends the pixel unfinished
 };
@@ -229,6 +232,7 @@ struct PixelState {
   bool window_bla = false;     // the current window took a BLA step
   bool composed_bla = false;   // a window of the composition took one
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
+  uint32_t dear = 0;           // proofs started where finishing cost less (PerturbParams::dear_proofs)
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
   // rounding, independent roundings adding in quadrature.
   E err = E(0.0);
@@ -429,9 +433,18 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
           const double proof = static_cast<double>(2 * ck + 1) * static_cast<double>(period);
           const double rest = static_cast<double>(p.max_iter - n) * static_cast<double>(n - out.skipped) /
                               static_cast<double>(n);
-          if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod &&
-              (p.prove_always || proof < rest))
-            exact_windows = 2 * ck + 1;
+          if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod) {
+            if (p.dear_proofs != 0) {
+              // A tier's proof pass: at most that many proofs a pixel, cheap or dear (the plain
+              // steps of one raise `rest`'s estimate, and the next would look cheap).
+              if (s.dear < p.dear_proofs) {
+                ++s.dear;
+                exact_windows = 2 * ck + 1;
+              }
+            } else if (p.prove_always || proof < rest) {
+              exact_windows = 2 * ck + 1;
+            }
+          }
           ck = 0;
         } else if (ck >= kMaxComposedWindows || !(lambda < 1e12)) {
           ck = 0;
