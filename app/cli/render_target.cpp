@@ -151,23 +151,22 @@ std::string render_summary(const RenderResult& r) {
     }
     if (!wide.empty()) out += "\nwide tiers (a 424-bit orbit):" + wide;
     else if (!pi.wide_note.empty()) out += "\nwide tiers: not run: " + pi.wide_note;
-    // The interior proofs for what every tier left (one a pixel, its windows without BLA).
+    // The interior proofs for what every tier left (two a pixel, their windows without BLA).
     std::string proofs;
-    const char* proof_names[2] = {"floatexp2", "floatexp4 against the wide orbit"};
-    for (int k = 5; k < 7; ++k) {
-      if (pi.refine_pass_pixels[k] == 0) continue;
+    if (pi.refine_pass_pixels[5] != 0) {
       char b[200];
-      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s", proofs.empty() ? "" : ";", proof_names[k - 5],
-                    static_cast<unsigned long long>(pi.refine_pass_decided[k]),
-                    static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
+      std::snprintf(b, sizeof b, " floatexp2 %llu of %llu pixels (%.3f s",
+                    static_cast<unsigned long long>(pi.refine_pass_decided[5]),
+                    static_cast<unsigned long long>(pi.refine_pass_pixels[5]), pi.refine_pass_seconds[5]);
       proofs += b;
-      if (pi.refine_pass_host[k] != 0) {
-        std::snprintf(b, sizeof b, "; %llu finished on the CPU", static_cast<unsigned long long>(pi.refine_pass_host[k]));
+      if (pi.refine_pass_host[5] != 0) {
+        std::snprintf(b, sizeof b, "; %llu finished on the CPU", static_cast<unsigned long long>(pi.refine_pass_host[5]));
         proofs += b;
       }
       proofs += ")";
     }
-    if (!proofs.empty()) out += "\ninterior proofs for what the tiers left (one a pixel):" + proofs;
+    if (!proofs.empty()) out += "\ninterior proofs for what the tiers left (two a pixel):" + proofs;
+    else if (!pi.proof_note.empty()) out += "\ninterior proofs: not run: " + pi.proof_note;
     if (pi.cpu_simd == mandel::CpuSimd::kAvx2 || pi.cpu_simd == mandel::CpuSimd::kAvx512) {
       const unsigned lanes = pi.cpu_simd == mandel::CpuSimd::kAvx2 ? 4 : 8;
       const double steps = static_cast<double>(pi.lane_steps) + static_cast<double>(pi.lane_scalar_steps);

@@ -92,10 +92,11 @@ struct PerturbInfo {
   // (eps 2^-70), 1 with the fine one (2^-106), 2 floatexp2; then the wide tiers against a wide orbit
   // of the same centre, for what 106 bits left on a wrapping orbit: 3 floatexp4 (212 bits), 4
   // floatexp8 (424): the pixels each took, decided, and its wall time (pass 3's includes the orbit's);
-  // then the interior proofs for what every tier left (interior_proofs: one proof a pixel however
-  // dear): 5 floatexp2 against the same orbit, 6 floatexp4 against the wide one.
-  static constexpr int kRefinePasses = 7;
+  // then 5, the interior proofs for what every tier left (interior_proofs: two proofs a pixel however
+  // dear, floatexp2 against the same orbit).
+  static constexpr int kRefinePasses = 6;
   std::string wide_note;  // why the wide tiers did not run where pixels waited for them ("" otherwise)
+  std::string proof_note;  // why the interior proofs (pass 5) did not run where pixels waited ("" otherwise)
   uint64_t refine_pass_pixels[kRefinePasses] = {};
   uint64_t refine_pass_decided[kRefinePasses] = {};
   double refine_pass_seconds[kRefinePasses] = {};

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <iterator>
 #include <string>
 
@@ -242,26 +243,50 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
   return left;
 }
 
-// The interior proofs for what every tier left (passes 5 and 6). The interior test's exact windows
+// The interior proofs for what every tier left (pass 5). The interior test's exact windows
 // run only where they cost less than finishing the orbit (perturb.cuh: `proof < rest`), and where
 // BLA skips nearly all of it they never do; a pixel inside a minibrot but near its edge then runs
 // to the limit while its error estimate grows, until an approach to |z| = 2 is undecided. Here
-// each pixel still undecided gets up to kDearProofs proofs at that cost (PerturbParams::dear_proofs):
-// floatexp2 against the same orbit, then floatexp4 against the wide one where the orbit wraps. At
-// FractalShark's view 13 (48x27, 2 cores) the tiers left 15 of 131 flagged pixels, on the inner edge
-// of the minibrot's region: with one proof a pixel floatexp2 decided 9 of them, with two 13 (three:
-// the same 13; 7.0 s), and floatexp4 1 of the last 2 (8.8 s). A proof for every flagged pixel in
-// the tiers' own passes instead decided all 131 but took 9x the tiers' time.
+// each pixel still undecided gets up to kDearProofs proofs at that cost (PerturbParams::dear_proofs),
+// with floatexp2 deltas against the same orbit. At FractalShark's view 13 (48x27, 2 cores) the tiers
+// left 15 of 131 flagged pixels, on the inner edge of the minibrot's region: with one proof a pixel
+// floatexp2 decided 9 of them, with two 13 (three: the same 13; 7.0 s); at view 14 (16x9) 4 of 5.
+// floatexp4 against the wide orbit after it decided 1 of view 13's last 2 in 8.7 s and 0 of view
+// 14's 1 in 3.6 s: left out. A proof for every flagged pixel in the tiers' own passes instead
+// decided all 131 but took 9x the tiers' time.
+// Only on an orbit that wraps (a minibrot's view: elsewhere what the tiers leave is a glitch, for
+// secondary references), and only where the pass's bound on its plain steps, kDearProofs proofs of
+// at most 2 kMaxComposedWindows + 1 windows of the wrap's period a pixel, costs at most
+// kProofBudget core-seconds at kHostStepSeconds a step. A deterministic rule, not a timing. At view
+// 13 48x27 the bound is 12 core-seconds (14 measured: 7.0 s on 2 cores); at 96x54 (84 pixels left)
+// 69, over it; at 1920x1080 (33,145 pixels left) 2.7e4, and on the
+// H200 (f90055b, docs/bench/hard-views.md) the pass had not finished view 13 at 480x270 in 100 s:
+// the list kernel hands such long pixels to the host. There it does not run, and says so.
 constexpr uint32_t kDearProofs = 2;
+constexpr double kProofBudget = 30.0;
 
 std::vector<std::size_t> interior_proofs(const View& v, const Geometry& g, const Tile& t, const RenderOptions& opt,
                                          const std::shared_ptr<const Reference>& ref, Backend backend,
                                          const Offset106& o, std::vector<std::size_t> left, const PutPixel& put,
                                          bool* cancelled, PerturbInfo* info) {
-  if (left.empty() || *cancelled || !opt.refine || !opt.interior) return left;
+  if (left.empty() || *cancelled || !opt.refine || !opt.interior || !(ref->periodic || ref->ball_period != 0))
+    return left;
+  const uint64_t period = ref->ball_period != 0 ? ref->ball_period : ref->length() - 1;
   const auto pass = [&](int k, auto delta, const std::shared_ptr<const Reference>& r, const Offset106& off) {
-    using T = decltype(delta);
+    using T = decltype(delta);  // (a lambda so that a wider pass could follow: none pays yet)
     if (left.empty() || *cancelled) return;
+    const double steps = static_cast<double>(left.size()) * kDearProofs * (2.0 * kMaxComposedWindows + 1.0) *
+                         static_cast<double>(period);
+    if (steps * kHostStepSeconds<T> > kProofBudget) {
+      char b[240];
+      std::snprintf(b, sizeof b,
+                    "%zu pixels at period %llu: up to %.2g plain steps in %s, about %.2g core-seconds, over the "
+                    "budget of %.0f",
+                    left.size(), static_cast<unsigned long long>(period), steps, "floatexp2",
+                    steps * kHostStepSeconds<T>, kProofBudget);
+      info->proof_note = b;
+      return;
+    }
     const auto t0 = Clock::now();
     double bla = 0;
     bool served = false;
@@ -275,10 +300,6 @@ std::vector<std::size_t> interior_proofs(const View& v, const Geometry& g, const
     if (!*cancelled) info->refine_pass_decided[k] += in - left.size();
   };
   pass(5, FloatExp2(0.0), ref, o);
-  if (left.empty() || *cancelled || !opt.wide_tiers || !(ref->periodic || ref->ball_period != 0)) return left;
-  std::string why;
-  const std::shared_ptr<const Reference> wide = wide_reference(ref, opt.cancel, &why);  // cached by wide_tiers
-  if (wide) pass(6, FloatExpN<4>(0.0), wide, Offset106{});
   return left;
 }
 

@@ -182,6 +182,16 @@ TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
   EXPECT_EQ(one.find("2^-70"), std::string::npos) << one;
   r.perturb.refine_pass_pixels[1] = 0;
   EXPECT_EQ(app::render_summary(r).find("106-bit tier"), std::string::npos);
+  // The interior proofs for what the tiers left: what they decided, or why they did not run.
+  r.perturb.refine_pass_pixels[5] = 15;
+  r.perturb.refine_pass_decided[5] = 13;
+  const std::string proofs = app::render_summary(r);
+  EXPECT_NE(proofs.find("interior proofs for what the tiers left (two a pixel): floatexp2 13 of 15 pixels"),
+            std::string::npos)
+      << proofs;
+  r.perturb.refine_pass_pixels[5] = r.perturb.refine_pass_decided[5] = 0;
+  r.perturb.proof_note = "84 pixels at period 69078: over the budget";
+  EXPECT_NE(app::render_summary(r).find("interior proofs: not run: 84 pixels at period 69078"), std::string::npos);
 }
 
 TEST(PerturbCli, BenchWritesItsReport) {
