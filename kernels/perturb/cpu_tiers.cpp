@@ -175,30 +175,17 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   return again;
 }
 
-template std::vector<std::size_t> refine_with<DwDelta>(const View&, const Geometry&, const Tile&, const RenderOptions&,
-                                                       const std::shared_ptr<const Reference>&, Backend,
-                                                       const Offset106&, const std::vector<std::size_t>&,
-                                                       const PutPixel&, bool*, double*, uint64_t*, bool, bool*,
-                                                       std::vector<std::size_t>*, uint64_t*, bool, bool*, uint32_t);
-template std::vector<std::size_t> refine_with<FloatExp2>(const View&, const Geometry&, const Tile&,
-                                                         const RenderOptions&, const std::shared_ptr<const Reference>&,
-                                                         Backend, const Offset106&, const std::vector<std::size_t>&,
-                                                         const PutPixel&, bool*, double*, uint64_t*, bool, bool*,
-                                                         std::vector<std::size_t>*, uint64_t*, bool, bool*, uint32_t);
-template std::vector<std::size_t> refine_with<FloatExpN<4>>(const View&, const Geometry&, const Tile&,
-                                                            const RenderOptions&,
-                                                            const std::shared_ptr<const Reference>&, Backend,
-                                                            const Offset106&, const std::vector<std::size_t>&,
-                                                            const PutPixel&, bool*, double*, uint64_t*, bool, bool*,
-                                                            std::vector<std::size_t>*, uint64_t*, bool, bool*,
-                                                            uint32_t);
-template std::vector<std::size_t> refine_with<FloatExpN<8>>(const View&, const Geometry&, const Tile&,
-                                                            const RenderOptions&,
-                                                            const std::shared_ptr<const Reference>&, Backend,
-                                                            const Offset106&, const std::vector<std::size_t>&,
-                                                            const PutPixel&, bool*, double*, uint64_t*, bool, bool*,
-                                                            std::vector<std::size_t>*, uint64_t*, bool, bool*,
-                                                            uint32_t);
+// The types the tiers and the secondary references instantiate (cpu_tiers.h).
+#define DEEPSCOPE_REFINE_WITH(T)                                                                                 \
+  template std::vector<std::size_t> refine_with<T>(                                                              \
+      const View&, const Geometry&, const Tile&, const RenderOptions&, const std::shared_ptr<const Reference>&,  \
+      Backend, const Offset106&, const std::vector<std::size_t>&, const PutPixel&, bool*, double*, uint64_t*,    \
+      bool, bool*, std::vector<std::size_t>*, uint64_t*, bool, bool*, uint32_t);
+DEEPSCOPE_REFINE_WITH(DwDelta)
+DEEPSCOPE_REFINE_WITH(FloatExp2)
+DEEPSCOPE_REFINE_WITH(FloatExpN<4>)
+DEEPSCOPE_REFINE_WITH(FloatExpN<8>)
+#undef DEEPSCOPE_REFINE_WITH
 
 namespace {
 
