@@ -248,7 +248,8 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
 // 13 48x27 the bound is 12 core-seconds (14 measured: 7.0 s on 2 cores); at 96x54 (84 pixels left)
 // 69, over it; at 1920x1080 (33,145 pixels left) 2.7e4, and on the
 // H200 (f90055b, docs/bench/hard-views.md) the pass had not finished view 13 at 480x270 in 100 s:
-// the list kernel hands such long pixels to the host. There it does not run, and says so.
+// the list kernel hands such long pixels to the host. There it does not run, and says so. (The
+// bound is a tile's: a render in several tiles may spend it once a tile.)
 constexpr uint32_t kDearProofs = 2;
 constexpr double kProofBudget = 30.0;
 
@@ -259,34 +260,29 @@ std::vector<std::size_t> interior_proofs(const View& v, const Geometry& g, const
   if (left.empty() || *cancelled || !opt.refine || !opt.interior || !(ref->periodic || ref->ball_period != 0))
     return left;
   const uint64_t period = ref->ball_period != 0 ? ref->ball_period : ref->length() - 1;
-  const auto pass = [&](int k, auto delta, const std::shared_ptr<const Reference>& r, const Offset106& off) {
-    using T = decltype(delta);  // (a lambda so that a wider pass could follow: none pays yet)
-    if (left.empty() || *cancelled) return;
-    const double steps = static_cast<double>(left.size()) * kDearProofs * (2.0 * kMaxComposedWindows + 1.0) *
-                         static_cast<double>(period);
-    if (steps * kHostStepSeconds<T> > kProofBudget) {
-      char b[240];
-      std::snprintf(b, sizeof b,
-                    "%zu pixels at period %llu: up to %.2g plain steps in %s, about %.2g core-seconds, over the "
-                    "budget of %.0f",
-                    left.size(), static_cast<unsigned long long>(period), steps, "floatexp2",
-                    steps * kHostStepSeconds<T>, kProofBudget);
-      info->proof_note = b;
-      return;
-    }
-    const auto t0 = Clock::now();
-    double bla = 0;
-    bool served = false;
-    const std::size_t in = left.size();
-    left = refine_with<T>(v, g, t, opt, r, backend, off, left, put, cancelled, &bla, &info->refine_skipped, false,
-                          &served, nullptr, &info->refine_pass_host[k], false, nullptr, kDearProofs);
-    info->bla_seconds += bla;
-    if (!served) return;
-    info->refine_pass_pixels[k] += in;
-    info->refine_pass_seconds[k] += since(t0);
-    if (!*cancelled) info->refine_pass_decided[k] += in - left.size();
-  };
-  pass(5, FloatExp2(0.0), ref, o);
+  const double steps = static_cast<double>(left.size()) * kDearProofs * (2.0 * kMaxComposedWindows + 1.0) *
+                       static_cast<double>(period);
+  if (steps * kHostStepSeconds<FloatExp2> > kProofBudget) {
+    char b[240];
+    std::snprintf(b, sizeof b,
+                  "%zu pixels at period %llu: up to %.2g plain steps in floatexp2, about %.2g core-seconds, over "
+                  "the budget of %.0f",
+                  left.size(), static_cast<unsigned long long>(period), steps, steps * kHostStepSeconds<FloatExp2>,
+                  kProofBudget);
+    info->proof_note = b;
+    return left;
+  }
+  constexpr int k = 5;  // PerturbInfo's pass
+  const auto t0 = Clock::now();
+  bool served = false;
+  const std::size_t in = left.size();
+  left = refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, left, put, cancelled, &info->bla_seconds,
+                                &info->refine_skipped, false, &served, nullptr, &info->refine_pass_host[k], false,
+                                nullptr, kDearProofs);
+  if (!served) return left;
+  info->refine_pass_pixels[k] += in;
+  info->refine_pass_seconds[k] += since(t0);
+  if (!*cancelled) info->refine_pass_decided[k] += in - left.size();
   return left;
 }
 
