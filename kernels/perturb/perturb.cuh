@@ -94,8 +94,9 @@ struct PerturbParams {
   double tr_floor = 0.0;  // T = double, scaled: 2^(K - 1000), the least |2 Z' + dz'| kept (L1)
   bool interior;         // stop pixels proven inside the set
   bool prove_always;     // run the proof's windows without BLA even where finishing costs less
-  // Where finishing costs less, still run that many proofs a pixel (the tiers: a pixel there that
-  // reaches the limit unproven may be undecided, and its windows cost less than leaving it marked).
+  // Nonzero (the tiers' proof pass, cpu_tiers.cpp): run the proof's windows at most that many times
+  // a pixel, whether or not finishing would cost less (there a pixel that reaches the limit unproven
+  // may stay undecided, and its windows cost less than leaving it marked).
   uint32_t dear_proofs = 0;
   bool error_bound;      // carry a bound on |computed z - exact z| and flag undecided escapes
   StopFlag stop;         // polled every kStopPollSteps loop steps: a raised flag ends the pixel unfinished
@@ -232,7 +233,7 @@ struct PixelState {
   bool window_bla = false;     // the current window took a BLA step
   bool composed_bla = false;   // a window of the composition took one
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
-  uint32_t dear = 0;           // proofs started where finishing cost less (PerturbParams::dear_proofs)
+  uint32_t dear = 0;           // proofs started under PerturbParams::dear_proofs
   // An estimate of |computed z - exact z| (error_bound): the first-order propagation of every
   // rounding, independent roundings adding in quadrature.
   E err = E(0.0);
