@@ -120,7 +120,7 @@ std::string render_summary(const RenderResult& r) {
     } else if (!pi.period_map_note.empty()) {
       out += "\nperiod map: none (" + pi.period_map_note + ")";
     }
-    // The 106-bit tier pass by pass (cpu_flagged.cpp): what each took, decided, and its time.
+    // The 106-bit tier pass by pass (cpu_tiers.cpp): what each took, decided, and its time.
     std::string passes;
     const char* names[3] = {"double words with BLA at eps 2^-70", "double words at 2^-106", "floatexp2"};
     for (int k = 0; k < 3; ++k) {

@@ -88,7 +88,7 @@ struct PerturbInfo {
   int secondary_references = 0;    // references placed inside glitched blobs
   uint64_t secondary_points = 0;   // their orbits' points in all (cut at the period on a wrapping orbit)
   double refine_seconds = 0;       // wall time of the 106-bit tier over the flagged pixels
-  // Its passes (perturb/cpu_flagged.cpp, refine_flagged): 0 double words with the coarse BLA table
+  // Its passes (perturb/cpu_tiers.cpp, refine_flagged): 0 double words with the coarse BLA table
   // (eps 2^-70), 1 with the fine one (2^-106), 2 floatexp2; then the wide tiers against a wide orbit
   // of the same centre, for what 106 bits left on a wrapping orbit: 3 floatexp4 (212 bits), 4
   // floatexp8 (424): the pixels each took, decided, and its wall time (pass 3's includes the orbit's);
@@ -216,7 +216,7 @@ struct RenderOptions {
   // for the rest; false: floatexp2 alone (to compare and measure: the counts are the same).
   bool refine_dw = true;
   // ... and on an orbit that wraps, what 106 bits leave goes to the wide tiers (floatexp4, then
-  // floatexp8 against a wide orbit: cpu_flagged.cpp, wide_tiers); false: left to the secondary
+  // floatexp8 against a wide orbit: cpu_tiers.cpp, wide_tiers); false: left to the secondary
   // references and marked (faster where few are decided: FractalShark's view 14).
   bool wide_tiers = true;
   // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with

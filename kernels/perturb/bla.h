@@ -34,7 +34,7 @@ constexpr double kBlaEpsilon = 1.1102230246251565e-16;  // 2^-53
 // The 106-bit tiers' tables (T = DwDelta or FloatExp2): built from the reference's 106-bit points,
 // merged in floatexp2, with eps = 2^-106, so that what BLA drops stays at the tier's own rounding level.
 constexpr double kBlaEpsilon2 = 1.2325951644078310e-32;  // 2^-106
-// The double-word tier's first table (cpu_flagged.cpp, refine_flagged): eps 2^-70. Its radii are
+// The double-word tier's first table (cpu_tiers.cpp, refine_flagged): eps 2^-70. Its radii are
 // 2^36 times the 2^-106 table's, so the tier's pixels step by BLA about as far as the first pass's
 // do (at FractalShark's view 5, 74% of their iterations skipped against 27% at 2^-106); what BLA
 // drops is carried in each pixel's error bound (BlaEntry::ka, kb), so a pixel it leaves undecided

@@ -1,5 +1,5 @@
 // perturb::render: reference orbit (cached), BLA table, and the per-pixel perturbation on the CPU
-// (all cores) or CUDA; the flagged pixels go to cpu_flagged.cpp's tiers.
+// (all cores) or CUDA; the flagged pixels go to cpu_flagged.cpp (the tiers: cpu_tiers.cpp).
 #include "cpu_detail.h"
 #include "cpu_simd.h"
 

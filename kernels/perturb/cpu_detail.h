@@ -90,7 +90,7 @@ struct Prepared {
   const BlaTable<T>& fine_bla() const {
     if (!coarse) return bla;
     // The fine table is for the pixels that 2^-70 left undecided: with the map's 2^-90 domain
-    // where the render has the map (a pass with it, then one without: cpu_flagged.cpp).
+    // where the render has the map (a pass with it, then one without: cpu_tiers.cpp).
     std::call_once(fine_once, [&] { fine = build_bla<T>(*ref, bla.dcmax, first_level, scale, 0.0, period_map); });
     return fine;
   }

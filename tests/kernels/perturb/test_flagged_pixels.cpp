@@ -175,7 +175,7 @@ TEST(ErrorBound, TheDoubleWordFlagsAtItsFloorSayingSo) {
 }
 
 // A CUDA list launch hands its slowest pixels to the host mid-orbit (perturb.cu, run_list_chunk;
-// cpu_flagged.cpp, finish_on_host): the state copied as bytes after any number of steps and
+// cpu_tiers.cpp, finish_on_host): the state copied as bytes after any number of steps and
 // stepped on to the end gives what perturb_pixel gives (count, smooth, BLA-skipped steps, rebases,
 // fields), bit for bit.
 template <int kFields>
