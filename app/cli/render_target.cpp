@@ -149,7 +149,12 @@ std::string render_summary(const RenderResult& r) {
                     static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
       wide += b;
     }
-    if (!wide.empty()) out += "\nwide tiers (a 424-bit orbit):" + wide;
+    if (!wide.empty()) {
+      char b[160];
+      std::snprintf(b, sizeof b, " %s%.3f s", pi.wide_prefetched ? "computed beside the first pass, then waited " : "",
+                    pi.wide_orbit_seconds);
+      out += std::string("\nwide tiers (a 424-bit orbit,") + b + "):" + wide;
+    }
     else if (!pi.wide_note.empty()) out += "\nwide tiers: not run: " + pi.wide_note;
     // The interior proofs for what every tier left (two a pixel, their windows without BLA).
     std::string proofs;

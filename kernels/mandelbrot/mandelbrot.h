@@ -96,6 +96,10 @@ struct PerturbInfo {
   // dear, floatexp2 against the same orbit).
   static constexpr int kRefinePasses = 6;
   std::string wide_note;  // why the wide tiers did not run where pixels waited for them ("" otherwise)
+  // The wide orbit's time within pass 3's: computing it there, or waiting there for the rest of it
+  // where a prefetch (perturb.h, WidePrefetch: the device's renders) computed it beside the first pass.
+  double wide_orbit_seconds = 0;
+  bool wide_prefetched = false;
   std::string proof_note;  // why the interior proofs (pass 5) did not run where pixels waited ("" otherwise)
   uint64_t refine_pass_pixels[kRefinePasses] = {};
   uint64_t refine_pass_decided[kRefinePasses] = {};

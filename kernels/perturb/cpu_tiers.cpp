@@ -206,7 +206,10 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
     return left;
   auto t0 = Clock::now();
   std::string why;
-  const std::shared_ptr<const Reference> wide = wide_reference(ref, opt.cancel, &why);
+  double waited = -1;
+  const std::shared_ptr<const Reference> wide = wide_reference(ref, opt.cancel, &why, &waited);
+  info->wide_prefetched = waited >= 0;
+  info->wide_orbit_seconds += since(t0);
   if (!wide) {
     if (opt.cancel && opt.cancel->load()) *cancelled = true;
     else info->wide_note = why;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "arith/floatexp.h"
@@ -200,8 +201,30 @@ constexpr uint64_t kMaxWidePoints = uint64_t{1} << 22;
 // (FractalShark's view 30: 669,772 steps at 380,000 bits, whose first orbit the GPU computed in
 // 46 s in fixed point, which carries 106 bits a point).
 constexpr int kMaxWideBits = 65536;
+// Where a WidePrefetch is computing ref's wide orbit, this waits for it (passing a cancel on) and
+// *waited (when given) gets the seconds it waited.
 std::shared_ptr<const Reference> wide_reference(const std::shared_ptr<const Reference>& ref,
-                                                const std::atomic<bool>* cancel, std::string* why);
+                                                const std::atomic<bool>* cancel, std::string* why,
+                                                double* waited = nullptr);
+// ref's wide orbit computed on a host thread from construction, into wide_reference's cache, so
+// that the wide tiers find it there (or wait for the rest of it) instead of computing it after the
+// first pass: for the device's renders, whose first pass leaves the host's cores idle (cpu.cpp).
+// Nothing starts where wide_reference would refuse ref, where its orbit is cached already, or
+// where another prefetch runs. The destructor stops an unfinished orbit (it was not needed: the
+// tiers have run) and joins the thread.
+class WidePrefetch {
+ public:
+  explicit WidePrefetch(const std::shared_ptr<const Reference>& ref);
+  ~WidePrefetch();
+  WidePrefetch(const WidePrefetch&) = delete;
+  WidePrefetch& operator=(const WidePrefetch&) = delete;
+  bool started() const { return started_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  bool started_ = false;
+  std::thread thread_;
+};
 // Host bytes a stored reference point takes: zr, zi (floatexp) and their 53-bit tails.
 constexpr uint64_t kReferenceBytesPerPoint = 2 * sizeof(FloatExp) + 2 * sizeof(double);
 // A render's host arrays of a reference's points in its delta type (cpu.cpp: the CPU's pixels, and

@@ -192,6 +192,21 @@ TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
   r.perturb.refine_pass_pixels[5] = r.perturb.refine_pass_decided[5] = 0;
   r.perturb.proof_note = "84 pixels at period 69078: over the budget";
   EXPECT_NE(app::render_summary(r).find("interior proofs: not run: 84 pixels at period 69078"), std::string::npos);
+  // The wide tiers, with the wide orbit's time: computed there, or waited for after a prefetch.
+  r.perturb.refine_pass_pixels[3] = 45;
+  r.perturb.refine_pass_decided[3] = 45;
+  r.perturb.refine_pass_seconds[3] = 2.5;
+  r.perturb.wide_orbit_seconds = 2.0;
+  EXPECT_NE(app::render_summary(r).find("wide tiers (a 424-bit orbit, 2.000 s): floatexp4 (212 bits) 45 of 45 "
+                                        "pixels (2.500 s)"),
+            std::string::npos)
+      << app::render_summary(r);
+  r.perturb.wide_prefetched = true;
+  r.perturb.wide_orbit_seconds = 0.25;
+  EXPECT_NE(app::render_summary(r).find("wide tiers (a 424-bit orbit, computed beside the first pass, then waited "
+                                        "0.250 s): floatexp4"),
+            std::string::npos)
+      << app::render_summary(r);
 }
 
 TEST(PerturbCli, BenchWritesItsReport) {

@@ -51,6 +51,62 @@ TEST(WideTiers, TheWideOrbitIsTheSameOrbitWider) {
   EXPECT_EQ(wide_reference(ref, nullptr, &why), wide);
 }
 
+// The wide orbit computed beside the first pass (WidePrefetch, cpu.cpp: the device's renders): the
+// tiers' wide_reference waits for it and gets the very orbit it would have computed itself; a
+// prefetch stopped by its end (no pixel wanted it) leaves nothing cached, and the tiers compute it;
+// a cancel while they wait stops the prefetch and is answered "cancelled". Each case on its own copy
+// of the first orbit (the cache is keyed by the orbit's object).
+TEST(WideTiers, ThePrefetchedWideOrbitIsTheOneTheTiersWouldCompute) {
+  using namespace ds::perturb;
+  const View v = view13(16, 9);
+  bool reused = false;
+  const auto ref = reference_for(geometry(v), v, nullptr, {}, &reused);
+  ASSERT_TRUE(ref);
+  std::string why;
+  double waited = -1;
+  const auto direct = wide_reference(ref, nullptr, &why, &waited);
+  ASSERT_TRUE(direct) << why;
+  EXPECT_EQ(waited, -1) << "no prefetch ran";
+  const auto same_points = [&](const Reference& w) {
+    ASSERT_EQ(w.length(), direct->length());
+    EXPECT_EQ(w.bits, direct->bits);
+    EXPECT_EQ(w.ball_period, direct->ball_period);
+    EXPECT_TRUE(w.zr_lo == direct->zr_lo && w.zi_lo == direct->zi_lo);
+    EXPECT_TRUE(w.zr_w == direct->zr_w && w.zi_w == direct->zi_w);
+    for (uint64_t k = 0; k < w.length(); ++k)
+      ASSERT_TRUE(w.zr[k].m == direct->zr[k].m && w.zr[k].e == direct->zr[k].e && w.zi[k].m == direct->zi[k].m &&
+                  w.zi[k].e == direct->zi[k].e)
+          << "point " << k;
+  };
+
+  const auto ref2 = std::make_shared<const Reference>(*ref);
+  {
+    WidePrefetch prefetch(ref2);
+    ASSERT_TRUE(prefetch.started());
+    const auto w = wide_reference(ref2, nullptr, &why, &waited);
+    ASSERT_TRUE(w) << why;
+    EXPECT_GE(waited, 0) << "the tiers waited for the prefetch";
+    same_points(*w);
+    EXPECT_EQ(wide_reference(ref2, nullptr, &why), w) << "and it is cached";
+  }
+
+  const auto ref3 = std::make_shared<const Reference>(*ref);
+  { WidePrefetch stopped(ref3); }  // ended at once, as by a render whose tiers never asked
+  waited = -1;
+  const auto w3 = wide_reference(ref3, nullptr, &why, &waited);
+  ASSERT_TRUE(w3) << why;
+  EXPECT_EQ(waited, -1);
+  same_points(*w3);
+
+  const auto ref4 = std::make_shared<const Reference>(*ref);
+  WidePrefetch prefetch(ref4);
+  ASSERT_TRUE(prefetch.started());
+  const std::atomic<bool> cancel{true};
+  why.clear();
+  EXPECT_FALSE(wide_reference(ref4, &cancel, &why));
+  EXPECT_EQ(why, "cancelled");
+}
+
 // floatexp4 and floatexp8 against the wide orbit, pixel by pixel over view 13 at 48x27: where both
 // decide, the same count, and where the first pass (floatexp deltas against the first orbit)
 // decided, the same count as that; floatexp8 decides every pixel floatexp4 does and more.
