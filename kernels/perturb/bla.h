@@ -40,6 +40,17 @@ constexpr double kBlaEpsilon2 = 1.2325951644078310e-32;  // 2^-106
 // drops is carried in each pixel's error bound (BlaEntry::ka, kb), so a pixel it leaves undecided
 // goes on to the 2^-106 table, never out with a wrong count.
 constexpr double kBlaEpsilonCoarse = 8.4703294725430034e-22;  // 2^-70
+// The floatexp4 tier's first table (cpu_tiers.cpp, wide_tiers): eps 2^-128, the double word's
+// coarse table's idea one tier up. floatexp4's own 2^-212 table has radii too small to skip much,
+// so its pixels took most steps singly at floatexp4's cost (FractalShark's view 28 on the 2-core
+// machine: one pixel, 4.4 s, half of the run in floatexp4's additions). At 2^-128 (radii 2^84
+// times larger, what BLA drops still 22 bits below the 106-bit tiers' level) the pass took 0.50x
+// the time at KF's 5e227 256x256 (21 pixels), 0.64x at 128x128 (5) and 0.75x at view 28 24x14
+// (1), the counts byte for byte the same; at 2^-106 it decided nothing at view 28 and cost 1.6x.
+// Each entry's drop is in the pixel's error bound, so a pixel the coarse table leaves undecided
+// goes on to the 2^-212 table (view 14 32x18: 2 of 27 decided by the coarse one, none by the
+// fine one after it, the pass's time the same to 1 %).
+constexpr double kBlaEpsilonWideCoarse = 2.938735877055719e-39;  // 2^-128
 // The wide tiers' (floatexp N, 53 N bits): 2^-53N.
 template <class T>
 DEEPSCOPE_HD constexpr double bla_epsilon() {

@@ -85,16 +85,19 @@ struct Prepared {
   bool in_range = true;
   std::vector<T> zr, zi;
   // T = DwDelta: at eps kBlaEpsilonCoarse (bla.h), and fine_bla() at the tier's own 2^-106 for the
-  // pixels it leaves undecided, built on first use; other types: bla at bla_epsilon<T>() alone.
+  // pixels it leaves undecided, built on first use; T = FloatExpN<4> the same at
+  // kBlaEpsilonWideCoarse and 2^-212; other types: bla at bla_epsilon<T>() alone.
   BlaTable<T> bla;
   const BlaTable<T>& fine_bla() const {
     if (!coarse) return bla;
     // The fine table is for the pixels that 2^-70 left undecided: with the map's 2^-90 domain
     // where the render has the map (a pass with it, then one without: cpu_tiers.cpp).
-    std::call_once(fine_once, [&] { fine = build_bla<T>(*ref, bla.dcmax, first_level, scale, 0.0, period_map); });
+    std::call_once(fine_once, [&] {
+      fine = build_bla<T>(*ref, bla.dcmax, first_level, scale, 0.0, period_map && FloatExpNTerms<T>::value == 0);
+    });
     return fine;
   }
-  bool coarse = false;  // bla is the coarse table (with_bla, T = DwDelta)
+  bool coarse = false;  // bla is the coarse table (with_bla, T = DwDelta or FloatExpN<4>)
   int first_level = 2;
 
  private:
@@ -185,10 +188,10 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   // The 106-bit tier's (T = FloatExp2): its points to 106 bits, and its BLA table (eps 2^-106,
   // bla.h) from the lowest level at which it stays within kMaxTierBlaBytes (level 2 up to about
   // 35 M points; above, the pixels step singly over the first levels' spans and skip from there).
-  // T = DwDelta: two tables (coarse and fine, Prepared), half of that each.
+  // T = DwDelta and FloatExpN<4>: two tables (coarse and fine, Prepared), half of that each.
   constexpr bool kTier =
       std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value || FloatExpNTerms<T>::value > 0;
-  constexpr bool kTwoTables = std::is_same<T, DwDelta>::value;
+  constexpr bool kTwoTables = std::is_same<T, DwDelta>::value || FloatExpNTerms<T>::value == 4;
   const uint64_t len = ref->length();
   // The main tables are bounded the same way (kMaxBlaBytes, counted in the builder's floatexp
   // entries): level 2 up to about 107 M points, then higher first levels.
@@ -229,7 +232,10 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   p->first_level = first_level;
   if (with_bla && p->in_range) {
     p->coarse = kTwoTables;
-    p->bla = build_bla<T>(*ref, dcmax, first_level, scale, kTwoTables ? kBlaEpsilonCoarse : 0.0,
+    p->bla = build_bla<T>(*ref, dcmax, first_level, scale,
+                          !kTwoTables                  ? 0.0
+                          : FloatExpNTerms<T>::value > 0 ? kBlaEpsilonWideCoarse
+                                                         : kBlaEpsilonCoarse,
                           period_map && !std::is_same<T, FloatExp2>::value && FloatExpNTerms<T>::value == 0,
                           cancel);
     // A map cut short by a cancel: this (cancelled) render's table only, never kept for the next.

@@ -201,8 +201,9 @@ constexpr uint64_t kMaxWidePoints = uint64_t{1} << 22;
 // (FractalShark's view 30: 669,772 steps at 380,000 bits, whose first orbit the GPU computed in
 // 46 s in fixed point, which carries 106 bits a point).
 constexpr int kMaxWideBits = 65536;
-// Where a WidePrefetch is computing ref's wide orbit, this waits for it (passing a cancel on) and
-// *waited (when given) gets the seconds it waited.
+// Where a WidePrefetch is computing ref's wide orbit, this waits for it (passing a cancel on); where
+// the orbit returned came from a prefetch, *waited (when given) gets the seconds it waited (0: the
+// prefetch had finished), else it is left as it was.
 std::shared_ptr<const Reference> wide_reference(const std::shared_ptr<const Reference>& ref,
                                                 const std::atomic<bool>* cancel, std::string* why,
                                                 double* waited = nullptr);

@@ -16,6 +16,7 @@ struct WideCache {
   std::mutex mu;
   std::condition_variable done;
   std::shared_ptr<const Reference> key, last;
+  bool last_prefetched = false;  // last came from a WidePrefetch
   std::shared_ptr<const Reference> busy;
   std::atomic<bool>* busy_stop = nullptr;
 };
@@ -70,15 +71,19 @@ std::shared_ptr<const Reference> wide_reference(const std::shared_ptr<const Refe
   WideCache& c = cache();
   {
     std::unique_lock<std::mutex> lock(c.mu);
+    double w = 0;
     if (c.busy == ref) {  // a prefetch is computing it: wait, passing a cancel on to it
       const auto t0 = std::chrono::steady_clock::now();
       while (c.busy == ref) {
         if (cancel && cancel->load() && c.busy_stop) c.busy_stop->store(true);
         c.done.wait_for(lock, std::chrono::milliseconds(20));
       }
-      if (waited) *waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      w = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    if (c.key == ref && c.last) return c.last;
+    if (c.key == ref && c.last) {
+      if (waited && c.last_prefetched) *waited = w;
+      return c.last;
+    }
   }
   const std::string no = refusal(*ref);
   if (!no.empty()) {
@@ -94,6 +99,7 @@ std::shared_ptr<const Reference> wide_reference(const std::shared_ptr<const Refe
   std::lock_guard<std::mutex> lock(c.mu);
   c.key = ref;
   c.last = out;
+  c.last_prefetched = false;
   return out;
 }
 
@@ -112,6 +118,7 @@ WidePrefetch::WidePrefetch(const std::shared_ptr<const Reference>& ref) {
     if (out) {
       c.key = ref;
       c.last = out;
+      c.last_prefetched = true;
     }
     c.busy = nullptr;
     c.busy_stop = nullptr;

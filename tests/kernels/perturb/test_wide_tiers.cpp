@@ -87,7 +87,9 @@ TEST(WideTiers, ThePrefetchedWideOrbitIsTheOneTheTiersWouldCompute) {
     ASSERT_TRUE(w) << why;
     EXPECT_GE(waited, 0) << "the tiers waited for the prefetch";
     same_points(*w);
-    EXPECT_EQ(wide_reference(ref2, nullptr, &why), w) << "and it is cached";
+    waited = -1;
+    EXPECT_EQ(wide_reference(ref2, nullptr, &why, &waited), w) << "and it is cached";
+    EXPECT_EQ(waited, 0) << "as a prefetched orbit";
   }
 
   const auto ref3 = std::make_shared<const Reference>(*ref);
