@@ -23,8 +23,8 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   // On the device, the wide orbit (wide_reference) is computed on a host thread from here, beside
   // the BLA table and the first pass, where the wide tiers may want it: on a wrapping orbit. The
   // host's cores wait for the device meanwhile; where no pixel reaches the wide tiers the orbit is
-  // stopped when the render ends. At FractalShark's views 5 and 19 and KF's 5e227 the floatexp4
-  // pass took 2.4 to 6.5 s with the orbit, after the first pass (docs/bench/hard-views.md).
+  // stopped when the render ends. At FractalShark's view 19 on the H200 the floatexp4 pass, orbit
+  // included, fell from 2.42 to 1.08 s (docs/bench/hard-views.md).
   std::unique_ptr<WidePrefetch> wide_prefetch;
   if (res->backend == Backend::kCuda && opt.refine && opt.wide_tiers && (ref.periodic || ref.ball_period != 0))
     wide_prefetch = std::make_unique<WidePrefetch>(ref_ptr);

@@ -90,8 +90,9 @@ struct Prepared {
   BlaTable<T> bla;
   const BlaTable<T>& fine_bla() const {
     if (!coarse) return bla;
-    // The fine table is for the pixels that 2^-70 left undecided: with the map's 2^-90 domain
-    // where the render has the map (a pass with it, then one without: cpu_tiers.cpp).
+    // The fine table is for the pixels that the coarse one left undecided: the double words' with
+    // the map's 2^-90 domain where the render has the map (a pass with it, then one without:
+    // cpu_tiers.cpp); floatexp4's without a map.
     std::call_once(fine_once, [&] {
       fine = build_bla<T>(*ref, bla.dcmax, first_level, scale, 0.0, period_map && FloatExpNTerms<T>::value == 0);
     });
