@@ -74,6 +74,8 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
     if (p.wide_note.empty()) p.wide_note = q.wide_note;
     if (p.proof_note.empty()) p.proof_note = q.proof_note;
     p.wide_orbit_seconds += q.wide_orbit_seconds;
+    p.wide_coarse_pixels += q.wide_coarse_pixels;
+    p.wide_coarse_decided += q.wide_coarse_decided;
     p.wide_prefetched = p.wide_prefetched || q.wide_prefetched;
     for (int k = 0; k < mandel::PerturbInfo::kRefinePasses; ++k) {
       p.refine_pass_pixels[k] += q.refine_pass_pixels[k];

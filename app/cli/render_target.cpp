@@ -144,10 +144,21 @@ std::string render_summary(const RenderResult& r) {
     for (int k = 3; k < 5; ++k) {
       if (pi.refine_pass_pixels[k] == 0) continue;
       char b[200];
-      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s)", wide.empty() ? "" : ";", wide_names[k - 3],
+      std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s", wide.empty() ? "" : ";", wide_names[k - 3],
                     static_cast<unsigned long long>(pi.refine_pass_decided[k]),
                     static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
       wide += b;
+      // floatexp4's first table (eps 2^-128) and its 2^-212 one after it; a CUDA pass's slowest
+      // pixels finished on the host.
+      if (k == 3 && pi.wide_coarse_pixels != 0) {
+        std::snprintf(b, sizeof b, "; %llu by its 2^-128 table", static_cast<unsigned long long>(pi.wide_coarse_decided));
+        wide += b;
+      }
+      if (pi.refine_pass_host[k] != 0) {
+        std::snprintf(b, sizeof b, "; %llu finished on the CPU", static_cast<unsigned long long>(pi.refine_pass_host[k]));
+        wide += b;
+      }
+      wide += ")";
     }
     if (!wide.empty()) {
       char b[160];

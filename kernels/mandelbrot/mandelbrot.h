@@ -100,6 +100,9 @@ struct PerturbInfo {
   // where a prefetch (perturb.h, WidePrefetch: the device's renders) computed it beside the first pass.
   double wide_orbit_seconds = 0;
   bool wide_prefetched = false;
+  // Pass 3's pixels that floatexp4's first, coarse table (eps 2^-128, perturb/bla.h) took and
+  // decided; the rest went on to its 2^-212 table.
+  uint64_t wide_coarse_pixels = 0, wide_coarse_decided = 0;
   std::string proof_note;  // why the interior proofs (pass 5) did not run where pixels waited ("" otherwise)
   uint64_t refine_pass_pixels[kRefinePasses] = {};
   uint64_t refine_pass_decided[kRefinePasses] = {};

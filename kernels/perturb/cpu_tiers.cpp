@@ -224,6 +224,10 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
                           &info->refine_skipped, false, nullptr, nullptr, &info->refine_pass_host[k]);
     // floatexp4's first table is a coarse one (kBlaEpsilonWideCoarse, Prepared); what it leaves
     // goes through floatexp4's own 2^-212 table, as the double words' 2^-70 and 2^-106 passes.
+    if (FloatExpNTerms<T>::value == 4 && opt.bla && !*cancelled) {
+      info->wide_coarse_pixels += in;
+      info->wide_coarse_decided += in - left.size();
+    }
     if (FloatExpNTerms<T>::value == 4 && opt.bla && !left.empty() && !*cancelled)
       left = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, left, put, cancelled, &bla,
                             &info->refine_skipped, true, nullptr, nullptr, &info->refine_pass_host[k]);

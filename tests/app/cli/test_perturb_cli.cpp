@@ -201,6 +201,15 @@ TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
                                         "pixels (2.500 s)"),
             std::string::npos)
       << app::render_summary(r);
+  // ... with how many floatexp4's coarse table decided, and the pixels finished on the host.
+  r.perturb.wide_coarse_pixels = 45;
+  r.perturb.wide_coarse_decided = 40;
+  r.perturb.refine_pass_host[3] = 7;
+  EXPECT_NE(app::render_summary(r).find("floatexp4 (212 bits) 45 of 45 pixels (2.500 s; 40 by its 2^-128 table; 7 "
+                                        "finished on the CPU)"),
+            std::string::npos)
+      << app::render_summary(r);
+  r.perturb.wide_coarse_pixels = r.perturb.wide_coarse_decided = r.perturb.refine_pass_host[3] = 0;
   r.perturb.wide_prefetched = true;
   r.perturb.wide_orbit_seconds = 0.25;
   EXPECT_NE(app::render_summary(r).find("wide tiers (a 424-bit orbit, computed beside the first pass, then waited "
