@@ -25,8 +25,10 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   // host's cores wait for the device meanwhile; where no pixel reaches the wide tiers the orbit is
   // stopped when the render ends. At FractalShark's view 19 on the H200 the floatexp4 pass, orbit
   // included, fell from 2.42 to 1.08 s (docs/bench/hard-views.md).
+  // A reference the pixels go round (periodic, or cut at the ball's period).
+  const bool wraps = ref.periodic || ref.ball_period != 0;
   std::unique_ptr<WidePrefetch> wide_prefetch;
-  if (res->backend == Backend::kCuda && opt.refine && opt.wide_tiers && (ref.periodic || ref.ball_period != 0))
+  if (res->backend == Backend::kCuda && opt.refine && opt.wide_tiers && wraps)
     wide_prefetch = std::make_unique<WidePrefetch>(ref_ptr);
   const auto tb = Clock::now();
   if (opt.stage) opt.stage("BLA table");
@@ -45,7 +47,6 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
     res->perturb.period_map_relative_error = pm.degree ? to_double(pm.error[0] / pm.scale[0]) : 0.0;
     res->perturb.period_map_seconds = pm.seconds;
     // Why none, only for a reference the pixels go round (the others never have one).
-    const bool wraps = ref.periodic || ref.ball_period != 0;
     res->perturb.period_map_note = !wraps            ? ""
                                    : !opt.period_map ? "off"
                                    : !opt.bla        ? "no BLA"

@@ -227,10 +227,10 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
     if (FloatExpNTerms<T>::value == 4 && opt.bla && !*cancelled) {
       info->wide_coarse_pixels += in;
       info->wide_coarse_decided += in - left.size();
+      if (!left.empty())
+        left = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, left, put, cancelled, &bla,
+                              &info->refine_skipped, true, nullptr, nullptr, &info->refine_pass_host[k]);
     }
-    if (FloatExpNTerms<T>::value == 4 && opt.bla && !left.empty() && !*cancelled)
-      left = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, left, put, cancelled, &bla,
-                            &info->refine_skipped, true, nullptr, nullptr, &info->refine_pass_host[k]);
     info->bla_seconds += bla;
     info->refine_pass_pixels[k] += in;
     info->refine_pass_seconds[k] += since(t0);  // pass 3's with the wide orbit's time
