@@ -143,14 +143,16 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
   LD bound[kCandidates] = {}, rnd[kCandidates] = {};
   bool ok[kCandidates];
   std::fill(ok, ok + kCandidates, true);
-  std::vector<LD> mag(terms), s(N + 1);
+  // The magnitudes of each buffer's terms, written beside the terms by whoever wrote them.
+  std::vector<LD> mags[2] = {std::vector<LD>(terms), std::vector<LD>(terms)};
+  for (int q = 0; q < terms; ++q) mags[1][q] = cabs_of(buf[1][q]);
   // The weighted sums of |b_ij| rho^i by total degree d = i + j, their total S, and the bound on
-  // the products that squaring drops (total degree above N).
-  const auto graded = [&](int c, LD* total, LD* dropped) {
-    std::fill(s.begin(), s.end(), LD(0));
+  // the products that squaring drops (total degree above N), over magnitudes m (s: N + 1 scratch).
+  const auto graded = [&](const LD* m, int c, LD* s, LD* total, LD* dropped) {
+    std::fill(s, s + N + 1, LD(0));
     const LD* r = &rp[c * (N + 1)];
     for (int i = 0; i <= N; ++i)
-      for (int j = 0; i + j <= N; ++j) s[i + j] += mag[period_map_index(i, j, N)] * r[i];
+      for (int j = 0; i + j <= N; ++j) s[i + j] += m[period_map_index(i, j, N)] * r[i];
     LD t = 0, h = 0;
     for (int d = 0; d <= N; ++d) {
       t += s[d];
@@ -168,57 +170,10 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
   // nothing). Checked from step kRoundingCheckFrom on, where the first steps' rv no longer weighs.
   constexpr LD kRoundingGiveUp = 4;
   constexpr uint64_t kRoundingCheckFrom = 64;
-  bool rounding_floor = false;
-  // The bounds of step k (from buf[k & 1]): false where every domain is spent.
-  const auto bounds_step = [&](uint64_t k) {
-    const std::vector<Cx>& b = buf[k & 1];
-    const LD zk = cabs_of(zs[k]);
-    for (int q = 0; q < terms; ++q) mag[q] = cabs_of(b[q]);
-    bool any = false, within = k < kRoundingCheckFrom;
-    for (int c = 0; c < candidates; ++c) {
-      if (!ok[c]) continue;
-      LD S, H;
-      graded(c, &S, &H);
-      // No pixel of the domain escapes here: |z_k| <= |Z_k| + S + E (+ the roundings) < 2.
-      if (!(zk + S + bound[c] + rnd[c] < 2 * (1 - 1e-9L)) || !std::isfinite(S)) {
-        ok[c] = false;
-        continue;
-      }
-      any = true;
-      const LD g = 2 * zk + 2 * S;
-      bound[c] = H + g * bound[c] + bound[c] * bound[c];
-      const LD local = A::kRoundoff * growth_terms * (2 * zk * S + S * S + rv);
-      rnd[c] = std::hypot(g * rnd[c], local);
-      if (rnd[c] <= kRoundingGiveUp * static_cast<LD>(kPeriodMapTolerance) * S) within = true;
-    }
-    if (any && !within) {
-      rounding_floor = true;
-      return false;
-    }
-    return any;
-  };
-  // b <- 2 Z b + b^2 (to total degree N) + rv y, for the output terms [q0, q1).
-  const auto square_step = [&](uint64_t k, int q0, int q1) {
-    const std::vector<Cx>& b = buf[k & 1];
-    std::vector<Cx>& nb = buf[(k + 1) & 1];
-    const Cx z2{zs[k].re * 2.0, zs[k].im * 2.0};
-    for (int q = q0; q < q1; ++q) {
-      Cx o = cmul(z2, b[q]);
-      for (const Pair& pr : pairs[q]) {
-        Cx m = cmul(b[pr.q1], b[pr.q2]);
-        if (pr.twice) m = Cx{m.re * 2.0, m.im * 2.0};
-        o.re = o.re + m.re;
-        o.im = o.im + m.im;
-      }
-      nb[q] = o;
-    }
-    if (q0 <= period_map_index(0, 1, N) && period_map_index(0, 1, N) < q1) {
-      Cx& y = nb[period_map_index(0, 1, N)];
-      y.re = y.re + rv_r;
-    }
-  };
-  // The output terms split among the threads by their pairs' count; one barrier a step (the
-  // bounds run on the calling thread beside its share).
+  // The threads: the output terms split among them by their pairs' count, the candidates' bounds
+  // dealt round them (candidate c to thread c mod workers), one barrier a step. (With the bounds
+  // on the calling thread alone, they were a fifth of the work and the others slept on the barrier
+  // every step: FractalShark's view 28, 224,629 steps, took 13 s on 2 cores and 15 s on 16.)
   std::size_t total_pairs = 0;
   for (const auto& v : pairs) total_pairs += v.size() + 1;
   const unsigned workers = std::max(1u, std::min<unsigned>(resolve_threads(0), 16));
@@ -232,6 +187,58 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
       if (acc * workers >= total_pairs * w) split[w++] = q + 1;
     }
   }
+  // What each thread's candidates said of step k, in flags[k & 1]: one still alive (no pixel of its
+  // domain escapes), and one whose roundings are still within reach of a tolerance. The calling
+  // thread reads step k's after its barrier, before the next one, so the threads' writes of step
+  // k + 2 come after.
+  struct Flags {
+    bool any = false, within = false;
+  };
+  std::vector<Flags> flags[2] = {std::vector<Flags>(workers), std::vector<Flags>(workers)};
+  // Thread w's candidates at step k (from buf[k & 1]).
+  const auto bounds_share = [&](uint64_t k, unsigned w, LD* s) {
+    const LD* m = mags[k & 1].data();
+    const LD zk = cabs_of(zs[k]);
+    Flags f;
+    f.within = k < kRoundingCheckFrom;
+    for (int c = static_cast<int>(w); c < candidates; c += static_cast<int>(workers)) {
+      if (!ok[c]) continue;
+      LD S, H;
+      graded(m, c, s, &S, &H);
+      // No pixel of the domain escapes here: |z_k| <= |Z_k| + S + E (+ the roundings) < 2.
+      if (!(zk + S + bound[c] + rnd[c] < 2 * (1 - 1e-9L)) || !std::isfinite(S)) {
+        ok[c] = false;
+        continue;
+      }
+      f.any = true;
+      const LD g = 2 * zk + 2 * S;
+      bound[c] = H + g * bound[c] + bound[c] * bound[c];
+      const LD local = A::kRoundoff * growth_terms * (2 * zk * S + S * S + rv);
+      rnd[c] = std::hypot(g * rnd[c], local);
+      if (rnd[c] <= kRoundingGiveUp * static_cast<LD>(kPeriodMapTolerance) * S) f.within = true;
+    }
+    flags[k & 1][w] = f;
+  };
+  // b <- 2 Z b + b^2 (to total degree N) + rv y, for thread w's output terms, and their magnitudes.
+  const int qy = period_map_index(0, 1, N);
+  const auto square_share = [&](uint64_t k, unsigned w) {
+    const std::vector<Cx>& b = buf[k & 1];
+    std::vector<Cx>& nb = buf[(k + 1) & 1];
+    std::vector<LD>& nm = mags[(k + 1) & 1];
+    const Cx z2{zs[k].re * 2.0, zs[k].im * 2.0};
+    for (int q = split[w]; q < split[w + 1]; ++q) {
+      Cx o = cmul(z2, b[q]);
+      for (const Pair& pr : pairs[q]) {
+        Cx m = cmul(b[pr.q1], b[pr.q2]);
+        if (pr.twice) m = Cx{m.re * 2.0, m.im * 2.0};
+        o.re = o.re + m.re;
+        o.im = o.im + m.im;
+      }
+      if (q == qy) o.re = o.re + rv_r;
+      nb[q] = o;
+      nm[q] = cabs_of(o);
+    }
+  };
   std::atomic<uint64_t> arrived{0};
   // The barrier generation after which everyone stops (0: none). The calling thread sets it before
   // arriving there, so every worker reads it after that barrier. (A plain flag set during a step's
@@ -241,10 +248,10 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
   std::atomic<uint64_t> stop_gen{0};
   std::mutex barrier_mu;
   std::condition_variable barrier_cv;
-  // Every worker's arrival number `generation`: a short spin (a step's work is tens of
-  // microseconds on many cores), then a wait on the condition, which the last to arrive signals.
-  // (Spinning alone, with yields, took a step per scheduler slice wherever other processes held
-  // the cores: a campaign test beside another ran past 300 s.)
+  // Every worker's arrival number `generation`: a short spin (a step's work is microseconds on
+  // many cores), then a wait on the condition, which the last to arrive signals. (Spinning alone,
+  // with yields, took a step per scheduler slice wherever other processes held the cores: a
+  // campaign test beside another ran past 300 s.)
   const auto barrier = [&](uint64_t generation) {
     const uint64_t want = generation * workers;
     if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == want) {
@@ -252,7 +259,7 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
       barrier_cv.notify_all();
       return;
     }
-    for (int spin = 0; spin < 4096; ++spin)
+    for (int spin = 0; spin < 16384; ++spin)
       if (arrived.load(std::memory_order_acquire) >= want) return;
     std::unique_lock<std::mutex> lock(barrier_mu);
     barrier_cv.wait(lock, [&] { return arrived.load(std::memory_order_acquire) >= want; });
@@ -260,26 +267,41 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
   std::vector<std::thread> pool;
   for (unsigned w = 1; w < workers; ++w)
     pool.emplace_back([&, w] {
+      std::vector<LD> s(N + 1);
       uint64_t gen = 0;
       for (uint64_t k = 1; k < last; ++k) {
-        square_step(k, split[w], split[w + 1]);
+        bounds_share(k, w, s.data());
+        square_share(k, w);
         barrier(++gen);
         if (stop_gen.load(std::memory_order_acquire) == gen) break;
       }
     });
+  // The calling thread: its share, then after each barrier the step's verdict. A stop found at
+  // step k takes effect at the next barrier (every thread runs step k + 1, whose results are
+  // dropped with the map), or at the loop's end.
+  std::vector<LD> s0(N + 1);
   uint64_t gen = 0, stopped_at = 0;
-  bool cancelled = false;
+  bool cancelled = false, stop = false, rounding_floor = false;
   for (uint64_t k = 1; k < last; ++k) {
-    if (cancel && (k & 63) == 0 && cancel->load(std::memory_order_relaxed)) cancelled = true;
-    const bool any = !cancelled && bounds_step(k);
-    stopped_at = k;
-    if (!any) stop_gen.store(gen + 1, std::memory_order_release);
-    square_step(k, split[0], split[1]);
+    bounds_share(k, 0, s0.data());
+    square_share(k, 0);
     barrier(++gen);
-    if (!any) break;
+    if (stop) break;
+    if (cancel && (k & 63) == 0 && cancel->load(std::memory_order_relaxed)) cancelled = true;
+    bool any = false, within = false;
+    for (const Flags& f : flags[k & 1]) {
+      any = any || f.any;
+      within = within || f.within;
+    }
+    if (cancelled || !any || !within) {
+      stop = true;
+      stopped_at = k;
+      rounding_floor = any && !within;
+      stop_gen.store(gen + 1, std::memory_order_release);
+    }
   }
   for (std::thread& t : pool) t.join();
-  if (stop_gen.load() != 0) {
+  if (stop) {
     pm.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     pm.why = cancelled        ? "cancelled"
              : rounding_floor ? "its roundings pass 2^-58 of the map by step " + std::to_string(stopped_at) + " of " +
@@ -289,7 +311,7 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
     return pm;
   }
   const std::vector<Cx>& b = buf[last & 1];
-  for (int q = 0; q < terms; ++q) mag[q] = cabs_of(b[q]);
+  const LD* mag = mags[last & 1].data();
   // The two domains: the largest rho within each tolerance (binary64's, and the double words').
   const LD tolerance[3] = {static_cast<LD>(kPeriodMapTolerance), static_cast<LD>(kPeriodMapToleranceWide),
                            static_cast<LD>(kPeriodMapToleranceFine)};
@@ -299,7 +321,7 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
     for (int c = 0; c < candidates && best[w] < 0; ++c) {
       if (!ok[c]) continue;
       LD S, H;
-      graded(c, &S, &H);
+      graded(mag, c, s0.data(), &S, &H);
       if (std::isfinite(S) && S > 0 && bound[c] + rnd[c] <= tolerance[w] * S) {
         best[w] = c;
         best_s[w] = S;
