@@ -182,7 +182,7 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
   };
   std::vector<BlaEntry<U>> all =
       build_bla_levels<BlaEntry<U>>(len, first_level, t.level_offset, &t.levels, single, merge);
-  if (ref.periodic || ref.ball_period != 0) append_suffix(len, first_level, t, &all, single, merge);
+  if (ref.wraps()) append_suffix(len, first_level, t, &all, single, merge);
   // Each entry rounded to T on all cores.
   auto on_all_cores = [](std::size_t n, auto&& body) {
     parallel_for(n, 4096, [&](std::size_t a, std::size_t b) {

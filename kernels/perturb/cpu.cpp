@@ -26,7 +26,7 @@ void render_typed(const View& v, const Geometry& g, const Tile& t, const RenderO
   // stopped when the render ends. At FractalShark's view 19 on the H200 the floatexp4 pass, orbit
   // included, fell from 2.42 to 1.08 s (docs/bench/hard-views.md).
   // A reference the pixels go round (periodic, or cut at the ball's period).
-  const bool wraps = ref.periodic || ref.ball_period != 0;
+  const bool wraps = ref.wraps();
   std::unique_ptr<WidePrefetch> wide_prefetch;
   if (res->backend == Backend::kCuda && opt.refine && opt.wide_tiers && wraps)
     wide_prefetch = std::make_unique<WidePrefetch>(ref_ptr);

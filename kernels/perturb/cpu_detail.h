@@ -174,6 +174,12 @@ inline bool dw_points_in_range(const Reference& ref) {
   return ok.load();
 }
 
+// The delta types whose tiers take two BLA tables, a coarse one first (Prepared, the coarse
+// pass) and their own fine one for what it leaves: the double word (2^-70, 2^-106) and floatexp4
+// (2^-128, 2^-212; cpu_tiers.cpp, wide_tiers).
+template <class T>
+constexpr bool kTwoBlaTables = std::is_same<T, DwDelta>::value || FloatExpNTerms<T>::value == 4;
+
 template <class T>
 std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Reference>& ref, FloatExp dcmax,
                                             bool with_bla, bool host_points = true, int scale = 0,
@@ -192,7 +198,7 @@ std::shared_ptr<const Prepared<T>> prepared(const std::shared_ptr<const Referenc
   // T = DwDelta and FloatExpN<4>: two tables (coarse and fine, Prepared), half of that each.
   constexpr bool kTier =
       std::is_same<T, FloatExp2>::value || std::is_same<T, DwDelta>::value || FloatExpNTerms<T>::value > 0;
-  constexpr bool kTwoTables = std::is_same<T, DwDelta>::value || FloatExpNTerms<T>::value == 4;
+  constexpr bool kTwoTables = kTwoBlaTables<T>;
   const uint64_t len = ref->length();
   // The main tables are bounded the same way (kMaxBlaBytes, counted in the builder's floatexp
   // entries): level 2 up to about 107 M points, then higher first levels.

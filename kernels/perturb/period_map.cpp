@@ -70,7 +70,7 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
   pm.wide = std::is_same<A, Wide>::value;
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t len = ref.length();
-  if (!(ref.periodic || ref.ball_period != 0) || len < 4) {
+  if (!ref.wraps() || len < 4) {
     pm.why = "the reference does not wrap";
     return pm;
   }
@@ -381,7 +381,7 @@ DwDelta dw_from_ld(long double x) {
 }
 
 bool period_map_worth(const Reference& ref, uint64_t pixels, uint64_t max_iter) {
-  if (!(ref.periodic || ref.ball_period != 0) || ref.length() < 4) return false;
+  if (!ref.wraps() || ref.length() < 4) return false;
   const uint64_t steps = ref.length() - 2;
   if (steps > kPeriodMapMaxSteps) return false;
   const int n = kPeriodMapDegreeWide;

@@ -70,6 +70,8 @@ struct Reference {
   // within the stop's max_period (the orbit then ran on as without the stop).
   uint64_t ball_period = 0;
   FloatExp ball_radius{0.0};  // the stop's radius where ball_period != 0 (reference_for's reuse)
+  // Pixels go round it again and again: periodic, or cut at the ball's period.
+  bool wraps() const { return periodic || ball_period != 0; }
   std::vector<FloatExp> zr, zi;
   // The tails beyond 53 bits: Z_n = (zr[n].m + zr_lo[n]) 2^zr[n].e to 106 bits (floatexp2 deltas,
   // the second tier for pixels that binary64 cannot decide).
