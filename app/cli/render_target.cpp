@@ -165,8 +165,10 @@ std::string render_summary(const RenderResult& r) {
       std::snprintf(b, sizeof b, " %s%.3f s", pi.wide_prefetched ? "computed beside the first pass, then waited " : "",
                     pi.wide_orbit_seconds);
       out += std::string("\nwide tiers (a 424-bit orbit,") + b + "):" + wide;
-    }
-    else if (!pi.wide_note.empty()) out += "\nwide tiers: not run: " + pi.wide_note;
+      // Stopped after floatexp4's sample (cpu_tiers.cpp, wide_tiers).
+      if (!pi.wide_note.empty()) out += "; stopped: " + pi.wide_note;
+    } else if (!pi.wide_note.empty())
+      out += "\nwide tiers: not run: " + pi.wide_note;
     // The interior proofs for what every tier left (two a pixel, their windows without BLA).
     std::string proofs;
     if (pi.refine_pass_pixels[5] != 0) {

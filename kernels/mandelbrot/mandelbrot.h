@@ -226,6 +226,9 @@ struct RenderOptions {
   // floatexp8 against a wide orbit: cpu_tiers.cpp, wide_tiers); false: left to the secondary
   // references and marked (faster where few are decided: FractalShark's view 14).
   bool wide_tiers = true;
+  // From this many pixels on, floatexp4 takes an evenly spread sample of 64 first, and the wide
+  // tiers stop where it decides under an eighth (cpu_tiers.cpp, wide_tiers); tests lower it.
+  std::size_t wide_sample_from = 512;
   // Rows [row_begin, row_end) of the view only (row_end < 0: to the last row), intersected with
   // the tile: a strip of a large image for one worker. The result holds just those rows, each
   // pixel computed exactly as in a render of the whole view (same geometry, reference and BLA

@@ -202,44 +202,79 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
                                     const std::shared_ptr<const Reference>& ref, Backend backend,
                                     std::vector<std::size_t> left, const PutPixel& put, bool* cancelled,
                                     PerturbInfo* info) {
-  if (left.empty() || *cancelled || !opt.refine || !opt.wide_tiers || !(ref->periodic || ref->ball_period != 0))
+  if (left.empty() || *cancelled || !opt.refine || !opt.wide_tiers || !ref->wraps())
     return left;
   auto t0 = Clock::now();
   std::string why;
   double waited = -1;
   const std::shared_ptr<const Reference> wide = wide_reference(ref, opt.cancel, &why, &waited);
-  info->wide_prefetched = waited >= 0;
+  info->wide_prefetched = info->wide_prefetched || waited >= 0;
   info->wide_orbit_seconds += since(t0);
   if (!wide) {
     if (opt.cancel && opt.cancel->load()) *cancelled = true;
     else info->wide_note = why;
     return left;
   }
-  const auto pass = [&](int k, auto delta) {
+  // Pass k over `in` (ascending): what it leaves.
+  const auto pass = [&](int k, auto delta, std::vector<std::size_t> in) {
     using T = decltype(delta);
-    if (left.empty() || *cancelled) return;
+    if (in.empty() || *cancelled) return in;
     double bla = 0;
-    const std::size_t in = left.size();
-    left = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, left, put, cancelled, &bla,
-                          &info->refine_skipped, false, nullptr, nullptr, &info->refine_pass_host[k]);
+    const std::size_t n = in.size();
+    std::vector<std::size_t> out = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, in, put, cancelled, &bla,
+                                                  &info->refine_skipped, false, nullptr, nullptr,
+                                                  &info->refine_pass_host[k]);
     // floatexp4's first table is a coarse one (kBlaEpsilonWideCoarse, Prepared); what it leaves
     // goes through floatexp4's own 2^-212 table, as the double words' 2^-70 and 2^-106 passes.
-    if (FloatExpNTerms<T>::value == 4 && opt.bla && !*cancelled) {
-      info->wide_coarse_pixels += in;
-      info->wide_coarse_decided += in - left.size();
-      if (!left.empty())
-        left = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, left, put, cancelled, &bla,
-                              &info->refine_skipped, true, nullptr, nullptr, &info->refine_pass_host[k]);
+    if (kTwoBlaTables<T> && opt.bla && !*cancelled) {
+      info->wide_coarse_pixels += n;
+      info->wide_coarse_decided += n - out.size();
+      if (!out.empty())
+        out = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, out, put, cancelled, &bla,
+                             &info->refine_skipped, true, nullptr, nullptr, &info->refine_pass_host[k]);
     }
     info->bla_seconds += bla;
-    info->refine_pass_pixels[k] += in;
+    info->refine_pass_pixels[k] += n;
     info->refine_pass_seconds[k] += since(t0);  // pass 3's with the wide orbit's time
-    if (!*cancelled) info->refine_pass_decided[k] += in - left.size();
+    if (!*cancelled) info->refine_pass_decided[k] += n - out.size();
     t0 = Clock::now();
+    return out;
   };
-  pass(3, FloatExpN<4>(0.0));
-  pass(4, FloatExpN<8>(0.0));
-  return left;
+  // Many pixels: floatexp4 takes an evenly spread sample of them first, and where it decides under
+  // an eighth of it the wide tiers stop there, saying so (the rest stay flagged, marked in the
+  // image). At FractalShark's view 14 (1e6516) they decided 72 of 939 at 192x108 for 7.9 s on the
+  // H200 and 448 of 5,863 at 480x270 for 16.2 s (docs/bench/hard-views.md): at 1920x1080 minutes
+  // for a few per cent. A deterministic rule, not a timing; view 13, where they decide 18 %, and
+  // every view with fewer than opt.wide_sample_from (512) such pixels run them all.
+  constexpr std::size_t kWideSample = 64, kWideSampleShare = 8;
+  if (left.size() >= std::max<std::size_t>(opt.wide_sample_from, 1)) {
+    // kWideSample of 512 or more; of fewer (tests), an eighth, at least one.
+    const std::size_t want = std::min(kWideSample, std::max<std::size_t>(1, left.size() / kWideSampleShare));
+    const std::size_t stride = left.size() / want;
+    std::vector<std::size_t> sample, rest;
+    for (std::size_t i = 0; i < left.size(); ++i)
+      (i % stride == 0 && sample.size() < want ? sample : rest).push_back(left[i]);
+    std::vector<std::size_t> kept = pass(3, FloatExpN<4>(0.0), sample);
+    const std::size_t decided = sample.size() - kept.size();
+    if (*cancelled) return left;
+    if (decided * kWideSampleShare < sample.size()) {
+      char b[240];
+      std::snprintf(b, sizeof b,
+                    "floatexp4 decided %zu of an evenly spread sample of %zu (under 1/%zu), so the other %zu were not "
+                    "tried",
+                    decided, sample.size(), kWideSampleShare, rest.size());
+      info->wide_note = b;
+      rest.insert(rest.end(), kept.begin(), kept.end());
+      std::sort(rest.begin(), rest.end());
+      return rest;
+    }
+    left = pass(3, FloatExpN<4>(0.0), rest);
+    left.insert(left.end(), kept.begin(), kept.end());
+    std::sort(left.begin(), left.end());
+  } else {
+    left = pass(3, FloatExpN<4>(0.0), left);
+  }
+  return pass(4, FloatExpN<8>(0.0), left);
 }
 
 // The interior proofs for what every tier left (pass 5). The interior test's exact windows
@@ -269,7 +304,7 @@ std::vector<std::size_t> interior_proofs(const View& v, const Geometry& g, const
                                          const std::shared_ptr<const Reference>& ref, Backend backend,
                                          const Offset106& o, std::vector<std::size_t> left, const PutPixel& put,
                                          bool* cancelled, PerturbInfo* info) {
-  if (left.empty() || *cancelled || !opt.refine || !opt.interior || !(ref->periodic || ref->ball_period != 0))
+  if (left.empty() || *cancelled || !opt.refine || !opt.interior || !ref->wraps())
     return left;
   const uint64_t period = ref->ball_period != 0 ? ref->ball_period : ref->length() - 1;
   const double steps = static_cast<double>(left.size()) * kDearProofs * (2.0 * kMaxComposedWindows + 1.0) *
