@@ -44,6 +44,7 @@ timed() {
 for v in ${views:-5 14 25}; do
   vv=$(printf %02d "$v")
   for r in $(seq "${runs:-1}"); do
+    rm -f "$out/fs-view$vv.png"  # FractalShark will not overwrite it (and then times less)
     timed "fs-view$vv-run$r" .peers/fractalshark/build/env.sh "$fs" --builtin-view "$v" --width "$w" --height "$h" \
       --render-algorithm AutoSelect --out "$out/fs-view$vv.png"
     timed "ds-view$vv-run$r" build-gpu/env.sh "$ds" render --location "assets/locations/fractalshark/view$vv.loc" \
