@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "bench.h"
+#include "peer_f3.h"
 #include "app/cli/cli.h"
 #include "app/io/image_io.h"
 #include "kernels/core/atomic_file.h"
@@ -258,6 +259,7 @@ int bench_kf(const cli::Args& a, const ArgList& args) {
 
 int bench_perturb(const ArgList& args) {
   if (std::find(args.begin(), args.end(), "--formulas") != args.end()) return bench_perturb_formulas(args);
+  if (std::find(args.begin(), args.end(), "--peer") != args.end()) return bench_perturb_peer(args);
   cli::Args a(args, {"out", "size", "depths", "locations", "kf", "oracle"},
               {"quick", "cpu-only", "gpu-only", "fields"});
   if (!a.positional().empty())

@@ -209,6 +209,12 @@ Commands:
                           [--locations DIR]   (formula perturbation on the CPU with and without BLA; views
                           burning-ship-1e30, burning-ship-1e60, mandelbar-1e30,
                           fs-perpendicular-burning-ship-21-trees, fs-burning-ship-14-deeper)
+  deepscope bench perturb --peer f3 (--kf DIR [--depths LIST] | --location FILE) [--size WxH] [--runs N]
+                          [--check N] [--peer-dir DIR] [--out FILE.md]
+        Fraktaler-3 (built by tools/peers/fraktaler3.sh into .peers/fraktaler3/build) beside `render
+        --backend cpu`, alternating, the minimum of --runs (3) wall times each; then both images
+        compared pixel for pixel at the pixel centres, and up to --check (16) of the pixels where they
+        differ by more than one checked against the MPFR oracle (docs/bench/cpu-peers.md).
   deepscope bench henon [--out FILE.md] [--quick] [--formats LIST] [--steps N] [--orbits N] [--cpu-only|--gpu-only]
                         [--fp-counts FILE.csv] [--params format|double|both]
   deepscope bench drift [--out FILE.md] [--quick] [--cpu-only|--gpu-only]
