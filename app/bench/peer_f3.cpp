@@ -284,7 +284,11 @@ int run_peer(const ArgList& args) {
     }
     perturb::oracle::OracleOptions oo;
     oo.cancel = &cancel_flag();
-    const auto px = perturb::oracle::oracle_pixels(mandel::geometry(v), v, where, oo, nullptr);
+    if (!where.empty())
+      std::fprintf(stderr, "%s: %zu of the %zu differing pixels against MPFR\n", files[i].c_str(), where.size(),
+                   c.differ.size());
+    const auto px = perturb::oracle::oracle_pixels(mandel::geometry(v), v, where, oo, stderr_progress());
+    if (!where.empty()) std::fprintf(stderr, "\n");
     if (cancel_flag().load()) throw Interrupted{};
     std::size_t f3_wrong = 0, ds_wrong = 0, untrusted = 0;
     const auto off = [](uint64_t a, uint64_t b) { return a > b + 1 || b > a + 1; };
