@@ -20,6 +20,7 @@
 
 #include "app/cli/commands.h"
 #include "kernels/core/input_file.h"
+#include "run_captured.h"
 #include "test_files.h"
 
 namespace {
@@ -30,14 +31,7 @@ using ds::test::make_tmpdir;
 bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
 
 // The exit code and stderr of the whole command line, as main runs it.
-int run(const ArgList& args, std::string* err) {
-  testing::internal::CaptureStderr();
-  testing::internal::CaptureStdout();
-  const int rc = ds::app::run(args);
-  testing::internal::GetCapturedStdout();
-  *err = testing::internal::GetCapturedStderr();
-  return rc;
-}
+int run(const ArgList& args, std::string* err) { return ds::test::run_captured(args, err); }
 
 // Entries of `dir` (-1 when it cannot be listed): nothing may be left there, not even a temporary.
 int entries(const std::string& dir) {

@@ -11,6 +11,7 @@
 
 #include "app/bench/peer_f3.h"
 #include "app/cli/commands.h"
+#include "run_captured.h"
 #include "test_files.h"
 
 namespace {
@@ -18,14 +19,8 @@ namespace {
 using namespace ds;
 using namespace ds::app;
 
-int run(const ArgList& args, std::string* err) {
-  testing::internal::CaptureStderr();
-  testing::internal::CaptureStdout();
-  const int rc = ds::app::run(args);
-  testing::internal::GetCapturedStdout();
-  *err = testing::internal::GetCapturedStderr();
-  return rc;
-}
+// The exit code and stderr of the whole command line, as main runs it.
+int run(const ArgList& args, std::string* err) { return ds::test::run_captured(args, err); }
 
 TEST(BenchPeer, TheF3ParametersCarryTheLocationAndLiftItsCaps) {
   Location loc;
