@@ -95,11 +95,18 @@ namespace {
 
 struct Interrupted {};  // Ctrl-C: bench_perturb_peer says so and exits 130
 
+// s as one word for the shell: in single quotes, each ' as '\''.
+std::string shq(const std::string& s) {
+  std::string q = "'";
+  for (const char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
 // A command's wall time, its output to `log`; throws on failure, naming the log (exit 1), and on
 // a signal (Ctrl-C) as cancelled.
 double timed(const std::string& cmd, const std::string& log) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int rc = std::system((cmd + " > '" + log + "' 2>&1").c_str());
+  const int rc = std::system((cmd + " > " + shq(log) + " 2>&1").c_str());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (cancel_flag().load() || (rc != -1 && WIFSIGNALED(rc)) || (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 130))
     throw Interrupted{};
@@ -114,8 +121,6 @@ double timed(const std::string& cmd, const std::string& log) {
   }
   return s;
 }
-
-std::string shq(const std::string& s) { return "'" + s + "'"; }
 
 std::string self_exe() {
   std::error_code ec;

@@ -78,8 +78,9 @@ TEST(BenchPeer, BadInputsExitTwoBeforeAnyWork) {
   EXPECT_EQ(run({"bench", "perturb", "--peer", "f3", "--kf", kf, "--peer-dir", "/nonexistent"}, &err), 2);
   EXPECT_NE(err.find("no program /nonexistent/fraktaler-3"), std::string::npos) << err;
   // A stand-in peer whose programs exist: a bad location is refused before anything runs, and a
-  // peer that fails ends the bench with exit 1, naming the command.
-  const std::string dir = test::make_tmpdir("bench-peer"), bin = dir + "/build";
+  // peer that fails ends the bench with exit 1, naming the command and what it printed (its folder
+  // has a quote in its name: the commands go through the shell).
+  const std::string dir = test::make_tmpdir("bench-peer"), bin = dir + "/it's build";
   mkdir(bin.c_str(), 0755);
   for (const char* name : {"fraktaler-3", "fraktaler-3-centres"}) {
     const std::string p = bin + "/" + name;
