@@ -8,6 +8,8 @@
 #       with F3's own flags (g++ -std=c++17 -O3 -march=native) into .peers/fraktaler3/build.
 #       It also builds tools/peers/f3_compare.cpp (F3's EXR counts against deepscope's --counts).
 #   tools/peers/fraktaler3.sh exe                   prints the built program's path.
+# Then `deepscope bench perturb --peer f3 --kf tests/data/kf-benchmarks` (or --location FILE) times
+# both programs side by side and checks where they differ against MPFR (docs/bench/cpu-peers.md).
 # Debian 12 packages it needs (optional peer: not in setup.sh; install by hand with apt-get):
 #   g++ pkg-config xxd libsdl2-dev libmpfrc++-dev libmpfr-dev libgmp-dev libtoml11-dev
 #   libopenexr-dev libimath-dev libglm-dev zlib1g-dev
