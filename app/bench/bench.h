@@ -22,6 +22,8 @@ int bench_finder(const ArgList& args);
 int bench_reference(const ArgList& args);
 int bench_colour(const ArgList& args);
 
+// The host CPU's model name (/proc/cpuinfo), or "CPU".
+std::string cpu_name();
 // printf-style formatting of one number ("%.3g").
 std::string fmt(const char* f, double v);
 // A report's heading and its date (UTC), commit and command lines, as markdown.

@@ -1,11 +1,20 @@
 // What every benchmark report shares: number formatting and the date/commit/command preamble.
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 
 #include "bench.h"
 #include "version.h"
 
 namespace ds::app {
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "CPU";
+}
 
 std::string fmt(const char* f, double v) {
   char b[64];

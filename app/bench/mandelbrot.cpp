@@ -146,14 +146,6 @@ struct Row {
   double share = -1;  // share of the FMA ceilings, -1 when unknown
 };
 
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "CPU";
-}
-
 }  // namespace
 
 int bench_mandelbrot(const ArgList& args) {

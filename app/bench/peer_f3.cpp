@@ -228,16 +228,7 @@ int run_peer(const ArgList& args) {
     std::getline(in, l);
     return l.empty() ? std::string("unknown") : l;
   };
-  std::string cpu = "CPU";
-  {
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string l; std::getline(in, l);)
-      if (l.rfind("model name", 0) == 0) {
-        cpu = l.substr(l.find(':') + 2);
-        break;
-      }
-  }
-  md << bench_preamble("perturb", args) << "- machine: " << cpu << ", " << sysconf(_SC_NPROCESSORS_ONLN)
+  md << bench_preamble("perturb", args) << "- machine: " << cpu_name() << ", " << sysconf(_SC_NPROCESSORS_ONLN)
      << " threads\n- peer: Fraktaler-3 " << first_line(dir + "/../VERSION") << " (" << first_line(dir + "/../COMMIT")
      << "), " << f3 << "\n\n"
      << "Wall time of each whole process, alternating, the minimum of " << runs

@@ -53,14 +53,6 @@ const KfTime& nearest_kf(double log10_zoom) {
   return *best;
 }
 
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "CPU";
-}
-
 // The Misiurewicz point (preperiod 11, period 3) near -0.4844 + 0.6419i of docs/mandelbrot.md's
 // 1e60 location, to the digits a zoom of 10^log10_zoom needs.
 void spiral_centre(double log10_zoom, std::string* re, std::string* im) {
