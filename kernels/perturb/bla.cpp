@@ -233,6 +233,8 @@ BlaTable<T> build_bla(const Reference& ref, FloatExp dcmax, int first_level, int
                           std::isfinite(e.ka) && std::isfinite(e.kb) && std::isfinite(e.ea) && std::isfinite(e.eb);
       e.r = finite ? to_double(mul_pow2(f.r, scale)) : 0.0;
     });
+  }
+  if constexpr (std::is_same<T, double>::value || std::is_same<T, DwDelta>::value) {
     std::atomic<bool> nested{true};
     for (int l = std::max(first_level, kFirstBlaLevel) + 1; l < t.levels; ++l) {
       const BlaEntry<T>* lower = t.entries.data() + t.level_offset[l - 1];

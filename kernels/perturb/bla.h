@@ -89,9 +89,9 @@ struct BlaTable {
   // go round again and again (periodic, or cut at the ball's period): entry i steps from the i-th
   // point of the canonical path to the reference's last point in one step (bla_suffix_index).
   int suffix = 0;
-  // T = double: every entry's radius is at most that of the entry one level down from the same
-  // point (r(l, k) <= r(l - 1, k)), as the merge makes them (min of the first half's radius) unless
-  // the rounding to double dropped an entry (radius 0) below a kept one. Then the valid levels at a
+  // T = double or DwDelta: every entry's radius is at most that of the entry one level down from
+  // the same point (r(l, k) <= r(l - 1, k)), as the merge makes them (min of the first half's
+  // radius) unless the rounding to T dropped an entry (radius 0) below a kept one. Then the valid levels at a
   // point are a run from the lowest up, and the highest one is found from below (cpu_simd.h).
   bool radii_nested = false;
   // The period map (period_map.h), where build_bla was asked for it: pm.degree > 0, its

@@ -27,9 +27,15 @@ __attribute__((noinline)) bool scalar_pass(const PerturbParams<double>& p, Pixel
   return pixel_step(p, s);
 }
 
-// AVX2 only, not FMA: nothing may fuse a product into a sum (the scalar loop does not).
+// The double word's way to pixel_step, likewise.
+__attribute__((noinline)) bool scalar_pass_dw(const PerturbParams<DwDelta>& p, PixelState<DwDelta, kNoFields>& s) {
+  return pixel_step(p, s);
+}
+
+// AVX2 with FMA, for the double word's explicit fused products (vfma); nothing else fuses a product
+// into a sum: -ffp-contract=off (the whole build's), as the scalar loop.
 #pragma GCC push_options
-#pragma GCC target("avx2")
+#pragma GCC target("avx2,fma")
 namespace avx2 {
 constexpr int N = 4;
 typedef double vd __attribute__((vector_size(32)));
@@ -39,7 +45,12 @@ inline unsigned bits(vi m) { return static_cast<unsigned>(_mm256_movemask_pd(rei
 inline vd gather(const double* base, vi idx) {
   return reinterpret_cast<vd>(_mm256_i64gather_pd(base, reinterpret_cast<__m256i>(idx), 8));
 }
+inline vd vfma(vd a, vd b, vd c) {
+  return reinterpret_cast<vd>(
+      _mm256_fmadd_pd(reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(c)));
+}
 #include "cpu_simd_lanes.inc"
+#include "cpu_simd_lanes_dw.inc"
 }  // namespace avx2
 #pragma GCC pop_options
 
@@ -60,7 +71,12 @@ inline unsigned bits(vi m) {
 inline vd gather(const double* base, vi idx) {
   return reinterpret_cast<vd>(_mm512_i64gather_pd(reinterpret_cast<__m512i>(idx), base, 8));
 }
+inline vd vfma(vd a, vd b, vd c) {
+  return reinterpret_cast<vd>(
+      _mm512_fmadd_pd(reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b), reinterpret_cast<__m512d>(c)));
+}
 #include "cpu_simd_lanes.inc"
+#include "cpu_simd_lanes_dw.inc"
 }  // namespace avx512
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
@@ -71,7 +87,7 @@ CpuSimd simd_supported() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     return CpuSimd::kAvx512;
-  if (__builtin_cpu_supports("avx2")) return CpuSimd::kAvx2;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return CpuSimd::kAvx2;
 #endif
   return CpuSimd::kScalar;
 }
@@ -111,6 +127,25 @@ bool perturb_lanes(CpuSimd path, const PerturbParams<double>& p, int x0, int y0,
   for (std::size_t k = first; k < last; ++k) {
     if (p.stop.requested()) return false;
     put(k, perturb_pixel<double, kNoFields>(p, x0 + static_cast<int>(k % tw), y0 + static_cast<int>(k / tw)));
+  }
+  return !p.stop.requested();
+}
+
+bool perturb_lanes_dw(CpuSimd path, const PerturbParams<DwDelta>& p, std::size_t count, const DwLaneBegin& begin,
+                      const std::function<void(std::size_t, const PerturbPixel&)>& put, LaneStats* stats) {
+#if DEEPSCOPE_SIMD_LANES
+  if (path == CpuSimd::kAvx512) return avx512::lanes_run_dw(p, count, begin, put, stats);
+  if (path == CpuSimd::kAvx2) return avx2::lanes_run_dw(p, count, begin, put, stats);
+#endif
+  (void)path;
+  (void)stats;
+  for (std::size_t q = 0; q < count; ++q) {
+    if (p.stop.requested()) return false;
+    PixelState<DwDelta, kNoFields> s;
+    if (!begin(q, s))
+      while (!pixel_step(p, s)) {
+      }
+    put(q, s.out);
   }
   return !p.stop.requested();
 }

@@ -1,4 +1,4 @@
-// The CPU's first pass over binary64 deltas with several pixels in lockstep: 4 (AVX2) or 8
+// The CPU's first pass over binary64 deltas (and the double word's tier) with several pixels in lockstep: 4 (AVX2) or 8
 // (AVX-512) lanes, the width chosen at run time (RenderOptions::cpu_simd). Each lane carries one
 // pixel through the common passes of perturb_pixel<double>'s loop (a plain or a BLA step, no
 // event); every other pass (the escape, an undecided escape test, a rebase, the interior test's
@@ -36,5 +36,15 @@ struct LaneStats {
 bool perturb_lanes(CpuSimd path, const PerturbParams<double>& p, int x0, int y0, std::size_t tw,
                    std::size_t first, std::size_t last, const std::function<void(std::size_t, const PerturbPixel&)>& put,
                    bool bla_radii_nested, LaneStats* stats = nullptr);
+
+// The double word's pixels in lockstep (the 106-bit tier's pass on the CPU): pixels 0 .. count - 1
+// of a list, begin(q, s) making pixel q's state (pixel_begin for a flagged pixel, or a state a CUDA
+// list launch handed back; true where the pixel is decided at once), each finished as pixel_step
+// finishes it (the same counts, smooth bits and statistics as perturb_pixel<DwDelta>), handed to
+// put(q, result) in any order. path kScalar: pixel_step alone.
+// False where p.stop was raised (the pixels not handed over are left out).
+using DwLaneBegin = std::function<bool(std::size_t, PixelState<DwDelta, kNoFields>&)>;
+bool perturb_lanes_dw(CpuSimd path, const PerturbParams<DwDelta>& p, std::size_t count, const DwLaneBegin& begin,
+                      const std::function<void(std::size_t, const PerturbPixel&)>& put, LaneStats* stats = nullptr);
 
 }  // namespace ds::perturb::cpu_detail

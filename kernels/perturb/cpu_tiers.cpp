@@ -2,6 +2,8 @@
 // wide tiers on an orbit that wraps, and the interior proofs for what they leave.
 #include "cpu_tiers.h"
 
+#include "cpu_simd.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -46,12 +48,55 @@ bool tier_pixels(const RenderOptions& opt, std::size_t n, Finish&& finish, At&& 
   return !(opt.cancel && opt.cancel->load());
 }
 
+// The double word's pixels without fields, n of them, in lockstep where the CPU has the vectors
+// (cpu_simd.h, perturb_lanes_dw: the scalar loop's counts and smooth bits): begin(q, s) makes pixel
+// q's state; its count and smooth value go to counts/smooth at at(q), the iterations its BLA steps
+// skipped to *skipped. Chunks of 16 to 256 pixels, about four a thread (a lane that empties takes
+// the chunk's next pixel). False when cancelled.
+template <class At>
+bool dw_lanes(const PerturbParams<DwDelta>& p, const RenderOptions& opt, CpuSimd simd, std::size_t n,
+              const DwLaneBegin& begin, At&& at, uint64_t* counts, float* smooth, uint64_t* skipped) {
+  std::atomic<uint64_t> tier_skipped{0};
+  ParallelOptions po;
+  po.cancel = opt.cancel;
+  po.threads = opt.cpu_threads;
+  const std::size_t chunk = std::clamp<std::size_t>(n / (4 * std::size_t{resolve_threads(opt.cpu_threads)}), 16, 256);
+  parallel_for(
+      n, chunk,
+      [&](std::size_t a, std::size_t b) {
+        uint64_t sk = 0;
+        perturb_lanes_dw(
+            simd, p, b - a, [&](std::size_t q, PixelState<DwDelta, kNoFields>& s) { return begin(a + q, s); },
+            [&](std::size_t q, const PerturbPixel& px) {
+              const std::size_t k = at(a + q);
+              counts[k] = px.count;
+              smooth[k] = px.smooth;
+              sk += px.skipped;
+            });
+        tier_skipped.fetch_add(sk, std::memory_order_relaxed);
+      },
+      po);
+  *skipped += tier_skipped.load();
+  return !(opt.cancel && opt.cancel->load());
+}
+
 // The pixels a CUDA list launch handed back (their list positions q and states), stepped to the
 // end on the host's cores: results into counts/smooth/fields at q. False when cancelled.
 template <class T, int kFields>
 bool finish_on_host(const PerturbParams<T>& p, const RenderOptions& opt, const std::vector<uint32_t>& q,
                     std::vector<PixelState<T, kFields>>* states, uint64_t* counts, float* smooth,
                     FieldValues* fields, uint64_t* skipped) {
+  if constexpr (std::is_same<T, DwDelta>::value && kFields == kNoFields) {
+    const CpuSimd simd = simd_path(opt.cpu_simd);
+    if (simd != CpuSimd::kScalar)
+      return dw_lanes(
+          p, opt, simd, q.size(),
+          [&](std::size_t e, PixelState<DwDelta, kNoFields>& s) {
+            s = (*states)[e];
+            return false;
+          },
+          [&](std::size_t e) { return static_cast<std::size_t>(q[e]); }, counts, smooth, skipped);
+  }
   return tier_pixels(
       opt, q.size(),
       [&](std::size_t e) {
@@ -151,6 +196,17 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
 #else
     throw BackendError("built without CUDA");
 #endif
+  } else if (std::is_same<T, DwDelta>::value && !opt.fields && simd_path(opt.cpu_simd) != CpuSimd::kScalar) {
+    if constexpr (std::is_same<T, DwDelta>::value) {
+      const bool done = dw_lanes(
+          p, opt, simd_path(opt.cpu_simd), flagged.size(),
+          [&](std::size_t q, PixelState<DwDelta, kNoFields>& s) {
+            const std::size_t k = flagged[q];
+            return pixel_begin(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw), s);
+          },
+          [](std::size_t q) { return q; }, counts.data(), smooth.data(), skipped);
+      if (!done) *cancelled = true;
+    }
   } else {
     const bool done = tier_pixels(
         opt, flagged.size(),

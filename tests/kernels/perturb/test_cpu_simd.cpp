@@ -1,5 +1,5 @@
-// The CPU's lockstep binary64 pixel loop (kernels/perturb/cpu_simd.h) against the scalar loop: at
-// KF's benchmark files that render in binary64 (1e14, 1e50, 5e113, 5e227, and two of them forced
+// The CPU's lockstep pixel loops, binary64's and the double word's (kernels/perturb/cpu_simd.h),
+// against the scalar loop: at KF's benchmark files that render in binary64 (1e14, 1e50, 5e113, 5e227, and two of them forced
 // to scaled binary64), AVX2 and AVX-512 give the scalar loop's counts, smooth counts, flagged
 // pixels and statistics exactly; the lanes hand passes to the scalar loop (every pixel's last pass,
 // rebases, the interior test's events); and the path's choice (DEEPSCOPE_CPU_SIMD, fallback).
@@ -222,6 +222,100 @@ TEST(CpuSimd, EveryPixelAsPerturbPixelWithEitherBlaSearch) {
         EXPECT_GT(stats.lane_steps, 0u);
       }
     std::cout << file << " 24x24: " << flagged << " pixels flagged by the first pass\n";
+  }
+}
+
+// The double word's lanes (perturb_lanes_dw, the 106-bit tier's pass on the CPU) against
+// perturb_pixel<DwDelta>, pixel by pixel over every pixel of KF's 5e227 at 16x16 (not only the
+// flagged ones: more paths), with the tier's coarse (2^-70) and fine (2^-106) tables, the BLA search
+// from below (the tables' nested radii) and from the top, and from states part-way through their
+// loop (as a CUDA list launch hands them back): count, smooth bits, BLA-skipped iterations,
+// rebases and the interior flag.
+TEST(CpuSimd, TheDoubleWordsPixelsAsPerturbPixel) {
+  using namespace ds::perturb;
+  using namespace ds::perturb::cpu_detail;
+  const std::vector<CpuSimd> widths = widths_here();
+  if (widths.empty()) GTEST_SKIP() << "no vector path on this CPU";
+  const View v = ds::test::kfr_view("5e227.kfr", 16, 16);
+  const Geometry g = geometry(v);
+  bool reused = false;
+  const auto ref = reference_for(g, v, nullptr, {}, &reused);
+  ASSERT_TRUE(ref);
+  FloatExp off_re, off_im;
+  centre_offset(*ref, g, &off_re, &off_im);
+  const auto prep = prepared<DwDelta>(ref, view_dcmax(v, g, *ref), true);
+  ASSERT_TRUE(prep->in_range);
+  ASSERT_TRUE(prep->coarse);
+  const std::size_t n = static_cast<std::size_t>(v.width) * v.height;
+  struct Config {
+    bool fine, nested;
+    uint32_t ahead;  // passes run by pixel_step before the lanes take the state
+  };
+  for (const Config c :
+       {Config{false, true, 0}, Config{false, false, 0}, Config{true, true, 0}, Config{false, true, 37}}) {
+    const bool fine = c.fine, nested = c.nested;
+    const uint32_t ahead = c.ahead;
+    const BlaTable<DwDelta>& table = fine ? prep->fine_bla() : prep->bla;
+    EXPECT_TRUE(table.radii_nested);
+    RenderOptions o;
+    PerturbParams<DwDelta> p =
+        params_for(v, g, o, *ref, prep->zr.data(), prep->zi.data(), table, FloatExp(0.0), FloatExp(0.0),
+                   FloatExp(0.0), /*check_underflow=*/true);
+    p.off_re = from_fe<DwDelta>(off_re);
+    p.off_im = from_fe<DwDelta>(off_im);
+    p.half_step = from_fe<DwDelta>(FloatExp::from_string(g.half_step));
+    p.bla_nested = nested;
+    SCOPED_TRACE(std::string(fine ? "fine table" : "coarse table") +
+                 (nested ? ", from below" : ", from the top") + (ahead ? ", handed over part-way" : ""));
+    std::vector<ds::perturb::PixelState<DwDelta, kNoFields>> start(n);
+    std::vector<uint8_t> done(n, 0);
+    std::vector<PerturbPixel> want(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const int i = static_cast<int>(k % v.width), j = static_cast<int>(k / v.width);
+      auto& s = start[k];
+      done[k] = pixel_begin(p, i, j, s);
+      for (uint32_t a = 0; a < ahead && !done[k]; ++a) done[k] = pixel_step(p, s);
+      auto w = s;
+      if (!done[k])
+        while (!pixel_step(p, w)) {
+        }
+      want[k] = w.out;
+      if (!ahead && k % 7 == 0) {  // the state's loop is perturb_pixel's
+        const PerturbPixel whole = perturb_pixel<DwDelta, kNoFields>(p, i, j);
+        ASSERT_EQ(whole.count, want[k].count) << k;
+      }
+    }
+    for (const CpuSimd w : widths) {
+      SCOPED_TRACE(w == CpuSimd::kAvx2 ? "avx2" : "avx512");
+      std::vector<PerturbPixel> got(n);
+      std::vector<int> seen(n, 0);
+      LaneStats stats;
+      ASSERT_TRUE(perturb_lanes_dw(
+          w, p, n,
+          [&](std::size_t k, ds::perturb::PixelState<DwDelta, kNoFields>& s) {
+            s = start[k];
+            return done[k] != 0;
+          },
+          [&](std::size_t k, const PerturbPixel& px) {
+            got[k] = px;
+            ++seen[k];
+          },
+          &stats));
+      std::size_t bad = 0, flagged = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        bad += seen[k] != 1 || got[k].count != want[k].count ||
+               std::memcmp(&got[k].smooth, &want[k].smooth, sizeof(float)) != 0 ||
+               got[k].skipped != want[k].skipped || got[k].rebases != want[k].rebases ||
+               got[k].interior != want[k].interior;
+        flagged += want[k].count == 0;
+      }
+      EXPECT_EQ(bad, 0u);
+      EXPECT_GT(stats.lane_steps, stats.scalar_steps);
+      if (w == widths.back() && nested && !ahead)
+        std::cout << "5e227 16x16, double words, " << (fine ? "fine" : "coarse") << " table: " << flagged
+                  << " flagged; " << stats.lane_steps << " lane steps, " << stats.scalar_steps
+                  << " passes in pixel_step\n";
+    }
   }
 }
 
