@@ -82,6 +82,9 @@ void SampleMean::add(const mandel::RenderResult& r, const std::vector<uint8_t>& 
       p.refine_pass_decided[k] += q.refine_pass_decided[k];
       p.refine_pass_seconds[k] += q.refine_pass_seconds[k];
       p.refine_pass_host[k] += q.refine_pass_host[k];
+      p.refine_pass_table_seconds[k] += q.refine_pass_table_seconds[k];
+      p.refine_pass_device_seconds[k] += q.refine_pass_device_seconds[k];
+      p.refine_pass_cpu_seconds[k] += q.refine_pass_cpu_seconds[k];
     }
     p.secondary_references += q.secondary_references;
     p.refine_seconds += q.refine_seconds;

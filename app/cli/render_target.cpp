@@ -120,6 +120,17 @@ std::string render_summary(const RenderResult& r) {
     } else if (!pi.period_map_note.empty()) {
       out += "\nperiod map: none (" + pi.period_map_note + ")";
     }
+    // Where pass k's time went: its tables, the device's launches, the CPU's pixels.
+    const auto split = [&](int k) {
+      char b[160];
+      if (pi.refine_pass_device_seconds[k] > 0)
+        std::snprintf(b, sizeof b, ": tables %.3f s, device %.3f s, CPU %.3f s", pi.refine_pass_table_seconds[k],
+                      pi.refine_pass_device_seconds[k], pi.refine_pass_cpu_seconds[k]);
+      else
+        std::snprintf(b, sizeof b, ": tables %.3f s, pixels %.3f s", pi.refine_pass_table_seconds[k],
+                      pi.refine_pass_cpu_seconds[k]);
+      return std::string(b);
+    };
     // The 106-bit tier pass by pass (cpu_tiers.cpp): what each took, decided, and its time.
     std::string passes;
     const char* names[3] = {"double words with BLA at eps 2^-70", "double words at 2^-106", "floatexp2"};
@@ -129,7 +140,7 @@ std::string render_summary(const RenderResult& r) {
       std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s", passes.empty() ? "" : ";", names[k],
                     static_cast<unsigned long long>(pi.refine_pass_decided[k]),
                     static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
-      passes += b;
+      passes += b + split(k);
       // A CUDA pass's slowest pixels, finished on the host's cores (perturb.cu, run_list_chunk).
       if (pi.refine_pass_host[k] != 0) {
         std::snprintf(b, sizeof b, "; %llu finished on the CPU", static_cast<unsigned long long>(pi.refine_pass_host[k]));
@@ -147,7 +158,7 @@ std::string render_summary(const RenderResult& r) {
       std::snprintf(b, sizeof b, "%s %s %llu of %llu pixels (%.3f s", wide.empty() ? "" : ";", wide_names[k - 3],
                     static_cast<unsigned long long>(pi.refine_pass_decided[k]),
                     static_cast<unsigned long long>(pi.refine_pass_pixels[k]), pi.refine_pass_seconds[k]);
-      wide += b;
+      wide += b + split(k);
       // floatexp4's first table (eps 2^-128) and its 2^-212 one after it; a CUDA pass's slowest
       // pixels finished on the host.
       if (k == 3 && pi.wide_coarse_pixels != 0) {
@@ -176,7 +187,7 @@ std::string render_summary(const RenderResult& r) {
       std::snprintf(b, sizeof b, " floatexp2 %llu of %llu pixels (%.3f s",
                     static_cast<unsigned long long>(pi.refine_pass_decided[5]),
                     static_cast<unsigned long long>(pi.refine_pass_pixels[5]), pi.refine_pass_seconds[5]);
-      proofs += b;
+      proofs += b + split(5);
       if (pi.refine_pass_host[5] != 0) {
         std::snprintf(b, sizeof b, "; %llu finished on the CPU", static_cast<unsigned long long>(pi.refine_pass_host[5]));
         proofs += b;

@@ -108,6 +108,11 @@ struct PerturbInfo {
   uint64_t refine_pass_decided[kRefinePasses] = {};
   double refine_pass_seconds[kRefinePasses] = {};
   uint64_t refine_pass_host[kRefinePasses] = {};  // of a CUDA pass's pixels, those finished on the host's cores
+  // Where each pass's time went: its points and BLA tables, the device's launches (their uploads
+  // included), and the CPU's pixels (a CPU pass's, or a CUDA pass's host tail).
+  double refine_pass_table_seconds[kRefinePasses] = {};
+  double refine_pass_device_seconds[kRefinePasses] = {};
+  double refine_pass_cpu_seconds[kRefinePasses] = {};
   uint64_t refine_skipped = 0;     // iterations the 106-bit tier skipped by its own BLA steps
   double secondary_seconds = 0;    // wall time of the secondary references and their blobs' pixels
   uint64_t interior_pixels = 0;    // pixels proven inside the set and stopped early (count = max_iter)

@@ -130,7 +130,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
                                      uint64_t* skipped, bool fine, bool* served,
-                                     std::vector<std::size_t>* at_floor, uint64_t* host_pixels, bool without_map,
+                                     std::vector<std::size_t>* at_floor, TierSplit* split, bool without_map,
                                      bool* used_map, uint32_t dear_proofs) {
   const Reference& ref = *ref_ptr;
   T off_re, off_im, hs;
@@ -161,6 +161,10 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   if (served) *served = true;
   const BlaTable<T>& table = fine ? tier->fine_bla() : tier->bla;
   *bla_seconds += since(tb);
+  TierSplit unused;
+  TierSplit& sp = split ? *split : unused;
+  sp.table_seconds += since(tb);
+  const auto tp = Clock::now();
   PerturbParams<T> p = params_for(v, g, opt, ref, tier->zr.data(), tier->zi.data(), table, FloatExp(0.0),
                                   FloatExp(0.0), FloatExp(0.0),
                                   /*check_underflow=*/std::is_same<T, DwDelta>::value);
@@ -184,13 +188,16 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
       tail.cpu_step_seconds = kHostStepSeconds<T>;
       detail::render_list_cuda(p, idx, t, opt, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
                                skipped, cancelled, &tail);
+      sp.device_seconds += since(tp);
       if (!*cancelled && !tail.q.empty()) {
+        const auto th = Clock::now();
         FieldValues* f = opt.fields ? fields.data() : nullptr;
         const bool done = tail.q.size() == tail.plain.size()
                               ? finish_on_host(p, opt, tail.q, &tail.plain, counts.data(), smooth.data(), f, skipped)
                               : finish_on_host(p, opt, tail.q, &tail.stripe, counts.data(), smooth.data(), f, skipped);
         if (!done) *cancelled = true;
-        if (host_pixels) *host_pixels += tail.q.size();
+        sp.host_pixels += tail.q.size();
+        sp.cpu_seconds += since(th);
       }
     }
 #else
@@ -207,6 +214,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
           [](std::size_t q) { return q; }, counts.data(), smooth.data(), skipped);
       if (!done) *cancelled = true;
     }
+    sp.cpu_seconds += since(tp);
   } else {
     const bool done = tier_pixels(
         opt, flagged.size(),
@@ -218,6 +226,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
         [](std::size_t q) { return q; }, counts.data(), smooth.data(), opt.fields ? fields.data() : nullptr,
         skipped);
     if (!done) *cancelled = true;
+    sp.cpu_seconds += since(tp);
   }
   std::vector<std::size_t> again;
   if (*cancelled) return again;
@@ -236,7 +245,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
   template std::vector<std::size_t> refine_with<T>(                                                              \
       const View&, const Geometry&, const Tile&, const RenderOptions&, const std::shared_ptr<const Reference>&,  \
       Backend, const Offset106&, const std::vector<std::size_t>&, const PutPixel&, bool*, double*, uint64_t*,    \
-      bool, bool*, std::vector<std::size_t>*, uint64_t*, bool, bool*, uint32_t);
+      bool, bool*, std::vector<std::size_t>*, TierSplit*, bool, bool*, uint32_t);
 DEEPSCOPE_REFINE_WITH(DwDelta)
 DEEPSCOPE_REFINE_WITH(FloatExp2)
 DEEPSCOPE_REFINE_WITH(FloatExpN<4>)
@@ -244,6 +253,14 @@ DEEPSCOPE_REFINE_WITH(FloatExpN<8>)
 #undef DEEPSCOPE_REFINE_WITH
 
 namespace {
+
+// A pass's split into PerturbInfo (pass k).
+void add_split(PerturbInfo* info, int k, const TierSplit& sp) {
+  info->refine_pass_host[k] += sp.host_pixels;
+  info->refine_pass_table_seconds[k] += sp.table_seconds;
+  info->refine_pass_device_seconds[k] += sp.device_seconds;
+  info->refine_pass_cpu_seconds[k] += sp.cpu_seconds;
+}
 
 // The wide tiers (floatexp4 and then floatexp8 deltas: 212 and 424 bits) for what the 106-bit
 // passes left, on an orbit that wraps (periodic, or cut at the ball's period): there a pixel goes
@@ -277,9 +294,9 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
     if (in.empty() || *cancelled) return in;
     double bla = 0;
     const std::size_t n = in.size();
+    TierSplit sp;
     std::vector<std::size_t> out = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, in, put, cancelled, &bla,
-                                                  &info->refine_skipped, false, nullptr, nullptr,
-                                                  &info->refine_pass_host[k]);
+                                                  &info->refine_skipped, false, nullptr, nullptr, &sp);
     // floatexp4's first table is a coarse one (kBlaEpsilonWideCoarse, Prepared); what it leaves
     // goes through floatexp4's own 2^-212 table, as the double words' 2^-70 and 2^-106 passes.
     if (kTwoBlaTables<T> && opt.bla && !*cancelled) {
@@ -287,8 +304,9 @@ std::vector<std::size_t> wide_tiers(const View& v, const Geometry& g, const Tile
       info->wide_coarse_decided += n - out.size();
       if (!out.empty())
         out = refine_with<T>(v, g, t, opt, wide, backend, Offset106{}, out, put, cancelled, &bla,
-                             &info->refine_skipped, true, nullptr, nullptr, &info->refine_pass_host[k]);
+                             &info->refine_skipped, true, nullptr, nullptr, &sp);
     }
+    add_split(info, k, sp);
     info->bla_seconds += bla;
     info->refine_pass_pixels[k] += n;
     info->refine_pass_seconds[k] += since(t0);  // pass 3's with the wide orbit's time
@@ -379,9 +397,10 @@ std::vector<std::size_t> interior_proofs(const View& v, const Geometry& g, const
   const auto t0 = Clock::now();
   bool served = false;
   const std::size_t in = left.size();
+  TierSplit sp;
   left = refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, left, put, cancelled, &info->bla_seconds,
-                                &info->refine_skipped, false, &served, nullptr, &info->refine_pass_host[k], false,
-                                nullptr, kDearProofs);
+                                &info->refine_skipped, false, &served, nullptr, &sp, false, nullptr, kDearProofs);
+  add_split(info, k, sp);
   if (!served) return left;
   info->refine_pass_pixels[k] += in;
   info->refine_pass_seconds[k] += since(t0);
@@ -414,12 +433,12 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
     double* bla = &info->bla_seconds;
     uint64_t* skipped = &info->refine_skipped;
     bool used_map = false;
+    TierSplit sp;
     std::vector<std::size_t> left =
         k == 2 ? refine_with<FloatExp2>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped, false,
-                                        served, nullptr, &info->refine_pass_host[k])
+                                        served, nullptr, &sp)
                : refine_with<DwDelta>(v, g, t, opt, ref, backend, o, in, put, cancelled, bla, skipped,
-                                      k == 1 && opt.bla, served, at_floor, &info->refine_pass_host[k], false,
-                                      &used_map);
+                                      k == 1 && opt.bla, served, at_floor, &sp, false, &used_map);
     // The fine table with the map's 2^-90 domain decides most of what it takes in a fraction of the
     // time (FractalShark's view 25 at 64x36 on 2 cores: 27 of 30 pixels in 2.1 s, where the table
     // alone took 8.7 s for 28); the few that need more than 2^-90 of the map go through the same
@@ -427,9 +446,10 @@ std::vector<std::size_t> refine_flagged(const View& v, const Geometry& g, const 
     if (k == 1 && used_map && !left.empty() && !*cancelled) {
       if (at_floor) at_floor->clear();
       left = refine_with<DwDelta>(v, g, t, opt, ref, backend, o, left, put, cancelled, bla, skipped, true, served,
-                                  at_floor, &info->refine_pass_host[k], true);
+                                  at_floor, &sp, true);
     }
     if (!*served) return left;
+    add_split(info, k, sp);
     info->refine_pass_pixels[k] += in.size();
     info->refine_pass_seconds[k] += since(t0);
     if (!*cancelled) info->refine_pass_decided[k] += in.size() - left.size();

@@ -17,6 +17,14 @@ struct Offset106 {
   FloatExp2 re, im, half_step;
 };
 
+// What a tier pass's calls of refine_with took (added to): its pixels a CUDA launch handed back to
+// the host's cores, and its seconds in the points and BLA tables, the device's launches (uploads
+// included) and the CPU's pixels (a CPU pass's, or that host tail). PerturbInfo::refine_pass_*.
+struct TierSplit {
+  uint64_t host_pixels = 0;
+  double table_seconds = 0, device_seconds = 0, cpu_seconds = 0;
+};
+
 // The flagged pixels (tile indices, ascending) again with T deltas against ref_ptr: see cpu_tiers.cpp.
 // Instantiated for DwDelta, FloatExp2, FloatExpN<4> and FloatExpN<8>. dear_proofs: the interior
 // proofs a pixel may run however dear (PerturbParams::dear_proofs).
@@ -27,7 +35,7 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
                                      const Offset106& o, const std::vector<std::size_t>& flagged,
                                      const PutPixel& put, bool* cancelled, double* bla_seconds,
                                      uint64_t* skipped, bool fine = false, bool* served = nullptr,
-                                     std::vector<std::size_t>* at_floor = nullptr, uint64_t* host_pixels = nullptr,
+                                     std::vector<std::size_t>* at_floor = nullptr, TierSplit* split = nullptr,
                                      bool without_map = false, bool* used_map = nullptr, uint32_t dear_proofs = 0);
 
 // Every tier in turn over `flagged`; returns the pixels still flagged (ascending). Counts, decided

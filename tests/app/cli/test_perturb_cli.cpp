@@ -157,7 +157,8 @@ TEST(PerturbCli, UnresolvedGlitchesExitWithOne) {
 }
 
 // The summary's "106-bit tier:" line names each pass that ran, what it took and decided, and its
-// time; without BLA (one double-word pass, at 2^-106) it does not claim the coarse table.
+// time with where it went (tables, device, CPU); without BLA (one double-word pass, at 2^-106) it
+// does not claim the coarse table.
 TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
   mandel::RenderResult r;
   r.width = r.height = 8;
@@ -166,13 +167,16 @@ TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
   r.perturb.refine_pass_pixels[0] = 40;
   r.perturb.refine_pass_decided[0] = 30;
   r.perturb.refine_pass_seconds[0] = 1.5;
+  r.perturb.refine_pass_table_seconds[0] = 0.25;  // where its time went (a CPU pass: tables, pixels)
+  r.perturb.refine_pass_cpu_seconds[0] = 1.25;
   r.perturb.refine_pass_pixels[1] = 10;
   r.perturb.refine_pass_decided[1] = 9;
   r.perturb.refine_pass_pixels[2] = 1;
   r.perturb.refine_pass_host[1] = 3;  // a CUDA pass's slowest pixels, finished on the host
   const std::string s = app::render_summary(r);
-  EXPECT_NE(s.find("106-bit tier: double words with BLA at eps 2^-70 30 of 40 pixels (1.500 s); double words at "
-                   "2^-106 9 of 10 pixels (0.000 s; 3 finished on the CPU); floatexp2 0 of 1 pixels (0.000 s)"),
+  EXPECT_NE(s.find("106-bit tier: double words with BLA at eps 2^-70 30 of 40 pixels (1.500 s: tables 0.250 s, pixels "
+                   "1.250 s); double words at 2^-106 9 of 10 pixels (0.000 s: tables 0.000 s, pixels 0.000 s; 3 "
+                   "finished on the CPU); floatexp2 0 of 1 pixels (0.000 s: tables 0.000 s, pixels 0.000 s)"),
             std::string::npos)
       << s;
   r.perturb.refine_pass_pixels[0] = r.perturb.refine_pass_decided[0] = 0;
@@ -198,15 +202,18 @@ TEST(PerturbCli, TheSummarySaysWhatEachTierPassDecided) {
   r.perturb.refine_pass_seconds[3] = 2.5;
   r.perturb.wide_orbit_seconds = 2.0;
   EXPECT_NE(app::render_summary(r).find("wide tiers (a 424-bit orbit, 2.000 s): floatexp4 (212 bits) 45 of 45 "
-                                        "pixels (2.500 s)"),
+                                        "pixels (2.500 s: tables 0.000 s, pixels 0.000 s)"),
             std::string::npos)
       << app::render_summary(r);
   // ... with how many floatexp4's coarse table decided, and the pixels finished on the host.
   r.perturb.wide_coarse_pixels = 45;
   r.perturb.wide_coarse_decided = 40;
   r.perturb.refine_pass_host[3] = 7;
-  EXPECT_NE(app::render_summary(r).find("floatexp4 (212 bits) 45 of 45 pixels (2.500 s; 40 by its 2^-128 table; 7 "
-                                        "finished on the CPU)"),
+  r.perturb.refine_pass_table_seconds[3] = 0.3;  // a CUDA pass: tables, the device's launches, the host tail
+  r.perturb.refine_pass_device_seconds[3] = 1.0;
+  r.perturb.refine_pass_cpu_seconds[3] = 1.2;
+  EXPECT_NE(app::render_summary(r).find("floatexp4 (212 bits) 45 of 45 pixels (2.500 s: tables 0.300 s, device "
+                                        "1.000 s, CPU 1.200 s; 40 by its 2^-128 table; 7 finished on the CPU)"),
             std::string::npos)
       << app::render_summary(r);
   r.perturb.wide_coarse_pixels = r.perturb.wide_coarse_decided = r.perturb.refine_pass_host[3] = 0;
