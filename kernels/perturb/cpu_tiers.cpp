@@ -51,8 +51,9 @@ bool tier_pixels(const RenderOptions& opt, std::size_t n, Finish&& finish, At&& 
 // The double word's pixels without fields, n of them, in lockstep where the CPU has the vectors
 // (cpu_simd.h, perturb_lanes_dw: the scalar loop's counts and smooth bits): begin(q, s) makes pixel
 // q's state; its count and smooth value go to counts/smooth at at(q), the iterations its BLA steps
-// skipped to *skipped. Chunks of 16 to 256 pixels, about four a thread (a lane that empties takes
-// the chunk's next pixel). False when cancelled.
+// skipped to *skipped. A chunk a thread, of at most 256 pixels (a lane that empties takes the
+// chunk's next pixel; smaller chunks would leave lanes idle, and chunks of 16 left one of the 2
+// cores idle at 12 pixels). False when cancelled.
 template <class At>
 bool dw_lanes(const PerturbParams<DwDelta>& p, const RenderOptions& opt, CpuSimd simd, std::size_t n,
               const DwLaneBegin& begin, At&& at, uint64_t* counts, float* smooth, uint64_t* skipped) {
@@ -60,7 +61,8 @@ bool dw_lanes(const PerturbParams<DwDelta>& p, const RenderOptions& opt, CpuSimd
   ParallelOptions po;
   po.cancel = opt.cancel;
   po.threads = opt.cpu_threads;
-  const std::size_t chunk = std::clamp<std::size_t>(n / (4 * std::size_t{resolve_threads(opt.cpu_threads)}), 16, 256);
+  const std::size_t threads = resolve_threads(opt.cpu_threads);
+  const std::size_t chunk = std::clamp<std::size_t>((n + threads - 1) / threads, 1, 256);
   parallel_for(
       n, chunk,
       [&](std::size_t a, std::size_t b) {

@@ -262,7 +262,11 @@ bool run_list_chunk(const PerturbParams<T>& p, const uint32_t* didx, int m, cons
   DeviceBuffer states(static_cast<std::size_t>(m) * sizeof(PixelState<T, kFields>)), live(static_cast<std::size_t>(m));
   constexpr int kThreads = kBlockX * kBlockY;
   CudaEvent start, done;
-  uint32_t budget = 1u << 14;
+  // The first launch is short: it measures the device's rate before the pixels are committed to it.
+  // With 16,384 steps, floatexp4's first launches took 0.46 to 0.69 s at FractalShark's views 5, 18
+  // and 19 (4 to 45 pixels, a thread each) before every pixel went to the host's cores anyway
+  // (36f3e79, docs/bench/hard-views.md).
+  uint32_t budget = 1u << 10;
   unsigned long long finished_before = 0;
   DEEPSCOPE_CUDA_CHECK(cudaMemcpy(&finished_before, dstats + 1, sizeof finished_before, cudaMemcpyDeviceToHost));
   for (bool first = true;; first = false) {
