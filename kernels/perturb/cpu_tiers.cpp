@@ -49,7 +49,10 @@ bool tier_pixels(const RenderOptions& opt, std::size_t n, Finish&& finish, At&& 
 }
 
 // The double word's pixels without fields, n of them, in lockstep where the CPU has the vectors
-// (cpu_simd.h, perturb_lanes_dw: the scalar loop's counts and smooth bits): begin(q, s) makes pixel
+// (cpu_simd.h, perturb_lanes_dw: the scalar loop's counts and smooth bits), but not with the period
+// map: its steps run in pixel_step, and where they are most of a pixel's passes the lanes only cost
+// (FractalShark's view 28 at 192x108 on the H200 host's 16 cores: its 2^-106 pass with the map
+// 36.0 s in AVX-512 lanes, 29.7 s in AVX2's, 26.5 s scalar; docs/bench/hard-views.md). begin(q, s) makes pixel
 // q's state; its count and smooth value go to counts/smooth at at(q), the iterations its BLA steps
 // skipped to *skipped. A chunk a thread, of at most 256 pixels (a lane that empties takes the
 // chunk's next pixel; smaller chunks would leave lanes idle, and chunks of 16 left one of the 2
@@ -89,7 +92,7 @@ bool finish_on_host(const PerturbParams<T>& p, const RenderOptions& opt, const s
                     std::vector<PixelState<T, kFields>>* states, uint64_t* counts, float* smooth,
                     FieldValues* fields, uint64_t* skipped) {
   if constexpr (std::is_same<T, DwDelta>::value && kFields == kNoFields) {
-    const CpuSimd simd = simd_path(opt.cpu_simd);
+    const CpuSimd simd = p.pm_degree > 0 ? CpuSimd::kScalar : simd_path(opt.cpu_simd);  // dw_lanes: not with the map
     if (simd != CpuSimd::kScalar)
       return dw_lanes(
           p, opt, simd, q.size(),
@@ -205,7 +208,8 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
 #else
     throw BackendError("built without CUDA");
 #endif
-  } else if (std::is_same<T, DwDelta>::value && !opt.fields && simd_path(opt.cpu_simd) != CpuSimd::kScalar) {
+  } else if (std::is_same<T, DwDelta>::value && !opt.fields && p.pm_degree == 0 &&
+             simd_path(opt.cpu_simd) != CpuSimd::kScalar) {
     if constexpr (std::is_same<T, DwDelta>::value) {
       const bool done = dw_lanes(
           p, opt, simd_path(opt.cpu_simd), flagged.size(),
