@@ -1,6 +1,6 @@
 // FloatExp2 (floatexp2): a double-word significand hi + lo with a wide integer exponent,
 // value = (hi + lo) * 2^e: 106 bits at any depth. Perturbation's second tier, for the pixels whose
-// escape binary64 and floatexp deltas cannot decide (docs/perturbation.md, "Undecided pixels").
+// escape binary64 and floatexp deltas cannot decide (docs/perturbation/errors.md, "Undecided pixels").
 // An internal delta type like FloatExp, not a selectable arithmetic: no decimal input or output.
 //
 // Representation: zero is hi = lo = 0, e = 0; otherwise 1 <= |hi| < 2, hi = RN(hi + lo) (so

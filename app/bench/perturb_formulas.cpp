@@ -2,7 +2,7 @@
 // and without, at deep views of Burning Ship (1e30, 1e60), Mandelbar (1e30) and two of fractalshades'
 // examples (perpendicular Burning Ship 4.8e29, Burning Ship 1e101): the time of each,
 // the share of iterations BLA replaced, the undecided pixels, and a check that no pixel decided by
-// both passes has two counts. docs/perturbation.md, "BLA for formulas".
+// both passes has two counts. docs/perturbation/formulas.md, "BLA for formulas".
 #include <algorithm>
 #include <cstdio>
 #include <fstream>

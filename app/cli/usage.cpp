@@ -40,7 +40,8 @@ Commands:
         perturbation (MPFR reference, BLA) beyond the hardware formats' zoom; where the reference
         wraps (a minibrot's period) and the view's pixels x iterations pay for it, a pixel near it
         takes the whole period as one polynomial step (--no-period-map: BLA alone;
-        --period-map-always: whatever the view's size; docs/perturbation.md, "The period map").
+        --period-map-always: whatever the view's size; docs/perturbation/references.md, "The
+        period map").
         --iter N: 1 to 2^63 - 1
         (5000000000 or 5e9); --counts is uint64 where a count passes 2^32 - 1. Frames go one per
         worker (every CUDA device, or --devices 0,2; MPI ranks) and a rerun skips frames already

@@ -1,5 +1,5 @@
 // The formulas' BLA table (bla.h): one iteration's entry from its phase's opcodes, and the merge,
-// both carrying the bound on what the linear step drops (docs/perturbation.md, "BLA for formulas").
+// both carrying the bound on what the linear step drops (docs/perturbation/formulas.md, "BLA for formulas").
 #include "bla.h"
 
 #include <algorithm>

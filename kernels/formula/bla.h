@@ -1,6 +1,6 @@
 // Bilinear approximation for formulas (issue 45): the table of perturb_step.h's FormulaBlaEntry over
 // a formula's reference orbit, levels merged as the Mandelbrot tables are (kernels/perturb/
-// bla_levels.h), each entry carrying the bound on what it drops. docs/perturbation.md, "BLA for
+// bla_levels.h), each entry carrying the bound on what it drops. docs/perturbation/formulas.md, "BLA for
 // formulas". Host only.
 #pragma once
 #include <cstdint>

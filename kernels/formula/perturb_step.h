@@ -1,6 +1,6 @@
 // Perturbation of a formula's orbit against a reference orbit (host + device): one function for
 // every formula, driven by its opcodes, with a running error bound on the delta that decides each
-// escape test or says it cannot. docs/perturbation.md, "Formulas: diffabs and the bound".
+// escape test or says it cannot. docs/perturbation/formulas.md.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -15,7 +15,7 @@
 
 namespace ds::formula {
 
-// One BLA step of a formula (bla.h, docs/perturbation.md "BLA for formulas"): from reference index
+// One BLA step of a formula (bla.h, docs/perturbation/formulas.md "BLA for formulas"): from reference index
 // m, the delta d (exact: against the exact reference and c) becomes after 2^l iterations
 //   A d + B dc + e,  |e| <= ea |d| + eb |dc|,  for every |d| < r and |dc| <= the table's dcmax,
 // with A and B real 2x2 matrices (row-major: x' = a[0] x + a[1] y, y' = a[2] x + a[3] y), since

@@ -1,5 +1,5 @@
 // The re-rendering of the pixels perturb::render's first pass flagged: the tiers against the same
-// reference (cpu_tiers.cpp), then secondary references, blob by blob (docs/perturbation.md, "Glitches").
+// reference (cpu_tiers.cpp), then secondary references, blob by blob (docs/perturbation/errors.md, "Secondary references").
 #include <algorithm>
 #include <iterator>
 
@@ -24,7 +24,7 @@ bool uncut_orbit_affordable(const View& v, const Geometry& g) {
   return static_cast<double>(v.max_iter) * std::pow(reference_bits(g) / 64.0, 1.6) <= kUncutOrbitBudget;
 }
 
-// Secondary references (docs/perturbation.md, "Glitches"): the flagged pixels of the tile, as
+// Secondary references (docs/perturbation/errors.md, "Secondary references"): the flagged pixels of the tile, as
 // 4-connected blobs, each re-rendered against a reference computed at the pixel nearest its
 // blob's centroid, with floatexp deltas (no underflow) and that reference's own BLA table. A blob
 // beyond the last reference allowed, or one whose pixels flag again, stays unresolved: its pixels

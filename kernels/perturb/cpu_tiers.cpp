@@ -115,7 +115,7 @@ bool finish_on_host(const PerturbParams<T>& p, const RenderOptions& opt, const s
 
 }  // namespace
 
-// The tiers that re-decide flagged pixels (docs/perturbation.md, "Undecided pixels"): the pixels
+// The tiers that re-decide flagged pixels (docs/perturbation/errors.md, "Undecided pixels"): the pixels
 // again against the same reference with 106-bit deltas (T = DwDelta, the double word, where the
 // view's deltas stay within binary64's range; then T = FloatExp2 for what it leaves), the
 // reference's points, the centre offset and the half step to 106 bits, and a BLA table of the

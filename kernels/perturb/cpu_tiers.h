@@ -1,7 +1,7 @@
 // The tiers that re-decide the pixels perturb::render's first pass flagged, against the same centre:
 // 106-bit deltas (double words, then floatexp2), on an orbit that wraps the wide tiers (floatexp4,
 // floatexp8 against a wide orbit), then the interior proofs for what they all left (cpu_tiers.cpp;
-// docs/perturbation.md, "Undecided pixels"). correct_flagged (cpu_flagged.cpp) runs them first.
+// docs/perturbation/errors.md, "Undecided pixels"). correct_flagged (cpu_flagged.cpp) runs them first.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // DwDelta: perturbation's double-word delta type, hi + lo in binary64's exponent range (106 bits,
 // no exponent of its own): the first of the two tiers that re-decide the pixels binary64 deltas
-// flagged (docs/perturbation.md, "Undecided pixels"), where the view's deltas stay far inside
+// flagged (docs/perturbation/errors.md, "Undecided pixels"), where the view's deltas stay far inside
 // binary64's range. It costs a fraction of floatexp2 (no renormalisation of an exponent after every
 // operation, and the side quantities stay binary64), and it decides the same pixels whenever no
 // delta falls below kDwDeltaFloor; a pixel whose delta does is flagged again and goes to floatexp2.

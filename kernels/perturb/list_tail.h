@@ -9,7 +9,7 @@ namespace ds::perturb::detail {
 
 // The pixels a list launch hands back unfinished, to finish on the host's cores: each runs one
 // thread's chain of steps, about 1 us a step on the device against some 30 ns on a core, so once
-// few are left the cores finish them sooner (docs/perturbation.md, "The slowest pixels on the
+// few are left the cores finish them sooner (docs/perturbation/errors.md, "The slowest pixels on the
 // host"). Their list positions and states (PixelState is plain data, the same on host and device:
 // pixel_step resumes it there with the same roundings).
 template <class T>

@@ -1,6 +1,6 @@
 // Arithmetic modulo the prime p = 2^64 - 2^32 + 1 and the butterflies of a number-theoretic
 // transform over it, on the host and on CUDA devices: the exact products of the fixed-point
-// reference (reference_fixed.h, docs/perturbation.md "Reference on the GPU").
+// reference (reference_fixed.h, docs/perturbation/references.md "Reference on the GPU").
 // p - 1 = 2^32 (2^32 - 1), so p has roots of unity of every order 2^k up to 2^32, and
 // 2^64 = 2^32 - 1, 2^96 = -1 (mod p) make the reduction of a 128-bit product a few adds.
 #pragma once

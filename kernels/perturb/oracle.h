@@ -1,7 +1,7 @@
 // The independent oracle for Mandelbrot counts (plain C++, MPFR inside): pixels iterated directly in
 // MPFR with a rigorous running error bound, at growing precision, trusted only when certified and
 // confirmed one precision higher; grids of sampled pixels; and the check of a rendered image
-// against them (`render --verify`, the window's Verify). Method: docs/perturbation.md, "Oracle".
+// against them (`render --verify`, the window's Verify). Method: docs/perturbation/oracle.md, "Oracle".
 #pragma once
 #include <atomic>
 #include <cstdint>

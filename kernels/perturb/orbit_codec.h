@@ -1,6 +1,6 @@
 // Lossless compression of a reference orbit's stored points (Reference::zr, zi, zr_lo, zi_lo: Z_n
 // to 106 bits, 48 bytes a point in arrays; reference files and checkpoints hold them compressed).
-// docs/perturbation.md, "Orbit compression".
+// docs/perturbation/references.md, "Orbit compression".
 //
 // Each point is predicted from the stored point before it by one step of the orbit's own map in
 // double-double, t = P_{n-1}^2 + C (C = the stored Z_1), and only the difference between the stored

@@ -1,4 +1,4 @@
-// The period map (docs/perturbation.md, "The period map"): for a reference that the pixels go
+// The period map (docs/perturbation/references.md, "The period map"): for a reference that the pixels go
 // round again and again (periodic at a nucleus, or the centre's orbit cut at the ball's period),
 // the whole way from its point 1 to its last point as one polynomial in the pixel's delta there
 // and its dc, so that a pixel near a minibrot takes a period in one step where BLA, being linear,

@@ -9,7 +9,7 @@
 // BLA: where |dz| < R of a table entry covering 2^l steps from m, dz <- A dz + B dc in one step
 // (bla.h). Counts and smooth counts follow mandelbrot.cuh's contract exactly: the first
 // n >= 1 with |z_n|^2 > 4, or max_iter.
-// Precision (docs/perturbation.md, "Undecided pixels"): with error_bound, an estimate of the error
+// Precision (docs/perturbation/errors.md, "Undecided pixels"): with error_bound, an estimate of the error
 // of z is carried along (the first-order propagation of the roundings of every step, the terms
 // BLA drops and Z's own rounding, adding in quadrature), and a pixel whose escape test falls
 // within 4 estimates of |z| = 2 is flagged like a glitch.
@@ -24,7 +24,7 @@
 //   dz' <- ((2 Z' + dz') 2^-K) dz' + dc'
 // (a power of two, so each operation rounds as it would unscaled). Where the true 2 Z + dz falls
 // below 2^-1000 (an orbit that close to 0), that product would lose bits: the pixel is flagged.
-// Interior (docs/perturbation.md, "Interior"): the orbit's closest approaches to 0 give a
+// Interior (docs/perturbation/errors.md, "Interior"): the orbit's closest approaches to 0 give a
 // candidate period p (atom domains); from the last one, the derivative dz/dz carried along gives
 // the multiplier lambda of each window of p steps. Two windows in a row with |lambda| < 1/4 mean
 // an attracting cycle (windows with a BLA step do not count: BLA does not carry g''): for p = 1 exactly

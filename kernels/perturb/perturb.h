@@ -29,7 +29,7 @@ constexpr uint64_t kProjectFromPoints = uint64_t{1} << 23;
 constexpr double kPackedBytesEstimate = 4.0;
 // The reference's precision target: its error, as a shift of c (Reference::error_shift), at most
 // 2^kReferenceShiftLog2 of a pixel spacing; the orbit is recomputed with more bits until it is
-// (docs/perturbation.md, "Reference"). Every pixel's error estimate starts from that shift, so it
+// (docs/perturbation/references.md, "Reference"). Every pixel's error estimate starts from that shift, so it
 // stays below what the 106-bit tier resolves. compute_reference's shift_log2 changes it (tests).
 constexpr int kReferenceShiftLog2 = -112;
 
@@ -38,7 +38,7 @@ constexpr int kReferenceShiftLog2 = -112;
 // where Z_{length-1} is Z_max_iter, or the first Z with |Z|^2 > 4 (escaped), or the first Z_n
 // (n >= 2) that is zero to within a fraction of a pixel (periodic, below).
 //
-// Two checks ride along in floatexp, at no MPFR cost (docs/perturbation.md, "Reference"):
+// Two checks ride along in floatexp, at no MPFR cost (docs/perturbation/references.md, "Reference"):
 //  - A_n = dZ_n/dC (A_1 = 1, A_{n+1} = 2 Z_n A_n + 1), so |Z_n / A_n| is the Newton distance from C
 //    to the nucleus of period n. The orbit stops as periodic only where that distance (plus the
 //    orbit's error) is at most 2^-24 pixel spacings: then every pixel's forced rebase at Z_n
@@ -190,7 +190,7 @@ std::shared_ptr<const Reference> compute_reference(const std::string& re, const 
                                                    ReferencePath path = ReferencePath::kAuto,
                                                    int shift_log2 = kReferenceShiftLog2, BallStop ball = {},
                                                    int wide_terms = 0);
-// The wide tiers' orbit (reference_wide.cpp; docs/perturbation.md, "Undecided pixels"): ref's
+// The wide tiers' orbit (reference_wide.cpp; docs/perturbation/errors.md, "Undecided pixels"): ref's
 // orbit again from the same C for the same ref.length() points, every point to kWideTerms terms
 // (424 bits, Reference::wide_terms), with kWideExtraBits more bits and an error target (a shift
 // of c) 2^-kWideExtraBits of ref's, in MPFR. The periodic, ball and escape marks are ref's where

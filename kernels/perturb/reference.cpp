@@ -47,7 +47,7 @@ DeltaFormat auto_delta(const Geometry& g) {
 namespace {
 
 // The orbit's precision target and the periodic stop's tolerance, in pixel spacings
-// (docs/perturbation.md, "Reference").
+// (docs/perturbation/references.md, "Reference").
 constexpr int kReuseShiftLog2 = -108;   // a cached orbit still serves a view up to 2^-108 pixel
 constexpr int kNucleusLog2 = -24;       // periodic stop: the nucleus within 2^-24 pixel of C
 constexpr int kMaxExtraBitsFactor = 8;  // bits may grow to 8x the asked precision + 4096

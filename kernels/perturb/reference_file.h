@@ -1,4 +1,4 @@
-// Reference orbits on disk (`render --reference-cache DIR`, docs/perturbation.md "Reference
+// Reference orbits on disk (`render --reference-cache DIR`, docs/perturbation/formulas.md "Reference
 // cache"): a long reference is computed once and loaded back by later renders of the same centre,
 // precision and iterations, in this process or another. The file holds every field of Reference and
 // a checksum; one that does not decode, or whose key differs, is never used (the render computes
@@ -35,7 +35,7 @@ std::string read_file_bytes(const std::string& path, bool* found);
 std::string reference_cache_path(const std::string& dir, const std::string& re, const std::string& im, int bits,
                                  uint64_t max_iter, FloatExp step, const FloatExp* ball_disk = nullptr);
 
-// A reference orbit in progress (compute_reference's checkpoint, docs/perturbation.md "Resumable
+// A reference orbit in progress (compute_reference's checkpoint, docs/perturbation/references.md "Resumable
 // references"), in two files: the state at PATH (format DSPART03, small, rewritten whole and
 // atomically) and the points at PATH.points, only ever appended, so a save costs the points since
 // the last one: one segment a save, its byte count (u64) and those points compressed without loss

@@ -139,7 +139,7 @@ struct FixedPart {
 // than about 190 equal bits follow the head's 53) the tail takes four more digits (R 2^88 + the
 // next four, again with a sticky half unit); where the window's remainder is 0 the tail is the
 // lower digits alone, rounded like a head. Each case keeps 53 bits above the sticky one, hence
-// exact (docs/perturbation.md, "Reference on the GPU").
+// exact (docs/perturbation/references.md, "Reference on the GPU").
 DEEPSCOPE_HD FixedPart round_fixed_part(const int32_t* window, int top, const int32_t* lower, int below,
                                         int rest, int fraction_bits) {
   using namespace fixed_detail;

@@ -1,4 +1,4 @@
-// The reference orbit in fixed point, for the GPU (docs/perturbation.md, "Reference on the GPU"):
+// The reference orbit in fixed point, for the GPU (docs/perturbation/references.md, "Reference on the GPU"):
 // Z <- Z^2 + C with every part a multiple of 2^-F, each new part rounded once to nearest (ties up)
 // from its exact value, so a step's rounding error is at most 2^-F (absolute) and the orbit is a
 // function of C and F alone, whoever computes it. The GPU computes it with number-theoretic-

@@ -1,4 +1,4 @@
-// References at the nucleus (docs/perturbation.md, "References at the nucleus"): for a view of
+// References at the nucleus (docs/perturbation/references.md, "References at the nucleus"): for a view of
 // many iterations, the orbit of a minibrot's nucleus in the view's reach, one period long, instead
 // of the centre's orbit to the iteration limit. The pixels perturb from it like from any other
 // reference off the centre, rebasing to Z_0 at its end (the wrap).

@@ -1,5 +1,5 @@
 // One step's products of the reference orbit, Z <- Z^2 + C in MPFR: x^2, y^2 and x y, on one
-// thread or split over threads (docs/perturbation.md, "Reference at high precision"). Every path
+// thread or split over threads (docs/perturbation/references.md, "Reference at high precision"). Every path
 // runs the same three MPFR operations at the same precision and rounding, so the orbit is
 // bit-identical whichever path computes it; only the wall time differs.
 #pragma once

@@ -198,7 +198,7 @@ TEST(Finder, SizeEstimateMatchesTheRenderedMinibrot) {
   o.method = Method::kPerturb;
   const RenderResult r = render(v, o);
   // The minibrot is there (at 64 periods of iterations its pixels are not proven interior: the
-  // proof would cost more than their orbits, docs/perturbation.md "Interior").
+  // proof would cost more than their orbits, docs/perturbation/errors.md "Interior").
   ASSERT_GT(std::count(r.counts.begin(), r.counts.end(), static_cast<uint32_t>(v.max_iter)), 20);
   double extent = 0;  // in pixels
   for (int a = 0; a < 64 * 64; ++a)

@@ -1,4 +1,4 @@
-// The wide tiers (cpu_tiers.cpp, wide_tiers; docs/perturbation.md, "Undecided pixels"): on an orbit
+// The wide tiers (cpu_tiers.cpp, wide_tiers; docs/perturbation/errors.md, "Undecided pixels"): on an orbit
 // that wraps, the pixels that 106-bit deltas leave undecided go to floatexp4 and then floatexp8
 // deltas against a wide orbit of the same centre (wide_reference: 424-bit points, its error as a
 // shift of c 2^-448 of the first orbit's). At FractalShark's view 13 (1e4406, the centre's orbit
