@@ -63,6 +63,22 @@ void expect_same(const RenderResult& scalar, const RenderResult& lanes) {
   EXPECT_EQ(scalar.perturb.interior_pixels, lanes.perturb.interior_pixels);
 }
 
+// The view's reference orbit (as render() makes it; null where it could not) and the view centre's
+// offset from it.
+struct ViewReference {
+  Geometry g;
+  std::shared_ptr<const perturb::Reference> ref;
+  FloatExp off_re{0.0}, off_im{0.0};
+};
+ViewReference view_reference(const View& v) {
+  ViewReference r;
+  r.g = geometry(v);
+  bool reused = false;
+  r.ref = perturb::reference_for(r.g, v, nullptr, {}, &reused);
+  if (r.ref) perturb::centre_offset(*r.ref, r.g, &r.off_re, &r.off_im);
+  return r;
+}
+
 std::vector<CpuSimd> widths_here() {
   std::vector<CpuSimd> w;
   const CpuSimd have = simd_supported();
@@ -171,12 +187,11 @@ TEST(CpuSimd, EveryPixelAsPerturbPixelWithEitherBlaSearch) {
   for (const char* file : {"5e227.kfr", "5e113.kfr"}) {
     SCOPED_TRACE(file);
     const View v = ds::test::kfr_view(file, 24, 24);
-    const Geometry g = geometry(v);
-    bool reused = false;
-    const auto ref = reference_for(g, v, nullptr, {}, &reused);
-    ASSERT_TRUE(ref);
-    FloatExp off_re, off_im;
-    centre_offset(*ref, g, &off_re, &off_im);
+    const ViewReference vr = view_reference(v);
+    ASSERT_TRUE(vr.ref);
+    const Geometry& g = vr.g;
+    const auto& ref = vr.ref;
+    const FloatExp off_re = vr.off_re, off_im = vr.off_im;
     const auto prep = prepared<double>(ref, view_dcmax(v, g, *ref), true);
     EXPECT_TRUE(prep->bla.radii_nested);
     RenderOptions o;
@@ -237,12 +252,11 @@ TEST(CpuSimd, TheDoubleWordsPixelsAsPerturbPixel) {
   const std::vector<CpuSimd> widths = widths_here();
   if (widths.empty()) GTEST_SKIP() << "no vector path on this CPU";
   const View v = ds::test::kfr_view("5e227.kfr", 16, 16);
-  const Geometry g = geometry(v);
-  bool reused = false;
-  const auto ref = reference_for(g, v, nullptr, {}, &reused);
-  ASSERT_TRUE(ref);
-  FloatExp off_re, off_im;
-  centre_offset(*ref, g, &off_re, &off_im);
+  const ViewReference vr = view_reference(v);
+  ASSERT_TRUE(vr.ref);
+  const Geometry& g = vr.g;
+  const auto& ref = vr.ref;
+  const FloatExp off_re = vr.off_re, off_im = vr.off_im;
   const auto prep = prepared<DwDelta>(ref, view_dcmax(v, g, *ref), true);
   ASSERT_TRUE(prep->in_range);
   ASSERT_TRUE(prep->coarse);
