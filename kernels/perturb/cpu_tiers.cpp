@@ -52,9 +52,9 @@ bool tier_pixels(const RenderOptions& opt, std::size_t n, Finish&& finish, At&& 
 // (cpu_simd.h, perturb_lanes_dw: the scalar loop's counts and smooth bits), but not with the period
 // map: its steps run in pixel_step, and where they are most of a pixel's passes the lanes only cost
 // (FractalShark's view 28 at 192x108 on the H200 host's 16 cores: its 2^-106 pass with the map
-// 36.0 s in AVX-512 lanes, 29.7 s in AVX2's, 26.5 s scalar; docs/bench/hard-views.md). begin(q, s) makes pixel
-// q's state; its count and smooth value go to counts/smooth at at(q), the iterations its BLA steps
-// skipped to *skipped. A chunk a thread, of at most 256 pixels (a lane that empties takes the
+// 36.0 s in AVX-512 lanes, 29.7 s in AVX2's, 26.5 s scalar; docs/bench/hard-views.md).
+// begin(q, s) makes pixel q's state; its count and smooth value go to counts/smooth at at(q), the
+// iterations its BLA steps skipped to *skipped. A chunk a thread, of at most 256 pixels (a lane that empties takes the
 // chunk's next pixel; smaller chunks would leave lanes idle, and chunks of 16 left one of the 2
 // cores idle at 12 pixels). False when cancelled.
 template <class At>
