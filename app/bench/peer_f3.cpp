@@ -7,13 +7,18 @@
 // the two is wrong. docs/bench/cpu-peers.md holds the results.
 #include "peer_f3.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -95,21 +100,45 @@ namespace {
 
 struct Interrupted {};  // Ctrl-C: bench_perturb_peer says so and exits 130
 
-// s as one word for the shell: in single quotes, each ' as '\''.
+// s as one word for the shell: in single quotes, each ' as '\'' (for the messages: the commands
+// themselves run without a shell).
 std::string shq(const std::string& s) {
   std::string q = "'";
   for (const char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return q + "'";
 }
 
-// A command's wall time, its output to `log`; throws on failure, naming the log (exit 1), and on
-// a signal (Ctrl-C) as cancelled.
-double timed(const std::string& cmd, const std::string& log) {
+// A program's wall time (argv[0] its path, run directly: no shell), its stdout and stderr to
+// `log`; throws on failure, naming the command and the log's tail (exit 1), and on a signal
+// (Ctrl-C) as cancelled.
+double timed(const std::vector<std::string>& argv, const std::string& log) {
+  std::string cmd;
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + shq(a);
+  std::vector<char*> av;
+  for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+  av.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
   const auto t0 = std::chrono::steady_clock::now();
-  const int rc = std::system((cmd + " > " + shq(log) + " 2>&1").c_str());
+  pid_t pid = 0;
+  const int err = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err != 0)
+    throw std::runtime_error("bench perturb --peer: cannot run `" + cmd + "`: " + std::strerror(err));
+  // A Ctrl-C meant for this process alone (not its group: kill -INT, a scheduler) goes on to the child.
+  int rc = 0;
+  bool passed_on = false;
+  while (waitpid(pid, &rc, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("bench perturb --peer: waiting for `" + cmd + "`: " + std::strerror(errno));
+    if (cancel_flag().load() && !passed_on) {
+      kill(pid, SIGINT);
+      passed_on = true;
+    }
+  }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (cancel_flag().load() || (rc != -1 && WIFSIGNALED(rc)) || (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 130))
-    throw Interrupted{};
+  if (cancel_flag().load() || WIFSIGNALED(rc) || (WIFEXITED(rc) && WEXITSTATUS(rc) == 130)) throw Interrupted{};
   if (rc != 0) {
     std::ifstream in(log);
     std::stringstream ss;
@@ -219,7 +248,7 @@ int run_peer(const ArgList& args) {
   } cleanup{tmp};
   const std::string wisdom = dir + "/../wisdom.toml", self = self_exe();
   // F3's default wisdom (its number types by zoom), as `fraktaler-3 -W` writes it.
-  if (access(wisdom.c_str(), R_OK) != 0) timed(shq(f3) + " -W -w " + shq(wisdom), tmp + "/wisdom.log");
+  if (access(wisdom.c_str(), R_OK) != 0) timed({f3, "-W", "-w", wisdom}, tmp + "/wisdom.log");
   std::ostringstream md;
   // The machine and the peer's version (fraktaler3.sh prepare records them beside its build).
   const auto first_line = [](const std::string& path) {
@@ -253,14 +282,14 @@ int run_peer(const ArgList& args) {
     std::vector<double> tf, td;
     for (int r = 0; r < runs; ++r) {
       std::filesystem::remove(tmp + "/f3.exr");
-      tf.push_back(timed(shq(f3) + " -b -P -q -w " + shq(wisdom) + " " + shq(toml), tmp + "/f3.log"));
-      td.push_back(timed(shq(self) + " render --backend cpu --location " + shq(files[i]) + " --size " +
-                             std::to_string(w) + "x" + std::to_string(h) + " --out " + shq(tmp + "/ds.png"),
+      tf.push_back(timed({f3, "-b", "-P", "-q", "-w", wisdom, toml}, tmp + "/f3.log"));
+      td.push_back(timed({self, "render", "--backend", "cpu", "--location", files[i], "--size",
+                          std::to_string(w) + "x" + std::to_string(h), "--out", tmp + "/ds.png"},
                          tmp + "/ds.log"));
       std::fprintf(stderr, "%s run %d: F3 %.2f s, deepscope %.2f s\n", files[i].c_str(), r + 1, tf.back(), td.back());
     }
     std::filesystem::remove(tmp + "/f3.exr");
-    timed(shq(f3c) + " -b -P -q -w " + shq(wisdom) + " " + shq(toml), tmp + "/f3c.log");
+    timed({f3c, "-b", "-P", "-q", "-w", wisdom, toml}, tmp + "/f3c.log");
     bool wide = false;
     const std::vector<uint64_t> peer = f3_counts(read_f3_exr(tmp + "/f3.exr", w, h, &wide), wide, w, h, v.max_iter);
     mandel::RenderOptions o;

@@ -79,7 +79,7 @@ TEST(BenchPeer, BadInputsExitTwoBeforeAnyWork) {
   EXPECT_NE(err.find("no program /nonexistent/fraktaler-3"), std::string::npos) << err;
   // A stand-in peer whose programs exist: a bad location is refused before anything runs, and a
   // peer that fails ends the bench with exit 1, naming the command and what it printed (its folder
-  // has a quote in its name: the commands go through the shell).
+  // has a quote in its name: the commands run without a shell, the message quotes them).
   const std::string dir = test::make_tmpdir("bench-peer"), bin = dir + "/it's build";
   mkdir(bin.c_str(), 0755);
   for (const char* name : {"fraktaler-3", "fraktaler-3-centres"}) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <climits>
+#include <fstream>
 #include <csignal>
 #include <string>
 #include <thread>
@@ -119,6 +120,26 @@ TEST(CancelCli, PerturbationPixelLoopStopsWithinOneSecondOfSigint) {
 }
 
 // The same loops on the GPU: kernels poll a flag in mapped pinned memory that the host raises.
+// `bench perturb --peer` runs the peer's programs as children; a SIGINT sent to the bench alone (not
+// its process group, as `kill -INT` or a scheduler sends it) goes on to the running child, so the
+// bench ends within the second (exit 130, no report) instead of when the child ends. The stand-in
+// peer sleeps 30 s.
+TEST(CancelCli, BenchPeerPassesASigintOnToItsChild) {
+  if (access(executable().c_str(), X_OK) != 0) GTEST_SKIP() << "deepscope executable not found";
+  const std::string dir = tmpdir(), bin = dir + "/build", loc = dir + "/v.loc", md = dir + "/report.md";
+  mkdir(bin.c_str(), 0755);
+  for (const char* name : {"fraktaler-3", "fraktaler-3-centres"}) {
+    const std::string p = bin + "/" + name;
+    std::ofstream(p) << "#!/bin/sh\nexec sleep 30\n";
+    chmod(p.c_str(), 0755);
+  }
+  std::ofstream(loc) << "re = -0.75\nim = 0.1\nzoom = 100\niterations = 1000\n";
+  const Stopped s = signal_after({"bench", "perturb", "--peer", "f3", "--peer-dir", bin, "--location", loc, "--size",
+                                  "16x16", "--runs", "1", "--out", md},
+                                 1000, SIGINT, 10.0);
+  expect_stopped_within(s, 1.0, md);
+}
+
 TEST(CancelCliDevice, GpuPixelLoopsStopWithinOneSecondOfSigterm) {
   DEEPSCOPE_REQUIRE_GPU();
   if (access(executable().c_str(), X_OK) != 0) GTEST_SKIP() << "deepscope executable not found";
