@@ -1,5 +1,6 @@
-// The lockstep binary64 pixel loop's two widths (cpu_simd_lanes.inc compiled for AVX2 and for
-// AVX-512 in regions of their own, so the rest of the build stays generic) and the run-time choice.
+// The lockstep pixel loop's two widths (cpu_simd_lanes.inc, for binary64 and double-word deltas,
+// compiled for AVX2 and for AVX-512 in regions of their own, so the rest of the build stays
+// generic) and the run-time choice.
 #include "cpu_simd.h"
 
 #include "perturb.h"
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define DEEPSCOPE_SIMD_LANES 1
@@ -27,8 +29,8 @@ __attribute__((noinline)) bool scalar_pass(const PerturbParams<double>& p, Pixel
   return pixel_step(p, s);
 }
 
-// The double word's way to pixel_step, likewise.
-__attribute__((noinline)) bool scalar_pass_dw(const PerturbParams<DwDelta>& p, PixelState<DwDelta, kNoFields>& s) {
+// The double word's, likewise.
+__attribute__((noinline)) bool scalar_pass(const PerturbParams<DwDelta>& p, PixelState<DwDelta, kNoFields>& s) {
   return pixel_step(p, s);
 }
 
@@ -50,7 +52,6 @@ inline vd vfma(vd a, vd b, vd c) {
       _mm256_fmadd_pd(reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(c)));
 }
 #include "cpu_simd_lanes.inc"
-#include "cpu_simd_lanes_dw.inc"
 }  // namespace avx2
 #pragma GCC pop_options
 
@@ -76,7 +77,6 @@ inline vd vfma(vd a, vd b, vd c) {
       _mm512_fmadd_pd(reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b), reinterpret_cast<__m512d>(c)));
 }
 #include "cpu_simd_lanes.inc"
-#include "cpu_simd_lanes_dw.inc"
 }  // namespace avx512
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
@@ -118,8 +118,11 @@ bool perturb_lanes(CpuSimd path, const PerturbParams<double>& p, int x0, int y0,
                    std::size_t last, const std::function<void(std::size_t, const PerturbPixel&)>& put,
                    bool bla_radii_nested, LaneStats* stats) {
 #if DEEPSCOPE_SIMD_LANES
-  if (path == CpuSimd::kAvx512) return avx512::lanes_run(p, x0, y0, tw, first, last, put, bla_radii_nested, stats);
-  if (path == CpuSimd::kAvx2) return avx2::lanes_run(p, x0, y0, tw, first, last, put, bla_radii_nested, stats);
+  const auto begin = [&](std::size_t q, PixelState<double, kNoFields>& s) {
+    return pixel_begin(p, x0 + static_cast<int>(q % tw), y0 + static_cast<int>(q / tw), s);
+  };
+  if (path == CpuSimd::kAvx512) return avx512::lanes_run(p, first, last, begin, put, bla_radii_nested, stats);
+  if (path == CpuSimd::kAvx2) return avx2::lanes_run(p, first, last, begin, put, bla_radii_nested, stats);
 #endif
   (void)path;
   (void)stats;
@@ -134,8 +137,8 @@ bool perturb_lanes(CpuSimd path, const PerturbParams<double>& p, int x0, int y0,
 bool perturb_lanes_dw(CpuSimd path, const PerturbParams<DwDelta>& p, std::size_t count, const DwLaneBegin& begin,
                       const std::function<void(std::size_t, const PerturbPixel&)>& put, LaneStats* stats) {
 #if DEEPSCOPE_SIMD_LANES
-  if (path == CpuSimd::kAvx512) return avx512::lanes_run_dw(p, count, begin, put, stats);
-  if (path == CpuSimd::kAvx2) return avx2::lanes_run_dw(p, count, begin, put, stats);
+  if (path == CpuSimd::kAvx512) return avx512::lanes_run(p, 0, count, begin, put, p.bla_nested, stats);
+  if (path == CpuSimd::kAvx2) return avx2::lanes_run(p, 0, count, begin, put, p.bla_nested, stats);
 #endif
   (void)path;
   (void)stats;

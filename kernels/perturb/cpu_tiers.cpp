@@ -85,6 +85,14 @@ bool dw_lanes(const PerturbParams<DwDelta>& p, const RenderOptions& opt, CpuSimd
   return !(opt.cancel && opt.cancel->load());
 }
 
+// The path the double word's pixels take on the host: its lanes' width (dw_lanes), or kScalar where
+// T is another format, the pixels carry fields, the period map runs, or the CPU has no vectors.
+template <class T>
+CpuSimd dw_lane_path(const PerturbParams<T>& p, const RenderOptions& opt, bool fields) {
+  if (!std::is_same<T, DwDelta>::value || fields || p.pm_degree > 0) return CpuSimd::kScalar;
+  return simd_path(opt.cpu_simd);
+}
+
 // The pixels a CUDA list launch handed back (their list positions q and states), stepped to the
 // end on the host's cores: results into counts/smooth/fields at q. False when cancelled.
 template <class T, int kFields>
@@ -92,7 +100,7 @@ bool finish_on_host(const PerturbParams<T>& p, const RenderOptions& opt, const s
                     std::vector<PixelState<T, kFields>>* states, uint64_t* counts, float* smooth,
                     FieldValues* fields, uint64_t* skipped) {
   if constexpr (std::is_same<T, DwDelta>::value && kFields == kNoFields) {
-    const CpuSimd simd = p.pm_degree > 0 ? CpuSimd::kScalar : simd_path(opt.cpu_simd);  // dw_lanes: not with the map
+    const CpuSimd simd = dw_lane_path(p, opt, false);
     if (simd != CpuSimd::kScalar)
       return dw_lanes(
           p, opt, simd, q.size(),
@@ -208,11 +216,10 @@ std::vector<std::size_t> refine_with(const View& v, const Geometry& g, const Til
 #else
     throw BackendError("built without CUDA");
 #endif
-  } else if (std::is_same<T, DwDelta>::value && !opt.fields && p.pm_degree == 0 &&
-             simd_path(opt.cpu_simd) != CpuSimd::kScalar) {
+  } else if (const CpuSimd simd = dw_lane_path(p, opt, opt.fields); simd != CpuSimd::kScalar) {
     if constexpr (std::is_same<T, DwDelta>::value) {
       const bool done = dw_lanes(
-          p, opt, simd_path(opt.cpu_simd), flagged.size(),
+          p, opt, simd, flagged.size(),
           [&](std::size_t q, PixelState<DwDelta, kNoFields>& s) {
             const std::size_t k = flagged[q];
             return pixel_begin(p, t.x0 + static_cast<int>(k % tw), t.y0 + static_cast<int>(k / tw), s);
