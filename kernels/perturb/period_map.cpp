@@ -13,6 +13,7 @@
 #include "cpu_detail.h"
 #include "dw_delta.h"
 #include "kernels/core/cpu_parallel.h"
+#include "kernels/core/spin.h"
 #include "perturb.h"
 
 namespace ds::perturb {
@@ -248,10 +249,10 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
   std::atomic<uint64_t> stop_gen{0};
   std::mutex barrier_mu;
   std::condition_variable barrier_cv;
-  // Every worker's arrival number `generation`: a short spin (a step's work is microseconds on
-  // many cores), then a wait on the condition, which the last to arrive signals. (Spinning alone,
-  // with yields, took a step per scheduler slice wherever other processes held the cores: a
-  // campaign test beside another ran past 300 s.)
+  // Every worker's arrival number `generation`: a spin of at most 50 us (a step's work is
+  // microseconds on many cores), then a wait on the condition, which the last to arrive signals.
+  // (Spinning alone, with yields, took a step per scheduler slice wherever other processes held the
+  // cores: a campaign test beside another ran past 300 s.)
   const auto barrier = [&](uint64_t generation) {
     const uint64_t want = generation * workers;
     if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == want) {
@@ -259,8 +260,8 @@ PeriodMap build_uncached(const Reference& ref, FloatExp dcmax, int N, const std:
       barrier_cv.notify_all();
       return;
     }
-    for (int spin = 0; spin < 16384; ++spin)
-      if (arrived.load(std::memory_order_acquire) >= want) return;
+    if (spin_for(std::chrono::microseconds(50), [&] { return arrived.load(std::memory_order_acquire) >= want; }))
+      return;
     std::unique_lock<std::mutex> lock(barrier_mu);
     barrier_cv.wait(lock, [&] { return arrived.load(std::memory_order_acquire) >= want; });
   };

@@ -2,21 +2,15 @@
 #include "reference_step.h"
 
 #include <algorithm>
+#include <chrono>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "kernels/core/spin.h"
 
 namespace ds::perturb {
 namespace {
 
-inline void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#else
-  std::this_thread::yield();
-#endif
-}
+// How long a thread spins for the other side of a step before it yields its core between tries.
+constexpr std::chrono::microseconds kSpin(100);
 
 // Below this precision a product takes less than about 5 microseconds, and the handover between
 // threads (cache-line round trips, and a wake-up wherever a helper lost its core) costs as much as
@@ -46,14 +40,14 @@ ReferenceStep::~ReferenceStep() {
 void ReferenceStep::helper(int which) {
   uint64_t seen = 0;
   for (;;) {
-    uint64_t g;
-    for (int spins = 0;; ++spins) {
+    uint64_t g = seen;
+    const auto woken = [&] {
       g = generation_.load(std::memory_order_acquire);
-      if (g != seen) break;
-      if (stop_.load(std::memory_order_acquire)) return;
-      if (spins < 4096) relax();
-      else std::this_thread::yield();
-    }
+      return g != seen || stop_.load(std::memory_order_acquire);
+    };
+    if (!spin_for(kSpin, woken))
+      while (!woken()) std::this_thread::yield();
+    if (g == seen) return;  // stopped
     seen = g;
     if (threads_ == 3 && which == 1) mpfr_sqr(y2_, y_, MPFR_RNDN);
     else mpfr_mul(xy_, x_, y_, MPFR_RNDN);
@@ -73,10 +67,9 @@ void ReferenceStep::products() {
   mpfr_sqr(x2_, x_, MPFR_RNDN);
   if (threads_ == 2) mpfr_sqr(y2_, y_, MPFR_RNDN);
   const int helpers = threads_ - 1;
-  for (int spins = 0; done_.load(std::memory_order_acquire) < helpers; ++spins) {
-    if (spins < 4096) relax();
-    else std::this_thread::yield();
-  }
+  const auto done = [&] { return done_.load(std::memory_order_acquire) >= helpers; };
+  if (!spin_for(kSpin, done))
+    while (!done()) std::this_thread::yield();
 }
 
 }  // namespace ds::perturb
