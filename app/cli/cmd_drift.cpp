@@ -180,7 +180,18 @@ int drift_md(const ArgList& argv) {
     if (seeds.size() > 100) throw cli::UsageError("--seeds takes at most 100 seeds");
   }
   p.fixed_bits = static_cast<int>(get_count(args, "fixed-bits", drift::kDefaultFixedBits, drift::kMinFixedBits, drift::kMaxFixedBits));
-  p.backend = select_backend(parse_backend(args.get("backend", "auto")));
+  // --backend cuda where there is no device: a report can still be made from a resume file that
+  // holds every run (runs made on a GPU host, their tables and plots written elsewhere); where a run
+  // is missing, the device's absence is the error, before any work.
+  const Backend asked = parse_backend(args.get("backend", "auto"));
+  std::string no_device;
+  try {
+    p.backend = select_backend(asked);
+  } catch (const BackendError& e) {
+    if (asked != Backend::kCuda) throw;
+    p.backend = Backend::kCuda;
+    no_device = e.what();
+  }
   std::vector<drift::Precision> precs;
   for (const std::string& s : split(args.get("precision", "float,double,composite,ff,mixed,fixed")))
     precs.push_back(drift::parse_precision(s));
@@ -212,6 +223,13 @@ int drift_md(const ArgList& argv) {
   std::vector<MdRun> stored;
   if (access(resume_path.c_str(), F_OK) == 0)
     stored = md_runs_load(read_input_file(resume_path, "resume file", kNoInputLimit), fingerprint);
+  if (!no_device.empty())
+    for (drift::Precision pr : precs)
+      for (uint64_t seed : seeds)
+        if (std::none_of(stored.begin(), stored.end(),
+                         [&](const MdRun& r) { return r.precision == pr && r.seed == seed; }))
+          throw BackendError(no_device + "; " + resume_path + " does not hold the run of " +
+                             drift::precision_name(pr) + " seed " + std::to_string(seed));
   std::vector<MdRun> runs, finished = stored;
   bool stop = false;
   const std::size_t total = precs.size() * seeds.size();

@@ -173,22 +173,52 @@ std::string json_num(double v) { return std::isfinite(v) ? fmt("%.10g", v) : std
 
 // One time axis for all precisions (the run's whole duration), each in its precision's colour
 // (plot::palette of the precision's index, as in the window's MD drift tab); the drift as
-// |E(t) - E(0)| / |E(0)| on a log10 axis; with several seeds, one line per run, named by its seed,
-// and each drift line's legend gives its kT/ns/dof.
+// |E(t) - E(0)| / |E(0)| on a log10 axis, each drift line's legend giving its kT/ns/dof. With several
+// seeds, one line per precision: the mean over its finished seeds, sample by sample (to the
+// shortest run), its legend the seeds' mean kT/ns/dof and standard error (eighteen lines of three
+// seeds, each nested a step wider than the next, hid one another).
 std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bool drift_plot) {
   plot::Figure f;
-  const bool seeds = several_seeds(runs);
-  for (const MdRun& r : runs) {
-    std::string name = drift::precision_name(r.precision);
-    if (seeds) name += " s" + std::to_string(r.seed);
-    if (drift_plot) name += fmt(" %.2g kT/ns/dof", drift::drift_units(r.result).kt_ns_dof);
-    plot::Series s{name, {}, {}, plot::palette(static_cast<int>(r.precision))};
-    const double e0 = r.result.samples.empty() ? 0.0 : r.result.samples[0].total;
-    for (const drift::MdSample& q : r.result.samples) {
-      s.x.push_back(q.time);
-      s.y.push_back(drift_plot ? (e0 != 0 ? std::fabs(q.total - e0) / std::fabs(e0) : NAN) : q.pe);
+  const auto value = [&](const drift::MdResult& m, std::size_t i) {
+    const double e0 = m.samples.empty() ? 0.0 : m.samples[0].total;
+    const drift::MdSample& q = m.samples[i];
+    return drift_plot ? (e0 != 0 ? std::fabs(q.total - e0) / std::fabs(e0) : NAN) : q.pe;
+  };
+  if (!several_seeds(runs)) {
+    for (const MdRun& r : runs) {
+      std::string name = drift::precision_name(r.precision);
+      if (drift_plot) name += fmt(" %.2g kT/ns/dof", drift::drift_units(r.result).kt_ns_dof);
+      plot::Series s{name, {}, {}, plot::palette(static_cast<int>(r.precision))};
+      for (std::size_t i = 0; i < r.result.samples.size(); ++i) {
+        s.x.push_back(r.result.samples[i].time);
+        s.y.push_back(value(r.result, i));
+      }
+      f.series.push_back(std::move(s));
     }
-    f.series.push_back(std::move(s));
+  } else {
+    for (drift::Precision pr : precisions_of(runs)) {
+      std::vector<const drift::MdResult*> done;
+      for (const MdRun& r : runs)
+        if (r.precision == pr && !r.result.blew_up && !r.result.cancelled && !r.result.samples.empty())
+          done.push_back(&r.result);
+      if (done.empty()) continue;
+      std::size_t len = done[0]->samples.size();
+      for (const drift::MdResult* m : done) len = std::min(len, m->samples.size());
+      std::string name = std::string(drift::precision_name(pr)) + ", " + std::to_string(done.size()) + " seeds";
+      if (drift_plot) {
+        const drift::SeedSpread sp = spread_of(runs, pr);
+        name += fmt(": %.2g", sp.mean) + (std::isfinite(sp.stderr_mean) ? fmt(" +- %.2g", sp.stderr_mean) : "") +
+                " kT/ns/dof";
+      }
+      plot::Series s{name, {}, {}, plot::palette(static_cast<int>(pr))};
+      for (std::size_t i = 0; i < len; ++i) {
+        double sum = 0;
+        for (const drift::MdResult* m : done) sum += value(*m, i);
+        s.x.push_back(done[0]->samples[i].time);
+        s.y.push_back(sum / static_cast<double>(done.size()));
+      }
+      f.series.push_back(std::move(s));
+    }
   }
   const int64_t n = 4LL * p.cells * p.cells * p.cells;
   f.title = std::string(drift_plot ? "relative energy drift" : "potential energy") + ", LJ " +
@@ -200,10 +230,11 @@ std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bo
   f.x.lo = 0;
   f.x.hi = p.dt * static_cast<double>(p.steps);
   if (drift_plot) {
-    f.y.label = "|E(t) - E(0)| / |E(0)|  (log scale; exact zeros not drawn)";
+    f.y.label = std::string("|E(t) - E(0)| / |E(0)|") + (several_seeds(runs) ? ", the mean over seeds" : "") +
+                "  (log scale; exact zeros not drawn)";
     f.y.scale = plot::Scale::kLog10;
   } else {
-    f.y.label = "PE per atom (epsilon)";
+    f.y.label = std::string("PE per atom (epsilon)") + (several_seeds(runs) ? ", the mean over seeds" : "");
   }
   plot::nest_line_widths(&f.series);
   return figure_png(f, 960, 600);

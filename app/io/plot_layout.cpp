@@ -269,6 +269,9 @@ bool data_range(const std::vector<Series>& series, bool x_axis, Scale s, double*
 }
 
 void nest_line_widths(std::vector<Series>* series, float thinnest, float step) {
+  int lines = 0;
+  for (const Series& s : *series) lines += s.style == Style::kLine;
+  if (lines > 1) step = std::min(step, kMaxLineNesting / static_cast<float>(lines - 1));
   float w = thinnest;
   for (auto it = series->rbegin(); it != series->rend(); ++it)
     if (it->style == Style::kLine) it->width = w, w += step;

@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "arith/error.h"
+#include "kernels/core/device.h"
 #include "kernels/core/atomic_file.h"
 #include "app/cli/cli.h"
 #include "app/cli/commands.h"
@@ -153,6 +155,46 @@ TEST(DriftCli, MdResumesFinishedPrecisions) {
             0);
   EXPECT_EQ(testing::internal::GetCapturedStderr().find("resumed"), std::string::npos);
   testing::internal::GetCapturedStdout();
+}
+
+// A report from the resume file alone: `--backend cuda` where there is no device loads every run
+// from PREFIX.resume and writes the tables and plots (runs made on a GPU host, reported elsewhere:
+// the machine that ran them is given back before its files come home); where a run is missing, the
+// device's absence is the error, named with the missing run, before any work.
+TEST(DriftCli, MdReportsFromTheResumeFileWithoutTheDevice) {
+  if (ds::built_with_cuda() && ds::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is here";
+  const std::string pre = tmpdir() + "/gpu";
+  ArgList a = {"md",      "--atoms", "500", "--steps", "20",  "--every", "5",       "--precision",
+               "float",   "--seeds", "1,2", "--backend", "cpu", "--out",   pre,       "--quiet"};
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(cmd_drift(a), 0);
+  testing::internal::GetCapturedStdout();
+  // The same runs as if they had been made on CUDA: the fingerprint's backend and each run's.
+  std::istringstream in(slurp(pre + ".resume"));
+  std::string text, line;
+  while (std::getline(in, line)) {
+    if (line.rfind("deepscope drift md", 0) == 0) line.replace(line.find("backend=cpu"), 11, "backend=cuda");
+    if (line.rfind("run ", 0) == 0) line.replace(line.rfind(" cpu "), 5, " cuda ");
+    text += line + "\n";
+  }
+  ds::write_file_atomically(pre + ".resume", text);
+  for (const char* f : {".csv", "_drift.csv", ".json", "_drift.png", "_pe.png"}) std::remove((pre + f).c_str());
+  a[12] = "cuda";
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(exit_code(a), 0);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  const std::string drift_csv = slurp(pre + "_drift.csv");
+  EXPECT_EQ(lines(drift_csv), 1u + 2 + 1) << drift_csv;  // two seeds and their mean
+  EXPECT_TRUE(ds::app::is_png(slurp(pre + "_drift.png")));
+  // A third seed would have to run: refused at once, naming it.
+  ds::write_file_atomically(pre + ".resume", text);
+  a[10] = "1,2,3";
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(exit_code(a), 1);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("no usable CUDA device"), std::string::npos) << err;
+  EXPECT_NE(err.find("does not hold the run of float seed 3"), std::string::npos) << err;
+  EXPECT_EQ(slurp(pre + ".resume"), text);  // nothing ran, nothing was written
 }
 
 // A resumed run keeps the backend it ran on (a run on CUDA was once reported as "cpu" when

@@ -250,6 +250,21 @@ TEST(PlotRaster, BarsStandOnTheAxisAndTextIsPlacedByItsAnchor) {
   EXPECT_TRUE(is(t, 5, 5, kWhite));
 }
 
+// Nested widths keep equal lines visible, but many lines no longer grow the first one past
+// kMaxLineNesting (eighteen drift runs at 1.5 px a step drew the first 27.5 px wide).
+TEST(PlotLayout, NestedLineWidthsStayBounded) {
+  using namespace ds::app::plot;
+  std::vector<Series> few(3), many(18);
+  nest_line_widths(&few, 2, 1.5f);
+  EXPECT_FLOAT_EQ(few[2].width, 2);
+  EXPECT_FLOAT_EQ(few[1].width, 3.5f);
+  EXPECT_FLOAT_EQ(few[0].width, 5);
+  nest_line_widths(&many, 2, 1.5f);
+  EXPECT_FLOAT_EQ(many[17].width, 2);
+  EXPECT_NEAR(many[0].width, 2 + kMaxLineNesting, 1e-4);
+  for (std::size_t k = 1; k < many.size(); ++k) EXPECT_GT(many[k - 1].width, many[k].width);
+}
+
 TEST(PlotLayout, NearestFindsTheHoveredPoint) {
   const Figure f = two_series();
   Layout l;
