@@ -1,8 +1,8 @@
 // The CPU's first pass over binary64 deltas (and the double word's tier) with several pixels in lockstep: 4 (AVX2) or 8
 // (AVX-512) lanes, the width chosen at run time (RenderOptions::cpu_simd). Each lane carries one
-// pixel through the common passes of perturb_pixel<double>'s loop (a plain or a BLA step, no
-// event); every other pass (the escape, an undecided escape test, a rebase, the interior test's
-// window ends and closest approaches, a flag) runs in pixel_step, the scalar code itself, on the
+// pixel through the common passes of perturb_pixel<double>'s loop (a plain or a BLA step, after a
+// rebase or none, no other event); every other pass (the escape, an undecided escape test, the
+// interior test's window ends and closest approaches, a flag) runs in pixel_step, the scalar code itself, on the
 // lane's PixelState. So the counts, flags and every state are those of perturb_pixel, bit for bit.
 #pragma once
 #include <cstddef>
