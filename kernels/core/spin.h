@@ -30,4 +30,11 @@ bool spin_for(std::chrono::nanoseconds budget, Ready&& ready) {
   }
 }
 
+// Waits until ready() holds: spin_for(budget), then a yield of the core between tries.
+template <class Ready>
+void spin_then_yield(std::chrono::nanoseconds budget, Ready&& ready) {
+  if (!spin_for(budget, ready))
+    while (!ready()) std::this_thread::yield();
+}
+
 }  // namespace ds

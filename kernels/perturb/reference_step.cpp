@@ -45,8 +45,7 @@ void ReferenceStep::helper(int which) {
       g = generation_.load(std::memory_order_acquire);
       return g != seen || stop_.load(std::memory_order_acquire);
     };
-    if (!spin_for(kSpin, woken))
-      while (!woken()) std::this_thread::yield();
+    spin_then_yield(kSpin, woken);
     if (g == seen) return;  // stopped
     seen = g;
     if (threads_ == 3 && which == 1) mpfr_sqr(y2_, y_, MPFR_RNDN);
@@ -67,9 +66,7 @@ void ReferenceStep::products() {
   mpfr_sqr(x2_, x_, MPFR_RNDN);
   if (threads_ == 2) mpfr_sqr(y2_, y_, MPFR_RNDN);
   const int helpers = threads_ - 1;
-  const auto done = [&] { return done_.load(std::memory_order_acquire) >= helpers; };
-  if (!spin_for(kSpin, done))
-    while (!done()) std::this_thread::yield();
+  spin_then_yield(kSpin, [&] { return done_.load(std::memory_order_acquire) >= helpers; });
 }
 
 }  // namespace ds::perturb
