@@ -179,12 +179,13 @@ std::string json_num(double v) { return std::isfinite(v) ? fmt("%.10g", v) : std
 // seeds, each nested a step wider than the next, hid one another).
 std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bool drift_plot) {
   plot::Figure f;
+  const bool seeds = several_seeds(runs);
   const auto value = [&](const drift::MdResult& m, std::size_t i) {
     const double e0 = m.samples.empty() ? 0.0 : m.samples[0].total;
     const drift::MdSample& q = m.samples[i];
     return drift_plot ? (e0 != 0 ? std::fabs(q.total - e0) / std::fabs(e0) : NAN) : q.pe;
   };
-  if (!several_seeds(runs)) {
+  if (!seeds) {
     for (const MdRun& r : runs) {
       std::string name = drift::precision_name(r.precision);
       if (drift_plot) name += fmt(" %.2g kT/ns/dof", drift::drift_units(r.result).kt_ns_dof);
@@ -230,11 +231,11 @@ std::string md_plot(const std::vector<MdRun>& runs, const drift::MdParams& p, bo
   f.x.lo = 0;
   f.x.hi = p.dt * static_cast<double>(p.steps);
   if (drift_plot) {
-    f.y.label = std::string("|E(t) - E(0)| / |E(0)|") + (several_seeds(runs) ? ", the mean over seeds" : "") +
+    f.y.label = std::string("|E(t) - E(0)| / |E(0)|") + (seeds ? ", the mean over seeds" : "") +
                 "  (log scale; exact zeros not drawn)";
     f.y.scale = plot::Scale::kLog10;
   } else {
-    f.y.label = std::string("PE per atom (epsilon)") + (several_seeds(runs) ? ", the mean over seeds" : "");
+    f.y.label = std::string("PE per atom (epsilon)") + (seeds ? ", the mean over seeds" : "");
   }
   plot::nest_line_widths(&f.series);
   return figure_png(f, 960, 600);

@@ -33,7 +33,7 @@ std::map<long, Thermo> lammps_thermo(const std::string& name) {
   std::string line;
   bool table = false;
   while (std::getline(in, line)) {
-    if (line.rfind("Step Temp E_pair", 0) == 0 || line.find(" Step Temp E_pair") != std::string::npos) {
+    if (line.find("Step Temp E_pair") != std::string::npos) {
       table = true;
       continue;
     }
@@ -51,18 +51,20 @@ TEST(DriftLammps, Melt32kStepZeroAndAverages) {
   const std::vector<std::string> logs = {"melt32k-87287.log", "melt32k-12345.log", "melt32k-4928459.log"};
   const std::vector<long> steps = {100, 150, 200, 250};
   Thermo theirs{0, 0, 0};
+  double tot0 = 0;  // TotEng at step 0: the same in every log (T = 3 exactly)
   for (const std::string& log : logs) {
     const std::map<long, Thermo> t = lammps_thermo(log);
     ASSERT_EQ(t.size(), 6u) << log;  // steps 0, 50, ..., 250
     EXPECT_EQ(t.at(0).temp, 3.0);
     EXPECT_EQ(t.at(0).e_pair, -6.7733681);
+    if (log == logs[0]) tot0 = t.at(0).tot_eng;
+    EXPECT_EQ(t.at(0).tot_eng, tot0) << log;
     for (long s : steps) {
       theirs.temp += t.at(s).temp / (logs.size() * steps.size());
       theirs.e_pair += t.at(s).e_pair / (logs.size() * steps.size());
       theirs.tot_eng += t.at(s).tot_eng / (logs.size() * steps.size());
     }
   }
-  const double tot0 = lammps_thermo(logs[0]).at(0).tot_eng;
   MdParams p;
   p.cells = 20;  // 32,000 atoms
   p.shift = false;  // lj/cut
