@@ -14,6 +14,10 @@
 #include "arith/format.h"
 #include "kernels/core/backend.h"
 
+namespace ds::work {
+class Comm;  // kernels/core/comm.h
+}
+
 namespace ds::drift {
 
 using ds::Backend;
@@ -139,7 +143,12 @@ struct MdParams {
   int cpu_threads = 0;
   uint64_t pair_order_seed = 0;
   Backend backend = Backend::kCpu;
-  const std::atomic<bool>* cancel = nullptr;  // polled between samples
+  // Domain decomposition over the ranks of `comm` (null or one rank: none): each rank owns a slab of
+  // whole cell layers along z and exchanges halos with its neighbours (md_ranks.cpp); the samples,
+  // fit and state hash are the one-process run's to the bit, on every rank. CPU engine only; every
+  // rank calls run_md with the same parameters.
+  ds::work::Comm* comm = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // polled between samples (the ranks agree to stop)
   std::function<void(double)> progress;       // fraction of steps done
 };
 
@@ -266,10 +275,17 @@ class MdEngine {
   virtual bool screen_fault() = 0;
   // Fixed point: an atom's force or energy sum could have left int64 since the last check.
   virtual bool range_fault() = 0;
+  // Whether any rank's `mine` is true (a decomposed engine's ranks agree to stop); all ranks call it
+  // at the same points.
+  virtual bool agree(bool mine) { return mine; }
 };
 
 std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p);
 std::unique_ptr<MdEngine> make_md_cuda(const MdSetup& s, Precision p);
+// The CPU engine split over comm's ranks by slabs of cell layers (md_ranks.cpp); a collective call.
+std::unique_ptr<MdEngine> make_md_ranks(const MdSetup& s, Precision p, ds::work::Comm& comm);
+// Cell layers per side of the cell list: floor(box / cutoff), each at least one cutoff wide.
+int cell_layers(const MdParams& p);
 
 // CUDA backends of the suites (drift.cu), n-element data already in order.
 // Fills partial_words[2 t], [2 t + 1] with the two storage words of thread t's partial sum.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "drift.h"
+#include "kernels/core/comm.h"
 #include "suite.cuh"
 
 namespace ds::drift {
@@ -46,7 +47,7 @@ detail::MdSetup make_setup(const MdParams& p) {
   s.dt = p.dt;
   s.ecut = p.shift || p.shifted_force ? 4.0 * (std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) : 0.0;
   s.fcut = p.shifted_force ? 24.0 * (2.0 * std::pow(p.cutoff, -12) - std::pow(p.cutoff, -6)) / p.cutoff : 0.0;
-  s.ncell = static_cast<int>(std::floor(s.box / p.cutoff));
+  s.ncell = detail::cell_layers(p);
   s.fixed_bits = p.fixed_bits;
   s.cpu_threads = p.cpu_threads;
   s.pair_order_seed = p.pair_order_seed;
@@ -105,6 +106,14 @@ Precision parse_precision(const std::string& name) {
 
 double box_length(const MdParams& p) { return p.cells * std::cbrt(4.0 / p.density); }
 
+namespace detail {
+int cell_layers(const MdParams& p) { return static_cast<int>(std::floor(box_length(p) / p.cutoff)); }
+}  // namespace detail
+
+namespace {
+int ranks_of(const MdParams& p) { return p.comm ? p.comm->size() : 1; }
+}  // namespace
+
 double fixed_point_need_log2(const MdParams& p) {
   const double r = kFixedMinDistance;
   const double force = 24.0 * (2.0 * std::pow(r, -13) - std::pow(r, -7));
@@ -161,6 +170,22 @@ void validate(const MdParams& p) {
   check(p.cpu_threads >= 0 && p.cpu_threads <= 1024, "cpu_threads must be in [0, 1024]");
   check(p.pair_order_seed == 0 || p.backend != Backend::kCuda,
         "pair_order_seed: the shuffled pair order is a CPU diagnostic");
+  // Ranks: one slab of whole cell layers each (md_slabs.h). The cells are at least one cutoff wide,
+  // so the cutoff spans one layer: a slab needs one layer, and there can be no more ranks than layers.
+  const int ranks = ranks_of(p);
+  if (ranks > 1) {
+    const std::string np = "ranks (mpirun -np " + std::to_string(ranks) + ")";
+    const int layers = detail::cell_layers(p);
+    check(ranks <= layers,
+          np + ": the box (" + num(box_length(p)) + ") has " + std::to_string(layers) +
+              " cell layers along z at least one cutoff (" + num(p.cutoff) +
+              ") wide, and each rank's slab needs at least one whole layer (the cutoff's span), so at most " +
+              std::to_string(layers) + " ranks can share it: use at most " + std::to_string(layers) +
+              " ranks, more --cells or a smaller --cutoff");
+    check(p.backend != Backend::kCuda,
+          np + ": the domain decomposition runs on the CPU engine (--backend cpu), not on CUDA");
+    check(p.pair_order_seed == 0, np + ": the shuffled pair order (pair_order_seed) is a one-process diagnostic");
+  }
 }
 
 DriftFit fit_drift(const std::vector<MdSample>& s) {
@@ -190,7 +215,8 @@ DriftFit fit_drift(const std::vector<MdSample>& s) {
 MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& on_sample) {
   validate(p);
   MdResult res;
-  res.backend = select_backend(p.backend);
+  const int ranks = ranks_of(p);
+  res.backend = ranks > 1 ? Backend::kCpu : select_backend(p.backend);
   detail::MdSetup setup = make_setup(p);
   res.atoms = setup.n;
   res.box = setup.box;
@@ -198,6 +224,7 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
   // system that is blowing up crowds atoms so.
   const int max_cap = static_cast<int>(std::min<int64_t>(setup.n, std::max(4 * setup.cap, 256)));
   auto make = [&] {
+    if (ranks > 1) return detail::make_md_ranks(setup, p.precision, *p.comm);
     return res.backend == Backend::kCuda ? detail::make_md_cuda(setup, p.precision)
                                          : detail::make_md_cpu(setup, p.precision);
   };
@@ -242,7 +269,7 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     e_tol = 100.0 * (1.0 + std::fabs(e0));
   }
   for (int64_t done_eq = 0; done_eq < p.equilibration;) {
-    if (p.cancel && p.cancel->load()) {
+    if (eng->agree(p.cancel != nullptr && p.cancel->load())) {
       res.cancelled = true;
       return res;
     }
@@ -286,7 +313,7 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
   const auto t0 = std::chrono::steady_clock::now();
   int64_t done = 0;
   while (done < p.steps) {
-    if (p.cancel && p.cancel->load()) {
+    if (eng->agree(p.cancel != nullptr && p.cancel->load())) {
       res.cancelled = true;
       break;
     }
