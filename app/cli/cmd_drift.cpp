@@ -13,8 +13,13 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <thread>
+
 #include "kernels/core/atomic_file.h"
+#include "kernels/core/comm.h"
 #include "kernels/core/input_file.h"
+#include "kernels/core/work.h"
 #include "cancel.h"
 #include "cli.h"
 #include "commands.h"
@@ -184,9 +189,20 @@ int drift_md(const ArgList& argv) {
   // holds every run (runs made on a GPU host, their tables and plots written elsewhere); where a run
   // is missing, the device's absence is the error, before any work.
   const Backend asked = parse_backend(args.get("backend", "auto"));
+  // Under mpirun with several ranks the run is split into slabs over the ranks (docs/drift.md,
+  // "Ranks"), on the CPU engine: --backend auto means cpu there, and cuda is refused by validate.
+  const int ranks = work::size();
+  const bool writer = work::is_writer();
+  if (ranks > 1) {
+    p.comm = &work::world_comm();
+    // The host's cores shared by its ranks (Open MPI names the ranks on this host).
+    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const unsigned on_host = local ? static_cast<unsigned>(std::max(1, std::atoi(local))) : static_cast<unsigned>(ranks);
+    p.cpu_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / on_host));
+  }
   std::string no_device;
   try {
-    p.backend = select_backend(asked);
+    p.backend = ranks > 1 && asked == Backend::kAuto ? Backend::kCpu : select_backend(asked);
   } catch (const BackendError& e) {
     if (asked != Backend::kCuda) throw;
     p.backend = Backend::kCuda;
@@ -212,17 +228,36 @@ int drift_md(const ArgList& argv) {
   // Every output and the resume file, checked before any run: a directory at PREFIX_pe.png used to
   // be found after the runs, the other four files written; a FIFO at PREFIX.resume hung the read.
   const std::string resume_path = prefix + ".resume";
-  check_outputs({prefix + ".csv", prefix + "_drift.csv", prefix + ".json", prefix + "_drift.png",
-                 prefix + "_pe.png", resume_path});
-  const bool quiet = args.flag("quiet");
+  // Under mpirun only rank 0 writes (its host needs the paths), and the others follow its verdict.
+  // Rank 0 reads the resume file and sends its text to every rank, so that all skip the same runs.
+  std::string resume_text;  // "1" and the file's text, or "0" where there is none
+  bool outputs_ok = true;
+  if (writer) {
+    try {
+      check_outputs({prefix + ".csv", prefix + "_drift.csv", prefix + ".json", prefix + "_drift.png",
+                     prefix + "_pe.png", resume_path});
+      resume_text = access(resume_path.c_str(), F_OK) == 0
+                        ? "1" + read_input_file(resume_path, "resume file", kNoInputLimit)
+                        : "0";
+    } catch (...) {
+      outputs_ok = false;
+      if (ranks > 1) work::any_rank(*p.comm, true);
+      throw;
+    }
+  }
+  if (ranks > 1) {
+    if (work::any_rank(*p.comm, !outputs_ok)) return 2;  // rank 0 reports it
+    const work::Bytes b = work::broadcast_from_root(*p.comm, work::Bytes(resume_text.begin(), resume_text.end()));
+    resume_text.assign(b.begin(), b.end());
+  }
+  const bool quiet = args.flag("quiet") || !writer;
   install_cancel_handler();
   p.cancel = &cancel_flag();
   // Finished precisions are kept in PREFIX.resume as they complete; a rerun with the same
   // parameters loads them instead of running them again.
   const std::string fingerprint = md_fingerprint(p);
   std::vector<MdRun> stored;
-  if (access(resume_path.c_str(), F_OK) == 0)
-    stored = md_runs_load(read_input_file(resume_path, "resume file", kNoInputLimit), fingerprint);
+  if (resume_text[0] == '1') stored = md_runs_load(resume_text.substr(1), fingerprint);
   if (!no_device.empty())
     for (drift::Precision pr : precs)
       for (uint64_t seed : seeds)
@@ -266,24 +301,29 @@ int drift_md(const ArgList& argv) {
       r.result = as_usage([&] { return drift::run_md(p); });
       if (!quiet) std::fprintf(stderr, "\n");
       stop = r.result.cancelled;
-      if (r.result.blew_up) std::cerr << label << ": " << r.result.message << "\n";
-      if (!stop) {
+      if (r.result.blew_up && writer) std::cerr << label << ": " << r.result.message << "\n";
+      if (!stop && writer) {
         finished.push_back(r);
         write_file_atomically(resume_path, md_runs_text(fingerprint, finished));
       }
       runs.push_back(std::move(r));
     }
-  write_file_atomically(prefix + ".csv", md_csv(runs));
-  write_file_atomically(prefix + "_drift.csv", md_drift_csv(runs, p));
-  write_file_atomically(prefix + ".json", md_json(runs, p));
-  write_file_atomically(prefix + "_drift.png", md_drift_png(runs, p));
-  write_file_atomically(prefix + "_pe.png", md_pe_png(runs, p));
+  if (writer) {
+    write_file_atomically(prefix + ".csv", md_csv(runs));
+    write_file_atomically(prefix + "_drift.csv", md_drift_csv(runs, p));
+    write_file_atomically(prefix + ".json", md_json(runs, p));
+    write_file_atomically(prefix + "_drift.png", md_drift_png(runs, p));
+    write_file_atomically(prefix + "_pe.png", md_pe_png(runs, p));
+  }
+  // The other ranks wait for rank 0's files: a nonzero exit ends the whole job (work::finish).
+  if (ranks > 1) work::any_rank(*p.comm, false);
   if (!quiet) {
     std::cout << md_table_md(runs, p) << "wrote " << prefix << ".csv, " << prefix << "_drift.csv, " << prefix
               << ".json, " << prefix << "_drift.png, " << prefix << "_pe.png\n";
   }
   if (!runs.empty() && runs.back().result.cancelled) {
-    std::cerr << "interrupted: the samples taken so far are written; finished precisions are kept in "
+    if (writer)
+      std::cerr << "interrupted: the samples taken so far are written; finished precisions are kept in "
               << resume_path << ": run the same command again to resume\n";
     return 130;
   }
