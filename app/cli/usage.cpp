@@ -175,7 +175,8 @@ Commands:
                      [--unshifted | --shifted-force] [--seed S | --seeds S1,S2,...] [--backend auto|cpu|cuda]
                      --out PREFIX
         MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots;
-        md: drift in kT/ns/dof for argon, mean and standard error over --seeds, in PREFIX_drift.csv and .json)
+        md: drift in kT/ns/dof for argon, mean and standard error over --seeds, in PREFIX_drift.csv and .json;
+        under mpirun -np R, md is split into R slabs of the box on the CPU, the same files to the bit)
   deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
                            [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet]
