@@ -161,13 +161,17 @@ DEEPSCOPE_HD bool below_floor(T x, T y) {
 // |g''| are L1 norms (upper bounds), and e carries the rounding of the two z it subtracts.
 // `steps`: the composition's length (its derivative is a product of that many complex factors,
 // each rounded: a relative error of at most about 4 steps 2^-53, added to |g'| as a margin).
+// Where the composition took period-map steps, ve, e1 and e2 bound what G(w), G' and G'' may be
+// off by (the map's truncation and evaluation; PixelState), and join e, |g'| and M.
 template <class T>
-DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i, double steps) {
-  const double lambda = as_double(modulus(d1r, d1i)) * (1.0 + 1e-12 + 4.0 * steps * 1.1102230246251565e-16);
+DEEPSCOPE_HD bool attracted(T er, T ei, T zmag, T d1r, T d1i, T d2r, T d2i, double steps, T ve = T(0.0),
+                            T e1 = T(0.0), T e2 = T(0.0)) {
+  const double lambda =
+      as_double(modulus(d1r, d1i) + e1) * (1.0 + 1e-12 + 4.0 * steps * 1.1102230246251565e-16);
   if (!(lambda < 1.0)) return false;
   const double gap = 1.0 - lambda;
-  const T e = l1(er, ei) + zmag * 1e-15;
-  const T m = twice(l1(d2r, d2i));
+  const T e = l1(er, ei) + zmag * 1e-15 + ve;
+  const T m = twice(l1(d2r, d2i) + e2);
   const double em = as_double(e * m);  // e M: a scale-free product (e ~ the cycle's size, M ~ 1/size)
   if (!(em <= 0.5 * gap * gap)) return false;
   return lambda + 4.0 * em / gap < 1.0;  // |g'| + 2 M r, r = 2 e / gap
@@ -231,6 +235,14 @@ struct PixelState {
   uint32_t hits = 0, ck = 0;
   uint32_t tries = 0;          // windows since the candidate period was last chosen or proven
   bool window_bla = false;     // the current window took a BLA step
+  // Period-map steps in the interior test (a map step is a whole period's g, with g'' from the
+  // map's polynomial): the window's map steps, what g(w), g' and g'' of the window (w1e, w2e, wve)
+  // and of the composition (c1e, c2e, cve) may be off by (bounds, zero without the map: the map's
+  // truncation and evaluation, carried through the plain steps after it), and the composition's
+  // steps not taken by the map (what its proof's windows cost in plain steps).
+  uint32_t window_maps = 0;
+  E w1e = E(0.0), w2e = E(0.0), wve = E(0.0), c1e = E(0.0), c2e = E(0.0), cve = E(0.0);
+  uint64_t cplain = 0;
   bool composed_bla = false;   // a window of the composition took one
   uint32_t exact_windows = 0;  // windows still to run without BLA (for the test)
   uint32_t dear = 0;           // proofs started under PerturbParams::dear_proofs
@@ -376,6 +388,8 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
       d1r = E(1.0);
       d1i = d2r = d2i = E(0.0);
       window_bla = false;
+      s.window_maps = 0;
+      s.w1e = s.w2e = s.wve = E(0.0);
     };
     // A window of `period` steps ends: g = f^p maps its start w to z, with g'(w) = d1, g''(w) = d2.
     // The test runs on G = g composed over the last ck windows (f^(ck p)): the attracting cycle
@@ -389,6 +403,7 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
         ck = 0;
         hits = 0;
       } else {
+        const uint64_t plain = period - static_cast<uint64_t>(s.window_maps) * p.pm_steps;
         if (ck == 0) {
           cwr = wr;
           cwi = wi;
@@ -396,8 +411,24 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
           c1i = d1i;
           c2r = d2r;
           c2i = d2i;
+          s.c1e = s.w1e;
+          s.c2e = s.w2e;
+          s.cve = s.wve;
+          s.cplain = plain;
           composed_bla = false;
-        } else {  // (g o G)' = g' G', (g o G)'' = g'' G'^2 + g' G''
+        } else {
+          s.cplain += plain;  // (g o G)' = g' G', (g o G)'' = g'' G'^2 + g' G''
+          if (s.c1e != E(0.0) || s.cve != E(0.0) || s.w1e != E(0.0)) {
+            // The window's g ran from the computed G(w), up to cve from the exact one: its slope
+            // there may differ by up to |g''| cve (2 |g''| standing for its bound nearby, as M).
+            const E g1 = modulus(d1r, d1i), g2 = l1(d2r, d2i), gc1 = modulus(c1r, c1i), gc2 = l1(c2r, c2i);
+            const E dg1 = s.w1e + twice(g2 + s.w2e) * s.cve;
+            const E big1 = gc1 + s.c1e;
+            s.c2e = g2 * (twice(gc1) * s.c1e + s.c1e * s.c1e) + (s.w2e + dg1) * big1 * big1 + g1 * s.c2e +
+                    dg1 * (gc2 + s.c2e);
+            s.c1e = g1 * s.c1e + dg1 * big1;
+            s.cve = g1 * s.cve + s.wve + g2 * s.cve * s.cve;
+          }
           const E sr = c1r * c1r - c1i * c1i, si = twice(c1r * c1i);
           const E t2r = (d2r * sr - d2i * si) + (d1r * c2r - d1i * c2i);
           const E t2i = (d2r * si + d2i * sr) + (d1r * c2i + d1i * c2r);
@@ -420,7 +451,8 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
         // a proof's plain steps cost several times what BLA leaves of the whole orbit; the
         // count is max_iter either way, proven or not).
         if (!composed_bla && attracted(er, ei, zl, c1r, c1i, c2r, c2i,
-                                       static_cast<double>(ck) * static_cast<double>(period))) {
+                                       static_cast<double>(ck) * static_cast<double>(period), s.cve, s.c1e,
+                                       s.c2e)) {
           if (++hits >= 2) {
             out.count = p.max_iter;
             out.smooth = smooth_at_limit(p.max_iter);
@@ -431,7 +463,10 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
           tries = 0;
         } else if (composed_bla && lambda < 1.0 &&
                    as_double((l1(er, ei) + zl * 1e-15) * twice(l1(c2r, c2i))) <= (1.0 - lambda) * (1.0 - lambda)) {
-          const double proof = static_cast<double>(2 * ck + 1) * static_cast<double>(period);
+          // The proof's windows run without BLA (the map's steps stay: they carry g''): the
+          // composition's other steps, 2 ck + 1 windows' worth.
+          const double proof =
+              static_cast<double>(2 * ck + 1) * static_cast<double>(s.cplain) / static_cast<double>(ck);
           const double rest = static_cast<double>(p.max_iter - n) * static_cast<double>(n - out.skipped) /
                               static_cast<double>(n);
           if (period <= kMaxExactPeriod && period * ck <= kMaxExactPeriod) {
@@ -494,19 +529,37 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
     m = 0;
     ++out.rebases;
   }
-  if (m == 1 && p.pm_degree > 0 && exact_windows == 0 && p.max_iter - n >= p.pm_steps &&
+  if (m == 1 && p.pm_degree > 0 && p.max_iter - n >= p.pm_steps &&
       l1(dzr, dzi) < p.pm_radius && l1(dcr, dci) <= p.pm_rv) {
     // The period map (period_map_step.cuh): dz at the last point, its slopes A = dF/dt and
     // B = dF/dv, and what the step adds to the error estimate.
     T fr, fi, ar, ai, br, bi;
     E local;
-    period_map_eval(p, dzr, dzi, dcr, dci, &fr, &fi, &ar, &ai, &br, &bi, &local);
+    MapCurvature<T, E> curv;
+    period_map_eval(p, dzr, dzi, dcr, dci, &fr, &fi, &ar, &ai, &br, &bi, &local, p.interior ? &curv : nullptr);
     if (p.error_bound) err = quad(aux(modulus(ar, ai)) * err, local);
     if constexpr (kFields != kNoFields)
       jd.linear_step(aux(ar), aux(ai), aux(br), aux(bi), step);  // J <- A J + B s
     if constexpr (kFields == kStripeFields) stripe_len = p.pm_steps;
-    window_bla = true;  // g'' is not carried (as a BLA step's)
-    if (p.interior) times_slope(aux(ar), aux(ai), &d1r, &d1i, &d2r, &d2i);
+    if (p.interior) {
+      // The map's step is the whole period's g from t: g' <- A g', g'' <- F_tt g'^2 + A g'' (in
+      // the held units of g'', as the plain step's: scaled binary64's F_tt is already times 2^-K),
+      // and what they and g(w) may be off by.
+      ++s.window_maps;
+      const E axr = aux(ar), axi = aux(ai), a2r = aux(curv.a2r), a2i = aux(curv.a2i);
+      const E am = modulus(axr, axi), a2m = l1(a2r, a2i), g1 = modulus(d1r, d1i), big1 = g1 + s.w1e;
+      s.w2e = a2m * (twice(g1) * s.w1e + s.w1e * s.w1e) + curv.e2 * big1 * big1 + am * s.w2e +
+              curv.e1 * (l1(d2r, d2i) + s.w2e);
+      s.w1e = am * s.w1e + curv.e1 * big1;
+      s.wve = am * s.wve + local + a2m * s.wve * s.wve;
+      const E sr = d1r * d1r - d1i * d1i, si = twice(d1r * d1i);
+      const E t2r = (a2r * sr - a2i * si) + (axr * d2r - axi * d2i);
+      d2i = (a2r * si + a2i * sr) + (axr * d2i + axi * d2r);
+      d2r = t2r;
+      const E t1r = axr * d1r - axi * d1i;
+      d1i = axr * d1i + axi * d1r;
+      d1r = t1r;
+    }
     dzr = fr;
     dzi = fi;
     m += p.pm_steps;
@@ -548,6 +601,14 @@ DEEPSCOPE_PIXEL_INLINE bool pixel_step(const PerturbParams<T>& p, PixelState<T, 
   }
   // z itself (scaled binary64: unscaled), for the derivatives.
   const E xr = unscaled(p, aux(zr)), xi = unscaled(p, aux(zi));
+  if (p.interior && s.window_maps != 0) {
+    // After a map step in the window: this step ran from a z up to wve off the exact g's, so its
+    // factor 2 z is up to 2 wve off; the bounds follow (z' = z^2 + c: the value's error 2 z e + e^2).
+    const E zm = modulus(xr, xi), ve = unscaled(p, s.wve), g1 = modulus(d1r, d1i);
+    s.w2e = twice(unscaled(p, twice(g1) * s.w1e + s.w1e * s.w1e) + zm * s.w2e + ve * (l1(d2r, d2i) + s.w2e));
+    s.w1e = twice(zm * s.w1e + ve * (g1 + s.w1e));
+    s.wve = twice(zm) * s.wve + unscaled(p, s.wve * s.wve);
+  }
   if (p.interior) {  // z -> z^2 + c: g' <- 2 z g', g'' <- 2 (g'^2 + z g'') (scaled: g'^2 2^-K)
     const E sr = unscaled(p, d1r * d1r - d1i * d1i), si = unscaled(p, twice(d1r * d1i));
     const E t2 = twice(sr + (xr * d2r - xi * d2i));
