@@ -276,18 +276,19 @@ TEST(PeriodMap, TheFinePassWithTheMapGivesTheCountsOfBlaAlone) {
 }
 
 // Interior proofs across the map's steps (perturb.cuh: a map step carries g'' from the map's
-// polynomial, with Cauchy's bounds on its truncation): at view 25's centre (4x4 over the 64x36
-// render's middle 2x2 pixels, 1.1e9 iterations), pixels inside the period-100,000 minibrot reach
-// the limit through about 11,000 map steps each; while the map's steps counted as BLA's (no
-// g''), so none was proven (`render --location assets/locations/fractalshark/view25.loc --size
-// 64x36 --backend cpu`: 0 interior pixels, 5 at the limit; now 5 proven, the same counts). The
+// polynomial, with Cauchy's bounds on its truncation): at view 25 (16x9, 1.1e9 iterations; at a
+// deeper zoom the ball finds a period above the map's 2^18), pixels inside the period-100,000
+// minibrot reach the limit through about 11,000 map steps each, and while the map's steps counted
+// as BLA's (no g'') none was proven (`render --location assets/locations/fractalshark/view25.loc
+// --size 64x36 --backend cpu`: 0 interior pixels of 5 at the limit; now 5, the same counts). The
 // proofs change no count: the render with the interior test off gives the same.
 TEST(PeriodMap, InteriorProofsRunAcrossTheMapsSteps) {
-  const View v = ds::test::make_view(kView25Re, kView25Im, "1.6e20", 1100100100, 4, 4);
+  const View v = ds::test::make_view(kView25Re, kView25Im, "1e19", 1100100100, 16, 9);
   perturb::clear_reference_cache();
   RenderOptions o;
   o.backend = Backend::kCpu;
   o.method = Method::kPerturb;
+  o.period_map_always = true;  // as a render of this view at 1920x1080 would build it
   const RenderResult proven = render(v, o);
   ASSERT_FALSE(proven.cancelled);
   ASSERT_GT(proven.perturb.period_map_degree, 0) << proven.perturb.period_map_note;
