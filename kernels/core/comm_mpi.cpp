@@ -6,6 +6,7 @@
 
 #include "comm.h"
 #include "work.h"
+#include "work_internal.h"
 
 #ifdef DEEPSCOPE_WITH_MPI
 #include <mpi.h>
@@ -16,14 +17,7 @@ namespace ds::work {
 namespace {
 
 #ifdef DEEPSCOPE_WITH_MPI
-void check(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw std::runtime_error(std::string(what) +
-                           " failed: " + std::string(text, static_cast<std::size_t>(len)));
-}
+using detail::mpi_check;
 #endif
 
 class WorldComm final : public Comm {
@@ -40,22 +34,22 @@ class WorldComm final : public Comm {
         if (out[k].bytes.size() > static_cast<std::size_t>(INT_MAX))
           throw std::runtime_error("a message of " + std::to_string(out[k].bytes.size()) +
                                    " bytes is too large for one MPI message");
-        check(MPI_Isend(out[k].bytes.data(), static_cast<int>(out[k].bytes.size()), MPI_BYTE, out[k].to,
+        mpi_check(MPI_Isend(out[k].bytes.data(), static_cast<int>(out[k].bytes.size()), MPI_BYTE, out[k].to,
                         out[k].tag, MPI_COMM_WORLD, &req[k]),
               "MPI_Isend");
       }
       std::vector<Bytes> got;
       for (const In& i : in) {
         MPI_Status st;
-        check(MPI_Probe(i.from, i.tag, MPI_COMM_WORLD, &st), "MPI_Probe");
+        mpi_check(MPI_Probe(i.from, i.tag, MPI_COMM_WORLD, &st), "MPI_Probe");
         int n = 0;
         MPI_Get_count(&st, MPI_BYTE, &n);
         Bytes b(static_cast<std::size_t>(n));
-        check(MPI_Recv(b.data(), n, MPI_BYTE, i.from, i.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+        mpi_check(MPI_Recv(b.data(), n, MPI_BYTE, i.from, i.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
         got.push_back(std::move(b));
       }
       if (!req.empty())
-        check(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        mpi_check(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
       return got;
     }
 #endif

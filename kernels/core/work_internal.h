@@ -1,5 +1,5 @@
 // Internals of kernels/core/work.cpp shared with its scheduler (work_run.cpp) and its MPI transport
-// (work_mpi.cpp).
+// (work_mpi.cpp), and with the ranks' messages of comm.h (comm_mpi.cpp).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -33,5 +33,8 @@ bool poll(Message* m);
 // Blocking send, and blocking receive of the next message from `from`.
 void send(int to, const Message& m);
 Message receive(int from);
+// An MPI call's return code: throws std::runtime_error naming `what` and MPI's message unless it
+// is MPI_SUCCESS (work_mpi.cpp; MPI builds only, also for comm_mpi.cpp).
+void mpi_check(int rc, const char* what);
 
 }  // namespace ds::work::detail

@@ -49,14 +49,7 @@ World& world() {
   return w;
 }
 
-void check(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw std::runtime_error(std::string(what) +
-                           " failed: " + std::string(text, static_cast<std::size_t>(len)));
-}
+void check(int rc, const char* what) { detail::mpi_check(rc, what); }
 
 }  // namespace
 
@@ -84,6 +77,14 @@ void finish(int code) {
 }
 
 namespace detail {
+void mpi_check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw std::runtime_error(std::string(what) +
+                           " failed: " + std::string(text, static_cast<std::size_t>(len)));
+}
 
 // Wire format: the chunk (8 bytes, little-endian host order) then the text.
 bool poll(Message* m) {

@@ -20,7 +20,7 @@ grep -q "rank 1 of 2" "$dir/probe.txt" || { echo "FAIL: the ranks do not see eac
 
 # 500 atoms: 3 cell layers of 2.8 sigma, so 2 ranks own 2 + 1 layers and 3 ranks one each; the
 # lattice melts at T* = 3 and atoms cross the slabs' faces every few steps.
-loud=(drift md --cells 5 --steps 300 --every 10 --backend cpu)
+loud=(drift md --cells 5 --steps 120 --every 10 --backend cpu)
 md=("${loud[@]}" --quiet)
 files=(lj.csv lj_drift.csv lj.json lj_drift.png lj_pe.png)
 mkdir -p "$dir/one" "$dir/resume"
