@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "drift.h"
@@ -193,6 +194,14 @@ class MdRanks final : public MdEngine {
   bool range_fault() override { return take_any(&range_fault_); }
   bool overflowed() override { return take_any(&overflow_); }
   bool agree(bool mine) override { return work::any_rank(comm_, mine); }
+  // Checkpoints are one process's (validate refuses MdParams::on_checkpoint and resume under
+  // several ranks), so run_md never calls these on this engine.
+  std::vector<unsigned char> export_state() override {
+    throw std::logic_error("checkpoints of a run split over ranks are not supported (docs/drift.md)");
+  }
+  void import_state(const std::vector<unsigned char>&) override {
+    throw std::logic_error("checkpoints of a run split over ranks are not supported (docs/drift.md)");
+  }
 
  private:
   int own() const { return static_cast<int>(gid_.size()); }
