@@ -218,6 +218,10 @@ void validate(const MdParams& p);
 // rounded up), in units of 2^-fixed_bits, as log2; validate asks for less than 62 (half of int64's
 // range, the same margin as the run-time check in md.cuh).
 double fixed_point_need_log2(const MdParams& p);
+// Whether c could be a checkpoint of a run with parameters p (its counts within p's, its samples at
+// p's sampling steps, its engine state of p's precision and atom count): throws std::invalid_argument
+// saying what does not fit. run_md checks MdParams::resume so; a front end can check before any work.
+void validate_checkpoint(const MdParams& p, const MdCheckpoint& c);
 // Runs the simulation; a non-finite energy stops it and is reported, with the samples so far.
 // `on_sample` (optional) sees each sample as it is taken.
 MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& on_sample = {});

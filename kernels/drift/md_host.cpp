@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "drift.h"
 #include "kernels/core/comm.h"
+#include "md_common.h"
 #include "suite.cuh"
 
 namespace ds::drift {
@@ -195,12 +197,21 @@ void validate(const MdParams& p) {
             num(p.checkpoint_seconds));
 }
 
-namespace {
 // A checkpoint handed to run_md (MdParams::resume) must be one this run could have taken: its
-// counts within the parameters' and its samples at the sampling steps. (The file's own format is
-// md_checkpoint.cpp's; the engine's bytes are checked by import_state.)
-void check_checkpoint(const MdParams& p, const MdCheckpoint& c) {
+// counts within the parameters' and its samples at the sampling steps, and its engine state's header
+// this precision's and size's (import_state checks it again). The file's own format is
+// md_checkpoint.cpp's.
+void validate_checkpoint(const MdParams& p, const MdCheckpoint& c) {
   const std::string w = "resume (checkpoint): ";
+  std::size_t state_size = 0;
+  dispatch_precision(p.precision, [&](auto types) { state_size = sizeof(typename decltype(types)::State); });
+  detail::EngineStateHeader h;
+  const int64_t n = 4LL * p.cells * p.cells * p.cells;
+  check(c.engine.size() >= sizeof h, w + "no engine state");
+  std::memcpy(&h, c.engine.data(), sizeof h);
+  check(h.state_size == state_size && h.n == n &&
+            c.engine.size() == sizeof h + detail::kStateArrays * state_size * static_cast<std::size_t>(n),
+        w + "the engine state is not one of " + std::to_string(n) + " atoms in " + precision_name(p.precision));
   check(c.equilibrated >= 0 && c.equilibrated <= p.equilibration,
         w + "equilibration steps done " + std::to_string(c.equilibrated) + " outside [0, " +
             std::to_string(p.equilibration) + "]");
@@ -223,7 +234,6 @@ void check_checkpoint(const MdParams& p, const MdCheckpoint& c) {
           w + "sample " + std::to_string(i) + " is not a finite sample of step " + std::to_string(at));
   }
 }
-}  // namespace
 
 DriftFit fit_drift(const std::vector<MdSample>& s) {
   DriftFit f;
@@ -323,7 +333,7 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
   bool resumed_sampling = false;
   if (p.resume != nullptr) {
     const MdCheckpoint& c = *p.resume;
-    check_checkpoint(p, c);
+    validate_checkpoint(p, c);
     eng->import_state(c.engine);
     eng->save();
     e0 = c.e0;
