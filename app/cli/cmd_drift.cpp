@@ -268,8 +268,7 @@ int drift_md(const ArgList& argv) {
   // Under mpirun only rank 0 writes (its host needs the paths), and the others follow its verdict.
   // Rank 0 reads the resume file and sends its text to every rank, so that all skip the same runs.
   std::string resume_text;  // "1" and the file's text, or "0" where there is none
-  std::string ckpt_text;    // PREFIX.ckpt's bytes (one process only)
-  bool have_ckpt = false;
+  std::string ckpt_text;    // "1" and PREFIX.ckpt's bytes, or "0" where there is none
   bool outputs_ok = true;
   if (writer) {
     try {
@@ -278,14 +277,9 @@ int drift_md(const ArgList& argv) {
       resume_text = access(resume_path.c_str(), F_OK) == 0
                         ? "1" + read_input_file(resume_path, "resume file", kNoInputLimit)
                         : "0";
-      if (access(ckpt_path.c_str(), F_OK) == 0) {
-        if (ranks > 1)
-          throw cli::UsageError(ckpt_path + ": a checkpoint is continued in one process only, not under " +
-                                std::to_string(ranks) + " ranks (their runs take none): run without mpirun, "
-                                "or remove it");
-        ckpt_text = read_input_file(ckpt_path, "checkpoint file", kNoInputLimit);
-        have_ckpt = true;
-      }
+      ckpt_text = access(ckpt_path.c_str(), F_OK) == 0
+                      ? "1" + read_input_file(ckpt_path, "checkpoint file", kNoInputLimit)
+                      : "0";
     } catch (...) {
       outputs_ok = false;
       if (ranks > 1) work::any_rank(*p.comm, true);
@@ -296,6 +290,8 @@ int drift_md(const ArgList& argv) {
     if (work::any_rank(*p.comm, !outputs_ok)) return 2;  // rank 0 reports it
     const work::Bytes b = work::broadcast_from_root(*p.comm, work::Bytes(resume_text.begin(), resume_text.end()));
     resume_text.assign(b.begin(), b.end());
+    const work::Bytes c = work::broadcast_from_root(*p.comm, work::Bytes(ckpt_text.begin(), ckpt_text.end()));
+    ckpt_text.assign(c.begin(), c.end());
   }
   const bool quiet = args.flag("quiet") || !writer;
   install_cancel_handler();
@@ -312,7 +308,9 @@ int drift_md(const ArgList& argv) {
                          [&](const MdRun& r) { return r.precision == pr && r.seed == seed; }))
           throw BackendError(no_device + "; " + resume_path + " does not hold the run of " +
                              drift::precision_name(pr) + " seed " + std::to_string(seed));
+  // Every rank reads the same checkpoint and takes the same verdict; rank 0 reports a refusal.
   drift::MdCheckpointFile ckpt;
+  const bool have_ckpt = ckpt_text[0] == '1';
   if (have_ckpt) {
     std::vector<std::pair<drift::Precision, uint64_t>> to_do;
     for (uint64_t seed : seeds)
@@ -320,7 +318,12 @@ int drift_md(const ArgList& argv) {
         if (std::none_of(stored.begin(), stored.end(),
                          [&](const MdRun& r) { return r.precision == pr && r.seed == seed; }))
           to_do.emplace_back(pr, seed);
-    ckpt = load_checkpoint(ckpt_path, ckpt_text, p, fingerprint, to_do);
+    try {
+      ckpt = load_checkpoint(ckpt_path, ckpt_text.substr(1), p, fingerprint, to_do);
+    } catch (const cli::UsageError&) {
+      if (writer) throw;
+      return 2;
+    }
   }
   std::vector<MdRun> runs, finished = stored;
   bool stop = false;
@@ -355,26 +358,26 @@ int drift_md(const ArgList& argv) {
       MdRun r;
       r.precision = precs[k];
       r.seed = seeds[si];
-      // The state of this run, at most every --checkpoint-every seconds and at Ctrl-C, in one process.
+      // The state of this run, at most every --checkpoint-every seconds and at Ctrl-C (under ranks
+      // every rank takes it, gathered, and rank 0 writes it).
       p.resume = nullptr;
-      p.on_checkpoint = nullptr;
-      if (ranks == 1) {
-        if (have_ckpt && ckpt.precision == r.precision && ckpt.seed == r.seed) {
-          p.resume = &ckpt.state;
-          if (!quiet)
-            std::fprintf(stderr, "%-10s resumed from %s at %s step %lld\n", label.c_str(), ckpt_path.c_str(),
-                         ckpt.state.sampling ? "sampling" : "equilibration",
-                         static_cast<long long>(ckpt.state.sampling ? ckpt.state.step : ckpt.state.equilibrated));
-        }
-        p.on_checkpoint = [&](const drift::MdCheckpoint& c) {
-          drift::MdCheckpointFile f;
-          f.fingerprint = fingerprint;
-          f.precision = r.precision;
-          f.seed = r.seed;
-          f.state = c;
-          write_file_atomically(ckpt_path, drift::checkpoint_file_bytes(f));
-        };
+      if (have_ckpt && ckpt.precision == r.precision && ckpt.seed == r.seed) {
+        p.resume = &ckpt.state;
+        if (!quiet)
+          std::fprintf(
+              stderr, "%-10s resumed from %s at %s step %lld\n", label.c_str(), ckpt_path.c_str(),
+              ckpt.state.sampling ? "sampling" : "equilibration",
+              static_cast<long long>(ckpt.state.sampling ? ckpt.state.step : ckpt.state.equilibrated));
       }
+      p.on_checkpoint = [&](const drift::MdCheckpoint& c) {
+        if (!writer) return;
+        drift::MdCheckpointFile f;
+        f.fingerprint = fingerprint;
+        f.precision = r.precision;
+        f.seed = r.seed;
+        f.state = c;
+        write_file_atomically(ckpt_path, drift::checkpoint_file_bytes(f));
+      };
       r.result = as_usage([&] { return drift::run_md(p); });
       if (!quiet) std::fprintf(stderr, "\n");
       stop = r.result.cancelled;
@@ -384,7 +387,7 @@ int drift_md(const ArgList& argv) {
         write_file_atomically(resume_path, md_runs_text(fingerprint, finished));
         // The run is kept whole in PREFIX.resume: its checkpoint (this run's or one it resumed
         // from) is spent.
-        if (ranks == 1 && access(ckpt_path.c_str(), F_OK) == 0 && std::remove(ckpt_path.c_str()) != 0)
+        if (access(ckpt_path.c_str(), F_OK) == 0 && std::remove(ckpt_path.c_str()) != 0)
           throw IoError("cannot remove " + ckpt_path + " after its run finished");
       }
       runs.push_back(std::move(r));
@@ -405,7 +408,7 @@ int drift_md(const ArgList& argv) {
   if (!runs.empty() && runs.back().result.cancelled) {
     if (writer)
       std::cerr << "interrupted: the samples taken so far are written; finished precisions are kept in "
-                << resume_path << (ranks == 1 ? " and the unfinished run's state in " + ckpt_path : std::string())
+                << resume_path << " and the unfinished run's state in " + ckpt_path
                 << ": run the same command again to resume\n";
     return 130;
   }

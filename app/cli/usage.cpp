@@ -178,8 +178,7 @@ Commands:
         md: drift in kT/ns/dof for argon, mean and standard error over --seeds, in PREFIX_drift.csv and .json;
         finished runs are kept in PREFIX.resume and the running one's state in PREFIX.ckpt (at most every
         SECONDS and at Ctrl-C): the same command again continues to the same files to the bit;
-        under mpirun -np R, md is split into R slabs of the box on the CPU, the same files to the bit,
-        without PREFIX.ckpt)
+        under mpirun -np R, md is split into R slabs of the box on the CPU, the same files to the bit)
   deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]
                            [--max-cases N] [--json F] [--hardest N] [--estimate] [--quiet]

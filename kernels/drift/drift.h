@@ -155,7 +155,8 @@ struct MdParams {
   // Checkpoints (docs/drift.md, "Checkpoints"): when set, on_checkpoint is called with the run's
   // whole state at the end of a sampling interval or an equilibration interval once at least
   // checkpoint_seconds of wall time have passed since the run started or the last checkpoint (0:
-  // at every such boundary), and at a cancel. One process only: validate refuses it under ranks.
+  // at every such boundary), and at a cancel. Under ranks every rank calls it with the same
+  // checkpoint (the state gathered by global index), and every rank must resume from the same one.
   std::function<void(const MdCheckpoint&)> on_checkpoint;
   double checkpoint_seconds = 30;
   // Start from this checkpoint (taken with the same parameters) instead of from the lattice: the

@@ -186,11 +186,8 @@ void validate(const MdParams& p) {
               " ranks, more --cells or a smaller --cutoff");
     check(p.backend != Backend::kCuda,
           np + ": the domain decomposition runs on the CPU engine (--backend cpu), not on CUDA");
-    check(p.pair_order_seed == 0, np + ": the shuffled pair order (pair_order_seed) is a one-process diagnostic");
-    // The engine's state is spread over the ranks; gathering it for a checkpoint is not done.
-    check(
-        !p.on_checkpoint && p.resume == nullptr,
-        np + ": checkpoints (on_checkpoint, resume) are taken in one process only, not under several ranks");
+    check(p.pair_order_seed == 0,
+          np + ": the shuffled pair order (pair_order_seed) is a one-process diagnostic");
   }
   check(std::isfinite(p.checkpoint_seconds) && p.checkpoint_seconds >= 0,
         "checkpoint_seconds (--checkpoint-every) must be a finite number of seconds >= 0, got " +
@@ -316,7 +313,9 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
   auto checkpoint = [&](bool now, int64_t equilibrated, bool sampling, int64_t step, double seconds) {
     if (!p.on_checkpoint) return;
     const auto t = std::chrono::steady_clock::now();
-    if (!now && std::chrono::duration<double>(t - last_ckpt).count() < p.checkpoint_seconds) return;
+    // The ranks' clocks differ: they agree (any rank's due) before the collective export.
+    const bool due = now || std::chrono::duration<double>(t - last_ckpt).count() >= p.checkpoint_seconds;
+    if (!eng->agree(due)) return;
     MdCheckpoint c;
     c.equilibrated = equilibrated;
     c.sampling = sampling;
