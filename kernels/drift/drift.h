@@ -161,7 +161,8 @@ struct MdParams {
   double checkpoint_seconds = 30;
   // Start from this checkpoint (taken with the same parameters) instead of from the lattice: the
   // equilibration steps it holds are skipped and the run continues at its step. The samples, fit and
-  // state hash are then those of the run that was never stopped, to the bit.
+  // state hash are then those of the run that was never stopped, to the bit; on_sample sees the
+  // checkpoint's samples first.
   const MdCheckpoint* resume = nullptr;
 };
 
