@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "drift_report.h"
 #include "kernels/drift/drift.h"
+#include "kernels/drift/md_checkpoint.h"
 #include "app/io/plot_png.h"
 
 namespace ds::app {
@@ -138,10 +139,41 @@ int drift_doundo(const ArgList& argv) {
   return 0;
 }
 
+// PREFIX.ckpt (docs/drift.md, "Checkpoints"): the state of the one run that was cut part-way. It is
+// used only by a run with the same fingerprint, precision and seed that is still to be done; any
+// other checkpoint, or a damaged one, is refused before any work (never silently mixed or dropped).
+drift::MdCheckpointFile load_checkpoint(const std::string& path, const std::string& text, drift::MdParams p,
+                                        const std::string& fingerprint,
+                                        const std::vector<std::pair<drift::Precision, uint64_t>>& to_do) {
+  drift::MdCheckpointFile f;
+  try {
+    f = drift::parse_checkpoint_file(text);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(path + ": " + e.what() + "; remove it to start that run over");
+  }
+  if (f.fingerprint != fingerprint)
+    throw cli::UsageError(path + " holds a checkpoint of other parameters (\"" + f.fingerprint +
+                          "\"); this command's are \"" + fingerprint +
+                          "\": run it with those parameters, or remove it to start over");
+  const std::string run = std::string(drift::precision_name(f.precision)) + " seed " + std::to_string(f.seed);
+  if (std::find(to_do.begin(), to_do.end(), std::make_pair(f.precision, f.seed)) == to_do.end())
+    throw cli::UsageError(path + " holds a checkpoint of " + run +
+                          ", which this command does not run (or PREFIX.resume holds it finished): "
+                          "give that precision and seed, or remove it");
+  p.precision = f.precision;
+  p.seed = f.seed;
+  try {
+    drift::validate_checkpoint(p, f.state);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(path + " (" + run + "): " + e.what() + "; remove it to start that run over");
+  }
+  return f;
+}
+
 int drift_md(const ArgList& argv) {
   cli::Args args(argv,
                  {"cells", "atoms", "precision", "steps", "dt", "every", "temp", "density", "cutoff", "seed",
-                  "seeds", "backend", "out", "equilibrate", "fixed-bits"},
+                  "seeds", "backend", "out", "equilibrate", "fixed-bits", "checkpoint-every"},
                  {"unshifted", "shifted-force", "quiet"});
   drift::MdParams p;
   if (args.has("cells") && args.has("atoms")) throw cli::UsageError("give --cells or --atoms, not both");
@@ -184,6 +216,10 @@ int drift_md(const ArgList& argv) {
     }
     if (seeds.size() > 100) throw cli::UsageError("--seeds takes at most 100 seeds");
   }
+  p.checkpoint_seconds = args.get_double("checkpoint-every", p.checkpoint_seconds);
+  if (!(std::isfinite(p.checkpoint_seconds) && p.checkpoint_seconds >= 0 && p.checkpoint_seconds <= 1e6))
+    throw cli::UsageError("--checkpoint-every must be a number of seconds in [0, 1e6], got \"" +
+                          args.get("checkpoint-every", "") + "\"");
   p.fixed_bits = static_cast<int>(get_count(args, "fixed-bits", drift::kDefaultFixedBits, drift::kMinFixedBits, drift::kMaxFixedBits));
   // --backend cuda where there is no device: a report can still be made from a resume file that
   // holds every run (runs made on a GPU host, their tables and plots written elsewhere); where a run
@@ -228,17 +264,22 @@ int drift_md(const ArgList& argv) {
   // Every output and the resume file, checked before any run: a directory at PREFIX_pe.png used to
   // be found after the runs, the other four files written; a FIFO at PREFIX.resume hung the read.
   const std::string resume_path = prefix + ".resume";
+  const std::string ckpt_path = prefix + ".ckpt";
   // Under mpirun only rank 0 writes (its host needs the paths), and the others follow its verdict.
   // Rank 0 reads the resume file and sends its text to every rank, so that all skip the same runs.
   std::string resume_text;  // "1" and the file's text, or "0" where there is none
+  std::string ckpt_text;    // "1" and PREFIX.ckpt's bytes, or "0" where there is none
   bool outputs_ok = true;
   if (writer) {
     try {
       check_outputs({prefix + ".csv", prefix + "_drift.csv", prefix + ".json", prefix + "_drift.png",
-                     prefix + "_pe.png", resume_path});
+                     prefix + "_pe.png", resume_path, ckpt_path});
       resume_text = access(resume_path.c_str(), F_OK) == 0
                         ? "1" + read_input_file(resume_path, "resume file", kNoInputLimit)
                         : "0";
+      ckpt_text = access(ckpt_path.c_str(), F_OK) == 0
+                      ? "1" + read_input_file(ckpt_path, "checkpoint file", kNoInputLimit)
+                      : "0";
     } catch (...) {
       outputs_ok = false;
       if (ranks > 1) work::any_rank(*p.comm, true);
@@ -249,6 +290,8 @@ int drift_md(const ArgList& argv) {
     if (work::any_rank(*p.comm, !outputs_ok)) return 2;  // rank 0 reports it
     const work::Bytes b = work::broadcast_from_root(*p.comm, work::Bytes(resume_text.begin(), resume_text.end()));
     resume_text.assign(b.begin(), b.end());
+    const work::Bytes c = work::broadcast_from_root(*p.comm, work::Bytes(ckpt_text.begin(), ckpt_text.end()));
+    ckpt_text.assign(c.begin(), c.end());
   }
   const bool quiet = args.flag("quiet") || !writer;
   install_cancel_handler();
@@ -265,6 +308,23 @@ int drift_md(const ArgList& argv) {
                          [&](const MdRun& r) { return r.precision == pr && r.seed == seed; }))
           throw BackendError(no_device + "; " + resume_path + " does not hold the run of " +
                              drift::precision_name(pr) + " seed " + std::to_string(seed));
+  // Every rank reads the same checkpoint and takes the same verdict; rank 0 reports a refusal.
+  drift::MdCheckpointFile ckpt;
+  const bool have_ckpt = ckpt_text[0] == '1';
+  if (have_ckpt) {
+    std::vector<std::pair<drift::Precision, uint64_t>> to_do;
+    for (uint64_t seed : seeds)
+      for (drift::Precision pr : precs)
+        if (std::none_of(stored.begin(), stored.end(),
+                         [&](const MdRun& r) { return r.precision == pr && r.seed == seed; }))
+          to_do.emplace_back(pr, seed);
+    try {
+      ckpt = load_checkpoint(ckpt_path, ckpt_text.substr(1), p, fingerprint, to_do);
+    } catch (const cli::UsageError&) {
+      if (writer) throw;
+      return 2;
+    }
+  }
   std::vector<MdRun> runs, finished = stored;
   bool stop = false;
   const std::size_t total = precs.size() * seeds.size();
@@ -298,6 +358,26 @@ int drift_md(const ArgList& argv) {
       MdRun r;
       r.precision = precs[k];
       r.seed = seeds[si];
+      // The state of this run, at most every --checkpoint-every seconds and at Ctrl-C (under ranks
+      // every rank takes it, gathered, and rank 0 writes it).
+      p.resume = nullptr;
+      if (have_ckpt && ckpt.precision == r.precision && ckpt.seed == r.seed) {
+        p.resume = &ckpt.state;
+        if (!quiet)
+          std::fprintf(
+              stderr, "%-10s resumed from %s at %s step %lld\n", label.c_str(), ckpt_path.c_str(),
+              ckpt.state.sampling ? "sampling" : "equilibration",
+              static_cast<long long>(ckpt.state.sampling ? ckpt.state.step : ckpt.state.equilibrated));
+      }
+      p.on_checkpoint = [&](const drift::MdCheckpoint& c) {
+        if (!writer) return;
+        drift::MdCheckpointFile f;
+        f.fingerprint = fingerprint;
+        f.precision = r.precision;
+        f.seed = r.seed;
+        f.state = c;
+        write_file_atomically(ckpt_path, drift::checkpoint_file_bytes(f));
+      };
       r.result = as_usage([&] { return drift::run_md(p); });
       if (!quiet) std::fprintf(stderr, "\n");
       stop = r.result.cancelled;
@@ -305,6 +385,10 @@ int drift_md(const ArgList& argv) {
       if (!stop && writer) {
         finished.push_back(r);
         write_file_atomically(resume_path, md_runs_text(fingerprint, finished));
+        // The run is kept whole in PREFIX.resume: its checkpoint (this run's or one it resumed
+        // from) is spent.
+        if (access(ckpt_path.c_str(), F_OK) == 0 && std::remove(ckpt_path.c_str()) != 0)
+          throw IoError("cannot remove " + ckpt_path + " after its run finished");
       }
       runs.push_back(std::move(r));
     }
@@ -324,7 +408,8 @@ int drift_md(const ArgList& argv) {
   if (!runs.empty() && runs.back().result.cancelled) {
     if (writer)
       std::cerr << "interrupted: the samples taken so far are written; finished precisions are kept in "
-              << resume_path << ": run the same command again to resume\n";
+                << resume_path << " and the unfinished run's state in " + ckpt_path
+                << ": run the same command again to resume\n";
     return 130;
   }
   // A fixed-point range exceeded during a run is the scale's fault (--fixed-bits): exit 2, as for a

@@ -173,9 +173,11 @@ Commands:
                      [--dt DT] [--every K] [--equilibrate N] [--temp T] [--density D] [--cutoff RC]
                      [--fixed-bits K (fixed point: terms scaled by 2^K, default 32)]
                      [--unshifted | --shifted-force] [--seed S | --seeds S1,S2,...] [--backend auto|cpu|cuda]
-                     --out PREFIX
+                     [--checkpoint-every SECONDS (default 30)] --out PREFIX
         MD energy drift: global summation and do/undo suites, Lennard-Jones NVE runs (CSV and PNG plots;
         md: drift in kT/ns/dof for argon, mean and standard error over --seeds, in PREFIX_drift.csv and .json;
+        finished runs are kept in PREFIX.resume and the running one's state in PREFIX.ckpt (at most every
+        SECONDS and at Ctrl-C): the same command again continues to the same files to the bit;
         under mpirun -np R, md is split into R slabs of the box on the CPU, the same files to the bit)
   deepscope tmd exhaustive --range 0xLO:0xHI|all [--func exp|exp2|log|log2|sin|cos] [--mode nearest|directed]
                            [--k K] [--precision P] [--backend auto|cpu|cuda] [--chunk N] [--chunk-file F]

@@ -117,6 +117,8 @@ constexpr int kMinFixedBits = 8, kMaxFixedBits = 48, kDefaultFixedBits = 32;
 // |F| = 390,144 and u = 16,128 epsilon, 160 kT even at the largest allowed T* = 100.
 constexpr double kFixedMinDistance = 0.5;
 
+struct MdCheckpoint;  // below
+
 struct MdParams {
   int cells = 10;  // fcc unit cells per side: N = 4 cells^3 atoms
   double density = 0.8442;
@@ -150,12 +152,36 @@ struct MdParams {
   ds::work::Comm* comm = nullptr;
   const std::atomic<bool>* cancel = nullptr;  // polled between samples (the ranks agree to stop)
   std::function<void(double)> progress;       // fraction of steps done
+  // Checkpoints (docs/drift.md, "Checkpoints"): when set, on_checkpoint is called with the run's
+  // whole state at the end of a sampling interval or an equilibration interval once at least
+  // checkpoint_seconds of wall time have passed since the run started or the last checkpoint (0:
+  // at every such boundary), and at a cancel. Under ranks every rank calls it with the same
+  // checkpoint (the state gathered by global index), and every rank must resume from the same one.
+  std::function<void(const MdCheckpoint&)> on_checkpoint;
+  double checkpoint_seconds = 30;
+  // Start from this checkpoint (taken with the same parameters) instead of from the lattice: the
+  // equilibration steps it holds are skipped and the run continues at its step. The samples, fit and
+  // state hash are then those of the run that was never stopped, to the bit; on_sample sees the
+  // checkpoint's samples first.
+  const MdCheckpoint* resume = nullptr;
 };
 
 struct MdSample {
   int64_t step = 0;
   double time = 0;
   double ke = 0, pe = 0, total = 0;  // per atom; summed over atoms in the state type
+};
+
+// A run's state at an interval boundary, enough to continue it as if it had never stopped.
+struct MdCheckpoint {
+  int64_t equilibrated = 0;  // equilibration steps done
+  bool sampling = false;     // the equilibration is over and step 0 was sampled
+  int64_t step = 0;          // steps done after step 0 (0 while equilibrating)
+  // The blow-up test's reference (md_host.cpp: E(0) and the tolerance around it).
+  double e0 = 0, e_tol = 0;
+  double seconds = 0;                 // stepping time so far (MdResult::seconds)
+  std::vector<MdSample> samples;      // the samples so far (empty while equilibrating)
+  std::vector<unsigned char> engine;  // MdEngine::export_state
 };
 
 // Least-squares line through the total energy per atom against time.
@@ -194,6 +220,10 @@ void validate(const MdParams& p);
 // rounded up), in units of 2^-fixed_bits, as log2; validate asks for less than 62 (half of int64's
 // range, the same margin as the run-time check in md.cuh).
 double fixed_point_need_log2(const MdParams& p);
+// Whether c could be a checkpoint of a run with parameters p (its counts within p's, its samples at
+// p's sampling steps, its engine state of p's precision and atom count): throws std::invalid_argument
+// saying what does not fit. run_md checks MdParams::resume so; a front end can check before any work.
+void validate_checkpoint(const MdParams& p, const MdCheckpoint& c);
 // Runs the simulation; a non-finite energy stops it and is reported, with the samples so far.
 // `on_sample` (optional) sees each sample as it is taken.
 MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& on_sample = {});
@@ -278,6 +308,12 @@ class MdEngine {
   // Whether any rank's `mine` is true (a decomposed engine's ranks agree to stop); all ranks call it
   // at the same points.
   virtual bool agree(bool mine) { return mine; }
+  // The whole dynamical state (positions, velocities, forces, per-atom energies, the cell capacity)
+  // as bytes, and back: after import_state the engine continues exactly as the one that exported it.
+  // The layout is the same on the CPU and CUDA engines (md_common.h: pack_state). import_state
+  // throws std::invalid_argument for bytes of another size, precision or atom count.
+  virtual std::vector<unsigned char> export_state() = 0;
+  virtual void import_state(const std::vector<unsigned char>& bytes) = 0;
 };
 
 std::unique_ptr<MdEngine> make_md_cpu(const MdSetup& s, Precision p);

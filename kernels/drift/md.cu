@@ -147,6 +147,31 @@ class MdCuda final : public MdEngine {
   void restore() override {
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(state_.p, saved_.p, sizeof(S) * 9 * n_, cudaMemcpyDeviceToDevice));
   }
+  // The state (x, v, f) and the energies (pe, ke) are contiguous on the device, in pack_state's
+  // order: two copies each way.
+  std::vector<unsigned char> export_state() override {
+    const std::size_t n = static_cast<std::size_t>(n_);
+    std::vector<S> h(kStateArrays * n);
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(h.data(), state_.p, sizeof(S) * 9 * n, cudaMemcpyDeviceToHost));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(h.data() + 9 * n, energy_.p, sizeof(S) * 2 * n, cudaMemcpyDeviceToHost));
+    const S* a[kStateArrays];
+    for (int k = 0; k < kStateArrays; ++k) a[k] = h.data() + k * n;
+    return pack_state<S>(n_, m_.cap, 0, a);
+  }
+  void import_state(const std::vector<unsigned char>& bytes) override {
+    const std::size_t n = static_cast<std::size_t>(n_);
+    std::vector<S> h(kStateArrays * n, S(0.0));
+    S* a[kStateArrays];
+    for (int k = 0; k < kStateArrays; ++k) a[k] = h.data() + k * n;
+    const EngineStateHeader head = unpack_state<S>(bytes, n_, a);
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(state_.p, h.data(), sizeof(S) * 9 * n, cudaMemcpyHostToDevice));
+    DEEPSCOPE_CUDA_CHECK(cudaMemcpy(energy_.p, h.data() + 9 * n, sizeof(S) * 2 * n, cudaMemcpyHostToDevice));
+    set_cell_capacity(head.cap);
+    DEEPSCOPE_CUDA_CHECK(cudaMemset(overflow_.p, 0, sizeof(int)));
+    DEEPSCOPE_CUDA_CHECK(cudaMemset(fault_.p, 0, sizeof(int)));
+    DEEPSCOPE_CUDA_CHECK(cudaMemset(range_.p, 0, sizeof(int)));
+    DEEPSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
   uint64_t state_hash() override {
     std::vector<S> h(6 * static_cast<std::size_t>(n_));
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(h.data(), state_.p, sizeof(S) * h.size(), cudaMemcpyDeviceToHost));

@@ -1,9 +1,14 @@
 // Host-side pieces both Lennard-Jones engines share: the view's constants from the setup, the
-// energy totals summed in the state type, and the FNV-1a hash of the state's bytes.
+// energy totals summed in the state type, the FNV-1a hash of the state's bytes, and the layout of
+// an engine's exported state (checkpoints).
 #pragma once
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "drift.h"
 #include "md.cuh"
@@ -49,6 +54,60 @@ double sum_state(const S* a, int n) {
   S t(0.0);
   for (int i = 0; i < n; ++i) t = t + a[i];
   return to_double(t);
+}
+
+// MdEngine::export_state's layout, the same for every engine: a header (magic "MDE1", sizeof(S),
+// the atom count, the cell capacity, the CPU engine's shuffle counter) and then kStateArrays arrays
+// of n values of S, in the order x, y, z, vx, vy, vz, fx, fy, fz, pe, ke (the CUDA engine's device
+// order), in the host's byte order.
+constexpr int kStateArrays = 11;
+struct EngineStateHeader {
+  char magic[4] = {'M', 'D', 'E', '1'};
+  uint32_t state_size = 0;
+  int64_t n = 0;
+  int32_t cap = 0;
+  int32_t reserved = 0;
+  uint64_t builds = 0;
+};
+
+template <class S>
+std::vector<unsigned char> pack_state(int64_t n, int cap, uint64_t builds, const S* const* arrays) {
+  EngineStateHeader h;
+  h.state_size = static_cast<uint32_t>(sizeof(S));
+  h.n = n;
+  h.cap = cap;
+  h.builds = builds;
+  const std::size_t one = sizeof(S) * static_cast<std::size_t>(n);
+  std::vector<unsigned char> b(sizeof h + kStateArrays * one);
+  std::memcpy(b.data(), &h, sizeof h);
+  for (int k = 0; k < kStateArrays; ++k) std::memcpy(b.data() + sizeof h + k * one, arrays[k], one);
+  return b;
+}
+
+// Checks the header against this engine (n atoms of S) and copies the arrays out; returns the header.
+template <class S>
+EngineStateHeader unpack_state(const std::vector<unsigned char>& b, int64_t n, S* const* arrays) {
+  EngineStateHeader h;
+  const std::size_t one = sizeof(S) * static_cast<std::size_t>(n);
+  if (b.size() < sizeof h)
+    throw std::invalid_argument("engine state: " + std::to_string(b.size()) + " bytes, too short");
+  std::memcpy(&h, b.data(), sizeof h);
+  if (std::memcmp(h.magic, "MDE1", 4) != 0)
+    throw std::invalid_argument("engine state: not an MD engine state");
+  if (h.state_size != sizeof(S))
+    throw std::invalid_argument("engine state: values of " + std::to_string(h.state_size) +
+                                " bytes, this precision's are " + std::to_string(sizeof(S)));
+  if (h.n != n)
+    throw std::invalid_argument("engine state: " + std::to_string(h.n) + " atoms, this run has " +
+                                std::to_string(n));
+  if (h.cap < 1 || h.cap > n)
+    throw std::invalid_argument("engine state: cell capacity " + std::to_string(h.cap) +
+                                " outside [1, atoms]");
+  if (b.size() != sizeof h + kStateArrays * one)
+    throw std::invalid_argument("engine state: " + std::to_string(b.size()) + " bytes, expected " +
+                                std::to_string(sizeof h + kStateArrays * one));
+  for (int k = 0; k < kStateArrays; ++k) std::memcpy(arrays[k], b.data() + sizeof h + k * one, one);
+  return h;
 }
 
 }  // namespace ds::drift::detail

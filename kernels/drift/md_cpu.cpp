@@ -96,6 +96,20 @@ class MdCpu final : public MdEngine {
       f_[k] = sf_[k];
     }
   }
+  std::vector<unsigned char> export_state() override {
+    const S* a[kStateArrays] = {x_[0].data(), x_[1].data(), x_[2].data(), v_[0].data(),
+                                v_[1].data(), v_[2].data(), f_[0].data(), f_[1].data(),
+                                f_[2].data(), pe_.data(),   ke_.data()};
+    return pack_state<S>(n_, m_.cap, builds_, a);
+  }
+  void import_state(const std::vector<unsigned char>& bytes) override {
+    S* a[kStateArrays] = {x_[0].data(), x_[1].data(), x_[2].data(), v_[0].data(), v_[1].data(), v_[2].data(),
+                          f_[0].data(), f_[1].data(), f_[2].data(), pe_.data(),   ke_.data()};
+    const EngineStateHeader h = unpack_state<S>(bytes, n_, a);
+    set_cell_capacity(h.cap);
+    builds_ = h.builds;
+    overflow_ = screen_fault_ = range_fault_ = false;
+  }
   uint64_t state_hash() override {
     uint64_t h = kFnvOffset;
     for (int k = 0; k < 3; ++k) h = fnv1a(h, x_[k].data(), x_[k].size() * sizeof(S));

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "drift.h"
 #include "kernels/core/comm.h"
+#include "md_common.h"
 #include "suite.cuh"
 
 namespace ds::drift {
@@ -184,7 +186,49 @@ void validate(const MdParams& p) {
               " ranks, more --cells or a smaller --cutoff");
     check(p.backend != Backend::kCuda,
           np + ": the domain decomposition runs on the CPU engine (--backend cpu), not on CUDA");
-    check(p.pair_order_seed == 0, np + ": the shuffled pair order (pair_order_seed) is a one-process diagnostic");
+    check(p.pair_order_seed == 0,
+          np + ": the shuffled pair order (pair_order_seed) is a one-process diagnostic");
+  }
+  check(std::isfinite(p.checkpoint_seconds) && p.checkpoint_seconds >= 0,
+        "checkpoint_seconds (--checkpoint-every) must be a finite number of seconds >= 0, got " +
+            num(p.checkpoint_seconds));
+}
+
+// A checkpoint handed to run_md (MdParams::resume) must be one this run could have taken: its
+// counts within the parameters' and its samples at the sampling steps, and its engine state's header
+// this precision's and size's (import_state checks it again). The file's own format is
+// md_checkpoint.cpp's.
+void validate_checkpoint(const MdParams& p, const MdCheckpoint& c) {
+  const std::string w = "resume (checkpoint): ";
+  std::size_t state_size = 0;
+  dispatch_precision(p.precision, [&](auto types) { state_size = sizeof(typename decltype(types)::State); });
+  detail::EngineStateHeader h;
+  const int64_t n = 4LL * p.cells * p.cells * p.cells;
+  check(c.engine.size() >= sizeof h, w + "no engine state");
+  std::memcpy(&h, c.engine.data(), sizeof h);
+  check(h.state_size == state_size && h.n == n &&
+            c.engine.size() == sizeof h + detail::kStateArrays * state_size * static_cast<std::size_t>(n),
+        w + "the engine state is not one of " + std::to_string(n) + " atoms in " + precision_name(p.precision));
+  check(c.equilibrated >= 0 && c.equilibrated <= p.equilibration,
+        w + "equilibration steps done " + std::to_string(c.equilibrated) + " outside [0, " +
+            std::to_string(p.equilibration) + "]");
+  check(!std::isnan(c.e0) && c.e_tol > 0, w + "energy reference E(0) " + num(c.e0) + " +- " + num(c.e_tol));
+  check(std::isfinite(c.seconds) && c.seconds >= 0, w + "seconds " + num(c.seconds));
+  if (!c.sampling) {
+    check(c.step == 0 && c.samples.empty(), w + "samples or steps before the equilibration is over");
+    return;
+  }
+  check(c.equilibrated == p.equilibration, w + "sampling before the equilibration is over");
+  check(c.step >= 0 && c.step <= p.steps && (c.step == p.steps || c.step % p.sample_every == 0),
+        w + "step " + std::to_string(c.step) + " is not a sampling step of this run");
+  const int64_t want = c.step / p.sample_every + 1 + (c.step % p.sample_every != 0 ? 1 : 0);
+  check(static_cast<int64_t>(c.samples.size()) == want, w + std::to_string(c.samples.size()) +
+                                                            " samples at step " + std::to_string(c.step) +
+                                                            ", expected " + std::to_string(want));
+  for (std::size_t i = 0; i < c.samples.size(); ++i) {
+    const int64_t at = std::min<int64_t>(static_cast<int64_t>(i) * p.sample_every, p.steps);
+    check(c.samples[i].step == at && std::isfinite(c.samples[i].total),
+          w + "sample " + std::to_string(i) + " is not a finite sample of step " + std::to_string(at));
   }
 }
 
@@ -260,16 +304,59 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     res.samples.push_back(s);
     if (on_sample) on_sample(s);
   };
+  // Checkpoints: the state at an interval boundary (the snapshot save() took there is the state
+  // itself, and every fault flag has just been read), at most every checkpoint_seconds, and at a
+  // cancel. A resumed run imports the engine's state, capacity included, and saves it, so that the
+  // replay and the capacity growth start from what the stopped run had at that boundary.
+  auto last_ckpt = std::chrono::steady_clock::now();
+  double seconds_before = 0;  // stepping time of the run before it was resumed
+  auto checkpoint = [&](bool now, int64_t equilibrated, bool sampling, int64_t step, double seconds) {
+    if (!p.on_checkpoint) return;
+    const auto t = std::chrono::steady_clock::now();
+    // The ranks' clocks differ: they agree (any rank's due) before the collective export.
+    const bool due = now || std::chrono::duration<double>(t - last_ckpt).count() >= p.checkpoint_seconds;
+    if (!eng->agree(due)) return;
+    MdCheckpoint c;
+    c.equilibrated = equilibrated;
+    c.sampling = sampling;
+    c.step = step;
+    c.e0 = e0;
+    c.e_tol = e_tol;
+    c.seconds = seconds;
+    c.samples = res.samples;
+    c.engine = eng->export_state();
+    p.on_checkpoint(c);
+    last_ckpt = std::chrono::steady_clock::now();
+  };
+  int64_t done_eq = 0, done = 0;
+  bool resumed_sampling = false;
+  if (p.resume != nullptr) {
+    const MdCheckpoint& c = *p.resume;
+    validate_checkpoint(p, c);
+    eng->import_state(c.engine);
+    eng->save();
+    e0 = c.e0;
+    e_tol = c.e_tol;
+    done_eq = c.equilibrated;
+    if (c.sampling) {
+      resumed_sampling = true;
+      done = c.step;
+      res.steps_done = done;
+      seconds_before = c.seconds;
+      for (const MdSample& s : c.samples) take(s);
+    }
+  }
   // Equilibration, in intervals so that it can be cancelled and a blow-up is caught (against the
   // energy of the lattice).
-  if (p.equilibration > 0) {
+  if (p.equilibration > 0 && p.resume == nullptr) {
     MdSample q;
     sample(0, &q);
     e0 = q.total;
     e_tol = 100.0 * (1.0 + std::fabs(e0));
   }
-  for (int64_t done_eq = 0; done_eq < p.equilibration;) {
+  while (!resumed_sampling && done_eq < p.equilibration) {
     if (eng->agree(p.cancel != nullptr && p.cancel->load())) {
+      checkpoint(true, done_eq, false, 0, 0);
       res.cancelled = true;
       return res;
     }
@@ -298,22 +385,28 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
       return res;
     }
     done_eq += k;
+    if (done_eq < p.equilibration) checkpoint(false, done_eq, false, 0, 0);
   }
-  MdSample s0;
-  if (!sample(0, &s0)) {
-    res.blew_up = true;
-    res.blowup_step = 0;
-    res.message = "the initial energy is not finite";
-    return res;
+  if (!resumed_sampling) {
+    MdSample s0;
+    if (!sample(0, &s0)) {
+      res.blew_up = true;
+      res.blowup_step = 0;
+      res.message = "the initial energy is not finite";
+      return res;
+    }
+    take(s0);
+    e0 = s0.total;
+    e_tol = 100.0 * (1.0 + std::fabs(e0));
+    eng->save();
   }
-  take(s0);
-  e0 = s0.total;
-  e_tol = 100.0 * (1.0 + std::fabs(e0));
-  eng->save();
   const auto t0 = std::chrono::steady_clock::now();
-  int64_t done = 0;
+  auto elapsed = [&] {
+    return seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   while (done < p.steps) {
     if (eng->agree(p.cancel != nullptr && p.cancel->load())) {
+      checkpoint(true, p.equilibration, true, done, elapsed());
       res.cancelled = true;
       break;
     }
@@ -380,8 +473,9 @@ MdResult run_md(const MdParams& p, const std::function<void(const MdSample&)>& o
     res.steps_done = done;
     eng->save();
     if (p.progress) p.progress(static_cast<double>(done) / static_cast<double>(p.steps));
+    if (done < p.steps) checkpoint(false, p.equilibration, true, done, elapsed());
   }
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.seconds = elapsed();
   res.steps_per_second = res.seconds > 0 ? static_cast<double>(res.steps_done) / res.seconds : 0.0;
   res.fit = fit_drift(res.samples);
   res.state_hash = eng->state_hash();

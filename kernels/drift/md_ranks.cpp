@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "drift.h"
@@ -193,9 +194,70 @@ class MdRanks final : public MdEngine {
   bool range_fault() override { return take_any(&range_fault_); }
   bool overflowed() override { return take_any(&overflow_); }
   bool agree(bool mine) override { return work::any_rank(comm_, mine); }
+  // Checkpoints: the owned atoms' state gathered to rank 0, placed by global index into
+  // pack_state's layout (the one-process engines' bytes, to the bit), and sent to every rank, so that
+  // every rank's checkpoint is the same. A collective call.
+  std::vector<unsigned char> export_state() override {
+    Bytes mine;
+    for (int i = 0; i < own(); ++i) {
+      put(&mine, gid_[i]);
+      for (const S* a : owned_arrays()) put(&mine, a[i]);
+    }
+    const std::vector<Bytes> all = work::gather_to_root(comm_, mine);
+    std::vector<unsigned char> packed;
+    if (rank_ == 0) {
+      const std::size_t n = static_cast<std::size_t>(n_);
+      std::vector<S> h(kStateArrays * n, S(0.0));
+      for (const Bytes& b : all)
+        for (std::size_t at = 0; at < b.size();) {
+          const auto g = static_cast<std::size_t>(get<int64_t>(b, &at));
+          for (int k = 0; k < kStateArrays; ++k) h[k * n + g] = get<S>(b, &at);
+        }
+      const S* a[kStateArrays];
+      for (int k = 0; k < kStateArrays; ++k) a[k] = h.data() + k * n;
+      packed = pack_state<S>(n_, m_.cap, 0, a);
+    }
+    const Bytes got = work::broadcast_from_root(comm_, Bytes(packed.begin(), packed.end()));
+    return std::vector<unsigned char>(got.begin(), got.end());
+  }
+  // Every rank holds the whole state (run_md is called with the same checkpoint on every rank) and
+  // keeps the atoms whose layer is in its slab, in global index order: at an interval's end each rank
+  // owns exactly those (migration follows every drift), sorted so, and its halo is exchanged at the
+  // next step, as after restore().
+  void import_state(const std::vector<unsigned char>& bytes) override {
+    const std::size_t n = static_cast<std::size_t>(n_);
+    std::vector<S> h(kStateArrays * n, S(0.0));
+    S* a[kStateArrays];
+    for (int k = 0; k < kStateArrays; ++k) a[k] = h.data() + k * n;
+    const EngineStateHeader head = unpack_state<S>(bytes, n_, a);
+    gid_.clear();
+    for (int k = 0; k < 3; ++k) x_[k].clear(), v_[k].clear(), f_[k].clear();
+    pe_.clear();
+    ke_.clear();
+    for (std::size_t g = 0; g < n; ++g) {
+      const int layer = cell_coord(a[2][g], m_.cell_scale, m_.ncell);
+      if (layer < slabs_.begin(rank_) || layer >= slabs_.end(rank_)) continue;
+      gid_.push_back(static_cast<int64_t>(g));
+      for (int k = 0; k < 3; ++k) {
+        x_[k].push_back(a[k][g]);
+        v_[k].push_back(a[3 + k][g]);
+        f_[k].push_back(a[6 + k][g]);
+      }
+      pe_.push_back(a[9][g]);
+      ke_.push_back(a[10][g]);
+    }
+    set_cell_capacity(head.cap);
+    overflow_ = screen_fault_ = range_fault_ = false;
+    point_view();
+  }
 
  private:
   int own() const { return static_cast<int>(gid_.size()); }
+  // pack_state's order: x, y, z, vx, vy, vz, fx, fy, fz, pe, ke.
+  std::vector<const S*> owned_arrays() const {
+    return {x_[0].data(), x_[1].data(), x_[2].data(), v_[0].data(), v_[1].data(), v_[2].data(),
+            f_[0].data(), f_[1].data(), f_[2].data(), pe_.data(),   ke_.data()};
+  }
   bool take_any(bool* flag) {
     const bool f = *flag;
     *flag = false;

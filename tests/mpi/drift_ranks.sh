@@ -2,7 +2,8 @@
 # `deepscope drift md` under `mpirun -np 2` and `-np 3` (a slab of cell layers per rank, halos
 # exchanged every step: kernels/drift/md_ranks.cpp) writes the same files, byte for byte, as one
 # process, for every precision (float, double, composite, ff, mixed, fixed); a resume file written by
-# one process is taken by the ranks; too many ranks for the box, or CUDA, are refused with exit 2,
+# one process is taken by the ranks; a checkpoint taken by 2 ranks at Ctrl-C is continued by 3 to
+# the same files; too many ranks for the box, or CUDA, are refused with exit 2,
 # naming the ranks, and nothing is written.
 # usage: drift_ranks.sh DEEPSCOPE MPIEXEC. Exit 77 (skipped, shown by CTest) when MPI cannot start here.
 set -euo pipefail
@@ -68,6 +69,45 @@ job=
 grep -q "^double,87287,500,1497,0.005,[0-9]*,interrupted," "$dir/cancel/lj_drift.csv" ||
   { echo "FAIL: no interrupted run in lj_drift.csv:"; cat "$dir/cancel/lj_drift.csv"; exit 1; }
 echo "cancelled on one rank: exit 130, $(grep -m1 interrupted "$dir/cancel/lj_drift.csv" | cut -d, -f6) steps written"
+
+[ -s "$dir/cancel/lj.ckpt" ] || { echo "FAIL: no checkpoint written at the cancel"; exit 1; }
+
+# Checkpoints under ranks: 2 ranks stopped (SIGINT to rank 1) once lj.ckpt is written, continued by
+# 3 ranks, write the uninterrupted one-process run's files byte for byte and remove the checkpoint.
+ckl=(drift md --cells 5 --steps 3000 --every 10 --precision double --backend cpu --checkpoint-every 0.2)
+ck=("${ckl[@]}" --quiet)
+mkdir -p "$dir/ck1" "$dir/ck"
+"$exe" "${ck[@]}" --out "$dir/ck1/lj" > "$dir/ck1.log" 2>&1 || { cat "$dir/ck1.log"; exit 1; }
+timeout -s KILL 120 "$mpiexec" -np 2 "$exe" "${ck[@]}" --out "$dir/ck/lj" > "$dir/ck.log" 2>&1 &
+job=$!
+for _ in $(seq 600); do [ -s "$dir/ck/lj.ckpt" ] && break; sleep 0.05; done
+[ -s "$dir/ck/lj.ckpt" ] || { echo "FAIL: no lj.ckpt under 2 ranks:"; cat "$dir/ck.log"; exit 1; }
+launcher=$(ps -o pid= --ppid $job)
+ranks=($(ps -o pid= --ppid $launcher))
+kill -INT "${ranks[1]}"
+rc=0
+wait $job || rc=$?
+job=
+[ $rc = 130 ] || { echo "FAIL: exit $rc, not 130, after Ctrl-C with checkpoints:"; cat "$dir/ck.log"; exit 1; }
+[ -s "$dir/ck/lj.ckpt" ] || { echo "FAIL: the interrupted ranks left no checkpoint"; exit 1; }
+"$mpiexec" -np 3 "$exe" "${ckl[@]}" --out "$dir/ck/lj" > "$dir/ck3.log" 2>&1 || { cat "$dir/ck3.log"; exit 1; }
+grep -q "double     resumed from $dir/ck/lj.ckpt at sampling step" "$dir/ck3.log" ||
+  { echo "FAIL: 3 ranks did not resume from the checkpoint:"; cat "$dir/ck3.log"; exit 1; }
+for f in "${files[@]}"; do
+  cmp "$dir/ck1/$f" "$dir/ck/$f" || { echo "FAIL: $f differs after a checkpoint taken by 2 ranks, resumed by 3"; exit 1; }
+done
+[ ! -e "$dir/ck/lj.ckpt" ] || { echo "FAIL: the finished run's checkpoint is still there"; exit 1; }
+echo "same: ${files[*]} (2 ranks stopped at $(grep -o 'sampling step [0-9]*' "$dir/ck3.log"), 3 ranks resumed)"
+# A truncated checkpoint under ranks: exit 2, one message (rank 0's), nothing written.
+mkdir -p "$dir/badck"
+head -c 1000 "$dir/cancel/lj.ckpt" > "$dir/badck/lj.ckpt"
+rc=0
+"$mpiexec" -np 2 "$exe" drift md --cells 5 --steps 1000000 --every 10 --precision double --backend cpu \
+  --out "$dir/badck/lj" > "$dir/badck.log" 2>&1 || rc=$?
+[ $rc = 2 ] || { echo "FAIL: exit $rc, not 2, for a truncated checkpoint under 2 ranks:"; cat "$dir/badck.log"; exit 1; }
+[ "$(grep -c 'checksum' "$dir/badck.log")" = 1 ] || { echo "FAIL: expected one checksum message:"; cat "$dir/badck.log"; exit 1; }
+[ "$(ls "$dir/badck")" = lj.ckpt ] || { echo "FAIL: files written:"; ls "$dir/badck"; exit 1; }
+echo "refused (exit 2): a truncated checkpoint under 2 ranks: $(grep -m1 checksum "$dir/badck.log")"
 
 # Bad input: 4 ranks for 3 layers, and CUDA under ranks: exit 2, the ranks named, no file written.
 bad() {  # bad NP EXPECTED-TEXT ARGS...

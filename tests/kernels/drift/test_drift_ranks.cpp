@@ -1,8 +1,9 @@
 // The Lennard-Jones run split over ranks (kernels/drift/md_ranks.cpp): the slab decomposition's pure
 // logic (md_slabs.h), and the whole engine with its ranks as threads of this process
 // (work::local_comms, the same messages as under mpirun): every precision's samples and final state
-// the one-process run's to the bit, on 2, 3 and 4 ranks, through a blow-up and its replay, and a
-// cancel seen by one rank stopping them all. tests/mpi/drift_ranks.sh runs `drift md` under mpirun.
+// the one-process run's to the bit, on 2, 3 and 4 ranks, through a blow-up and its replay, a
+// cancel seen by one rank stopping them all, and checkpoints taken and resumed on any rank count.
+// tests/mpi/drift_ranks.sh runs `drift md` under mpirun.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -157,6 +158,52 @@ TEST(DriftRanks, OneRanksCancelStopsEveryRank) {
   for (const MdResult& r : split) {
     EXPECT_TRUE(r.cancelled);
     EXPECT_EQ(r.samples.size(), 1u);  // step 0 only
+  }
+}
+
+// Checkpoints under ranks: the state gathered by global index is the one-process engine's to the
+// byte; a 3-rank run cancelled at step 90 and resumed on 2 ranks, or in one process, gives the
+// uninterrupted one-process run; a one-process checkpoint resumed on 3 ranks too.
+TEST(DriftRanks, CheckpointsAreTheOneProcessRunsAndResumeOnAnyRankCount) {
+  for (Precision pr : {Precision::kDouble, Precision::kComposite, Precision::kFixed}) {
+    const std::string name = precision_name(pr);
+    MdParams p = ds::test::small_md(pr, 200);
+    p.checkpoint_seconds = 0;
+    p.cpu_threads = 1;
+    std::vector<MdCheckpoint> one_ckpts;
+    p.on_checkpoint = [&](const MdCheckpoint& c) { one_ckpts.push_back(c); };
+    const MdResult one = run_md(p);
+    p.on_checkpoint = nullptr;
+    ASSERT_EQ(one_ckpts.size(), 19u) << name;
+    std::atomic<bool> stop{false};
+    std::vector<std::vector<MdCheckpoint>> taken(3);
+    const std::vector<MdResult> cut = run_ranks(p, 3, [&](int r, MdParams& q) {
+      q.cancel = &stop;
+      q.on_checkpoint = [&, r](const MdCheckpoint& c) {
+        taken[static_cast<std::size_t>(r)].push_back(c);
+        if (r == 0 && c.step >= 90) stop = true;
+      };
+    });
+    for (int r = 0; r < 3; ++r) {
+      EXPECT_TRUE(cut[static_cast<std::size_t>(r)].cancelled) << name;
+      const std::vector<MdCheckpoint>& t = taken[static_cast<std::size_t>(r)];
+      ASSERT_EQ(t.size(), 10u) << name << " rank " << r;  // steps 10 ... 90, and 90 at the cancel
+      EXPECT_EQ(t.back().step, 90) << name;
+      for (std::size_t i = 0; i < 9; ++i)
+        EXPECT_EQ(t[i].engine, one_ckpts[i].engine) << name << " rank " << r << " checkpoint " << i;
+      EXPECT_EQ(t.back().engine, one_ckpts[8].engine) << name;
+    }
+    const MdCheckpoint& c = taken[0].back();
+    MdParams q = p;
+    q.resume = &c;
+    const std::vector<MdResult> two = run_ranks(q, 2);
+    for (int r = 0; r < 2; ++r)
+      expect_same(one, two[static_cast<std::size_t>(r)], name + " resumed on 2 ranks");
+    expect_same(one, run_md(q), name + " resumed in one process");
+    q.resume = &one_ckpts[4];
+    const std::vector<MdResult> three = run_ranks(q, 3);
+    for (int r = 0; r < 3; ++r)
+      expect_same(one, three[static_cast<std::size_t>(r)], name + " one process's checkpoint on 3 ranks");
   }
 }
 
