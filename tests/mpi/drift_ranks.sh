@@ -5,9 +5,11 @@
 # one process is taken by the ranks; a checkpoint taken by 2 ranks at Ctrl-C is continued by 3 to
 # the same files; too many ranks for the box, or CUDA, are refused with exit 2,
 # naming the ranks, and nothing is written.
-# usage: drift_ranks.sh DEEPSCOPE MPIEXEC. Exit 77 (skipped, shown by CTest) when MPI cannot start here.
+# usage: drift_ranks.sh DEEPSCOPE MPIEXEC PART, PART files (the same files, resume, refusals) or
+#   stop (Ctrl-C on one rank, checkpoints across rank counts): two tests, each under a minute on
+#   2 cores. Exit 77 (skipped, shown by CTest) when MPI cannot start here.
 set -euo pipefail
-exe=$1 mpiexec=$2
+exe=$1 mpiexec=$2 part=$3
 dir=$(mktemp -d /tmp/deepscope-mpi-drift-XXXXXX)
 job=
 trap '[ -n "$job" ] && kill $job 2>/dev/null; rm -rf "$dir"' EXIT
@@ -24,6 +26,8 @@ grep -q "rank 1 of 2" "$dir/probe.txt" || { echo "FAIL: the ranks do not see eac
 loud=(drift md --cells 5 --steps 120 --every 10 --backend cpu)
 md=("${loud[@]}" --quiet)
 files=(lj.csv lj_drift.csv lj.json lj_drift.png lj_pe.png)
+
+if [ "$part" = files ]; then
 mkdir -p "$dir/one" "$dir/resume"
 "$exe" "${md[@]}" --out "$dir/one/lj" > "$dir/one.log" 2>&1 || { cat "$dir/one.log"; exit 1; }
 for np in 2 3; do
@@ -51,6 +55,22 @@ for f in "${files[@]}"; do
 done
 echo "same: ${files[*]} (2 ranks resuming one process's float and fixed)"
 
+# Bad input: 4 ranks for 3 layers, and CUDA under ranks: exit 2, the ranks named, no file written.
+bad() {  # bad NP EXPECTED-TEXT ARGS...
+  local np=$1 want=$2 rc=0
+  shift 2
+  mkdir -p "$dir/bad"
+  "$mpiexec" -np "$np" "$exe" "$@" --out "$dir/bad/lj" > "$dir/bad.log" 2>&1 || rc=$?
+  [ $rc = 2 ] || { echo "FAIL: exit $rc, not 2, for -np $np $*:"; cat "$dir/bad.log"; exit 1; }
+  grep -qF "$want" "$dir/bad.log" || { echo "FAIL: no \"$want\" in:"; cat "$dir/bad.log"; exit 1; }
+  [ -z "$(ls -A "$dir/bad")" ] || { echo "FAIL: files written:"; ls "$dir/bad"; exit 1; }
+  echo "refused (exit 2): -np $np $*: $(grep -m1 -F "$want" "$dir/bad.log")"
+}
+bad 4 "ranks (mpirun -np 4)" drift md --cells 5 --steps 10 --backend cpu
+bad 2 "ranks (mpirun -np 2): the domain decomposition runs on the CPU engine" drift md --cells 5 --steps 10 --backend cuda
+fi
+
+if [ "$part" = stop ]; then
 # Ctrl-C seen by one rank only (a signal to rank 1's process): every rank stops at the same sample,
 # rank 0 writes the samples so far (status interrupted) and the job exits 130.
 mkdir -p "$dir/cancel"
@@ -109,17 +129,5 @@ rc=0
 [ "$(ls "$dir/badck")" = lj.ckpt ] || { echo "FAIL: files written:"; ls "$dir/badck"; exit 1; }
 echo "refused (exit 2): a truncated checkpoint under 2 ranks: $(grep -m1 checksum "$dir/badck.log")"
 
-# Bad input: 4 ranks for 3 layers, and CUDA under ranks: exit 2, the ranks named, no file written.
-bad() {  # bad NP EXPECTED-TEXT ARGS...
-  local np=$1 want=$2 rc=0
-  shift 2
-  mkdir -p "$dir/bad"
-  "$mpiexec" -np "$np" "$exe" "$@" --out "$dir/bad/lj" > "$dir/bad.log" 2>&1 || rc=$?
-  [ $rc = 2 ] || { echo "FAIL: exit $rc, not 2, for -np $np $*:"; cat "$dir/bad.log"; exit 1; }
-  grep -qF "$want" "$dir/bad.log" || { echo "FAIL: no \"$want\" in:"; cat "$dir/bad.log"; exit 1; }
-  [ -z "$(ls -A "$dir/bad")" ] || { echo "FAIL: files written:"; ls "$dir/bad"; exit 1; }
-  echo "refused (exit 2): -np $np $*: $(grep -m1 -F "$want" "$dir/bad.log")"
-}
-bad 4 "ranks (mpirun -np 4)" drift md --cells 5 --steps 10 --backend cpu
-bad 2 "ranks (mpirun -np 2): the domain decomposition runs on the CPU engine" drift md --cells 5 --steps 10 --backend cuda
-echo "PASS: drift ranks"
+fi
+echo "PASS: drift ranks ($part)"
