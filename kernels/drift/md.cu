@@ -160,10 +160,8 @@ class MdCuda final : public MdEngine {
   }
   void import_state(const std::vector<unsigned char>& bytes) override {
     const std::size_t n = static_cast<std::size_t>(n_);
-    std::vector<S> h(kStateArrays * n, S(0.0));
-    S* a[kStateArrays];
-    for (int k = 0; k < kStateArrays; ++k) a[k] = h.data() + k * n;
-    const EngineStateHeader head = unpack_state<S>(bytes, n_, a);
+    EngineStateHeader head;
+    const std::vector<S> h = unpack_state_flat<S>(bytes, n_, &head);
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(state_.p, h.data(), sizeof(S) * 9 * n, cudaMemcpyHostToDevice));
     DEEPSCOPE_CUDA_CHECK(cudaMemcpy(energy_.p, h.data() + 9 * n, sizeof(S) * 2 * n, cudaMemcpyHostToDevice));
     set_cell_capacity(head.cap);

@@ -2,6 +2,7 @@
 // energy totals summed in the state type, the FNV-1a hash of the state's bytes, and the layout of
 // an engine's exported state (checkpoints).
 #pragma once
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -108,6 +109,37 @@ EngineStateHeader unpack_state(const std::vector<unsigned char>& b, int64_t n, S
                                 std::to_string(sizeof h + kStateArrays * one));
   for (int k = 0; k < kStateArrays; ++k) std::memcpy(arrays[k], b.data() + sizeof h + k * one, one);
   return h;
+}
+
+// unpack_state into one host buffer of kStateArrays x n values (array k from k n on).
+template <class S>
+std::vector<S> unpack_state_flat(const std::vector<unsigned char>& b, int64_t n, EngineStateHeader* head) {
+  const std::size_t m = static_cast<std::size_t>(n);
+  std::vector<S> h(kStateArrays * m, S(0.0));
+  S* a[kStateArrays];
+  for (int k = 0; k < kStateArrays; ++k) a[k] = h.data() + k * m;
+  *head = unpack_state<S>(b, n, a);
+  return h;
+}
+
+// A step's second half on the host engines: each atom that for_each visits gets its forces (and
+// its energy where `energy`) and the closing half kick. True where a fixed-point sum could have
+// left its range.
+template <class S, class R, class A, class ForEach>
+bool forces_and_kick(const MdView<S, R, A>& m, bool energy, ForEach&& for_each) {
+  std::atomic<bool> range{false};
+  if (energy) {
+    for_each([&](int i) {
+      if (force_atom<S, R, true, A>(m, i)) range = true;
+      kick_atom<S, R, true>(m, i);
+    });
+  } else {
+    for_each([&](int i) {
+      if (force_atom<S, R, false, A>(m, i)) range = true;
+      kick_atom<S, R, false>(m, i);
+    });
+  }
+  return range;
 }
 
 }  // namespace ds::drift::detail

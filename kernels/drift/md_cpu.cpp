@@ -56,24 +56,13 @@ class MdCpu final : public MdEngine {
   void step(int64_t n, bool energy) override {
     for (int64_t s = 0; s < n; ++s) {
       const bool e = energy && s + 1 == n;
-      std::atomic<bool> fault{false}, range{false};
+      std::atomic<bool> fault{false};
       for_atoms([&](int i) {
         if (kick_drift_atom(m_, i)) fault = true;
       });
       if (fault) screen_fault_ = true;
       build_cells();
-      if (e) {
-        for_atoms([&](int i) {
-          if (force_atom<S, R, true, A>(m_, i)) range = true;
-          kick_atom<S, R, true>(m_, i);
-        });
-      } else {
-        for_atoms([&](int i) {
-          if (force_atom<S, R, false, A>(m_, i)) range = true;
-          kick_atom<S, R, false>(m_, i);
-        });
-      }
-      if (range) range_fault_ = true;
+      if (forces_and_kick(m_, e, [&](auto&& body) { for_atoms(body); })) range_fault_ = true;
     }
   }
 

@@ -86,7 +86,7 @@ class MdRanks final : public MdEngine {
   void step(int64_t n, bool energy) override {
     for (int64_t s = 0; s < n; ++s) {
       const bool e = energy && s + 1 == n;
-      std::atomic<bool> fault{false}, range{false};
+      std::atomic<bool> fault{false};
       for_owned([&](int i) {
         if (kick_drift_atom(m_, i)) fault = true;
       });
@@ -94,18 +94,7 @@ class MdRanks final : public MdEngine {
       migrate();
       exchange_halo();
       build_cells();
-      if (e) {
-        for_owned([&](int i) {
-          if (force_atom<S, R, true, A>(m_, i)) range = true;
-          kick_atom<S, R, true>(m_, i);
-        });
-      } else {
-        for_owned([&](int i) {
-          if (force_atom<S, R, false, A>(m_, i)) range = true;
-          kick_atom<S, R, false>(m_, i);
-        });
-      }
-      if (range) range_fault_ = true;
+      if (forces_and_kick(m_, e, [&](auto&& body) { for_owned(body); })) range_fault_ = true;
     }
   }
 
@@ -226,10 +215,10 @@ class MdRanks final : public MdEngine {
   // next step, as after restore().
   void import_state(const std::vector<unsigned char>& bytes) override {
     const std::size_t n = static_cast<std::size_t>(n_);
-    std::vector<S> h(kStateArrays * n, S(0.0));
-    S* a[kStateArrays];
+    EngineStateHeader head;
+    const std::vector<S> h = unpack_state_flat<S>(bytes, n_, &head);
+    const S* a[kStateArrays];
     for (int k = 0; k < kStateArrays; ++k) a[k] = h.data() + k * n;
-    const EngineStateHeader head = unpack_state<S>(bytes, n_, a);
     gid_.clear();
     for (int k = 0; k < 3; ++k) x_[k].clear(), v_[k].clear(), f_[k].clear();
     pe_.clear();

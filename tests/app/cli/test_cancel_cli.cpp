@@ -22,14 +22,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string executable() {
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return "";
-  self[n] = 0;
-  const std::string dir(self);
-  return dir.substr(0, dir.find_last_of('/')) + "/../app/deepscope";
-}
+std::string executable() { return ds::test::sibling_executable(); }
 
 std::string tmpdir() {
   char tmpl[] = "/tmp/deepscope-cancel-XXXXXX";

@@ -25,14 +25,7 @@ using Clock = std::chrono::steady_clock;
 using ds::app::ArgList;
 using ds::test::slurp;
 
-std::string executable() {
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return "";
-  self[n] = 0;
-  const std::string dir(self);
-  return dir.substr(0, dir.find_last_of('/')) + "/../app/deepscope";
-}
+std::string executable() { return ds::test::sibling_executable(); }
 
 bool exists(const std::string& path) {
   struct stat st {};
